@@ -1,0 +1,79 @@
+"""mcpclient: a synchronous, thread-based client for the Model Context Protocol.
+
+    from mcpclient import Client
+
+    with Client("python -m mcpclient.testing") as client:
+        print(client.call_tool("echo", {"text": "hi"}).text)
+
+Importing this package is cheap: ``requests`` and ``jsonschema`` load only when needed.
+"""
+import logging as _logging
+
+from ._version import __version__
+from .client import DEFAULT, Client
+from .errors import (
+    AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, InternalError,
+    InvalidParams, InvalidRequest, MCPError, MethodNotFound, ParseError, ProcessExited, ProtocolError,
+    ReaderThreadError, RequestCancelled, RequestTimeout, ResourceNotFound, RPCError, SchemaValidationError,
+    ToolError, TransportError,
+)
+from .session import CallFuture
+from .transports.base import Transport
+from .transports.memory import MemoryTransport
+from .transports.stdio import StdioTransport
+from .types import (
+    AudioContent, Completion, EmbeddedResource, ImageContent, Implementation, Prompt, PromptArgument,
+    PromptMessage, PromptResult, Resource, ResourceContents, ResourceLink, ResourceTemplate, TextContent, Tool,
+    ToolResult, UnknownContent,
+)
+
+__all__ = [
+    "DEFAULT",
+    "AudioContent",
+    "AuthError",
+    "CallFuture",
+    "CapabilityError",
+    "Client",
+    "ClientClosedError",
+    "Completion",
+    "ConnectError",
+    "ConnectionClosed",
+    "EmbeddedResource",
+    "HTTPError",
+    "ImageContent",
+    "Implementation",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "MCPError",
+    "MemoryTransport",
+    "MethodNotFound",
+    "ParseError",
+    "ProcessExited",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptResult",
+    "ProtocolError",
+    "RPCError",
+    "ReaderThreadError",
+    "RequestCancelled",
+    "RequestTimeout",
+    "Resource",
+    "ResourceContents",
+    "ResourceLink",
+    "ResourceNotFound",
+    "ResourceTemplate",
+    "SchemaValidationError",
+    "StdioTransport",
+    "TextContent",
+    "Tool",
+    "ToolError",
+    "ToolResult",
+    "Transport",
+    "TransportError",
+    "UnknownContent",
+    "__version__",
+]
+
+_logging.getLogger("mcpclient").addHandler(_logging.NullHandler())

@@ -1,0 +1,34 @@
+"""Wire logging with secrets redacted.
+
+``mcpclient.wire`` logs every message at DEBUG (``mcpclient -v`` turns it on). Values under keys
+that look secret (tokens, passwords, API keys, authorization) are replaced before formatting, so a
+secret never reaches a log record.
+"""
+from __future__ import annotations
+
+import json
+import re
+import logging
+from typing import Any
+
+__all__ = ["format_message", "redact", "wire_log"]
+
+wire_log = logging.getLogger("mcpclient.wire")
+
+_SECRET_KEY = re.compile(r"(token|secret|passw|authoriz|api[-_]?key|credential|cookie|session[-_]?id)", re.I)
+_MAX_LOGGED = 2000
+
+
+def redact(value: Any) -> Any:
+    """A copy of ``value`` with every secret-looking key's value replaced by ``"***"``."""
+    if isinstance(value, dict):
+        return {k: ("***" if isinstance(k, str) and _SECRET_KEY.search(k) and k != "progressToken" else redact(v))
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return value
+
+
+def format_message(message: Any) -> str:
+    text = json.dumps(redact(message), ensure_ascii=False, default=repr)
+    return text if len(text) <= _MAX_LOGGED else text[:_MAX_LOGGED] + f"... ({len(text)} chars)"

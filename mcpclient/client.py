@@ -1,0 +1,547 @@
+"""``Client``: the blocking, thread-safe MCP API.
+
+Maps MCP methods to typed results, walks pagination, checks server capabilities before sending,
+validates structured tool output, and routes server notifications (logs, progress, changes) to
+the user's callbacks. The JSON-RPC machinery (ids, futures, reader thread) lives in ``session``;
+the bytes live in ``transports``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import shlex
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
+
+from ._version import __version__
+from ._validation import validate_structured
+from .errors import CapabilityError, ClientClosedError, MethodNotFound, ProtocolError, SchemaValidationError
+from .protocol import (
+    LOG_LEVELS, check_server_version, choose_offer, initialize_params, required_capability, server_has,
+)
+from .session import CallFuture, ProgressCallback, Session
+from .transports.base import Transport
+from .transports.stdio import StdioTransport
+from .types import (
+    Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool,
+    ToolResult,
+)
+
+__all__ = ["DEFAULT", "Client"]
+
+log = logging.getLogger("mcpclient")
+
+T = TypeVar("T")
+Target = Union[str, Sequence[str], Transport]
+LogCallback = Callable[[str, Optional[str], Any], Any]
+NotificationCallback = Callable[[str, Dict[str, Any]], Any]
+
+
+class _Default:
+    def __repr__(self) -> str:
+        return "DEFAULT"
+
+
+#: Sentinel for ``timeout=``: use the client's default. ``None`` means wait forever.
+DEFAULT: Any = _Default()
+
+_PYTHON_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO,
+                  "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,
+                  "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
+
+
+def _make_transport(target: Target) -> Transport:
+    if isinstance(target, Transport):
+        return target
+    if isinstance(target, str):
+        if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", target):
+            raise ValueError(f"{target!r}: HTTP targets are not supported yet; pass a command to run over stdio")
+        argv = shlex.split(target)
+        if not argv:
+            raise ValueError("empty command")
+        return StdioTransport(argv)
+    if isinstance(target, (list, tuple)) and all(isinstance(a, str) for a in target):
+        return StdioTransport(list(target))
+    raise TypeError(f"target must be a command string, an argv list or a Transport, not {type(target).__name__}")
+
+
+def _client_info(info: Any) -> Dict[str, Any]:
+    if isinstance(info, Implementation):
+        return dict(info.raw) or {"name": info.name, "version": info.version}
+    if isinstance(info, dict):
+        return dict(info)
+    name, version = info
+    return {"name": str(name), "version": str(version)}
+
+
+def _page_items(result: Any, key: str, method: str) -> Tuple[list, Any]:
+    if not isinstance(result, dict) or not isinstance(result.get(key), list):
+        raise ProtocolError(f"{method} result has no {key!r} list")
+    cursor = result.get("nextCursor")
+    if cursor is not None and not isinstance(cursor, str):
+        raise ProtocolError(f"{method} result has a nextCursor that is not a string")
+    return result[key], cursor
+
+
+class Client:
+    """A blocking MCP client; every method is safe to call from many threads at once.
+
+    Example::
+
+        with Client("python -m mcpclient.testing") as client:
+            print([t.name for t in client.list_tools()])
+            print(client.call_tool("add", {"a": 1, "b": 2}).structured_content)
+
+    Args:
+        target: a command string (split with ``shlex``, run over stdio), an argv list, or a
+            ``Transport``.
+        client_info: ``(name, version)``, a dict, or an ``Implementation`` sent in ``initialize``.
+        protocol: ``"auto"``/``"legacy"`` (offer the newest handshake revision and accept any this
+            client speaks) or an exact revision such as ``"2025-06-18"`` (offer and require it).
+        timeout: default per-request timeout in seconds; ``None`` waits forever. Every method takes
+            ``timeout=`` too (omitted = this default).
+        reset_timeout_on_progress: a progress notification restarts a call's timeout, up to
+            ``max_total_timeout`` seconds in all (``None`` = no hard cap).
+        on_notification: ``(method, params)`` for every server notification.
+        on_log: ``(level, logger, data)`` for server log messages; without it they go to the
+            Python logger ``mcpclient.server.<server name>``.
+        max_workers: threads for server-initiated requests (and for paging ``*_future`` calls).
+        validate_output: validate ``structuredContent`` against the tool's ``outputSchema`` when the
+            tool was seen in ``list_tools()``.
+
+    Threads: callbacks (``on_notification``, ``on_log``, ``on_progress``) run one at a time, in
+    arrival order, on the connection's notification thread (``mcpclient-<n>-notify``); they may
+    call the client but should not block for long. Futures' done-callbacks run on the reader
+    thread (``mcpclient-<n>-reader``) and must not block; a blocking client call made there raises
+    ``ReaderThreadError``.
+
+    Every request method has a ``<name>_future`` twin that returns a ``concurrent.futures.Future``
+    at once; ``future.cancel()`` cancels the request on the server too.
+    """
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        client_info: Any = ("mcpclient", __version__),
+        protocol: str = "auto",
+        timeout: Optional[float] = 60.0,
+        reset_timeout_on_progress: bool = False,
+        max_total_timeout: Optional[float] = None,
+        on_notification: Optional[NotificationCallback] = None,
+        on_log: Optional[LogCallback] = None,
+        max_workers: int = 4,
+        validate_output: bool = True,
+    ) -> None:
+        self._offer = choose_offer(protocol)
+        self._protocol = protocol
+        self.transport = _make_transport(target)
+        self.timeout = timeout
+        self.reset_timeout_on_progress = reset_timeout_on_progress
+        self.max_total_timeout = max_total_timeout
+        self.validate_output = validate_output
+        self._client_info = _client_info(client_info)
+        self._on_notification = on_notification
+        self._on_log = on_log
+        self._max_workers = max_workers
+        self._session = Session(self.transport, on_request=self._handle_request,
+                                on_notification=self._handle_notification, max_workers=max_workers)
+        self._state = "new"
+        self._state_lock = threading.Lock()
+        self._pager: Optional[ThreadPoolExecutor] = None
+        self._tools: Dict[str, Tool] = {}
+        self._missing: Dict[str, str] = {}
+        self._version: Optional[str] = None
+        self._init_result: Dict[str, Any] = {}
+        self._server_info = Implementation("", "")
+        self._server_log: logging.Logger = logging.getLogger(f"mcpclient.server.{self.transport.name}")
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def connect(self, timeout: Any = DEFAULT) -> "Client":
+        """Start the transport and run the ``initialize`` handshake. Returns self.
+
+        On failure everything started is torn down before the error is raised.
+        """
+        with self._state_lock:
+            if self._state != "new":
+                raise ClientClosedError(f"connect() on a client that is {self._state}; make a new Client")
+            self._state = "connecting"
+        try:
+            self._session.start()
+            params = initialize_params(self._offer, self._client_info, {})
+            result = self._session.request("initialize", params, timeout=self._timeout(timeout))
+            if not isinstance(result, dict):
+                raise ProtocolError("initialize result is not an object")
+            self._version = check_server_version(self._offer, result.get("protocolVersion"), self._protocol)
+            self._init_result = result
+            caps = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+            self._missing = {m: c for m in ("tools/list", "tools/call", "resources/list",
+                                            "resources/templates/list", "resources/read",
+                                            "resources/subscribe", "resources/unsubscribe",
+                                            "prompts/list", "prompts/get", "completion/complete",
+                                            "logging/setLevel")
+                             for c in [required_capability(m, self._version)]
+                             if c is not None and not server_has(caps, c)}
+            self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
+            if self._server_info.name:
+                name = re.sub(r"[^A-Za-z0-9_-]+", "_", self._server_info.name)
+                self._server_log = logging.getLogger(f"mcpclient.server.{name}")
+            self._session.notify("notifications/initialized")
+        except BaseException:
+            self.close()
+            raise
+        with self._state_lock:
+            if self._state == "connecting":
+                self._state = "ready"
+        return self
+
+    def close(self) -> None:
+        """Fail pending calls, stop the server and every thread. Idempotent, any thread, bounded (≤ ~5 s)."""
+        with self._state_lock:
+            self._state = "closed"
+            pager, self._pager = self._pager, None
+        self._session.close()
+        if pager is not None:
+            pager.shutdown(wait=False, cancel_futures=True)
+
+    def __enter__(self) -> "Client":
+        return self.connect()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __getstate__(self) -> Any:
+        raise TypeError("a Client holds a live connection and cannot be pickled")
+
+    def __repr__(self) -> str:
+        server = self._server_info.name or self.transport.name
+        return f"<mcpclient.Client {server!r} {self._state}>"
+
+    # --- negotiated state -----------------------------------------------------------------------
+
+    @property
+    def protocol_version(self) -> Optional[str]:
+        """The revision agreed in the handshake (``None`` before ``connect()``)."""
+        return self._version
+
+    @property
+    def server_info(self) -> Implementation:
+        return self._server_info
+
+    @property
+    def server_capabilities(self) -> Dict[str, Any]:
+        caps = self._init_result.get("capabilities")
+        return caps if isinstance(caps, dict) else {}
+
+    @property
+    def instructions(self) -> Optional[str]:
+        value = self._init_result.get("instructions")
+        return value if isinstance(value, str) else None
+
+    @property
+    def is_closed(self) -> bool:
+        return self._state == "closed"
+
+    @property
+    def session(self) -> Session:
+        """The JSON-RPC engine (counters such as ``late_replies`` live there)."""
+        return self._session
+
+    # --- plumbing -------------------------------------------------------------------------------
+
+    def _timeout(self, timeout: Any) -> Optional[float]:
+        return self.timeout if timeout is DEFAULT else timeout
+
+    def _start(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
+               timeout: Any, on_progress: Optional[ProgressCallback] = None, watch: bool = True,
+               reset_timeout_on_progress: Optional[bool] = None) -> CallFuture:
+        if self._state != "ready":
+            if self._state == "closed":
+                raise ClientClosedError(f"{method}: the client is closed")
+            raise ClientClosedError(f"{method}: the client is not connected; call connect() or use 'with'")
+        capability = self._missing.get(method)
+        if capability is not None:
+            raise CapabilityError(capability, method)
+        reset = self.reset_timeout_on_progress if reset_timeout_on_progress is None else reset_timeout_on_progress
+        return self._session.start_request(
+            method, params, timeout=self._timeout(timeout), on_progress=on_progress,
+            reset_timeout_on_progress=reset, max_total_timeout=self.max_total_timeout if reset else None,
+            transform=transform, watch=watch)
+
+    def _run(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
+             timeout: Any, on_progress: Optional[ProgressCallback] = None, **options: Any) -> Any:
+        self._session.check_not_reader(method)
+        return self._session.wait(self._start(method, params, transform, timeout, on_progress, False, **options))
+
+    def _background(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> "Future[T]":
+        """Run a multi-request operation (pagination) on a small pool and return its future."""
+        with self._state_lock:
+            if self._state == "closed":
+                raise ClientClosedError("the client is closed")
+            if self._pager is None:
+                self._pager = ThreadPoolExecutor(self._max_workers, f"mcpclient-{self._session.instance}-pager")
+            return self._pager.submit(fn, *args, **kwargs)
+
+    # --- requests -------------------------------------------------------------------------------
+
+    def request(self, method: str, params: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT) -> Any:
+        """Send any request and return the raw ``result`` (the escape hatch; no capability check)."""
+        return self._run(method, params, None, timeout)
+
+    def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
+                       timeout: Any = DEFAULT) -> "Future[Any]":
+        return self._start(method, params, None, timeout)
+
+    def ping(self, *, timeout: Any = DEFAULT) -> None:
+        """Check the server answers (``ping``)."""
+        self._run("ping", None, _none, timeout)
+
+    def ping_future(self, *, timeout: Any = DEFAULT) -> "Future[None]":
+        return self._start("ping", None, _none, timeout)
+
+    # tools
+
+    def iter_tools(self, *, timeout: Any = DEFAULT) -> Iterator[Tool]:
+        """Yield tools page by page (each page fetched when needed)."""
+        for raw in self._pages("tools/list", "tools", timeout):
+            tool = Tool.from_wire(raw)
+            self._tools[tool.name] = tool  # remembered for output validation
+            yield tool
+
+    def list_tools(self, *, timeout: Any = DEFAULT) -> List[Tool]:
+        """Every tool the server offers (all pages)."""
+        return list(self.iter_tools(timeout=timeout))
+
+    def list_tools_future(self, *, timeout: Any = DEFAULT) -> "Future[List[Tool]]":
+        return self._background(self.list_tools, timeout=timeout)
+
+    def _tool_call(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
+                   meta: Optional[Dict[str, Any]]) -> Tuple[Dict[str, Any], Callable[[Any], ToolResult]]:
+        if not isinstance(name, str):
+            raise TypeError("tool name must be a string")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise TypeError("tool arguments must be a dict")
+        params: Dict[str, Any] = {"name": name, "arguments": arguments if arguments is not None else {}}
+        if meta:
+            params["_meta"] = dict(meta)
+        schema = self._tools[name].output_schema if self.validate_output and name in self._tools else None
+
+        def transform(raw: Any) -> ToolResult:
+            result = ToolResult.from_wire(raw, name)
+            if schema is not None and not result.is_error:
+                if result.structured_content is None:
+                    raise SchemaValidationError(f"tool {name!r} declares an outputSchema but returned no "
+                                                "structuredContent", tool=name)
+                validate_structured(result.structured_content, schema, name)
+            if raise_on_error:
+                result.raise_for_error()
+            return result
+        return params, transform
+
+    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
+                  on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
+                  meta: Optional[Dict[str, Any]] = None,
+                  reset_timeout_on_progress: Optional[bool] = None) -> ToolResult:
+        """Call a tool and return its ``ToolResult``.
+
+        A tool that fails reports ``is_error=True`` as data; pass ``raise_on_error=True`` (or call
+        ``result.raise_for_error()``) to get a ``ToolError``. ``on_progress(progress, total,
+        message)`` receives the call's progress on the notification thread. Structured output is
+        validated against the tool's ``outputSchema`` (``SchemaValidationError``) when known.
+        """
+        params, transform = self._tool_call(name, arguments, raise_on_error, meta)
+        return self._run("tools/call", params, transform, timeout, on_progress,
+                         reset_timeout_on_progress=reset_timeout_on_progress)
+
+    def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
+                         on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
+                         meta: Optional[Dict[str, Any]] = None) -> "Future[ToolResult]":
+        params, transform = self._tool_call(name, arguments, raise_on_error, meta)
+        return self._start("tools/call", params, transform, timeout, on_progress)
+
+    # resources
+
+    def iter_resources(self, *, timeout: Any = DEFAULT) -> Iterator[Resource]:
+        for raw in self._pages("resources/list", "resources", timeout):
+            yield Resource.from_wire(raw)
+
+    def list_resources(self, *, timeout: Any = DEFAULT) -> List[Resource]:
+        """Every resource the server lists (all pages)."""
+        return list(self.iter_resources(timeout=timeout))
+
+    def list_resources_future(self, *, timeout: Any = DEFAULT) -> "Future[List[Resource]]":
+        return self._background(self.list_resources, timeout=timeout)
+
+    def iter_resource_templates(self, *, timeout: Any = DEFAULT) -> Iterator[ResourceTemplate]:
+        for raw in self._pages("resources/templates/list", "resourceTemplates", timeout):
+            yield ResourceTemplate.from_wire(raw)
+
+    def list_resource_templates(self, *, timeout: Any = DEFAULT) -> List[ResourceTemplate]:
+        """Every resource template (all pages)."""
+        return list(self.iter_resource_templates(timeout=timeout))
+
+    def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> "Future[List[ResourceTemplate]]":
+        return self._background(self.list_resource_templates, timeout=timeout)
+
+    def read_resource(self, uri: str, *, timeout: Any = DEFAULT) -> List[ResourceContents]:
+        """Read a resource; text comes as ``.text``, binary as decoded ``.blob`` bytes."""
+        return self._run("resources/read", {"uri": _uri(uri)}, _contents, timeout)
+
+    def read_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> "Future[List[ResourceContents]]":
+        return self._start("resources/read", {"uri": _uri(uri)}, _contents, timeout)
+
+    def subscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
+        """Ask for ``notifications/resources/updated`` about ``uri`` (see ``on_notification``)."""
+        self._run("resources/subscribe", {"uri": _uri(uri)}, _none, timeout)
+
+    def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> "Future[None]":
+        return self._start("resources/subscribe", {"uri": _uri(uri)}, _none, timeout)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
+        self._run("resources/unsubscribe", {"uri": _uri(uri)}, _none, timeout)
+
+    def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> "Future[None]":
+        return self._start("resources/unsubscribe", {"uri": _uri(uri)}, _none, timeout)
+
+    # prompts and completion
+
+    def iter_prompts(self, *, timeout: Any = DEFAULT) -> Iterator[Prompt]:
+        for raw in self._pages("prompts/list", "prompts", timeout):
+            yield Prompt.from_wire(raw)
+
+    def list_prompts(self, *, timeout: Any = DEFAULT) -> List[Prompt]:
+        """Every prompt (all pages)."""
+        return list(self.iter_prompts(timeout=timeout))
+
+    def list_prompts_future(self, *, timeout: Any = DEFAULT) -> "Future[List[Prompt]]":
+        return self._background(self.list_prompts, timeout=timeout)
+
+    def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
+                   timeout: Any = DEFAULT) -> PromptResult:
+        """Render a prompt with string ``arguments``."""
+        return self._run("prompts/get", _prompt_params(name, arguments), PromptResult.from_wire, timeout)
+
+    def get_prompt_future(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
+                          timeout: Any = DEFAULT) -> "Future[PromptResult]":
+        return self._start("prompts/get", _prompt_params(name, arguments), PromptResult.from_wire, timeout)
+
+    def complete(self, ref: Any, argument_name: str, argument_value: str,
+                 context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> Completion:
+        """Suggest values for an argument of a prompt or resource template.
+
+        ``ref`` is a ``Prompt``, a ``ResourceTemplate``/``Resource``, a wire dict
+        (``{"type": "ref/prompt", "name": ...}``), a prompt name, or a URI (template).
+        """
+        return self._run("completion/complete", _complete_params(ref, argument_name, argument_value, context),
+                         Completion.from_wire, timeout)
+
+    def complete_future(self, ref: Any, argument_name: str, argument_value: str,
+                        context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> "Future[Completion]":
+        return self._start("completion/complete", _complete_params(ref, argument_name, argument_value, context),
+                           Completion.from_wire, timeout)
+
+    def set_logging_level(self, level: str, *, timeout: Any = DEFAULT) -> None:
+        """Ask the server to send log messages at ``level`` and above."""
+        self._run("logging/setLevel", {"level": _level(level)}, _none, timeout)
+
+    def set_logging_level_future(self, level: str, *, timeout: Any = DEFAULT) -> "Future[None]":
+        return self._start("logging/setLevel", {"level": _level(level)}, _none, timeout)
+
+    def _pages(self, method: str, key: str, timeout: Any) -> Iterator[Any]:
+        """Walk every page of a list; stop (with a warning) if the server repeats a cursor."""
+        seen = set()
+        cursor = None
+        while True:
+            result = self._run(method, None if cursor is None else {"cursor": cursor}, None, timeout)
+            items, cursor = _page_items(result, key, method)
+            yield from items
+            if cursor is None:
+                return
+            if cursor in seen:
+                log.warning("%s: server repeated cursor %.80r; stopping pagination", method, cursor)
+                return
+            seen.add(cursor)
+
+    # --- server → client ------------------------------------------------------------------------
+
+    def _handle_request(self, method: str, params: Dict[str, Any]) -> Any:
+        """Answer server-initiated requests (runs on a handler thread)."""
+        if method == "ping":
+            return {}
+        raise MethodNotFound(-32601, f"client does not support {method}")
+
+    def _handle_notification(self, method: str, params: Dict[str, Any]) -> None:
+        """Route server notifications (runs on the ordered notification thread)."""
+        if method == "notifications/message":
+            self._handle_log(params)
+        elif method == "notifications/tools/list_changed":
+            self._tools = {}
+        callback = self._on_notification
+        if callback is not None:
+            callback(method, params)
+
+    def _handle_log(self, params: Dict[str, Any]) -> None:
+        level = params.get("level") if isinstance(params.get("level"), str) else "info"
+        logger_name = params.get("logger") if isinstance(params.get("logger"), str) else None
+        data = params.get("data")
+        if self._on_log is not None:
+            self._on_log(level, logger_name, data)
+            return
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=repr)
+        prefix = f"[{logger_name}] " if logger_name else ""
+        self._server_log.log(_PYTHON_LEVELS.get(level, logging.INFO), "%s%s", prefix, text)
+
+
+# --- small pure helpers used as transforms -------------------------------------------------------
+
+def _none(_: Any) -> None:
+    return None
+
+
+def _contents(raw: Any) -> List[ResourceContents]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("contents"), list):
+        raise ProtocolError("resources/read result has no 'contents' list")
+    return [ResourceContents.from_wire(c) for c in raw["contents"]]
+
+
+def _uri(uri: Any) -> str:
+    if not isinstance(uri, str) or not uri:
+        raise TypeError("uri must be a non-empty string")
+    return uri
+
+
+def _level(level: str) -> str:
+    if level not in LOG_LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LOG_LEVELS)}; got {level!r}")
+    return level
+
+
+def _prompt_params(name: str, arguments: Optional[Dict[str, str]]) -> Dict[str, Any]:
+    if not isinstance(name, str):
+        raise TypeError("prompt name must be a string")
+    params: Dict[str, Any] = {"name": name}
+    if arguments:
+        params["arguments"] = {str(k): str(v) for k, v in arguments.items()}
+    return params
+
+
+def _complete_params(ref: Any, name: str, value: str, context: Optional[Dict[str, str]]) -> Dict[str, Any]:
+    if isinstance(ref, Prompt):
+        wire: Dict[str, Any] = {"type": "ref/prompt", "name": ref.name}
+    elif isinstance(ref, ResourceTemplate):
+        wire = {"type": "ref/resource", "uri": ref.uri_template}
+    elif isinstance(ref, Resource):
+        wire = {"type": "ref/resource", "uri": ref.uri}
+    elif isinstance(ref, dict):
+        wire = dict(ref)
+    elif isinstance(ref, str):
+        wire = {"type": "ref/resource", "uri": ref} if ("://" in ref or "{" in ref) else {"type": "ref/prompt", "name": ref}
+    else:
+        raise TypeError("ref must be a Prompt, ResourceTemplate, Resource, dict or str")
+    params: Dict[str, Any] = {"ref": wire, "argument": {"name": name, "value": value}}
+    if context:
+        params["context"] = {"arguments": dict(context)}
+    return params

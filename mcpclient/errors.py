@@ -1,0 +1,207 @@
+"""Every exception mcpclient raises.
+
+``MCPError`` is the root. Argument mistakes stay ``TypeError``/``ValueError``. Errors this side
+detects on its own (timeouts, closed clients, bad schemas) also inherit the builtin they resemble,
+so generic ``except TimeoutError`` clauses keep working. Errors the *server* sent are ``RPCError``
+subclasses chosen by JSON-RPC code (``RPCError.from_wire``). No message ever contains a secret.
+This module imports nothing from mcpclient.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar, Dict, Optional, Type
+
+__all__ = [
+    "AuthError",
+    "CapabilityError",
+    "ClientClosedError",
+    "ConnectError",
+    "ConnectionClosed",
+    "HTTPError",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "MCPError",
+    "MethodNotFound",
+    "ParseError",
+    "ProcessExited",
+    "ProtocolError",
+    "RPCError",
+    "ReaderThreadError",
+    "RequestCancelled",
+    "RequestTimeout",
+    "ResourceNotFound",
+    "SchemaValidationError",
+    "ToolError",
+    "TransportError",
+]
+
+
+class MCPError(Exception):
+    """Root of everything mcpclient raises (except ``TypeError``/``ValueError`` for bad arguments)."""
+
+
+# --- errors the server sent ---------------------------------------------------------------------
+
+class RPCError(MCPError):
+    """The server answered a request with a JSON-RPC error object.
+
+    ``code``, ``message`` and ``data`` are the server's; ``method`` is the request that failed.
+    Retrying is safe only if the request itself is (the server decided, not the transport).
+    """
+
+    #: code -> subclass; filled by ``__init_subclass__`` for classes that set ``code_value``.
+    _by_code: ClassVar[Dict[int, Type["RPCError"]]] = {}
+    code_value: ClassVar[Optional[int]] = None
+
+    def __init__(self, code: int, message: str, data: Any = None, method: Optional[str] = None):
+        self.code = code
+        self.message = message
+        self.data = data
+        self.method = method
+        where = f" to {method}" if method else ""
+        super().__init__(f"server error {code}{where}: {message}")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.code_value is not None:
+            RPCError._by_code[cls.code_value] = cls
+
+    @classmethod
+    def from_wire(cls, error: Any, method: Optional[str] = None) -> "RPCError":
+        """Build the most specific subclass for a wire ``error`` object (tolerating bad shapes)."""
+        if not isinstance(error, dict):
+            return RPCError(-32603, f"malformed error object: {error!r:.200}", None, method)
+        code = error.get("code")
+        if not isinstance(code, int) or isinstance(code, bool):
+            code = -32603
+        message = error.get("message")
+        if not isinstance(message, str):
+            message = repr(message)
+        klass = cls._by_code.get(code, RPCError)
+        return klass(code, message, error.get("data"), method)
+
+
+class ParseError(RPCError):
+    """-32700: the server could not parse what we sent."""
+    code_value = -32700
+
+
+class InvalidRequest(RPCError):
+    """-32600: the server judged our message not a valid request."""
+    code_value = -32600
+
+
+class MethodNotFound(RPCError):
+    """-32601: the server does not implement the method."""
+    code_value = -32601
+
+
+class InvalidParams(RPCError):
+    """-32602: bad arguments, an unknown tool or prompt, or (2026) an unknown resource."""
+    code_value = -32602
+
+
+class InternalError(RPCError):
+    """-32603: the server failed while handling the request."""
+    code_value = -32603
+
+
+class ResourceNotFound(RPCError):
+    """-32002: the resource does not exist (handshake-era servers)."""
+    code_value = -32002
+
+
+# --- errors this side detects -------------------------------------------------------------------
+
+class CapabilityError(MCPError):
+    """The server did not declare the capability a call needs; nothing was sent.
+
+    ``capability`` is the dotted name, e.g. ``"resources.subscribe"``.
+    """
+
+    def __init__(self, capability: str, method: Optional[str] = None):
+        self.capability = capability
+        self.method = method
+        what = f"{method} needs" if method else "this call needs"
+        super().__init__(f"{what} the server capability {capability!r}, which the server did not declare")
+
+
+class TransportError(MCPError):
+    """The connection below JSON-RPC failed (process, pipe, socket or HTTP)."""
+
+
+class ConnectError(TransportError):
+    """Starting the server or completing the handshake failed. Safe to retry with a new client."""
+
+
+class ConnectionClosed(TransportError):
+    """The connection ended while a call was pending or before it was sent."""
+
+
+class ProcessExited(ConnectionClosed):
+    """The stdio server process ended. ``returncode`` and the last lines of its stderr are kept."""
+
+    def __init__(self, returncode: Optional[int], stderr_tail: str = ""):
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+        msg = f"server process exited with code {returncode}"
+        if stderr_tail:
+            msg += f"; last stderr:\n{stderr_tail}"
+        super().__init__(msg)
+
+
+class HTTPError(TransportError):
+    """The HTTP server answered with a status that is not a valid MCP reply."""
+
+    def __init__(self, status: int, message: str = ""):
+        self.status = status
+        super().__init__(f"HTTP {status}" + (f": {message}" if message else ""))
+
+
+class ProtocolError(MCPError):
+    """Malformed traffic, or protocol-version negotiation failed."""
+
+
+class RequestTimeout(MCPError, TimeoutError):
+    """No answer within the timeout; the request was cancelled on the server (best effort)."""
+
+
+class RequestCancelled(MCPError):
+    """The call was cancelled on this side (``Future.cancel()``) before an answer arrived."""
+
+
+class ClientClosedError(MCPError, RuntimeError):
+    """The client is closed (or closing); make a new ``Client``."""
+
+
+class ReaderThreadError(MCPError, RuntimeError):
+    """A blocking call was made on the connection's reader thread, which would deadlock.
+
+    Done-callbacks of futures run there: hand the work to another thread instead.
+    """
+
+
+class ToolError(MCPError):
+    """A tool result had ``isError`` set, and the caller asked for an exception.
+
+    ``result`` is the full ``ToolResult``; its text is the message.
+    """
+
+    def __init__(self, result: Any, tool: Optional[str] = None):
+        self.result = result
+        self.tool = tool
+        text = getattr(result, "text", "") or "(no text)"
+        super().__init__(f"tool {tool!r} failed: {text}" if tool else f"tool failed: {text}")
+
+
+class SchemaValidationError(MCPError, ValueError):
+    """Structured tool output did not match the tool's ``outputSchema`` (or the schema is unusable)."""
+
+    def __init__(self, message: str, *, tool: Optional[str] = None, path: str = ""):
+        self.tool = tool
+        self.path = path
+        super().__init__(message)
+
+
+class AuthError(MCPError):
+    """Authorization failed or is required."""

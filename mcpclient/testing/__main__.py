@@ -1,0 +1,24 @@
+"""``python -m mcpclient.testing [--page-size N] [--name NAME]``: run the test server on stdio."""
+
+from __future__ import annotations
+
+import argparse
+from typing import List, Optional
+
+from .server import SERVER_NAME, serve
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Parse options, serve until stdin closes, exit 0."""
+    parser = argparse.ArgumentParser(prog="python -m mcpclient.testing",
+                                     description="A tiny MCP test server speaking JSON-RPC on stdio.")
+    parser.add_argument("--page-size", type=int, default=0, metavar="N",
+                        help="return list results in pages of N items (default 0: no pagination)")
+    parser.add_argument("--name", default=SERVER_NAME, help=f"serverInfo.name (default {SERVER_NAME})")
+    args = parser.parse_args(argv)
+    serve(page_size=args.page_size, name=args.name)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

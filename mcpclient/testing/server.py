@@ -1,0 +1,425 @@
+"""The test server's protocol engine: JSON-RPC framing, the method table and the tool bodies.
+
+One reader thread (the caller of :func:`serve`) parses stdin line by line and answers every
+request inline, except ``tools/call``, which runs on its own daemon thread so that ``slow``
+never blocks the server and ``notifications/cancelled`` can stop it. All writes to stdout go
+through one lock, so messages from different threads never interleave within a line.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+import threading
+import time
+from typing import IO, Any, Callable, Dict, List, Optional
+from urllib.parse import unquote
+
+from . import catalog
+
+SERVER_NAME = "mcpclient-testing"
+SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LATEST_VERSION = SUPPORTED_VERSIONS[0]
+#: On stdin EOF, how long running tool calls may still finish and answer before being abandoned.
+EOF_GRACE_SECONDS = 1.0
+
+PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = (
+    -32700, -32600, -32601, -32602, -32603)
+RESOURCE_NOT_FOUND = -32002
+
+Json = Dict[str, Any]
+
+
+class RpcError(Exception):
+    """A JSON-RPC error to send back as the response's ``error`` member."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+    def to_json(self) -> Json:
+        err: Json = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            err["data"] = self.data
+        return err
+
+
+class _Cancelled(Exception):
+    """Raised inside a tool body when the client cancelled the call: no response is sent."""
+
+
+class _Call:
+    """One in-flight request: its id, its progress token (if any) and its cancellation flag."""
+
+    def __init__(self, request_id: Any, params: Json) -> None:
+        meta = params.get("_meta")
+        self.id = request_id
+        self.progress_token = meta.get("progressToken") if isinstance(meta, dict) else None
+        self.cancelled = threading.Event()
+        self.thread: Optional[threading.Thread] = None
+
+
+def package_version() -> str:
+    """The mcpclient version for ``serverInfo``, or ``"0"`` when it can't be determined."""
+    try:
+        from mcpclient import __version__  # type: ignore[attr-defined]
+        return str(__version__)
+    except Exception:
+        pass
+    try:
+        from importlib.metadata import version
+        return version("mcpclient")
+    except Exception:
+        return "0"
+
+
+class Server:
+    """Protocol state for one connection; feed it lines with :meth:`handle_line`."""
+
+    def __init__(self, stdout: IO[bytes], *, page_size: int = 0, name: str = SERVER_NAME) -> None:
+        self._out = stdout
+        self._page_size = page_size
+        self._name = name
+        self._write_lock = threading.Lock()
+        self._calls_lock = threading.Lock()
+        self._calls: Dict[Any, _Call] = {}
+        self.min_level = 0  # index into catalog.LOG_LEVELS; everything is sent until setLevel
+        self.subscriptions: set = set()
+        self._methods: Dict[str, Callable[[Json, _Call], Json]] = {
+            "initialize": self._initialize,
+            "ping": lambda params, call: {},
+            "tools/list": lambda params, call: self._page(catalog.TOOLS, params, "tools"),
+            "tools/call": self._call_tool,
+            "resources/list": lambda params, call: self._page(catalog.RESOURCES, params, "resources"),
+            "resources/templates/list": lambda params, call: self._page(
+                catalog.RESOURCE_TEMPLATES, params, "resourceTemplates"),
+            "resources/read": self._read_resource,
+            "resources/subscribe": self._subscribe,
+            "resources/unsubscribe": self._unsubscribe,
+            "prompts/list": lambda params, call: self._page(catalog.PROMPTS, params, "prompts"),
+            "prompts/get": self._get_prompt,
+            "completion/complete": self._complete,
+            "logging/setLevel": self._set_level,
+        }
+        self._tools: Dict[str, Callable[[Json, _Call], Json]] = {
+            "echo": self._tool_echo, "add": self._tool_add, "slow": self._tool_slow,
+            "picture": self._tool_picture, "fail": self._tool_fail, "log": self._tool_log,
+            "bad_output": self._tool_bad_output, "mixed": self._tool_mixed,
+        }
+
+    # ----- framing -------------------------------------------------------------------------
+
+    def send(self, message: Json) -> None:
+        """Write one compact JSON message and a newline; a closed stdout is ignored."""
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+        with self._write_lock:
+            try:
+                self._out.write(data)
+                self._out.flush()
+            except (OSError, ValueError):
+                pass
+
+    def notify(self, method: str, params: Json) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def _reply(self, request_id: Any, result: Optional[Json] = None, error: Optional[RpcError] = None) -> None:
+        msg: Json = {"jsonrpc": "2.0", "id": request_id}
+        if error is not None:
+            msg["error"] = error.to_json()
+        else:
+            msg["result"] = result
+        self.send(msg)
+
+    def handle_line(self, line: bytes | str) -> None:
+        """Parse one stdin line and dispatch it (a JSON array is treated as a batch)."""
+        try:
+            text = (line if isinstance(line, str) else line.decode("utf-8")).strip()
+            if not text:
+                return
+            message = json.loads(text)
+        except (UnicodeDecodeError, ValueError) as exc:
+            self._reply(None, error=RpcError(PARSE_ERROR, f"Parse error: {exc}"))
+            return
+        if isinstance(message, list) and message:
+            for item in message:
+                self._dispatch(item)
+        else:
+            self._dispatch(message)
+
+    def _dispatch(self, msg: Any) -> None:
+        """Route a decoded message: requests get a response, notifications don't, responses are ignored."""
+        rid = msg.get("id") if isinstance(msg, dict) else None
+        if not isinstance(rid, (int, str)) or isinstance(rid, bool):
+            rid = None  # JSON-RPC ids are strings or integers; anything else can't be echoed
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+            self._reply(rid, error=RpcError(INVALID_REQUEST, "Invalid Request"))
+            return
+        method, params = msg.get("method"), msg.get("params", {})
+        if "id" not in msg:  # notification
+            if method == "notifications/cancelled" and isinstance(params, dict):
+                self._cancel(params.get("requestId"))
+            return  # notifications/initialized and anything unknown: nothing to do
+        if method is None:
+            return  # a response to a request we never send; ignore it
+        if not isinstance(method, str) or rid is None:
+            self._reply(rid, error=RpcError(INVALID_REQUEST, "Invalid Request"))
+            return
+        handler = self._methods.get(method)
+        if handler is None:
+            self._reply(rid, error=RpcError(METHOD_NOT_FOUND, f"Method not found: {method}"))
+            return
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            self._reply(rid, error=RpcError(INVALID_PARAMS, "params must be an object"))
+            return
+        call = _Call(rid, params)
+        if method == "tools/call":
+            self._start(call, handler, params)
+        else:
+            self._run(call, handler, params)
+
+    def _run(self, call: _Call, handler: Callable[[Json, _Call], Json], params: Json) -> None:
+        """Run a handler and answer, unless the request was cancelled meanwhile."""
+        error: Optional[RpcError] = None
+        result: Optional[Json] = None
+        try:
+            result = handler(params, call)
+        except _Cancelled:
+            pass
+        except RpcError as exc:
+            error = exc
+        except Exception as exc:  # a bug in this server: report it rather than dying
+            error = RpcError(INTERNAL_ERROR, f"Internal error: {exc!r}")
+        with self._calls_lock:
+            if self._calls.get(call.id) is call:
+                del self._calls[call.id]
+            if not call.cancelled.is_set():
+                self._reply(call.id, result, error)
+
+    def _start(self, call: _Call, handler: Callable[[Json, _Call], Json], params: Json) -> None:
+        """Run a (possibly slow) handler on a daemon thread so the reader keeps reading."""
+        call.thread = threading.Thread(target=self._run, args=(call, handler, params),
+                                       name=f"mcp-call-{call.id}", daemon=True)
+        with self._calls_lock:
+            self._calls[call.id] = call
+        call.thread.start()
+
+    def _cancel(self, request_id: Any) -> None:
+        """Handle ``notifications/cancelled``: unknown or finished ids are ignored, as the spec allows."""
+        with self._calls_lock:
+            call = self._calls.pop(request_id, None) if isinstance(request_id, (int, str)) else None
+        if call is not None:
+            call.cancelled.set()
+
+    def shutdown(self, grace: float = EOF_GRACE_SECONDS) -> None:
+        """On stdin EOF: let running calls finish for up to ``grace`` seconds, then abandon them."""
+        deadline = time.monotonic() + grace
+        with self._calls_lock:
+            calls = list(self._calls.values())
+        for call in calls:
+            if call.thread is not None:
+                call.thread.join(max(0.0, deadline - time.monotonic()))
+        for call in calls:
+            call.cancelled.set()
+
+    # ----- lifecycle, lists, resources, prompts, completion, logging ------------------------
+
+    def _initialize(self, params: Json, call: _Call) -> Json:
+        requested = params.get("protocolVersion")
+        return {
+            "protocolVersion": requested if requested in SUPPORTED_VERSIONS else LATEST_VERSION,
+            "capabilities": {
+                "tools": {"listChanged": True},
+                "resources": {"subscribe": True, "listChanged": True},
+                "prompts": {"listChanged": True},
+                "completions": {},
+                "logging": {},
+            },
+            "serverInfo": {"name": self._name, "version": package_version()},
+            "instructions": catalog.INSTRUCTIONS,
+        }
+
+    def _page(self, items: List[Json], params: Json, key: str) -> Json:
+        """Slice a list by the opaque cursor; ``nextCursor`` only when more items remain."""
+        start = 0
+        cursor = params.get("cursor")
+        if cursor is not None:
+            try:
+                start = int(base64.urlsafe_b64decode(cursor.encode("ascii")).decode("ascii").split(":")[1])
+            except Exception:
+                raise RpcError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor}) from None
+            if not 0 <= start <= len(items):
+                raise RpcError(INVALID_PARAMS, "Invalid cursor", {"cursor": cursor})
+        end = len(items) if self._page_size <= 0 else start + self._page_size
+        result: Json = {key: items[start:end]}
+        if end < len(items):
+            result["nextCursor"] = base64.urlsafe_b64encode(f"offset:{end}".encode("ascii")).decode("ascii")
+        return result
+
+    def _read_resource(self, params: Json, call: _Call) -> Json:
+        uri = _require_str(params, "uri")
+        if uri == catalog.TEXT_URI:
+            return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": catalog.TEXT_CONTENT}]}
+        if uri == catalog.BLOB_URI:
+            return {"contents": [{"uri": uri, "mimeType": "application/octet-stream",
+                                  "blob": catalog.BLOB_CONTENT}]}
+        match = re.fullmatch(r"test://greeting/([^/?#]+)", uri)
+        if match:
+            text = f"Hello, {unquote(match.group(1))}!"
+            return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": text}]}
+        raise RpcError(RESOURCE_NOT_FOUND, f"Resource not found: {uri}", {"uri": uri})
+
+    def _subscribe(self, params: Json, call: _Call) -> Json:
+        self.subscriptions.add(_require_str(params, "uri"))
+        return {}
+
+    def _unsubscribe(self, params: Json, call: _Call) -> Json:
+        self.subscriptions.discard(_require_str(params, "uri"))
+        return {}
+
+    def _get_prompt(self, params: Json, call: _Call) -> Json:
+        name = _require_str(params, "name")
+        if name != "greet":
+            raise RpcError(INVALID_PARAMS, f"Unknown prompt: {name}")
+        args = params.get("arguments") or {}
+        if not isinstance(args, dict):
+            raise RpcError(INVALID_PARAMS, "arguments must be an object")
+        who = _require_str(args, "name", "Missing required argument: name")
+        style = args.get("style") or "friendly"
+        text = f"Please greet {who} in a {style} way."
+        return {"description": "Greet someone",
+                "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
+
+    def _complete(self, params: Json, call: _Call) -> Json:
+        ref, argument = params.get("ref"), params.get("argument")
+        if not isinstance(ref, dict) or not isinstance(argument, dict):
+            raise RpcError(INVALID_PARAMS, "ref and argument must be objects")
+        arg_name, value = argument.get("name"), argument.get("value") or ""
+        if ref.get("type") == "ref/prompt" and ref.get("name") == "greet":
+            choices = catalog.STYLE_VALUES if arg_name == "style" else []
+        elif ref.get("type") == "ref/resource" and ref.get("uri") == catalog.GREETING_TEMPLATE:
+            choices = catalog.NAME_VALUES if arg_name == "name" else []
+        elif ref.get("type") == "ref/resource" and ref.get("uri") in (catalog.TEXT_URI, catalog.BLOB_URI):
+            choices = []
+        else:
+            raise RpcError(INVALID_PARAMS, f"Unknown completion reference: {ref}")
+        values = [c for c in choices if isinstance(value, str) and c.startswith(value)]
+        return {"completion": {"values": values, "total": len(values), "hasMore": False}}
+
+    def _set_level(self, params: Json, call: _Call) -> Json:
+        level = params.get("level")
+        if level not in catalog.LOG_LEVELS:
+            raise RpcError(INVALID_PARAMS, f"Invalid log level: {level!r}")
+        self.min_level = catalog.LOG_LEVELS.index(level)
+        return {}
+
+    # ----- tools ----------------------------------------------------------------------------
+
+    def _call_tool(self, params: Json, call: _Call) -> Json:
+        """Look the tool up, check its arguments against its inputSchema, and run it."""
+        name = _require_str(params, "name")
+        tool = self._tools.get(name)
+        if tool is None:
+            raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
+        args = params.get("arguments") or {}
+        if not isinstance(args, dict):
+            raise RpcError(INVALID_PARAMS, "arguments must be an object")
+        schema = next(t["inputSchema"] for t in catalog.TOOLS if t["name"] == name)
+        _check_arguments(schema, args)
+        return tool(args, call)
+
+    def _tool_echo(self, args: Json, call: _Call) -> Json:
+        return _text(args["text"])
+
+    def _tool_add(self, args: Json, call: _Call) -> Json:
+        return _structured({"sum": args["a"] + args["b"]})
+
+    def _tool_slow(self, args: Json, call: _Call) -> Json:
+        """Sleep ``steps`` times, reporting progress; a cancellation interrupts the sleep at once."""
+        steps, delay = args.get("steps", 3), args.get("delay", 0.01)
+        for i in range(1, steps + 1):
+            if call.cancelled.wait(delay):
+                raise _Cancelled()
+            if call.progress_token is not None:
+                self.notify("notifications/progress", {"progressToken": call.progress_token,
+                                                       "progress": i, "total": steps, "message": f"step {i}"})
+        return _text(f"done after {steps} steps")
+
+    def _tool_picture(self, args: Json, call: _Call) -> Json:
+        result = _structured({"width": 1, "height": 1})
+        result["content"] = [{"type": "image", "data": catalog.PNG_1X1, "mimeType": "image/png"},
+                             {"type": "text", "text": "a 1x1 pixel"}]
+        return result
+
+    def _tool_fail(self, args: Json, call: _Call) -> Json:
+        return {"content": [{"type": "text", "text": args["message"]}], "isError": True}
+
+    def _tool_log(self, args: Json, call: _Call) -> Json:
+        if catalog.LOG_LEVELS.index(args["level"]) >= self.min_level:
+            self.notify("notifications/message",
+                        {"level": args["level"], "logger": "contract", "data": args["message"]})
+        return _text("logged")
+
+    def _tool_bad_output(self, args: Json, call: _Call) -> Json:
+        return _structured({"sum": "not a number"})
+
+    def _tool_mixed(self, args: Json, call: _Call) -> Json:
+        return {"content": [dict(block) for block in catalog.MIXED_CONTENT]}
+
+
+# ----- helpers ------------------------------------------------------------------------------
+
+_TYPE_CHECKS: Dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+}
+
+
+def _check_arguments(schema: Json, args: Json) -> None:
+    """Just enough JSON Schema for our own tools: required names, scalar types, enums, minimums."""
+    for key in schema.get("required", []):
+        if key not in args:
+            raise RpcError(INVALID_PARAMS, f"Missing required argument: {key}")
+    for key, prop in schema.get("properties", {}).items():
+        if key not in args:
+            continue
+        value = args[key]
+        if not _TYPE_CHECKS[prop["type"]](value):
+            raise RpcError(INVALID_PARAMS, f"Argument {key} must be of type {prop['type']}")
+        if "enum" in prop and value not in prop["enum"]:
+            raise RpcError(INVALID_PARAMS, f"Argument {key} must be one of {prop['enum']}")
+        if "minimum" in prop and value < prop["minimum"]:
+            raise RpcError(INVALID_PARAMS, f"Argument {key} must be >= {prop['minimum']}")
+
+
+def _require_str(params: Json, key: str, message: Optional[str] = None) -> str:
+    value = params.get(key)
+    if not isinstance(value, str):
+        raise RpcError(INVALID_PARAMS, message or f"Missing or invalid parameter: {key}")
+    return value
+
+
+def _text(text: str) -> Json:
+    return {"content": [{"type": "text", "text": text}]}
+
+
+def _structured(data: Json) -> Json:
+    """A result with structuredContent and, as the spec recommends, its JSON as a text block."""
+    return {"content": [{"type": "text", "text": json.dumps(data)}], "structuredContent": data}
+
+
+def serve(stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[bytes]] = None, *,
+          page_size: int = 0, name: str = SERVER_NAME) -> None:
+    """Serve one connection on binary streams until stdin reaches EOF."""
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    server = Server(stdout if stdout is not None else sys.stdout.buffer, page_size=page_size, name=name)
+    while True:
+        line = stdin.readline()
+        if not line:  # EOF (works for binary and text streams alike)
+            break
+        server.handle_line(line)
+    server.shutdown()

@@ -1,0 +1,61 @@
+"""The ``Transport`` interface the session drives.
+
+A transport moves whole JSON-RPC messages (dicts) and knows nothing of ids, futures or MCP
+methods. Foreign exceptions (``OSError`` and the like) are mapped to ``mcpclient.errors`` inside
+the transport and nowhere else.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from abc import ABC, abstractmethod
+from typing import Any, Optional
+
+from ..errors import ProtocolError
+
+__all__ = ["Transport", "decode_frame", "encode_frame"]
+
+log = logging.getLogger("mcpclient.transport")
+
+
+class Transport(ABC):
+    """One connection to one MCP server.
+
+    ``start()`` connects; ``send()`` may be called from many threads at once; ``receive()`` is
+    called by the session's single reader thread only and blocks until a message arrives;
+    it returns ``None`` at a clean end of stream and raises ``TransportError`` when the
+    connection broke. ``close()`` is idempotent, bounded in time, callable from any thread, and
+    makes a blocked ``receive()`` return.
+    """
+
+    #: A short label used in thread and logger names (e.g. the server command's basename).
+    name: str = "server"
+
+    @abstractmethod
+    def start(self) -> None:
+        """Connect (spawn the process, open the stream). Raises ``ConnectError``."""
+
+    @abstractmethod
+    def send(self, message: Any) -> None:
+        """Send one message (a dict, or a list for a batch). Raises ``TransportError``."""
+
+    @abstractmethod
+    def receive(self) -> Optional[Any]:
+        """Block until the next message; ``None`` at end of stream."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release everything; idempotent and bounded in time."""
+
+
+def encode_frame(message: Any) -> bytes:
+    """Compact UTF-8 JSON without a newline (JSON escapes newlines inside strings)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def decode_frame(data: bytes) -> Any:
+    """Parse one frame; raise ``ProtocolError`` if it is not JSON (the caller logs and skips)."""
+    try:
+        return json.loads(data)
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
+        raise ProtocolError(f"frame is not valid JSON: {exc}") from None

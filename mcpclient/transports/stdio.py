@@ -1,0 +1,287 @@
+"""stdio transport: the server is a child process speaking newline-delimited JSON-RPC.
+
+Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment,
+draining its stderr on a thread, noticing its exit on another, and the bounded shutdown ladder
+(close stdin, wait, SIGTERM, SIGKILL to the whole process group). Standard library only.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import threading
+import weakref
+from collections import deque
+from typing import IO, Any, Callable, Deque, Dict, Mapping, Optional, Sequence, Union
+
+from .._threads import next_instance, start_thread
+from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError
+from .base import Transport, decode_frame, encode_frame
+
+__all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
+
+log = logging.getLogger("mcpclient.transport.stdio")
+
+#: Environment variables a child inherits by default; everything else (tokens, keys) stays behind
+#: unless passed in ``env=`` or ``inherit_env=True`` is given.
+DEFAULT_ENV_KEYS = (
+    "HOME", "LOGNAME", "USER", "USERNAME", "SHELL", "PATH", "TERM", "TZ",
+    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
+    # Windows essentials
+    "APPDATA", "LOCALAPPDATA", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "SYSTEMROOT", "SYSTEMDRIVE",
+    "COMSPEC", "PATHEXT", "PROGRAMDATA", "PROGRAMFILES", "WINDIR",
+)
+
+StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
+
+_STDERR_TAIL_LINES = 20
+_POSIX = os.name == "posix"
+
+
+def _kill_group(proc: "subprocess.Popen[bytes]", sig: int) -> None:
+    """Signal the child's process group (POSIX) or the child itself; ignore 'already gone'."""
+    try:
+        if _POSIX:
+            os.killpg(proc.pid, sig)
+        elif sig == getattr(signal, "SIGKILL", None):
+            proc.kill()
+        else:
+            proc.terminate()
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _reap_at_exit(proc: "subprocess.Popen[bytes]") -> None:
+    """Finalizer for forgotten transports: never leave the child (or its group) running."""
+    if proc.poll() is None:
+        _kill_group(proc, signal.SIGKILL if _POSIX else signal.SIGTERM)
+
+
+class StdioTransport(Transport):
+    """Run an MCP server as a child process and talk to it over its stdin/stdout.
+
+    Example::
+
+        transport = StdioTransport(["python", "server.py"], env={"API_KEY": key}, cwd="/srv")
+        with Client(transport) as client:
+            print(client.list_tools())
+
+    Args:
+        argv: the command as a list (never run through a shell).
+        env: variables set for the child, over ``DEFAULT_ENV_KEYS`` taken from this process
+            (or over all of ``os.environ`` when ``inherit_env=True``).
+        cwd: the child's working directory.
+        stderr: where the child's stderr lines go: ``"logger"`` (default, the logger
+            ``mcpclient.server.<name>`` at INFO), a callable taking each line, a text file, or
+            ``None`` to drop them. The last lines are kept either way for ``ProcessExited``.
+        max_message_size: a line longer than this many bytes is logged and skipped.
+        on_exit: called once with the return code when the child exits (on the waiter thread).
+        terminate_grace: seconds to wait after closing stdin before SIGTERM, and again before SIGKILL.
+        name: label for thread and logger names (default: the command's basename).
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        inherit_env: bool = False,
+        cwd: Optional[str] = None,
+        stderr: StderrSink = "logger",
+        max_message_size: int = 64 * 1024 * 1024,
+        on_exit: Optional[Callable[[Optional[int]], Any]] = None,
+        terminate_grace: float = 2.0,
+        name: Optional[str] = None,
+    ) -> None:
+        if isinstance(argv, (str, bytes)) or not argv:
+            raise TypeError("argv must be a non-empty list of strings (use shlex.split for a command line)")
+        self.argv = [os.fspath(a) for a in argv]
+        self.env = dict(env or {})
+        self.inherit_env = inherit_env
+        self.cwd = cwd
+        self.max_message_size = max_message_size
+        self.on_exit = on_exit
+        self.terminate_grace = terminate_grace
+        self.name = name or os.path.basename(self.argv[0]).replace(".", "_") or "server"
+        self._stderr_sink = self._make_sink(stderr)
+        self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
+        self._proc: Optional["subprocess.Popen[bytes]"] = None
+        self._write_lock = threading.Lock()
+        self._exited = threading.Event()
+        self._closing = threading.Event()
+        self._threads: list = []
+        self._instance = next_instance()
+        self.skipped_lines = 0
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def _child_env(self) -> Dict[str, str]:
+        if self.inherit_env:
+            base = dict(os.environ)
+        else:
+            base = {k: v for k, v in os.environ.items() if k.upper() in DEFAULT_ENV_KEYS}
+        base.update(self.env)
+        return base
+
+    def start(self) -> None:
+        kwargs: Dict[str, Any] = {"start_new_session": True} if _POSIX else {
+            "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+        try:
+            self._proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=self._child_env(), cwd=self.cwd, **kwargs)
+        except (OSError, ValueError) as exc:
+            raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
+        self._finalizer = weakref.finalize(self, _reap_at_exit, self._proc)
+        prefix = f"mcpclient-{self._instance}"
+        self._threads = [
+            start_thread(self._drain_stderr, f"{prefix}-stderr"),
+            start_thread(self._wait_exit, f"{prefix}-waiter"),
+        ]
+        log.debug("started %s (pid %s)", self.argv, self._proc.pid)
+
+    @property
+    def pid(self) -> Optional[int]:
+        return self._proc.pid if self._proc else None
+
+    @property
+    def returncode(self) -> Optional[int]:
+        return self._proc.returncode if self._proc and self._exited.is_set() else None
+
+    @property
+    def stderr_tail(self) -> str:
+        return "\n".join(self._stderr_tail)
+
+    def close(self) -> None:
+        """Close stdin, give the child ``terminate_grace`` s, then SIGTERM, then SIGKILL the group."""
+        proc = self._proc
+        if proc is None or self._closing.is_set():
+            self._join_threads()
+            return
+        self._closing.set()
+        with self._write_lock:
+            try:
+                proc.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+        if not self._exited.wait(self.terminate_grace):
+            log.info("server %s did not exit after stdin closed; sending SIGTERM", self.name)
+            _kill_group(proc, signal.SIGTERM)
+            if not self._exited.wait(self.terminate_grace):
+                log.warning("server %s ignored SIGTERM; killing its process group", self.name)
+                _kill_group(proc, signal.SIGKILL if _POSIX else signal.SIGTERM)
+                self._exited.wait(self.terminate_grace)
+        # The leader is gone; members of its group it left behind (grandchildren) go too.
+        _kill_group(proc, signal.SIGKILL if _POSIX else signal.SIGTERM)
+        self._join_threads()
+        self._finalizer.detach()
+
+    def _join_threads(self) -> None:
+        me = threading.current_thread()
+        for t in self._threads:
+            if t is not me:
+                t.join(self.terminate_grace)
+
+    # --- I/O ------------------------------------------------------------------------------------
+
+    def send(self, message: Any) -> None:
+        data = encode_frame(message) + b"\n"
+        proc = self._proc
+        if proc is None:
+            raise ConnectionClosed("transport not started")
+        with self._write_lock:
+            if self._closing.is_set():
+                raise ConnectionClosed("transport closed")
+            try:
+                proc.stdin.write(data)  # type: ignore[union-attr]
+                proc.stdin.flush()  # type: ignore[union-attr]
+            except (OSError, ValueError) as exc:  # BrokenPipe, or stdin already closed
+                raise self._exit_error() from exc
+
+    def receive(self) -> Optional[Any]:
+        stdout = self._proc.stdout  # type: ignore[union-attr]
+        limit = self.max_message_size
+        while True:
+            try:
+                line = stdout.readline(limit + 1)
+            except (OSError, ValueError):
+                line = b""
+            if not line:
+                stdout.close()
+                if self._closing.is_set():
+                    return None
+                raise self._exit_error()
+            if len(line) > limit and not line.endswith(b"\n"):
+                self._skip_rest_of_line(stdout, len(line))
+                continue
+            if line.isspace():
+                continue
+            try:
+                return decode_frame(line)
+            except ProtocolError:
+                self.skipped_lines += 1
+                log.warning("server %s wrote a line that is not JSON; skipped: %.200r", self.name, line)
+
+    def _skip_rest_of_line(self, stdout: IO[bytes], seen: int) -> None:
+        while True:
+            chunk = stdout.readline(1 << 20)
+            seen += len(chunk)
+            if not chunk or chunk.endswith(b"\n"):
+                break
+        self.skipped_lines += 1
+        log.warning("server %s sent a %d-byte message, over max_message_size=%d; skipped",
+                    self.name, seen, self.max_message_size)
+
+    def _exit_error(self) -> ConnectionClosed:
+        """The child closed stdout or our pipe broke: report its exit (waiting briefly for it)."""
+        if self._exited.wait(self.terminate_grace) and self._threads:
+            self._threads[0].join(0.5)  # let the stderr drain catch the last lines
+            return ProcessExited(self._proc.returncode, self.stderr_tail)  # type: ignore[union-attr]
+        return ConnectionClosed(f"server {self.name} closed its stdout")
+
+    # --- helper threads -------------------------------------------------------------------------
+
+    def _make_sink(self, stderr: StderrSink) -> Optional[Callable[[str], Any]]:
+        if stderr is None:
+            return None
+        if stderr == "logger":
+            logger = logging.getLogger(f"mcpclient.server.{self.name}")
+            return lambda line: logger.info("%s", line)
+        if callable(stderr):
+            return stderr
+        if hasattr(stderr, "write"):
+            stream = stderr
+            return lambda line: (stream.write(line + "\n"), stream.flush())
+        raise TypeError("stderr must be 'logger', None, a callable or a text file")
+
+    def _drain_stderr(self) -> None:
+        stream = self._proc.stderr  # type: ignore[union-attr]
+        sink = self._stderr_sink
+        try:
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self._stderr_tail.append(line)
+                if sink is not None:
+                    try:
+                        sink(line)
+                    except Exception:  # a broken sink must not stop the drain (the child would block)
+                        log.exception("stderr sink for %s failed", self.name)
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def _wait_exit(self) -> None:
+        code = self._proc.wait()  # type: ignore[union-attr]
+        self._exited.set()
+        log.debug("server %s exited with %s", self.name, code)
+        if self.on_exit is not None:
+            try:
+                self.on_exit(code)
+            except Exception:
+                log.exception("on_exit callback for %s failed", self.name)
+

@@ -1,0 +1,405 @@
+"""Result types: frozen dataclasses with snake_case fields, built from wire dicts.
+
+Each class carries the fields of every protocol revision (absent ones are ``None``) and keeps the
+wire dict untouched in ``.raw``, so fields this version does not know stay reachable. Parsing is
+lenient about extras and strict only where a missing field would make the object meaningless
+(that raises ``ProtocolError``). No pydantic: construction is a handful of ``dict.get`` calls.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
+
+from .errors import ProtocolError, ToolError
+
+__all__ = [
+    "AudioContent",
+    "Completion",
+    "Content",
+    "EmbeddedResource",
+    "ImageContent",
+    "Implementation",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptResult",
+    "Resource",
+    "ResourceContents",
+    "ResourceLink",
+    "ResourceTemplate",
+    "TextContent",
+    "Tool",
+    "ToolResult",
+    "UnknownContent",
+    "parse_content",
+]
+
+Raw = Dict[str, Any]
+
+
+def _require(raw: Any, key: str, what: str) -> Any:
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"{what}: expected an object, got {type(raw).__name__}")
+    value = raw.get(key)
+    if value is None:
+        raise ProtocolError(f"{what}: missing required field {key!r}")
+    return value
+
+
+def _b64decode(data: Any, what: str) -> bytes:
+    if not isinstance(data, str):
+        raise ProtocolError(f"{what}: base64 data must be a string")
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ProtocolError(f"{what}: invalid base64 data") from exc
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """Name and version of a client or server (``serverInfo``)."""
+
+    name: str
+    version: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    website_url: Optional[str] = None
+    icons: Optional[List[Raw]] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "Implementation":
+        raw = raw if isinstance(raw, dict) else {}
+        return cls(str(raw.get("name", "")), str(raw.get("version", "")), raw.get("title"),
+                   raw.get("description"), raw.get("websiteUrl"), raw.get("icons"), raw)
+
+
+# --- content ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TextContent:
+    text: str
+    annotations: Optional[Raw] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    type: str = field(default="text", init=False)
+
+
+@dataclass(frozen=True)
+class ImageContent:
+    """An image; ``data`` is the decoded bytes (the wire carries base64)."""
+
+    data: bytes = field(repr=False)
+    mime_type: str
+    annotations: Optional[Raw] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    type: str = field(default="image", init=False)
+
+
+@dataclass(frozen=True)
+class AudioContent:
+    """Audio; ``data`` is the decoded bytes (the wire carries base64)."""
+
+    data: bytes = field(repr=False)
+    mime_type: str
+    annotations: Optional[Raw] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    type: str = field(default="audio", init=False)
+
+
+@dataclass(frozen=True)
+class ResourceContents:
+    """The contents of a resource: ``text`` for text, ``blob`` (decoded bytes) for binary."""
+
+    uri: str
+    mime_type: Optional[str] = None
+    text: Optional[str] = None
+    blob: Optional[bytes] = field(default=None, repr=False)
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "ResourceContents":
+        uri = _require(raw, "uri", "resource contents")
+        blob = raw.get("blob")
+        return cls(uri, raw.get("mimeType"), raw.get("text"),
+                   None if blob is None else _b64decode(blob, f"resource {uri}"), raw.get("_meta"), raw)
+
+
+@dataclass(frozen=True)
+class ResourceLink:
+    """A link to a resource the server can serve (``resource_link``)."""
+
+    uri: str
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+    size: Optional[int] = None
+    annotations: Optional[Raw] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    type: str = field(default="resource_link", init=False)
+
+
+@dataclass(frozen=True)
+class EmbeddedResource:
+    """Resource contents embedded in a message (``resource``)."""
+
+    resource: ResourceContents
+    annotations: Optional[Raw] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    type: str = field(default="resource", init=False)
+
+
+@dataclass(frozen=True)
+class UnknownContent:
+    """A content block of a type this version does not know; kept, never an error."""
+
+    type: str
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+
+Content = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, UnknownContent]
+
+
+def _text(raw: Raw) -> Content:
+    text = raw.get("text")
+    if not isinstance(text, str):
+        raise ProtocolError("text content: 'text' must be a string")
+    return TextContent(text, raw.get("annotations"), raw.get("_meta"), raw)
+
+
+def _image(raw: Raw) -> Content:
+    return ImageContent(_b64decode(raw.get("data"), "image content"), str(raw.get("mimeType", "")),
+                        raw.get("annotations"), raw.get("_meta"), raw)
+
+
+def _audio(raw: Raw) -> Content:
+    return AudioContent(_b64decode(raw.get("data"), "audio content"), str(raw.get("mimeType", "")),
+                        raw.get("annotations"), raw.get("_meta"), raw)
+
+
+def _link(raw: Raw) -> Content:
+    return ResourceLink(_require(raw, "uri", "resource_link"), str(raw.get("name", "")), raw.get("title"),
+                        raw.get("description"), raw.get("mimeType"), raw.get("size"),
+                        raw.get("annotations"), raw.get("_meta"), raw)
+
+
+def _embedded(raw: Raw) -> Content:
+    return EmbeddedResource(ResourceContents.from_wire(_require(raw, "resource", "embedded resource")),
+                            raw.get("annotations"), raw.get("_meta"), raw)
+
+
+_CONTENT_PARSERS: Mapping[str, Callable[[Raw], Content]] = {
+    "text": _text, "image": _image, "audio": _audio, "resource_link": _link, "resource": _embedded,
+}
+
+
+def parse_content(raw: Any) -> Content:
+    """Parse one content block; an unknown ``type`` becomes ``UnknownContent``."""
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"content block: expected an object, got {type(raw).__name__}")
+    kind = raw.get("type")
+    parser = _CONTENT_PARSERS.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        return UnknownContent(str(kind), raw)
+    return parser(raw)
+
+
+def _parse_content_list(raw: Any, what: str) -> List[Content]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ProtocolError(f"{what}: 'content' must be a list")
+    return [parse_content(item) for item in raw]
+
+
+def _joined_text(content: List[Content]) -> str:
+    return "".join(c.text for c in content if isinstance(c, TextContent))
+
+
+# --- tools --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Tool:
+    """A tool the server offers. Schemas are kept exactly as received."""
+
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    input_schema: Raw = field(default_factory=dict)
+    output_schema: Optional[Raw] = None
+    annotations: Optional[Raw] = None
+    icons: Optional[List[Raw]] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "Tool":
+        return cls(_require(raw, "name", "tool"), raw.get("title"), raw.get("description"),
+                   raw.get("inputSchema") or {}, raw.get("outputSchema"), raw.get("annotations"),
+                   raw.get("icons"), raw.get("_meta"), raw)
+
+    @property
+    def display_name(self) -> str:
+        """``title``, then ``annotations.title``, then ``name`` (the spec's precedence)."""
+        return self.title or (self.annotations or {}).get("title") or self.name
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The result of ``tools/call``. ``is_error`` is data: call ``raise_for_error()`` to raise."""
+
+    content: List[Content]
+    structured_content: Any = None
+    is_error: bool = False
+    meta: Optional[Raw] = None
+    tool: Optional[str] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw, tool: Optional[str] = None) -> "ToolResult":
+        if not isinstance(raw, dict):
+            raise ProtocolError("tools/call result: expected an object")
+        return cls(_parse_content_list(raw.get("content"), "tools/call result"),
+                   raw.get("structuredContent"), bool(raw.get("isError", False)), raw.get("_meta"),
+                   tool, raw)
+
+    @property
+    def text(self) -> str:
+        """The text parts of ``content`` joined in order (``""`` when there are none)."""
+        return _joined_text(self.content)
+
+    def raise_for_error(self) -> "ToolResult":
+        """Raise ``ToolError`` if the tool reported an error; otherwise return self."""
+        if self.is_error:
+            raise ToolError(self, self.tool)
+        return self
+
+
+# --- resources ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Resource:
+    uri: str
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+    size: Optional[int] = None
+    annotations: Optional[Raw] = None
+    icons: Optional[List[Raw]] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "Resource":
+        return cls(_require(raw, "uri", "resource"), str(raw.get("name", "")), raw.get("title"),
+                   raw.get("description"), raw.get("mimeType"), raw.get("size"), raw.get("annotations"),
+                   raw.get("icons"), raw.get("_meta"), raw)
+
+
+@dataclass(frozen=True)
+class ResourceTemplate:
+    uri_template: str
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+    annotations: Optional[Raw] = None
+    icons: Optional[List[Raw]] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "ResourceTemplate":
+        return cls(_require(raw, "uriTemplate", "resource template"), str(raw.get("name", "")),
+                   raw.get("title"), raw.get("description"), raw.get("mimeType"), raw.get("annotations"),
+                   raw.get("icons"), raw.get("_meta"), raw)
+
+
+# --- prompts and completion ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PromptArgument:
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    required: bool = False
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "PromptArgument":
+        return cls(_require(raw, "name", "prompt argument"), raw.get("title"), raw.get("description"),
+                   bool(raw.get("required", False)), raw)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    arguments: List[PromptArgument] = field(default_factory=list)
+    icons: Optional[List[Raw]] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "Prompt":
+        args = [PromptArgument.from_wire(a) for a in (raw.get("arguments") or [])] if isinstance(raw, dict) else []
+        return cls(_require(raw, "name", "prompt"), raw.get("title"), raw.get("description"), args,
+                   raw.get("icons"), raw.get("_meta"), raw)
+
+
+@dataclass(frozen=True)
+class PromptMessage:
+    role: str
+    content: Content
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "PromptMessage":
+        return cls(str(_require(raw, "role", "prompt message")),
+                   parse_content(_require(raw, "content", "prompt message")), raw)
+
+
+@dataclass(frozen=True)
+class PromptResult:
+    """The result of ``prompts/get``."""
+
+    messages: List[PromptMessage]
+    description: Optional[str] = None
+    meta: Optional[Raw] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "PromptResult":
+        messages = _require(raw, "messages", "prompts/get result")
+        if not isinstance(messages, list):
+            raise ProtocolError("prompts/get result: 'messages' must be a list")
+        return cls([PromptMessage.from_wire(m) for m in messages], raw.get("description"),
+                   raw.get("_meta"), raw)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """Suggested values for an argument (``completion/complete``)."""
+
+    values: List[str]
+    total: Optional[int] = None
+    has_more: bool = False
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "Completion":
+        comp = _require(raw, "completion", "completion/complete result")
+        values = comp.get("values") if isinstance(comp, dict) else None
+        if not isinstance(values, list):
+            raise ProtocolError("completion/complete result: 'completion.values' must be a list")
+        return cls([str(v) for v in values], comp.get("total"), bool(comp.get("hasMore", False)), raw)
