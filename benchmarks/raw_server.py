@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""A minimal, fast MCP server over stdio (newline-delimited JSON-RPC), standard library only.
+
+Used by ``bench.py`` as the "other end" of every measurement so that the numbers reflect the
+client, not the server. It speaks just enough MCP for a handshake-era client:
+
+* ``initialize``  -> echoes a known protocolVersion (else offers the newest), tools capability
+* ``ping``        -> ``{}``
+* ``tools/list``  -> one tool, ``echo`` (``{"text": string}``)
+* ``tools/call``  -> ``{"content": [{"type": "text", "text": <arguments.text>}], "isError": false}``
+* notifications  -> ignored;  any other request -> JSON-RPC error -32601
+
+Requests may arrive pipelined (many before the client reads anything): the loop reads whatever
+bytes are available from fd 0, answers every complete line in order, and writes all of those
+answers with one ``os.write``. It exits on stdin EOF.
+"""
+import json
+import os
+import sys
+
+VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+
+_TOOLS = {"tools": [{
+    "name": "echo",
+    "description": "Echo the text back.",
+    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+}]}
+
+
+def _answer(msg, dumps=json.dumps):
+    """The encoded response line for one decoded message, or None for a notification."""
+    if type(msg) is not dict or "id" not in msg:
+        return None
+    rid = msg["id"]
+    method = msg.get("method")
+    params = msg.get("params") or {}
+    if method == "tools/call":
+        args = params.get("arguments") or {}
+        text = args.get("text", "") if type(args) is dict else ""
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+    elif method == "ping":
+        result = {}
+    elif method == "tools/list":
+        result = _TOOLS
+    elif method == "initialize":
+        wanted = params.get("protocolVersion")
+        result = {"protocolVersion": wanted if wanted in VERSIONS else VERSIONS[0],
+                  "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "raw", "version": "1"}}
+    else:
+        return dumps({"jsonrpc": "2.0", "id": rid,
+                      "error": {"code": -32601, "message": f"method not found: {method}"}},
+                     separators=(",", ":")).encode() + b"\n"
+    return dumps({"jsonrpc": "2.0", "id": rid, "result": result}, separators=(",", ":")).encode() + b"\n"
+
+
+def main():
+    read, write, loads = os.read, os.write, json.loads
+    rest = b""
+    while True:
+        try:
+            chunk = read(0, 1 << 16)
+        except InterruptedError:
+            continue
+        if not chunk:
+            return
+        data = rest + chunk if rest else chunk
+        lines = data.split(b"\n")
+        rest = lines.pop()  # the incomplete tail (b"" when the chunk ended on a newline)
+        out = []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                msg = loads(line)
+            except ValueError:
+                out.append(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}\n')
+                continue
+            reply = _answer(msg)
+            if reply is not None:
+                out.append(reply)
+        if out:
+            buf = memoryview(b"".join(out))
+            while buf:
+                try:
+                    n = write(1, buf)
+                except BrokenPipeError:
+                    return
+                buf = buf[n:]
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        pass
+    sys.exit(0)

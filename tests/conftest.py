@@ -1,0 +1,87 @@
+"""Shared fixtures: the leak guard every test runs under, and server commands.
+
+The leak guard fails any test that leaves an ``mcpclient-*`` thread or a child process alive:
+threads are given ``LONG`` seconds to finish (close() joins them, so they should already be gone).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import List, Set
+
+import pytest
+
+from mcpclient.testing import server_command
+
+#: A wait for something that should happen; generous, so a loaded CI machine does not flake.
+LONG = 10.0
+#: A wait for something that should NOT happen (kept short; only used for negative checks).
+SHORT = 0.2
+
+SERVERS = Path(__file__).parent / "servers"
+OFFICIAL_SERVER = [sys.executable, str(SERVERS / "official_server.py")]
+FAULTY = [sys.executable, str(SERVERS / "faulty.py")]
+TESTING_SERVER = server_command()
+
+
+def faulty(mode: str) -> List[str]:
+    return FAULTY + [mode]
+
+
+def child_pids() -> Set[int]:
+    """Live (non-zombie) processes whose parent is this test process."""
+    me = str(os.getpid())
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[1] == me and fields[0] != "Z":
+            found.add(int(entry))
+    return found
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_until(predicate, timeout: float = LONG) -> bool:
+    """Poll ``predicate`` until true; only for conditions no event can signal (process death)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return predicate()
+
+
+def _mcpclient_threads() -> Set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith("mcpclient-")}
+
+
+@pytest.fixture(autouse=True)
+def leak_guard():
+    threads_before = _mcpclient_threads()
+    children_before = child_pids() if sys.platform.startswith("linux") else set()
+    yield
+    leaked = []
+    for t in _mcpclient_threads() - threads_before:
+        t.join(LONG)
+        if t.is_alive():
+            leaked.append(t.name)
+    assert not leaked, f"test leaked mcpclient threads: {sorted(leaked)}"
+    if sys.platform.startswith("linux"):
+        assert wait_until(lambda: not (child_pids() - children_before)), \
+            f"test leaked child processes: {sorted(child_pids() - children_before)}"

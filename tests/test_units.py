@@ -1,0 +1,126 @@
+"""Pure parts with no I/O: types, protocol tables, validation, errors, the public surface."""
+from __future__ import annotations
+
+import base64
+import subprocess
+import sys
+
+import pytest
+
+import mcpclient
+from mcpclient import (
+    ImageContent, InvalidParams, MethodNotFound, ProtocolError, ResourceNotFound, RPCError, SchemaValidationError,
+    TextContent, ToolResult, UnknownContent,
+)
+from mcpclient._validation import validate_structured
+from mcpclient._wire import format_message, redact
+from mcpclient.protocol import check_server_version, choose_offer, required_capability, server_has
+from mcpclient.types import Completion, Tool, parse_content
+
+
+def test_public_names_are_sorted_and_importable():
+    names = [n for n in mcpclient.__all__ if n not in ("DEFAULT", "__version__")]
+    assert names == sorted(names)
+    for name in mcpclient.__all__:
+        assert hasattr(mcpclient, name)
+
+
+def test_import_does_not_load_requests_or_jsonschema():
+    code = "import sys, mcpclient; print(sorted(m for m in ('requests', 'jsonschema', 'pydantic') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_rpc_error_subclass_by_code_and_tolerates_garbage():
+    assert type(RPCError.from_wire({"code": -32601, "message": "x"})) is MethodNotFound
+    assert type(RPCError.from_wire({"code": -32602, "message": "x"})) is InvalidParams
+    assert type(RPCError.from_wire({"code": -32002, "message": "x"})) is ResourceNotFound
+    odd = RPCError.from_wire({"code": 12345, "message": "custom"})
+    assert type(odd) is RPCError and odd.code == 12345
+    assert RPCError.from_wire("not a dict").code == -32603
+    assert RPCError.from_wire({"code": "x", "message": 5}).code == -32603
+
+
+def test_content_parsing_keeps_unknown_types_and_decodes_base64():
+    png = b"\x89PNG"
+    image = parse_content({"type": "image", "data": base64.b64encode(png).decode(), "mimeType": "image/png"})
+    assert isinstance(image, ImageContent) and image.data == png and image.type == "image"
+    unknown = parse_content({"type": "hologram", "x": 1})
+    assert isinstance(unknown, UnknownContent) and unknown.type == "hologram" and unknown.raw["x"] == 1
+    with pytest.raises(ProtocolError):
+        parse_content({"type": "image", "data": "not base64!!", "mimeType": "image/png"})
+    with pytest.raises(ProtocolError):
+        parse_content("text")
+
+
+def test_tool_result_text_joins_text_parts_in_order():
+    result = ToolResult.from_wire({"content": [{"type": "text", "text": "a"}, {"type": "hologram"},
+                                               {"type": "text", "text": "b"}], "isError": False})
+    assert result.text == "ab" and isinstance(result.content[0], TextContent)
+    assert result.raise_for_error() is result
+
+
+def test_tool_display_name_precedence():
+    assert Tool.from_wire({"name": "n", "title": "T", "annotations": {"title": "A"}}).display_name == "T"
+    assert Tool.from_wire({"name": "n", "annotations": {"title": "A"}}).display_name == "A"
+    assert Tool.from_wire({"name": "n"}).display_name == "n"
+    with pytest.raises(ProtocolError):
+        Tool.from_wire({"title": "no name"})
+
+
+def test_completion_requires_values():
+    assert Completion.from_wire({"completion": {"values": ["a"], "hasMore": True}}).has_more
+    with pytest.raises(ProtocolError):
+        Completion.from_wire({"completion": {}})
+
+
+@pytest.mark.parametrize("offered,answered,protocol,ok", [
+    ("2025-11-25", "2025-11-25", "auto", True),
+    ("2025-11-25", "2024-11-05", "auto", True),
+    ("2025-11-25", "1999-01-01", "auto", False),
+    ("2025-11-25", None, "auto", False),
+    ("2025-06-18", "2025-06-18", "2025-06-18", True),
+    ("2025-06-18", "2025-11-25", "2025-06-18", False),
+])
+def test_version_check(offered, answered, protocol, ok):
+    if ok:
+        assert check_server_version(offered, answered, protocol) == answered
+    else:
+        with pytest.raises(ProtocolError, match=offered):
+            check_server_version(offered, answered, protocol)
+
+
+def test_choose_offer_rejects_unknown_settings():
+    assert choose_offer("auto") == "2025-11-25"
+    assert choose_offer("2024-11-05") == "2024-11-05"
+    with pytest.raises(ValueError):
+        choose_offer("2099-01-01")
+
+
+def test_capability_table():
+    caps = {"tools": {}, "resources": {"subscribe": False}, "logging": {}}
+    assert server_has(caps, "tools") and server_has(caps, "logging")
+    assert not server_has(caps, "resources.subscribe") and not server_has(caps, "prompts")
+    assert required_capability("completion/complete", "2025-06-18") == "completions"
+    assert required_capability("completion/complete", "2024-11-05") is None
+    assert required_capability("ping", "2025-11-25") is None
+
+
+def test_validation_accepts_rejects_and_never_fetches_remote_refs():
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    validate_structured({"n": 1}, schema, "t")
+    with pytest.raises(SchemaValidationError, match="/n"):
+        validate_structured({"n": "x"}, schema, "t")
+    remote = {"$ref": "http://127.0.0.1:9/never-fetched.json"}
+    with pytest.raises(SchemaValidationError):
+        validate_structured({"n": 1}, remote, "t")
+    with pytest.raises(SchemaValidationError, match="unusable"):
+        validate_structured({}, {"type": 12}, "t")
+
+
+def test_wire_log_redacts_secrets():
+    message = {"params": {"arguments": {"api_key": "sk-123", "Authorization": "Bearer x", "text": "ok"},
+                          "_meta": {"progressToken": 3}}}
+    assert redact(message)["params"]["arguments"] == {"api_key": "***", "Authorization": "***", "text": "ok"}
+    text = format_message(message)
+    assert "sk-123" not in text and "Bearer" not in text and '"progressToken": 3' in text
