@@ -327,7 +327,8 @@ class Client:
         params: Dict[str, Any] = {"name": name, "arguments": arguments if arguments is not None else {}}
         if meta:
             params["_meta"] = dict(meta)
-        schema = self._tools[name].output_schema if self.validate_output and name in self._tools else None
+        known = self._tools.get(name) if self.validate_output else None
+        schema = known.output_schema if known is not None else None
 
         def transform(raw: Any) -> ToolResult:
             result = ToolResult.from_wire(raw, name)

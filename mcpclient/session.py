@@ -17,6 +17,7 @@ import logging
 import math
 import threading
 import time
+import weakref
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -82,6 +83,12 @@ class _Pending:
         self.on_progress = on_progress
 
 
+def _live(ref: "weakref.ref[CallFuture]") -> Optional[CallFuture]:
+    """The referenced future if it still exists and is not finished."""
+    fut = ref()
+    return None if fut is None or fut.done() else fut
+
+
 def _error_response(rid: Any, code: int, message: str, data: Any = None) -> Dict[str, Any]:
     error: Dict[str, Any] = {"code": code, "message": message}
     if data is not None:
@@ -111,7 +118,7 @@ class Session:
         self.transport = transport
         self.on_request = on_request
         self.on_notification = on_notification
-        self.instance = next_instance()
+        self.instance = transport.instance or next_instance()
         prefix = f"mcpclient-{self.instance}"
         self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
         self._notifier = Lane(f"{prefix}-notify", 1, max_queued)
@@ -127,7 +134,7 @@ class Session:
         self._reader_ident: Optional[int] = None
         self._timer: Optional[threading.Thread] = None
         self._timer_cond = threading.Condition()
-        self._timer_heap: List[Tuple[float, int, CallFuture]] = []
+        self._timer_heap: List[Tuple[float, int, "weakref.ref[CallFuture]"]] = []
         self.late_replies = 0
         self.unknown_replies = 0
 
@@ -294,10 +301,15 @@ class Session:
                 "cancelled it on the server"))
 
     def _watch(self, fut: CallFuture) -> None:
+        # The heap holds weak references: a finished future nobody keeps is freed at once, and
+        # finished entries are swept when they outnumber the live ones.
         with self._timer_cond:
             heap = self._timer_heap
+            if len(heap) > 1024 and len(heap) > 2 * len(self._pending):
+                heap[:] = [e for e in heap if _live(e[2]) is not None]
+                heapq.heapify(heap)
             wake = not heap or fut.deadline() < heap[0][0]
-            heapq.heappush(heap, (fut.deadline(), fut.request_id, fut))
+            heapq.heappush(heap, (fut.deadline(), fut.request_id, weakref.ref(fut)))
             if self._timer is None:
                 self._timer = start_thread(self._timer_loop, f"mcpclient-{self.instance}-timer")
             elif wake:
@@ -317,13 +329,16 @@ class Session:
                     return
                 due = []
                 while heap and heap[0][0] <= now:
-                    due.append(heapq.heappop(heap)[2])
-                for fut in due:
-                    if not fut.done() and fut.deadline() > now:
-                        heapq.heappush(heap, (fut.deadline(), fut.request_id, fut))
+                    entry = heapq.heappop(heap)
+                    fut = _live(entry[2])
+                    if fut is None:
+                        continue
+                    if fut.deadline() > now:  # progress moved it
+                        heapq.heappush(heap, (fut.deadline(), entry[1], entry[2]))
+                    else:
+                        due.append(fut)
             for fut in due:
-                if not fut.done() and fut.deadline() <= now:
-                    self._expire(fut)
+                self._expire(fut)
 
     # --- incoming -------------------------------------------------------------------------------
 

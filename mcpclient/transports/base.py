@@ -30,6 +30,8 @@ class Transport(ABC):
 
     #: A short label used in thread and logger names (e.g. the server command's basename).
     name: str = "server"
+    #: The connection number used in thread names (``mcpclient-<instance>-...``); 0 = not assigned.
+    instance: int = 0
 
     @abstractmethod
     def start(self) -> None:

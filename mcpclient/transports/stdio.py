@@ -111,7 +111,7 @@ class StdioTransport(Transport):
         self._exited = threading.Event()
         self._closing = threading.Event()
         self._threads: list = []
-        self._instance = next_instance()
+        self.instance = next_instance()
         self.skipped_lines = 0
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -134,7 +134,7 @@ class StdioTransport(Transport):
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
         self._finalizer = weakref.finalize(self, _reap_at_exit, self._proc)
-        prefix = f"mcpclient-{self._instance}"
+        prefix = f"mcpclient-{self.instance}"
         self._threads = [
             start_thread(self._drain_stderr, f"{prefix}-stderr"),
             start_thread(self._wait_exit, f"{prefix}-waiter"),
