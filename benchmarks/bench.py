@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
 """mcpclient benchmark: latency, throughput and import cost, in one run, against raw_server.py.
 
-    python benchmarks/bench.py            # full run (well under ~90 s on 2 cores)
-    python benchmarks/bench.py --quick    # CI smoke (< ~20 s)
+    python benchmarks/bench.py                 # full run (~60 s on 2 cores)
+    python benchmarks/bench.py --quick         # CI smoke (< ~20 s)
     python benchmarks/bench.py --json out.json --check
+    python benchmarks/bench.py --placement split
 
 Rows: the raw floor (plain Popen + json, one line out, one line in), mcpclient (``Client``,
 sequential and N threads sharing one client), and the official ``mcp`` SDK (``ClientSession``,
-sequential and N asyncio tasks sharing one session). See benchmarks/README.md.
+sequential and N asyncio tasks sharing one session).
+
+Placement: where the scheduler puts client and server changes a pipe round trip by 3-4x on small
+(virtual) machines — the same process pair is either ~15 µs (same core) or ~70 µs (cross-core
+wake-up) per round trip, and which one you get is luck that sticks for a whole run. So by default
+every measurement runs twice, pinned (Linux ``sched_setaffinity``): ``same`` = client and server on
+one core (the per-call CPU cost dominates), ``split`` = client on one core, server on another (the
+cross-core wake-up dominates). ``--placement free`` runs unpinned. See benchmarks/README.md.
 """
 from __future__ import annotations
 
@@ -22,7 +30,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -30,26 +38,28 @@ SERVER = os.path.join(HERE, "raw_server.py")
 PY = sys.executable
 CONCURRENCY = (8, 32)
 ARGS = {"text": "x"}
+CAN_PIN = hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
 
 SIZES = {
-    # calls per measurement; *_conc is the total over all threads/tasks (split evenly)
-    "full": dict(warmup=500, raw_seq=40000, raw_conc=100000, mc_seq=40000, mc_conc=64000,
-                 off_seq=20000, off_conc=32000, import_runs=20),
-    "quick": dict(warmup=200, raw_seq=4000, raw_conc=8000, mc_seq=4000, mc_conc=6400,
-                  off_seq=2000, off_conc=3200, import_runs=10),
+    # Calls per round; *_conc is the total over all threads/tasks (split evenly). Every measurement
+    # runs `rounds` times; the median round's p50 and calls/s are reported (p99 pools all rounds).
+    "full": dict(rounds=5, warmup=500, raw_seq=8000, raw_conc=16000, mc_seq=8000, mc_conc=9600,
+                 off_seq=3000, off_conc=4800, import_runs=20),
+    "quick": dict(rounds=3, warmup=200, raw_seq=1500, raw_conc=3200, mc_seq=1500, mc_conc=2400,
+                  off_seq=600, off_conc=1280, import_runs=10),
 }
 
 TARGETS = {
     "p50_vs_raw": 2.0,        # mcpclient p50 / raw p50  <=
     "vs_official_at_1": 4.0,  # mcpclient calls/s / official calls/s  >=
     "vs_official_at_8": 4.0,
-    "import_ms": 30.0,        # import mcpclient - bare interpreter  <=
+    "import_ms": 30.0,        # median(import mcpclient) - median(bare interpreter)  <=
 }
 
 pc = time.perf_counter_ns
 
 
-# --- helpers ------------------------------------------------------------------------------------
+# --- statistics ---------------------------------------------------------------------------------
 
 def percentile(sorted_ns: Sequence[int], q: float) -> float:
     """Nearest-rank percentile of sorted nanosecond samples, in microseconds."""
@@ -66,15 +76,86 @@ def summarize(lat_ns: List[int], wall_ns: int) -> Dict[str, Any]:
             "mean_us": (sum(s) / len(s) / 1000.0) if s else float("nan")}
 
 
+def combine(rounds: List[Dict[str, Any]], lat_ns: List[int]) -> Dict[str, Any]:
+    """Median round's p50 and calls/s; p99 over every sample of every round."""
+    return {"calls_per_s": statistics.median(r["calls_per_s"] for r in rounds),
+            "p50_us": statistics.median(r["p50_us"] for r in rounds),
+            "p99_us": percentile(sorted(lat_ns), 99),
+            "calls": sum(r["calls"] for r in rounds), "rounds": rounds}
+
+
+def sequential(call: Callable[[], Any], n: int, rounds: int) -> Dict[str, Any]:
+    """``rounds`` x ``n`` timed calls of the blocking ``call()``."""
+    per, pooled = [], []
+    for _ in range(rounds):
+        lat: List[int] = []
+        append = lat.append
+        start = pc()
+        for _ in range(n):
+            t0 = pc()
+            call()
+            append(pc() - t0)
+        per.append(summarize(lat, pc() - start))
+        pooled += lat
+    return combine(per, pooled)
+
+
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+# --- placement ----------------------------------------------------------------------------------
+
+class Placement:
+    """Pin this thread (and so every thread and child it creates) to ``client_cpu`` and tell the
+    server to pin itself to ``server_cpu`` (``raw_server.py --cpu``); ``None`` = leave alone."""
+
+    def __init__(self, name: str, client_cpu: Optional[int], server_cpu: Optional[int]) -> None:
+        self.name, self.client_cpu, self.server_cpu = name, client_cpu, server_cpu
+        self._saved: Optional[set] = None
+
+    def server_argv(self) -> List[str]:
+        extra = ["--cpu", str(self.server_cpu)] if self.server_cpu is not None else []
+        return [PY, SERVER] + extra
+
+    def __enter__(self) -> "Placement":
+        if self.client_cpu is not None:
+            self._saved = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {self.client_cpu})
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._saved is not None:
+            os.sched_setaffinity(0, self._saved)
+
+    def describe(self) -> str:
+        if self.client_cpu is None:
+            return "free: unpinned, wherever the scheduler puts them"
+        if self.client_cpu == self.server_cpu:
+            return f"same: client and server both pinned to CPU {self.client_cpu}"
+        return f"split: client pinned to CPU {self.client_cpu}, server to CPU {self.server_cpu}"
+
+
+def placements(choice: str) -> List[Placement]:
+    cpus = sorted(os.sched_getaffinity(0)) if CAN_PIN else []
+    if choice == "free" or not cpus:
+        return [Placement("free", None, None)]
+    same = Placement("same", cpus[0], cpus[0])
+    split = Placement("split", cpus[0], cpus[1]) if len(cpus) > 1 else None
+    if choice == "same":
+        return [same]
+    if choice == "split":
+        if split is None:
+            raise SystemExit("--placement split needs at least 2 usable CPUs")
+        return [split]
+    return [p for p in (split, same) if p is not None]  # both: the headline (split) first
+
+
 # --- a. raw floor -------------------------------------------------------------------------------
 
-def bench_raw(sz: Dict[str, int]) -> Dict[str, Any]:
-    proc = subprocess.Popen([PY, SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    w, flush, readline = proc.stdin.write, proc.stdin.flush, proc.stdout.readline
+def bench_raw(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
+    proc = subprocess.Popen(where.server_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    w, flush, readline = proc.stdin.write, proc.stdin.flush, proc.stdout.readline  # type: ignore[union-attr]
     dumps, loads = json.dumps, json.loads
     rid = 0
 
@@ -96,70 +177,65 @@ def bench_raw(sz: Dict[str, int]) -> Dict[str, Any]:
         for _ in range(sz["warmup"]):
             call()
 
-        lat: List[int] = []
-        append = lat.append
-        start = pc()
-        for _ in range(sz["raw_seq"]):
-            t0 = pc()
-            call()
-            append(pc() - t0)
-        out: Dict[str, Any] = {"seq": summarize(lat, pc() - start)}
+        out: Dict[str, Any] = {"seq": sequential(call, sz["raw_seq"], sz["rounds"])}
 
         # Ceiling for many callers on one pipe: k requests in flight, written together, then k
         # replies read (a perfectly batching client). Per-call latency = round time.
         for k in CONCURRENCY:
-            rounds = max(1, sz["raw_conc"] // k)
-            lat = []
-            start = pc()
-            for _ in range(rounds):
-                t0 = pc()
-                lines = []
-                for _ in range(k):
-                    rid += 1
-                    lines.append(dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                                        "params": {"name": "echo", "arguments": ARGS}}).encode())
-                w(b"\n".join(lines) + b"\n")
-                flush()
-                for _ in range(k):
-                    loads(readline())
-                dt = pc() - t0
-                lat.extend([dt] * k)
-            out[f"c{k}"] = summarize(lat, pc() - start)
+            per, pooled = [], []
+            for _ in range(sz["rounds"]):
+                lat: List[int] = []
+                start = pc()
+                for _ in range(max(1, sz["raw_conc"] // k)):
+                    t0 = pc()
+                    lines = []
+                    for _ in range(k):
+                        rid += 1
+                        lines.append(dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                                            "params": {"name": "echo", "arguments": ARGS}}).encode())
+                    w(b"\n".join(lines) + b"\n")
+                    flush()
+                    for _ in range(k):
+                        loads(readline())
+                    lat.extend([pc() - t0] * k)
+                per.append(summarize(lat, pc() - start))
+                pooled += lat
+            out[f"c{k}"] = combine(per, pooled)
         return out
     finally:
-        proc.stdin.close()
+        proc.stdin.close()  # type: ignore[union-attr]
         proc.wait(5)
-        proc.stdout.close()
+        proc.stdout.close()  # type: ignore[union-attr]
 
 
 # --- b. mcpclient -------------------------------------------------------------------------------
 
-def bench_mcpclient(sz: Dict[str, int]) -> Dict[str, Any]:
+def bench_mcpclient(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
     from mcpclient import Client
 
     out: Dict[str, Any] = {}
-    with Client([PY, SERVER]) as client:
+    with Client(where.server_argv()) as client:
         assert [t.name for t in client.list_tools()] == ["echo"]
         assert client.call_tool("echo", ARGS).text == "x"
         call = client.call_tool
         for _ in range(sz["warmup"]):
             call("echo", ARGS)
 
-        lat: List[int] = []
-        append = lat.append
-        start = pc()
-        for _ in range(sz["mc_seq"]):
-            t0 = pc()
-            call("echo", ARGS)
-            append(pc() - t0)
-        out["seq"] = summarize(lat, pc() - start)
+        out["seq"] = sequential(lambda: call("echo", ARGS), sz["mc_seq"], sz["rounds"])
 
         for k in CONCURRENCY:
-            out[f"c{k}"] = _threaded(call, k, max(1, sz["mc_conc"] // k), warm=max(1, sz["warmup"] // k))
+            per, pooled = [], []
+            for r in range(sz["rounds"]):
+                summary, lat = _threaded(call, k, max(1, sz["mc_conc"] // k),
+                                         warm=max(1, sz["warmup"] // k) if r == 0 else 0)
+                per.append(summary)
+                pooled += lat
+            out[f"c{k}"] = combine(per, pooled)
     return out
 
 
-def _threaded(call: Any, k: int, n: int, warm: int) -> Dict[str, Any]:
+def _threaded(call: Any, k: int, n: int, warm: int) -> Tuple[Dict[str, Any], List[int]]:
+    """k threads released together by a barrier, each making n calls; wall time from release."""
     barrier = threading.Barrier(k + 1)
     results: List[Optional[List[int]]] = [None] * k
     errors: List[BaseException] = []
@@ -176,14 +252,17 @@ def _threaded(call: Any, k: int, n: int, warm: int) -> Dict[str, Any]:
                 call("echo", ARGS)
                 append(pc() - t0)
             results[j] = local
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:  # noqa: BLE001 - re-raised on the main thread
             errors.append(exc)
             barrier.abort()
 
     threads = [threading.Thread(target=worker, args=(j,), daemon=True) for j in range(k)]
     for t in threads:
         t.start()
-    barrier.wait()
+    try:
+        barrier.wait()
+    except threading.BrokenBarrierError:
+        pass
     start = pc()
     for t in threads:
         t.join()
@@ -191,57 +270,61 @@ def _threaded(call: Any, k: int, n: int, warm: int) -> Dict[str, Any]:
     if errors:
         raise errors[0]
     lat = [x for r in results if r for x in r]
-    return summarize(lat, wall)
+    return summarize(lat, wall), lat
 
 
 # --- c. official mcp SDK ------------------------------------------------------------------------
 
-def bench_official(sz: Dict[str, int]) -> Dict[str, Any]:
-    return asyncio.run(_official(sz))
+def bench_official(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
+    return asyncio.run(_official(sz, where))
 
 
-async def _official(sz: Dict[str, int]) -> Dict[str, Any]:
+async def _official(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(command=PY, args=[SERVER])
+    argv = where.server_argv()
     out: Dict[str, Any] = {}
-    async with stdio_client(params) as (read, write):
+    async with stdio_client(StdioServerParameters(command=argv[0], args=argv[1:])) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()  # the handshake-era path (no server/discover probe)
             tools = await session.list_tools()  # caches output schemas, as call_tool wants
             assert [t.name for t in tools.tools] == ["echo"]
             first = await session.call_tool("echo", ARGS)
-            assert first.content[0].text == "x"
+            assert first.content[0].text == "x"  # type: ignore[union-attr]
             call = session.call_tool
             for _ in range(sz["warmup"]):
                 await call("echo", ARGS)
 
-            lat: List[int] = []
-            append = lat.append
-            start = pc()
-            for _ in range(sz["off_seq"]):
-                t0 = pc()
-                await call("echo", ARGS)
-                append(pc() - t0)
-            out["seq"] = summarize(lat, pc() - start)
+            async def worker(count: int) -> List[int]:
+                local: List[int] = []
+                append = local.append
+                for _ in range(count):
+                    t0 = pc()
+                    await call("echo", ARGS)
+                    append(pc() - t0)
+                return local
+
+            per, pooled = [], []
+            for _ in range(sz["rounds"]):
+                start = pc()
+                lat = await worker(sz["off_seq"])
+                per.append(summarize(lat, pc() - start))
+                pooled += lat
+            out["seq"] = combine(per, pooled)
 
             for k in CONCURRENCY:
                 n = max(1, sz["off_conc"] // k)
-
-                async def worker(count: int) -> List[int]:
-                    local: List[int] = []
-                    for _ in range(count):
-                        t0 = pc()
-                        await call("echo", ARGS)
-                        local.append(pc() - t0)
-                    return local
-
                 await asyncio.gather(*[worker(max(1, sz["warmup"] // k)) for _ in range(k)])
-                start = pc()
-                parts = await asyncio.gather(*[worker(n) for _ in range(k)])
-                wall = pc() - start
-                out[f"c{k}"] = summarize([x for p in parts for x in p], wall)
+                per, pooled = [], []
+                for _ in range(sz["rounds"]):
+                    start = pc()
+                    parts = await asyncio.gather(*[worker(n) for _ in range(k)])
+                    wall = pc() - start
+                    lat = [x for p in parts for x in p]
+                    per.append(summarize(lat, wall))
+                    pooled += lat
+                out[f"c{k}"] = combine(per, pooled)
     return out
 
 
@@ -256,7 +339,11 @@ def bench_import(runs: int) -> Dict[str, Any]:
         subprocess.run([PY, "-c", code], check=True, env=env, cwd=ROOT)
         return (pc() - t0) / 1e6
 
-    timed("import mcpclient")  # make sure bytecode is cached
+    # Warm up with bytecode writing allowed: an installed package has its .pyc files, and with
+    # PYTHONDONTWRITEBYTECODE set a freshly edited checkout would be recompiled on every import.
+    warm_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([PY, "-c", "import mcpclient"], check=True, env=warm_env, cwd=ROOT)
+    timed("import mcpclient")  # page cache warm
     bare: List[float] = []
     imp: List[float] = []
     for _ in range(runs):  # interleaved so drift hits both equally
@@ -273,29 +360,24 @@ def bench_import(runs: int) -> Dict[str, Any]:
                          capture_output=True, text=True).stderr
     rows = []
     for line in err.splitlines():
-        if line.startswith("import time:") and "|" in line and "self" not in line:
+        if line.startswith("import time:") and "|" in line and "self [us]" not in line:
             self_us, cum_us, name = (p.strip() for p in line[len("import time:"):].split("|"))
-            rows.append((int(self_us), int(cum_us), name.strip()))
+            rows.append((int(self_us), int(cum_us), name))
     top = [{"module": n, "self_us": s, "cumulative_us": c} for s, c, n in sorted(rows, reverse=True)[:12]]
     return {"bare_ms": statistics.median(bare), "import_ms": statistics.median(imp),
             "overhead_ms": statistics.median(imp) - statistics.median(bare), "runs": runs,
+            "bare_all_ms": bare, "import_all_ms": imp,
             "heavy_modules_loaded": heavy, "slowest_modules": top}
 
 
 # --- report -------------------------------------------------------------------------------------
 
 def _fmt(v: Optional[float], width: int, digits: int = 0) -> str:
-    if v is None:
-        return "-".rjust(width)
-    return f"{v:,.{digits}f}".rjust(width)
+    return "-".rjust(width) if v is None else f"{v:,.{digits}f}".rjust(width)
 
 
-def report(res: Dict[str, Any]) -> List[Dict[str, Any]]:
-    env = res["env"]
-    print(f"Python {env['python']} ({env['implementation']}) on {env['platform']}; "
-          f"CPUs: {env['cpu_count']} (usable {env['cpus_usable']}); mcpclient {env['mcpclient']}, "
-          f"mcp {env['mcp']}; mode: {env['mode']}")
-    print()
+def report_placement(where: Placement, res: Dict[str, Any]) -> List[Dict[str, Any]]:
+    print(f"== placement {where.describe()}")
     head = f"{'':14}{'p50 µs':>10}{'p99 µs':>10}{'calls/s @1':>13}{'calls/s @8':>13}{'calls/s @32':>13}"
     print(head)
     print("-" * len(head))
@@ -304,43 +386,52 @@ def report(res: Dict[str, Any]) -> List[Dict[str, Any]]:
         print(f"{label:14}{_fmt(r['seq']['p50_us'], 10, 1)}{_fmt(r['seq']['p99_us'], 10, 1)}"
               f"{_fmt(r['seq']['calls_per_s'], 13)}{_fmt(r['c8']['calls_per_s'], 13)}"
               f"{_fmt(r['c32']['calls_per_s'], 13)}")
-    print("* raw floor @8/@32 = k requests written at once, then k replies read (a perfectly "
-          "batching client; a ceiling, not a target)")
-    print()
     print(f"{'per-call latency under load':28}{'p50 @8':>10}{'p99 @8':>10}{'p50 @32':>10}{'p99 @32':>10}   (µs)")
-    for key, label in (("mcpclient", "mcpclient (threads)"), ("official", "official mcp (tasks)")):
+    for key, label in (("mcpclient", "  mcpclient (threads)"), ("official", "  official mcp (tasks)")):
         r = res[key]
         print(f"{label:28}{_fmt(r['c8']['p50_us'], 10, 1)}{_fmt(r['c8']['p99_us'], 10, 1)}"
               f"{_fmt(r['c32']['p50_us'], 10, 1)}{_fmt(r['c32']['p99_us'], 10, 1)}")
-    print()
 
-    mc, off, raw, imp = res["mcpclient"], res["official"], res["raw"], res["import"]
+    mc, off, raw = res["mcpclient"], res["official"], res["raw"]
     checks = [
-        ("mcpclient p50 / raw p50", mc["seq"]["p50_us"] / raw["seq"]["p50_us"], "<=", TARGETS["p50_vs_raw"], "x"),
+        ("mcpclient p50 / raw p50", mc["seq"]["p50_us"] / raw["seq"]["p50_us"], "<=", TARGETS["p50_vs_raw"]),
         ("mcpclient / official calls/s @1", mc["seq"]["calls_per_s"] / off["seq"]["calls_per_s"], ">=",
-         TARGETS["vs_official_at_1"], "x"),
+         TARGETS["vs_official_at_1"]),
         ("mcpclient / official calls/s @8", mc["c8"]["calls_per_s"] / off["c8"]["calls_per_s"], ">=",
-         TARGETS["vs_official_at_8"], "x"),
-        ("mcpclient / official calls/s @32", mc["c32"]["calls_per_s"] / off["c32"]["calls_per_s"], None, None, "x"),
-        ("import overhead (ms)", imp["overhead_ms"], "<=", TARGETS["import_ms"], " ms"),
+         TARGETS["vs_official_at_8"]),
+        ("mcpclient / official calls/s @32", mc["c32"]["calls_per_s"] / off["c32"]["calls_per_s"], None, None),
     ]
     rows = []
-    print(f"{'ratio':36}{'value':>10}  {'target':>10}  result")
-    for name, value, op, target, unit in checks:
+    for name, value, op, target in checks:
         if op is None:
-            verdict, tgt = "(info)", "-"
+            verdict, tgt = "(info)", ""
         else:
             ok = value <= target if op == "<=" else value >= target
             verdict, tgt = ("PASS" if ok else "FAIL"), f"{op} {target:g}"
-        print(f"{name:36}{value:>9.2f}{unit.strip() or ' ':>1}  {tgt:>10}  {verdict}")
-        rows.append({"name": name, "value": value, "op": op, "target": target, "result": verdict})
+        print(f"  {name:36}{value:>8.2f}x  {tgt:>6}  {verdict}")
+        rows.append({"placement": where.name, "name": name, "value": value, "op": op, "target": target,
+                     "result": verdict})
+    print()
+    return rows
+
+
+def report_import(imp: Dict[str, Any]) -> List[Dict[str, Any]]:
+    print(f"== import: bare interpreter {imp['bare_ms']:.1f} ms, `import mcpclient` {imp['import_ms']:.1f} ms "
+          f"(medians of {imp['runs']} fresh interpreters)")
+    rows = []
+    ok = imp["overhead_ms"] <= TARGETS["import_ms"]
+    print(f"  {'import overhead':36}{imp['overhead_ms']:>7.1f}ms  {'<= ' + format(TARGETS['import_ms'], 'g'):>6}  "
+          f"{'PASS' if ok else 'FAIL'}")
+    rows.append({"placement": None, "name": "import overhead (ms)", "value": imp["overhead_ms"], "op": "<=",
+                 "target": TARGETS["import_ms"], "result": "PASS" if ok else "FAIL"})
     heavy = [m for m in imp["heavy_modules_loaded"] if m in ("requests", "jsonschema")]
-    verdict = "PASS" if not heavy else "FAIL"
-    print(f"{'requests/jsonschema after import':36}{(', '.join(heavy) or 'none'):>10}  {'none':>10}  {verdict}")
-    rows.append({"name": "requests/jsonschema not imported", "value": heavy, "op": "==", "target": [],
-                 "result": verdict})
-    print(f"(import: bare interpreter {imp['bare_ms']:.1f} ms, with `import mcpclient` {imp['import_ms']:.1f} ms; "
-          f"median of {imp['runs']}; also loaded: {', '.join(imp['heavy_modules_loaded']) or 'nothing heavy'})")
+    print(f"  {'requests/jsonschema after import':36}{(', '.join(heavy) or 'none'):>8}   {'none':>6}  "
+          f"{'FAIL' if heavy else 'PASS'}")
+    rows.append({"placement": None, "name": "requests/jsonschema not imported", "value": heavy, "op": "==",
+                 "target": [], "result": "FAIL" if heavy else "PASS"})
+    others = [m for m in imp["heavy_modules_loaded"] if m not in heavy]
+    if others:
+        print(f"  (also loaded by `import mcpclient`: {', '.join(others)})")
     return rows
 
 
@@ -348,12 +439,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="small sizes for a CI smoke run (< ~20 s)")
     ap.add_argument("--json", metavar="FILE", help="also write every number to FILE as JSON")
-    ap.add_argument("--check", action="store_true", help="exit 1 if a target fails")
+    ap.add_argument("--check", action="store_true", help="exit 1 if any target fails")
+    ap.add_argument("--placement", choices=("both", "split", "same", "free"), default="both",
+                    help="CPU placement of client and server (default: both split and same)")
     ap.add_argument("--only", choices=("raw", "mcpclient", "official", "import"), action="append",
                     help=argparse.SUPPRESS)  # debugging aid: run just some parts
     opts = ap.parse_args(argv)
     mode = "quick" if opts.quick else "full"
     sz = SIZES[mode]
+    wheres = placements(opts.placement)
 
     try:
         from importlib.metadata import version
@@ -362,35 +456,50 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         mcp_version = "?"
     import mcpclient
 
+    usable = len(os.sched_getaffinity(0)) if CAN_PIN else os.cpu_count()
     res: Dict[str, Any] = {"env": {
         "python": platform.python_version(), "implementation": platform.python_implementation(),
-        "platform": platform.platform(), "cpu_count": os.cpu_count(),
-        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
+        "platform": platform.platform(), "cpu_count": os.cpu_count(), "cpus_usable": usable,
         "mcpclient": mcpclient.__version__, "mcp": mcp_version, "mode": mode, "sizes": sz,
-        "concurrency": list(CONCURRENCY)}}
-    started = time.perf_counter()
-    parts = [("raw", bench_raw), ("mcpclient", bench_mcpclient), ("official", bench_official),
-             ("import", lambda s: bench_import(s["import_runs"]))]
-    for name, fn in parts:
-        if opts.only and name not in opts.only:
-            continue
-        t0 = time.perf_counter()
-        gc.collect()
-        res[name] = fn(sz)
-        log(f"[bench] {name} done in {time.perf_counter() - t0:.1f} s")
-    res["elapsed_s"] = time.perf_counter() - started
+        "concurrency": list(CONCURRENCY), "placements": [w.name for w in wheres]},
+        "placements": {}}
+    print(f"Python {res['env']['python']} ({res['env']['implementation']}) on {res['env']['platform']}")
+    print(f"CPUs: {os.cpu_count()} (usable {usable}); mcpclient {mcpclient.__version__}, mcp {mcp_version}; "
+          f"mode: {mode}, {sz['rounds']} rounds per measurement (median round shown)")
+    print("* raw floor @8/@32 = k requests written at once, then k replies read (a perfectly batching "
+          "client: a ceiling, not a target)\n", flush=True)
 
+    started = time.perf_counter()
     rows: List[Dict[str, Any]] = []
-    if all(k in res for k in ("raw", "mcpclient", "official", "import")):
-        rows = report(res)
-        print(f"\n(total {res['elapsed_s']:.1f} s)")
-    else:
-        print(json.dumps({k: v for k, v in res.items() if k != "env"}, indent=2))
+    parts: List[Tuple[str, Callable[[Dict[str, int], Placement], Dict[str, Any]]]] = [
+        ("raw", bench_raw), ("mcpclient", bench_mcpclient), ("official", bench_official)]
+    for where in wheres:
+        out: Dict[str, Any] = {}
+        with where:
+            for name, fn in parts:
+                if opts.only and name not in opts.only:
+                    continue
+                t0 = time.perf_counter()
+                gc.collect()
+                out[name] = fn(sz, where)
+                log(f"[bench] {where.name}/{name} done in {time.perf_counter() - t0:.1f} s")
+        res["placements"][where.name] = out
+        if len(out) == len(parts):
+            rows += report_placement(where, out)
+    if not opts.only or "import" in opts.only:
+        t0 = time.perf_counter()
+        res["import"] = bench_import(sz["import_runs"])
+        log(f"[bench] import done in {time.perf_counter() - t0:.1f} s")
+        rows += report_import(res["import"])
+    res["elapsed_s"] = time.perf_counter() - started
     res["targets"] = rows
+    failed = [r for r in rows if r["result"] == "FAIL"]
+    print(f"\n{len(rows) - len(failed) - sum(r['result'] == '(info)' for r in rows)} passed, {len(failed)} failed"
+          f"{': ' + '; '.join((r['placement'] + ': ' if r['placement'] else '') + r['name'] for r in failed) if failed else ''}"
+          f"  (total {res['elapsed_s']:.1f} s)")
     if opts.json:
         with open(opts.json, "w", encoding="utf-8") as fh:
             json.dump(res, fh, indent=2)
-    failed = [r for r in rows if r["result"] == "FAIL"]
     return 1 if (opts.check and failed) else 0
 
 

@@ -13,6 +13,8 @@ client, not the server. It speaks just enough MCP for a handshake-era client:
 Requests may arrive pipelined (many before the client reads anything): the loop reads whatever
 bytes are available from fd 0, answers every complete line in order, and writes all of those
 answers with one ``os.write``. It exits on stdin EOF.
+
+``--cpu N`` pins the server to CPU N (Linux), so a benchmark can place it deterministically.
 """
 import json
 import os
@@ -55,6 +57,8 @@ def _answer(msg, dumps=json.dumps):
 
 
 def main():
+    if "--cpu" in sys.argv[1:] and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {int(sys.argv[sys.argv.index("--cpu") + 1])})
     read, write, loads = os.read, os.write, json.loads
     rest = b""
     while True:

@@ -8,8 +8,7 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, List
+from typing import Any, Callable, List, Set
 
 __all__ = ["Lane", "next_instance", "start_thread"]
 
@@ -39,9 +38,16 @@ class Lane:
     """
 
     def __init__(self, name: str, workers: int, queue: int) -> None:
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name)
+        from concurrent.futures import ThreadPoolExecutor  # deferred: import time
+
+        self.idents: Set[int] = set()  # this lane's worker threads, registered before their first task
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name,
+                                            initializer=self._register)
         self._slots = threading.BoundedSemaphore(workers + queue)
         self.rejected = 0
+
+    def _register(self) -> None:
+        self.idents.add(threading.get_ident())
 
     def try_submit(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
         if not self._slots.acquire(blocking=False):

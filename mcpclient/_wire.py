@@ -15,14 +15,18 @@ __all__ = ["format_message", "redact", "wire_log"]
 
 wire_log = logging.getLogger("mcpclient.wire")
 
-_SECRET_KEY = re.compile(r"(token|secret|passw|authoriz|api[-_]?key|credential|cookie|session[-_]?id)", re.I)
+_SECRET_KEY = r"(token|secret|passw|authoriz|api[-_]?key|credential|cookie|session[-_]?id)"
 _MAX_LOGGED = 2000
+
+
+def _is_secret(key: str) -> bool:
+    return key != "progressToken" and re.search(_SECRET_KEY, key, re.I) is not None  # re caches the pattern
 
 
 def redact(value: Any) -> Any:
     """A copy of ``value`` with every secret-looking key's value replaced by ``"***"``."""
     if isinstance(value, dict):
-        return {k: ("***" if isinstance(k, str) and _SECRET_KEY.search(k) and k != "progressToken" else redact(v))
+        return {k: ("***" if isinstance(k, str) and _is_secret(k) else redact(v))
                 for k, v in value.items()}
     if isinstance(value, list):
         return [redact(v) for v in value]

@@ -28,7 +28,7 @@ import traceback
 from typing import IO, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mcpclient import (
-    AudioContent, Client, EmbeddedResource, ImageContent, MCPError, ProcessExited, ResourceContents,
+    AudioContent, Client, EmbeddedResource, ImageContent, InvalidParams, MCPError, ProcessExited, ResourceContents,
     ResourceLink, StdioTransport, TextContent, ToolResult, __version__,
 )
 
@@ -72,13 +72,12 @@ class _Style:
     """Glyphs for the current stdout/stderr: Unicode when they can encode it, ASCII otherwise."""
 
     def __init__(self, stream: Any) -> None:
-        fancy = _can_encode(stream, "\u2192\u2026\u2014\u2588\u2591\u00b7")
+        fancy = _can_encode(stream, "\u2192\u2026\u2014\u2588\u2591")
         self.arrow = "\u2192" if fancy else "->"
         self.ellipsis = "\u2026" if fancy else "..."
         self.dash = "\u2014" if fancy else "-"
         self.full = "\u2588" if fancy else "#"
         self.empty = "\u2591" if fancy else "."
-        self.dot = "\u00b7" if fancy else "-"
 
 
 def _truncate(text: str, width: int, ellipsis: str = "...") -> str:
@@ -125,7 +124,7 @@ class ProgressBar:
         self.style = _Style(self.stream)
         self.updates = 0
         self.last: Optional[Tuple[float, Optional[float], Optional[str]]] = None
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._closed = False
         self._drawn = 0
 
@@ -137,6 +136,16 @@ class ProgressBar:
             self.last = (progress, total, message)
             if self.tty:
                 self._draw()
+            self._lock.notify_all()
+
+    def wait_complete(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for ``progress >= total``: the client may deliver the last
+        progress callbacks just after the call itself returned."""
+        def complete() -> bool:
+            return (self.last is not None and self.last[1] is not None
+                    and isinstance(self.last[0], (int, float)) and self.last[0] >= self.last[1])
+        with self._lock:
+            return self._lock.wait_for(complete, timeout)
 
     def _draw(self) -> None:
         assert self.last is not None
@@ -429,7 +438,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_EPILOG + f"\nRun '{PROG} COMMAND -h' for a command's options.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     _common_options(parser, target=True, defaults=True)
-    parser.add_argument("command", choices=list(COMMANDS), metavar="COMMAND", help=argparse.SUPPRESS)
+    parser.add_argument("command", nargs="?", choices=list(COMMANDS), metavar="COMMAND", help=argparse.SUPPRESS)
     parser.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     return parser
 
@@ -468,6 +477,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """Parse the whole command line (may raise SystemExit like argparse)."""
     top = build_parser()
     ns = top.parse_args(argv)
+    if ns.command is None:
+        if not argv:
+            top.print_help()
+            raise SystemExit(EXIT_USAGE)
+        top.error(f"choose a COMMAND: {', '.join(COMMANDS)}")
     sub = build_command_parser(ns.command)
     ns = sub.parse_intermixed_args(ns.args, namespace=ns)  # options may follow key=value pairs
     ns.parser = sub
@@ -483,6 +497,8 @@ def _resolve_positionals(ns: argparse.Namespace) -> None:
     command = ns.command
     extra, pairs, _ = COMMANDS[command]
     if command == "demo":
+        if getattr(ns, "config", None) is not None or getattr(ns, "server", None) is not None:
+            raise UsageError("demo runs the bundled test server; it takes no --config/--server")
         return
     names = ("target",) + extra + (("pairs",) if pairs else ())
     flat: List[str] = []
@@ -618,11 +634,19 @@ def cmd_call(ns: argparse.Namespace, out: Output) -> int:
             raise UsageError(f"--args-json is not valid JSON: {exc}") from None
         if not isinstance(arguments, dict):
             raise UsageError("--args-json must be a JSON object")
-    arguments.update(parse_pairs(ns.pairs, typed=True))
+    pairs = parse_pairs(ns.pairs, typed=True)
+    arguments.update(pairs)
+    coerced = [k for k, v in pairs.items() if not isinstance(v, str)]
     bar = ProgressBar(ns.tool, out.err)
     with _connect(ns) as client:
         try:
             result = client.call_tool(ns.tool, arguments, on_progress=bar)
+        except InvalidParams as exc:
+            if not coerced:
+                raise
+            example = f"{coerced[0]}='\"{_compact(pairs[coerced[0]])}\"'"
+            raise ValueError(f"{exc} (note: key=value values are parsed as JSON; to send a string, "
+                             f"quote it: {example})") from exc
         finally:
             bar.close()
     if ns.json:
@@ -763,9 +787,10 @@ def cmd_demo(ns: argparse.Namespace, out: Output) -> int:
         add = client.call_tool("add", {"a": 2, "b": 40})
         show(labels[1], f"structured {_compact(add.structured_content)}")
 
-        bar = ProgressBar(f"  slow {s.dot}", out.err)
+        bar = ProgressBar("  slow", out.err)
         try:
             slow = client.call_tool("slow", {"steps": steps, "delay": delay}, on_progress=bar)
+            bar.wait_complete(0.5)
         finally:
             bar.close(keep=True)
         last = bar.last[2] if bar.last and bar.last[2] else ""
@@ -821,6 +846,7 @@ def _demo_json(ns: argparse.Namespace, out: Output, argv: List[str], steps: int,
         bar = ProgressBar("slow", out.err)
         try:
             slow = client.call_tool("slow", {"steps": steps, "delay": delay}, on_progress=bar)
+            bar.wait_complete(0.5)
         finally:
             bar.close()
         report = {
@@ -849,27 +875,33 @@ HANDLERS: Dict[str, Callable[[argparse.Namespace, Output], int]] = {
 # --- entry point --------------------------------------------------------------------------------
 
 def _error_message(exc: BaseException, verbose: int) -> str:
-    """One line describing ``exc`` (the first line of its message, plus a hint where useful)."""
+    """One line describing ``exc``: the first line of its message, plus a hint where useful."""
     if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
         return f"{exc.strerror}: {exc.filename}"
+    exited = _find_cause(exc, ProcessExited)
+    if isinstance(exited, ProcessExited):
+        message = f"server process exited with code {exited.returncode}"
+        if exited is not exc:
+            message = f"{str(exc).splitlines()[0].rstrip(':; ')} ({message})"
+        tail = [line.strip() for line in exited.stderr_tail.splitlines() if line.strip()]
+        if tail:
+            message += f"; its stderr ends: {tail[-1]}"
+            if len(tail) > 1 and not verbose:
+                message += " (run with -v to see all of it)"
+        return message
     lines = str(exc).strip().splitlines()
-    message = lines[0] if lines else type(exc).__name__
-    cause = exc.__cause__ or exc.__context__
-    if isinstance(cause, ProcessExited) and cause.returncode is not None and "exited" not in message:
-        message += f" (server exited with code {cause.returncode})"
-    if _stderr_tail(exc) and not verbose:
-        message += "; run with -v to see the server's stderr"
-    return message
+    return lines[0] if lines else type(exc).__name__
 
 
-def _stderr_tail(exc: BaseException) -> str:
+def _find_cause(exc: Optional[BaseException], kind: type) -> Optional[BaseException]:
+    """``exc`` or the first exception in its cause/context chain that is a ``kind``."""
     seen = set()
     while exc is not None and id(exc) not in seen:
+        if isinstance(exc, kind):
+            return exc
         seen.add(id(exc))
-        if isinstance(exc, ProcessExited) and exc.stderr_tail:
-            return exc.stderr_tail
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return ""
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -890,7 +922,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 out.err.write(f"{ns.parser.prog}: error: {exc}\n")
                 return EXIT_USAGE
             except KeyboardInterrupt:
-                out.err.write(f"\n{PROG}: error: interrupted\n")
+                out.err.write(("\n" if _isatty(out.err) else "") + f"{PROG}: error: interrupted\n")
                 return EXIT_INTERRUPTED
             except (MCPError, ValueError, TypeError, OSError) as exc:
                 if isinstance(exc, BrokenPipeError):

@@ -12,12 +12,15 @@ import logging
 import re
 import shlex
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from ._version import __version__
 from ._validation import validate_structured
-from .errors import CapabilityError, ClientClosedError, MethodNotFound, ProtocolError, SchemaValidationError
+from .errors import (
+    CapabilityError, ClientClosedError, ConnectError, MethodNotFound, ProtocolError, SchemaValidationError,
+    TransportError,
+)
 from .protocol import (
     LOG_LEVELS, check_server_version, choose_offer, initialize_params, required_capability, server_has,
 )
@@ -28,6 +31,9 @@ from .types import (
     Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool,
     ToolResult,
 )
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["DEFAULT", "Client"]
 
@@ -150,7 +156,7 @@ class Client:
                                 on_notification=self._handle_notification, max_workers=max_workers)
         self._state = "new"
         self._state_lock = threading.Lock()
-        self._pager: Optional[ThreadPoolExecutor] = None
+        self._pager: Optional["ThreadPoolExecutor"] = None
         self._tools: Dict[str, Tool] = {}
         self._missing: Dict[str, str] = {}
         self._version: Optional[str] = None
@@ -186,10 +192,13 @@ class Client:
                              for c in [required_capability(m, self._version)]
                              if c is not None and not server_has(caps, c)}
             self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
-            if self._server_info.name:
-                name = re.sub(r"[^A-Za-z0-9_-]+", "_", self._server_info.name)
-                self._server_log = logging.getLogger(f"mcpclient.server.{name}")
             self._session.notify("notifications/initialized")
+        except ConnectError:
+            self.close()
+            raise
+        except TransportError as exc:
+            self.close()
+            raise ConnectError(f"the handshake with {self.transport.name} failed: {exc}") from exc
         except BaseException:
             self.close()
             raise
@@ -243,7 +252,8 @@ class Client:
 
     @property
     def is_closed(self) -> bool:
-        return self._state == "closed"
+        """True once the client can make no more calls: closed, or its connection ended."""
+        return self._state == "closed" or self._session.is_closed
 
     @property
     def session(self) -> Session:
@@ -255,26 +265,34 @@ class Client:
     def _timeout(self, timeout: Any) -> Optional[float]:
         return self.timeout if timeout is DEFAULT else timeout
 
-    def _start(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
-               timeout: Any, on_progress: Optional[ProgressCallback] = None, watch: bool = True,
-               reset_timeout_on_progress: Optional[bool] = None) -> CallFuture:
+    def _options(self, method: str, timeout: Any, on_progress: Optional[ProgressCallback],
+                 reset_timeout_on_progress: Optional[bool], check: bool) -> Dict[str, Any]:
+        """Check the client can send ``method`` now, and resolve the per-call options."""
         if self._state != "ready":
             if self._state == "closed":
                 raise ClientClosedError(f"{method}: the client is closed")
             raise ClientClosedError(f"{method}: the client is not connected; call connect() or use 'with'")
-        capability = self._missing.get(method)
-        if capability is not None:
-            raise CapabilityError(capability, method)
+        if check:
+            capability = self._missing.get(method)
+            if capability is not None:
+                raise CapabilityError(capability, method)
         reset = self.reset_timeout_on_progress if reset_timeout_on_progress is None else reset_timeout_on_progress
-        return self._session.start_request(
-            method, params, timeout=self._timeout(timeout), on_progress=on_progress,
-            reset_timeout_on_progress=reset, max_total_timeout=self.max_total_timeout if reset else None,
-            transform=transform, watch=watch)
+        return {"timeout": self.timeout if timeout is DEFAULT else timeout, "on_progress": on_progress,
+                "reset_timeout_on_progress": reset, "max_total_timeout": self.max_total_timeout if reset else None}
+
+    def _start(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
+               timeout: Any, on_progress: Optional[ProgressCallback] = None,
+               reset_timeout_on_progress: Optional[bool] = None, check: bool = True) -> CallFuture:
+        """Send a request; return its future."""
+        options = self._options(method, timeout, on_progress, reset_timeout_on_progress, check)
+        return self._session.start_request(method, params, transform=transform, **options)
 
     def _run(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
-             timeout: Any, on_progress: Optional[ProgressCallback] = None, **options: Any) -> Any:
-        self._session.check_not_reader(method)
-        return self._session.wait(self._start(method, params, transform, timeout, on_progress, False, **options))
+             timeout: Any, on_progress: Optional[ProgressCallback] = None,
+             reset_timeout_on_progress: Optional[bool] = None, check: bool = True) -> Any:
+        """Send a request; block for its (transformed) result."""
+        options = self._options(method, timeout, on_progress, reset_timeout_on_progress, check)
+        return self._session.request(method, params, transform=transform, **options)
 
     def _background(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> "Future[T]":
         """Run a multi-request operation (pagination) on a small pool and return its future."""
@@ -282,6 +300,8 @@ class Client:
             if self._state == "closed":
                 raise ClientClosedError("the client is closed")
             if self._pager is None:
+                from concurrent.futures import ThreadPoolExecutor
+
                 self._pager = ThreadPoolExecutor(self._max_workers, f"mcpclient-{self._session.instance}-pager")
             return self._pager.submit(fn, *args, **kwargs)
 
@@ -289,11 +309,11 @@ class Client:
 
     def request(self, method: str, params: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT) -> Any:
         """Send any request and return the raw ``result`` (the escape hatch; no capability check)."""
-        return self._run(method, params, None, timeout)
+        return self._run(method, params, None, timeout, check=False)
 
     def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                        timeout: Any = DEFAULT) -> "Future[Any]":
-        return self._start(method, params, None, timeout)
+        return self._start(method, params, None, timeout, check=False)
 
     def ping(self, *, timeout: Any = DEFAULT) -> None:
         """Check the server answers (``ping``)."""

@@ -8,6 +8,7 @@ This module imports nothing from mcpclient.
 """
 from __future__ import annotations
 
+from concurrent.futures import CancelledError
 from typing import Any, ClassVar, Dict, Optional, Type
 
 __all__ = [
@@ -163,11 +164,22 @@ class ProtocolError(MCPError):
 
 
 class RequestTimeout(MCPError, TimeoutError):
-    """No answer within the timeout; the request was cancelled on the server (best effort)."""
+    """No answer within the timeout; the request was cancelled on the server (best effort).
+
+    Retrying is safe only if the request is idempotent: the server may have acted on it.
+    """
+
+    def __init__(self, message: str, *, method: Optional[str] = None, request_id: Any = None):
+        self.method = method
+        self.request_id = request_id
+        super().__init__(message)
 
 
-class RequestCancelled(MCPError):
-    """The call was cancelled on this side (``Future.cancel()``) before an answer arrived."""
+class RequestCancelled(MCPError, CancelledError):
+    """The call was cancelled on this side (``Future.cancel()``) before an answer arrived.
+
+    It is also a ``concurrent.futures.CancelledError``, what cancelled futures raise.
+    """
 
 
 class ClientClosedError(MCPError, RuntimeError):

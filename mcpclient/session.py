@@ -16,17 +16,18 @@ import itertools
 import logging
 import math
 import threading
-import time
 import weakref
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
+from time import monotonic as _monotonic
+from _thread import allocate_lock as _allocate_lock
+from _thread import get_ident as _get_ident
+from concurrent.futures import CancelledError, Future
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._wire import format_message, wire_log
 from ._threads import Lane, next_instance, start_thread
 from .errors import (
     ClientClosedError, ConnectionClosed, MCPError, MethodNotFound, ProcessExited, ProtocolError,
-    ReaderThreadError, RequestTimeout, RPCError,
+    ReaderThreadError, RequestCancelled, RequestTimeout, RPCError,
 )
 from .transports.base import Transport
 
@@ -49,44 +50,86 @@ class CallFuture(Future):
     thread, which must not block: hand real work to another thread.
     """
 
-    def __init__(self, session: "Session", request_id: int, method: str, timeout: Optional[float],
-                 reset_on_progress: bool, max_total: Optional[float]) -> None:
+    def __init__(self, session: "Session", request_id: int, method: str) -> None:
         super().__init__()
         self.request_id = request_id
         self.method = method
         self._session = session
-        self._timeout = timeout
-        self._reset_on_progress = reset_on_progress
-        self._started = self.last_activity = time.monotonic()
-        self._hard = self._started + max_total if max_total is not None else _INF
-
-    def deadline(self) -> float:
-        """Monotonic time at which this call times out (``inf`` for never)."""
-        if self._timeout is None:
-            return self._hard
-        base = self.last_activity if self._reset_on_progress else self._started
-        return min(base + self._timeout, self._hard)
 
     def cancel(self) -> bool:
         if not self._session._abandon(self.request_id, "cancelled by the client"):
             return self.cancelled()  # already answered (or being answered): too late to cancel
         return super().cancel()
 
+    def result(self, timeout: Optional[float] = None) -> Any:
+        """The value; raises ``RequestCancelled`` (a ``CancelledError``) if it was cancelled."""
+        try:
+            return super().result(timeout)
+        except CancelledError as exc:
+            raise self._cancelled_error() from exc
 
-class _Pending:
-    __slots__ = ("future", "transform", "on_progress")
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        try:
+            return super().exception(timeout)
+        except CancelledError as exc:
+            raise self._cancelled_error() from exc
 
-    def __init__(self, future: CallFuture, transform: Optional[Callable[[Any], Any]],
-                 on_progress: Optional[ProgressCallback]) -> None:
-        self.future = future
+    def _cancelled_error(self) -> RequestCancelled:
+        return RequestCancelled(f"{self.method} (id {self.request_id}) was cancelled")
+
+
+class _Call:
+    """One outstanding request: its deadline, how to turn the reply into a value, and where the
+    value goes — a ``CallFuture``, or (for blocking callers, cheaper) a pre-acquired lock."""
+
+    __slots__ = ("rid", "method", "transform", "on_progress", "progress_queued", "timeout", "reset_on_progress",
+                 "started", "last_activity", "hard", "future", "done", "value", "error", "finished", "__weakref__")
+
+    def __init__(self, rid: int, method: str, transform: Optional[Callable[[Any], Any]],
+                 on_progress: Optional[ProgressCallback], timeout: Optional[float], reset_on_progress: bool,
+                 max_total: Optional[float], future: Optional[CallFuture]) -> None:
+        self.rid = rid
+        self.method = method
         self.transform = transform
         self.on_progress = on_progress
+        self.progress_queued = False
+        self.timeout = timeout
+        self.reset_on_progress = reset_on_progress
+        self.started = self.last_activity = _monotonic()
+        self.hard = self.started + max_total if max_total is not None else _INF
+        self.future = future
+        self.finished = False
+        self.value: Any = None
+        self.error: Optional[BaseException] = None
+        if future is None:
+            self.done = _allocate_lock()
+            self.done.acquire()
+
+    def deadline(self) -> float:
+        """Monotonic time at which this call times out (``inf`` for never)."""
+        if self.timeout is None:
+            return self.hard
+        base = self.last_activity if self.reset_on_progress else self.started
+        return min(base + self.timeout, self.hard)
+
+    def finish(self, value: Any, error: Optional[BaseException]) -> None:
+        """Deliver the outcome; called exactly once, by whoever popped the call from the table."""
+        self.finished = True
+        fut = self.future
+        if fut is None:
+            self.value = value
+            self.error = error
+            self.done.release()
+        elif error is None:
+            fut.set_result(value)
+        else:
+            fut.set_exception(error)
 
 
-def _live(ref: "weakref.ref[CallFuture]") -> Optional[CallFuture]:
-    """The referenced future if it still exists and is not finished."""
-    fut = ref()
-    return None if fut is None or fut.done() else fut
+def _live(ref: "weakref.ref[_Call]") -> Optional[_Call]:
+    """The referenced call if it still exists and is not finished."""
+    call = ref()
+    return None if call is None or call.finished else call
 
 
 def _error_response(rid: Any, code: int, message: str, data: Any = None) -> Dict[str, Any]:
@@ -124,18 +167,20 @@ class Session:
         self._notifier = Lane(f"{prefix}-notify", 1, max_queued)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._pending: Dict[int, _Pending] = {}
+        self._pending: Dict[int, _Call] = {}
+        self._deferred: Dict[int, Tuple[_Call, Dict[str, Any]]] = {}  # answered, queued behind progress
         self._abandoned: Dict[int, None] = {}
         self._cancelled_incoming: Dict[Any, None] = {}
         self._closed_error: Optional[Callable[[], MCPError]] = None
         self._closing = False
         self._closed = threading.Event()
         self._reader: Optional[threading.Thread] = None
-        self._reader_ident: Optional[int] = None
+        self._io_idents: Tuple[int, ...] = ()  # reader and timer: a blocking call there would deadlock
         self._timer: Optional[threading.Thread] = None
         self._timer_cond = threading.Condition()
-        self._timer_heap: List[Tuple[float, int, "weakref.ref[CallFuture]"]] = []
-        self.late_replies = 0
+        self._timer_heap: List[Tuple[float, int, "weakref.ref[_Call]"]] = []
+        self.late_replies = 0  # replies to calls that had timed out or been cancelled
+        self.skipped_messages = 0  # JSON values that are not JSON-RPC messages
         self.unknown_replies = 0
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -161,12 +206,16 @@ class Session:
             if not already:
                 self._closed_error = lambda: ClientClosedError("the client is closed")
                 pending, self._pending = self._pending, {}
+                deferred, self._deferred = self._deferred, {}
         if already:
-            if threading.current_thread() is not self._reader:
+            # Wait for the first close() to finish, unless we are one of the threads it joins.
+            if not self._owns_current_thread():
                 self._closed.wait(timeout)
             return
-        for p in pending.values():
-            p.future.set_exception(ClientClosedError(f"{p.future.method} abandoned: the client was closed"))
+        for call in pending.values():
+            call.finish(None, ClientClosedError(f"{call.method} abandoned: the client was closed"))
+        for entry in deferred.values():  # answered already: deliver the answer
+            self._finish(*entry)
         try:
             self.transport.close()
         finally:
@@ -181,6 +230,10 @@ class Session:
             self._notifier.shutdown(timeout)
             self._closed.set()
 
+    def _owns_current_thread(self) -> bool:
+        ident = _get_ident()
+        return ident in self._io_idents or ident in self._handlers.idents or ident in self._notifier.idents
+
     def threads(self) -> List[threading.Thread]:
         """Every thread this session started that may still be alive (for tests and diagnostics)."""
         found = [t for t in (self._reader, self._timer) if t is not None]
@@ -193,20 +246,67 @@ class Session:
         if factory is not None:
             raise factory()
 
+    def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
+                timeout: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
+                reset_timeout_on_progress: bool = False, max_total_timeout: Optional[float] = None,
+                transform: Optional[Callable[[Any], Any]] = None) -> Any:
+        """Send a request and block until its result (or a typed error).
+
+        ``transform`` turns the raw result into the return value (it runs on the reader thread).
+        On timeout the request is cancelled on the server and ``RequestTimeout`` raised; with
+        ``reset_timeout_on_progress`` each progress notification restarts the timeout, up to
+        ``max_total_timeout`` seconds in all.
+        """
+        if _get_ident() in self._io_idents:
+            self.check_not_reader(method)
+        call = self._send_request(method, params, transform, on_progress, timeout, reset_timeout_on_progress,
+                                  max_total_timeout, None)
+        done = call.done
+        try:
+            while True:
+                deadline = call.deadline()
+                if deadline == _INF:
+                    done.acquire()
+                    break
+                remaining = deadline - _monotonic()
+                if remaining <= 0:
+                    self._expire(call)
+                    done.acquire()  # finished by _expire, or by the reader that beat it
+                    break
+                if done.acquire(True, remaining):
+                    break
+                # else: progress may have moved the deadline; loop and re-check
+        except BaseException:  # e.g. KeyboardInterrupt while waiting: stop the server's work too
+            if self._abandon(call.rid, "interrupted"):
+                call.finished = True
+            raise
+        if call.error is not None:
+            raise call.error
+        return call.value
+
     def start_request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                       timeout: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
                       reset_timeout_on_progress: bool = False, max_total_timeout: Optional[float] = None,
-                      transform: Optional[Callable[[Any], Any]] = None, watch: bool = True) -> CallFuture:
-        """Send a request and return its future at once.
+                      transform: Optional[Callable[[Any], Any]] = None) -> CallFuture:
+        """Send a request and return its future at once (see ``request`` for the options).
 
-        ``transform`` turns the raw result into the future's value (it runs on the reader thread).
-        With ``watch`` the timeout is enforced by a timer thread even if nobody waits; the blocking
-        ``request()`` enforces it itself and passes ``watch=False``.
+        The timeout is enforced by a timer thread even if nobody waits on the future.
         """
-        self._check_open()
+        fut = CallFuture(self, 0, method)
+        call = self._send_request(method, params, transform, on_progress, timeout, reset_timeout_on_progress,
+                                  max_total_timeout, fut)
+        if call.deadline() != _INF:
+            self._watch(call)
+        return fut
+
+    def _send_request(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
+                      on_progress: Optional[ProgressCallback], timeout: Optional[float], reset: bool,
+                      max_total: Optional[float], fut: Optional[CallFuture]) -> _Call:
         rid = next(self._ids)
-        fut = CallFuture(self, rid, method, timeout, reset_timeout_on_progress, max_total_timeout)
-        if on_progress is not None or reset_timeout_on_progress:
+        if fut is not None:
+            fut.request_id = rid
+        call = _Call(rid, method, transform, on_progress, timeout, reset, max_total, fut)
+        if on_progress is not None or reset:
             params = dict(params or {})
             meta = dict(params.get("_meta") or {})
             meta["progressToken"] = rid
@@ -215,41 +315,19 @@ class Session:
         if params is not None:
             message["params"] = params
         with self._lock:
-            self._check_open()
-            self._pending[rid] = _Pending(fut, transform, on_progress)
+            if self._closed_error is not None:
+                raise self._closed_error()
+            self._pending[rid] = call
         try:
             self._send(message)
-        except MCPError:
+        except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
             with self._lock:
                 self._pending.pop(rid, None)
+                closing = self._closing
+            if closing and isinstance(exc, MCPError):  # close() raced with this call: say so
+                raise ClientClosedError(f"{method}: the client was closed") from exc
             raise
-        if watch and fut.deadline() != _INF:
-            self._watch(fut)
-        return fut
-
-    def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                timeout: Optional[float] = None, **options: Any) -> Any:
-        """Send a request and block until its result (or a typed error). See ``start_request``."""
-        self.check_not_reader(method)
-        return self.wait(self.start_request(method, params, timeout=timeout, watch=False, **options))
-
-    def wait(self, fut: CallFuture) -> Any:
-        """Block until ``fut`` completes or its deadline passes (then cancel it on the server)."""
-        self.check_not_reader(fut.method)
-        while True:
-            deadline = fut.deadline()
-            if deadline == _INF:
-                return fut.result()
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self._expire(fut)
-                return fut.result()
-            try:
-                return fut.result(remaining)
-            except FutureTimeout:
-                if fut.done():  # the future's own error (RequestTimeout is a TimeoutError too)
-                    raise
-                # else: progress may have moved the deadline; loop and re-check
+        return call
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""
@@ -266,10 +344,10 @@ class Session:
 
     def check_not_reader(self, method: str) -> None:
         """Raise ``ReaderThreadError`` when called on the reader thread (a blocking call would deadlock)."""
-        if threading.get_ident() == self._reader_ident:
+        if _get_ident() in self._io_idents:
             raise ReaderThreadError(
-                f"{method} would block the connection's reader thread (a future done-callback?); "
-                "call it from another thread")
+                f"{method} would block the connection's {threading.current_thread().name} thread "
+                "(in a future's done-callback?); call it from another thread")
 
     def _send_quietly(self, message: Dict[str, Any]) -> None:
         try:
@@ -288,19 +366,19 @@ class Session:
             self._abandoned[rid] = None
             if len(self._abandoned) > _ABANDONED_MEMORY:
                 del self._abandoned[next(iter(self._abandoned))]
-        if p.future.method != "initialize":  # the spec forbids cancelling initialize
+        if p.method != "initialize":  # the spec forbids cancelling initialize
             self._send_quietly({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                 "params": {"requestId": rid, "reason": reason}})
         return True
 
-    def _expire(self, fut: CallFuture) -> None:
-        if self._abandon(fut.request_id, "timed out"):
-            waited = time.monotonic() - fut._started
-            fut.set_exception(RequestTimeout(
-                f"{fut.method} (id {fut.request_id}) got no answer in {waited:.3g} s; "
-                "cancelled it on the server"))
+    def _expire(self, call: _Call) -> None:
+        if self._abandon(call.rid, "timed out"):
+            waited = _monotonic() - call.started
+            call.finish(None, RequestTimeout(
+                f"{call.method} (id {call.rid}) got no answer in {waited:.3g} s; cancelled it on the server",
+                method=call.method, request_id=call.rid))
 
-    def _watch(self, fut: CallFuture) -> None:
+    def _watch(self, call: _Call) -> None:
         # The heap holds weak references: a finished future nobody keeps is freed at once, and
         # finished entries are swept when they outnumber the live ones.
         with self._timer_cond:
@@ -308,8 +386,9 @@ class Session:
             if len(heap) > 1024 and len(heap) > 2 * len(self._pending):
                 heap[:] = [e for e in heap if _live(e[2]) is not None]
                 heapq.heapify(heap)
-            wake = not heap or fut.deadline() < heap[0][0]
-            heapq.heappush(heap, (fut.deadline(), fut.request_id, weakref.ref(fut)))
+            deadline = call.deadline()
+            wake = not heap or deadline < heap[0][0]
+            heapq.heappush(heap, (deadline, call.rid, weakref.ref(call)))
             if self._timer is None:
                 self._timer = start_thread(self._timer_loop, f"mcpclient-{self.instance}-timer")
             elif wake:
@@ -317,11 +396,13 @@ class Session:
 
     def _timer_loop(self) -> None:
         """Expire watched futures at their deadlines (re-queueing those that progress extended)."""
+        with self._lock:
+            self._io_idents += (_get_ident(),)  # done-callbacks of expired futures run here too
         heap = self._timer_heap
         while True:
             with self._timer_cond:
                 while not self._closing:
-                    now = time.monotonic()
+                    now = _monotonic()
                     if heap and heap[0][0] <= now:
                         break
                     self._timer_cond.wait(heap[0][0] - now if heap else None)
@@ -330,20 +411,21 @@ class Session:
                 due = []
                 while heap and heap[0][0] <= now:
                     entry = heapq.heappop(heap)
-                    fut = _live(entry[2])
-                    if fut is None:
+                    call = _live(entry[2])
+                    if call is None:
                         continue
-                    if fut.deadline() > now:  # progress moved it
-                        heapq.heappush(heap, (fut.deadline(), entry[1], entry[2]))
+                    if call.deadline() > now:  # progress moved it
+                        heapq.heappush(heap, (call.deadline(), entry[1], entry[2]))
                     else:
-                        due.append(fut)
-            for fut in due:
-                self._expire(fut)
+                        due.append(call)
+            for call in due:
+                self._expire(call)
 
     # --- incoming -------------------------------------------------------------------------------
 
     def _read_loop(self) -> None:
-        self._reader_ident = threading.get_ident()
+        with self._lock:
+            self._io_idents += (_get_ident(),)
         reason: Optional[BaseException] = None
         receive = self.transport.receive
         try:
@@ -369,6 +451,7 @@ class Session:
     def _dispatch(self, msg: Any) -> None:
         try:
             if type(msg) is not dict:
+                self.skipped_messages += 1
                 log.warning("skipped a message that is not a JSON object: %.200r", msg)
             elif "method" in msg:
                 self._dispatch_incoming(msg)
@@ -383,23 +466,40 @@ class Session:
         if type(rid) is int:
             with self._lock:
                 p = self._pending.pop(rid, None)
+                if p is not None and p.progress_queued:
+                    # Its progress callbacks are queued on the notification lane: finish the call
+                    # behind them, so the caller never returns before its own progress was reported.
+                    self._deferred[rid] = (p, msg)
         if p is None:
             self._unmatched(rid, msg)
-            return
-        fut = p.future
+        elif not p.progress_queued:
+            self._finish(p, msg)
+        elif not self._notifier.try_submit("call completion", self._finish_deferred, rid):
+            self._finish_deferred(rid)
+
+    def _finish_deferred(self, rid: int) -> None:
+        with self._lock:
+            entry = self._deferred.pop(rid, None)
+        if entry is not None:  # else close() finished it already
+            self._finish(*entry)
+
+    @staticmethod
+    def _finish(call: _Call, msg: Dict[str, Any]) -> None:
+        """Complete a popped call from its reply (the caller owns the pop)."""
         if "result" in msg:
             result = msg["result"]
-            if p.transform is not None:
+            transform = call.transform
+            if transform is not None:
                 try:
-                    result = p.transform(result)
+                    result = transform(result)
                 except Exception as exc:
-                    fut.set_exception(exc)
+                    call.finish(None, exc)
                     return
-            fut.set_result(result)
+            call.finish(result, None)
         elif "error" in msg:
-            fut.set_exception(RPCError.from_wire(msg["error"], fut.method))
+            call.finish(None, RPCError.from_wire(msg["error"], call.method))
         else:
-            fut.set_exception(ProtocolError(f"reply to {fut.method} has neither result nor error"))
+            call.finish(None, ProtocolError(f"reply to {call.method} has neither result nor error"))
 
     def _unmatched(self, rid: Any, msg: Dict[str, Any]) -> None:
         with self._lock:
@@ -438,10 +538,11 @@ class Session:
         p = self._pending.get(token) if type(token) is int else None  # dict.get is atomic
         if p is None:
             return
-        p.future.last_activity = time.monotonic()
-        if p.on_progress is not None:
-            self._notifier.try_submit("on_progress callback", p.on_progress, params.get("progress"),
-                                      params.get("total"), params.get("message"))
+        p.last_activity = _monotonic()
+        if p.on_progress is not None and self._notifier.try_submit(
+                "on_progress callback", p.on_progress, params.get("progress"), params.get("total"),
+                params.get("message")):
+            p.progress_queued = True
 
     def _answer(self, rid: Any, method: str, params: Dict[str, Any]) -> None:
         """Run the request handler on a handler thread and send its answer (unless cancelled)."""
@@ -476,7 +577,7 @@ class Session:
             pending, self._pending = self._pending, {}
         if pending and not self._closing:
             log.warning("connection lost with %d calls pending: %s", len(pending), reason)
-        for p in pending.values():
+        for call in pending.values():
             exc = factory()
             exc.__cause__ = reason
-            p.future.set_exception(exc)
+            call.finish(None, exc)

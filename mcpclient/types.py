@@ -7,9 +7,8 @@ lenient about extras and strict only where a missing field would make the object
 """
 from __future__ import annotations
 
-import base64
 import binascii
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from .errors import ProtocolError, ToolError
@@ -39,6 +38,42 @@ __all__ = [
 Raw = Dict[str, Any]
 
 
+class _Record:
+    """Base of every result class: shared ``__repr__``, ``__eq__`` and ``__hash__``.
+
+    They behave like the ones ``@dataclass`` would generate (``raw`` and other ``repr=False`` /
+    ``compare=False`` fields are left out), but are written once instead of being compiled for
+    each of these classes at import time, which halves the cost of importing mcpclient.
+    """
+
+    __slots__ = ()
+    _shown: Dict[type, Any] = {}
+    _compared: Dict[type, Any] = {}
+
+    def _names(self, table: Dict[type, Any], attr: str) -> Any:
+        cls = type(self)
+        names = table.get(cls)
+        if names is None:
+            names = table[cls] = tuple(f.name for f in fields(cls) if getattr(f, attr))
+        return names
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._names(_Record._shown, "repr"))
+        return f"{type(self).__name__}({shown})"
+
+    def __eq__(self, other: Any) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self._names(_Record._compared, "compare"))
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, n) for n in self._names(_Record._compared, "compare")))
+
+
+#: Frozen dataclasses that inherit repr/eq/hash from ``_Record`` (see its docstring).
+_record = dataclass(frozen=True, repr=False, eq=False)
+
+
 def _require(raw: Any, key: str, what: str) -> Any:
     if not isinstance(raw, dict):
         raise ProtocolError(f"{what}: expected an object, got {type(raw).__name__}")
@@ -51,14 +86,16 @@ def _require(raw: Any, key: str, what: str) -> Any:
 def _b64decode(data: Any, what: str) -> bytes:
     if not isinstance(data, str):
         raise ProtocolError(f"{what}: base64 data must be a string")
+    import base64  # deferred: import time
+
     try:
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise ProtocolError(f"{what}: invalid base64 data") from exc
 
 
-@dataclass(frozen=True)
-class Implementation:
+@_record
+class Implementation(_Record):
     """Name and version of a client or server (``serverInfo``)."""
 
     name: str
@@ -78,8 +115,10 @@ class Implementation:
 
 # --- content ------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class TextContent:
+@_record
+class TextContent(_Record):
+    """Text (``text``)."""
+
     text: str
     annotations: Optional[Raw] = None
     meta: Optional[Raw] = None
@@ -87,32 +126,38 @@ class TextContent:
     type: str = field(default="text", init=False)
 
 
-@dataclass(frozen=True)
-class ImageContent:
-    """An image; ``data`` is the decoded bytes (the wire carries base64)."""
+@_record
+class _MediaContent(_Record):
+    """Shared fields of image and audio content."""
 
     data: bytes = field(repr=False)
     mime_type: str
     annotations: Optional[Raw] = None
     meta: Optional[Raw] = None
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "Content":
+        return cls(_b64decode(raw.get("data"), f"{raw.get('type')} content"), str(raw.get("mimeType", "")),
+                   raw.get("annotations"), raw.get("_meta"), raw)
+
+
+@_record
+class ImageContent(_MediaContent):
+    """An image; ``data`` is the decoded bytes (the wire carries base64)."""
+
     type: str = field(default="image", init=False)
 
 
-@dataclass(frozen=True)
-class AudioContent:
+@_record
+class AudioContent(_MediaContent):
     """Audio; ``data`` is the decoded bytes (the wire carries base64)."""
 
-    data: bytes = field(repr=False)
-    mime_type: str
-    annotations: Optional[Raw] = None
-    meta: Optional[Raw] = None
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
     type: str = field(default="audio", init=False)
 
 
-@dataclass(frozen=True)
-class ResourceContents:
+@_record
+class ResourceContents(_Record):
     """The contents of a resource: ``text`` for text, ``blob`` (decoded bytes) for binary."""
 
     uri: str
@@ -130,8 +175,8 @@ class ResourceContents:
                    None if blob is None else _b64decode(blob, f"resource {uri}"), raw.get("_meta"), raw)
 
 
-@dataclass(frozen=True)
-class ResourceLink:
+@_record
+class ResourceLink(_Record):
     """A link to a resource the server can serve (``resource_link``)."""
 
     uri: str
@@ -146,8 +191,8 @@ class ResourceLink:
     type: str = field(default="resource_link", init=False)
 
 
-@dataclass(frozen=True)
-class EmbeddedResource:
+@_record
+class EmbeddedResource(_Record):
     """Resource contents embedded in a message (``resource``)."""
 
     resource: ResourceContents
@@ -157,8 +202,8 @@ class EmbeddedResource:
     type: str = field(default="resource", init=False)
 
 
-@dataclass(frozen=True)
-class UnknownContent:
+@_record
+class UnknownContent(_Record):
     """A content block of a type this version does not know; kept, never an error."""
 
     type: str
@@ -175,16 +220,6 @@ def _text(raw: Raw) -> Content:
     return TextContent(text, raw.get("annotations"), raw.get("_meta"), raw)
 
 
-def _image(raw: Raw) -> Content:
-    return ImageContent(_b64decode(raw.get("data"), "image content"), str(raw.get("mimeType", "")),
-                        raw.get("annotations"), raw.get("_meta"), raw)
-
-
-def _audio(raw: Raw) -> Content:
-    return AudioContent(_b64decode(raw.get("data"), "audio content"), str(raw.get("mimeType", "")),
-                        raw.get("annotations"), raw.get("_meta"), raw)
-
-
 def _link(raw: Raw) -> Content:
     return ResourceLink(_require(raw, "uri", "resource_link"), str(raw.get("name", "")), raw.get("title"),
                         raw.get("description"), raw.get("mimeType"), raw.get("size"),
@@ -197,7 +232,7 @@ def _embedded(raw: Raw) -> Content:
 
 
 _CONTENT_PARSERS: Mapping[str, Callable[[Raw], Content]] = {
-    "text": _text, "image": _image, "audio": _audio, "resource_link": _link, "resource": _embedded,
+    "text": _text, "image": ImageContent.from_wire, "audio": AudioContent.from_wire, "resource_link": _link, "resource": _embedded,
 }
 
 
@@ -226,8 +261,8 @@ def _joined_text(content: List[Content]) -> str:
 
 # --- tools --------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Tool:
+@_record
+class Tool(_Record):
     """A tool the server offers. Schemas are kept exactly as received."""
 
     name: str
@@ -252,8 +287,8 @@ class Tool:
         return self.title or (self.annotations or {}).get("title") or self.name
 
 
-@dataclass(frozen=True)
-class ToolResult:
+@_record
+class ToolResult(_Record):
     """The result of ``tools/call``. ``is_error`` is data: call ``raise_for_error()`` to raise."""
 
     content: List[Content]
@@ -285,8 +320,10 @@ class ToolResult:
 
 # --- resources ----------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Resource:
+@_record
+class Resource(_Record):
+    """A resource the server lists (``resources/list``)."""
+
     uri: str
     name: str
     title: Optional[str] = None
@@ -305,8 +342,10 @@ class Resource:
                    raw.get("icons"), raw.get("_meta"), raw)
 
 
-@dataclass(frozen=True)
-class ResourceTemplate:
+@_record
+class ResourceTemplate(_Record):
+    """A parameterised resource URI (RFC 6570 ``uriTemplate``)."""
+
     uri_template: str
     name: str
     title: Optional[str] = None
@@ -326,8 +365,10 @@ class ResourceTemplate:
 
 # --- prompts and completion ---------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class PromptArgument:
+@_record
+class PromptArgument(_Record):
+    """One argument a prompt takes."""
+
     name: str
     title: Optional[str] = None
     description: Optional[str] = None
@@ -340,8 +381,10 @@ class PromptArgument:
                    bool(raw.get("required", False)), raw)
 
 
-@dataclass(frozen=True)
-class Prompt:
+@_record
+class Prompt(_Record):
+    """A prompt template the server offers (``prompts/list``)."""
+
     name: str
     title: Optional[str] = None
     description: Optional[str] = None
@@ -357,8 +400,10 @@ class Prompt:
                    raw.get("icons"), raw.get("_meta"), raw)
 
 
-@dataclass(frozen=True)
-class PromptMessage:
+@_record
+class PromptMessage(_Record):
+    """One message of a rendered prompt."""
+
     role: str
     content: Content
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
@@ -369,8 +414,8 @@ class PromptMessage:
                    parse_content(_require(raw, "content", "prompt message")), raw)
 
 
-@dataclass(frozen=True)
-class PromptResult:
+@_record
+class PromptResult(_Record):
     """The result of ``prompts/get``."""
 
     messages: List[PromptMessage]
@@ -387,8 +432,8 @@ class PromptResult:
                    raw.get("_meta"), raw)
 
 
-@dataclass(frozen=True)
-class Completion:
+@_record
+class Completion(_Record):
     """Suggested values for an argument (``completion/complete``)."""
 
     values: List[str]

@@ -101,8 +101,10 @@ def test_progress_resets_the_timeout(client):
     assert result.text == "done after 6 steps"
 
 
-def test_server_logs_go_to_the_python_logger(client, caplog):
-    name = client.server_info.name
+def test_server_logs_go_to_the_python_logger(client, server, caplog):
+    # One logger per server for both its stderr and its log notifications, named after the command.
+    name = client.transport.name
+    assert name == {"official": "official_server", "testing": "mcpclient_testing"}[server[0]]
     got = threading.Event()
 
     class Flag(logging.Handler):

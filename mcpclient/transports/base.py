@@ -50,14 +50,18 @@ class Transport(ABC):
         """Release everything; idempotent and bounded in time."""
 
 
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # built once: hot path
+_decode = json.JSONDecoder().decode
+
+
 def encode_frame(message: Any) -> bytes:
     """Compact UTF-8 JSON without a newline (JSON escapes newlines inside strings)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return _encode(message).encode("utf-8")
 
 
 def decode_frame(data: bytes) -> Any:
-    """Parse one frame; raise ``ProtocolError`` if it is not JSON (the caller logs and skips)."""
+    """Parse one UTF-8 frame; raise ``ProtocolError`` if it is not JSON (the caller logs and skips)."""
     try:
-        return json.loads(data)
+        return _decode(data.decode("utf-8"))
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
         raise ProtocolError(f"frame is not valid JSON: {exc}") from None

@@ -6,11 +6,13 @@ through memory sees what a server would see. The other side is a ``MemoryPeer`` 
 """
 from __future__ import annotations
 
-import queue
-from typing import Any, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Optional, Tuple
 
 from ..errors import ConnectionClosed
 from .base import Transport, decode_frame, encode_frame
+
+if TYPE_CHECKING:
+    import queue
 
 __all__ = ["MemoryPeer", "MemoryTransport"]
 
@@ -30,6 +32,8 @@ class _End:
 
     def receive(self, timeout: Optional[float] = None) -> Optional[Any]:
         """The next message, or ``None`` once the other side closed (or ``timeout`` passed)."""
+        import queue
+
         try:
             frame = self._inbox.get(timeout=timeout)
         except queue.Empty:
@@ -64,6 +68,8 @@ class MemoryTransport(_End, Transport):
 
     @classmethod
     def pair(cls) -> Tuple["MemoryTransport", MemoryPeer]:
+        import queue  # deferred: import time
+
         to_server: "queue.Queue[bytes]" = queue.Queue()
         to_client: "queue.Queue[bytes]" = queue.Queue()
         return cls(to_client, to_server), MemoryPeer(to_server, to_client)

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
-import subprocess
+import re
 import threading
 import weakref
 from collections import deque
-from typing import IO, Any, Callable, Deque, Dict, Mapping, Optional, Sequence, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, Mapping, Optional, Sequence, Union
 
 from .._threads import next_instance, start_thread
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError
 from .base import Transport, decode_frame, encode_frame
+
+if TYPE_CHECKING:
+    import subprocess
 
 __all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
 
@@ -39,23 +41,47 @@ _STDERR_TAIL_LINES = 20
 _POSIX = os.name == "posix"
 
 
-def _kill_group(proc: "subprocess.Popen[bytes]", sig: int) -> None:
-    """Signal the child's process group (POSIX) or the child itself; ignore 'already gone'."""
+_LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "bun", "bunx", "deno")
+
+
+def _default_name(argv: Sequence[str]) -> str:
+    """A readable label for a command: the script, module or package a launcher runs, else argv[0].
+
+    ``python server.py`` -> ``server``; ``python -m pkg.mod`` -> ``pkg_mod``; ``npx -y @x/srv`` -> ``srv``.
+    """
+    program = os.path.basename(argv[0])
+    label = program
+    if re.sub(r"[\d.]+$", "", program.lower().replace(".exe", "")) in _LAUNCHERS:
+        rest = list(argv[1:])
+        while rest and rest[0] in ("run", "x", "-y", "--yes", "-u", "-q"):
+            rest.pop(0)
+        if rest[:1] == ["-m"] and len(rest) > 1:
+            label = rest[1]
+        elif rest and not rest[0].startswith("-"):
+            label = os.path.splitext(os.path.basename(rest[0].rstrip("/")))[0]
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", label).strip("_") or "server"
+
+
+def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool) -> None:
+    """SIGTERM (or with ``hard`` SIGKILL) the child's process group; ignore 'already gone'.
+
+    On Windows there are no process groups to signal: the child itself is terminated.
+    """
+    import signal
+
     try:
         if _POSIX:
-            os.killpg(proc.pid, sig)
-        elif sig == getattr(signal, "SIGKILL", None):
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
         else:
             proc.terminate()
-    except (ProcessLookupError, PermissionError, OSError):
+    except OSError:  # ProcessLookupError, PermissionError: the group is gone already
         pass
 
 
 def _reap_at_exit(proc: "subprocess.Popen[bytes]") -> None:
     """Finalizer for forgotten transports: never leave the child (or its group) running."""
     if proc.poll() is None:
-        _kill_group(proc, signal.SIGKILL if _POSIX else signal.SIGTERM)
+        _kill_group(proc, hard=True)
 
 
 class StdioTransport(Transport):
@@ -103,7 +129,7 @@ class StdioTransport(Transport):
         self.max_message_size = max_message_size
         self.on_exit = on_exit
         self.terminate_grace = terminate_grace
-        self.name = name or os.path.basename(self.argv[0]).replace(".", "_") or "server"
+        self.name = name or _default_name(self.argv)
         self._stderr_sink = self._make_sink(stderr)
         self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._proc: Optional["subprocess.Popen[bytes]"] = None
@@ -113,6 +139,7 @@ class StdioTransport(Transport):
         self._threads: list = []
         self.instance = next_instance()
         self.skipped_lines = 0
+        self._receiving = False
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -125,6 +152,8 @@ class StdioTransport(Transport):
         return base
 
     def start(self) -> None:
+        import subprocess  # here, not at the top: it costs import time for users of other transports
+
         kwargs: Dict[str, Any] = {"start_new_session": True} if _POSIX else {
             "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
         try:
@@ -167,14 +196,16 @@ class StdioTransport(Transport):
                 pass
         if not self._exited.wait(self.terminate_grace):
             log.info("server %s did not exit after stdin closed; sending SIGTERM", self.name)
-            _kill_group(proc, signal.SIGTERM)
+            _kill_group(proc, hard=False)
             if not self._exited.wait(self.terminate_grace):
                 log.warning("server %s ignored SIGTERM; killing its process group", self.name)
-                _kill_group(proc, signal.SIGKILL if _POSIX else signal.SIGTERM)
+                _kill_group(proc, hard=True)
                 self._exited.wait(self.terminate_grace)
         # The leader is gone; members of its group it left behind (grandchildren) go too.
-        _kill_group(proc, signal.SIGKILL if _POSIX else signal.SIGTERM)
+        _kill_group(proc, hard=True)
         self._join_threads()
+        if not self._receiving:  # nobody reads stdout (a transport used without a session): close it here
+            proc.stdout.close()  # type: ignore[union-attr]
         self._finalizer.detach()
 
     def _join_threads(self) -> None:
@@ -200,6 +231,7 @@ class StdioTransport(Transport):
                 raise self._exit_error() from exc
 
     def receive(self) -> Optional[Any]:
+        self._receiving = True  # from now on the reader closes stdout when it sees EOF
         stdout = self._proc.stdout  # type: ignore[union-attr]
         limit = self.max_message_size
         while True:

@@ -1,0 +1,253 @@
+"""The ``mcpclient`` command line, run for real: child processes against the bundled test server."""
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from typing import List
+
+import pytest
+
+import mcpclient.testing
+from mcpclient.cli import main, parse_value
+
+TARGET = " ".join(shlex.quote(a) for a in mcpclient.testing.server_command())
+RUN_TIMEOUT = 30
+
+
+def run(*args: str) -> "subprocess.CompletedProcess[str]":
+    """``python -m mcpclient ARGS`` in a child process; output captured as text."""
+    return subprocess.run([sys.executable, "-m", "mcpclient", *args], capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT)
+
+
+def error_lines(stderr: str) -> List[str]:
+    return [line for line in stderr.splitlines() if line.strip()]
+
+
+def assert_one_error_line(proc: "subprocess.CompletedProcess[str]") -> str:
+    lines = error_lines(proc.stderr)
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("mcpclient: error: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    return lines[0]
+
+
+# --- demo ---------------------------------------------------------------------------------------
+
+def test_demo_shows_every_part_and_exits_0():
+    proc = run("demo")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for expected in ("mcpclient-testing", "2025-11-25", "instructions",      # server info
+                     "Tools (8)", "echo", "bad_output",                       # tool table
+                     "'hello, MCP'", '{"sum": 42}',                           # echo, add
+                     "done after 20 steps", "20 progress updates",            # slow + progress
+                     "[image image/png, 70 bytes]",                           # picture
+                     "00 01 02 ff", "'hello, world'",                         # resources
+                     "Please greet Ada in a formal way.",                     # prompt
+                     "formal, friendly, funny",                               # completion
+                     "is_error=True"):                                        # fail
+        assert expected in out, f"{expected!r} missing from demo output:\n{out}"
+    assert "{'" not in out  # no raw dict dumps
+    assert proc.stderr == ""  # stderr is not a terminal: no progress bar drawn
+
+
+def test_demo_json_is_one_json_document():
+    proc = run("demo", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["calls"]["add"]["structuredContent"] == {"sum": 42}
+    assert report["calls"]["fail"]["isError"] is True
+
+
+# --- commands, as child processes ---------------------------------------------------------------
+
+def test_tools_json_lists_every_tool():
+    proc = run("tools", TARGET, "--json")
+    assert proc.returncode == 0, proc.stderr
+    names = [tool["name"] for tool in json.loads(proc.stdout)]
+    assert names == ["echo", "add", "slow", "picture", "fail", "log", "bad_output", "mixed"]
+
+
+def test_call_add_json_has_structured_sum():
+    proc = run("call", TARGET, "add", "a=1", "b=2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["structuredContent"] == {"sum": 3}
+
+
+def test_call_echo_with_args_json():
+    proc = run("call", TARGET, "echo", "--args-json", '{"text": "hi there"}')
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "hi there\n"
+
+
+def test_call_slow_reports_progress_without_a_terminal():
+    proc = run("call", TARGET, "slow", "steps=3", "delay=0")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "done after 3 steps\n"
+    assert proc.stderr == ""  # no bar when stderr is a pipe
+
+
+def test_call_fail_prints_the_error_text_and_exits_1():
+    proc = run("call", TARGET, "fail", "message=it broke")
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "it broke" in assert_one_error_line(proc)
+
+
+def test_read_blob_shows_hex():
+    proc = run("read", TARGET, "test://blob")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "00 01 02 ff"
+
+
+def test_prompt_greet_with_string_argument():
+    proc = run("prompt", TARGET, "greet", "name=bob")
+    assert proc.returncode == 0, proc.stderr
+    assert "user: Please greet bob in a friendly way." in proc.stdout
+
+
+def test_ping_prints_round_trip_time():
+    proc = run("ping", TARGET)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("pong from mcpclient-testing in ")
+    assert proc.stdout.rstrip().endswith(" ms")
+
+
+def test_info_json():
+    proc = run("info", TARGET, "--json")
+    assert proc.returncode == 0, proc.stderr
+    info = json.loads(proc.stdout)
+    assert info["serverInfo"]["name"] == "mcpclient-testing"
+    assert info["protocolVersion"] == "2025-11-25"
+    assert "tools" in info["capabilities"]
+    assert info["instructions"].startswith("mcpclient-testing")
+
+
+def test_missing_command_is_one_error_line_exit_1():
+    proc = run("tools", "definitely-not-a-command-4242")
+    assert proc.returncode == 1
+    assert "definitely-not-a-command-4242" in assert_one_error_line(proc)
+
+
+def test_url_target_is_one_error_line_exit_1():
+    proc = run("ping", "http://127.0.0.1:9/mcp")
+    assert proc.returncode == 1
+    assert_one_error_line(proc)
+
+
+def test_unknown_tool_is_one_error_line():
+    proc = run("call", TARGET, "no_such_tool")
+    assert proc.returncode != 0
+    assert "no_such_tool" in assert_one_error_line(proc)
+
+
+def test_server_that_exits_at_once_is_reported_with_its_stderr():
+    crash = f"{shlex.quote(sys.executable)} -c \"import sys; sys.stderr.write('kaput\\n'); sys.exit(3)\""
+    proc = run("tools", crash)
+    assert proc.returncode == 1
+    line = assert_one_error_line(proc)
+    assert "code 3" in line and "kaput" in line
+
+
+def test_usage_errors_exit_2():
+    assert run("tools").returncode == 2                            # no target
+    assert run("call", TARGET, "add", "a").returncode == 2         # not key=value
+    assert run("call", TARGET, "add", "--args-json", "[1]").returncode == 2
+    assert run("nonsense").returncode == 2
+
+
+def test_config_file_selects_a_server(tmp_path):
+    argv = mcpclient.testing.server_command("--name", "from-config")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "testing": {"command": argv[0], "args": argv[1:], "env": {"EXAMPLE": "1"}, "cwd": str(tmp_path)},
+        "other": {"command": "definitely-not-a-command-4242"},
+    }}))
+    proc = run("info", "--config", str(config), "--server", "testing")
+    assert proc.returncode == 0, proc.stderr
+    assert "from-config" in proc.stdout
+
+    proc = run("call", "--config", str(config), "--server", "testing", "add", "a=2", "b=3", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["structuredContent"] == {"sum": 5}
+
+    proc = run("tools", "--config", str(config), "--server", "missing")
+    assert proc.returncode == 1
+    assert "testing" in assert_one_error_line(proc)  # lists the available names
+
+
+def test_verbose_shows_wire_traffic_on_stderr():
+    proc = run("ping", TARGET, "-v")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert any(line.startswith('-> {"jsonrpc": "2.0", "id": 1, "method": "initialize"') for line in lines)
+    assert any(line.startswith("<- ") for line in lines)
+    assert any('"method": "ping"' in line for line in lines)
+    assert proc.stdout.startswith("pong")
+
+
+def test_verbose_error_shows_traceback():
+    proc = run("tools", "definitely-not-a-command-4242", "-v")
+    assert proc.returncode == 1
+    assert "Traceback" in proc.stderr
+    assert proc.stderr.rstrip().splitlines()[-1].startswith("mcpclient: error: ")
+
+
+# --- in process ---------------------------------------------------------------------------------
+
+def test_main_in_process_tools_table(capsys):
+    assert main(["tools", TARGET]) == 0
+    out = capsys.readouterr().out
+    header, *rows = out.splitlines()
+    assert header.split() == ["TOOL", "ARGUMENTS", "DESCRIPTION"]
+    assert rows[0].split()[:2] == ["echo", "text"]
+    assert any(row.startswith("slow ") and "[steps], [delay]" in row for row in rows)
+
+
+def test_main_in_process_renders_every_content_type(capsys):
+    assert main(["call", TARGET, "mixed"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "some text",
+        "[image image/png, 70 bytes]",
+        "[audio audio/wav, 46 bytes]",
+        "[link test://text]",
+        "hello, world",
+        "[unknown type hologram]",
+    ]
+
+
+def test_main_in_process_structured_content_shown_once(capsys):
+    assert main(["call", TARGET, "picture"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("[image image/png, 70 bytes]\na 1x1 pixel\n")
+    assert json.loads(out.split("a 1x1 pixel\n", 1)[1]) == {"width": 1, "height": 1}
+
+
+def test_main_in_process_resources_lists_templates(capsys):
+    assert main(["resources", TARGET]) == 0
+    out = capsys.readouterr().out
+    assert "test://text" in out and "test://blob" in out and "test://greeting/{name}" in out
+
+
+def test_main_in_process_quoted_json_string_and_hint(capsys):
+    assert main(["call", TARGET, "echo", 'text="42"']) == 0
+    assert capsys.readouterr().out == "42\n"
+    assert main(["call", TARGET, "echo", "text=42"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "quote it" in err
+
+
+def test_main_in_process_usage_error_returns_2(capsys):
+    assert main(["read", TARGET]) == 2
+    assert "URI" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, value", [
+    ("3", 3), ("2.5", 2.5), ("true", True), ("null", None), ("bob", "bob"), ('"3"', "3"),
+    ("[1, 2]", [1, 2]), ('{"a": 1}', {"a": 1}), ("NaN", "NaN"), ("", ""), ("hello world", "hello world"),
+])
+def test_parse_value(text, value):
+    assert parse_value(text) == value
