@@ -1,12 +1,12 @@
 """The JSON-RPC engine: ids, the pending table, the reader thread, dispatch, timeouts, cancellation.
 
 One ``Session`` per connection. The reader thread is the only caller of ``transport.receive()``;
-it completes the future of each response by id and hands every server-initiated message to a
-bounded lane (``_threads.Lane``), so it never runs user code and never blocks on anything but the
-transport. Methods and params are opaque here: MCP meaning lives in ``client.py``.
+it completes the call of each response by id (a ``CallFuture``, or for a blocking caller a plain
+lock, which is cheaper) and hands every server-initiated message to a bounded lane
+(``_threads.Lane``), so it never runs user code and never blocks on anything but the transport. Methods and params are opaque here: MCP meaning lives in ``client.py``.
 
 Locking: one lock (``_lock``) guards the pending table and the closed state. Completion of a
-future is owned by whoever pops its id (the reader on a reply, a canceller on cancel/timeout, the
+call is owned by whoever pops its id (the reader on a reply, a canceller on cancel/timeout, the
 closer on shutdown), always after releasing the lock, so no future is completed twice.
 """
 from __future__ import annotations
@@ -170,7 +170,7 @@ class Session:
         self._pending: Dict[int, _Call] = {}
         self._deferred: Dict[int, Tuple[_Call, Dict[str, Any]]] = {}  # answered, queued behind progress
         self._abandoned: Dict[int, None] = {}
-        self._cancelled_incoming: Dict[Any, None] = {}
+        self._incoming: Dict[Any, bool] = {}  # id of each server request being handled -> cancelled?
         self._closed_error: Optional[Callable[[], MCPError]] = None
         self._closing = False
         self._closed = threading.Event()
@@ -520,15 +520,25 @@ class Session:
             params = {}
         if "id" in msg:
             rid = msg["id"]
+            if type(rid) not in (int, str):
+                self.skipped_messages += 1
+                log.warning("skipped server request %s with an invalid id %.50r", method, rid)
+                return
+            with self._lock:
+                self._incoming[rid] = False
             if not self._handlers.try_submit(f"handler for {method}", self._answer, rid, method, params):
+                with self._lock:
+                    self._incoming.pop(rid, None)
                 log.warning("refused server request %s: %d handlers busy", method, self._handlers.rejected)
                 self._send_quietly(_error_response(rid, -32603, "client busy: too many concurrent requests"))
             return
         if method == "notifications/progress":
             self._progress(params)
         elif method == "notifications/cancelled":
+            rid = params.get("requestId")
             with self._lock:
-                self._cancelled_incoming[params.get("requestId")] = None
+                if type(rid) in (int, str) and rid in self._incoming:
+                    self._incoming[rid] = True  # the handler runs on, but its answer is not sent
         handler = self.on_notification
         if handler is not None and not self._notifier.try_submit(f"handler for {method}", handler, method, params):
             log.warning("dropped notification %s: the notification queue is full", method)
@@ -557,7 +567,7 @@ class Session:
             log.exception("handler for server request %s failed", method)
             response = _error_response(rid, -32603, f"client handler for {method} failed")
         with self._lock:
-            cancelled = self._cancelled_incoming.pop(rid, 0) is None
+            cancelled = self._incoming.pop(rid, False)
         if not cancelled:
             self._send_quietly(response)
 

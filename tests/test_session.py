@@ -147,6 +147,27 @@ def test_server_request_is_answered_on_a_handler_thread(pair):
     assert threads[0].startswith(f"mcpclient-{session.instance}-handler")
 
 
+def test_a_server_request_the_server_cancelled_is_not_answered(pair):
+    session, peer = pair
+    started = {1: threading.Event(), 2: threading.Event()}
+    release = threading.Event()
+
+    def slow(method, params):
+        started[params["n"]].set()
+        release.wait(LONG)
+        return {"answer": params["n"]}
+
+    session.on_request = slow
+    peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x", "params": {"n": 1}})
+    assert started[1].wait(LONG)
+    peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "s1"}})
+    peer.send({"jsonrpc": "2.0", "id": "s2", "method": "x", "params": {"n": 2}})
+    assert started[2].wait(LONG)  # the reader handles messages in order: it has seen the cancellation
+    release.set()
+    assert peer.receive(LONG) == {"jsonrpc": "2.0", "id": "s2", "result": {"answer": 2}}
+    assert peer.receive(SHORT) is None  # s1 was never answered
+
+
 def test_unhandled_server_request_gets_method_not_found(pair):
     session, peer = pair
     peer.send({"jsonrpc": "2.0", "id": 9, "method": "nope"})
