@@ -8,7 +8,12 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from typing import Any, Callable, List, Set
+from typing import TYPE_CHECKING, Any, Callable, List, Set, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+T = TypeVar("T")
 
 __all__ = ["Lane", "next_instance", "start_thread"]
 
@@ -59,6 +64,10 @@ class Lane:
             self._slots.release()
             return False
         return True
+
+    def submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> "Future[T]":
+        """Run ``fn`` and return its future; no admission bound (for the client's own work)."""
+        return self._executor.submit(fn, *args, **kwargs)
 
     def _run(self, label: str, fn: Callable[..., Any], args: Any) -> None:
         try:

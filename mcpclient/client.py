@@ -13,16 +13,17 @@ import re
 import shlex
 import threading
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from ._version import __version__
+from ._threads import Lane
 from ._validation import validate_structured
 from .errors import (
     CapabilityError, ClientClosedError, ConnectError, MethodNotFound, ProtocolError, SchemaValidationError,
     TransportError,
 )
 from .protocol import (
-    LOG_LEVELS, check_server_version, choose_offer, initialize_params, required_capability, server_has,
+    LOG_LEVELS, check_server_version, choose_offer, initialize_params, missing_capabilities,
 )
 from .session import CallFuture, ProgressCallback, Session
 from .transports.base import Transport
@@ -31,9 +32,6 @@ from .types import (
     Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool,
     ToolResult,
 )
-
-if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["DEFAULT", "Client"]
 
@@ -156,7 +154,7 @@ class Client:
                                 on_notification=self._handle_notification, max_workers=max_workers)
         self._state = "new"
         self._state_lock = threading.Lock()
-        self._pager: Optional["ThreadPoolExecutor"] = None
+        self._pager: Optional[Lane] = None
         self._tools: Dict[str, Tool] = {}
         self._missing: Dict[str, str] = {}
         self._version: Optional[str] = None
@@ -183,24 +181,13 @@ class Client:
                 raise ProtocolError("initialize result is not an object")
             self._version = check_server_version(self._offer, result.get("protocolVersion"), self._protocol)
             self._init_result = result
-            caps = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
-            self._missing = {m: c for m in ("tools/list", "tools/call", "resources/list",
-                                            "resources/templates/list", "resources/read",
-                                            "resources/subscribe", "resources/unsubscribe",
-                                            "prompts/list", "prompts/get", "completion/complete",
-                                            "logging/setLevel")
-                             for c in [required_capability(m, self._version)]
-                             if c is not None and not server_has(caps, c)}
+            self._missing = missing_capabilities(self.server_capabilities, self._version)
             self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
             self._session.notify("notifications/initialized")
-        except ConnectError:
+        except BaseException as exc:
             self.close()
-            raise
-        except TransportError as exc:
-            self.close()
-            raise ConnectError(f"the handshake with {self.transport.name} failed: {exc}") from exc
-        except BaseException:
-            self.close()
+            if isinstance(exc, TransportError) and not isinstance(exc, ConnectError):
+                raise ConnectError(f"the handshake with {self.transport.name} failed: {exc}") from exc
             raise
         with self._state_lock:
             if self._state == "connecting":
@@ -214,7 +201,7 @@ class Client:
             pager, self._pager = self._pager, None
         self._session.close()
         if pager is not None:
-            pager.shutdown(wait=False, cancel_futures=True)
+            pager.shutdown(timeout=5.0)
 
     def __enter__(self) -> "Client":
         return self.connect()
@@ -300,9 +287,7 @@ class Client:
             if self._state == "closed":
                 raise ClientClosedError("the client is closed")
             if self._pager is None:
-                from concurrent.futures import ThreadPoolExecutor
-
-                self._pager = ThreadPoolExecutor(self._max_workers, f"mcpclient-{self._session.instance}-pager")
+                self._pager = Lane(f"mcpclient-{self._session.instance}-pager", self._max_workers, 0)
             return self._pager.submit(fn, *args, **kwargs)
 
     # --- requests -------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ __all__ = [
     "choose_offer",
     "check_server_version",
     "initialize_params",
+    "missing_capabilities",
     "required_capability",
     "server_has",
 ]
@@ -81,3 +82,13 @@ def required_capability(method: str, version: Optional[str]) -> Optional[str]:
     if needed == "completions" and version == "2024-11-05":
         return None
     return needed
+
+
+def missing_capabilities(capabilities: Optional[Dict[str, Any]], version: Optional[str]) -> Dict[str, str]:
+    """method -> the capability it needs that the server did not declare (checked before each call)."""
+    missing = {}
+    for method in _REQUIRED:
+        needed = required_capability(method, version)
+        if needed is not None and not server_has(capabilities, needed):
+            missing[method] = needed
+    return missing
