@@ -168,7 +168,7 @@ class StdioTransport(Transport):
             start_thread(self._drain_stderr, f"{prefix}-stderr"),
             start_thread(self._wait_exit, f"{prefix}-waiter"),
         ]
-        log.debug("started %s (pid %s)", self.argv, self._proc.pid)
+        log.debug("started %s (pid %s)", self.name, self._proc.pid)  # not argv: it may hold secrets
 
     @property
     def pid(self) -> Optional[int]:
