@@ -187,7 +187,8 @@ class Client:
         except BaseException as exc:
             self.close()
             if isinstance(exc, TransportError) and not isinstance(exc, ConnectError):
-                raise ConnectError(f"the handshake with {self.transport.name} failed: {exc}") from exc
+                first_line = str(exc).partition("\n")[0]  # details stay on the cause
+                raise ConnectError(f"the handshake with {self.transport.name} failed: {first_line}") from exc
             raise
         with self._state_lock:
             if self._state == "connecting":

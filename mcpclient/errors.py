@@ -147,7 +147,7 @@ class ProcessExited(ConnectionClosed):
         self.stderr_tail = stderr_tail
         msg = f"server process exited with code {returncode}"
         if stderr_tail:
-            msg += f"; last stderr:\n{stderr_tail}"
+            msg += f"\nits last stderr lines:\n{stderr_tail}"
         super().__init__(msg)
 
 
