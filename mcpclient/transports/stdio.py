@@ -227,8 +227,10 @@ class StdioTransport(Transport):
             try:
                 proc.stdin.write(data)  # type: ignore[union-attr]
                 proc.stdin.flush()  # type: ignore[union-attr]
+                return
             except (OSError, ValueError) as exc:  # BrokenPipe, or stdin already closed
-                raise self._exit_error() from exc
+                failure = exc
+        raise self._exit_error() from failure  # outside the lock: it may wait for the exit
 
     def receive(self) -> Optional[Any]:
         self._receiving = True  # from now on the reader closes stdout when it sees EOF

@@ -1,0 +1,24 @@
+"""Smoke test: the benchmark script runs end to end and reports every number (no thresholds here:
+timing targets are checked by running ``benchmarks/bench.py --check`` on a quiet machine)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
+
+
+@pytest.mark.timeout(120)
+def test_benchmark_quick_run_reports_every_row(tmp_path):
+    out = tmp_path / "bench.json"
+    run = subprocess.run([sys.executable, str(BENCH), "--quick", "--placement", "free", "--json", str(out)],
+                         capture_output=True, text=True, timeout=110)
+    assert run.returncode == 0, run.stderr[-2000:]
+    for label in ("raw floor", "mcpclient", "official mcp", "import overhead"):
+        assert label in run.stdout
+    report = json.loads(out.read_text())
+    assert report["import"]["heavy_modules_loaded"] == []
