@@ -15,7 +15,7 @@ from .errors import (
     AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, InternalError,
     InvalidParams, InvalidRequest, MCPError, MethodNotFound, ParseError, ProcessExited, ProtocolError,
     ReaderThreadError, RequestCancelled, RequestTimeout, ResourceNotFound, RPCError, SchemaValidationError,
-    ToolError, TransportError,
+    SendTimeout, ToolError, TransportError,
 )
 from .session import CallFuture
 from .transports.base import Transport
@@ -65,6 +65,7 @@ __all__ = [
     "ResourceNotFound",
     "ResourceTemplate",
     "SchemaValidationError",
+    "SendTimeout",
     "StdioTransport",
     "TextContent",
     "Tool",

@@ -1,25 +1,28 @@
 """Thread plumbing shared by the session and transports: names, daemon threads, bounded lanes.
 
 Every thread mcpclient starts is named ``mcpclient-<n>-<role>`` (``n`` counts connections in this
-process), so leaks are easy to spot in ``threading.enumerate()``.
+process), so leaks are easy to spot in ``threading.enumerate()``. Every one of them is a daemon:
+a client the user forgets to close must never hold up interpreter exit (``ThreadPoolExecutor``
+workers are joined at exit, which is why lanes are not built on it).
 """
 from __future__ import annotations
 
 import itertools
 import logging
 import threading
-from typing import TYPE_CHECKING, Any, Callable, List, Set, TypeVar
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future
+import time
+from concurrent.futures import Future
+from queue import SimpleQueue
+from typing import Any, Callable, List, Optional, Set, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["Lane", "next_instance", "start_thread"]
+__all__ = ["Lane", "join_all", "next_instance", "start_thread"]
 
 log = logging.getLogger("mcpclient")
 
 _instances = itertools.count(1)
+_STOP = object()
 
 
 def next_instance() -> int:
@@ -34,56 +37,116 @@ def start_thread(target: Callable[[], Any], name: str) -> threading.Thread:
     return thread
 
 
+def join_all(threads: List[threading.Thread], deadline: float) -> None:
+    """Join ``threads`` (skipping the current one) within one shared monotonic ``deadline``."""
+    me = threading.current_thread()
+    for t in threads:
+        if t is not me:
+            t.join(max(0.0, deadline - time.monotonic()))
+
+
 class Lane:
-    """A ``ThreadPoolExecutor`` with bounded admission that never blocks the submitter.
+    """A small pool of daemon worker threads with bounded admission that never blocks the submitter.
 
     ``try_submit`` returns ``False`` instead of queueing when ``workers + queue`` items are
     already admitted, so the reader thread can answer "busy" or drop and count, never wait.
-    Exceptions from the work are logged (with ``label``), never lost silently.
+    Exceptions from that work are logged (with its label). ``submit`` (unbounded, returns a
+    ``Future``) is for the client's own background work. Workers start on demand.
     """
 
     def __init__(self, name: str, workers: int, queue: int) -> None:
-        from concurrent.futures import ThreadPoolExecutor  # deferred: import time
-
-        self.idents: Set[int] = set()  # this lane's worker threads, registered before their first task
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=name,
-                                            initializer=self._register)
-        self._slots = threading.BoundedSemaphore(workers + queue)
+        self.name = name
+        self.idents: Set[int] = set()  # worker thread idents, registered before their first task
         self.rejected = 0
-
-    def _register(self) -> None:
-        self.idents.add(threading.get_ident())
+        self._max_workers = workers
+        self._slots = threading.BoundedSemaphore(workers + queue) if queue >= 0 else None
+        self._queue: "SimpleQueue[Any]" = SimpleQueue()
+        self._threads: List[threading.Thread] = []
+        self._idle = 0
+        self._lock = threading.Lock()
+        self._stopped = False
 
     def try_submit(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
-        if not self._slots.acquire(blocking=False):
+        """Queue ``fn(*args)`` unless the lane is full or stopped; never blocks."""
+        slots = self._slots
+        if slots is not None and not slots.acquire(blocking=False):
             self.rejected += 1
             return False
-        try:
-            self._executor.submit(self._run, label, fn, args)
-        except RuntimeError:  # shut down meanwhile
-            self._slots.release()
+        if not self._put((label, fn, args, None)):
+            if slots is not None:
+                slots.release()
             return False
         return True
 
-    def submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> "Future[T]":
-        """Run ``fn`` and return its future; no admission bound (for the client's own work)."""
-        return self._executor.submit(fn, *args, **kwargs)
+    def submit(self, fn: Callable[[], T], future: Optional["Future[T]"] = None) -> "Future[T]":
+        """Run ``fn()`` on a worker and return its future (``future``, or a new one); no admission bound."""
+        if future is None:
+            future = Future()
+        if not self._put((None, fn, (), future)):
+            raise RuntimeError(f"{self.name} is shut down")
+        return future
 
-    def _run(self, label: str, fn: Callable[..., Any], args: Any) -> None:
+    def _put(self, item: Any) -> bool:
+        with self._lock:
+            if self._stopped:
+                return False
+            self._queue.put(item)
+            if self._idle:
+                self._idle -= 1
+                return True
+            if len(self._threads) < self._max_workers:
+                self._threads.append(start_thread(self._work, f"{self.name}_{len(self._threads)}"))
+        return True
+
+    def _work(self) -> None:
+        self.idents.add(threading.get_ident())
+        try:
+            while True:
+                item = self._queue.get()
+                if item is _STOP:
+                    return
+                self._run(*item)
+                with self._lock:
+                    self._idle += 1
+        finally:
+            self.idents.discard(threading.get_ident())
+
+    def _run(self, label: Optional[str], fn: Callable[..., Any], args: Any, future: Optional[Future]) -> None:
+        if future is not None:
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn())
+                except BaseException as exc:  # delivered to whoever holds the future
+                    future.set_exception(exc)
+            return
         try:
             fn(*args)
         except Exception:
             log.exception("%s failed", label)
         finally:
-            self._slots.release()
+            if self._slots is not None:
+                self._slots.release()
 
     def threads(self) -> List[threading.Thread]:
-        return list(getattr(self._executor, "_threads", ()))
+        with self._lock:
+            return list(self._threads)
 
-    def shutdown(self, timeout: float) -> None:
-        """Cancel queued work and join idle workers; a worker stuck in a handler is left after ``timeout``."""
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        me = threading.current_thread()
-        for t in self.threads():
-            if t is not me:
-                t.join(timeout)
+    def shutdown(self, deadline: float) -> None:
+        """Drop queued work, stop the workers, and join them until ``deadline`` (monotonic).
+
+        A worker still inside a slow callback at the deadline is left to finish on its own (it is
+        a daemon); its queued futures are cancelled.
+        """
+        with self._lock:
+            self._stopped = True
+            threads = list(self._threads)
+        while True:  # queued work is dropped; futures among it are cancelled
+            try:
+                item = self._queue.get_nowait()
+            except Exception:
+                break
+            if item is not _STOP and item[3] is not None:
+                item[3].cancel()
+        for _ in threads:
+            self._queue.put(_STOP)
+        join_all(threads, deadline)

@@ -7,11 +7,12 @@ secret never reaches a log record.
 from __future__ import annotations
 
 import json
-import re
 import logging
+import math
+import re
 from typing import Any
 
-__all__ = ["format_message", "redact", "wire_log"]
+__all__ = ["format_message", "rarely", "redact", "wire_log"]
 
 wire_log = logging.getLogger("mcpclient.wire")
 
@@ -36,3 +37,9 @@ def redact(value: Any) -> Any:
 def format_message(message: Any) -> str:
     text = json.dumps(redact(message), ensure_ascii=False, default=repr)
     return text if len(text) <= _MAX_LOGGED else text[:_MAX_LOGGED] + f"... ({len(text)} chars)"
+
+
+def rarely(count: int) -> bool:
+    """True for the first ten occurrences, then the 100th, 1000th…: how often a repeated warning
+    is logged, so a misbehaving server cannot flood the logs (the counts stay exact)."""
+    return 0 < count <= 10 or 10 ** int(math.log10(count)) == count

@@ -12,6 +12,7 @@ import logging
 import re
 import shlex
 import threading
+import time
 from concurrent.futures import Future
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
 
@@ -19,13 +20,13 @@ from ._version import __version__
 from ._threads import Lane
 from ._validation import validate_structured
 from .errors import (
-    CapabilityError, ClientClosedError, ConnectError, MethodNotFound, ProtocolError, SchemaValidationError,
-    TransportError,
+    CapabilityError, ClientClosedError, ConnectError, MCPError, MethodNotFound, ProtocolError,
+    SchemaValidationError, TransportError,
 )
 from .protocol import (
     LOG_LEVELS, check_server_version, choose_offer, initialize_params, missing_capabilities,
 )
-from .session import CallFuture, ProgressCallback, Session
+from .session import CallFuture, GuardedFuture, ProgressCallback, Session
 from .transports.base import Transport
 from .transports.stdio import StdioTransport
 from .types import (
@@ -142,7 +143,7 @@ class Client:
         self._offer = choose_offer(protocol)
         self._protocol = protocol
         self.transport = _make_transport(target)
-        self.timeout = timeout
+        self.timeout = _check_timeout(timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
         self.max_total_timeout = max_total_timeout
         self.validate_output = validate_output
@@ -185,7 +186,10 @@ class Client:
             self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
             self._session.notify("notifications/initialized")
         except BaseException as exc:
+            closed_by_user = self._state == "closed"
             self.close()
+            if closed_by_user and isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError):
+                raise ClientClosedError("the client was closed while connecting") from exc
             if isinstance(exc, TransportError) and not isinstance(exc, ConnectError):
                 first_line = str(exc).partition("\n")[0]  # details stay on the cause
                 raise ConnectError(f"the handshake with {self.transport.name} failed: {first_line}") from exc
@@ -202,7 +206,7 @@ class Client:
             pager, self._pager = self._pager, None
         self._session.close()
         if pager is not None:
-            pager.shutdown(timeout=5.0)
+            pager.shutdown(deadline=time.monotonic() + 1.0)  # its pages failed with the session
 
     def __enter__(self) -> "Client":
         return self.connect()
@@ -251,7 +255,7 @@ class Client:
     # --- plumbing -------------------------------------------------------------------------------
 
     def _timeout(self, timeout: Any) -> Optional[float]:
-        return self.timeout if timeout is DEFAULT else timeout
+        return self.timeout if timeout is DEFAULT else _check_timeout(timeout)
 
     def _options(self, method: str, timeout: Any, on_progress: Optional[ProgressCallback],
                  reset_timeout_on_progress: Optional[bool], check: bool) -> Dict[str, Any]:
@@ -265,7 +269,7 @@ class Client:
             if capability is not None:
                 raise CapabilityError(capability, method)
         reset = self.reset_timeout_on_progress if reset_timeout_on_progress is None else reset_timeout_on_progress
-        return {"timeout": self.timeout if timeout is DEFAULT else timeout, "on_progress": on_progress,
+        return {"timeout": self.timeout if timeout is DEFAULT else _check_timeout(timeout), "on_progress": on_progress,
                 "reset_timeout_on_progress": reset, "max_total_timeout": self.max_total_timeout if reset else None}
 
     def _start(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
@@ -282,14 +286,17 @@ class Client:
         options = self._options(method, timeout, on_progress, reset_timeout_on_progress, check)
         return self._session.request(method, params, transform=transform, **options)
 
-    def _background(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> "Future[T]":
-        """Run a multi-request operation (pagination) on a small pool and return its future."""
+    def _background(self, method: str, fn: Callable[[], T]) -> "Future[T]":
+        """Run a multi-request operation (pagination) on a small pool and return its future.
+
+        Its ``cancel()`` works only until it starts; each page has the call's timeout.
+        """
         with self._state_lock:
             if self._state == "closed":
-                raise ClientClosedError("the client is closed")
+                raise ClientClosedError(f"{method}: the client is closed")
             if self._pager is None:
-                self._pager = Lane(f"mcpclient-{self._session.instance}-pager", self._max_workers, 0)
-            return self._pager.submit(fn, *args, **kwargs)
+                self._pager = Lane(f"mcpclient-{self._session.instance}-pager", self._max_workers, -1)
+            return self._pager.submit(fn, GuardedFuture(self._session, method))
 
     # --- requests -------------------------------------------------------------------------------
 
@@ -322,7 +329,7 @@ class Client:
         return list(self.iter_tools(timeout=timeout))
 
     def list_tools_future(self, *, timeout: Any = DEFAULT) -> "Future[List[Tool]]":
-        return self._background(self.list_tools, timeout=timeout)
+        return self._background("list_tools", lambda: self.list_tools(timeout=timeout))
 
     def _tool_call(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
                    meta: Optional[Dict[str, Any]]) -> Tuple[Dict[str, Any], Callable[[Any], ToolResult]]:
@@ -365,9 +372,11 @@ class Client:
 
     def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
                          on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
-                         meta: Optional[Dict[str, Any]] = None) -> "Future[ToolResult]":
+                         meta: Optional[Dict[str, Any]] = None,
+                         reset_timeout_on_progress: Optional[bool] = None) -> "Future[ToolResult]":
         params, transform = self._tool_call(name, arguments, raise_on_error, meta)
-        return self._start("tools/call", params, transform, timeout, on_progress)
+        return self._start("tools/call", params, transform, timeout, on_progress,
+                           reset_timeout_on_progress=reset_timeout_on_progress)
 
     # resources
 
@@ -380,7 +389,7 @@ class Client:
         return list(self.iter_resources(timeout=timeout))
 
     def list_resources_future(self, *, timeout: Any = DEFAULT) -> "Future[List[Resource]]":
-        return self._background(self.list_resources, timeout=timeout)
+        return self._background("list_resources", lambda: self.list_resources(timeout=timeout))
 
     def iter_resource_templates(self, *, timeout: Any = DEFAULT) -> Iterator[ResourceTemplate]:
         for raw in self._pages("resources/templates/list", "resourceTemplates", timeout):
@@ -391,7 +400,7 @@ class Client:
         return list(self.iter_resource_templates(timeout=timeout))
 
     def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> "Future[List[ResourceTemplate]]":
-        return self._background(self.list_resource_templates, timeout=timeout)
+        return self._background("list_resource_templates", lambda: self.list_resource_templates(timeout=timeout))
 
     def read_resource(self, uri: str, *, timeout: Any = DEFAULT) -> List[ResourceContents]:
         """Read a resource; text comes as ``.text``, binary as decoded ``.blob`` bytes."""
@@ -424,7 +433,7 @@ class Client:
         return list(self.iter_prompts(timeout=timeout))
 
     def list_prompts_future(self, *, timeout: Any = DEFAULT) -> "Future[List[Prompt]]":
-        return self._background(self.list_prompts, timeout=timeout)
+        return self._background("list_prompts", lambda: self.list_prompts(timeout=timeout))
 
     def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
                    timeout: Any = DEFAULT) -> PromptResult:
@@ -503,6 +512,17 @@ class Client:
 
 
 # --- small pure helpers used as transforms -------------------------------------------------------
+
+def _check_timeout(timeout: Any) -> Optional[float]:
+    """A timeout is ``None`` (wait forever) or a number of seconds >= 0."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
+    if not timeout >= 0:  # also rejects NaN
+        raise ValueError(f"timeout must be >= 0, got {timeout!r}")
+    return float(timeout)
+
 
 def _none(_: Any) -> None:
     return None

@@ -32,6 +32,7 @@ __all__ = [
     "RequestTimeout",
     "ResourceNotFound",
     "SchemaValidationError",
+    "SendTimeout",
     "ToolError",
     "TransportError",
 ]
@@ -149,6 +150,11 @@ class ProcessExited(ConnectionClosed):
         if stderr_tail:
             msg += f"\nits last stderr lines:\n{stderr_tail}"
         super().__init__(msg)
+
+
+class SendTimeout(TransportError, TimeoutError):
+    """The server did not take our message in time (it stopped reading). A call whose message
+    could not be sent raises ``RequestTimeout`` with this as its cause."""
 
 
 class HTTPError(TransportError):

@@ -3,11 +3,13 @@
 One ``Session`` per connection. The reader thread is the only caller of ``transport.receive()``;
 it completes the call of each response by id (a ``CallFuture``, or for a blocking caller a plain
 lock, which is cheaper) and hands every server-initiated message to a bounded lane
-(``_threads.Lane``), so it never runs user code and never blocks on anything but the transport. Methods and params are opaque here: MCP meaning lives in ``client.py``.
+(``_threads.Lane``), so it never runs user code and never blocks on anything but the transport:
+it does not even write (cancellations and "busy" answers go out through the sender lane).
+Methods and params are opaque here: MCP meaning lives in ``client.py``.
 
 Locking: one lock (``_lock``) guards the pending table and the closed state. Completion of a
 call is owned by whoever pops its id (the reader on a reply, a canceller on cancel/timeout, the
-closer on shutdown), always after releasing the lock, so no future is completed twice.
+closer on shutdown), always after releasing the lock, so no call is completed twice.
 """
 from __future__ import annotations
 
@@ -17,21 +19,21 @@ import logging
 import math
 import threading
 import weakref
-from time import monotonic as _monotonic
 from _thread import allocate_lock as _allocate_lock
 from _thread import get_ident as _get_ident
 from concurrent.futures import CancelledError, Future
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from time import monotonic as _monotonic
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from ._wire import format_message, wire_log
-from ._threads import Lane, next_instance, start_thread
+from ._threads import Lane, join_all, next_instance, start_thread
+from ._wire import format_message, rarely, wire_log
 from .errors import (
     ClientClosedError, ConnectionClosed, MCPError, MethodNotFound, ProcessExited, ProtocolError,
-    ReaderThreadError, RequestCancelled, RequestTimeout, RPCError,
+    ReaderThreadError, RequestCancelled, RequestTimeout, RPCError, SendTimeout,
 )
 from .transports.base import Transport
 
-__all__ = ["CallFuture", "Session"]
+__all__ = ["CallFuture", "GuardedFuture", "Session"]
 
 log = logging.getLogger("mcpclient.session")
 
@@ -40,39 +42,58 @@ RequestHandler = Callable[[str, Dict[str, Any]], Any]
 NotificationHandler = Callable[[str, Dict[str, Any]], Any]
 
 _INF = math.inf
+_WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)  # longer waits overflow the lock APIs
 _ABANDONED_MEMORY = 10_000  # how many timed-out/cancelled ids we remember to recognise late replies
 
 
-class CallFuture(Future):
-    """The future of one request. ``cancel()`` also tells the server (``notifications/cancelled``).
+class GuardedFuture(Future):
+    """A ``Future`` whose blocking ``result()``/``exception()`` refuse to run on the connection's
+    reader or timer thread (it would wait for the very thread it blocks), and whose cancellation
+    surfaces as ``RequestCancelled`` (a ``concurrent.futures.CancelledError``)."""
 
-    Done-callbacks run on the thread that completes the future — usually the connection's reader
-    thread, which must not block: hand real work to another thread.
-    """
-
-    def __init__(self, session: "Session", request_id: int, method: str) -> None:
+    def __init__(self, session: "Session", method: str) -> None:
         super().__init__()
-        self.request_id = request_id
         self.method = method
         self._session = session
 
-    def cancel(self) -> bool:
-        if not self._session._abandon(self.request_id, "cancelled by the client"):
-            return self.cancelled()  # already answered (or being answered): too late to cancel
-        return super().cancel()
-
     def result(self, timeout: Optional[float] = None) -> Any:
-        """The value; raises ``RequestCancelled`` (a ``CancelledError``) if it was cancelled."""
+        self._guard(timeout)
         try:
             return super().result(timeout)
         except CancelledError as exc:
             raise self._cancelled_error() from exc
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        self._guard(timeout)
         try:
             return super().exception(timeout)
         except CancelledError as exc:
             raise self._cancelled_error() from exc
+
+    def _guard(self, timeout: Optional[float]) -> None:
+        if (timeout is None or timeout > 0) and not self.done():
+            self._session.check_not_reader(self.method)
+
+    def _cancelled_error(self) -> RequestCancelled:
+        return RequestCancelled(f"{self.method} was cancelled")
+
+
+class CallFuture(GuardedFuture):
+    """The future of one request. ``cancel()`` also tells the server (``notifications/cancelled``).
+
+    Done-callbacks run on the thread that completes the future: usually the connection's reader
+    thread, for a timeout the timer thread, else the thread that cancels or closes. They must not
+    block; a blocking client call there raises ``ReaderThreadError``.
+    """
+
+    def __init__(self, session: "Session", request_id: int, method: str) -> None:
+        super().__init__(session, method)
+        self.request_id = request_id
+
+    def cancel(self) -> bool:
+        if not self._session._abandon(self.request_id, "cancelled by the client"):
+            return self.cancelled()  # already answered (or being answered): too late to cancel
+        return super().cancel()
 
     def _cancelled_error(self) -> RequestCancelled:
         return RequestCancelled(f"{self.method} (id {self.request_id}) was cancelled")
@@ -82,17 +103,19 @@ class _Call:
     """One outstanding request: its deadline, how to turn the reply into a value, and where the
     value goes — a ``CallFuture``, or (for blocking callers, cheaper) a pre-acquired lock."""
 
-    __slots__ = ("rid", "method", "transform", "on_progress", "progress_queued", "timeout", "reset_on_progress",
-                 "started", "last_activity", "hard", "future", "done", "value", "error", "finished", "__weakref__")
+    __slots__ = ("rid", "method", "transform", "on_progress", "progress_queued", "may_defer", "timeout",
+                 "reset_on_progress", "started", "last_activity", "hard", "future", "done", "value", "error",
+                 "finished", "__weakref__")
 
     def __init__(self, rid: int, method: str, transform: Optional[Callable[[Any], Any]],
-                 on_progress: Optional[ProgressCallback], timeout: Optional[float], reset_on_progress: bool,
-                 max_total: Optional[float], future: Optional[CallFuture]) -> None:
+                 on_progress: Optional[ProgressCallback], may_defer: bool, timeout: Optional[float],
+                 reset_on_progress: bool, max_total: Optional[float], future: Optional[CallFuture]) -> None:
         self.rid = rid
         self.method = method
         self.transform = transform
         self.on_progress = on_progress
         self.progress_queued = False
+        self.may_defer = may_defer
         self.timeout = timeout
         self.reset_on_progress = reset_on_progress
         self.started = self.last_activity = _monotonic()
@@ -165,6 +188,7 @@ class Session:
         prefix = f"mcpclient-{self.instance}"
         self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
         self._notifier = Lane(f"{prefix}-notify", 1, max_queued)
+        self._sender = Lane(f"{prefix}-sender", 1, 1024)  # writes for threads that must not block
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._pending: Dict[int, _Call] = {}
@@ -173,22 +197,30 @@ class Session:
         self._incoming: Dict[Any, bool] = {}  # id of each server request being handled -> cancelled?
         self._closed_error: Optional[Callable[[], MCPError]] = None
         self._closing = False
+        self._closer: Optional[int] = None
         self._closed = threading.Event()
         self._reader: Optional[threading.Thread] = None
-        self._io_idents: Tuple[int, ...] = ()  # reader and timer: a blocking call there would deadlock
+        self._io_idents: Set[int] = set()  # reader and timer: a blocking call there would deadlock
         self._timer: Optional[threading.Thread] = None
         self._timer_cond = threading.Condition()
         self._timer_heap: List[Tuple[float, int, "weakref.ref[_Call]"]] = []
         self.late_replies = 0  # replies to calls that had timed out or been cancelled
         self.skipped_messages = 0  # JSON values that are not JSON-RPC messages
         self.unknown_replies = 0
+        self.dropped_sends = 0  # cancellations/answers that could not be queued for sending
 
     # --- lifecycle ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the transport and the reader thread."""
+        """Start the transport and the reader thread (``ClientClosedError`` if closed meanwhile)."""
+        self._check_open()
         self.transport.start()
-        self._reader = start_thread(self._read_loop, f"mcpclient-{self.instance}-reader")
+        with self._lock:
+            if not self._closing:
+                self._reader = start_thread(self._read_loop, f"mcpclient-{self.instance}-reader")
+                return
+        self.transport.close()  # close() ran while the transport was starting: undo the start
+        raise ClientClosedError("the client was closed while connecting")
 
     @property
     def is_closed(self) -> bool:
@@ -199,17 +231,23 @@ class Session:
         return self._notifier.rejected
 
     def close(self, timeout: float = 5.0) -> None:
-        """Refuse new calls, fail pending ones, close the transport, stop every thread. Idempotent."""
+        """Refuse new calls, fail pending ones, close the transport, stop every thread.
+
+        Idempotent and callable from any thread, a callback or handler included; the joins share
+        one ``timeout`` budget. A second caller waits for the first to finish (unless it is one of
+        the threads the first is joining, or the first itself, re-entering from a callback).
+        """
+        deadline = _monotonic() + timeout
         with self._lock:
             already = self._closing
-            self._closing = True
             if not already:
+                self._closing = True
+                self._closer = _get_ident()
                 self._closed_error = lambda: ClientClosedError("the client is closed")
                 pending, self._pending = self._pending, {}
                 deferred, self._deferred = self._deferred, {}
         if already:
-            # Wait for the first close() to finish, unless we are one of the threads it joins.
-            if not self._owns_current_thread():
+            if self._closer != _get_ident() and not self._owns_current_thread():
                 self._closed.wait(timeout)
             return
         for call in pending.values():
@@ -219,25 +257,22 @@ class Session:
         try:
             self.transport.close()
         finally:
-            me = threading.current_thread()
-            if self._reader is not None and self._reader is not me:
-                self._reader.join(timeout)
             with self._timer_cond:
                 self._timer_cond.notify()
-            if self._timer is not None and self._timer is not me:
-                self._timer.join(timeout)
-            self._handlers.shutdown(timeout)
-            self._notifier.shutdown(timeout)
+            join_all([t for t in (self._reader, self._timer) if t is not None], deadline)
+            for lane in (self._sender, self._handlers, self._notifier):
+                lane.shutdown(deadline)
             self._closed.set()
 
     def _owns_current_thread(self) -> bool:
         ident = _get_ident()
-        return ident in self._io_idents or ident in self._handlers.idents or ident in self._notifier.idents
+        return (ident in self._io_idents or ident in self._handlers.idents or ident in self._notifier.idents
+                or ident in self._sender.idents)
 
     def threads(self) -> List[threading.Thread]:
         """Every thread this session started that may still be alive (for tests and diagnostics)."""
         found = [t for t in (self._reader, self._timer) if t is not None]
-        return found + self._handlers.threads() + self._notifier.threads()
+        return found + self._handlers.threads() + self._notifier.threads() + self._sender.threads()
 
     # --- outgoing -------------------------------------------------------------------------------
 
@@ -252,28 +287,24 @@ class Session:
                 transform: Optional[Callable[[Any], Any]] = None) -> Any:
         """Send a request and block until its result (or a typed error).
 
-        ``transform`` turns the raw result into the return value (it runs on the reader thread).
-        On timeout the request is cancelled on the server and ``RequestTimeout`` raised; with
+        ``transform`` turns the raw result into the return value (on this thread). On timeout the
+        request is cancelled on the server and ``RequestTimeout`` raised; with
         ``reset_timeout_on_progress`` each progress notification restarts the timeout, up to
-        ``max_total_timeout`` seconds in all.
+        ``max_total_timeout`` seconds in all. The timeout also bounds sending.
         """
         if _get_ident() in self._io_idents:
             self.check_not_reader(method)
-        call = self._send_request(method, params, transform, on_progress, timeout, reset_timeout_on_progress,
+        call = self._send_request(method, params, None, on_progress, timeout, reset_timeout_on_progress,
                                   max_total_timeout, None)
         done = call.done
         try:
             while True:
-                deadline = call.deadline()
-                if deadline == _INF:
-                    done.acquire()
-                    break
-                remaining = deadline - _monotonic()
+                remaining = call.deadline() - _monotonic()
                 if remaining <= 0:
                     self._expire(call)
-                    done.acquire()  # finished by _expire, or by the reader that beat it
+                    done.acquire()  # finished by _expire, or by the thread that beat it
                     break
-                if done.acquire(True, remaining):
+                if done.acquire(True, min(remaining, _WAIT_MAX)):
                     break
                 # else: progress may have moved the deadline; loop and re-check
         except BaseException:  # e.g. KeyboardInterrupt while waiting: stop the server's work too
@@ -282,7 +313,7 @@ class Session:
             raise
         if call.error is not None:
             raise call.error
-        return call.value
+        return call.value if transform is None else transform(call.value)
 
     def start_request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                       timeout: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
@@ -290,7 +321,8 @@ class Session:
                       transform: Optional[Callable[[Any], Any]] = None) -> CallFuture:
         """Send a request and return its future at once (see ``request`` for the options).
 
-        The timeout is enforced by a timer thread even if nobody waits on the future.
+        ``transform`` runs on the thread that completes the future (usually the reader). The
+        timeout is enforced by a timer thread even if nobody waits on the future.
         """
         fut = CallFuture(self, 0, method)
         call = self._send_request(method, params, transform, on_progress, timeout, reset_timeout_on_progress,
@@ -305,7 +337,10 @@ class Session:
         rid = next(self._ids)
         if fut is not None:
             fut.request_id = rid
-        call = _Call(rid, method, transform, on_progress, timeout, reset, max_total, fut)
+        # A call made from the notification thread must not wait for its progress callbacks:
+        # they are queued behind the very callback that is waiting.
+        may_defer = on_progress is not None and _get_ident() not in self._notifier.idents
+        call = _Call(rid, method, transform, on_progress, may_defer, timeout, reset, max_total, fut)
         if on_progress is not None or reset:
             params = dict(params or {})
             meta = dict(params.get("_meta") or {})
@@ -318,14 +353,18 @@ class Session:
             if self._closed_error is not None:
                 raise self._closed_error()
             self._pending[rid] = call
+        remaining = call.deadline() - _monotonic()
         try:
-            self._send(message)
+            self._send(message, None if remaining > _WAIT_MAX else max(0.0, remaining))
         except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
             with self._lock:
                 self._pending.pop(rid, None)
                 closing = self._closing
             if closing and isinstance(exc, MCPError):  # close() raced with this call: say so
                 raise ClientClosedError(f"{method}: the client was closed") from exc
+            if isinstance(exc, SendTimeout):
+                raise RequestTimeout(f"{method} (id {rid}) could not be sent in time: {exc}",
+                                     method=method, request_id=rid) from exc
             raise
         return call
 
@@ -337,23 +376,31 @@ class Session:
             message["params"] = params
         self._send(message)
 
-    def _send(self, message: Dict[str, Any]) -> None:
+    def _send(self, message: Dict[str, Any], timeout: Optional[float] = None) -> None:
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
-        self.transport.send(message)
+        self.transport.send(message, timeout)
 
-    def check_not_reader(self, method: str) -> None:
-        """Raise ``ReaderThreadError`` when called on the reader thread (a blocking call would deadlock)."""
-        if _get_ident() in self._io_idents:
-            raise ReaderThreadError(
-                f"{method} would block the connection's {threading.current_thread().name} thread "
-                "(in a future's done-callback?); call it from another thread")
+    def _post(self, message: Dict[str, Any]) -> None:
+        """Send from a thread that must not block (reader, timer, a canceller): via the sender lane."""
+        if not self._sender.try_submit("send", self._send_quietly, message):
+            self.dropped_sends += 1
+            if rarely(self.dropped_sends):
+                log.warning("could not queue %s for sending (%d dropped so far)",
+                            message.get("method", "an answer"), self.dropped_sends)
 
     def _send_quietly(self, message: Dict[str, Any]) -> None:
         try:
             self._send(message)
         except MCPError as exc:
             log.debug("could not send %s: %s", message.get("method", "response"), exc)
+
+    def check_not_reader(self, method: str) -> None:
+        """Raise ``ReaderThreadError`` on the reader or timer thread (a blocking call would deadlock)."""
+        if _get_ident() in self._io_idents:
+            raise ReaderThreadError(
+                f"{method} would block the connection's {threading.current_thread().name} thread "
+                "(in a future's done-callback?); call it from another thread")
 
     # --- timeouts and cancellation --------------------------------------------------------------
 
@@ -367,8 +414,8 @@ class Session:
             if len(self._abandoned) > _ABANDONED_MEMORY:
                 del self._abandoned[next(iter(self._abandoned))]
         if p.method != "initialize":  # the spec forbids cancelling initialize
-            self._send_quietly({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                                "params": {"requestId": rid, "reason": reason}})
+            self._post({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": rid, "reason": reason}})
         return True
 
     def _expire(self, call: _Call) -> None:
@@ -377,6 +424,8 @@ class Session:
             call.finish(None, RequestTimeout(
                 f"{call.method} (id {call.rid}) got no answer in {waited:.3g} s; cancelled it on the server",
                 method=call.method, request_id=call.rid))
+        else:  # answered in time, but still queued behind slow progress callbacks: deliver it now
+            self._finish_deferred(call.rid)
 
     def _watch(self, call: _Call) -> None:
         # The heap holds weak references: a finished future nobody keeps is freed at once, and
@@ -396,36 +445,42 @@ class Session:
 
     def _timer_loop(self) -> None:
         """Expire watched futures at their deadlines (re-queueing those that progress extended)."""
-        with self._lock:
-            self._io_idents += (_get_ident(),)  # done-callbacks of expired futures run here too
+        self._io_idents.add(_get_ident())  # done-callbacks of expired futures run here too
+        try:
+            while not self._closing:
+                try:
+                    for call in self._due_calls():
+                        self._expire(call)
+                except Exception:  # the timer must outlive any surprise, or every timeout stops
+                    log.exception("timer thread error")
+        finally:
+            self._io_idents.discard(_get_ident())
+
+    def _due_calls(self) -> List[_Call]:
         heap = self._timer_heap
-        while True:
-            with self._timer_cond:
-                while not self._closing:
-                    now = _monotonic()
-                    if heap and heap[0][0] <= now:
-                        break
-                    self._timer_cond.wait(heap[0][0] - now if heap else None)
-                if self._closing:
-                    return
-                due = []
-                while heap and heap[0][0] <= now:
-                    entry = heapq.heappop(heap)
-                    call = _live(entry[2])
-                    if call is None:
-                        continue
-                    if call.deadline() > now:  # progress moved it
-                        heapq.heappush(heap, (call.deadline(), entry[1], entry[2]))
-                    else:
-                        due.append(call)
-            for call in due:
-                self._expire(call)
+        with self._timer_cond:
+            now = _monotonic()
+            while not self._closing:
+                now = _monotonic()
+                if heap and heap[0][0] <= now:
+                    break
+                self._timer_cond.wait(min(heap[0][0] - now, _WAIT_MAX) if heap else None)
+            due = []
+            while heap and heap[0][0] <= now and not self._closing:
+                entry = heapq.heappop(heap)
+                call = _live(entry[2])
+                if call is None:
+                    continue
+                if call.deadline() > now:  # progress moved it
+                    heapq.heappush(heap, (call.deadline(), entry[1], entry[2]))
+                else:
+                    due.append(call)
+            return due
 
     # --- incoming -------------------------------------------------------------------------------
 
     def _read_loop(self) -> None:
-        with self._lock:
-            self._io_idents += (_get_ident(),)
+        self._io_idents.add(_get_ident())
         reason: Optional[BaseException] = None
         receive = self.transport.receive
         try:
@@ -446,19 +501,22 @@ class Session:
             log.exception("reader thread failed")
             reason = ConnectionClosed(f"reader thread failed: {exc!r}")
         finally:
+            self._io_idents.discard(_get_ident())
             self._connection_lost(reason)
 
     def _dispatch(self, msg: Any) -> None:
         try:
             if type(msg) is not dict:
                 self.skipped_messages += 1
-                log.warning("skipped a message that is not a JSON object: %.200r", msg)
+                if rarely(self.skipped_messages):
+                    log.warning("skipped a message that is not a JSON object (%d so far): %.200s",
+                                self.skipped_messages, format_message(msg))
             elif "method" in msg:
                 self._dispatch_incoming(msg)
             else:
                 self._complete(msg)
         except Exception:
-            log.exception("failed to dispatch a message; skipped: %.200r", msg)
+            log.exception("failed to dispatch a message; skipped: %.200s", format_message(msg))
 
     def _complete(self, msg: Dict[str, Any]) -> None:
         rid = msg.get("id")
@@ -480,7 +538,7 @@ class Session:
     def _finish_deferred(self, rid: int) -> None:
         with self._lock:
             entry = self._deferred.pop(rid, None)
-        if entry is not None:  # else close() finished it already
+        if entry is not None:  # else it was delivered already (close, or its deadline)
             self._finish(*entry)
 
     @staticmethod
@@ -503,15 +561,16 @@ class Session:
 
     def _unmatched(self, rid: Any, msg: Dict[str, Any]) -> None:
         with self._lock:
-            late = type(rid) is int and self._abandoned.pop(rid, 0) is None
+            late = self._closing or (type(rid) is int and self._abandoned.pop(rid, 0) is None)
         if late:
             self.late_replies += 1
-            log.debug("dropped a late reply to timed-out/cancelled request %s", rid)
+            log.debug("dropped a late reply to abandoned request %s", rid)
         elif rid is None and "error" in msg:
-            log.warning("server reported an error not tied to a request: %.300r", msg["error"])
+            log.warning("server reported an error not tied to a request: %.300s", format_message(msg["error"]))
         else:
             self.unknown_replies += 1
-            log.warning("dropped a reply to unknown request id %.50r", rid)
+            if rarely(self.unknown_replies):
+                log.warning("dropped a reply to unknown request id %.50r (%d so far)", rid, self.unknown_replies)
 
     def _dispatch_incoming(self, msg: Dict[str, Any]) -> None:
         method = msg["method"]
@@ -522,15 +581,17 @@ class Session:
             rid = msg["id"]
             if type(rid) not in (int, str):
                 self.skipped_messages += 1
-                log.warning("skipped server request %s with an invalid id %.50r", method, rid)
+                log.warning("skipped server request %.100r with an invalid id %.50r", method, rid)
                 return
             with self._lock:
                 self._incoming[rid] = False
             if not self._handlers.try_submit(f"handler for {method}", self._answer, rid, method, params):
                 with self._lock:
                     self._incoming.pop(rid, None)
-                log.warning("refused server request %s: %d handlers busy", method, self._handlers.rejected)
-                self._send_quietly(_error_response(rid, -32603, "client busy: too many concurrent requests"))
+                if rarely(self._handlers.rejected):
+                    log.warning("refused server request %.100r: all handlers busy (%d refused so far)",
+                                method, self._handlers.rejected)
+                self._post(_error_response(rid, -32603, "client busy: too many concurrent requests"))
             return
         if method == "notifications/progress":
             self._progress(params)
@@ -541,7 +602,9 @@ class Session:
                     self._incoming[rid] = True  # the handler runs on, but its answer is not sent
         handler = self.on_notification
         if handler is not None and not self._notifier.try_submit(f"handler for {method}", handler, method, params):
-            log.warning("dropped notification %s: the notification queue is full", method)
+            if rarely(self._notifier.rejected):
+                log.warning("dropped notification %.100r: the notification queue is full (%d dropped so far)",
+                            method, self._notifier.rejected)
 
     def _progress(self, params: Dict[str, Any]) -> None:
         token = params.get("progressToken")
@@ -552,7 +615,7 @@ class Session:
         if p.on_progress is not None and self._notifier.try_submit(
                 "on_progress callback", p.on_progress, params.get("progress"), params.get("total"),
                 params.get("message")):
-            p.progress_queued = True
+            p.progress_queued = p.may_defer
 
     def _answer(self, rid: Any, method: str, params: Dict[str, Any]) -> None:
         """Run the request handler on a handler thread and send its answer (unless cancelled)."""

@@ -88,8 +88,8 @@ def _b64decode(data: Any, what: str) -> bytes:
         raise ProtocolError(f"{what}: base64 data must be a string")
     import base64  # deferred: import time
 
-    try:
-        return base64.b64decode(data, validate=True)
+    try:  # line breaks (as base64.encodebytes writes them) are tolerated; other junk is not
+        return base64.b64decode("".join(data.split()), validate=True)
     except (binascii.Error, ValueError) as exc:
         raise ProtocolError(f"{what}: invalid base64 data") from exc
 
@@ -303,7 +303,7 @@ class ToolResult(_Record):
         if not isinstance(raw, dict):
             raise ProtocolError("tools/call result: expected an object")
         return cls(_parse_content_list(raw.get("content"), "tools/call result"),
-                   raw.get("structuredContent"), bool(raw.get("isError", False)), raw.get("_meta"),
+                   raw.get("structuredContent"), raw.get("isError") is True, raw.get("_meta"),
                    tool, raw)
 
     @property

@@ -7,15 +7,12 @@ the transport and nowhere else.
 from __future__ import annotations
 
 import json
-import logging
 from abc import ABC, abstractmethod
 from typing import Any, Optional
 
 from ..errors import ProtocolError
 
 __all__ = ["Transport", "decode_frame", "encode_frame"]
-
-log = logging.getLogger("mcpclient.transport")
 
 
 class Transport(ABC):
@@ -38,8 +35,13 @@ class Transport(ABC):
         """Connect (spawn the process, open the stream). Raises ``ConnectError``."""
 
     @abstractmethod
-    def send(self, message: Any) -> None:
-        """Send one message (a dict, or a list for a batch). Raises ``TransportError``."""
+    def send(self, message: Any, timeout: Optional[float] = None) -> None:
+        """Send one message (a dict, or a list for a batch). Raises ``TransportError``.
+
+        ``timeout`` bounds the wait for the peer to take the message (``None``: until it does or
+        the transport closes); past it ``SendTimeout`` is raised if nothing was sent, and a message
+        cut short leaves the connection broken (it is closed).
+        """
 
     @abstractmethod
     def receive(self) -> Optional[Any]:
@@ -50,7 +52,8 @@ class Transport(ABC):
         """Release everything; idempotent and bounded in time."""
 
 
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # built once: hot path
+# Built once (hot path). NaN/Infinity are not JSON: refusing them beats a server parse error.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 _decode = json.JSONDecoder().decode
 
 

@@ -1,21 +1,28 @@
 """stdio transport: the server is a child process speaking newline-delimited JSON-RPC.
 
 Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment,
-draining its stderr on a thread, noticing its exit on another, and the bounded shutdown ladder
-(close stdin, wait, SIGTERM, SIGKILL to the whole process group). Standard library only.
+draining its stderr on a thread, noticing its exit on another, writing without ever blocking past
+a deadline or a close, and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the
+whole process group). Standard library only.
+
+Process-group signals are sent only while the group leader is alive or a zombie (not yet reaped),
+so its pid, which names the group, cannot have been reused by an unrelated process.
 """
 from __future__ import annotations
 
 import logging
 import os
 import re
+import select
 import threading
+import time
 import weakref
 from collections import deque
 from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, Mapping, Optional, Sequence, Union
 
-from .._threads import next_instance, start_thread
-from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError
+from .._threads import join_all, next_instance, start_thread
+from .._wire import rarely
+from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
 from .base import Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -39,6 +46,10 @@ StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
 
 _STDERR_TAIL_LINES = 20
 _POSIX = os.name == "posix"
+#: Wait for the child's exit without reaping it (the zombie keeps its pid, and so its group, ours).
+_PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
+_POLL = 0.05  # how often a writer stuck on a full pipe looks whether the transport is closing
+_KILL_WAIT = 0.5  # after SIGKILL, how long to wait for the exit
 
 
 _LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "bun", "bunx", "deno")
@@ -78,10 +89,13 @@ def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool) -> None:
         pass
 
 
-def _reap_at_exit(proc: "subprocess.Popen[bytes]") -> None:
+def _reap_at_exit(transport_ref: "weakref.ref[StdioTransport]", proc: "subprocess.Popen[bytes]") -> None:
     """Finalizer for forgotten transports: never leave the child (or its group) running."""
-    if proc.poll() is None:
-        _kill_group(proc, hard=True)
+    transport = transport_ref()
+    lock = transport._reap_lock if transport is not None else threading.Lock()
+    with lock:
+        if proc.returncode is None:
+            _kill_group(proc, hard=True)
 
 
 class StdioTransport(Transport):
@@ -133,9 +147,13 @@ class StdioTransport(Transport):
         self._stderr_sink = self._make_sink(stderr)
         self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._proc: Optional["subprocess.Popen[bytes]"] = None
+        self._stdin_fd = -1
+        self._lifecycle = threading.Lock()  # orders start() against close()
         self._write_lock = threading.Lock()
+        self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
         self._exited = threading.Event()
         self._closing = threading.Event()
+        self._starting = False
         self._threads: list = []
         self.instance = next_instance()
         self.skipped_lines = 0
@@ -154,21 +172,40 @@ class StdioTransport(Transport):
     def start(self) -> None:
         import subprocess  # here, not at the top: it costs import time for users of other transports
 
+        with self._lifecycle:
+            if self._starting:
+                raise RuntimeError("this StdioTransport was started already; make a new one")
+            if self._closing.is_set():
+                raise ConnectionClosed("the transport is closed")
+            self._starting = True
         kwargs: Dict[str, Any] = {"start_new_session": True} if _POSIX else {
             "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
         try:
-            self._proc = subprocess.Popen(
+            proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=self._child_env(), cwd=self.cwd, **kwargs)
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
-        self._finalizer = weakref.finalize(self, _reap_at_exit, self._proc)
+        with self._lifecycle:
+            closed_meanwhile = self._closing.is_set()
+            if not closed_meanwhile:
+                self._proc = proc
+        if closed_meanwhile:  # close() ran during Popen and found nothing to stop: stop it here
+            _kill_group(proc, hard=True)
+            proc.wait()
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                pipe.close()  # type: ignore[union-attr]
+            raise ConnectionClosed("the transport was closed while starting")
+        self._stdin_fd = proc.stdin.fileno()  # type: ignore[union-attr]
+        if _POSIX:
+            os.set_blocking(self._stdin_fd, False)  # writes wait in select(), bounded by deadlines
+        self._finalizer = weakref.finalize(self, _reap_at_exit, weakref.ref(self), proc)
         prefix = f"mcpclient-{self.instance}"
         self._threads = [
             start_thread(self._drain_stderr, f"{prefix}-stderr"),
             start_thread(self._wait_exit, f"{prefix}-waiter"),
         ]
-        log.debug("started %s (pid %s)", self.name, self._proc.pid)  # not argv: it may hold secrets
+        log.debug("started %s (pid %s)", self.name, proc.pid)  # not argv: it may hold secrets
 
     @property
     def pid(self) -> Optional[int]:
@@ -183,54 +220,95 @@ class StdioTransport(Transport):
         return "\n".join(self._stderr_tail)
 
     def close(self) -> None:
-        """Close stdin, give the child ``terminate_grace`` s, then SIGTERM, then SIGKILL the group."""
-        proc = self._proc
-        if proc is None or self._closing.is_set():
-            self._join_threads()
+        """Close stdin, give the child ``terminate_grace`` s, SIGTERM, the same again, then SIGKILL
+        the group. Bounded: about ``2 * terminate_grace + 0.5`` s at worst (4.5 s by default)."""
+        with self._lifecycle:
+            first = not self._closing.is_set()
+            self._closing.set()  # writers stuck on a full pipe see this within _POLL and give up
+            proc = self._proc
+        if proc is None:
             return
-        self._closing.set()
-        with self._write_lock:
-            try:
-                proc.stdin.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
+        deadline = time.monotonic() + 2 * self.terminate_grace + _KILL_WAIT
+        if not first:
+            self._join_threads(deadline)
+            return
+        stdin_closed = self._close_stdin(proc, timeout=_POLL * 4)
         if not self._exited.wait(self.terminate_grace):
             log.info("server %s did not exit after stdin closed; sending SIGTERM", self.name)
-            _kill_group(proc, hard=False)
+            self._signal(proc, hard=False)
             if not self._exited.wait(self.terminate_grace):
                 log.warning("server %s ignored SIGTERM; killing its process group", self.name)
-                _kill_group(proc, hard=True)
-                self._exited.wait(self.terminate_grace)
-        # The leader is gone; members of its group it left behind (grandchildren) go too.
-        _kill_group(proc, hard=True)
-        self._join_threads()
+                self._signal(proc, hard=True)
+                self._exited.wait(_KILL_WAIT)
+        self._signal(proc, hard=True)  # whatever the leader left behind in its group goes too
+        if not stdin_closed:
+            self._close_stdin(proc, timeout=max(0.0, deadline - time.monotonic()))
+        self._join_threads(deadline)
         if not self._receiving:  # nobody reads stdout (a transport used without a session): close it here
             proc.stdout.close()  # type: ignore[union-attr]
         self._finalizer.detach()
 
-    def _join_threads(self) -> None:
-        me = threading.current_thread()
-        for t in self._threads:
-            if t is not me:
-                t.join(self.terminate_grace)
+    def _close_stdin(self, proc: "subprocess.Popen[bytes]", timeout: float) -> bool:
+        if not self._write_lock.acquire(timeout=timeout):
+            return False
+        try:
+            proc.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+        finally:
+            self._write_lock.release()
+        return True
+
+    def _signal(self, proc: "subprocess.Popen[bytes]", hard: bool) -> None:
+        """Signal the group, but only while its leader is unreaped (see the module docstring)."""
+        with self._reap_lock:
+            if proc.returncode is None:
+                _kill_group(proc, hard)
+
+    def _join_threads(self, deadline: float) -> None:
+        join_all(self._threads, deadline)
 
     # --- I/O ------------------------------------------------------------------------------------
 
-    def send(self, message: Any) -> None:
+    def send(self, message: Any, timeout: Optional[float] = None) -> None:
         data = encode_frame(message) + b"\n"
-        proc = self._proc
-        if proc is None:
+        if self._stdin_fd < 0:
             raise ConnectionClosed("transport not started")
-        with self._write_lock:
+        if timeout is not None and timeout > threading.TIMEOUT_MAX:
+            timeout = None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        if not self._write_lock.acquire(timeout=-1 if timeout is None else timeout):
+            raise SendTimeout(f"server {self.name} is not reading: another message is still being written")
+        try:
+            failure = self._write(memoryview(data), deadline)
+        finally:
+            self._write_lock.release()
+        if failure is not None:
+            raise self._exit_error() from failure  # outside the lock: it may wait for the exit
+
+    def _write(self, data: memoryview, deadline: Optional[float]) -> Optional[OSError]:
+        """Write all of ``data`` (holding the write lock); a broken pipe is returned, not raised."""
+        fd = self._stdin_fd
+        written = 0
+        while written < len(data):
             if self._closing.is_set():
                 raise ConnectionClosed("transport closed")
             try:
-                proc.stdin.write(data)  # type: ignore[union-attr]
-                proc.stdin.flush()  # type: ignore[union-attr]
-                return
-            except (OSError, ValueError) as exc:  # BrokenPipe, or stdin already closed
-                failure = exc
-        raise self._exit_error() from failure  # outside the lock: it may wait for the exit
+                written += os.write(fd, data[written:])
+                continue
+            except BlockingIOError:  # the pipe is full: the server is slow to read, or not reading
+                pass
+            except OSError as exc:  # BrokenPipeError and friends: the server is gone
+                return exc
+            wait = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
+            if wait <= 0:
+                if written:  # half a message is on the wire: nothing can follow it any more
+                    log.warning("server %s stopped reading in the middle of a message; killing it", self.name)
+                    self._signal(self._proc, hard=True)  # type: ignore[arg-type]
+                    raise ConnectionClosed(f"server {self.name} stopped reading mid-message")
+                raise SendTimeout(f"server {self.name} is not reading its stdin")
+            select.select((), (fd,), (), wait)
+        return None
 
     def receive(self) -> Optional[Any]:
         self._receiving = True  # from now on the reader closes stdout when it sees EOF
@@ -255,7 +333,9 @@ class StdioTransport(Transport):
                 return decode_frame(line)
             except ProtocolError:
                 self.skipped_lines += 1
-                log.warning("server %s wrote a line that is not JSON; skipped: %.200r", self.name, line)
+                if rarely(self.skipped_lines):
+                    log.warning("server %s wrote a line that is not JSON (%d so far); skipped: %.200r",
+                                self.name, self.skipped_lines, line)
 
     def _skip_rest_of_line(self, stdout: IO[bytes], seen: int) -> None:
         while True:
@@ -264,8 +344,9 @@ class StdioTransport(Transport):
             if not chunk or chunk.endswith(b"\n"):
                 break
         self.skipped_lines += 1
-        log.warning("server %s sent a %d-byte message, over max_message_size=%d; skipped",
-                    self.name, seen, self.max_message_size)
+        if rarely(self.skipped_lines):
+            log.warning("server %s sent a %d-byte message, over max_message_size=%d; skipped (%d so far)",
+                        self.name, seen, self.max_message_size, self.skipped_lines)
 
     def _exit_error(self) -> ConnectionClosed:
         """The child closed stdout or our pipe broke: report its exit (waiting briefly for it)."""
@@ -310,7 +391,23 @@ class StdioTransport(Transport):
                 pass
 
     def _wait_exit(self) -> None:
-        code = self._proc.wait()  # type: ignore[union-attr]
+        proc = self._proc
+        if _PEEK_EXIT:
+            while True:
+                try:
+                    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # type: ignore[union-attr]
+                    break
+                except InterruptedError:
+                    continue
+                except ChildProcessError:
+                    break
+            with self._reap_lock:
+                # The leader is a zombie: its group id is still ours. Kill what it left behind
+                # (its own children) before reaping it, which frees the pid for reuse.
+                _kill_group(proc, hard=True)  # type: ignore[arg-type]
+                code = proc.wait()  # type: ignore[union-attr]
+        else:
+            code = proc.wait()  # type: ignore[union-attr]
         self._exited.set()
         log.debug("server %s exited with %s", self.name, code)
         if self.on_exit is not None:
@@ -318,4 +415,3 @@ class StdioTransport(Transport):
                 self.on_exit(code)
             except Exception:
                 log.exception("on_exit callback for %s failed", self.name)
-
