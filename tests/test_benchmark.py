@@ -14,6 +14,7 @@ BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "bench.py"
 
 @pytest.mark.timeout(120)
 def test_benchmark_quick_run_reports_every_row(tmp_path):
+    pytest.importorskip("mcp", reason="the benchmark compares with the official `mcp` SDK (Python 3.10+)")
     out = tmp_path / "bench.json"
     run = subprocess.run([sys.executable, str(BENCH), "--quick", "--placement", "free", "--json", str(out)],
                          capture_output=True, text=True, timeout=110)

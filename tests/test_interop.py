@@ -22,7 +22,16 @@ SERVERS = {"official": OFFICIAL_SERVER, "testing": server_command()}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture(params=[("official", "2025-11-25"), ("official", "2025-06-18"),
+try:
+    import mcp  # noqa: F401  (the official SDK: PyPI `mcp`, Python 3.10+)
+    HAVE_OFFICIAL = True
+except ImportError:
+    HAVE_OFFICIAL = False
+needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
+
+
+@pytest.fixture(params=[pytest.param(("official", "2025-11-25"), marks=needs_official),
+                        pytest.param(("official", "2025-06-18"), marks=needs_official),
                         ("testing", "2025-11-25"), ("testing", "2025-06-18")],
                 ids=lambda p: f"{p[0]}-{p[1]}")
 def server(request):
