@@ -206,7 +206,7 @@ class Client:
             pager, self._pager = self._pager, None
         self._session.close()
         if pager is not None:
-            pager.shutdown(deadline=time.monotonic() + 1.0)  # its pages failed with the session
+            pager.shutdown(deadline=time.monotonic() + 0.5)  # its pages failed with the session
 
     def __enter__(self) -> "Client":
         return self.connect()
