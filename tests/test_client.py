@@ -1,11 +1,10 @@
 """Client behaviour that needs a server to misbehave in a precise way: a scripted in-memory peer.
 
-The peer thread answers ``initialize`` and then whatever ``handle(method, params)`` returns, so a
-test states exactly what the server says (a repeated cursor, an odd page) and nothing else.
+``helpers.ScriptedServer`` answers ``initialize`` and then whatever ``handle(method, params)``
+returns, so a test states exactly what the server says (a repeated cursor, an odd page).
 """
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any, Callable, Dict, List
 
@@ -15,47 +14,13 @@ from mcpclient import Client, MemoryTransport, ProtocolError, RequestTimeout
 from mcpclient.testing import server_command
 
 from conftest import LONG
-
-Handler = Callable[[str, Dict[str, Any]], Any]
-
-
-class ScriptedServer:
-    """A handshake-era server on a MemoryTransport peer; records every message it receives."""
-
-    def __init__(self, handle: Handler, capabilities: Dict[str, Any] = None) -> None:
-        self.transport, self.peer = MemoryTransport.pair()
-        self.handle = handle
-        self.capabilities = capabilities if capabilities is not None else {"tools": {}, "prompts": {}}
-        self.received: List[Dict[str, Any]] = []
-        self.thread = threading.Thread(target=self._run, name="test-scripted-server")
-        self.thread.start()
-
-    def _run(self) -> None:
-        while True:
-            msg = self.peer.receive()
-            if msg is None:
-                return
-            self.received.append(msg)
-            if "id" not in msg:
-                continue
-            if msg["method"] == "initialize":
-                result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": self.capabilities,
-                          "serverInfo": {"name": "scripted", "version": "1"}}
-            else:
-                result = self.handle(msg["method"], msg.get("params") or {})
-            if result is not None:
-                self.peer.send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
-
-    def stop(self) -> None:
-        self.peer.close()
-        self.thread.join(LONG)
-
+from helpers import ScriptedServer
 
 @pytest.fixture
 def scripted():
     servers: List[ScriptedServer] = []
 
-    def make(handle: Handler, **kwargs: Any) -> ScriptedServer:
+    def make(handle: Callable[[str, Dict[str, Any]], Any], **kwargs: Any) -> ScriptedServer:
         servers.append(ScriptedServer(handle, **kwargs))
         return servers[-1]
 

@@ -17,17 +17,17 @@ import sys
 import threading
 import time
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional
 
 import pytest
 
 from conftest import LONG, faulty, pid_alive, wait_until
+from helpers import ScriptedServer, StderrLines
 from mcpclient import Client
 from mcpclient.errors import (
     CapabilityError, ClientClosedError, MethodNotFound, ProcessExited, ProtocolError, ReaderThreadError,
     RequestTimeout,
 )
-from mcpclient.transports.memory import MemoryPeer, MemoryTransport
 from mcpclient.transports.stdio import StdioTransport
 
 pytestmark = pytest.mark.timeout(30)
@@ -37,32 +37,6 @@ SESSION_LOG = "mcpclient.session"
 
 
 # ---------------------------------------------------------------- helpers
-
-
-class StderrLines:
-    """A ``stderr=`` sink that records lines and lets a test wait for one (no polling)."""
-
-    def __init__(self) -> None:
-        self.lines: List[str] = []
-        self._cond = threading.Condition()
-
-    def __call__(self, line: str) -> None:
-        with self._cond:
-            self.lines.append(line)
-            self._cond.notify_all()
-
-    def wait_for(self, match: Union[str, Callable[[str], bool]], timeout: float = LONG) -> Optional[str]:
-        """The first line equal to ``match`` (or satisfying it), or None after ``timeout``."""
-        test = match if callable(match) else (lambda line: line == match)
-        found: List[str] = []
-
-        def seen() -> bool:
-            found[:] = [line for line in self.lines if test(line)][:1]
-            return bool(found)
-
-        with self._cond:
-            self._cond.wait_for(seen, timeout)
-        return found[0] if found else None
 
 
 class WireWatch(logging.Handler):
@@ -573,40 +547,17 @@ def test_close_inside_a_done_callback_does_not_deadlock():
         assert client.is_closed
 
 
-def scripted_peer(peer: MemoryPeer, on_call: Callable[[MemoryPeer, Dict[str, Any]], None]) -> threading.Thread:
-    """A minimal in-memory server: answers initialize and ping, hands tools/call to ``on_call``."""
-
-    def run() -> None:
-        while True:
-            msg = peer.receive()
-            if msg is None:
-                return
-            method = msg.get("method")
-            if method == "initialize":
-                peer.send({"jsonrpc": "2.0", "id": msg["id"], "result": {
-                    "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                    "serverInfo": {"name": "peer", "version": "1"}}})
-            elif method == "ping":
-                peer.send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
-            elif method == "tools/call":
-                on_call(peer, msg)
-
-    thread = threading.Thread(target=run, name="test-peer", daemon=True)
-    thread.start()
-    return thread
-
-
 def close_from_main_and_from_a_callback() -> float:
     """Main closes while a notification callback is running; once the main close() has begun (it
     fails the pending call first), the callback closes too. Returns how long the main close() took."""
-    transport, peer = MemoryTransport.pair()
     pending_ready = threading.Event()
     in_callback = threading.Event()
     callback_closed = threading.Event()
     state: Dict[str, Any] = {}
 
-    def notify_on_call(peer: MemoryPeer, msg: Dict[str, Any]) -> None:  # never answers the call
-        peer.send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "go"}})
+    def notify_on_call(method: str, params: Dict[str, Any]) -> None:  # never answers the call
+        server.peer.send({"jsonrpc": "2.0", "method": "notifications/message",
+                          "params": {"level": "info", "data": "go"}})
 
     def on_notification(method: str, params: Dict[str, Any]) -> None:
         in_callback.set()
@@ -615,8 +566,8 @@ def close_from_main_and_from_a_callback() -> float:
         state["client"].close()  # ... close from here too, as a "shutdown" handler would
         callback_closed.set()
 
-    server = scripted_peer(peer, notify_on_call)
-    client = Client(transport, timeout=LONG, on_notification=on_notification, on_log=lambda *a: None)
+    server = ScriptedServer(notify_on_call)
+    client = Client(server.transport, timeout=LONG, on_notification=on_notification, on_log=lambda *a: None)
     state["client"] = client
     try:
         client.connect()
@@ -632,8 +583,7 @@ def close_from_main_and_from_a_callback() -> float:
     finally:
         pending_ready.set()
         client.close()
-        peer.close()
-        server.join(LONG)
+        server.stop()
 
 
 def test_concurrent_close_from_main_and_a_notification_callback_is_prompt():

@@ -27,7 +27,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import pytest
 
 from conftest import LONG, SERVERS, SHORT, child_pids, faulty, pid_alive, wait_until
-from mcpclient import Client, ImageContent, MemoryTransport, StdioTransport, ToolResult
+from helpers import ScriptedServer, StderrLines
+from mcpclient import Client, ImageContent, StdioTransport, ToolResult
 from mcpclient.errors import (
     ClientClosedError, ConnectError, MCPError, ProcessExited, ReaderThreadError, RequestTimeout, TransportError,
 )
@@ -167,56 +168,6 @@ def pipe_bytes(pid: int) -> int:
 
 #: A pipe holds 64 KiB; small messages leave a little slack in each page.
 PIPE_FULL = 60_000
-
-
-class StderrLines:
-    """A ``stderr=`` sink that lets a test wait for a line (no polling)."""
-
-    def __init__(self) -> None:
-        self.lines: List[str] = []
-        self._cond = threading.Condition()
-
-    def __call__(self, line: str) -> None:
-        with self._cond:
-            self.lines.append(line)
-            self._cond.notify_all()
-
-    def seen(self, line: str) -> bool:
-        with self._cond:
-            return line in self.lines
-
-
-class ScriptedPeer:
-    """A handshake-era server on a MemoryTransport peer: records what it receives, answers
-    initialize and ping itself and every other request with ``handle(method, params)``."""
-
-    def __init__(self, handle: Callable[[str, Dict[str, Any]], Any]) -> None:
-        self.transport, self.peer = MemoryTransport.pair()
-        self.handle = handle
-        self.received: List[Dict[str, Any]] = []
-        self.thread = threading.Thread(target=self._run, name="test-scripted-peer", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while True:
-            msg = self.peer.receive()
-            if msg is None:
-                return
-            self.received.append(msg)
-            if "id" not in msg or "method" not in msg:
-                continue
-            if msg["method"] == "initialize":
-                result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                          "serverInfo": {"name": "scripted", "version": "1"}}
-            elif msg["method"] == "ping":
-                result = {}
-            else:
-                result = self.handle(msg["method"], msg.get("params") or {})
-            self.peer.send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
-
-    def stop(self) -> None:
-        self.peer.close()
-        self.thread.join(LONG)
 
 
 def echo_tool(method: str, params: Dict[str, Any]) -> Dict[str, Any]:
@@ -625,7 +576,7 @@ def test_calls_on_a_dead_connection_from_fresh_threads_raise_process_exited(reap
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize("value", [float("nan"), float("inf")], ids=["nan", "inf"])
 def test_a_non_finite_float_argument_is_refused_before_sending(value):
-    server = ScriptedPeer(echo_tool)
+    server = ScriptedServer(echo_tool)
     try:
         with Client(server.transport, timeout=LONG) as client:
             with pytest.raises(ValueError):
@@ -645,7 +596,7 @@ def test_base64_image_data_with_line_breaks_decodes():
     png = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 2
     wrapped = base64.encodebytes(png).decode()
     assert "\n" in wrapped.rstrip("\n")  # a MIME-style base64 encoder's line breaks
-    server = ScriptedPeer(lambda method, params: {
+    server = ScriptedServer(lambda method, params: {
         "content": [{"type": "image", "data": wrapped, "mimeType": "image/png"}]})
     try:
         with Client(server.transport, timeout=LONG) as client:

@@ -9,7 +9,7 @@ from mcpclient import (
     AudioContent, Client, EmbeddedResource, ImageContent, ResourceContents, ResourceLink, TextContent, ToolResult,
 )
 
-from .terminal import Output, json_text, one_line
+from .terminal import Output, json_text
 
 
 def compact(value: Any) -> str:

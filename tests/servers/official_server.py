@@ -28,7 +28,6 @@ from typing import Annotated, Any
 import anyio
 from mcp_types import (
     CallToolResult,
-    CompleteRequestParams,
     Completion,
     CompletionArgument,
     CompletionContext,

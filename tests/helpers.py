@@ -1,0 +1,80 @@
+"""Test doubles shared by the test modules: a stderr sink to wait on, and a scripted in-memory server."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Dict, List, Optional, Union
+
+from mcpclient import MemoryTransport
+
+LONG = 10.0
+
+Handler = Callable[[str, Dict[str, Any]], Any]
+
+
+class StderrLines:
+    """A ``stderr=`` sink that records lines and lets a test wait for one (no polling)."""
+
+    def __init__(self) -> None:
+        self.lines: List[str] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, line: str) -> None:
+        with self._cond:
+            self.lines.append(line)
+            self._cond.notify_all()
+
+    def seen(self, line: str) -> bool:
+        with self._cond:
+            return line in self.lines
+
+    def wait_for(self, match: Union[str, Callable[[str], bool]], timeout: float = LONG) -> Optional[str]:
+        """The first line equal to ``match`` (or satisfying it), or None after ``timeout``."""
+        test = match if callable(match) else (lambda line: line == match)
+        found: List[str] = []
+
+        def seen() -> bool:
+            found[:] = [line for line in self.lines if test(line)][:1]
+            return bool(found)
+
+        with self._cond:
+            self._cond.wait_for(seen, timeout)
+        return found[0] if found else None
+
+
+class ScriptedServer:
+    """A handshake-era server on a ``MemoryTransport`` peer, for faults a real server won't make.
+
+    It answers ``initialize`` and ``ping`` itself and every other request with
+    ``handle(method, params)``; a ``None`` from ``handle`` sends no answer (``handle`` may use
+    ``server.peer`` to send anything else). Every message received is kept in ``received``.
+    """
+
+    def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None) -> None:
+        self.transport, self.peer = MemoryTransport.pair()
+        self.handle = handle
+        self.capabilities = capabilities if capabilities is not None else {"tools": {}, "prompts": {}}
+        self.received: List[Dict[str, Any]] = []
+        self.thread = threading.Thread(target=self._run, name="test-scripted-server", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            msg = self.peer.receive()
+            if msg is None:
+                return
+            self.received.append(msg)
+            if "id" not in msg or "method" not in msg:
+                continue
+            if msg["method"] == "initialize":
+                result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": self.capabilities,
+                          "serverInfo": {"name": "scripted", "version": "1"}}
+            elif msg["method"] == "ping":
+                result = {}
+            else:
+                result = self.handle(msg["method"], msg.get("params") or {})
+            if result is not None:
+                self.peer.send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+    def stop(self) -> None:
+        self.peer.close()
+        self.thread.join(LONG)
