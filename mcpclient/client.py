@@ -7,6 +7,7 @@ the bytes live in ``transports``.
 """
 from __future__ import annotations
 
+import enum
 import json
 import logging
 import re
@@ -42,6 +43,13 @@ T = TypeVar("T")
 Target = Union[str, Sequence[str], Transport]
 LogCallback = Callable[[str, Optional[str], Any], Any]
 NotificationCallback = Callable[[str, Dict[str, Any]], Any]
+
+
+class _State(enum.Enum):
+    NEW = "new"  # constructed; no I/O yet
+    CONNECTING = "connecting"  # connect() is running the handshake
+    READY = "ready"  # calls allowed
+    CLOSED = "closed"  # terminal: close() was called (a connection that died stays READY until then)
 
 
 class _Default:
@@ -153,7 +161,7 @@ class Client:
         self._max_workers = max_workers
         self._session = Session(self.transport, on_request=self._handle_request,
                                 on_notification=self._handle_notification, max_workers=max_workers)
-        self._state = "new"
+        self._state = _State.NEW
         self._state_lock = threading.Lock()
         self._pager: Optional[Lane] = None
         self._tools: Dict[str, Tool] = {}
@@ -171,9 +179,9 @@ class Client:
         On failure everything started is torn down before the error is raised.
         """
         with self._state_lock:
-            if self._state != "new":
-                raise ClientClosedError(f"connect() on a client that is {self._state}; make a new Client")
-            self._state = "connecting"
+            if self._state is not _State.NEW:
+                raise ClientClosedError(f"connect() on a client that is {self._state.value}; make a new Client")
+            self._state = _State.CONNECTING
         try:
             self._session.start()
             params = initialize_params(self._offer, self._client_info, {})
@@ -186,7 +194,7 @@ class Client:
             self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
             self._session.notify("notifications/initialized")
         except BaseException as exc:
-            closed_by_user = self._state == "closed"
+            closed_by_user = self._state is _State.CLOSED
             self.close()
             if closed_by_user and isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError):
                 raise ClientClosedError("the client was closed while connecting") from exc
@@ -195,14 +203,14 @@ class Client:
                 raise ConnectError(f"the handshake with {self.transport.name} failed: {first_line}") from exc
             raise
         with self._state_lock:
-            if self._state == "connecting":
-                self._state = "ready"
+            if self._state is _State.CONNECTING:
+                self._state = _State.READY
         return self
 
     def close(self) -> None:
         """Fail pending calls, stop the server and every thread. Idempotent, any thread, bounded (≤ ~5 s)."""
         with self._state_lock:
-            self._state = "closed"
+            self._state = _State.CLOSED
             pager, self._pager = self._pager, None
         self._session.close()
         if pager is not None:
@@ -219,7 +227,7 @@ class Client:
 
     def __repr__(self) -> str:
         server = self._server_info.name or self.transport.name
-        return f"<mcpclient.Client {server!r} {self._state}>"
+        return f"<mcpclient.Client {server!r} {self._state.value}>"
 
     # --- negotiated state -----------------------------------------------------------------------
 
@@ -245,7 +253,7 @@ class Client:
     @property
     def is_closed(self) -> bool:
         """True once the client can make no more calls: closed, or its connection ended."""
-        return self._state == "closed" or self._session.is_closed
+        return self._state is _State.CLOSED or self._session.is_closed
 
     @property
     def session(self) -> Session:
@@ -260,8 +268,8 @@ class Client:
     def _options(self, method: str, timeout: Any, on_progress: Optional[ProgressCallback],
                  reset_timeout_on_progress: Optional[bool], check: bool) -> Dict[str, Any]:
         """Check the client can send ``method`` now, and resolve the per-call options."""
-        if self._state != "ready":
-            if self._state == "closed":
+        if self._state is not _State.READY:
+            if self._state is _State.CLOSED:
                 raise ClientClosedError(f"{method}: the client is closed")
             raise ClientClosedError(f"{method}: the client is not connected; call connect() or use 'with'")
         if check:
@@ -292,7 +300,7 @@ class Client:
         Its ``cancel()`` works only until it starts; each page has the call's timeout.
         """
         with self._state_lock:
-            if self._state == "closed":
+            if self._state is _State.CLOSED:
                 raise ClientClosedError(f"{method}: the client is closed")
             if self._pager is None:
                 self._pager = Lane(f"mcpclient-{self._session.instance}-pager", self._max_workers, -1)
