@@ -19,6 +19,7 @@ from .errors import (
 )
 from .session import CallFuture
 from .transports.base import Transport
+from .transports.http import HTTPTransport
 from .transports.memory import MemoryTransport
 from .transports.stdio import StdioTransport
 from .types import (
@@ -40,6 +41,7 @@ __all__ = [
     "ConnectionClosed",
     "EmbeddedResource",
     "HTTPError",
+    "HTTPTransport",
     "ImageContent",
     "Implementation",
     "InternalError",

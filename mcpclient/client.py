@@ -65,17 +65,27 @@ _PYTHON_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": loggin
                   "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
 
 
-def _make_transport(target: Target) -> Transport:
+def _make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any) -> Transport:
     if isinstance(target, Transport):
+        if headers or auth:
+            raise ValueError("headers= and auth= go to the transport when you pass one")
         return target
     if isinstance(target, str):
+        if re.match(r"^https?://", target, re.I):
+            from .transports.http import HTTPTransport
+
+            return HTTPTransport(target, headers=headers, auth=auth)
         if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", target):
-            raise ValueError(f"{target!r}: HTTP targets are not supported yet; pass a command to run over stdio")
+            raise ValueError(f"{target!r}: only http(s) URLs and commands are supported targets")
+        if headers or auth:
+            raise ValueError("headers= and auth= apply to HTTP targets only")
         argv = shlex.split(target)
         if not argv:
             raise ValueError("empty command")
         return StdioTransport(argv)
     if isinstance(target, (list, tuple)) and all(isinstance(a, str) for a in target):
+        if headers or auth:
+            raise ValueError("headers= and auth= apply to HTTP targets only")
         return StdioTransport(list(target))
     raise TypeError(f"target must be a command string, an argv list or a Transport, not {type(target).__name__}")
 
@@ -108,8 +118,10 @@ class Client:
             print(client.call_tool("add", {"a": 1, "b": 2}).structured_content)
 
     Args:
-        target: a command string (split with ``shlex``, run over stdio), an argv list, or a
-            ``Transport``.
+        target: a command string (split with ``shlex``, run over stdio), an argv list, an
+            ``http(s)://`` URL (Streamable HTTP), or a ``Transport``.
+        headers: extra HTTP headers (URL targets only).
+        auth: a bearer token, or a callable returning one per request (URL targets only).
         client_info: ``(name, version)``, a dict, or an ``Implementation`` sent in ``initialize``.
         protocol: ``"auto"``/``"legacy"`` (offer the newest handshake revision and accept any this
             client speaks) or an exact revision such as ``"2025-06-18"`` (offer and require it).
@@ -141,6 +153,8 @@ class Client:
         client_info: Any = ("mcpclient", __version__),
         protocol: str = "auto",
         timeout: Optional[float] = 60.0,
+        headers: Optional[Dict[str, str]] = None,
+        auth: Any = None,
         reset_timeout_on_progress: bool = False,
         max_total_timeout: Optional[float] = None,
         on_notification: Optional[NotificationCallback] = None,
@@ -150,7 +164,7 @@ class Client:
     ) -> None:
         self._offer = choose_offer(protocol)
         self._protocol = protocol
-        self.transport = _make_transport(target)
+        self.transport = _make_transport(target, headers, auth)
         self.timeout = _check_timeout(timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
         self.max_total_timeout = max_total_timeout
@@ -190,6 +204,7 @@ class Client:
                 raise ProtocolError("initialize result is not an object")
             self._version = check_server_version(self._offer, result.get("protocolVersion"), self._protocol)
             self._init_result = result
+            self.transport.negotiated(self._version)
             self._missing = missing_capabilities(self.server_capabilities, self._version)
             self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
             self._session.notify("notifications/initialized")

@@ -222,4 +222,13 @@ class SchemaValidationError(MCPError, ValueError):
 
 
 class AuthError(MCPError):
-    """Authorization failed or is required."""
+    """Authorization failed or is required (HTTP 401/403).
+
+    ``status`` is the HTTP status and ``www_authenticate`` the server's challenge header, if any
+    (it names the scheme, realm, scopes and resource metadata; it carries no secret of ours).
+    """
+
+    def __init__(self, message: str, *, status: Optional[int] = None, www_authenticate: Optional[str] = None):
+        self.status = status
+        self.www_authenticate = www_authenticate
+        super().__init__(message)

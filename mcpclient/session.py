@@ -31,7 +31,7 @@ from .errors import (
     ClientClosedError, ConnectionClosed, MCPError, MethodNotFound, ProcessExited, ProtocolError,
     ReaderThreadError, RequestCancelled, RequestTimeout, RPCError, SendTimeout,
 )
-from .transports.base import Transport
+from .transports.base import DeliveryFailed, Transport
 
 __all__ = ["CallFuture", "GuardedFuture", "Session"]
 
@@ -493,6 +493,8 @@ class Session:
                 if type(message) is list:  # a batch (2025-03-26)
                     for item in message:
                         self._dispatch(item)
+                elif type(message) is DeliveryFailed:
+                    self._delivery_failed(message)
                 else:
                     self._dispatch(message)
         except MCPError as exc:
@@ -503,6 +505,15 @@ class Session:
         finally:
             self._io_idents.discard(_get_ident())
             self._connection_lost(reason)
+
+    def _delivery_failed(self, failure: DeliveryFailed) -> None:
+        rid = failure.request_id
+        with self._lock:
+            call = self._pending.pop(rid, None) if type(rid) is int else None
+        if call is not None:
+            call.finish(None, failure.error)
+        else:
+            log.debug("delivery failure for a request no longer pending (%r): %s", rid, failure.error)
 
     def _dispatch(self, msg: Any) -> None:
         try:

@@ -1,7 +1,8 @@
 """The ``Transport`` interface the session drives.
 
-A transport moves whole JSON-RPC messages (dicts) and knows nothing of ids, futures or MCP
-methods. Foreign exceptions (``OSError`` and the like) are mapped to ``mcpclient.errors`` inside
+A transport moves whole JSON-RPC messages (dicts) and knows nothing of futures or MCP methods;
+the only id it ever looks at is that of a request it could not deliver (``DeliveryFailed``).
+Foreign exceptions (``OSError``, ``requests``' errors) are mapped to ``mcpclient.errors`` inside
 the transport and nowhere else.
 """
 from __future__ import annotations
@@ -12,7 +13,19 @@ from typing import Any, Optional
 
 from ..errors import ProtocolError
 
-__all__ = ["Transport", "decode_frame", "encode_frame"]
+__all__ = ["DeliveryFailed", "Transport", "decode_frame", "encode_frame"]
+
+
+class DeliveryFailed:
+    """Returned by ``receive()`` in place of a message: the request ``request_id`` could not be
+    delivered or answered (an HTTP error status, a refused connection); its call fails with
+    ``error``. Stream transports never produce it: their failures end the whole connection."""
+
+    __slots__ = ("request_id", "error")
+
+    def __init__(self, request_id: Any, error: BaseException) -> None:
+        self.request_id = request_id
+        self.error = error
 
 
 class Transport(ABC):
@@ -46,6 +59,11 @@ class Transport(ABC):
     @abstractmethod
     def receive(self) -> Optional[Any]:
         """Block until the next message; ``None`` at end of stream."""
+
+    def negotiated(self, protocol_version: str) -> None:
+        """Called once the handshake agreed on ``protocol_version`` (before
+        ``notifications/initialized`` is sent). HTTP transports add the version header from here
+        on and open their server-to-client stream; others need not care."""
 
     @abstractmethod
     def close(self) -> None:

@@ -1,6 +1,17 @@
-"""The interop contract (tests/servers/CONTRACT.md) served by the OFFICIAL Python MCP SDK over stdio.
+"""The interop contract (tests/servers/CONTRACT.md) served by the OFFICIAL Python MCP SDK.
 
-Run: ``python tests/servers/official_server.py`` (needs the ``mcp`` 2.x package installed).
+Run (needs the ``mcp`` 2.x package installed; the HTTP modes also need ``uvicorn``):
+
+- ``python tests/servers/official_server.py``: stdio (newline-delimited JSON-RPC).
+- ``... --http [--json-response] [--stateless]``: Streamable HTTP (the SDK's own ASGI app,
+  ``MCPServer.streamable_http_app()``) at ``/mcp``; ``--json-response`` answers POSTs with plain
+  JSON instead of an SSE stream, ``--stateless`` runs the SDK's stateless mode (no session id).
+- ``... --sse``: the legacy 2024-11-05 HTTP+SSE transport (``MCPServer.sse_app()``): GET ``/sse``
+  sends an ``endpoint`` event, messages are POSTed to ``/messages/?session_id=...``.
+
+The HTTP modes listen on 127.0.0.1 on an OS-chosen free port, print exactly one line
+``READY <url>`` (the MCP endpoint: ``.../mcp`` or ``.../sse``) to stdout once serving, and run
+until SIGTERM/SIGINT or until stdin reaches EOF (so a dying parent never leaves one behind).
 
 Built on ``mcp.server.mcpserver.MCPServer`` (the 2.x name of FastMCP). The high-level API cannot
 express a few parts of the contract, so they use the SDK's low-level ``Server`` (reached through
@@ -18,9 +29,15 @@ Note: an ordinary exception raised inside a tool reaches the client WITHOUT its 
 
 from __future__ import annotations
 
+import argparse
 import base64
 import json
+import logging
+import os
+import socket
 import struct
+import sys
+import threading
 import warnings
 import zlib
 from typing import Annotated, Any
@@ -129,6 +146,14 @@ async def log(level: str, message: str, ctx: Context) -> str:
     return "logged"
 
 
+async def touch(uri: str, ctx: Context) -> str:
+    """Send notifications/resources/updated for `uri` to the calling session (official-server-only extra)."""
+    # Not request-scoped (no related_request_id): the SDK sends it on the session's standalone
+    # channel, i.e. inline over stdio / legacy SSE, and on the GET stream over Streamable HTTP.
+    await ctx.session.send_resource_updated(uri)
+    return "touched"
+
+
 def _tools() -> list[Tool]:
     tools = [
         Tool.from_function(echo, structured_output=False),
@@ -137,6 +162,7 @@ def _tools() -> list[Tool]:
         Tool.from_function(picture),
         Tool.from_function(fail, structured_output=False),
         Tool.from_function(log, structured_output=False),
+        Tool.from_function(touch, structured_output=False),
     ]
     by_name = {t.name: t for t in tools}
     # Exact schemas (the derived ones carry pydantic titles); the models above still validate.
@@ -220,5 +246,69 @@ _lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams,
 _lowlevel.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
 
 
+# ---------------------------------------------------------------- HTTP serving
+
+
+def _serve_http(app: Any, path: str) -> None:
+    """Serve the ASGI ``app`` with uvicorn on 127.0.0.1:<free port>; print ``READY <url><path>``."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}{path}"
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and not self.should_exit:  # lifespan ran and the socket is being served
+                print(f"READY {url}", flush=True)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            # Streams still open at shutdown are cut off; uvicorn and the SDK's SSE app then log
+            # tracebacks ("ASGI callable returned without completing response", ...): only noise here.
+            logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
+            await super().shutdown(sockets)
+
+    # timeout_graceful_shutdown: open SSE streams would otherwise hold a graceful shutdown forever.
+    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=1)
+    server = Server(config)
+
+    def watch_stdin() -> None:
+        try:
+            while os.read(0, 65536):  # the raw fd: a thread blocked in sys.stdin would hang interpreter exit
+                pass
+        except OSError:
+            pass
+        server.should_exit = True  # EOF: the parent is gone (or closed our stdin); shut down
+        threading.Event().wait(5)
+        os._exit(0)  # still here 5 s later: do not linger
+
+    threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
+    try:
+        server.run(sockets=[sock])  # installs SIGINT/SIGTERM handlers that stop the server
+    except KeyboardInterrupt:  # uvicorn re-raises the SIGINT it caught once it has shut down
+        sys.exit(130)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--http", action="store_true", help="Streamable HTTP at /mcp")
+    mode.add_argument("--sse", action="store_true", help="legacy HTTP+SSE at /sse (+ /messages/)")
+    parser.add_argument("--json-response", action="store_true", help="--http: answer POSTs with JSON, not SSE")
+    parser.add_argument("--stateless", action="store_true", help="--http: the SDK's stateless mode (no session)")
+    args = parser.parse_args(argv)
+    if (args.json_response or args.stateless) and not args.http:
+        parser.error("--json-response and --stateless need --http")
+
+    if args.http:
+        _serve_http(mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless), "/mcp")
+    elif args.sse:
+        _serve_http(mcp.sse_app(), "/sse")
+    else:
+        mcp.run("stdio")
+
+
 if __name__ == "__main__":
-    mcp.run("stdio")
+    main()

@@ -1,0 +1,317 @@
+"""Streamable HTTP transport (MCP 2025-03-26 … 2025-11-25), on ``requests`` and ``sseclient-py``.
+
+Every client message is one POST. A request's POST runs on a worker thread (so a slow or
+streaming response never holds up other calls) and its body — one JSON message, or an SSE
+stream of messages ending with the response — is fed to the session's reader through a queue.
+Notifications and responses are POSTed on the caller's thread, which keeps them in order with
+what the caller sends next. After the handshake a GET stream carries server-initiated messages.
+An HTTP failure fails only the request it belongs to (``DeliveryFailed``).
+
+``requests`` is imported when a transport starts, not when mcpclient is imported.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from contextlib import contextmanager
+from queue import SimpleQueue
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Union
+
+from .._threads import Lane, next_instance, start_thread
+from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
+from .base import DeliveryFailed, Transport, decode_frame, encode_frame
+
+if TYPE_CHECKING:
+    import requests
+
+__all__ = ["HTTPTransport"]
+
+log = logging.getLogger("mcpclient.transport.http")
+
+TokenProvider = Callable[[], str]
+_JSON = "application/json"
+_SSE = "text/event-stream"
+_DELETE_TIMEOUT = 2.0
+_BODY_IN_ERRORS = 200  # characters of an error body quoted in HTTPError
+
+
+def _abort(response: "requests.Response") -> None:
+    """Make a read blocked on ``response`` (in another thread) return at once.
+
+    ``Response.close()`` would wait for that read (it takes the same buffer lock), so the socket
+    under it is shut down instead; the reading thread then closes the response itself.
+    """
+    import socket
+
+    try:
+        sock = response.raw.connection.sock  # urllib3's HTTPConnection, while the body is unread
+        sock.shutdown(socket.SHUT_RDWR)
+    except Exception:  # already released or closed: nothing is blocked on it
+        pass
+
+
+def _media_type(response: "requests.Response") -> str:
+    return response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+
+
+class HTTPTransport(Transport):
+    """Talk to an MCP server over Streamable HTTP.
+
+    Example::
+
+        transport = HTTPTransport("https://mcp.example.com/mcp", auth=lambda: vault.token())
+        with Client(transport) as client:
+            print(client.list_tools())
+
+    Args:
+        url: the server's MCP endpoint.
+        headers: extra headers sent with every request.
+        auth: a bearer token, or a callable returning one (called for every request, from many
+            threads at once). Sent as ``Authorization: Bearer <token>`` (see ``auth_header``).
+        auth_header: the header that carries the token; with a name other than
+            ``Authorization`` the raw token is sent, without ``Bearer``.
+        session: a ``requests.Session`` to use (proxies, certificates, mTLS); its settings are
+            read, never changed after start. By default the transport makes and owns one.
+        connect_timeout: seconds to wait for a TCP/TLS connection.
+        follow_redirects: follow 3xx answers (off: a redirect is an ``HTTPError``). The token is
+            never sent to another origin either way (``requests`` drops it on cross-host redirects).
+        pool_size: the most requests in flight at once (connections and worker threads).
+    """
+
+    def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
+                 auth: Union[str, TokenProvider, None] = None, auth_header: str = "Authorization",
+                 session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
+                 follow_redirects: bool = False, pool_size: int = 32, name: Optional[str] = None) -> None:
+        if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+            raise ValueError(f"an HTTP transport needs an http(s) URL, not {url!r}")
+        self.url = url
+        self.headers = dict(headers or {})
+        self.auth = auth
+        self.auth_header = auth_header
+        self.connect_timeout = connect_timeout
+        self.follow_redirects = follow_redirects
+        self.pool_size = pool_size
+        self.name = name or "http"
+        self.instance = next_instance()
+        self.session_id: Optional[str] = None
+        self.protocol_version: Optional[str] = None
+        self._http = session
+        self._owns_http = session is None
+        self._inbox: "SimpleQueue[Any]" = SimpleQueue()
+        self._posts: Optional[Lane] = None
+        self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
+        self._open_lock = threading.Lock()
+        self._closing = threading.Event()
+        self._get_thread: Optional[threading.Thread] = None
+        self._get_answered = threading.Event()
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        import requests
+        from requests.adapters import HTTPAdapter
+
+        if self._closing.is_set():
+            raise ConnectionClosed("the transport is closed")
+        if self._http is None:
+            self._http = requests.Session()
+            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=self.pool_size, max_retries=0)
+            self._http.mount("http://", adapter)
+            self._http.mount("https://", adapter)
+        self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
+
+    def negotiated(self, protocol_version: str) -> None:
+        """Add the version header from now on, and open the GET stream: returns once the server
+        answered it (or ``connect_timeout`` passed), so nothing it sends there after connect is lost."""
+        self.protocol_version = protocol_version
+        self._get_thread = start_thread(self._listen, f"mcpclient-{self.instance}-http-get")
+        self._get_answered.wait(self.connect_timeout)
+
+    def close(self) -> None:
+        if self._closing.is_set():
+            return
+        self._closing.set()
+        with self._open_lock:
+            streams, self._open = list(self._open), set()
+        for response in streams:  # unblocks the threads reading them (they close the responses)
+            _abort(response)
+        if self.session_id is not None and self._http is not None:
+            try:  # the spec asks clients to end their session; a 405 just means "not supported"
+                self._http.delete(self.url, headers=self._headers(), timeout=(self.connect_timeout, _DELETE_TIMEOUT),
+                                  allow_redirects=False)
+            except Exception as exc:  # best effort, bounded
+                log.debug("DELETE of the session failed: %s", type(exc).__name__)
+        if self._posts is not None:
+            self._posts.shutdown(time.monotonic() + 1.0)
+        if self._get_thread is not None:
+            self._get_thread.join(1.0)
+        if self._owns_http and self._http is not None:
+            self._http.close()
+        self._inbox.put(None)
+
+    # --- sending --------------------------------------------------------------------------------
+
+    def send(self, message: Any, timeout: Optional[float] = None) -> None:
+        if self._closing.is_set() or self._posts is None:
+            raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
+        body = encode_frame(message)
+        rid = message.get("id") if isinstance(message, dict) and "method" in message else None
+        if rid is None:  # a notification or a response: send it now, in order
+            response = self._post(body, timeout)
+            try:
+                if response.status_code not in (200, 202):
+                    raise self._status_error(response)
+                if response.status_code == 200 and response.content:
+                    self._deliver_body(response)  # some servers answer a response with messages
+            finally:
+                response.close()
+            return
+        self._posts.try_submit("POST", self._request, rid, body, timeout)
+
+    def _request(self, rid: Any, body: bytes, timeout: Optional[float]) -> None:
+        """Worker: POST one request and feed what comes back to the reader (or its failure)."""
+        try:
+            response = self._post(body, timeout)
+            try:
+                with self._tracked(response):
+                    if response.status_code != 200:
+                        raise self._status_error(response)
+                    self._deliver_body(response)
+            finally:
+                response.close()
+        except Exception as exc:
+            if not self._closing.is_set():
+                error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
+                    else ConnectionClosed(f"POST to {self.name} failed: {exc}")
+                self._inbox.put(DeliveryFailed(rid, error))
+
+    def _post(self, body: bytes, timeout: Optional[float]) -> "requests.Response":
+        import requests
+
+        headers = self._headers()
+        headers["Accept"] = f"{_JSON}, {_SSE}"
+        headers["Content-Type"] = _JSON
+        read = None if timeout is None else max(timeout, 0.001)
+        try:
+            response = self._http.post(  # type: ignore[union-attr]
+                self.url, data=body, headers=headers, stream=True,
+                timeout=(self.connect_timeout, read), allow_redirects=self.follow_redirects)
+        except requests.exceptions.ConnectTimeout as exc:
+            raise ConnectError(f"could not connect to {self.name} in {self.connect_timeout:g} s") from exc
+        except requests.exceptions.ConnectionError as exc:
+            raise ConnectError(f"could not connect to {self.name}: {type(exc).__name__}") from exc
+        except requests.exceptions.RequestException as exc:
+            raise ConnectionClosed(f"HTTP request to {self.name} failed: {type(exc).__name__}") from exc
+        session_id = response.headers.get("Mcp-Session-Id")
+        if session_id and session_id != self.session_id:
+            self.session_id = session_id
+        return response
+
+    def _headers(self) -> Dict[str, str]:
+        headers = dict(self.headers)
+        if self.session_id is not None:
+            headers["Mcp-Session-Id"] = self.session_id
+        if self.protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        if self.auth is not None:
+            token = self.auth() if callable(self.auth) else self.auth
+            headers[self.auth_header] = f"Bearer {token}" if self.auth_header.lower() == "authorization" else token
+        return headers
+
+    def _status_error(self, response: "requests.Response") -> Exception:
+        status = response.status_code
+        if status in (401, 403):
+            return AuthError(f"{self.name} answered HTTP {status}", status=status,
+                             www_authenticate=response.headers.get("WWW-Authenticate"))
+        try:
+            text = response.text[:_BODY_IN_ERRORS].strip()
+        except Exception:
+            text = ""
+        if 300 <= status < 400:
+            text = f"redirect to {response.headers.get('Location', '?')} refused (follow_redirects=False)"
+        return HTTPError(status, text)
+
+    # --- receiving ------------------------------------------------------------------------------
+
+    def receive(self) -> Optional[Any]:
+        return self._inbox.get()
+
+    def _deliver_body(self, response: "requests.Response") -> None:
+        """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream."""
+        kind = _media_type(response)
+        if kind == _JSON:
+            self._inbox.put(decode_frame(response.content))
+        elif kind == _SSE:
+            for data in self._events(response):
+                self._inbox.put(data)
+        else:
+            raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
+
+    @contextmanager
+    def _tracked(self, response: "requests.Response") -> Iterator[None]:
+        """While reading ``response``, let ``close()`` abort it (see ``_abort``)."""
+        with self._open_lock:
+            if self._closing.is_set():
+                raise ConnectionClosed("the transport is closed")
+            self._open.add(response)
+        try:
+            yield
+        finally:
+            with self._open_lock:
+                self._open.discard(response)
+
+    def _events(self, response: "requests.Response") -> Iterator[Any]:
+        """The JSON messages of an SSE stream (comments, empty and non-message events skipped)."""
+        import sseclient
+
+        try:
+            for event in sseclient.SSEClient(response.iter_content(chunk_size=None)).events():
+                if event.event != "message":
+                    continue
+                try:
+                    yield json.loads(event.data)
+                except ValueError:
+                    log.warning("%s sent an SSE event that is not JSON; skipped", self.name)
+        except Exception as exc:  # the stream broke (or close() aborted it)
+            if not self._closing.is_set():
+                raise ConnectionClosed(f"the event stream from {self.name} broke: {type(exc).__name__}") from exc
+
+    def _listen(self) -> None:
+        """The GET stream for server-initiated messages, reopened with capped backoff until close."""
+        import random
+
+        import requests
+
+        delay = 0.5
+        while not self._closing.is_set():
+            headers = self._headers()
+            headers["Accept"] = _SSE
+            try:
+                response = self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
+                                          timeout=(self.connect_timeout, None), allow_redirects=False)
+            except requests.exceptions.RequestException as exc:
+                log.debug("GET stream to %s failed: %s", self.name, type(exc).__name__)
+                self._get_answered.set()
+            else:
+                self._get_answered.set()
+                try:
+                    status = response.status_code
+                    if 400 <= status < 500 and status != 429:  # 405 and friends: no GET stream here
+                        log.debug("%s offers no GET stream (HTTP %s)", self.name, status)
+                        return
+                    if response.status_code == 200 and _media_type(response) == _SSE:
+                        delay = 0.5
+                        with self._tracked(response):
+                            for data in self._events(response):
+                                self._inbox.put(data)
+                    else:
+                        log.debug("GET stream to %s answered %s", self.name, response.status_code)
+                except ConnectionClosed as exc:
+                    log.debug("%s", exc)
+                finally:
+                    response.close()
+            if self._closing.wait(delay * (0.5 + random.random())):
+                return
+            delay = min(delay * 2, 30.0)

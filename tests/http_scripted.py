@@ -1,0 +1,115 @@
+"""A scripted MCP-over-HTTP server on 127.0.0.1 for faults a real server will not produce.
+
+``ScriptedHTTPServer(handle)`` answers ``initialize`` (with a session id) and
+``notifications/*`` itself, and every other POSTed request with ``handle(request, message)``,
+which returns a ``Reply`` (status, headers, body) or a result dict (sent as JSON). Every request
+the server saw is recorded in ``seen`` (method, path, headers, parsed body), so a test can count
+exactly what reached the wire.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Dict, List, Optional
+
+SESSION_ID = "scripted-session-1"
+
+
+class Reply:
+    def __init__(self, status: int = 200, body: Any = b"", headers: Optional[Dict[str, str]] = None) -> None:
+        self.status = status
+        self.body = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.headers = headers or {}
+
+
+class Seen:
+    def __init__(self, method: str, path: str, headers: Dict[str, str], body: Any) -> None:
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+
+    @property
+    def rpc_method(self) -> Optional[str]:
+        return self.body.get("method") if isinstance(self.body, dict) else None
+
+
+Handler = Callable[["Seen", Dict[str, Any]], Any]
+
+
+class ScriptedHTTPServer:
+    def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None) -> None:
+        self.handle = handle
+        self.capabilities = capabilities if capabilities is not None else {"tools": {}}
+        self.seen: List[Seen] = []
+        self.lock = threading.Lock()
+        outer = self
+
+        class RequestHandler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output quiet
+                pass
+
+            def _record(self) -> Seen:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw) if raw else None
+                except ValueError:
+                    body = raw
+                seen = Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                with outer.lock:
+                    outer.seen.append(seen)
+                return seen
+
+            def _send(self, reply: Reply) -> None:
+                self.send_response(reply.status)
+                headers = {"Content-Type": "application/json", **reply.headers}
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            def do_POST(self) -> None:  # noqa: N802
+                seen = self._record()
+                msg = seen.body if isinstance(seen.body, dict) else {}
+                if msg.get("method") == "initialize":
+                    result = {"protocolVersion": msg["params"]["protocolVersion"],
+                              "capabilities": outer.capabilities, "serverInfo": {"name": "scripted-http", "version": "1"}}
+                    self._send(Reply(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result},
+                                     {"Mcp-Session-Id": SESSION_ID}))
+                    return
+                if "id" not in msg:  # a notification or a response
+                    self._send(Reply(202))
+                    return
+                reply = outer.handle(seen, msg)
+                if not isinstance(reply, Reply):
+                    reply = Reply(200, {"jsonrpc": "2.0", "id": msg["id"], "result": reply})
+                self._send(reply)
+
+            def do_GET(self) -> None:  # noqa: N802
+                self._record()
+                self._send(Reply(405))
+
+            def do_DELETE(self) -> None:  # noqa: N802
+                self._record()
+                self._send(Reply(200))
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), RequestHandler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/mcp"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="test-http-server", daemon=True)
+        self.thread.start()
+
+    def requests(self, rpc_method: Optional[str] = None, http_method: Optional[str] = None) -> List[Seen]:
+        with self.lock:
+            return [s for s in self.seen if (rpc_method is None or s.rpc_method == rpc_method)
+                    and (http_method is None or s.method == http_method)]
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(10)

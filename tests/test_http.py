@@ -1,0 +1,199 @@
+"""Streamable HTTP: against the official SDK's server (uvicorn on 127.0.0.1), in SSE and JSON
+response modes, and against a scripted HTTP server for statuses a real server won't send."""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import LONG
+from http_scripted import SESSION_ID, Reply, ScriptedHTTPServer
+from mcpclient import AuthError, Client, ConnectError, HTTPError, HTTPTransport, ImageContent
+
+mcp = pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+from http_servers import official_http_server  # noqa: E402  (needs mcp)
+
+
+@pytest.fixture(params=["sse", "json"])
+def http_url(request):
+    flags = ["--http"] + (["--json-response"] if request.param == "json" else [])
+    with official_http_server(*flags) as url:
+        yield request.param, url
+
+
+def test_the_whole_api_over_streamable_http(http_url):
+    mode, url = http_url
+    with Client(url, timeout=LONG) as client:
+        assert client.server_info.name == "contract-official"
+        assert client.protocol_version == "2025-11-25"
+        assert client.transport.session_id
+        tools = {t.name: t for t in client.list_tools()}
+        assert {"echo", "add", "slow", "picture", "fail", "log"} <= set(tools)
+        assert client.call_tool("echo", {"text": "héllo"}).text == "héllo"
+        assert client.call_tool("add", {"a": 2, "b": 3}).structured_content == {"sum": 5}
+        picture = client.call_tool("picture")
+        assert isinstance(picture.content[0], ImageContent) and picture.content[0].data.startswith(b"\x89PNG")
+        assert client.call_tool("fail", {"message": "nope"}).is_error
+        [blob] = client.read_resource("test://blob")
+        assert blob.blob == b"\x00\x01\x02\xff"
+        assert client.read_resource("test://greeting/bob")[0].text == "Hello, bob!"
+        assert client.get_prompt("greet", {"name": "x"}).messages[0].content.text == "Please greet x in a friendly way."
+        assert client.complete("greet", "style", "f").values == ["formal", "friendly", "funny"]
+        client.set_logging_level("debug")
+        client.ping()
+
+
+def test_progress_and_logs_arrive_on_the_post_stream():
+    seen: List[Any] = []
+    logs: List[Any] = []
+    got_log = threading.Event()
+
+    def on_log(level: str, logger: Any, data: Any) -> None:
+        logs.append((level, logger, data))
+        got_log.set()
+
+    with official_http_server("--http") as url:
+        with Client(url, timeout=LONG, on_log=on_log) as client:
+            result = client.call_tool("slow", {"steps": 3, "delay": 0.01},
+                                      on_progress=lambda p, t, m: seen.append((p, t, m)))
+            assert result.text == "done after 3 steps"
+            assert seen == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+            client.call_tool("log", {"level": "warning", "message": "over http"})
+            assert got_log.wait(LONG)
+    assert logs[0] == ("warning", "contract", "over http")
+
+
+def test_resource_updates_reach_the_client(http_url):
+    mode, url = http_url
+    updated = threading.Event()
+
+    def on_notification(method: str, params: Dict[str, Any]) -> None:
+        if method == "notifications/resources/updated" and params.get("uri") == "test://text":
+            updated.set()
+
+    with Client(url, timeout=LONG, on_notification=on_notification) as client:
+        client.subscribe_resource("test://text")
+        assert client.call_tool("touch", {"uri": "test://text"}).text == "touched"
+        assert updated.wait(LONG), f"no resources/updated notification ({mode} mode)"
+
+
+def test_32_threads_share_one_http_client():
+    barrier = threading.Barrier(32)
+    wrong: List[Any] = []
+    with official_http_server("--http", "--json-response") as url:
+        with Client(url, timeout=LONG) as client:
+            def worker(k: int) -> None:
+                barrier.wait(LONG)
+                for i in range(20):
+                    text = f"{k}:{i}"
+                    got = client.call_tool("echo", {"text": text}).text
+                    if got != text:
+                        wrong.append((text, got))
+
+            threads = [threading.Thread(target=worker, args=(k,)) for k in range(32)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+            assert not any(t.is_alive() for t in threads)
+    assert wrong == []
+
+
+# ---------------------------------------------------------------- scripted server
+
+
+@pytest.fixture
+def scripted():
+    servers: List[ScriptedHTTPServer] = []
+
+    def make(handle, **kwargs):
+        servers.append(ScriptedHTTPServer(handle, **kwargs))
+        return servers[-1]
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+def echo(seen, msg):
+    return {"content": [{"type": "text", "text": msg["params"]["arguments"]["text"]}]}
+
+
+def test_session_id_and_version_headers_are_sent_and_the_session_deleted_on_close(scripted):
+    server = scripted(echo)
+    with Client(server.url, timeout=LONG) as client:
+        assert client.call_tool("echo", {"text": "a"}).text == "a"
+    [call] = server.requests("tools/call")
+    assert call.headers["mcp-session-id"] == SESSION_ID
+    assert call.headers["mcp-protocol-version"] == "2025-11-25"
+    assert call.headers["accept"] == "application/json, text/event-stream"
+    [initialize] = server.requests("initialize")
+    assert "mcp-session-id" not in initialize.headers
+    [delete] = server.requests(http_method="DELETE")
+    assert delete.headers["mcp-session-id"] == SESSION_ID
+
+
+def test_bearer_token_from_a_string_or_a_provider_and_a_custom_header(scripted):
+    server = scripted(echo)
+    with Client(server.url, timeout=LONG, auth="s3cret") as client:
+        client.call_tool("echo", {"text": "a"})
+    assert {s.headers["authorization"] for s in server.requests()} == {"Bearer s3cret"}
+    calls = []
+
+    def provider() -> str:
+        calls.append(1)
+        return f"tok{len(calls)}"
+
+    server2 = scripted(echo)
+    with Client(HTTPTransport(server2.url, auth=provider, auth_header="X-Api-Key"), timeout=LONG) as client:
+        client.call_tool("echo", {"text": "a"})
+    keys = [s.headers.get("x-api-key") for s in server2.requests()]
+    assert all(k and k.startswith("tok") for k in keys) and len(set(keys)) == len(keys)  # called per request
+
+
+def test_401_is_an_auth_error_with_the_challenge_and_no_token(scripted, caplog):
+    challenge = 'Bearer realm="mcp", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
+
+    def deny(seen, msg):
+        return Reply(401, b"", {"WWW-Authenticate": challenge})
+
+    server = scripted(deny)
+    caplog.set_level(logging.DEBUG)
+    with Client(server.url, timeout=LONG, auth="top-secret-token") as client:
+        with pytest.raises(AuthError) as info:
+            client.call_tool("echo", {"text": "a"})
+    assert info.value.status == 401 and info.value.www_authenticate == challenge
+    assert "top-secret-token" not in str(info.value)
+    assert all("top-secret-token" not in r.getMessage() for r in caplog.records)
+
+
+def test_an_error_status_fails_that_call_only(scripted):
+    def flaky(seen, msg):
+        if msg["params"]["arguments"]["text"] == "bad":
+            return Reply(500, b"internal trouble", {"Content-Type": "text/plain"})
+        return echo(seen, msg)
+
+    with Client(scripted(flaky).url, timeout=LONG) as client:
+        with pytest.raises(HTTPError) as info:
+            client.call_tool("echo", {"text": "bad"})
+        assert info.value.status == 500 and "internal trouble" in str(info.value)
+        assert client.call_tool("echo", {"text": "good"}).text == "good"
+
+
+def test_redirects_are_refused_by_default(scripted):
+    def redirect(seen, msg):
+        return Reply(307, b"", {"Location": "http://127.0.0.1:9/elsewhere"})
+
+    server = scripted(redirect)
+    with Client(server.url, timeout=LONG, auth="tok") as client:
+        with pytest.raises(HTTPError) as info:
+            client.call_tool("echo", {"text": "a"})
+    assert info.value.status == 307 and "refused" in str(info.value)
+    assert len(server.requests("tools/call")) == 1
+
+
+def test_a_server_that_is_not_there_is_a_connect_error():
+    with pytest.raises(ConnectError):
+        Client("http://127.0.0.1:9/mcp", timeout=LONG).connect()
