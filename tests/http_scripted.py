@@ -2,7 +2,8 @@
 
 ``ScriptedHTTPServer(handle)`` answers ``initialize`` (with a session id) and
 ``notifications/*`` itself, and every other POSTed request with ``handle(request, message)``,
-which returns a ``Reply`` (status, headers, body) or a result dict (sent as JSON). Every request
+which returns a ``Reply`` (status, headers, body) or a result dict (sent as JSON). GETs go to
+``on_get(request)`` (default: 405). ``sse(*events)`` builds an event-stream body. Every request
 the server saw is recorded in ``seen`` (method, path, headers, parsed body), so a test can count
 exactly what reached the wire.
 """
@@ -23,6 +24,16 @@ class Reply:
         self.headers = headers or {}
 
 
+def sse(*events: Dict[str, Any]) -> "Reply":
+    """A text/event-stream reply: each event a dict of SSE fields (``data`` dicts are JSON-encoded)."""
+    lines = []
+    for event in events:
+        for key, value in event.items():
+            lines.append(f"{key}: {json.dumps(value) if isinstance(value, dict) else value}")
+        lines.append("")
+    return Reply(200, ("\n".join(lines) + "\n").encode(), {"Content-Type": "text/event-stream"})
+
+
 class Seen:
     def __init__(self, method: str, path: str, headers: Dict[str, str], body: Any) -> None:
         self.method = method
@@ -39,8 +50,10 @@ Handler = Callable[["Seen", Dict[str, Any]], Any]
 
 
 class ScriptedHTTPServer:
-    def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None,
+                 on_get: Optional[Callable[["Seen"], "Reply"]] = None) -> None:
         self.handle = handle
+        self.on_get = on_get
         self.capabilities = capabilities if capabilities is not None else {"tools": {}}
         self.seen: List[Seen] = []
         self.lock = threading.Lock()
@@ -91,8 +104,8 @@ class ScriptedHTTPServer:
                 self._send(reply)
 
             def do_GET(self) -> None:  # noqa: N802
-                self._record()
-                self._send(Reply(405))
+                seen = self._record()
+                self._send(outer.on_get(seen) if outer.on_get else Reply(405))
 
             def do_DELETE(self) -> None:  # noqa: N802
                 self._record()

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Dict, List
 
 import pytest
 
 from conftest import LONG
-from http_scripted import SESSION_ID, Reply, ScriptedHTTPServer
-from mcpclient import AuthError, Client, ConnectError, HTTPError, HTTPTransport, ImageContent
+from http_scripted import SESSION_ID, Reply, ScriptedHTTPServer, sse
+from mcpclient import AuthError, Client, ConnectError, ConnectionClosed, HTTPError, HTTPTransport, ImageContent
+from mcpclient.transports.http import parse_sse
 
 mcp = pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
@@ -197,3 +199,50 @@ def test_redirects_are_refused_by_default(scripted):
 def test_a_server_that_is_not_there_is_a_connect_error():
     with pytest.raises(ConnectError):
         Client("http://127.0.0.1:9/mcp", timeout=LONG).connect()
+
+
+def test_a_stream_cut_before_the_answer_is_resumed_once_with_last_event_id(scripted):
+    """2025-11-25 polling: priming event with an id, retry: 300, the stream ends; the client waits
+    the retry delay, GETs with Last-Event-ID, and the answer arrives exactly once."""
+    answered = []
+
+    def cut(seen, msg):
+        answered.append(msg["id"])
+        return sse({"id": "ev-1", "retry": 300, "data": ""})
+
+    def resume(seen):
+        if "last-event-id" not in seen.headers:
+            return Reply(405)  # no standalone GET stream on this server
+        rid = answered[-1]
+        return sse({"id": "ev-2", "data": {"jsonrpc": "2.0", "id": rid,
+                                           "result": {"content": [{"type": "text", "text": "resumed"}]}}})
+
+    server = scripted(cut, on_get=resume)
+    with Client(HTTPTransport(server.url), timeout=LONG) as client:
+        sent = time.monotonic()
+        assert client.call_tool("echo", {"text": "x"}).text == "resumed"
+        waited = time.monotonic() - sent
+    gets = [g for g in server.requests(http_method="GET") if "last-event-id" in g.headers]
+    assert [g.headers["last-event-id"] for g in gets] == ["ev-1"]
+    assert 0.3 <= waited < 2.0
+    assert client.session.unknown_replies == 0 and client.session.late_replies == 0
+
+
+def test_a_stream_cut_without_an_event_id_fails_that_call(scripted):
+    def cut(seen, msg):
+        return sse({"event": "message", "data": {"jsonrpc": "2.0", "method": "notifications/message",
+                                                 "params": {"level": "info", "data": "x"}}})
+
+    with Client(scripted(cut).url, timeout=LONG) as client:
+        with pytest.raises(ConnectionClosed, match="no event id"):
+            client.call_tool("echo", {"text": "x"})
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 1000])
+def test_sse_parser_handles_any_chunking_crlf_comments_and_data_less_events(chunk):
+    raw = (b": comment\r\nid: 7\r\nretry: 250\r\n\r\n"
+           b"event: message\ndata: {\"a\":\ndata: 1}\n\n"
+           b"data: tail-without-blank-line")
+    pieces = [raw[i:i + chunk] for i in range(0, len(raw), chunk)]
+    events = list(parse_sse(pieces))
+    assert [(e.id, e.retry, e.data) for e in events] == [("7", 250, None), (None, None, '{"a":\n1}')]

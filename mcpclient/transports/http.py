@@ -1,11 +1,17 @@
-"""Streamable HTTP transport (MCP 2025-03-26 … 2025-11-25), on ``requests`` and ``sseclient-py``.
+"""Streamable HTTP transport (MCP 2025-03-26 … 2025-11-25), on ``requests``.
 
 Every client message is one POST. A request's POST runs on a worker thread (so a slow or
 streaming response never holds up other calls) and its body — one JSON message, or an SSE
 stream of messages ending with the response — is fed to the session's reader through a queue.
 Notifications and responses are POSTed on the caller's thread, which keeps them in order with
 what the caller sends next. After the handshake a GET stream carries server-initiated messages.
-An HTTP failure fails only the request it belongs to (``DeliveryFailed``).
+An HTTP failure fails only the request it belongs to (``DeliveryFailed``). A request's SSE
+stream that ends before its answer is resumed with a GET carrying ``Last-Event-ID``, after the
+server's ``retry:`` delay (2025-11-25 polling); the GET stream is reopened the same way.
+
+Event streams are parsed here (``parse_sse``) rather than with sseclient-py: resuming needs the
+``id`` and ``retry`` of events that carry no data (a server's priming event), which sseclient-py
+drops before the caller sees them.
 
 ``requests`` is imported when a transport starts, not when mcpclient is imported.
 """
@@ -17,7 +23,7 @@ import threading
 import time
 from contextlib import contextmanager
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
 
 from .._threads import Lane, next_instance, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
@@ -26,7 +32,7 @@ from .base import DeliveryFailed, Transport, decode_frame, encode_frame
 if TYPE_CHECKING:
     import requests
 
-__all__ = ["HTTPTransport"]
+__all__ = ["HTTPTransport", "SSEEvent", "parse_sse"]
 
 log = logging.getLogger("mcpclient.transport.http")
 
@@ -34,7 +40,68 @@ TokenProvider = Callable[[], str]
 _JSON = "application/json"
 _SSE = "text/event-stream"
 _DELETE_TIMEOUT = 2.0
+_RETRY_DEFAULT = 0.5  # seconds to wait before resuming a stream whose server named no retry: delay
+_RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
+_MAX_RESUMES = 10  # resumptions of one request's stream before giving up
 _BODY_IN_ERRORS = 200  # characters of an error body quoted in HTTPError
+
+
+class SSEEvent:
+    """One server-sent event. ``data`` is ``None`` when the event had no data lines."""
+
+    __slots__ = ("event", "data", "id", "retry")
+
+    def __init__(self) -> None:
+        self.event = "message"
+        self.data: Optional[str] = None
+        self.id: Optional[str] = None
+        self.retry: Optional[int] = None
+
+
+def parse_sse(chunks: Iterable[bytes]) -> Iterator[SSEEvent]:
+    """Events from an SSE byte stream (WHATWG rules), in linear time however the bytes are chunked.
+
+    Events without data are yielded too (their ``id``/``retry`` matter); comments are skipped;
+    an event cut off by the end of the stream is dropped, as the standard says.
+    """
+    partial: List[bytes] = []
+    event = SSEEvent()
+    data: List[str] = []
+    seen_field = False
+    for chunk in chunks:
+        start = 0
+        while True:
+            newline = chunk.find(b"\n", start)
+            if newline < 0:
+                partial.append(chunk[start:])
+                break
+            piece = chunk[start:newline]
+            start = newline + 1
+            if partial:
+                partial.append(piece)
+                piece, partial = b"".join(partial), []
+            line = piece[:-1] if piece.endswith(b"\r") else piece
+            if not line:  # a blank line dispatches the event
+                if seen_field:
+                    event.data = "\n".join(data) if data else None
+                    yield event
+                event, data, seen_field = SSEEvent(), [], False
+                continue
+            if line.startswith(b":"):
+                continue
+            name, _, value = line.partition(b":")
+            if value.startswith(b" "):
+                value = value[1:]
+            text = value.decode("utf-8", "replace")
+            seen_field = True
+            if name == b"data":
+                data.append(text)
+            elif name == b"event":
+                event.event = text or "message"
+            elif name == b"id" and "\0" not in text:
+                event.id = text
+            elif name == b"retry" and text.isdigit():
+                event.retry = int(text)
 
 
 def _abort(response: "requests.Response") -> None:
@@ -175,10 +242,9 @@ class HTTPTransport(Transport):
         try:
             response = self._post(body, timeout)
             try:
-                with self._tracked(response):
-                    if response.status_code != 200:
-                        raise self._status_error(response)
-                    self._deliver_body(response)
+                if response.status_code != 200:
+                    raise self._status_error(response)
+                self._deliver_body(response, rid)
             finally:
                 response.close()
         except Exception as exc:
@@ -238,16 +304,72 @@ class HTTPTransport(Transport):
     def receive(self) -> Optional[Any]:
         return self._inbox.get()
 
-    def _deliver_body(self, response: "requests.Response") -> None:
-        """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream."""
+    def _deliver_body(self, response: "requests.Response", rid: Any = None) -> None:
+        """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
+        (resumed until the answer to ``rid`` came, if the server lets it be resumed)."""
         kind = _media_type(response)
         if kind == _JSON:
-            self._inbox.put(decode_frame(response.content))
+            with self._tracked(response):
+                self._inbox.put(decode_frame(response.content))
         elif kind == _SSE:
-            for data in self._events(response):
-                self._inbox.put(data)
+            self._read_stream(response, rid)
         else:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
+
+    def _read_stream(self, response: "requests.Response", rid: Any) -> None:
+        last_id: Optional[str] = None
+        retry: Optional[float] = None
+        for resumes in range(_MAX_RESUMES + 1):
+            answered = False
+            with self._tracked(response):
+                for event in self._events(response):
+                    last_id = event.id if event.id is not None else last_id
+                    retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
+                    message = self._message(event)
+                    if message is None:
+                        continue
+                    self._inbox.put(message)
+                    if rid is not None and isinstance(message, dict) and message.get("id") == rid \
+                            and ("result" in message or "error" in message):
+                        answered = True
+            if answered or rid is None or self._closing.is_set():
+                return
+            if last_id is None:
+                raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
+                                       "to resume from")
+            # 2025-11-25 polling: wait the server's retry delay, then resume with a GET.
+            if self._closing.wait(retry if retry is not None else _RETRY_DEFAULT):
+                return
+            response.close()
+            response = self._get_stream(last_id)
+            if response.status_code != 200 or _media_type(response) != _SSE:
+                error = self._status_error(response)
+                response.close()
+                raise error
+        raise ConnectionClosed(f"gave up resuming the answer stream from {self.name} after {_MAX_RESUMES} tries")
+
+    def _message(self, event: SSEEvent) -> Any:
+        """The JSON-RPC message an event carries, or None (no data, another event type, not JSON)."""
+        if not event.data or event.event != "message":  # no data, or "" (a priming event)
+            return None
+        try:
+            return json.loads(event.data)
+        except ValueError:
+            log.warning("%s sent an SSE event that is not JSON; skipped", self.name)
+            return None
+
+    def _get_stream(self, last_event_id: Optional[str] = None) -> "requests.Response":
+        import requests
+
+        headers = self._headers()
+        headers["Accept"] = _SSE
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        try:
+            return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
+                                  timeout=(self.connect_timeout, None), allow_redirects=False)
+        except requests.exceptions.RequestException as exc:
+            raise ConnectionClosed(f"GET to {self.name} failed: {type(exc).__name__}") from exc
 
     @contextmanager
     def _tracked(self, response: "requests.Response") -> Iterator[None]:
@@ -262,37 +384,26 @@ class HTTPTransport(Transport):
             with self._open_lock:
                 self._open.discard(response)
 
-    def _events(self, response: "requests.Response") -> Iterator[Any]:
-        """The JSON messages of an SSE stream (comments, empty and non-message events skipped)."""
-        import sseclient
-
+    def _events(self, response: "requests.Response") -> Iterator[SSEEvent]:
+        """The events of an SSE response; a broken connection just ends them (the caller resumes)."""
         try:
-            for event in sseclient.SSEClient(response.iter_content(chunk_size=None)).events():
-                if event.event != "message":
-                    continue
-                try:
-                    yield json.loads(event.data)
-                except ValueError:
-                    log.warning("%s sent an SSE event that is not JSON; skipped", self.name)
+            yield from parse_sse(response.iter_content(chunk_size=None))
         except Exception as exc:  # the stream broke (or close() aborted it)
-            if not self._closing.is_set():
-                raise ConnectionClosed(f"the event stream from {self.name} broke: {type(exc).__name__}") from exc
+            log.debug("event stream from %s ended: %s", self.name, type(exc).__name__)
 
     def _listen(self) -> None:
-        """The GET stream for server-initiated messages, reopened with capped backoff until close."""
+        """The GET stream for server-initiated messages, reopened until close: after the server's
+        ``retry:`` delay with ``Last-Event-ID`` when it gave ids, else with capped backoff."""
         import random
 
-        import requests
-
         delay = 0.5
+        last_id: Optional[str] = None
+        retry: Optional[float] = None
         while not self._closing.is_set():
-            headers = self._headers()
-            headers["Accept"] = _SSE
             try:
-                response = self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
-                                          timeout=(self.connect_timeout, None), allow_redirects=False)
-            except requests.exceptions.RequestException as exc:
-                log.debug("GET stream to %s failed: %s", self.name, type(exc).__name__)
+                response = self._get_stream(last_id)
+            except ConnectionClosed as exc:
+                log.debug("%s", exc)
                 self._get_answered.set()
             else:
                 self._get_answered.set()
@@ -301,17 +412,22 @@ class HTTPTransport(Transport):
                     if 400 <= status < 500 and status != 429:  # 405 and friends: no GET stream here
                         log.debug("%s offers no GET stream (HTTP %s)", self.name, status)
                         return
-                    if response.status_code == 200 and _media_type(response) == _SSE:
+                    if status == 200 and _media_type(response) == _SSE:
                         delay = 0.5
                         with self._tracked(response):
-                            for data in self._events(response):
-                                self._inbox.put(data)
+                            for event in self._events(response):
+                                last_id = event.id if event.id is not None else last_id
+                                retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
+                                message = self._message(event)
+                                if message is not None:
+                                    self._inbox.put(message)
                     else:
-                        log.debug("GET stream to %s answered %s", self.name, response.status_code)
+                        log.debug("GET stream to %s answered %s", self.name, status)
                 except ConnectionClosed as exc:
                     log.debug("%s", exc)
                 finally:
                     response.close()
-            if self._closing.wait(delay * (0.5 + random.random())):
+            wait = retry if retry is not None else delay * (0.5 + random.random())
+            if self._closing.wait(wait):
                 return
             delay = min(delay * 2, 30.0)
