@@ -10,6 +10,7 @@ exactly what reached the wire.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional
@@ -18,10 +19,15 @@ SESSION_ID = "scripted-session-1"
 
 
 class Reply:
+    """What the server answers; ``Reply.DROP`` hangs up instead (see ``_send``)."""
+
     def __init__(self, status: int = 200, body: Any = b"", headers: Optional[Dict[str, str]] = None) -> None:
         self.status = status
         self.body = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.headers = headers or {}
+
+
+DROP = Reply(0)
 
 
 def sse(*events: Dict[str, Any]) -> "Reply":
@@ -78,6 +84,10 @@ class ScriptedHTTPServer:
                 return seen
 
             def _send(self, reply: Reply) -> None:
+                if reply.status == 0:  # DROP: hang up without answering (a crash mid-request)
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
                 self.send_response(reply.status)
                 headers = {"Content-Type": "application/json", **reply.headers}
                 for key, value in headers.items():

@@ -10,8 +10,9 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import LONG
-from http_scripted import SESSION_ID, Reply, ScriptedHTTPServer, sse
+from http_scripted import DROP, SESSION_ID, Reply, ScriptedHTTPServer, sse
 from mcpclient import AuthError, Client, ConnectError, ConnectionClosed, HTTPError, HTTPTransport, ImageContent
+from mcpclient.retry import Retry, parse_retry_after
 from mcpclient.transports.http import parse_sse
 
 mcp = pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
@@ -246,3 +247,80 @@ def test_sse_parser_handles_any_chunking_crlf_comments_and_data_less_events(chun
     pieces = [raw[i:i + chunk] for i in range(0, len(raw), chunk)]
     events = list(parse_sse(pieces))
     assert [(e.id, e.retry, e.data) for e in events] == [("7", 250, None), (None, None, '{"a":\n1}')]
+
+
+# ---------------------------------------------------------------- retries
+
+
+def fail_first(status_or_drop, headers=None):
+    """A handler failing the first request of each method with ``status_or_drop``, then answering."""
+    tries: Dict[str, int] = {}
+
+    def handle(seen, msg):
+        tries[msg["method"]] = tries.get(msg["method"], 0) + 1
+        if tries[msg["method"]] == 1:
+            return status_or_drop if isinstance(status_or_drop, Reply) else Reply(status_or_drop, b"busy", headers)
+        if msg["method"] == "tools/list":
+            return {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+        return echo(seen, msg)
+    return handle
+
+
+def test_503_with_retry_after_is_retried_once_after_the_delay(scripted):
+    server = scripted(fail_first(503, {"Retry-After": "1"}))
+    with Client(server.url, timeout=LONG) as client:
+        started = time.monotonic()
+        assert [t.name for t in client.list_tools()] == ["echo"]
+        assert time.monotonic() - started >= 1.0
+    assert len(server.requests("tools/list")) == 2
+
+
+def test_a_tool_call_is_not_retried_after_503_unless_opted_in(scripted):
+    server = scripted(fail_first(503, {"Retry-After": "0"}))
+    with Client(server.url, timeout=LONG) as client:
+        with pytest.raises(HTTPError) as info:
+            client.call_tool("echo", {"text": "a"})
+    assert info.value.status == 503 and len(server.requests("tools/call")) == 1
+    server2 = scripted(fail_first(503, {"Retry-After": "0"}))
+    with Client(HTTPTransport(server2.url, retry=Retry(retry_tool_calls=True)), timeout=LONG) as client:
+        assert client.call_tool("echo", {"text": "again"}).text == "again"
+    assert len(server2.requests("tools/call")) == 2
+
+
+def test_a_connection_reset_after_a_tool_call_was_sent_is_not_retried(scripted):
+    server = scripted(fail_first(DROP))
+    with Client(server.url, timeout=LONG) as client:
+        with pytest.raises(ConnectionClosed):
+            client.call_tool("echo", {"text": "a"})
+        assert client.call_tool("echo", {"text": "b"}).text == "b"  # the client is still usable
+    assert len(server.requests("tools/call")) == 2  # one dropped, one answered: no hidden retry
+
+
+def test_a_connection_reset_on_a_safe_request_is_retried(scripted):
+    server = scripted(fail_first(DROP))
+    with Client(server.url, timeout=LONG) as client:
+        assert [t.name for t in client.list_tools()] == ["echo"]
+    assert len(server.requests("tools/list")) == 2
+
+
+def test_a_retry_after_beyond_the_limit_is_not_waited_for(scripted):
+    server = scripted(fail_first(429, {"Retry-After": "3600"}))
+    with Client(server.url, timeout=LONG) as client:
+        with pytest.raises(HTTPError) as info:
+            client.list_tools()
+    assert info.value.status == 429 and len(server.requests("tools/list")) == 1
+
+
+def test_retry_after_parsing_and_the_value_object():
+    assert parse_retry_after("120") == 120.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # in the past
+    assert parse_retry_after("soon") is None
+    policy = Retry(total=1)
+    assert policy.replace(total=3).total == 3 and policy.total == 1
+    assert policy.may_repeat("tools/call", 0, reached_server=False)
+    assert not policy.may_repeat("tools/call", 0, reached_server=True)
+    assert policy.may_repeat("resources/read", 0, reached_server=True)
+    assert not policy.may_repeat("resources/read", 1, reached_server=True)
+    assert policy.wait(0, "2") == 2.0 and policy.wait(0, "99999") is None
+    with pytest.raises(Exception):
+        policy.total = 5  # frozen

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List,
 
 from .._threads import Lane, next_instance, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
+from ..retry import Retry
 from .base import DeliveryFailed, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -119,6 +120,20 @@ def _abort(response: "requests.Response") -> None:
         pass
 
 
+def _never_connected(exc: BaseException) -> bool:
+    """Did this ``requests`` error happen before any byte of the request was sent?"""
+    from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, (NewConnectionError, ConnectTimeoutError))
+
+
+def _reason(exc: BaseException) -> str:
+    """A short cause for a ``requests`` connection error (its type chain, never a URL or header)."""
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return type(reason).__name__ if reason is not None else type(exc).__name__
+
+
 def _media_type(response: "requests.Response") -> str:
     return response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
 
@@ -145,12 +160,16 @@ class HTTPTransport(Transport):
         follow_redirects: follow 3xx answers (off: a redirect is an ``HTTPError``). The token is
             never sent to another origin either way (``requests`` drops it on cross-host redirects).
         pool_size: the most requests in flight at once (connections and worker threads).
+        retry: when a request is sent again (``Retry``); by default safe requests get two more
+            tries after a 429/503 or a broken connection, ``tools/call`` only when the connection
+            was never made.
     """
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Union[str, TokenProvider, None] = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
-                 follow_redirects: bool = False, pool_size: int = 32, name: Optional[str] = None) -> None:
+                 follow_redirects: bool = False, pool_size: int = 32, retry: Optional[Retry] = None,
+                 name: Optional[str] = None) -> None:
         if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
             raise ValueError(f"an HTTP transport needs an http(s) URL, not {url!r}")
         self.url = url
@@ -160,6 +179,7 @@ class HTTPTransport(Transport):
         self.connect_timeout = connect_timeout
         self.follow_redirects = follow_redirects
         self.pool_size = pool_size
+        self.retry = retry if retry is not None else Retry()
         self.name = name or "http"
         self.instance = next_instance()
         self.session_id: Optional[str] = None
@@ -235,23 +255,46 @@ class HTTPTransport(Transport):
             finally:
                 response.close()
             return
-        self._posts.try_submit("POST", self._request, rid, body, timeout)
+        self._posts.try_submit("POST", self._request, rid, message.get("method"), body, timeout)
 
-    def _request(self, rid: Any, body: bytes, timeout: Optional[float]) -> None:
-        """Worker: POST one request and feed what comes back to the reader (or its failure)."""
+    def _request(self, rid: Any, method: Optional[str], body: bytes, timeout: Optional[float]) -> None:
+        """Worker: POST one request (again, as ``self.retry`` allows) and feed what comes back
+        to the reader, or its failure."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            response = self._post(body, timeout)
-            try:
-                if response.status_code != 200:
-                    raise self._status_error(response)
-                self._deliver_body(response, rid)
-            finally:
-                response.close()
+            for attempt in range(self.retry.total + 1):
+                try:
+                    response = self._post(body, None if deadline is None else deadline - time.monotonic())
+                except (ConnectError, ConnectionClosed) as exc:
+                    reached = not isinstance(exc, ConnectError)  # a broken connection may have delivered it
+                    if not self._may_retry(method, attempt, None, deadline, reached=reached):
+                        raise
+                    continue
+                try:
+                    if response.status_code == 200:
+                        self._deliver_body(response, rid)
+                        return
+                    if response.status_code not in self.retry.statuses or not self._may_retry(
+                            method, attempt, response.headers.get("Retry-After"), deadline, reached=True):
+                        raise self._status_error(response)
+                finally:
+                    response.close()
         except Exception as exc:
             if not self._closing.is_set():
                 error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
                     else ConnectionClosed(f"POST to {self.name} failed: {exc}")
                 self._inbox.put(DeliveryFailed(rid, error))
+
+    def _may_retry(self, method: Optional[str], attempt: int, retry_after: Optional[str],
+                   deadline: Optional[float], *, reached: bool) -> bool:
+        """Wait and return True if the policy repeats this request and the call's deadline allows."""
+        if self._closing.is_set() or not self.retry.may_repeat(method, attempt, reached_server=reached):
+            return False
+        wait = self.retry.wait(attempt, retry_after)
+        if wait is None or (deadline is not None and time.monotonic() + wait >= deadline):
+            return False
+        log.debug("retrying %s to %s in %.2f s (attempt %d)", method, self.name, wait, attempt + 2)
+        return not self._closing.wait(wait)
 
     def _post(self, body: bytes, timeout: Optional[float]) -> "requests.Response":
         import requests
@@ -266,8 +309,12 @@ class HTTPTransport(Transport):
                 timeout=(self.connect_timeout, read), allow_redirects=self.follow_redirects)
         except requests.exceptions.ConnectTimeout as exc:
             raise ConnectError(f"could not connect to {self.name} in {self.connect_timeout:g} s") from exc
+        except requests.exceptions.ReadTimeout as exc:
+            raise ConnectionClosed(f"{self.name} did not answer in time") from exc
         except requests.exceptions.ConnectionError as exc:
-            raise ConnectError(f"could not connect to {self.name}: {type(exc).__name__}") from exc
+            if _never_connected(exc):
+                raise ConnectError(f"could not connect to {self.name}: {_reason(exc)}") from exc
+            raise ConnectionClosed(f"the connection to {self.name} broke: {_reason(exc)}") from exc
         except requests.exceptions.RequestException as exc:
             raise ConnectionClosed(f"HTTP request to {self.name} failed: {type(exc).__name__}") from exc
         session_id = response.headers.get("Mcp-Session-Id")

