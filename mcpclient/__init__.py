@@ -15,12 +15,14 @@ from .errors import (
     AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, InternalError,
     InvalidParams, InvalidRequest, MCPError, MethodNotFound, ParseError, ProcessExited, ProtocolError,
     ReaderThreadError, RequestCancelled, RequestTimeout, ResourceNotFound, RPCError, SchemaValidationError,
-    SendTimeout, ToolError, TransportError,
+    SendTimeout, SessionExpired, ToolError, TransportError,
 )
+from .retry import Retry
 from .session import CallFuture
 from .transports.base import Transport
 from .transports.http import HTTPTransport
 from .transports.memory import MemoryTransport
+from .transports.sse import SSETransport
 from .transports.stdio import StdioTransport
 from .types import (
     AudioContent, Completion, EmbeddedResource, ImageContent, Implementation, Prompt, PromptArgument,
@@ -66,8 +68,11 @@ __all__ = [
     "ResourceLink",
     "ResourceNotFound",
     "ResourceTemplate",
+    "Retry",
+    "SSETransport",
     "SchemaValidationError",
     "SendTimeout",
+    "SessionExpired",
     "StdioTransport",
     "TextContent",
     "Tool",

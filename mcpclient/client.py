@@ -21,7 +21,7 @@ from ._version import __version__
 from ._threads import Lane
 from ._validation import validate_structured
 from .errors import (
-    CapabilityError, ClientClosedError, ConnectError, MCPError, MethodNotFound, ProtocolError,
+    CapabilityError, ClientClosedError, ConnectError, HTTPError, MCPError, MethodNotFound, ProtocolError,
     SchemaValidationError, TransportError,
 )
 from .protocol import (
@@ -173,8 +173,9 @@ class Client:
         self._on_notification = on_notification
         self._on_log = on_log
         self._max_workers = max_workers
-        self._session = Session(self.transport, on_request=self._handle_request,
-                                on_notification=self._handle_notification, max_workers=max_workers)
+        self._session = self._new_session()
+        # Built here from a URL: an old HTTP+SSE server may be tried when Streamable HTTP is refused.
+        self._may_fall_back = isinstance(target, str) and type(self.transport).__name__ == "HTTPTransport"
         self._state = _State.NEW
         self._state_lock = threading.Lock()
         self._pager: Optional[Lane] = None
@@ -197,17 +198,15 @@ class Client:
                 raise ClientClosedError(f"connect() on a client that is {self._state.value}; make a new Client")
             self._state = _State.CONNECTING
         try:
-            self._session.start()
-            params = initialize_params(self._offer, self._client_info, {})
-            result = self._session.request("initialize", params, timeout=self._timeout(timeout))
-            if not isinstance(result, dict):
-                raise ProtocolError("initialize result is not an object")
-            self._version = check_server_version(self._offer, result.get("protocolVersion"), self._protocol)
-            self._init_result = result
-            self.transport.negotiated(self._version)
-            self._missing = missing_capabilities(self.server_capabilities, self._version)
-            self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
-            self._session.notify("notifications/initialized")
+            try:
+                self._handshake(timeout)
+            except HTTPError as exc:
+                if not self._fall_back_to_sse(exc):
+                    raise
+                try:
+                    self._handshake(timeout)
+                except Exception as second:  # report the first failure; the fallback's is its cause
+                    raise exc from second
         except BaseException as exc:
             closed_by_user = self._state is _State.CLOSED
             self.close()
@@ -221,6 +220,45 @@ class Client:
             if self._state is _State.CONNECTING:
                 self._state = _State.READY
         return self
+
+    def _handshake(self, timeout: Any) -> None:
+        """Start the session and run ``initialize``/``notifications/initialized``."""
+        self._session.start()
+        params = initialize_params(self._offer, self._client_info, {})
+        result = self._session.request("initialize", params, timeout=self._timeout(timeout))
+        if not isinstance(result, dict):
+            raise ProtocolError("initialize result is not an object")
+        self._version = check_server_version(self._offer, result.get("protocolVersion"), self._protocol)
+        self._init_result = result
+        self.transport.negotiated(self._version)
+        self._missing = missing_capabilities(self.server_capabilities, self._version)
+        self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
+        self._session.notify("notifications/initialized")
+
+    def _fall_back_to_sse(self, error: HTTPError) -> bool:
+        """Streamable HTTP's ``initialize`` POST was refused as a server of the deprecated HTTP+SSE
+        transport refuses it (400/404/405, no JSON-RPC body): swap in an ``SSETransport`` (once)."""
+        if not self._may_fall_back or self._init_result or error.status not in (400, 404, 405) \
+                or '"jsonrpc"' in str(error):  # a JSON-RPC error body: a Streamable HTTP server after all
+            return False
+        from .transports.sse import SSETransport
+
+        self._may_fall_back = False
+        first = self.transport
+        self._session.close()  # the first attempt's threads
+        sse = SSETransport(first.url, headers=first.headers, auth=first.auth,  # type: ignore[attr-defined]
+                           name=first.name)
+        with self._state_lock:  # close() reads the session after setting CLOSED: it closes this one
+            if self._state is not _State.CONNECTING:
+                return False
+            self.transport = sse
+            self._session = self._new_session()
+        log.info("%s refused the Streamable HTTP initialize (%s); trying the HTTP+SSE transport", first.name, error)
+        return True
+
+    def _new_session(self) -> Session:
+        return Session(self.transport, on_request=self._handle_request,
+                       on_notification=self._handle_notification, max_workers=self._max_workers)
 
     def close(self) -> None:
         """Fail pending calls, stop the server and every thread. Idempotent, any thread, bounded (≤ ~5 s)."""

@@ -33,6 +33,7 @@ __all__ = [
     "ResourceNotFound",
     "SchemaValidationError",
     "SendTimeout",
+    "SessionExpired",
     "ToolError",
     "TransportError",
 ]
@@ -155,6 +156,11 @@ class ProcessExited(ConnectionClosed):
 class SendTimeout(TransportError, TimeoutError):
     """The server did not take our message in time (it stopped reading). A call whose message
     could not be sent raises ``RequestTimeout`` with this as its cause."""
+
+
+class SessionExpired(ConnectionClosed):
+    """The HTTP server no longer knows our session (404), and the request could not be repeated
+    in a new one (it is not safe to repeat, or ``reconnect=False``, or re-initializing failed)."""
 
 
 class HTTPError(TransportError):

@@ -62,6 +62,8 @@ class ScriptedHTTPServer:
         self.on_get = on_get
         self.capabilities = capabilities if capabilities is not None else {"tools": {}}
         self.seen: List[Seen] = []
+        self.sessions: List[str] = []  # ids handed out, in order
+        self.expired: set = set()  # ids answered with 404 from now on (see expire_sessions)
         self.lock = threading.Lock()
         outer = self
 
@@ -102,8 +104,15 @@ class ScriptedHTTPServer:
                 if msg.get("method") == "initialize":
                     result = {"protocolVersion": msg["params"]["protocolVersion"],
                               "capabilities": outer.capabilities, "serverInfo": {"name": "scripted-http", "version": "1"}}
+                    with outer.lock:
+                        outer.sessions.append(SESSION_ID if not outer.sessions else f"scripted-session-{len(outer.sessions) + 1}")
+                        session = outer.sessions[-1]
                     self._send(Reply(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result},
-                                     {"Mcp-Session-Id": SESSION_ID}))
+                                     {"Mcp-Session-Id": session}))
+                    return
+                if seen.headers.get("mcp-session-id") in outer.expired:
+                    self._send(Reply(404, {"jsonrpc": "2.0", "id": None,
+                                           "error": {"code": -32600, "message": "Session not found"}}))
                     return
                 if "id" not in msg:  # a notification or a response
                     self._send(Reply(202))
@@ -121,7 +130,11 @@ class ScriptedHTTPServer:
                 self._record()
                 self._send(Reply(200))
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), RequestHandler)
+        class QuietServer(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client hanging up mid-answer (the tests make them) is not news
+
+        self.httpd = QuietServer(("127.0.0.1", 0), RequestHandler)
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/mcp"
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="test-http-server", daemon=True)
@@ -131,6 +144,11 @@ class ScriptedHTTPServer:
         with self.lock:
             return [s for s in self.seen if (rpc_method is None or s.rpc_method == rpc_method)
                     and (http_method is None or s.method == http_method)]
+
+    def expire_sessions(self) -> None:
+        """Forget every session handed out so far: their requests get 404 from now on."""
+        with self.lock:
+            self.expired.update(self.sessions)
 
     def stop(self) -> None:
         self.httpd.shutdown()

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import LONG
 from http_scripted import DROP, SESSION_ID, Reply, ScriptedHTTPServer, sse
-from mcpclient import AuthError, Client, ConnectError, ConnectionClosed, HTTPError, HTTPTransport, ImageContent
+from mcpclient import AuthError, Client, ConnectError, ConnectionClosed, HTTPError, RequestTimeout, SessionExpired, HTTPTransport, ImageContent
 from mcpclient.retry import Retry, parse_retry_after
 from mcpclient.transports.http import parse_sse
 
@@ -324,3 +324,58 @@ def test_retry_after_parsing_and_the_value_object():
     assert policy.wait(0, "2") == 2.0 and policy.wait(0, "99999") is None
     with pytest.raises(Exception):
         policy.total = 5  # frozen
+
+
+# ---------------------------------------------------------------- session expiry
+
+
+def test_an_expired_session_is_renewed_and_a_safe_call_repeated_once(scripted):
+    changes = []
+    server = scripted(lambda seen, msg: {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})
+    transport = HTTPTransport(server.url, on_session_change=lambda old, new: changes.append((old, new)))
+    with Client(transport, timeout=LONG) as client:
+        assert [t.name for t in client.list_tools()] == ["echo"]
+        server.expire_sessions()
+        assert [t.name for t in client.list_tools()] == ["echo"]  # renewed, then repeated
+        assert transport.session_id == "scripted-session-2"
+    lists = server.requests("tools/list")
+    assert [s.headers["mcp-session-id"] for s in lists] == [SESSION_ID, SESSION_ID, "scripted-session-2"]
+    assert len(server.requests("initialize")) == 2
+    assert changes == [(SESSION_ID, "scripted-session-2")]
+
+
+def test_an_expired_session_does_not_repeat_a_tool_call(scripted):
+    server = scripted(echo)
+    with Client(server.url, timeout=LONG) as client:
+        server.expire_sessions()
+        with pytest.raises(SessionExpired, match="not safe to repeat"):
+            client.call_tool("echo", {"text": "once"})
+        assert client.call_tool("echo", {"text": "next"}).text == "next"  # the new session works
+    calls = server.requests("tools/call")
+    assert [c.headers["mcp-session-id"] for c in calls] == [SESSION_ID, "scripted-session-2"]
+
+
+def test_without_reconnect_an_expired_session_fails_the_call(scripted):
+    server = scripted(echo)
+    with Client(HTTPTransport(server.url, reconnect=False), timeout=LONG) as client:
+        server.expire_sessions()
+        with pytest.raises(SessionExpired):
+            client.ping()
+    assert len(server.requests("initialize")) == 1
+
+
+def test_a_slow_call_times_out_while_concurrent_calls_go_on(scripted):
+    release = threading.Event()
+
+    def slow_or_fast(seen, msg):
+        if msg["params"]["arguments"]["text"] == "slow":
+            release.wait(LONG)
+        return echo(seen, msg)
+
+    with Client(scripted(slow_or_fast).url, timeout=LONG) as client:
+        try:
+            slow = client.call_tool_future("echo", {"text": "slow"}, timeout=0.5)
+            assert [client.call_tool("echo", {"text": str(i)}).text for i in range(5)] == [str(i) for i in range(5)]
+            assert isinstance(slow.exception(LONG), RequestTimeout)
+        finally:
+            release.set()

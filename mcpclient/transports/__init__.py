@@ -2,6 +2,7 @@
 from .base import Transport
 from .http import HTTPTransport
 from .memory import MemoryTransport
+from .sse import SSETransport
 from .stdio import StdioTransport
 
-__all__ = ["HTTPTransport", "MemoryTransport", "StdioTransport", "Transport"]
+__all__ = ["HTTPTransport", "MemoryTransport", "SSETransport", "StdioTransport", "Transport"]

@@ -26,8 +26,8 @@ from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
 
 from .._threads import Lane, next_instance, start_thread
-from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
-from ..retry import Retry
+from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
+from ..retry import SAFE_METHODS, Retry
 from .base import DeliveryFailed, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -163,12 +163,19 @@ class HTTPTransport(Transport):
         retry: when a request is sent again (``Retry``); by default safe requests get two more
             tries after a 429/503 or a broken connection, ``tools/call`` only when the connection
             was never made.
+        reconnect: when the server forgets our session (404 to a request carrying its id),
+            initialize a new one transparently and repeat the request once if it is safe to
+            repeat (``tools/call`` only with ``Retry(retry_tool_calls=True)``); otherwise, or
+            with ``reconnect=False``, the request fails with ``SessionExpired``.
+        on_session_change: ``(old_id, new_id)`` after a new session replaced an expired one
+            (called on a worker thread).
     """
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Union[str, TokenProvider, None] = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
                  follow_redirects: bool = False, pool_size: int = 32, retry: Optional[Retry] = None,
+                 reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
                  name: Optional[str] = None) -> None:
         if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
             raise ValueError(f"an HTTP transport needs an http(s) URL, not {url!r}")
@@ -180,6 +187,10 @@ class HTTPTransport(Transport):
         self.follow_redirects = follow_redirects
         self.pool_size = pool_size
         self.retry = retry if retry is not None else Retry()
+        self.reconnect = reconnect
+        self.on_session_change = on_session_change
+        self._init_body: Optional[bytes] = None  # the initialize request, replayed to renew a session
+        self._renew_lock = threading.Lock()
         self.name = name or "http"
         self.instance = next_instance()
         self.session_id: Optional[str] = None
@@ -245,6 +256,8 @@ class HTTPTransport(Transport):
             raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
         body = encode_frame(message)
         rid = message.get("id") if isinstance(message, dict) and "method" in message else None
+        if rid is not None and message.get("method") == "initialize":
+            self._init_body = encode_frame(dict(message, id="mcpclient-renew-session"))
         if rid is None:  # a notification or a response: send it now, in order
             response = self._post(body, timeout)
             try:
@@ -261,10 +274,13 @@ class HTTPTransport(Transport):
         """Worker: POST one request (again, as ``self.retry`` allows) and feed what comes back
         to the reader, or its failure."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        renewed = False
         try:
-            for attempt in range(self.retry.total + 1):
+            for attempt in range(self.retry.total + 2):
+                sent_session = self.session_id
                 try:
-                    response = self._post(body, None if deadline is None else deadline - time.monotonic())
+                    response = self._post(body, None if deadline is None else deadline - time.monotonic(),
+                                          initialize=method == "initialize")
                 except (ConnectError, ConnectionClosed) as exc:
                     reached = not isinstance(exc, ConnectError)  # a broken connection may have delivered it
                     if not self._may_retry(method, attempt, None, deadline, reached=reached):
@@ -274,6 +290,15 @@ class HTTPTransport(Transport):
                     if response.status_code == 200:
                         self._deliver_body(response, rid)
                         return
+                    if response.status_code == 404 and sent_session is not None and method != "initialize":
+                        if renewed or not self.reconnect:
+                            raise SessionExpired(f"{self.name} no longer knows our session")
+                        self._renew_session(sent_session, deadline)
+                        renewed = True
+                        if method in SAFE_METHODS or (self.retry.retry_tool_calls and method == "tools/call"):
+                            continue
+                        raise SessionExpired(f"{self.name} lost our session before {method} ran; a new session "
+                                             f"was started, but {method} is not safe to repeat")
                     if response.status_code not in self.retry.statuses or not self._may_retry(
                             method, attempt, response.headers.get("Retry-After"), deadline, reached=True):
                         raise self._status_error(response)
@@ -284,6 +309,32 @@ class HTTPTransport(Transport):
                 error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
                     else ConnectionClosed(f"POST to {self.name} failed: {exc}")
                 self._inbox.put(DeliveryFailed(rid, error))
+
+    def _renew_session(self, expired: str, deadline: Optional[float]) -> None:
+        """Replace the session ``expired`` with a new one (once, however many threads ask)."""
+        with self._renew_lock:
+            if self.session_id != expired:
+                return  # another worker renewed it already
+            if self._init_body is None:
+                raise SessionExpired(f"{self.name} no longer knows our session")
+            log.info("%s lost our session; starting a new one", self.name)
+            self.session_id = None
+            timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
+            response = self._post(self._init_body, timeout, initialize=True)
+            try:
+                if response.status_code != 200 or not self.session_id:
+                    raise SessionExpired(f"{self.name} lost our session and refused a new one "
+                                         f"(HTTP {response.status_code})")
+                response.content  # the initialize result: read and dropped (the client's view stands)
+            finally:
+                response.close()
+            notice = self._post(encode_frame({"jsonrpc": "2.0", "method": "notifications/initialized"}), timeout)
+            notice.close()
+        if self.on_session_change is not None:
+            try:
+                self.on_session_change(expired, self.session_id)
+            except Exception:
+                log.exception("on_session_change callback failed")
 
     def _may_retry(self, method: Optional[str], attempt: int, retry_after: Optional[str],
                    deadline: Optional[float], *, reached: bool) -> bool:
@@ -296,7 +347,9 @@ class HTTPTransport(Transport):
         log.debug("retrying %s to %s in %.2f s (attempt %d)", method, self.name, wait, attempt + 2)
         return not self._closing.wait(wait)
 
-    def _post(self, body: bytes, timeout: Optional[float]) -> "requests.Response":
+    def _post(self, body: bytes, timeout: Optional[float], initialize: bool = False) -> "requests.Response":
+        """POST one message. Only an ``initialize`` answer may set the session id (other answers
+        echo it, and a late one from an expired session must not bring that session back)."""
         import requests
 
         headers = self._headers()
@@ -318,7 +371,7 @@ class HTTPTransport(Transport):
         except requests.exceptions.RequestException as exc:
             raise ConnectionClosed(f"HTTP request to {self.name} failed: {type(exc).__name__}") from exc
         session_id = response.headers.get("Mcp-Session-Id")
-        if session_id and session_id != self.session_id:
+        if initialize and session_id and response.status_code == 200:
             self.session_id = session_id
         return response
 

@@ -1,0 +1,311 @@
+"""The deprecated HTTP+SSE transport (MCP 2024-11-05), on ``requests`` and ``sseclient-py``.
+
+A ``GET`` on the SSE URL opens one long event stream, read by a thread of its own. Its first
+event, ``endpoint``, names the URL every client message is then POSTed to (same origin as the
+SSE URL, or the transport refuses it); ``message`` events carry the server's JSON-RPC messages,
+the answers to our requests included (the POSTs themselves are only acknowledged, ``202``).
+Requests are POSTed on worker threads, notifications and responses on the caller's thread, as in
+``http.py``; an HTTP error fails only the request it belongs to (``DeliveryFailed``). Closing the
+GET stream ends the connection, from either side.
+
+Use it only for servers that predate Streamable HTTP; ``Client("http://…")`` falls back to it by
+itself when the server refuses the Streamable HTTP ``initialize`` POST the way such servers do.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from queue import SimpleQueue
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Union
+from urllib.parse import urljoin, urlsplit
+
+from .._threads import Lane, next_instance, start_thread
+from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
+from .base import DeliveryFailed, Transport, encode_frame
+from .http import _BODY_IN_ERRORS, _JSON, _SSE, TokenProvider, _abort, _media_type
+
+if TYPE_CHECKING:
+    import requests
+
+__all__ = ["SSETransport"]
+
+log = logging.getLogger("mcpclient.transport.sse")
+
+_POST_WORKERS = 32  # requests being POSTed at once (each POST only waits for the server's 202)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> str:
+    """``scheme://host:port`` of ``url`` (default port filled in, no user info), for comparison."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port that is not a number
+        port = "?"
+    return f"{scheme}://{parts.hostname or ''}:{port}"
+
+
+def _body_socket(response: "requests.Response") -> Any:
+    """The socket a streamed body is read from. urllib3 keeps it on ``raw.connection`` (where
+    ``_abort`` finds it) unless the answer said ``Connection: close``: then only the body's file
+    (http.client's) still holds it."""
+    sock = getattr(getattr(response.raw, "connection", None), "sock", None)
+    if sock is None:
+        sock = getattr(getattr(getattr(getattr(response.raw, "_fp", None), "fp", None), "raw", None), "_sock", None)
+    return sock
+
+
+def _abort_stream(response: "requests.Response") -> None:
+    """``_abort``, also for a stream sent with ``Connection: close``."""
+    import socket
+
+    _abort(response)
+    sock = _body_socket(response)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:  # already shut down (by _abort) or closed
+            pass
+
+
+def _chunks(response: "requests.Response") -> Iterator[bytes]:
+    """The body as it arrives. ``iter_content(chunk_size=None)`` yields as it arrives only for a
+    chunked body: a stream sent without chunking (HTTP/1.0 style, until the connection closes)
+    would be held back to the end. ``read1`` returns what is there, either way (urllib3 2.3+)."""
+    read1 = getattr(response.raw, "read1", None)
+    if read1 is None:
+        return response.iter_content(chunk_size=None)
+    return iter(lambda: read1(65536, decode_content=True), b"")
+
+
+class SSETransport(Transport):
+    """Talk to an MCP server over the deprecated HTTP+SSE transport (2024-11-05).
+
+    Example::
+
+        with Client(SSETransport("http://127.0.0.1:8000/sse", auth="my-token")) as client:
+            print(client.list_tools())
+
+    Args:
+        url: the server's SSE endpoint (the one that answers ``GET`` with an event stream).
+        headers: extra headers sent with every request (the GET and every POST).
+        auth: a bearer token, or a callable returning one (called for every request). Sent as
+            ``Authorization: Bearer <token>`` (see ``auth_header``).
+        auth_header: the header that carries the token; with a name other than
+            ``Authorization`` the raw token is sent, without ``Bearer``.
+        session: a ``requests.Session`` to use (proxies, certificates, mTLS). By default the
+            transport makes and owns one.
+        connect_timeout: seconds to wait for a TCP/TLS connection, and for the ``endpoint`` event.
+        name: a label for logs and errors (default ``"sse"``).
+
+    Redirects are never followed: the token must not travel to a URL the user did not give.
+    """
+
+    def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
+                 auth: Union[str, TokenProvider, None] = None, auth_header: str = "Authorization",
+                 session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
+                 name: Optional[str] = None) -> None:
+        if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+            raise ValueError(f"an SSE transport needs an http(s) URL, not {url!r}")
+        self.url = url
+        self.headers = dict(headers or {})
+        self.auth = auth
+        self.auth_header = auth_header
+        self.connect_timeout = connect_timeout
+        self.name = name or "sse"
+        self.instance = next_instance()
+        #: The URL messages are POSTed to, from the server's ``endpoint`` event.
+        self.endpoint: Optional[str] = None
+        self._http = session
+        self._owns_http = session is None
+        self._inbox: "SimpleQueue[Any]" = SimpleQueue()
+        self._posts: Optional[Lane] = None
+        self._reader: Optional[threading.Thread] = None
+        self._stream: Optional["requests.Response"] = None  # the GET, while it is being read
+        self._stream_lock = threading.Lock()
+        self._closing = threading.Event()
+        self._ready = threading.Event()  # the endpoint is known, or the stream failed before it came
+        self._start_error: Optional[Exception] = None
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Open the event stream and wait (up to ``connect_timeout``) for its ``endpoint`` event."""
+        import requests
+        from requests.adapters import HTTPAdapter
+
+        if self._closing.is_set():
+            raise ConnectionClosed("the transport is closed")
+        if self._http is None:
+            self._http = requests.Session()
+            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=_POST_WORKERS + 1, max_retries=0)
+            self._http.mount("http://", adapter)
+            self._http.mount("https://", adapter)
+        self._posts = Lane(f"mcpclient-{self.instance}-sse-post", _POST_WORKERS, -1)
+        self._reader = start_thread(self._read, f"mcpclient-{self.instance}-sse")
+        if self._ready.wait(self.connect_timeout):
+            error = self._start_error
+        else:
+            error = ConnectError(f"{self.name} sent no endpoint event within {self.connect_timeout:g} s")
+        if error is not None:
+            self.close()
+            raise error
+
+    def close(self) -> None:
+        if self._closing.is_set():
+            return
+        self._closing.set()
+        with self._stream_lock:
+            stream = self._stream
+        if stream is not None:  # unblocks the reader thread (which then closes the response)
+            _abort_stream(stream)
+        if self._posts is not None:
+            self._posts.shutdown(time.monotonic() + 1.0)
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join(1.0)
+        if self._owns_http and self._http is not None:
+            self._http.close()
+        self._inbox.put(None)
+
+    # --- sending --------------------------------------------------------------------------------
+
+    def send(self, message: Any, timeout: Optional[float] = None) -> None:
+        if self._closing.is_set() or self._posts is None or self.endpoint is None:
+            raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
+        body = encode_frame(message)
+        rid = message.get("id") if isinstance(message, dict) and "method" in message else None
+        if rid is None:  # a notification or a response: send it now, in order
+            self._post(body, timeout)
+            return
+        self._posts.try_submit("POST", self._request, rid, body, timeout)
+
+    def _request(self, rid: Any, body: bytes, timeout: Optional[float]) -> None:
+        """Worker: POST one request; its answer comes on the event stream, a failure goes to the reader."""
+        try:
+            self._post(body, timeout)
+        except Exception as exc:
+            if not self._closing.is_set():
+                error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
+                    else ConnectionClosed(f"POST to {self.name} failed: {exc}")
+                self._inbox.put(DeliveryFailed(rid, error))
+
+    def _post(self, body: bytes, timeout: Optional[float]) -> None:
+        import requests
+
+        headers = self._headers()
+        headers["Content-Type"] = _JSON
+        read = None if timeout is None else max(timeout, 0.001)
+        try:
+            response = self._http.post(  # type: ignore[union-attr]
+                self.endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read),
+                allow_redirects=False)
+        except requests.exceptions.ConnectTimeout as exc:
+            raise ConnectError(f"could not connect to {self.name} in {self.connect_timeout:g} s") from exc
+        except requests.exceptions.ConnectionError as exc:
+            raise ConnectError(f"could not connect to {self.name}: {type(exc).__name__}") from exc
+        except requests.exceptions.RequestException as exc:
+            raise ConnectionClosed(f"HTTP request to {self.name} failed: {type(exc).__name__}") from exc
+        try:
+            if response.status_code not in (200, 202):  # the answer itself comes on the event stream
+                raise self._status_error(response)
+        finally:
+            response.close()
+
+    def _headers(self) -> Dict[str, str]:
+        headers = dict(self.headers)
+        if self.auth is not None:
+            token = self.auth() if callable(self.auth) else self.auth
+            headers[self.auth_header] = f"Bearer {token}" if self.auth_header.lower() == "authorization" else token
+        return headers
+
+    def _status_error(self, response: "requests.Response") -> Exception:
+        status = response.status_code
+        if status in (401, 403):
+            return AuthError(f"{self.name} answered HTTP {status}", status=status,
+                             www_authenticate=response.headers.get("WWW-Authenticate"))
+        if 300 <= status < 400:
+            return HTTPError(status, f"redirect to {response.headers.get('Location', '?')} refused")
+        try:
+            text = response.text[:_BODY_IN_ERRORS].strip()
+        except Exception:
+            text = ""
+        return HTTPError(status, text)
+
+    # --- receiving ------------------------------------------------------------------------------
+
+    def receive(self) -> Optional[Any]:
+        item = self._inbox.get()
+        if isinstance(item, Exception):  # the event stream ended or broke
+            raise item
+        return item
+
+    def _read(self) -> None:
+        """Reader thread: open the GET, then turn its events into messages until it ends."""
+        import requests
+
+        error: Exception = ConnectionClosed(f"{self.name} closed the event stream")
+        try:
+            headers = self._headers()
+            headers["Accept"] = _SSE
+            # The read timeout bounds the wait for the answer's headers only (then it is lifted).
+            response = self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
+                                      timeout=(self.connect_timeout, self.connect_timeout), allow_redirects=False)
+        except requests.exceptions.ConnectTimeout as exc:
+            error = ConnectError(f"could not connect to {self.name} in {self.connect_timeout:g} s")
+            error.__cause__ = exc
+        except Exception as exc:  # refused, no answer in time, or the token provider failed
+            error = ConnectError(f"could not open the event stream of {self.name}: {type(exc).__name__}")
+            error.__cause__ = exc
+        else:
+            try:
+                error = self._consume(response) or error
+            except Exception as exc:  # the stream broke (or close() aborted it)
+                error = ConnectionClosed(f"the event stream from {self.name} broke: {type(exc).__name__}")
+                error.__cause__ = exc
+            finally:
+                with self._stream_lock:
+                    self._stream = None
+                response.close()
+        if not self._ready.is_set():
+            self._start_error = error
+            self._ready.set()
+        elif not self._closing.is_set():
+            self._inbox.put(error)
+
+    def _consume(self, response: "requests.Response") -> Optional[Exception]:
+        """Read the event stream; returns the error that ended it early (else ``None``)."""
+        import sseclient
+
+        if response.status_code != 200:
+            return self._status_error(response)
+        if _media_type(response) != _SSE:
+            return ProtocolError(f"{self.name} answered the SSE GET with Content-Type "
+                                 f"{_media_type(response) or 'none'!r}, not an event stream")
+        with self._stream_lock:
+            if self._closing.is_set():
+                return ConnectionClosed("the transport is closed")
+            self._stream = response
+        try:  # no read timeout on the stream itself: a server may stay silent for long
+            _body_socket(response).settimeout(None)
+        except Exception:
+            log.debug("could not lift the read timeout of the event stream from %s", self.name)
+        for event in sseclient.SSEClient(_chunks(response)).events():
+            if event.event == "message":
+                try:
+                    self._inbox.put(json.loads(event.data))
+                except ValueError:
+                    log.warning("%s sent an SSE message that is not JSON; skipped", self.name)
+            elif event.event == "endpoint":
+                if self.endpoint is not None:
+                    log.debug("%s sent another endpoint event; ignored", self.name)
+                    continue
+                endpoint = urljoin(self.url, event.data.strip())
+                if _origin(endpoint) != _origin(self.url):
+                    return ProtocolError(f"endpoint origin does not match the SSE URL's origin: {self.name} "
+                                         f"named {_origin(endpoint)}, the stream is on {_origin(self.url)}")
+                self.endpoint = endpoint
+                self._ready.set()
+        return None
