@@ -9,10 +9,6 @@ An HTTP failure fails only the request it belongs to (``DeliveryFailed``). A req
 stream that ends before its answer is resumed with a GET carrying ``Last-Event-ID``, after the
 server's ``retry:`` delay (2025-11-25 polling); the GET stream is reopened the same way.
 
-Event streams are parsed here (``parse_sse``) rather than with sseclient-py: resuming needs the
-``id`` and ``retry`` of events that carry no data (a server's priming event), which sseclient-py
-drops before the caller sees them.
-
 ``requests`` is imported when a transport starts, not when mcpclient is imported.
 """
 from __future__ import annotations
@@ -23,119 +19,27 @@ import threading
 import time
 from contextlib import contextmanager
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set
 
 from .._threads import Lane, next_instance, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
 from ..retry import SAFE_METHODS, Retry
+from ._http import (
+    JSON, SSE, Auth, SSEEvent, abort, auth_headers, chunks, media_type, parse_sse, request_error, status_error,
+)
 from .base import DeliveryFailed, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import requests
 
-__all__ = ["HTTPTransport", "SSEEvent", "parse_sse"]
+__all__ = ["HTTPTransport"]
 
 log = logging.getLogger("mcpclient.transport.http")
 
-TokenProvider = Callable[[], str]
-_JSON = "application/json"
-_SSE = "text/event-stream"
 _DELETE_TIMEOUT = 2.0
 _RETRY_DEFAULT = 0.5  # seconds to wait before resuming a stream whose server named no retry: delay
 _RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
 _MAX_RESUMES = 10  # resumptions of one request's stream before giving up
-_BODY_IN_ERRORS = 200  # characters of an error body quoted in HTTPError
-
-
-class SSEEvent:
-    """One server-sent event. ``data`` is ``None`` when the event had no data lines."""
-
-    __slots__ = ("event", "data", "id", "retry")
-
-    def __init__(self) -> None:
-        self.event = "message"
-        self.data: Optional[str] = None
-        self.id: Optional[str] = None
-        self.retry: Optional[int] = None
-
-
-def parse_sse(chunks: Iterable[bytes]) -> Iterator[SSEEvent]:
-    """Events from an SSE byte stream (WHATWG rules), in linear time however the bytes are chunked.
-
-    Events without data are yielded too (their ``id``/``retry`` matter); comments are skipped;
-    an event cut off by the end of the stream is dropped, as the standard says.
-    """
-    partial: List[bytes] = []
-    event = SSEEvent()
-    data: List[str] = []
-    seen_field = False
-    for chunk in chunks:
-        start = 0
-        while True:
-            newline = chunk.find(b"\n", start)
-            if newline < 0:
-                partial.append(chunk[start:])
-                break
-            piece = chunk[start:newline]
-            start = newline + 1
-            if partial:
-                partial.append(piece)
-                piece, partial = b"".join(partial), []
-            line = piece[:-1] if piece.endswith(b"\r") else piece
-            if not line:  # a blank line dispatches the event
-                if seen_field:
-                    event.data = "\n".join(data) if data else None
-                    yield event
-                event, data, seen_field = SSEEvent(), [], False
-                continue
-            if line.startswith(b":"):
-                continue
-            name, _, value = line.partition(b":")
-            if value.startswith(b" "):
-                value = value[1:]
-            text = value.decode("utf-8", "replace")
-            seen_field = True
-            if name == b"data":
-                data.append(text)
-            elif name == b"event":
-                event.event = text or "message"
-            elif name == b"id" and "\0" not in text:
-                event.id = text
-            elif name == b"retry" and text.isdigit():
-                event.retry = int(text)
-
-
-def _abort(response: "requests.Response") -> None:
-    """Make a read blocked on ``response`` (in another thread) return at once.
-
-    ``Response.close()`` would wait for that read (it takes the same buffer lock), so the socket
-    under it is shut down instead; the reading thread then closes the response itself.
-    """
-    import socket
-
-    try:
-        sock = response.raw.connection.sock  # urllib3's HTTPConnection, while the body is unread
-        sock.shutdown(socket.SHUT_RDWR)
-    except Exception:  # already released or closed: nothing is blocked on it
-        pass
-
-
-def _never_connected(exc: BaseException) -> bool:
-    """Did this ``requests`` error happen before any byte of the request was sent?"""
-    from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
-
-    reason = getattr(exc.args[0], "reason", None) if exc.args else None
-    return isinstance(reason, (NewConnectionError, ConnectTimeoutError))
-
-
-def _reason(exc: BaseException) -> str:
-    """A short cause for a ``requests`` connection error (its type chain, never a URL or header)."""
-    reason = getattr(exc.args[0], "reason", None) if exc.args else None
-    return type(reason).__name__ if reason is not None else type(exc).__name__
-
-
-def _media_type(response: "requests.Response") -> str:
-    return response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
 
 
 class HTTPTransport(Transport):
@@ -172,7 +76,7 @@ class HTTPTransport(Transport):
     """
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
-                 auth: Union[str, TokenProvider, None] = None, auth_header: str = "Authorization",
+                 auth: Auth = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
                  follow_redirects: bool = False, pool_size: int = 32, retry: Optional[Retry] = None,
                  reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
@@ -234,7 +138,7 @@ class HTTPTransport(Transport):
         with self._open_lock:
             streams, self._open = list(self._open), set()
         for response in streams:  # unblocks the threads reading them (they close the responses)
-            _abort(response)
+            abort(response)
         if self.session_id is not None and self._http is not None:
             try:  # the spec asks clients to end their session; a 405 just means "not supported"
                 self._http.delete(self.url, headers=self._headers(), timeout=(self.connect_timeout, _DELETE_TIMEOUT),
@@ -262,7 +166,7 @@ class HTTPTransport(Transport):
             response = self._post(body, timeout)
             try:
                 if response.status_code not in (200, 202):
-                    raise self._status_error(response)
+                    raise status_error(self.name, response)
                 if response.status_code == 200 and response.content:
                     self._deliver_body(response)  # some servers answer a response with messages
             finally:
@@ -301,7 +205,7 @@ class HTTPTransport(Transport):
                                              f"was started, but {method} is not safe to repeat")
                     if response.status_code not in self.retry.statuses or not self._may_retry(
                             method, attempt, response.headers.get("Retry-After"), deadline, reached=True):
-                        raise self._status_error(response)
+                        raise status_error(self.name, response)
                 finally:
                     response.close()
         except Exception as exc:
@@ -353,51 +257,27 @@ class HTTPTransport(Transport):
         import requests
 
         headers = self._headers()
-        headers["Accept"] = f"{_JSON}, {_SSE}"
-        headers["Content-Type"] = _JSON
+        headers["Accept"] = f"{JSON}, {SSE}"
+        headers["Content-Type"] = JSON
         read = None if timeout is None else max(timeout, 0.001)
         try:
             response = self._http.post(  # type: ignore[union-attr]
                 self.url, data=body, headers=headers, stream=True,
                 timeout=(self.connect_timeout, read), allow_redirects=self.follow_redirects)
-        except requests.exceptions.ConnectTimeout as exc:
-            raise ConnectError(f"could not connect to {self.name} in {self.connect_timeout:g} s") from exc
-        except requests.exceptions.ReadTimeout as exc:
-            raise ConnectionClosed(f"{self.name} did not answer in time") from exc
-        except requests.exceptions.ConnectionError as exc:
-            if _never_connected(exc):
-                raise ConnectError(f"could not connect to {self.name}: {_reason(exc)}") from exc
-            raise ConnectionClosed(f"the connection to {self.name} broke: {_reason(exc)}") from exc
         except requests.exceptions.RequestException as exc:
-            raise ConnectionClosed(f"HTTP request to {self.name} failed: {type(exc).__name__}") from exc
+            raise request_error(self.name, exc, self.connect_timeout) from exc
         session_id = response.headers.get("Mcp-Session-Id")
         if initialize and session_id and response.status_code == 200:
             self.session_id = session_id
         return response
 
     def _headers(self) -> Dict[str, str]:
-        headers = dict(self.headers)
+        headers = auth_headers(self.headers, self.auth, self.auth_header)
         if self.session_id is not None:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version is not None:
             headers["MCP-Protocol-Version"] = self.protocol_version
-        if self.auth is not None:
-            token = self.auth() if callable(self.auth) else self.auth
-            headers[self.auth_header] = f"Bearer {token}" if self.auth_header.lower() == "authorization" else token
         return headers
-
-    def _status_error(self, response: "requests.Response") -> Exception:
-        status = response.status_code
-        if status in (401, 403):
-            return AuthError(f"{self.name} answered HTTP {status}", status=status,
-                             www_authenticate=response.headers.get("WWW-Authenticate"))
-        try:
-            text = response.text[:_BODY_IN_ERRORS].strip()
-        except Exception:
-            text = ""
-        if 300 <= status < 400:
-            text = f"redirect to {response.headers.get('Location', '?')} refused (follow_redirects=False)"
-        return HTTPError(status, text)
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -407,11 +287,11 @@ class HTTPTransport(Transport):
     def _deliver_body(self, response: "requests.Response", rid: Any = None) -> None:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
         (resumed until the answer to ``rid`` came, if the server lets it be resumed)."""
-        kind = _media_type(response)
-        if kind == _JSON:
+        kind = media_type(response)
+        if kind == JSON:
             with self._tracked(response):
                 self._inbox.put(decode_frame(response.content))
-        elif kind == _SSE:
+        elif kind == SSE:
             self._read_stream(response, rid)
         else:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
@@ -442,8 +322,8 @@ class HTTPTransport(Transport):
                 return
             response.close()
             response = self._get_stream(last_id)
-            if response.status_code != 200 or _media_type(response) != _SSE:
-                error = self._status_error(response)
+            if response.status_code != 200 or media_type(response) != SSE:
+                error = status_error(self.name, response)
                 response.close()
                 raise error
         raise ConnectionClosed(f"gave up resuming the answer stream from {self.name} after {_MAX_RESUMES} tries")
@@ -462,7 +342,7 @@ class HTTPTransport(Transport):
         import requests
 
         headers = self._headers()
-        headers["Accept"] = _SSE
+        headers["Accept"] = SSE
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         try:
@@ -487,7 +367,7 @@ class HTTPTransport(Transport):
     def _events(self, response: "requests.Response") -> Iterator[SSEEvent]:
         """The events of an SSE response; a broken connection just ends them (the caller resumes)."""
         try:
-            yield from parse_sse(response.iter_content(chunk_size=None))
+            yield from parse_sse(chunks(response))
         except Exception as exc:  # the stream broke (or close() aborted it)
             log.debug("event stream from %s ended: %s", self.name, type(exc).__name__)
 
@@ -512,7 +392,7 @@ class HTTPTransport(Transport):
                     if 400 <= status < 500 and status != 429:  # 405 and friends: no GET stream here
                         log.debug("%s offers no GET stream (HTTP %s)", self.name, status)
                         return
-                    if status == 200 and _media_type(response) == _SSE:
+                    if status == 200 and media_type(response) == SSE:
                         delay = 0.5
                         with self._tracked(response):
                             for event in self._events(response):

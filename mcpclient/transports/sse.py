@@ -1,4 +1,4 @@
-"""The deprecated HTTP+SSE transport (MCP 2024-11-05), on ``requests`` and ``sseclient-py``.
+"""The deprecated HTTP+SSE transport (MCP 2024-11-05), on ``requests``.
 
 A ``GET`` on the SSE URL opens one long event stream, read by a thread of its own. Its first
 event, ``endpoint``, names the URL every client message is then POSTed to (same origin as the
@@ -18,13 +18,14 @@ import logging
 import threading
 import time
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional
 from urllib.parse import urljoin, urlsplit
 
 from .._threads import Lane, next_instance, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
 from .base import DeliveryFailed, Transport, encode_frame
-from .http import _BODY_IN_ERRORS, _JSON, _SSE, TokenProvider, _abort, _media_type
+from ._http import JSON, SSE, Auth, abort, auth_headers, body_socket, chunks, media_type, parse_sse, \
+    request_error, status_error
 
 if TYPE_CHECKING:
     import requests
@@ -46,39 +47,6 @@ def _origin(url: str) -> str:
     except ValueError:  # a port that is not a number
         port = "?"
     return f"{scheme}://{parts.hostname or ''}:{port}"
-
-
-def _body_socket(response: "requests.Response") -> Any:
-    """The socket a streamed body is read from. urllib3 keeps it on ``raw.connection`` (where
-    ``_abort`` finds it) unless the answer said ``Connection: close``: then only the body's file
-    (http.client's) still holds it."""
-    sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-    if sock is None:
-        sock = getattr(getattr(getattr(getattr(response.raw, "_fp", None), "fp", None), "raw", None), "_sock", None)
-    return sock
-
-
-def _abort_stream(response: "requests.Response") -> None:
-    """``_abort``, also for a stream sent with ``Connection: close``."""
-    import socket
-
-    _abort(response)
-    sock = _body_socket(response)
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:  # already shut down (by _abort) or closed
-            pass
-
-
-def _chunks(response: "requests.Response") -> Iterator[bytes]:
-    """The body as it arrives. ``iter_content(chunk_size=None)`` yields as it arrives only for a
-    chunked body: a stream sent without chunking (HTTP/1.0 style, until the connection closes)
-    would be held back to the end. ``read1`` returns what is there, either way (urllib3 2.3+)."""
-    read1 = getattr(response.raw, "read1", None)
-    if read1 is None:
-        return response.iter_content(chunk_size=None)
-    return iter(lambda: read1(65536, decode_content=True), b"")
 
 
 class SSETransport(Transport):
@@ -105,7 +73,7 @@ class SSETransport(Transport):
     """
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
-                 auth: Union[str, TokenProvider, None] = None, auth_header: str = "Authorization",
+                 auth: Auth = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
                  name: Optional[str] = None) -> None:
         if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
@@ -161,7 +129,7 @@ class SSETransport(Transport):
         with self._stream_lock:
             stream = self._stream
         if stream is not None:  # unblocks the reader thread (which then closes the response)
-            _abort_stream(stream)
+            abort(stream)
         if self._posts is not None:
             self._posts.shutdown(time.monotonic() + 1.0)
         if self._reader is not None and self._reader is not threading.current_thread():
@@ -196,43 +164,22 @@ class SSETransport(Transport):
         import requests
 
         headers = self._headers()
-        headers["Content-Type"] = _JSON
+        headers["Content-Type"] = JSON
         read = None if timeout is None else max(timeout, 0.001)
         try:
             response = self._http.post(  # type: ignore[union-attr]
                 self.endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read),
                 allow_redirects=False)
-        except requests.exceptions.ConnectTimeout as exc:
-            raise ConnectError(f"could not connect to {self.name} in {self.connect_timeout:g} s") from exc
-        except requests.exceptions.ConnectionError as exc:
-            raise ConnectError(f"could not connect to {self.name}: {type(exc).__name__}") from exc
         except requests.exceptions.RequestException as exc:
-            raise ConnectionClosed(f"HTTP request to {self.name} failed: {type(exc).__name__}") from exc
+            raise request_error(self.name, exc, self.connect_timeout) from exc
         try:
             if response.status_code not in (200, 202):  # the answer itself comes on the event stream
-                raise self._status_error(response)
+                raise status_error(self.name, response)
         finally:
             response.close()
 
     def _headers(self) -> Dict[str, str]:
-        headers = dict(self.headers)
-        if self.auth is not None:
-            token = self.auth() if callable(self.auth) else self.auth
-            headers[self.auth_header] = f"Bearer {token}" if self.auth_header.lower() == "authorization" else token
-        return headers
-
-    def _status_error(self, response: "requests.Response") -> Exception:
-        status = response.status_code
-        if status in (401, 403):
-            return AuthError(f"{self.name} answered HTTP {status}", status=status,
-                             www_authenticate=response.headers.get("WWW-Authenticate"))
-        if 300 <= status < 400:
-            return HTTPError(status, f"redirect to {response.headers.get('Location', '?')} refused")
-        try:
-            text = response.text[:_BODY_IN_ERRORS].strip()
-        except Exception:
-            text = ""
-        return HTTPError(status, text)
+        return auth_headers(self.headers, self.auth, self.auth_header)
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -249,7 +196,7 @@ class SSETransport(Transport):
         error: Exception = ConnectionClosed(f"{self.name} closed the event stream")
         try:
             headers = self._headers()
-            headers["Accept"] = _SSE
+            headers["Accept"] = SSE
             # The read timeout bounds the wait for the answer's headers only (then it is lifted).
             response = self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
                                       timeout=(self.connect_timeout, self.connect_timeout), allow_redirects=False)
@@ -277,22 +224,22 @@ class SSETransport(Transport):
 
     def _consume(self, response: "requests.Response") -> Optional[Exception]:
         """Read the event stream; returns the error that ended it early (else ``None``)."""
-        import sseclient
-
         if response.status_code != 200:
-            return self._status_error(response)
-        if _media_type(response) != _SSE:
+            return status_error(self.name, response)
+        if media_type(response) != SSE:
             return ProtocolError(f"{self.name} answered the SSE GET with Content-Type "
-                                 f"{_media_type(response) or 'none'!r}, not an event stream")
+                                 f"{media_type(response) or 'none'!r}, not an event stream")
         with self._stream_lock:
             if self._closing.is_set():
                 return ConnectionClosed("the transport is closed")
             self._stream = response
         try:  # no read timeout on the stream itself: a server may stay silent for long
-            _body_socket(response).settimeout(None)
+            body_socket(response).settimeout(None)
         except Exception:
             log.debug("could not lift the read timeout of the event stream from %s", self.name)
-        for event in sseclient.SSEClient(_chunks(response)).events():
+        for event in parse_sse(chunks(response)):
+            if not event.data:
+                continue
             if event.event == "message":
                 try:
                     self._inbox.put(json.loads(event.data))
