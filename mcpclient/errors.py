@@ -238,3 +238,20 @@ class AuthError(MCPError):
         self.status = status
         self.www_authenticate = www_authenticate
         super().__init__(message)
+
+    @property
+    def challenge(self) -> Dict[str, str]:
+        """The ``WWW-Authenticate`` challenge parsed: ``{"scheme": "Bearer", "realm": …,
+        "error": …, "scope": …, "resource_metadata": …}`` (parameter names lower-cased)."""
+        return parse_challenge(self.www_authenticate or "")
+
+
+def parse_challenge(header: str) -> Dict[str, str]:
+    """Parse one RFC 9110 challenge, ``Scheme k=v, k="quoted, value"``, into a dict."""
+    import re
+
+    scheme, _, rest = header.strip().partition(" ")
+    params: Dict[str, str] = {"scheme": scheme} if scheme else {}
+    for key, quoted, bare in re.findall(r'([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))', rest):
+        params[key.lower()] = re.sub(r"\\(.)", r"\1", quoted) if quoted else bare
+    return params

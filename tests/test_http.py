@@ -168,6 +168,8 @@ def test_401_is_an_auth_error_with_the_challenge_and_no_token(scripted, caplog):
         with pytest.raises(AuthError) as info:
             client.call_tool("echo", {"text": "a"})
     assert info.value.status == 401 and info.value.www_authenticate == challenge
+    assert info.value.challenge == {"scheme": "Bearer", "realm": "mcp",
+                                    "resource_metadata": "http://127.0.0.1/.well-known/oauth-protected-resource"}
     assert "top-secret-token" not in str(info.value)
     assert all("top-secret-token" not in r.getMessage() for r in caplog.records)
 
