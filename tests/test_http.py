@@ -381,3 +381,9 @@ def test_a_slow_call_times_out_while_concurrent_calls_go_on(scripted):
             assert isinstance(slow.exception(LONG), RequestTimeout)
         finally:
             release.set()
+
+
+def test_a_custom_auth_header_cannot_follow_redirects():
+    with pytest.raises(ValueError, match="auth_header"):
+        HTTPTransport("http://127.0.0.1:9/mcp", auth="t", auth_header="X-Api-Key", follow_redirects=True)
+    HTTPTransport("http://127.0.0.1:9/mcp", auth="t", follow_redirects=True)  # Authorization is dropped by requests

@@ -83,6 +83,10 @@ class HTTPTransport(Transport):
                  name: Optional[str] = None) -> None:
         if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
             raise ValueError(f"an HTTP transport needs an http(s) URL, not {url!r}")
+        if follow_redirects and auth is not None and auth_header.lower() != "authorization":
+            # requests drops only Authorization on a redirect to another host: refuse rather than leak
+            raise ValueError("follow_redirects=True needs auth_header='Authorization' (a custom auth "
+                             "header would be sent on to whatever host the server redirects to)")
         self.url = url
         self.headers = dict(headers or {})
         self.auth = auth
