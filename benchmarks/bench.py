@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """mcpclient benchmark: latency, throughput and import cost, in one run, against raw_server.py.
 
-    python benchmarks/bench.py                 # full run (~60 s on 2 cores)
-    python benchmarks/bench.py --quick         # CI smoke (< ~20 s)
+    python benchmarks/bench.py                 # full run (~70-100 s on 2 cores, stdio + HTTP)
+    python benchmarks/bench.py --quick         # CI smoke (~25 s)
     python benchmarks/bench.py --json out.json --check
     python benchmarks/bench.py --placement split
+    python benchmarks/bench.py --transport http  # only the Streamable HTTP section
 
 Rows: the raw floor (plain Popen + json, one line out, one line in), mcpclient (``Client``,
 sequential and N threads sharing one client), and the official ``mcp`` SDK (``ClientSession``,
@@ -16,6 +17,9 @@ wake-up) per round trip, and which one you get is luck that sticks for a whole r
 every measurement runs twice, pinned (Linux ``sched_setaffinity``): ``same`` = client and server on
 one core (the per-call CPU cost dominates), ``split`` = client on one core, server on another (the
 cross-core wake-up dominates). ``--placement free`` runs unpinned. See benchmarks/README.md.
+
+HTTP (``--transport http|both``): the same three rows over Streamable HTTP against
+raw_http_server.py (the raw floor is a ``requests.Session`` POSTing the same JSON), unpinned.
 """
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SERVER = os.path.join(HERE, "raw_server.py")
+HTTP_SERVER = os.path.join(HERE, "raw_http_server.py")
 PY = sys.executable
 CONCURRENCY = (8, 32)
 ARGS = {"text": "x"}
@@ -44,9 +49,13 @@ SIZES = {
     # Calls per round; *_conc is the total over all threads/tasks (split evenly). Every measurement
     # runs `rounds` times; the median round's p50 and calls/s are reported (p99 pools all rounds).
     "full": dict(rounds=5, warmup=500, raw_seq=8000, raw_conc=16000, mc_seq=8000, mc_conc=9600,
-                 off_seq=3000, off_conc=4800, import_runs=20),
+                 off_seq=3000, off_conc=4800, import_runs=20,
+                 http_rounds=3, http_warmup=300, http_raw_seq=1500, http_raw_conc=2400, http_mc_seq=1500,
+                 http_mc_conc=2400, http_off_seq=800, http_off_conc=1280),
     "quick": dict(rounds=3, warmup=200, raw_seq=1500, raw_conc=3200, mc_seq=1500, mc_conc=2400,
-                  off_seq=600, off_conc=1280, import_runs=10),
+                  off_seq=600, off_conc=1280, import_runs=10,
+                  http_rounds=3, http_warmup=100, http_raw_seq=400, http_raw_conc=640, http_mc_seq=400,
+                  http_mc_conc=640, http_off_seq=200, http_off_conc=320),
 }
 
 TARGETS = {
@@ -54,6 +63,10 @@ TARGETS = {
     "vs_official_at_1": 4.0,  # mcpclient calls/s / official calls/s  >=
     "vs_official_at_8": 4.0,
     "import_ms": 30.0,        # median(import mcpclient) - median(bare interpreter)  <=
+    # Streamable HTTP (the HTTP section)
+    "http_p50_vs_raw": 1.15,       # mcpclient p50 / requests.Session p50  <=
+    "http_vs_official_at_1": 1.3,  # mcpclient calls/s / official calls/s  >=
+    "http_vs_official_at_32": 1.3,
 }
 
 pc = time.perf_counter_ns
@@ -211,26 +224,31 @@ def bench_raw(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
 # --- b. mcpclient -------------------------------------------------------------------------------
 
 def bench_mcpclient(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
+    return _mcpclient(where.server_argv(), sz["warmup"], sz["mc_seq"], sz["mc_conc"], sz["rounds"])
+
+
+def _mcpclient(target: Any, warmup: int, n_seq: int, n_conc: int, rounds: int) -> Dict[str, Any]:
+    """``Client(target)``: sequential calls, then k threads sharing the client."""
     from mcpclient import Client
 
-    out: Dict[str, Any] = {}
-    with Client(where.server_argv()) as client:
+    with Client(target) as client:
         assert [t.name for t in client.list_tools()] == ["echo"]
         assert client.call_tool("echo", ARGS).text == "x"
-        call = client.call_tool
-        for _ in range(sz["warmup"]):
-            call("echo", ARGS)
+        return _threads_rounds(client.call_tool, warmup, n_seq, n_conc, rounds)
 
-        out["seq"] = sequential(lambda: call("echo", ARGS), sz["mc_seq"], sz["rounds"])
 
-        for k in CONCURRENCY:
-            per, pooled = [], []
-            for r in range(sz["rounds"]):
-                summary, lat = _threaded(call, k, max(1, sz["mc_conc"] // k),
-                                         warm=max(1, sz["warmup"] // k) if r == 0 else 0)
-                per.append(summary)
-                pooled += lat
-            out[f"c{k}"] = combine(per, pooled)
+def _threads_rounds(call: Any, warmup: int, n_seq: int, n_conc: int, rounds: int) -> Dict[str, Any]:
+    """Warm up, then ``sequential`` and, for each k in CONCURRENCY, ``rounds`` of ``_threaded``."""
+    for _ in range(warmup):
+        call("echo", ARGS)
+    out: Dict[str, Any] = {"seq": sequential(lambda: call("echo", ARGS), n_seq, rounds)}
+    for k in CONCURRENCY:
+        per, pooled = [], []
+        for r in range(rounds):
+            summary, lat = _threaded(call, k, max(1, n_conc // k), warm=max(1, warmup // k) if r == 0 else 0)
+            per.append(summary)
+            pooled += lat
+        out[f"c{k}"] = combine(per, pooled)
     return out
 
 
@@ -276,16 +294,22 @@ def _threaded(call: Any, k: int, n: int, warm: int) -> Tuple[Dict[str, Any], Lis
 # --- c. official mcp SDK ------------------------------------------------------------------------
 
 def bench_official(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
-    return asyncio.run(_official(sz, where))
-
-
-async def _official(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
-    from mcp import ClientSession, StdioServerParameters
+    from mcp import StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     argv = where.server_argv()
+    return asyncio.run(_official(lambda: stdio_client(StdioServerParameters(command=argv[0], args=argv[1:])),
+                                 sz["warmup"], sz["off_seq"], sz["off_conc"], sz["rounds"]))
+
+
+async def _official(connect: Callable[[], Any], warmup: int, n_seq: int, n_conc: int,
+                    rounds: int) -> Dict[str, Any]:
+    """``ClientSession`` over the transport ``connect()`` opens: sequential, then k tasks."""
+    from mcp import ClientSession
+
     out: Dict[str, Any] = {}
-    async with stdio_client(StdioServerParameters(command=argv[0], args=argv[1:])) as (read, write):
+    async with connect() as streams:
+        read, write = streams[0], streams[1]
         async with ClientSession(read, write) as session:
             await session.initialize()  # the handshake-era path (no server/discover probe)
             tools = await session.list_tools()  # caches output schemas, as call_tool wants
@@ -293,7 +317,7 @@ async def _official(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
             first = await session.call_tool("echo", ARGS)
             assert first.content[0].text == "x"  # type: ignore[union-attr]
             call = session.call_tool
-            for _ in range(sz["warmup"]):
+            for _ in range(warmup):
                 await call("echo", ARGS)
 
             async def worker(count: int) -> List[int]:
@@ -306,18 +330,18 @@ async def _official(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
                 return local
 
             per, pooled = [], []
-            for _ in range(sz["rounds"]):
+            for _ in range(rounds):
                 start = pc()
-                lat = await worker(sz["off_seq"])
+                lat = await worker(n_seq)
                 per.append(summarize(lat, pc() - start))
                 pooled += lat
             out["seq"] = combine(per, pooled)
 
             for k in CONCURRENCY:
-                n = max(1, sz["off_conc"] // k)
-                await asyncio.gather(*[worker(max(1, sz["warmup"] // k)) for _ in range(k)])
+                n = max(1, n_conc // k)
+                await asyncio.gather(*[worker(max(1, warmup // k)) for _ in range(k)])
                 per, pooled = [], []
-                for _ in range(sz["rounds"]):
+                for _ in range(rounds):
                     start = pc()
                     parts = await asyncio.gather(*[worker(n) for _ in range(k)])
                     wall = pc() - start
@@ -326,6 +350,73 @@ async def _official(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
                     pooled += lat
                 out[f"c{k}"] = combine(per, pooled)
     return out
+
+
+# --- e. Streamable HTTP -------------------------------------------------------------------------
+
+class HTTPServer:
+    """raw_http_server.py in a child process (unpinned); ``url`` once it printed READY."""
+
+    def __enter__(self) -> "HTTPServer":
+        self.proc = subprocess.Popen([PY, HTTP_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline()  # type: ignore[union-attr]
+        if not line.startswith("READY "):
+            self.__exit__()
+            raise RuntimeError(f"raw_http_server.py did not start: {line!r}")
+        self.url = line.split()[1]
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.proc.stdin.close()  # type: ignore[union-attr]
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()  # type: ignore[union-attr]
+
+
+def bench_http_raw(sz: Dict[str, int]) -> Dict[str, Any]:
+    """The floor: a ``requests.Session`` (pool of 32) POSTing the tools/call JSON and decoding the
+    JSON reply; k threads share the Session."""
+    import requests
+    from requests.adapters import HTTPAdapter
+
+    with HTTPServer() as server, requests.Session() as http:
+        http.mount("http://", HTTPAdapter(pool_connections=1, pool_maxsize=max(CONCURRENCY), max_retries=0))
+        url, post, dumps, loads = server.url, http.post, json.dumps, json.loads
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        init = post(url, headers=headers, data=dumps({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "raw", "version": "0"}}}))
+        assert init.json()["result"]["protocolVersion"] == "2025-06-18"
+        headers.update({"Mcp-Session-Id": init.headers["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-06-18"})
+        assert post(url, headers=headers, data=b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+                    ).status_code == 202
+        ids = iter(range(1, 1 << 62))  # next() on it is atomic under the GIL
+
+        def call(name: str = "echo", arguments: Any = ARGS) -> Any:
+            body = dumps({"jsonrpc": "2.0", "id": next(ids), "method": "tools/call",
+                          "params": {"name": name, "arguments": arguments}})
+            return loads(post(url, data=body, headers=headers).content)
+
+        assert call()["result"]["content"][0]["text"] == "x"
+        return _threads_rounds(call, sz["http_warmup"], sz["http_raw_seq"], sz["http_raw_conc"], sz["http_rounds"])
+
+
+def bench_http_mcpclient(sz: Dict[str, int]) -> Dict[str, Any]:
+    with HTTPServer() as server:
+        return _mcpclient(server.url, sz["http_warmup"], sz["http_mc_seq"], sz["http_mc_conc"], sz["http_rounds"])
+
+
+def bench_http_official(sz: Dict[str, int]) -> Dict[str, Any]:
+    from mcp.client.streamable_http import streamable_http_client
+
+    with HTTPServer() as server:
+        url = server.url
+        return asyncio.run(_official(lambda: streamable_http_client(url), sz["http_warmup"],
+                                     sz["http_off_seq"], sz["http_off_conc"], sz["http_rounds"]))
 
 
 # --- d. import time -----------------------------------------------------------------------------
@@ -376,12 +467,11 @@ def _fmt(v: Optional[float], width: int, digits: int = 0) -> str:
     return "-".rjust(width) if v is None else f"{v:,.{digits}f}".rjust(width)
 
 
-def report_placement(where: Placement, res: Dict[str, Any]) -> List[Dict[str, Any]]:
-    print(f"== placement {where.describe()}")
+def _table(res: Dict[str, Any], raw_label: str) -> None:
     head = f"{'':14}{'p50 µs':>10}{'p99 µs':>10}{'calls/s @1':>13}{'calls/s @8':>13}{'calls/s @32':>13}"
     print(head)
     print("-" * len(head))
-    for key, label in (("raw", "raw floor*"), ("mcpclient", "mcpclient"), ("official", "official mcp")):
+    for key, label in (("raw", raw_label), ("mcpclient", "mcpclient"), ("official", "official mcp")):
         r = res[key]
         print(f"{label:14}{_fmt(r['seq']['p50_us'], 10, 1)}{_fmt(r['seq']['p99_us'], 10, 1)}"
               f"{_fmt(r['seq']['calls_per_s'], 13)}{_fmt(r['c8']['calls_per_s'], 13)}"
@@ -392,6 +482,25 @@ def report_placement(where: Placement, res: Dict[str, Any]) -> List[Dict[str, An
         print(f"{label:28}{_fmt(r['c8']['p50_us'], 10, 1)}{_fmt(r['c8']['p99_us'], 10, 1)}"
               f"{_fmt(r['c32']['p50_us'], 10, 1)}{_fmt(r['c32']['p99_us'], 10, 1)}")
 
+
+def _verdicts(placement: str, checks: List[Tuple[str, float, Optional[str], Optional[float]]]) -> List[Dict[str, Any]]:
+    rows = []
+    for name, value, op, target in checks:
+        if op is None:
+            verdict, tgt = "(info)", ""
+        else:
+            ok = value <= target if op == "<=" else value >= target  # type: ignore[operator]
+            verdict, tgt = ("PASS" if ok else "FAIL"), f"{op} {target:g}"
+        print(f"  {name:36}{value:>8.2f}x  {tgt:>6}  {verdict}")
+        rows.append({"placement": placement, "name": name, "value": value, "op": op, "target": target,
+                     "result": verdict})
+    print()
+    return rows
+
+
+def report_placement(where: Placement, res: Dict[str, Any]) -> List[Dict[str, Any]]:
+    print(f"== placement {where.describe()}")
+    _table(res, "raw floor*")
     mc, off, raw = res["mcpclient"], res["official"], res["raw"]
     checks = [
         ("mcpclient p50 / raw p50", mc["seq"]["p50_us"] / raw["seq"]["p50_us"], "<=", TARGETS["p50_vs_raw"]),
@@ -401,18 +510,24 @@ def report_placement(where: Placement, res: Dict[str, Any]) -> List[Dict[str, An
          TARGETS["vs_official_at_8"]),
         ("mcpclient / official calls/s @32", mc["c32"]["calls_per_s"] / off["c32"]["calls_per_s"], None, None),
     ]
-    rows = []
-    for name, value, op, target in checks:
-        if op is None:
-            verdict, tgt = "(info)", ""
-        else:
-            ok = value <= target if op == "<=" else value >= target
-            verdict, tgt = ("PASS" if ok else "FAIL"), f"{op} {target:g}"
-        print(f"  {name:36}{value:>8.2f}x  {tgt:>6}  {verdict}")
-        rows.append({"placement": where.name, "name": name, "value": value, "op": op, "target": target,
-                     "result": verdict})
-    print()
-    return rows
+    return _verdicts(where.name, checks)
+
+
+def report_http(res: Dict[str, Any]) -> List[Dict[str, Any]]:
+    print("== http (Streamable HTTP, raw_http_server.py, JSON responses), placement free: client and server "
+          "unpinned")
+    _table(res, "raw requests")
+    mc, off, raw = res["mcpclient"], res["official"], res["raw"]
+    checks = [
+        ("mcpclient p50 / raw p50", mc["seq"]["p50_us"] / raw["seq"]["p50_us"], "<=", TARGETS["http_p50_vs_raw"]),
+        ("mcpclient / official calls/s @1", mc["seq"]["calls_per_s"] / off["seq"]["calls_per_s"], ">=",
+         TARGETS["http_vs_official_at_1"]),
+        ("mcpclient / official calls/s @8", mc["c8"]["calls_per_s"] / off["c8"]["calls_per_s"], None, None),
+        ("mcpclient / official calls/s @32", mc["c32"]["calls_per_s"] / off["c32"]["calls_per_s"], ">=",
+         TARGETS["http_vs_official_at_32"]),
+        ("mcpclient / raw calls/s @32", mc["c32"]["calls_per_s"] / raw["c32"]["calls_per_s"], None, None),
+    ]
+    return _verdicts("http", checks)
 
 
 def report_import(imp: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -441,13 +556,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--json", metavar="FILE", help="also write every number to FILE as JSON")
     ap.add_argument("--check", action="store_true", help="exit 1 if any target fails")
     ap.add_argument("--placement", choices=("both", "split", "same", "free"), default="both",
-                    help="CPU placement of client and server (default: both split and same)")
+                    help="CPU placement of client and server for stdio (default: both split and same)")
+    ap.add_argument("--transport", choices=("both", "stdio", "http"), default="both",
+                    help="which transports to measure (default: both; HTTP runs unpinned)")
     ap.add_argument("--only", choices=("raw", "mcpclient", "official", "import"), action="append",
                     help=argparse.SUPPRESS)  # debugging aid: run just some parts
     opts = ap.parse_args(argv)
     mode = "quick" if opts.quick else "full"
     sz = SIZES[mode]
-    wheres = placements(opts.placement)
+    wheres = placements(opts.placement) if opts.transport in ("both", "stdio") else []
 
     try:
         from importlib.metadata import version
@@ -461,13 +578,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "python": platform.python_version(), "implementation": platform.python_implementation(),
         "platform": platform.platform(), "cpu_count": os.cpu_count(), "cpus_usable": usable,
         "mcpclient": mcpclient.__version__, "mcp": mcp_version, "mode": mode, "sizes": sz,
-        "concurrency": list(CONCURRENCY), "placements": [w.name for w in wheres]},
+        "concurrency": list(CONCURRENCY), "placements": [w.name for w in wheres],
+        "transports": ["stdio", "http"] if opts.transport == "both" else [opts.transport]},
         "placements": {}}
     print(f"Python {res['env']['python']} ({res['env']['implementation']}) on {res['env']['platform']}")
     print(f"CPUs: {os.cpu_count()} (usable {usable}); mcpclient {mcpclient.__version__}, mcp {mcp_version}; "
           f"mode: {mode}, {sz['rounds']} rounds per measurement (median round shown)")
-    print("* raw floor @8/@32 = k requests written at once, then k replies read (a perfectly batching "
-          "client: a ceiling, not a target)\n", flush=True)
+    if wheres:
+        print("* raw floor @8/@32 = k requests written at once, then k replies read (a perfectly batching "
+              "client: a ceiling, not a target)")
+    print(flush=True)
 
     started = time.perf_counter()
     rows: List[Dict[str, Any]] = []
@@ -486,6 +606,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         res["placements"][where.name] = out
         if len(out) == len(parts):
             rows += report_placement(where, out)
+    if opts.transport in ("both", "http"):
+        http_parts = [("raw", bench_http_raw), ("mcpclient", bench_http_mcpclient), ("official", bench_http_official)]
+        out = {}
+        for name, hfn in http_parts:
+            if opts.only and name not in opts.only:
+                continue
+            t0 = time.perf_counter()
+            gc.collect()
+            out[name] = hfn(sz)
+            log(f"[bench] http/{name} done in {time.perf_counter() - t0:.1f} s")
+        res["http"] = out
+        if len(out) == len(http_parts):
+            rows += report_http(out)
     if not opts.only or "import" in opts.only:
         t0 = time.perf_counter()
         res["import"] = bench_import(sz["import_runs"])

@@ -19,7 +19,9 @@ def test_benchmark_quick_run_reports_every_row(tmp_path):
     run = subprocess.run([sys.executable, str(BENCH), "--quick", "--placement", "free", "--json", str(out)],
                          capture_output=True, text=True, timeout=110)
     assert run.returncode == 0, run.stderr[-2000:]
-    for label in ("raw floor", "mcpclient", "official mcp", "import overhead"):
+    for label in ("raw floor", "mcpclient", "official mcp", "import overhead", "== http", "raw requests"):
         assert label in run.stdout
     report = json.loads(out.read_text())
+    assert sorted(report["http"]) == ["mcpclient", "official", "raw"]
+    assert all(report["http"][row][k]["calls"] > 0 for row in report["http"] for k in ("seq", "c8", "c32"))
     assert report["import"]["heavy_modules_loaded"] == []
