@@ -295,7 +295,7 @@ class Session:
         if _get_ident() in self._io_idents:
             self.check_not_reader(method)
         call = self._send_request(method, params, None, on_progress, timeout, reset_timeout_on_progress,
-                                  max_total_timeout, None)
+                                  max_total_timeout, None, wait=True)
         done = call.done
         try:
             while True:
@@ -333,7 +333,7 @@ class Session:
 
     def _send_request(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
                       on_progress: Optional[ProgressCallback], timeout: Optional[float], reset: bool,
-                      max_total: Optional[float], fut: Optional[CallFuture]) -> _Call:
+                      max_total: Optional[float], fut: Optional[CallFuture], wait: bool = False) -> _Call:
         rid = next(self._ids)
         if fut is not None:
             fut.request_id = rid
@@ -355,7 +355,7 @@ class Session:
             self._pending[rid] = call
         remaining = call.deadline() - _monotonic()
         try:
-            self._send(message, None if remaining > _WAIT_MAX else max(0.0, remaining))
+            self._send(message, None if remaining > _WAIT_MAX else max(0.0, remaining), wait)
         except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
             with self._lock:
                 self._pending.pop(rid, None)
@@ -376,10 +376,10 @@ class Session:
             message["params"] = params
         self._send(message)
 
-    def _send(self, message: Dict[str, Any], timeout: Optional[float] = None) -> None:
+    def _send(self, message: Dict[str, Any], timeout: Optional[float] = None, wait: bool = False) -> None:
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
-        self.transport.send(message, timeout)
+        self.transport.send(message, timeout, wait)
 
     def _post(self, message: Dict[str, Any]) -> None:
         """Send from a thread that must not block (reader, timer, a canceller): via the sender lane."""

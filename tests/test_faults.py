@@ -452,8 +452,8 @@ def watch_sends(monkeypatch, transport: StdioTransport, method: str) -> threadin
     written = threading.Event()
     send = transport.send
 
-    def send_and_tell(message: Any, timeout: Optional[float] = None) -> None:
-        send(message, timeout)
+    def send_and_tell(message: Any, *args: Any) -> None:
+        send(message, *args)
         if isinstance(message, dict) and message.get("method") == method:
             written.set()
 

@@ -48,12 +48,14 @@ class Transport(ABC):
         """Connect (spawn the process, open the stream). Raises ``ConnectError``."""
 
     @abstractmethod
-    def send(self, message: Any, timeout: Optional[float] = None) -> None:
+    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
         """Send one message (a dict, or a list for a batch). Raises ``TransportError``.
 
         ``timeout`` bounds the wait for the peer to take the message (``None``: until it does or
         the transport closes); past it ``SendTimeout`` is raised if nothing was sent, and a message
-        cut short leaves the connection broken (it is closed).
+        cut short leaves the connection broken (it is closed). ``wait`` says the caller blocks
+        until the answer anyway, so a transport may do the whole exchange on the calling thread
+        (HTTP does: one thread hand-off less); what it receives still goes through ``receive()``.
         """
 
     @abstractmethod

@@ -122,10 +122,14 @@ class HTTPTransport(Transport):
         if self._closing.is_set():
             raise ConnectionClosed("the transport is closed")
         if self._http is None:
-            self._http = requests.Session()
+            self._http = http = requests.Session()
             adapter = HTTPAdapter(pool_connections=1, pool_maxsize=self.pool_size, max_retries=0)
-            self._http.mount("http://", adapter)
-            self._http.mount("https://", adapter)
+            http.mount("http://", adapter)
+            http.mount("https://", adapter)
+            # Read the environment (proxies, CA bundle) once, not on every request as requests
+            # would (a fifth of a call's CPU); one endpoint means one answer for the whole session.
+            env = http.merge_environment_settings(self.url, {}, None, None, None)
+            http.proxies, http.verify, http.trust_env = env["proxies"], env["verify"], False
         self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
 
     def negotiated(self, protocol_version: str) -> None:
@@ -159,7 +163,7 @@ class HTTPTransport(Transport):
 
     # --- sending --------------------------------------------------------------------------------
 
-    def send(self, message: Any, timeout: Optional[float] = None) -> None:
+    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
         if self._closing.is_set() or self._posts is None:
             raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
         body = encode_frame(message)
@@ -176,7 +180,10 @@ class HTTPTransport(Transport):
             finally:
                 response.close()
             return
-        self._posts.try_submit("POST", self._request, rid, message.get("method"), body, timeout)
+        if wait:  # the caller blocks for the answer anyway: POST on its thread, no hand-off
+            self._request(rid, message.get("method"), body, timeout)
+        else:
+            self._posts.try_submit("POST", self._request, rid, message.get("method"), body, timeout)
 
     def _request(self, rid: Any, method: Optional[str], body: bytes, timeout: Optional[float]) -> None:
         """Worker: POST one request (again, as ``self.retry`` allows) and feed what comes back
@@ -213,10 +220,11 @@ class HTTPTransport(Transport):
                 finally:
                     response.close()
         except Exception as exc:
-            if not self._closing.is_set():
-                error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
-                    else ConnectionClosed(f"POST to {self.name} failed: {exc}")
-                self._inbox.put(DeliveryFailed(rid, error))
+            if self._closing.is_set() or (deadline is not None and time.monotonic() >= deadline):
+                return  # closed, or the call's own timeout is up: the session reports that itself
+            error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
+                else ConnectionClosed(f"POST to {self.name} failed: {exc}")
+            self._inbox.put(DeliveryFailed(rid, error))
 
     def _renew_session(self, expired: str, deadline: Optional[float]) -> None:
         """Replace the session ``expired`` with a new one (once, however many threads ask)."""

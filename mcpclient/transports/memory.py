@@ -25,7 +25,7 @@ class _End:
         self._outbox = outbox
         self._closed = False
 
-    def send(self, message: Any, timeout: Optional[float] = None) -> None:
+    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
         if self._closed:
             raise ConnectionClosed("memory transport is closed")
         self._outbox.put(encode_frame(message))

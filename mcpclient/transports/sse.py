@@ -140,7 +140,7 @@ class SSETransport(Transport):
 
     # --- sending --------------------------------------------------------------------------------
 
-    def send(self, message: Any, timeout: Optional[float] = None) -> None:
+    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
         if self._closing.is_set() or self._posts is None or self.endpoint is None:
             raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
         body = encode_frame(message)

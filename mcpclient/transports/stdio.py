@@ -270,7 +270,7 @@ class StdioTransport(Transport):
 
     # --- I/O ------------------------------------------------------------------------------------
 
-    def send(self, message: Any, timeout: Optional[float] = None) -> None:
+    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
         data = encode_frame(message) + b"\n"
         if self._stdin_fd < 0:
             raise ConnectionClosed("transport not started")
