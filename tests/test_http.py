@@ -387,3 +387,35 @@ def test_a_custom_auth_header_cannot_follow_redirects():
     with pytest.raises(ValueError, match="auth_header"):
         HTTPTransport("http://127.0.0.1:9/mcp", auth="t", auth_header="X-Api-Key", follow_redirects=True)
     HTTPTransport("http://127.0.0.1:9/mcp", auth="t", follow_redirects=True)  # Authorization is dropped by requests
+
+
+def test_a_blocking_call_answered_on_another_stream_returns_while_the_resumed_stream_stays_open(scripted):
+    """Regression (conformance sse-retry hung): the answer came on the standing GET stream, while
+    the GET that resumed the call's stream stays open; the caller must not be kept reading it."""
+    posted, release = threading.Event(), threading.Event()
+    calls: List[Any] = []
+
+    def cut(seen, msg):
+        calls.append(msg["id"])
+        posted.set()
+        return sse({"id": "ev-1", "retry": 100, "data": ""})
+
+    def on_get(seen):
+        if "last-event-id" in seen.headers:  # the resumption: stays open, says nothing
+            release.wait(LONG)
+            return sse()
+        if not posted.wait(LONG):  # the standing GET: carries the answer once the call was made
+            return sse()
+        return sse({"data": {"jsonrpc": "2.0", "id": calls[-1],
+                             "result": {"content": [{"type": "text", "text": "via GET"}]}}})
+
+    server = scripted(cut, on_get=on_get)
+    try:
+        # This scripted GET sends its headers only with its event: connect() waits connect_timeout
+        # for them (so nothing the server sends there is lost), hence the short one here.
+        with Client(HTTPTransport(server.url, connect_timeout=0.5), timeout=LONG) as client:
+            started = time.monotonic()
+            assert client.call_tool("echo", {"text": "x"}).text == "via GET"
+            assert time.monotonic() - started < 3.0
+    finally:
+        release.set()

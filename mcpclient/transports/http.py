@@ -19,7 +19,7 @@ import threading
 import time
 from contextlib import contextmanager
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple
 
 from .._threads import Lane, next_instance, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
@@ -181,11 +181,12 @@ class HTTPTransport(Transport):
                 response.close()
             return
         if wait:  # the caller blocks for the answer anyway: POST on its thread, no hand-off
-            self._request(rid, message.get("method"), body, timeout)
+            self._request(rid, message.get("method"), body, timeout, True)
         else:
-            self._posts.try_submit("POST", self._request, rid, message.get("method"), body, timeout)
+            self._posts.try_submit("POST", self._request, rid, message.get("method"), body, timeout, False)
 
-    def _request(self, rid: Any, method: Optional[str], body: bytes, timeout: Optional[float]) -> None:
+    def _request(self, rid: Any, method: Optional[str], body: bytes, timeout: Optional[float],
+                 inline: bool) -> None:
         """Worker: POST one request (again, as ``self.retry`` allows) and feed what comes back
         to the reader, or its failure."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -203,7 +204,7 @@ class HTTPTransport(Transport):
                     continue
                 try:
                     if response.status_code == 200:
-                        self._deliver_body(response, rid)
+                        self._deliver_body(response, rid, inline)
                         return
                     if response.status_code == 404 and sent_session is not None and method != "initialize":
                         if renewed or not self.reconnect:
@@ -220,11 +221,8 @@ class HTTPTransport(Transport):
                 finally:
                     response.close()
         except Exception as exc:
-            if self._closing.is_set() or (deadline is not None and time.monotonic() >= deadline):
-                return  # closed, or the call's own timeout is up: the session reports that itself
-            error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
-                else ConnectionClosed(f"POST to {self.name} failed: {exc}")
-            self._inbox.put(DeliveryFailed(rid, error))
+            if deadline is None or time.monotonic() < deadline:  # else the session reports its timeout
+                self._fail(rid, exc)
 
     def _renew_session(self, expired: str, deadline: Optional[float]) -> None:
         """Replace the session ``expired`` with a new one (once, however many threads ask)."""
@@ -296,49 +294,76 @@ class HTTPTransport(Transport):
     def receive(self) -> Optional[Any]:
         return self._inbox.get()
 
-    def _deliver_body(self, response: "requests.Response", rid: Any = None) -> None:
+    def _deliver_body(self, response: "requests.Response", rid: Any = None, inline: bool = False) -> None:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
-        (resumed until the answer to ``rid`` came, if the server lets it be resumed)."""
+        (resumed until the answer to ``rid`` came, if the server lets it be resumed). ``inline``:
+        this is the caller's own thread, which must not stay to resume a stream (the answer may
+        come on another stream): a worker resumes it instead."""
         kind = media_type(response)
         if kind == JSON:
             with self._tracked(response):
                 self._inbox.put(decode_frame(response.content))
-        elif kind == SSE:
-            self._read_stream(response, rid)
-        else:
+            return
+        if kind != SSE:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
+        answered, last_id, retry = self._read_events(response, rid, None, None)
+        if answered or rid is None or self._closing.is_set():
+            return
+        if last_id is None:
+            raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
+                                   "to resume from")
+        if inline:
+            self._posts.try_submit("resume", self._resume_or_fail, rid, last_id, retry)  # type: ignore[union-attr]
+        else:
+            self._resume(rid, last_id, retry)
 
-    def _read_stream(self, response: "requests.Response", rid: Any) -> None:
-        last_id: Optional[str] = None
-        retry: Optional[float] = None
-        for resumes in range(_MAX_RESUMES + 1):
-            answered = False
-            with self._tracked(response):
-                for event in self._events(response):
-                    last_id = event.id if event.id is not None else last_id
-                    retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
-                    message = self._message(event)
-                    if message is None:
-                        continue
-                    self._inbox.put(message)
-                    if rid is not None and isinstance(message, dict) and message.get("id") == rid \
-                            and ("result" in message or "error" in message):
-                        answered = True
-            if answered or rid is None or self._closing.is_set():
-                return
-            if last_id is None:
-                raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
-                                       "to resume from")
-            # 2025-11-25 polling: wait the server's retry delay, then resume with a GET.
+    def _read_events(self, response: "requests.Response", rid: Any, last_id: Optional[str],
+                     retry: Optional[float]) -> Tuple[bool, Optional[str], Optional[float]]:
+        """Queue one stream's messages; return (answer to ``rid`` seen, last event id, retry delay)."""
+        answered = False
+        with self._tracked(response):
+            for event in self._events(response):
+                last_id = event.id if event.id is not None else last_id
+                retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
+                message = self._message(event)
+                if message is None:
+                    continue
+                self._inbox.put(message)
+                if rid is not None and isinstance(message, dict) and message.get("id") == rid \
+                        and ("result" in message or "error" in message):
+                    answered = True
+        return answered, last_id, retry
+
+    def _resume(self, rid: Any, last_id: Optional[str], retry: Optional[float]) -> None:
+        """2025-11-25 polling: after the server's retry delay, GET with ``Last-Event-ID`` and read
+        on, until the answer to ``rid`` came."""
+        for _ in range(_MAX_RESUMES):
             if self._closing.wait(retry if retry is not None else _RETRY_DEFAULT):
                 return
-            response.close()
             response = self._get_stream(last_id)
-            if response.status_code != 200 or media_type(response) != SSE:
-                error = status_error(self.name, response)
+            try:
+                if response.status_code != 200 or media_type(response) != SSE:
+                    raise status_error(self.name, response)
+                answered, last_id, retry = self._read_events(response, rid, last_id, retry)
+            finally:
                 response.close()
-                raise error
+            if answered or self._closing.is_set():
+                return
         raise ConnectionClosed(f"gave up resuming the answer stream from {self.name} after {_MAX_RESUMES} tries")
+
+    def _resume_or_fail(self, rid: Any, last_id: Optional[str], retry: Optional[float]) -> None:
+        try:
+            self._resume(rid, last_id, retry)
+        except Exception as exc:
+            self._fail(rid, exc)
+
+    def _fail(self, rid: Any, exc: Exception) -> None:
+        """Fail the call ``rid`` with ``exc`` (mapped to an mcpclient error), unless closing."""
+        if self._closing.is_set():
+            return
+        error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
+            else ConnectionClosed(f"POST to {self.name} failed: {exc}")
+        self._inbox.put(DeliveryFailed(rid, error))
 
     def _message(self, event: SSEEvent) -> Any:
         """The JSON-RPC message an event carries, or None (no data, another event type, not JSON)."""

@@ -131,8 +131,10 @@ for run in "${runs[@]}"; do
   mkdir -p "$out"
   args=(client --command "$client" --scenario "$name" --timeout "$timeout_ms" --output-dir "$out")
   [ -n "$rev" ] && args+=(--spec-version "$rev")
-  # In a process group of its own, so whatever the client left running ends with it.
-  setsid "$NODE" --import "$HERE/lib/loopback.mjs" "$CLI" "${args[@]}" >"$out/harness.log" 2>&1 </dev/null &
+  # In a process group of its own, so whatever the client left running ends with it; and with a
+  # hard limit of our own, since a harness waiting on a stuck client must not hang CI.
+  setsid timeout -k 5 $((timeout_ms / 1000 + 30)) "$NODE" --import "$HERE/lib/loopback.mjs" "$CLI" "${args[@]}" \
+    >"$out/harness.log" 2>&1 </dev/null &
   hpid=$!
   wait "$hpid"; rc=$?
   kill -TERM -- "-$hpid" 2>/dev/null; hpid=""
