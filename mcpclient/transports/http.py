@@ -1,8 +1,9 @@
 """Streamable HTTP transport (MCP 2025-03-26 … 2025-11-25), on ``requests``.
 
-Every client message is one POST. A request's POST runs on a worker thread (so a slow or
-streaming response never holds up other calls) and its body — one JSON message, or an SSE
-stream of messages ending with the response — is fed to the session's reader through a queue.
+Every client message is one POST. A blocking call POSTs on its own thread (it waits anyway);
+a future's request is POSTed on a worker thread, so a slow or streaming response never holds up
+other calls. Either way the body — one JSON message, or an SSE stream of messages ending with
+the response — is fed to the session's reader through a queue.
 Notifications and responses are POSTed on the caller's thread, which keeps them in order with
 what the caller sends next. After the handshake a GET stream carries server-initiated messages.
 An HTTP failure fails only the request it belongs to (``DeliveryFailed``). A request's SSE
