@@ -121,17 +121,20 @@ def test_server_logs_go_to_the_python_logger(client, server, caplog):
             if "from the server" in record.getMessage():
                 got.set()
 
-    logger = logging.getLogger(f"mcpclient.server.{name}")
+    # The flag sits on the root logger after caplog's handler, so once it is set caplog has the
+    # record too (records are emitted on a notification worker, not on this thread).
+    root = logging.getLogger()
     flag = Flag()
-    logger.addHandler(flag)
+    root.addHandler(flag)
     try:
         with caplog.at_level(logging.DEBUG, logger="mcpclient.server"):
             client.set_logging_level("debug")
             assert client.call_tool("log", {"level": "warning", "message": "from the server"}).text == "logged"
             assert got.wait(LONG)
     finally:
-        logger.removeHandler(flag)
+        root.removeHandler(flag)
     records = [r for r in caplog.records if "from the server" in r.getMessage()]
+    assert records[0].name == f"mcpclient.server.{name}"
     assert records[0].levelno == logging.WARNING and "contract" in records[0].getMessage()
 
 
