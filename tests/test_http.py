@@ -156,6 +156,39 @@ def test_bearer_token_from_a_string_or_a_provider_and_a_custom_header(scripted):
     assert all(k and k.startswith("tok") for k in keys) and len(set(keys)) == len(keys)  # called per request
 
 
+def test_a_users_requests_session_keeps_its_headers_auth_hooks_and_cookies(scripted):
+    # A load balancer's sticky cookie set on one answer must come back on every later request,
+    # and the Session's own headers, auth and response hooks apply to every POST.
+    import requests
+
+    def handle(seen, msg):
+        text = msg["params"]["arguments"]["text"]
+        result = {"content": [{"type": "text", "text": text}]}
+        if text == "first":
+            return Reply(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result},
+                         {"Set-Cookie": "lb=node-2; Path=/"})
+        return result
+
+    server = scripted(handle)
+    http = requests.Session()
+    http.headers["X-Team"] = "payments"
+    http.auth = requests.auth.HTTPBasicAuth("svc", "pw")
+    statuses: List[int] = []
+    http.hooks["response"].append(lambda response, **kwargs: statuses.append(response.status_code))
+    with Client(HTTPTransport(server.url, session=http, headers={"X-Trace": "t1"}), timeout=LONG) as client:
+        assert client.call_tool("echo", {"text": "first"}).text == "first"
+        assert client.call_tool("echo", {"text": "second"}).text == "second"
+    first, second = server.requests("tools/call")
+    assert "cookie" not in first.headers and second.headers["cookie"] == "lb=node-2"
+    for seen in server.requests(http_method="POST"):
+        assert seen.headers["x-team"] == "payments" and seen.headers["x-trace"] == "t1"
+        assert seen.headers["authorization"].startswith("Basic ")
+        assert seen.headers["content-type"] == "application/json"
+    assert statuses.count(200) >= 3  # initialize and both calls went through the Session's hooks
+    assert http.cookies.get("lb") == "node-2"
+    http.close()
+
+
 def test_401_is_an_auth_error_with_the_challenge_and_no_token(scripted, caplog):
     challenge = 'Bearer realm="mcp", resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
 
