@@ -15,7 +15,11 @@ from .errors import (
     AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, InternalError,
     InvalidParams, InvalidRequest, MCPError, MethodNotFound, ParseError, ProcessExited, ProtocolError,
     ReaderThreadError, RequestCancelled, RequestTimeout, ResourceNotFound, RPCError, SchemaValidationError,
-    SendTimeout, SessionExpired, ToolError, TransportError,
+    SendTimeout, SessionExpired, ToolError, TransportError, URLElicitationRequired,
+)
+from .handlers import (
+    CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, Root, SamplingMessage,
+    accept_defaults,
 )
 from .retry import Retry
 from .session import CallFuture
@@ -41,6 +45,10 @@ __all__ = [
     "Completion",
     "ConnectError",
     "ConnectionClosed",
+    "CreateMessageRequest",
+    "CreateMessageResult",
+    "ElicitationRequest",
+    "ElicitationResult",
     "EmbeddedResource",
     "HTTPError",
     "HTTPTransport",
@@ -69,7 +77,9 @@ __all__ = [
     "ResourceNotFound",
     "ResourceTemplate",
     "Retry",
+    "Root",
     "SSETransport",
+    "SamplingMessage",
     "SchemaValidationError",
     "SendTimeout",
     "SessionExpired",
@@ -80,7 +90,9 @@ __all__ = [
     "ToolResult",
     "Transport",
     "TransportError",
+    "URLElicitationRequired",
     "UnknownContent",
+    "accept_defaults",
     "__version__",
 ]
 

@@ -21,9 +21,11 @@ from ._version import __version__
 from ._threads import Lane
 from ._validation import validate_structured
 from .errors import (
-    CapabilityError, ClientClosedError, ConnectError, HTTPError, MCPError, MethodNotFound, ProtocolError,
-    SchemaValidationError, TransportError,
+    CapabilityError, ClientClosedError, ConnectError, HTTPError, MCPError, ProtocolError, SchemaValidationError,
+    TransportError,
 )
+from .handlers import ElicitationHandler, Responder, RootsSetting, SamplingHandler, roots_to_wire
+from .notifications import Watchers
 from .protocol import (
     LOG_LEVELS, check_server_version, choose_offer, initialize_params, missing_capabilities,
 )
@@ -129,18 +131,37 @@ class Client:
             ``timeout=`` too (omitted = this default).
         reset_timeout_on_progress: a progress notification restarts a call's timeout, up to
             ``max_total_timeout`` seconds in all (``None`` = no hard cap).
+        sampling_handler: ``(CreateMessageRequest) -> CreateMessageResult | dict``: answers the
+            server's ``sampling/createMessage`` (declares the ``sampling`` capability).
+        elicitation_handler: ``(ElicitationRequest) -> ElicitationResult | dict``: answers
+            ``elicitation/create`` (declares ``elicitation``); ``accept_defaults`` is ready-made.
+        elicitation_modes: the elicitation modes declared: ``("form",)`` (default), ``("url",)``
+            or both. A request in another mode is refused with -32602 before the handler runs.
+        roots: the roots the server may ask for (``roots/list``): a list of ``Root``/``file://``
+            URI strings, or a callable returning one per request; ``set_roots()`` changes them.
+        capabilities: extra ``ClientCapabilities`` merged into the declared ones (e.g.
+            ``{"sampling": {"tools": {}}}`` to receive sampling requests with tools).
         on_notification: ``(method, params)`` for every server notification.
         on_log: ``(level, logger, data)`` for server log messages; without it they go to the
             Python logger ``mcpclient.server.<server name>``.
+        on_tools_changed / on_prompts_changed / on_resources_changed: called with the new list
+            (all pages, re-fetched by the client) after the server says it changed.
+        on_resource_updated: ``(uri)`` after ``subscribe_resource(uri)``, when the resource changes.
         max_workers: threads for server-initiated requests (and for paging ``*_future`` calls).
         validate_output: validate ``structuredContent`` against the tool's ``outputSchema`` when the
             tool was seen in ``list_tools()``.
 
-    Threads: callbacks (``on_notification``, ``on_log``, ``on_progress``) run one at a time, in
-    arrival order, on the connection's notification thread (``mcpclient-<n>-notify``); they may
-    call the client but should not block for long. Futures' done-callbacks run on the reader
-    thread (``mcpclient-<n>-reader``) and must not block; a blocking client call made there raises
-    ``ReaderThreadError``.
+    Threads: ``sampling_handler``, ``elicitation_handler`` and a ``roots`` callable run on the
+    connection's handler threads (``mcpclient-<n>-handler_<i>``, at most ``max_workers`` at once;
+    more concurrent server requests are refused with a JSON-RPC error); they may block (a user
+    typing an answer) and may call the client. ``on_notification``, ``on_log``,
+    ``on_resource_updated`` and ``on_progress`` run one at a time, in arrival order, on the
+    notification thread (``mcpclient-<n>-notify``); they may call the client but should not
+    block for long. ``on_*_changed`` run one at a time on the refresh thread
+    (``mcpclient-<n>-refresh``). Futures' done-callbacks run on the reader thread
+    (``mcpclient-<n>-reader``) and must not block; a blocking client call made there raises
+    ``ReaderThreadError``. ``close()`` does not wait for a handler that ignores it: the answer
+    it returns later is dropped.
 
     Every request method has a ``<name>_future`` twin that returns a ``concurrent.futures.Future``
     at once; ``future.cancel()`` cancels the request on the server too.
@@ -157,8 +178,17 @@ class Client:
         auth: Any = None,
         reset_timeout_on_progress: bool = False,
         max_total_timeout: Optional[float] = None,
+        sampling_handler: Optional[SamplingHandler] = None,
+        elicitation_handler: Optional[ElicitationHandler] = None,
+        elicitation_modes: Sequence[str] = ("form",),
+        roots: Optional[RootsSetting] = None,
+        capabilities: Optional[Dict[str, Any]] = None,
         on_notification: Optional[NotificationCallback] = None,
         on_log: Optional[LogCallback] = None,
+        on_tools_changed: Optional[Callable[[List[Tool]], Any]] = None,
+        on_prompts_changed: Optional[Callable[[List[Prompt]], Any]] = None,
+        on_resources_changed: Optional[Callable[[List[Resource]], Any]] = None,
+        on_resource_updated: Optional[Callable[[str], Any]] = None,
         max_workers: int = 4,
         validate_output: bool = True,
     ) -> None:
@@ -172,8 +202,14 @@ class Client:
         self._client_info = _client_info(client_info)
         self._on_notification = on_notification
         self._on_log = on_log
+        self._responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities)
         self._max_workers = max_workers
         self._session = self._new_session()
+        self._watchers = Watchers(
+            self._session.instance,
+            {"tools": on_tools_changed, "prompts": on_prompts_changed, "resources": on_resources_changed},
+            {"tools": self.list_tools, "prompts": self.list_prompts, "resources": self.list_resources},
+            on_resource_updated, self._invalidate)
         # Built here from a URL: an old HTTP+SSE server may be tried when Streamable HTTP is refused.
         self._may_fall_back = isinstance(target, str) and type(self.transport).__name__ == "HTTPTransport"
         self._state = _State.NEW
@@ -224,7 +260,7 @@ class Client:
     def _handshake(self, timeout: Any) -> None:
         """Start the session and run ``initialize``/``notifications/initialized``."""
         self._session.start()
-        params = initialize_params(self._offer, self._client_info, {})
+        params = initialize_params(self._offer, self._client_info, self._responder.capabilities())
         result = self._session.request("initialize", params, timeout=self._timeout(timeout))
         if not isinstance(result, dict):
             raise ProtocolError("initialize result is not an object")
@@ -266,6 +302,7 @@ class Client:
             self._state = _State.CLOSED
             pager, self._pager = self._pager, None
         self._session.close()
+        self._watchers.close(time.monotonic() + 0.5)
         if pager is not None:
             pager.shutdown(deadline=time.monotonic() + 0.5)  # its pages failed with the session
 
@@ -544,18 +581,39 @@ class Client:
 
     # --- server → client ------------------------------------------------------------------------
 
+    def set_roots(self, roots: RootsSetting) -> None:
+        """Replace the roots and tell the server (``notifications/roots/list_changed``).
+
+        The client must have been built with ``roots=`` (``roots=[]`` declares the capability
+        with no roots yet); before ``connect()`` only the stored roots change.
+        """
+        if self._responder.roots is None:
+            raise ValueError("this client did not declare roots; pass roots=[] to Client to allow set_roots()")
+        if not callable(roots):
+            roots_to_wire(roots)
+        self._responder.roots = roots
+        if self._state is _State.READY:
+            self._session.notify("notifications/roots/list_changed")
+
+    def wait_for_elicitation(self, elicitation_id: str, timeout: Optional[float] = None) -> bool:
+        """Block until the server reports the URL elicitation ``elicitation_id`` complete
+        (``notifications/elicitation/complete``); False if ``timeout`` seconds passed first."""
+        return self._watchers.elicitations.wait(elicitation_id, timeout)
+
     def _handle_request(self, method: str, params: Dict[str, Any]) -> Any:
         """Answer server-initiated requests (runs on a handler thread)."""
-        if method == "ping":
-            return {}
-        raise MethodNotFound(-32601, f"client does not support {method}")
+        return self._responder.answer(method, params)
+
+    def _invalidate(self, kind: str) -> None:
+        if kind == "tools":
+            self._tools = {}  # output schemas may have changed
 
     def _handle_notification(self, method: str, params: Dict[str, Any]) -> None:
         """Route server notifications (runs on the ordered notification thread)."""
         if method == "notifications/message":
             self._handle_log(params)
-        elif method == "notifications/tools/list_changed":
-            self._tools = {}
+        else:
+            self._watchers.route(method, params)
         callback = self._on_notification
         if callback is not None:
             callback(method, params)

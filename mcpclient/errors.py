@@ -4,12 +4,12 @@
 detects on its own (timeouts, closed clients, bad schemas) also inherit the builtin they resemble,
 so generic ``except TimeoutError`` clauses keep working. Errors the *server* sent are ``RPCError``
 subclasses chosen by JSON-RPC code (``RPCError.from_wire``). No message ever contains a secret.
-This module imports nothing from mcpclient.
+This module imports nothing from mcpclient at import time.
 """
 from __future__ import annotations
 
 from concurrent.futures import CancelledError
-from typing import Any, ClassVar, Dict, Optional, Type
+from typing import Any, ClassVar, Dict, List, Optional, Type
 
 __all__ = [
     "AuthError",
@@ -36,6 +36,7 @@ __all__ = [
     "SessionExpired",
     "ToolError",
     "TransportError",
+    "URLElicitationRequired",
 ]
 
 
@@ -112,6 +113,29 @@ class InternalError(RPCError):
 class ResourceNotFound(RPCError):
     """-32002: the resource does not exist (handshake-era servers)."""
     code_value = -32002
+
+
+class URLElicitationRequired(RPCError):
+    """-32042 (2025-11-25): the server needs the user to complete URL elicitations first.
+
+    ``elicitations`` lists them (``ElicitationRequest`` objects, mode ``"url"``): show each URL,
+    and once the user is done (``Client.wait_for_elicitation`` can wait for the server's
+    ``notifications/elicitation/complete``), repeat the original request.
+    """
+    code_value = -32042
+
+    @property
+    def elicitations(self) -> List[Any]:
+        from .handlers import ElicitationRequest
+
+        found = self.data.get("elicitations") if isinstance(self.data, dict) else None
+        requests = []
+        for raw in found if isinstance(found, list) else []:
+            try:
+                requests.append(ElicitationRequest.from_wire(dict(raw, mode="url")))
+            except (MCPError, TypeError, ValueError):
+                continue  # a malformed entry is skipped, the rest stay usable
+        return requests
 
 
 # --- errors this side detects -------------------------------------------------------------------

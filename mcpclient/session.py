@@ -44,6 +44,7 @@ NotificationHandler = Callable[[str, Dict[str, Any]], Any]
 _INF = math.inf
 _WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)  # longer waits overflow the lock APIs
 _ABANDONED_MEMORY = 10_000  # how many timed-out/cancelled ids we remember to recognise late replies
+HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
 
 
 class GuardedFuture(Future):
@@ -234,8 +235,9 @@ class Session:
         """Refuse new calls, fail pending ones, close the transport, stop every thread.
 
         Idempotent and callable from any thread, a callback or handler included; the joins share
-        one ``timeout`` budget. A second caller waits for the first to finish (unless it is one of
-        the threads the first is joining, or the first itself, re-entering from a callback).
+        one ``timeout`` budget, of which running handlers and callbacks get at most
+        ``HANDLER_GRACE`` seconds. A second caller waits for the first to finish (unless it is one
+        of the threads the first is joining, or the first itself, re-entering from a callback).
         """
         deadline = _monotonic() + timeout
         with self._lock:
@@ -260,8 +262,12 @@ class Session:
             with self._timer_cond:
                 self._timer_cond.notify()
             join_all([t for t in (self._reader, self._timer) if t is not None], deadline)
-            for lane in (self._sender, self._handlers, self._notifier):
-                lane.shutdown(deadline)
+            self._sender.shutdown(deadline)
+            # User code (handlers, callbacks) gets a short grace: one that ignores close() is left
+            # to finish on its own (daemon threads; whatever it answers later is dropped).
+            grace = min(deadline, _monotonic() + HANDLER_GRACE)
+            for lane in (self._handlers, self._notifier):
+                lane.shutdown(grace)
             self._closed.set()
 
     def _owns_current_thread(self) -> bool:

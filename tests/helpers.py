@@ -1,6 +1,7 @@
 """Test doubles shared by the test modules: a stderr sink to wait on, and a scripted in-memory server."""
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import Any, Callable, Dict, List, Optional, Union
 
@@ -54,15 +55,48 @@ class ScriptedServer:
         self.handle = handle
         self.capabilities = capabilities if capabilities is not None else {"tools": {}, "prompts": {}}
         self.received: List[Dict[str, Any]] = []
+        self._cond = threading.Condition()
+        self._ids = itertools.count(1)
         self.thread = threading.Thread(target=self._run, name="test-scripted-server", daemon=True)
         self.thread.start()
+
+    def wait_for(self, predicate: Callable[[Dict[str, Any]], bool], timeout: float = LONG) -> Optional[Dict[str, Any]]:
+        """The first received message satisfying ``predicate``, or None after ``timeout``."""
+        found: List[Dict[str, Any]] = []
+
+        def seen() -> bool:
+            found[:] = [m for m in self.received if predicate(m)][:1]
+            return bool(found)
+
+        with self._cond:
+            self._cond.wait_for(seen, timeout)
+        return found[0] if found else None
+
+    def ask(self, method: str, params: Optional[Dict[str, Any]] = None, timeout: float = LONG) -> Dict[str, Any]:
+        """Send a server->client request and return the client's whole response message."""
+        rid = f"srv-{next(self._ids)}"
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.peer.send(message)
+        answer = self.wait_for(lambda m: m.get("id") == rid and "method" not in m, timeout)
+        assert answer is not None, f"the client did not answer {method} within {timeout} s"
+        return answer
+
+    def notify(self, method: str, params: Optional[Dict[str, Any]] = None) -> None:
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.peer.send(message)
 
     def _run(self) -> None:
         while True:
             msg = self.peer.receive()
             if msg is None:
                 return
-            self.received.append(msg)
+            with self._cond:
+                self.received.append(msg)
+                self._cond.notify_all()
             if "id" not in msg or "method" not in msg:
                 continue
             if msg["method"] == "initialize":

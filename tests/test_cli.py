@@ -41,7 +41,7 @@ def test_demo_shows_every_part_and_exits_0():
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     for expected in ("mcpclient-testing", "2025-11-25", "instructions",      # server info
-                     "Tools (8)", "echo", "bad_output",                       # tool table
+                     "Tools (9)", "echo", "bad_output",                       # tool table
                      "'hello, MCP'", '{"sum": 42}',                           # echo, add
                      "done after 20 steps", "20 progress updates",            # slow + progress
                      "[image image/png, 70 bytes]",                           # picture
@@ -68,7 +68,7 @@ def test_tools_json_lists_every_tool():
     proc = run("tools", TARGET, "--json")
     assert proc.returncode == 0, proc.stderr
     names = [tool["name"] for tool in json.loads(proc.stdout)]
-    assert names == ["echo", "add", "slow", "picture", "fail", "log", "bad_output", "mixed"]
+    assert names == ["echo", "add", "slow", "picture", "fail", "log", "bad_output", "mixed", "ask_client"]
 
 
 def test_call_add_json_has_structured_sum():

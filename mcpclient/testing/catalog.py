@@ -31,6 +31,12 @@ STYLE_VALUES = ["formal", "friendly", "funny"]
 NAME_VALUES = ["alice", "bob", "carol"]
 
 SUM_SCHEMA = {"type": "object", "properties": {"sum": {"type": "number"}}, "required": ["sum"]}
+ASK_SCHEMA = {
+    "type": "object",
+    "properties": {"answered": {"type": "integer"}, "results": {"type": "array"},
+                   "errors": {"type": "array", "items": {"type": "integer"}}},
+    "required": ["answered", "results", "errors"],
+}
 SIZE_SCHEMA = {
     "type": "object",
     "properties": {"width": {"type": "integer"}, "height": {"type": "integer"}},
@@ -79,6 +85,13 @@ TOOLS: List[Dict[str, Any]] = [
           NO_ARGS, output=SUM_SCHEMA),
     _tool("mixed", "Mixed content",
           "Return one block of every content type, plus one of an unknown type.", NO_ARGS),
+    _tool("ask_client", "Ask the client",
+          "Send `count` copies of a request (sampling/createMessage, elicitation/create, roots/list, "
+          "ping) to the client at once, wait for every answer, and report them.",
+          _obj({"method": {"type": "string"}, "params": {"type": "object", "default": {}},
+                "count": {"type": "integer", "default": 1, "minimum": 1},
+                "timeout": {"type": "number", "default": 30, "minimum": 0}}, ["method"]),
+          output=ASK_SCHEMA),
 ]
 
 RESOURCES: List[Dict[str, Any]] = [
@@ -113,6 +126,6 @@ MIXED_CONTENT: List[Dict[str, Any]] = [
 
 INSTRUCTIONS = (
     "mcpclient-testing: a small test server. Tools: echo, add, slow (progress), picture, fail, "
-    "log, bad_output, mixed. Resources: test://text, test://blob, test://greeting/{name}. "
+    "log, bad_output, mixed, ask_client. Resources: test://text, test://blob, test://greeting/{name}. "
     "Prompt: greet."
 )

@@ -9,6 +9,7 @@ through one lock, so messages from different threads never interleave within a l
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import re
 import sys
@@ -61,6 +62,19 @@ class _Call:
         self.thread: Optional[threading.Thread] = None
 
 
+class _Ask:
+    """One request this server sent to the client, waiting for its response."""
+
+    def __init__(self, ask_id: str) -> None:
+        self.id = ask_id
+        self.done = threading.Event()
+        self.reply: Optional[Json] = None
+
+    def answer(self, reply: Json) -> None:
+        self.reply = reply
+        self.done.set()
+
+
 def package_version() -> str:
     """The mcpclient version for ``serverInfo``, or ``"0"`` when it can't be determined."""
     try:
@@ -87,6 +101,8 @@ class Server:
         self._calls: Dict[Any, _Call] = {}
         self.min_level = 0  # index into catalog.LOG_LEVELS; everything is sent until setLevel
         self.subscriptions: set = set()
+        self._asks: Dict[str, "_Ask"] = {}  # our requests to the client, by id, until answered
+        self._ask_ids = itertools.count(1)
         self._methods: Dict[str, Callable[[Json, _Call], Json]] = {
             "initialize": self._initialize,
             "ping": lambda params, call: {},
@@ -106,7 +122,7 @@ class Server:
         self._tools: Dict[str, Callable[[Json, _Call], Json]] = {
             "echo": self._tool_echo, "add": self._tool_add, "slow": self._tool_slow,
             "picture": self._tool_picture, "fail": self._tool_fail, "log": self._tool_log,
-            "bad_output": self._tool_bad_output, "mixed": self._tool_mixed,
+            "bad_output": self._tool_bad_output, "mixed": self._tool_mixed, "ask_client": self._tool_ask_client,
         }
 
     # ----- framing -------------------------------------------------------------------------
@@ -161,8 +177,12 @@ class Server:
             if method == "notifications/cancelled" and isinstance(params, dict):
                 self._cancel(params.get("requestId"))
             return  # notifications/initialized and anything unknown: nothing to do
-        if method is None:
-            return  # a response to a request we never send; ignore it
+        if method is None:  # a response: to one of ask_client's requests, or ignored
+            with self._calls_lock:
+                ask = self._asks.pop(rid, None) if rid is not None else None
+            if ask is not None:
+                ask.answer(msg)
+            return
         if not isinstance(method, str) or rid is None:
             self._reply(rid, error=RpcError(INVALID_REQUEST, "Invalid Request"))
             return
@@ -219,6 +239,9 @@ class Server:
         deadline = time.monotonic() + grace
         with self._calls_lock:
             calls = list(self._calls.values())
+            asks, self._asks = list(self._asks.values()), {}
+        for ask in asks:  # the client is gone: nobody will answer these
+            ask.done.set()
         for call in calls:
             if call.thread is not None:
                 call.thread.join(max(0.0, deadline - time.monotonic()))
@@ -369,6 +392,33 @@ class Server:
     def _tool_mixed(self, args: Json, call: _Call) -> Json:
         return {"content": [dict(block) for block in catalog.MIXED_CONTENT]}
 
+    def _tool_ask_client(self, args: Json, call: _Call) -> Json:
+        """Send ``count`` requests to the client at once; report results and error codes in order."""
+        count, deadline = args.get("count", 1), time.monotonic() + args.get("timeout", 30)
+        asks = []
+        for _ in range(count):
+            ask = _Ask(f"ask-{next(self._ask_ids)}")
+            with self._calls_lock:
+                self._asks[ask.id] = ask
+            asks.append(ask)
+            message: Json = {"jsonrpc": "2.0", "id": ask.id, "method": args["method"]}
+            if args.get("params") is not None:
+                message["params"] = args["params"]
+            self.send(message)
+        results, errors = [], []
+        for ask in asks:
+            if not ask.done.wait(max(0.0, deadline - time.monotonic())) or call.cancelled.is_set():
+                break
+            reply = ask.reply or {}
+            if "result" in reply:
+                results.append(reply["result"])
+            else:
+                errors.append((reply.get("error") or {}).get("code", 0))
+        with self._calls_lock:
+            for ask in asks:
+                self._asks.pop(ask.id, None)
+        return _structured({"answered": len(results) + len(errors), "results": results, "errors": errors})
+
 
 # ----- helpers ------------------------------------------------------------------------------
 
@@ -376,6 +426,7 @@ _TYPE_CHECKS: Dict[str, Callable[[Any], bool]] = {
     "string": lambda v: isinstance(v, str),
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
 }
 
 

@@ -22,9 +22,35 @@ express a few parts of the contract, so they use the SDK's low-level ``Server`` 
   ``resources.subscribe: true`` and the ``logging`` capability).
 - MCPServer derives an outputSchema from the return annotation, adding pydantic ``title`` keys;
   the contract's exact schemas are set on the tool metadata after building the tools.
+- ``logging/setLevel``: its handler records the level (per server process, not per session) and
+  the ``log`` tool drops messages below it; the SDK itself does no level filtering for the
+  handshake-era protocol versions.
+
+Server -> client extras (``sample``, ``elicit_form``, ``elicit_url``, ``roots``, ``ping_client``;
+CONTRACT.md "Server → client extras"): ``ServerSession`` picks the channel from
+``related_request_id``: set = the calling request's own channel (stdio / legacy SSE: the one
+stream; Streamable HTTP: the POST's SSE response stream), unset = the connection's standalone
+channel (Streamable HTTP: the GET stream). The high-level helpers cannot be used as they are:
+
+- ``Context.elicit``/``elicit_url`` always pass the request's id, and with ``--json-response`` the
+  request-scoped channel refuses server->client requests (``NoBackChannelError``: a JSON body
+  carries only the response). ``_related(ctx)`` therefore falls back to the standalone channel,
+  i.e. the GET stream, when ``ctx.session.can_send_request`` is false.
+- ``ServerSession.list_roots``/``send_ping`` take no ``related_request_id`` and always use the
+  standalone channel, which over Streamable HTTP (SSE mode) is only the GET stream; they are
+  replaced by ``ServerSession.send_request`` with ``ServerMessageMetadata(related_request_id=...)``.
+- ``Context.elicit`` builds the schema from a pydantic model, where a field with a default is never
+  ``required``; ``elicit_form`` sends its exact schema with ``ServerSession.elicit_form`` instead.
+- A request sent to the standalone channel while the client has no GET stream open is silently
+  dropped by the SDK's transport (the tool would then wait forever): ``_require_get_stream``
+  looks into the SDK's session manager (private ``_server_instances`` / ``_request_streams``)
+  and fails fast with a JSON-RPC error instead. (``--stateless`` has no channel for server->client
+  requests at all: the SDK raises ``NoBackChannelError``, a -32600 JSON-RPC error, itself.)
 
 Note: an ordinary exception raised inside a tool reaches the client WITHOUT its text in this SDK
 ("Error executing tool X"); only ``ToolError`` keeps its message, so ``fail`` raises ``ToolError``.
+An ``MCPError`` (``UrlElicitationRequiredError``, ``NoBackChannelError``) raised inside a tool is
+answered as a JSON-RPC error, not as an ``isError`` result.
 """
 
 from __future__ import annotations
@@ -40,18 +66,28 @@ import sys
 import threading
 import warnings
 import zlib
-from typing import Annotated, Any
+from itertools import count
+from typing import Annotated, Any, get_args
 
 import anyio
 from mcp_types import (
+    INVALID_REQUEST,
     CallToolResult,
     Completion,
     CompletionArgument,
     CompletionContext,
+    ElicitRequestURLParams,
     EmptyResult,
     ImageContent,
+    ListRootsRequest,
+    ListRootsResult,
+    LoggingLevel,
+    ModelHint,
+    ModelPreferences,
+    PingRequest,
     PromptReference,
     ResourceTemplateReference,
+    SamplingMessage,
     SetLevelRequestParams,
     SubscribeRequestParams,
     TextContent,
@@ -63,7 +99,9 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.shared.exceptions import MCPDeprecationWarning
+from mcp.server.streamable_http import GET_STREAM_KEY
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError, UrlElicitationRequiredError
+from mcp.shared.message import ServerMessageMetadata
 
 # The logging capability is deprecated in the 2026-07-28 protocol; the contract still uses it.
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
@@ -76,6 +114,24 @@ PICTURE_OUTPUT_SCHEMA = {
 }
 STYLES = ["formal", "friendly", "funny"]
 NAMES = ["alice", "bob", "carol"]
+#: The form `elicit_form` asks for (sent as is: defaults included, only `name` required).
+ELICIT_FORM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "default": "anon"},
+        "age": {"type": "integer", "default": 30, "minimum": 0},
+        "subscribe": {"type": "boolean", "default": True},
+        "color": {"type": "string", "enum": ["red", "green", "blue"], "default": "green"},
+    },
+    "required": ["name"],
+}
+#: RFC 5424 severities, ascending (the order of mcp_types.LoggingLevel).
+LOG_LEVELS: tuple[str, ...] = get_args(LoggingLevel)
+#: How long a server->client request waits for the client's GET stream in --json-response mode.
+GET_STREAM_WAIT = 2.0
+
+#: The level last set by logging/setLevel (per server process, shared by all sessions); None = send all.
+_min_log_level: str | None = None
 
 
 def _png_1x1() -> bytes:
@@ -142,6 +198,10 @@ async def fail(message: str) -> str:
 
 async def log(level: str, message: str, ctx: Context) -> str:
     """Send a notifications/message with the given level, logger "contract"."""
+    # Honour logging/setLevel (see set_level); a level outside LOG_LEVELS is never filtered.
+    threshold = _min_log_level
+    if threshold is not None and level in LOG_LEVELS and LOG_LEVELS.index(level) < LOG_LEVELS.index(threshold):
+        return "logged"
     await ctx.log(level, message, logger_name="contract")  # type: ignore[arg-type]
     return "logged"
 
@@ -154,6 +214,133 @@ async def touch(uri: str, ctx: Context) -> str:
     return "touched"
 
 
+# ---------------------------------------------------------------- server -> client extras
+
+
+async def _related(ctx: Context, method: str) -> str | None:
+    """The ``related_request_id`` to send a server->client request for this tool call with.
+
+    The call's own channel when it can carry requests (stdio, legacy SSE, Streamable HTTP with SSE
+    responses); otherwise (``--json-response``) None = the standalone channel, the GET stream.
+    """
+    if ctx.session.can_send_request:
+        return ctx.request_id
+    await _require_get_stream(ctx, method)
+    return None
+
+
+async def _require_get_stream(ctx: Context, method: str) -> None:
+    """Fail fast if a Streamable HTTP session has no GET stream open (waiting ``GET_STREAM_WAIT`` s).
+
+    The SDK's transport drops a standalone message when no GET stream is open, so a request sent
+    then would never be answered. Stateless mode has no standalone channel at all: nothing to check,
+    the SDK raises ``NoBackChannelError`` (-32600) itself.
+    """
+    headers = ctx.headers or {}
+    session_id = headers.get("mcp-session-id")
+    if session_id is None:
+        return
+    manager = mcp.session_manager
+    with anyio.move_on_after(GET_STREAM_WAIT):
+        while True:
+            transport = manager._server_instances.get(session_id)  # pyright: ignore[reportPrivateUsage]
+            streams = transport._request_streams if transport is not None else {}  # pyright: ignore[reportPrivateUsage]
+            if transport is None or GET_STREAM_KEY in streams:
+                return
+            await anyio.sleep(0.01)
+    raise MCPError(
+        INVALID_REQUEST,
+        f"Cannot send {method!r}: --json-response mode sends server->client requests on the GET stream, "
+        "and this session has none open",
+    )
+
+
+async def sample(prompt: str, ctx: Context, max_tokens: int = 50) -> str:
+    """Ask the client to sample (sampling/createMessage); returns "{model}: {text}"."""
+    result = await ctx.session.create_message(  # pyright: ignore[reportDeprecated]
+        messages=[SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
+        max_tokens=max_tokens,
+        system_prompt="Answer briefly.",
+        model_preferences=ModelPreferences(hints=[ModelHint(name="claude")], intelligence_priority=0.5),
+        related_request_id=await _related(ctx, "sampling/createMessage"),
+    )
+    content = result.content
+    if isinstance(content, TextContent):
+        text = content.text
+    else:  # not asked for, but a client may answer with an image/audio block
+        text = json.dumps(content.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return f"{result.model}: {text}"
+
+
+async def elicit_form(message: str, ctx: Context) -> str:
+    """Ask the client for a form (elicitation/create, form mode); returns "accept {json}" or the action."""
+    result = await ctx.session.elicit_form(
+        message=message,
+        requested_schema=ELICIT_FORM_SCHEMA,
+        related_request_id=await _related(ctx, "elicitation/create"),
+    )
+    if result.action == "accept":
+        return "accept " + json.dumps(result.content, sort_keys=True)
+    return result.action
+
+
+_elicitation_ids = count(1)
+
+
+async def elicit_url(url: str, ctx: Context) -> str:
+    """Ask the client to open `url` (elicitation/create, URL mode); on accept also send
+    notifications/elicitation/complete; returns "url {action}"."""
+    elicitation_id = f"url-{next(_elicitation_ids)}"
+    related = await _related(ctx, "elicitation/create")
+    result = await ctx.session.elicit_url(
+        message="Please sign in", url=url, elicitation_id=elicitation_id, related_request_id=related
+    )
+    if result.action == "accept":
+        # Same channel as the request: the POST stream, or the GET stream in --json-response mode.
+        await ctx.session.send_elicit_complete(elicitation_id, related_request_id=related)
+    return f"url {result.action}"
+
+
+async def url_required(url: str) -> str:
+    """Fail with JSON-RPC error -32042 (URL elicitation required) for `url`."""
+    raise UrlElicitationRequiredError(
+        [ElicitRequestURLParams(mode="url", message="Sign in first", url=url, elicitation_id="e-1")]
+    )
+
+
+async def roots(ctx: Context) -> str:
+    """List the client's roots (roots/list); returns JSON [[uri, name], ...]."""
+    # Not ServerSession.list_roots(): it always uses the standalone channel (see the module docstring).
+    result = await ctx.session.send_request(
+        ListRootsRequest(),
+        ListRootsResult,
+        metadata=ServerMessageMetadata(related_request_id=await _related(ctx, "roots/list")),
+    )
+    return json.dumps([[str(root.uri), root.name] for root in result.roots])
+
+
+async def add_tool(name: str, ctx: Context) -> str:
+    """Register a tool `name` (answering "I am {name}") and send notifications/tools/list_changed."""
+
+    async def added() -> str:
+        return f"I am {name}"
+
+    mcp.add_tool(added, name=name, description=f"Added at run time by add_tool ({name}).", structured_output=False)
+    # The SDK's own helper: the standalone channel (stdio / legacy SSE: the one stream; Streamable
+    # HTTP: the GET stream, dropped if none is open; never sent in --stateless mode).
+    await ctx.session.send_tool_list_changed()
+    return "added"
+
+
+async def ping_client(ctx: Context) -> str:
+    """Send a ping request to the client; returns "pong"."""
+    # Not ServerSession.send_ping(): it always uses the standalone channel (see the module docstring).
+    await ctx.session.send_request(
+        PingRequest(), EmptyResult, metadata=ServerMessageMetadata(related_request_id=await _related(ctx, "ping"))
+    )
+    return "pong"
+
+
 def _tools() -> list[Tool]:
     tools = [
         Tool.from_function(echo, structured_output=False),
@@ -163,6 +350,13 @@ def _tools() -> list[Tool]:
         Tool.from_function(fail, structured_output=False),
         Tool.from_function(log, structured_output=False),
         Tool.from_function(touch, structured_output=False),
+        Tool.from_function(sample, structured_output=False),
+        Tool.from_function(elicit_form, structured_output=False),
+        Tool.from_function(elicit_url, structured_output=False),
+        Tool.from_function(url_required, structured_output=False),
+        Tool.from_function(roots, structured_output=False),
+        Tool.from_function(add_tool, structured_output=False),
+        Tool.from_function(ping_client, structured_output=False),
     ]
     by_name = {t.name: t for t in tools}
     # Exact schemas (the derived ones carry pydantic titles); the models above still validate.
@@ -237,7 +431,9 @@ async def unsubscribe(ctx: ServerRequestContext[Any], params: UnsubscribeRequest
 
 
 async def set_level(ctx: ServerRequestContext[Any], params: SetLevelRequestParams) -> EmptyResult:
-    return EmptyResult()  # accepted; the contract does not ask the server to filter by level
+    global _min_log_level
+    _min_log_level = params.level  # the `log` tool drops messages below it
+    return EmptyResult()
 
 
 _lowlevel = mcp._lowlevel_server  # pyright: ignore[reportPrivateUsage]
