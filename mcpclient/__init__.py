@@ -23,6 +23,7 @@ from .handlers import (
 )
 from .retry import Retry
 from .session import CallFuture
+from .tasks import Task, ToolTask
 from .transports.base import Transport
 from .transports.http import HTTPTransport
 from .transports.memory import MemoryTransport
@@ -84,10 +85,12 @@ __all__ = [
     "SendTimeout",
     "SessionExpired",
     "StdioTransport",
+    "Task",
     "TextContent",
     "Tool",
     "ToolError",
     "ToolResult",
+    "ToolTask",
     "Transport",
     "TransportError",
     "URLElicitationRequired",

@@ -15,8 +15,9 @@ import shlex
 import threading
 import time
 from concurrent.futures import Future
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, overload
 
+from ._sentinel import DEFAULT
 from ._version import __version__
 from ._threads import Lane
 from ._validation import validate_structured
@@ -26,8 +27,9 @@ from .errors import (
 )
 from .handlers import ElicitationHandler, Responder, RootsSetting, SamplingHandler, roots_to_wire
 from .notifications import Watchers
+from .tasks import Task, TaskStore, ToolTask
 from .protocol import (
-    LOG_LEVELS, check_server_version, choose_offer, initialize_params, missing_capabilities,
+    LOG_LEVELS, check_server_version, choose_offer, initialize_params, missing_capabilities, server_has,
 )
 from .session import CallFuture, GuardedFuture, ProgressCallback, Session
 from .transports.base import Transport
@@ -36,6 +38,9 @@ from .types import (
     Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool,
     ToolResult,
 )
+
+if TYPE_CHECKING:
+    from typing import Literal
 
 __all__ = ["DEFAULT", "Client"]
 
@@ -54,13 +59,6 @@ class _State(enum.Enum):
     CLOSED = "closed"  # terminal: close() was called (a connection that died stays READY until then)
 
 
-class _Default:
-    def __repr__(self) -> str:
-        return "DEFAULT"
-
-
-#: Sentinel for ``timeout=``: use the client's default. ``None`` means wait forever.
-DEFAULT: Any = _Default()
 
 _PYTHON_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO,
                   "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,
@@ -147,6 +145,10 @@ class Client:
         on_tools_changed / on_prompts_changed / on_resources_changed: called with the new list
             (all pages, re-fetched by the client) after the server says it changed.
         on_resource_updated: ``(uri)`` after ``subscribe_resource(uri)``, when the resource changes.
+        task_requests: let the server ask for sampling / elicitation as tasks (2025-11-25,
+            experimental): declares the ``tasks`` capability for the configured handlers, answers
+            such requests at once with a task, runs the handler on a task thread, and serves the
+            server's ``tasks/get``/``result``/``list``/``cancel``.
         max_workers: threads for server-initiated requests (and for paging ``*_future`` calls).
         validate_output: validate ``structuredContent`` against the tool's ``outputSchema`` when the
             tool was seen in ``list_tools()``.
@@ -189,6 +191,7 @@ class Client:
         on_prompts_changed: Optional[Callable[[List[Prompt]], Any]] = None,
         on_resources_changed: Optional[Callable[[List[Resource]], Any]] = None,
         on_resource_updated: Optional[Callable[[str], Any]] = None,
+        task_requests: bool = False,
         max_workers: int = 4,
         validate_output: bool = True,
     ) -> None:
@@ -202,9 +205,11 @@ class Client:
         self._client_info = _client_info(client_info)
         self._on_notification = on_notification
         self._on_log = on_log
-        self._responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities)
         self._max_workers = max_workers
         self._session = self._new_session()
+        tasks = TaskStore(self._session.instance, max_workers) if task_requests else None
+        self._responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities,
+                                    tasks)
         self._watchers = Watchers(
             self._session.instance,
             {"tools": on_tools_changed, "prompts": on_prompts_changed, "resources": on_resources_changed},
@@ -303,6 +308,8 @@ class Client:
             pager, self._pager = self._pager, None
         self._session.close()
         self._watchers.close(time.monotonic() + 0.5)
+        if self._responder.tasks is not None:
+            self._responder.tasks.close(time.monotonic() + 0.5)
         if pager is not None:
             pager.shutdown(deadline=time.monotonic() + 0.5)  # its pages failed with the session
 
@@ -453,20 +460,65 @@ class Client:
             return result
         return params, transform
 
+    @overload
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
                   on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
-                  meta: Optional[Dict[str, Any]] = None,
-                  reset_timeout_on_progress: Optional[bool] = None) -> ToolResult:
+                  meta: Optional[Dict[str, Any]] = None, reset_timeout_on_progress: Optional[bool] = None,
+                  task: "Literal[False]" = False) -> ToolResult: ...
+
+    @overload
+    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
+                  on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
+                  meta: Optional[Dict[str, Any]] = None, reset_timeout_on_progress: Optional[bool] = None,
+                  task: Union["Literal[True]", Dict[str, Any]] = ...) -> ToolTask: ...
+
+    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
+                  on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
+                  meta: Optional[Dict[str, Any]] = None, reset_timeout_on_progress: Optional[bool] = None,
+                  task: Union[bool, Dict[str, Any]] = False) -> Union[ToolResult, ToolTask]:
         """Call a tool and return its ``ToolResult``.
 
         A tool that fails reports ``is_error=True`` as data; pass ``raise_on_error=True`` (or call
         ``result.raise_for_error()``) to get a ``ToolError``. ``on_progress(progress, total,
         message)`` receives the call's progress on the notification thread. Structured output is
         validated against the tool's ``outputSchema`` (``SchemaValidationError``) when known.
+
+        ``task=True`` (or ``task={"ttl": ms}``) runs the call as a task (2025-11-25,
+        experimental) and returns a ``ToolTask`` at once: ``.status()``, ``.result(timeout=)``,
+        ``.cancel()``. The server must declare task support for tool calls and the tool must not
+        forbid it (``Tool.task_support``), else ``CapabilityError``.
         """
         params, transform = self._tool_call(name, arguments, raise_on_error, meta)
+        if task is not False:
+            return self._start_task(name, params, transform, task, timeout)
         return self._run("tools/call", params, transform, timeout, on_progress,
                          reset_timeout_on_progress=reset_timeout_on_progress)
+
+    def _start_task(self, name: str, params: Dict[str, Any], transform: Callable[[Any], ToolResult],
+                    task: Union[bool, Dict[str, Any]], timeout: Any) -> ToolTask:
+        if not server_has(self.server_capabilities, "tasks.requests.tools.call"):
+            raise CapabilityError("tasks.requests.tools.call", "tools/call")
+        if name not in self._tools:
+            self.list_tools(timeout=timeout)
+        known = self._tools.get(name)
+        if known is not None and known.task_support == "forbidden":
+            raise CapabilityError("execution.taskSupport", f"tools/call {name}")
+        if task is True:
+            params["task"] = {}
+        elif isinstance(task, dict):
+            params["task"] = dict(task)
+        else:
+            raise TypeError("task must be True, False or a dict such as {'ttl': 60000}")
+
+        def created(raw: Any) -> ToolTask:
+            if not isinstance(raw, dict) or "task" not in raw:
+                raise ProtocolError(f"tools/call {name} as a task: the server answered without a task")
+            return ToolTask(self, name, Task.from_wire(raw["task"]), transform)
+        return self._run("tools/call", params, created, timeout)
+
+    def list_tasks(self, *, timeout: Any = DEFAULT) -> List[Task]:
+        """Every task the server knows of for this client (``tasks/list``, all pages)."""
+        return [Task.from_wire(raw) for raw in self._pages("tasks/list", "tasks", timeout)]
 
     def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
                          on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,

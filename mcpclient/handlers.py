@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .errors import InvalidParams, MethodNotFound, ProtocolError
 from .types import Content, Raw, TextContent, _Record, _record, parse_content
+
+if TYPE_CHECKING:
+    from .tasks import TaskStore
 
 __all__ = [
     "CreateMessageRequest",
@@ -28,6 +31,7 @@ __all__ = [
 log = logging.getLogger("mcpclient")
 
 ELICITATION_MODES = ("form", "url")
+TASK_METHODS = ("tasks/get", "tasks/result", "tasks/list", "tasks/cancel")
 
 
 # --- sampling -----------------------------------------------------------------------------------
@@ -264,7 +268,7 @@ class Responder:
 
     def __init__(self, sampling: Optional[SamplingHandler], elicitation: Optional[ElicitationHandler],
                  elicitation_modes: Sequence[str], roots: Optional[RootsSetting],
-                 extra_capabilities: Optional[Dict[str, Any]]) -> None:
+                 extra_capabilities: Optional[Dict[str, Any]], tasks: Optional["TaskStore"] = None) -> None:
         for name, handler in (("sampling_handler", sampling), ("elicitation_handler", elicitation)):
             if handler is not None and not callable(handler):
                 raise TypeError(f"{name} must be callable")
@@ -278,6 +282,7 @@ class Responder:
         self.elicitation_modes = modes
         self.roots = roots
         self.extra_capabilities = dict(extra_capabilities or {})
+        self.tasks = tasks
 
     def capabilities(self) -> Dict[str, Any]:
         """The ``ClientCapabilities`` to declare: one entry per configured handler, plus extras."""
@@ -288,6 +293,13 @@ class Responder:
             caps["elicitation"] = {mode: {} for mode in self.elicitation_modes}
         if self.roots is not None:
             caps["roots"] = {"listChanged": True}
+        if self.tasks is not None:  # the client runs task-augmented sampling / elicitation
+            requests: Dict[str, Any] = {}
+            if self.sampling is not None:
+                requests["sampling"] = {"createMessage": {}}
+            if self.elicitation is not None:
+                requests["elicitation"] = {"create": {}}
+            caps["tasks"] = {"list": {}, "cancel": {}, "requests": requests}
         for key, value in self.extra_capabilities.items():
             if isinstance(value, dict) and isinstance(caps.get(key), dict):
                 caps[key] = {**caps[key], **value}
@@ -300,9 +312,15 @@ class Responder:
         if method == "ping":
             return {}
         if method == "sampling/createMessage" and self.sampling is not None:
+            if self.tasks is not None and isinstance(params.get("task"), dict):
+                return self.tasks.start(method, params, self._sample)
             return self._sample(params)
         if method == "elicitation/create" and self.elicitation is not None:
+            if self.tasks is not None and isinstance(params.get("task"), dict):
+                return self.tasks.start(method, params, self._elicit)
             return self._elicit(params)
+        if method in TASK_METHODS and self.tasks is not None:
+            return self.tasks.answer(method, params)
         if method == "roots/list" and self.roots is not None:
             roots = self.roots() if callable(self.roots) else self.roots
             return {"roots": roots_to_wire(roots)}

@@ -40,6 +40,8 @@ _REQUIRED = {
     "prompts/get": "prompts",
     "completion/complete": "completions",
     "logging/setLevel": "logging",
+    "tasks/list": "tasks.list",
+    "tasks/cancel": "tasks.cancel",
 }
 
 

@@ -282,6 +282,13 @@ class Tool(_Record):
                    raw.get("icons"), raw.get("_meta"), raw)
 
     @property
+    def task_support(self) -> str:
+        """``execution.taskSupport`` (2025-11-25): ``forbidden`` (the default), ``optional`` or ``required``."""
+        execution = self.raw.get("execution")
+        value = execution.get("taskSupport") if isinstance(execution, dict) else None
+        return value if value in ("optional", "required") else "forbidden"
+
+    @property
     def display_name(self) -> str:
         """``title``, then ``annotations.title``, then ``name`` (the spec's precedence)."""
         return self.title or (self.annotations or {}).get("title") or self.name

@@ -60,7 +60,7 @@ def require_tasks_python() -> str:
 
     python = tasks_python()
     if python is None:
-        why = f"no tasks venv: run {SETUP_SCRIPT.relative_to(REPO)} or set ${ENV_VAR}"
+        why = f"no tasks venv: run tests/servers/setup-tasks-venv.sh or set ${ENV_VAR}"
         if os.environ.get("CI"):
             pytest.fail(why + " (required when $CI is set)", pytrace=False)
         pytest.skip(why)

@@ -218,7 +218,7 @@ def test_embedded_and_unknown_content_from_the_bundled_server():
 
 def test_pagination_walks_every_page():
     with Client(server_command("--page-size", "2"), timeout=LONG) as client:
-        assert len(client.list_tools()) == 8
+        assert len(client.list_tools()) == 9
         assert len(client.list_resources()) == 2
         assert [p.name for p in client.list_prompts()] == ["greet"]
 

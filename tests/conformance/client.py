@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Any, Callable, Dict
 
-from mcpclient import Client, MCPError
+from mcpclient import Client, MCPError, accept_defaults
 
 log = logging.getLogger("conformance")
 
@@ -77,8 +77,8 @@ def json_schema_preservation(client: Client, context: Dict[str, Any]) -> None:
 
 
 def elicitation_defaults(client: Client, context: Dict[str, Any]) -> None:
-    """The tool makes the server send elicitation/create; mcpclient has no elicitation handler
-    (it declares no elicitation capability), so this records the suite's verdict on that."""
+    """The tool makes the server send elicitation/create with a default for every field; the
+    ready-made ``accept_defaults`` handler (set for every scenario) accepts it with them (SEP-1034)."""
     tool_names(client)
     call(client, "test_client_elicitation_defaults", {})
 
@@ -119,7 +119,7 @@ def main(argv: list) -> int:
     if protocol == "auto" and revision:
         log.warning("mcpclient has no %s wire; trying the initialize handshake", revision)
     try:
-        with Client(url, protocol=protocol, timeout=15.0) as client:
+        with Client(url, protocol=protocol, timeout=15.0, elicitation_handler=accept_defaults) as client:
             log.info("connected: server %s, protocol %s", client.server_info.name, client.protocol_version)
             run(client, context)
     except (MCPError, ScenarioFailed) as exc:

@@ -23,7 +23,7 @@
 # suite and a Node.js 22 into tests/conformance/node_modules on first use. Runs are serial:
 # sse-retry measures a 500 ms reconnect delay and does not like company on 2 cores.
 
-DEFAULT_SCENARIOS="initialize tools_call sse-retry json-schema-2020-12-preservation"
+DEFAULT_SCENARIOS="initialize tools_call sse-retry json-schema-2020-12-preservation elicitation-sep1034-client-defaults"
 DEFAULT_WIRE="2025-11-25"
 
 set -u -o pipefail

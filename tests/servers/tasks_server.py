@@ -24,10 +24,11 @@ scoping) and advertises ``tasks: {list, cancel, requests: {tools: {call}}}``; ta
   the SDK's task-mode check (``validate_for_tool``) surfaces as the JSON-RPC error ``-32601`` the
   spec asks for, and an unknown tool is ``-32602``.
 - ``TaskSupport`` keeps ONE task group for the whole server, replaced by every session's
-  ``Server.run`` and never cancelled: with two HTTP sessions the first one's tasks would run in
-  (and die with) the second's group, and a never-ending task (``forever``) would keep a closing
-  session from ever finishing. ``_SessionTaskSupport`` (swapped in with ``__class__``) keeps the
-  group in a ContextVar per session and cancels it when the session ends.
+  ``Server.run``, reset to None when any session ends, and never cancelled: over HTTP, once one
+  session closed the others could no longer create tasks (JSON-RPC error code 0 "TaskSupport not
+  running"), and a running task (``forever``) kept the stdio server alive after stdin EOF (both
+  verified). ``_SessionTaskSupport`` (swapped in with ``__class__``) keeps the group in a
+  ContextVar per session and cancels it when the session ends.
 - The SDK's ``run_task`` completes a task with whatever result the work returns (an ``isError``
   result would end ``completed``) and fails it WITHOUT a stored result when the work raises
   (``tasks/result`` then answers a bare ``{"_meta": ...}``). Here both end ``failed`` with an
@@ -36,8 +37,9 @@ scoping) and advertises ``tasks: {list, cancel, requests: {tools: {call}}}``; ta
   by polling the store (every 50 ms) and stops, after refreshing the context's cached copy of the
   task (``update_status``), otherwise ``run_task`` would try to complete a cancelled task.
 - The SDK's store expires a task ``ttl`` ms after creation even while it runs, after which the
-  work's next status update raises inside ``run_task``'s error handler and takes the session
-  down; here a task only expires once terminal (the SDK restarts the ttl at that point).
+  work's next status update raises inside ``run_task``'s error handler and takes the whole stdio
+  server down (verified: exit 1, "ValueError: Task with ID ... not found"); here a task only
+  expires once terminal (the SDK restarts the ttl at that point).
 """
 
 from __future__ import annotations
