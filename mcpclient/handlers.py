@@ -1,7 +1,9 @@
 """What the client answers when the server asks: sampling, elicitation, roots.
 
 A server (handshake era) sends ``sampling/createMessage``, ``elicitation/create`` and
-``roots/list`` requests mid-call. The user gives ``Client`` plain callables; this module turns the
+``roots/list`` requests mid-call. Handlers run on the connection's handler threads
+(``mcpclient-<n>-handler_<k>``, at most ``max_workers`` at once); they may block and may call
+back into the client. The user gives ``Client`` plain callables; this module turns the
 wire params into typed requests, calls the user's handler, checks and converts what it returns,
 and says which client capabilities the configured handlers declare. No I/O and no threads here:
 ``Responder.answer`` runs on one of the session's handler threads.
@@ -211,7 +213,11 @@ class ElicitationResult(_Record):
 
 def accept_defaults(request: ElicitationRequest) -> ElicitationResult:
     """A ready-made ``elicitation_handler`` for unattended use: accept every form with the
-    schema's defaults; decline URL elicitations (nobody is there to open them)."""
+    schema's defaults; decline URL elicitations (nobody is there to open them).
+
+    Like every handler, it runs on one of the connection's handler threads
+    (``mcpclient-<n>-handler_<k>``), or on a ``mcpclient-<n>-task`` thread for a task-augmented
+    request (``Client(task_requests=True)``)."""
     if request.mode == "url":
         return ElicitationResult.decline()
     return ElicitationResult.accept(request.defaults())

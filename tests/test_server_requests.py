@@ -310,3 +310,27 @@ def test_a_handler_blocked_forever_does_not_hang_close():
     handlers = [t for t in threading.enumerate() if t.name.startswith(f"mcpclient-{client.session.instance}-handler")]
     for t in handlers:
         t.join(LONG)
+
+
+def test_a_request_the_server_cancels_gets_no_answer(server):
+    entered, release, cancel_seen = threading.Event(), threading.Event(), threading.Event()
+
+    def slow_form(request):
+        entered.set()
+        release.wait(LONG)
+        return ElicitationResult.accept({"name": "too late"})
+
+    def on_notification(method, params):
+        if method == "notifications/cancelled":
+            cancel_seen.set()  # routed after the reader marked the request cancelled
+
+    srv = server()
+    with Client(srv.transport, timeout=LONG, max_workers=1, elicitation_handler=slow_form,
+                on_notification=on_notification):
+        srv.peer.send({"jsonrpc": "2.0", "id": "c1", "method": "elicitation/create", "params": FORM})
+        assert entered.wait(LONG)
+        srv.notify("notifications/cancelled", {"requestId": "c1", "reason": "user closed the dialog"})
+        assert cancel_seen.wait(LONG)
+        release.set()
+        assert srv.ask("ping")["result"] == {}  # one handler thread: c1 was finished before this
+    assert not [m for m in srv.received if m.get("id") == "c1"]
