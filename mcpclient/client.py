@@ -156,7 +156,10 @@ class Client:
     Threads: ``sampling_handler``, ``elicitation_handler`` and a ``roots`` callable run on the
     connection's handler threads (``mcpclient-<n>-handler_<i>``, at most ``max_workers`` at once;
     more concurrent server requests are refused with a JSON-RPC error); they may block (a user
-    typing an answer) and may call the client. ``on_notification``, ``on_log``,
+    typing an answer) and may call the client; with ``task_requests=True``, a task-augmented
+    request's handler runs on a task thread (``mcpclient-<n>-task_<i>``) instead, and the server's
+    ``tasks/*`` polls and ``ping`` are answered at once without using a handler thread.
+    ``on_notification``, ``on_log``,
     ``on_resource_updated`` and ``on_progress`` run one at a time, in arrival order, on the
     notification thread (``mcpclient-<n>-notify``); they may call the client but should not
     block for long. ``on_*_changed`` run one at a time on the refresh thread
@@ -298,18 +301,24 @@ class Client:
         return True
 
     def _new_session(self) -> Session:
-        return Session(self.transport, on_request=self._handle_request,
-                       on_notification=self._handle_notification, max_workers=self._max_workers)
+        session = Session(self.transport, on_request=self._handle_request,
+                          on_notification=self._handle_notification, max_workers=self._max_workers)
+        session.on_quick_request = self._quick_request
+        return session
 
     def close(self) -> None:
         """Fail pending calls, stop the server and every thread. Idempotent, any thread, bounded (≤ ~5 s)."""
         with self._state_lock:
             self._state = _State.CLOSED
             pager, self._pager = self._pager, None
+        tasks = self._responder.tasks
+        if tasks is not None:
+            tasks.release()  # unfinished tasks end; nothing new is accepted
+        self._watchers.elicitations.close()
         self._session.close()
         self._watchers.close(time.monotonic() + 0.5)
-        if self._responder.tasks is not None:
-            self._responder.tasks.close(time.monotonic() + 0.5)
+        if tasks is not None:
+            tasks.close(time.monotonic() + 0.5)
         if pager is not None:
             pager.shutdown(deadline=time.monotonic() + 0.5)  # its pages failed with the session
 
@@ -489,8 +498,10 @@ class Client:
         forbid it (``Tool.task_support``), else ``CapabilityError``.
         """
         params, transform = self._tool_call(name, arguments, raise_on_error, meta)
-        if task is not False:
+        if task is True or isinstance(task, dict):
             return self._start_task(name, params, transform, task, timeout)
+        if task not in (False, None):
+            raise TypeError("task must be True, False or a dict such as {'ttl': 60000}")
         return self._run("tools/call", params, transform, timeout, on_progress,
                          reset_timeout_on_progress=reset_timeout_on_progress)
 
@@ -503,12 +514,7 @@ class Client:
         known = self._tools.get(name)
         if known is not None and known.task_support == "forbidden":
             raise CapabilityError("execution.taskSupport", f"tools/call {name}")
-        if task is True:
-            params["task"] = {}
-        elif isinstance(task, dict):
-            params["task"] = dict(task)
-        else:
-            raise TypeError("task must be True, False or a dict such as {'ttl': 60000}")
+        params["task"] = {} if task is True else dict(task)  # type: ignore[arg-type]
 
         def created(raw: Any) -> ToolTask:
             if not isinstance(raw, dict) or "task" not in raw:
@@ -643,14 +649,22 @@ class Client:
             raise ValueError("this client did not declare roots; pass roots=[] to Client to allow set_roots()")
         if not callable(roots):
             roots_to_wire(roots)
-        self._responder.roots = roots
-        if self._state is _State.READY:
+        with self._state_lock:
+            if self._state is _State.CLOSED:
+                raise ClientClosedError("set_roots: the client is closed")
+            self._responder.roots = roots
+            ready = self._state is _State.READY
+        if ready:  # before that, the server has not asked yet (or will ask after the handshake)
             self._session.notify("notifications/roots/list_changed")
 
     def wait_for_elicitation(self, elicitation_id: str, timeout: Optional[float] = None) -> bool:
         """Block until the server reports the URL elicitation ``elicitation_id`` complete
-        (``notifications/elicitation/complete``); False if ``timeout`` seconds passed first."""
-        return self._watchers.elicitations.wait(elicitation_id, timeout)
+        (``notifications/elicitation/complete``); False if ``timeout`` seconds passed first.
+        ``ClientClosedError`` if the client is closed or its connection lost meanwhile."""
+        return self._watchers.elicitations.wait(elicitation_id, timeout, lambda: self._session.is_closed)
+
+    def _quick_request(self, rid: Any, method: str, params: Dict[str, Any]) -> bool:
+        return self._responder.quick(rid, method, params, self._session.reply)
 
     def _handle_request(self, method: str, params: Dict[str, Any]) -> Any:
         """Answer server-initiated requests (runs on a handler thread)."""
@@ -662,10 +676,13 @@ class Client:
 
     def _handle_notification(self, method: str, params: Dict[str, Any]) -> None:
         """Route server notifications (runs on the ordered notification thread)."""
-        if method == "notifications/message":
-            self._handle_log(params)
-        else:
-            self._watchers.route(method, params)
+        try:
+            if method == "notifications/message":
+                self._handle_log(params)
+            else:
+                self._watchers.route(method, params)
+        except Exception:  # one failing callback must not silence on_notification
+            log.exception("callback for %s failed", method)
         callback = self._on_notification
         if callback is not None:
             callback(method, params)

@@ -283,6 +283,8 @@ class Responder:
             raise ValueError(f"elicitation_modes must name 'form' and/or 'url', not {elicitation_modes!r}")
         if roots is not None and not callable(roots):
             roots_to_wire(roots)  # fail at construction, not when the server asks
+        if extra_capabilities is not None and not isinstance(extra_capabilities, dict):
+            raise TypeError("capabilities must be a dict")
         self.sampling = sampling
         self.elicitation = elicitation
         self.elicitation_modes = modes
@@ -306,50 +308,113 @@ class Responder:
             if self.elicitation is not None:
                 requests["elicitation"] = {"create": {}}
             caps["tasks"] = {"list": {}, "cancel": {}, "requests": requests}
-        for key, value in self.extra_capabilities.items():
-            if isinstance(value, dict) and isinstance(caps.get(key), dict):
-                caps[key] = {**caps[key], **value}
-            else:
-                caps[key] = value
-        return caps
+        return _merged(caps, self.extra_capabilities)
+
+    def quick(self, rid: Any, method: str, params: Dict[str, Any], reply: Callable[..., None]) -> bool:
+        """What can be answered on the reader thread (see ``Session.on_quick_request``): the
+        server's ``tasks/*`` and the creation of a task for a task-augmented request (checked,
+        then run on a task thread), so neither waits for a free handler thread."""
+        if self.tasks is None:
+            return False
+        if method in TASK_METHODS:
+            return self.tasks.quick(rid, method, params, reply)
+        if isinstance(params.get("task"), dict) and (
+                (method == "sampling/createMessage" and self.sampling is not None)
+                or (method == "elicitation/create" and self.elicitation is not None)):
+            run = self._prepare_sample(params) if method == "sampling/createMessage" else self._prepare_elicit(params)
+            reply(rid, self.tasks.start(method, params, run))
+            return True
+        return False
 
     def answer(self, method: str, params: Dict[str, Any]) -> Any:
-        """The result for one server request, or an ``RPCError`` raised for the error reply."""
+        """The result for one server request, or an ``RPCError`` raised for the error reply.
+
+        The request is parsed and checked first (-32602 for a malformed or undeclared one).
+        (Task-augmented requests never get here: ``quick`` takes them.)
+        """
         if method == "ping":
             return {}
         if method == "sampling/createMessage" and self.sampling is not None:
-            if self.tasks is not None and isinstance(params.get("task"), dict):
-                return self.tasks.start(method, params, self._sample)
-            return self._sample(params)
-        if method == "elicitation/create" and self.elicitation is not None:
-            if self.tasks is not None and isinstance(params.get("task"), dict):
-                return self.tasks.start(method, params, self._elicit)
-            return self._elicit(params)
-        if method in TASK_METHODS and self.tasks is not None:
-            return self.tasks.answer(method, params)
-        if method == "roots/list" and self.roots is not None:
-            roots = self.roots() if callable(self.roots) else self.roots
-            return {"roots": roots_to_wire(roots)}
-        raise MethodNotFound(-32601, f"this client does not handle {method}")
+            run = self._prepare_sample(params)
+        elif method == "elicitation/create" and self.elicitation is not None:
+            run = self._prepare_elicit(params)
+        elif method == "roots/list" and self.roots is not None:
+            roots = self.roots  # read once: set_roots() may swap it meanwhile
+            return {"roots": roots_to_wire(roots() if callable(roots) else roots)}
+        else:
+            raise MethodNotFound(-32601, f"this client does not handle {method}")
+        return run()
 
-    def _sample(self, params: Dict[str, Any]) -> Raw:
-        request = CreateMessageRequest.from_wire(params)
+    def _prepare_sample(self, params: Dict[str, Any]) -> Callable[[], Raw]:
+        request = _parsed(CreateMessageRequest, params, "sampling/createMessage")
         if (request.tools is not None or request.tool_choice is not None) and \
                 not isinstance((self.capabilities().get("sampling") or {}).get("tools"), dict):
             raise InvalidParams(-32602, "this client did not declare sampling.tools; tools are not allowed")
-        result = _checked(self.sampling(request), CreateMessageResult, "sampling_handler")  # type: ignore[misc]
-        if not isinstance(result.get("content"), (dict, list)) or not isinstance(result.get("model"), str):
-            raise ProtocolError("sampling_handler returned a result without 'content' and 'model'")
-        return result
+        handler = self.sampling
 
-    def _elicit(self, params: Dict[str, Any]) -> Raw:
-        request = ElicitationRequest.from_wire(params)
+        def run() -> Raw:
+            result = _checked(handler(request), CreateMessageResult, "sampling_handler")  # type: ignore[misc]
+            if not isinstance(result.get("content"), (dict, list)) or not isinstance(result.get("model"), str):
+                raise ProtocolError("sampling_handler returned a result without 'content' and 'model'")
+            return result
+        return run
+
+    def _prepare_elicit(self, params: Dict[str, Any]) -> Callable[[], Raw]:
+        request = _parsed(ElicitationRequest, params, "elicitation/create")
         if request.mode not in self.elicitation_modes:
             raise InvalidParams(-32602, f"this client did not declare {request.mode} elicitation")
-        result = _checked(self.elicitation(request), ElicitationResult, "elicitation_handler")  # type: ignore[misc]
-        if result.get("action") not in ("accept", "decline", "cancel"):
-            raise ProtocolError("elicitation_handler returned no valid 'action'")
-        return result
+        handler = self.elicitation
+
+        def run() -> Raw:
+            result = _checked(handler(request), ElicitationResult, "elicitation_handler")  # type: ignore[misc]
+            return _checked_answer(request, result)
+        return run
+
+
+def _merged(base: Dict[str, Any], extra: Dict[str, Any]) -> Dict[str, Any]:
+    """``base`` with ``extra`` merged in, recursively for nested dicts."""
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merged(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _parsed(kind: Any, params: Dict[str, Any], method: str) -> Any:
+    """Parse a server request's params; anything malformed is the server's error (-32602)."""
+    try:
+        return kind.from_wire(params)
+    except InvalidParams:
+        raise
+    except (ProtocolError, TypeError, ValueError, KeyError, AttributeError) as exc:
+        raise InvalidParams(-32602, f"malformed {method} request: {exc}") from None
+
+
+_PRIMITIVES = (str, int, float, bool)
+
+
+def _checked_answer(request: ElicitationRequest, result: Raw) -> Raw:
+    """An elicitation answer as the spec allows it: a valid action; for a form, only the schema's
+    fields, each a string, number, boolean or list of strings; for a URL, no content at all."""
+    action = result.get("action")
+    if action not in ("accept", "decline", "cancel"):
+        raise ProtocolError("elicitation_handler returned no valid 'action'")
+    content = result.get("content")
+    if action != "accept" or request.mode == "url" or content is None:
+        return {k: v for k, v in result.items() if k != "content"}
+    if not isinstance(content, dict):
+        raise ProtocolError("elicitation_handler returned 'content' that is not a dict")
+    fields = (request.requested_schema or {}).get("properties") or {}
+    unknown = sorted(k for k in content if k not in fields)
+    if unknown:
+        log.warning("elicitation answer: dropped fields the form did not ask for: %s", ", ".join(unknown)[:200])
+    kept = {k: v for k, v in content.items() if k in fields}
+    for key, value in kept.items():
+        if not (isinstance(value, _PRIMITIVES) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
+            raise ProtocolError(f"elicitation answer field {key!r} is not a string, number, boolean or list of strings")
+    return dict(result, content=kept)
 
 
 def _checked(value: Any, kind: type, who: str) -> Raw:

@@ -15,6 +15,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Dict, Optional
 
 from ._threads import Lane
+from .errors import ClientClosedError
 
 __all__ = ["ElicitationTracker", "Watchers"]
 
@@ -27,6 +28,7 @@ LIST_CHANGED = {
 }
 
 _REMEMBERED = 1000  # finished elicitation ids kept so a late waiter still sees them
+_LIVENESS = 1.0  # seconds between checks that the connection is still there, while waiting
 
 
 class ElicitationTracker:
@@ -35,6 +37,7 @@ class ElicitationTracker:
     def __init__(self) -> None:
         self._done: "OrderedDict[str, None]" = OrderedDict()
         self._cond = threading.Condition()
+        self._closed = False
 
     def complete(self, elicitation_id: Any) -> None:
         if not isinstance(elicitation_id, str):
@@ -45,9 +48,24 @@ class ElicitationTracker:
                 self._done.popitem(last=False)
             self._cond.notify_all()
 
-    def wait(self, elicitation_id: str, timeout: Optional[float]) -> bool:
+    def wait(self, elicitation_id: str, timeout: Optional[float], lost: Callable[[], bool]) -> bool:
+        """True once ``elicitation_id`` is complete, False after ``timeout``; ``ClientClosedError``
+        when the client closes or ``lost()`` (the connection ended; checked every second)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
-            return self._cond.wait_for(lambda: elicitation_id in self._done, timeout)
+            while elicitation_id not in self._done:
+                if self._closed or lost():
+                    raise ClientClosedError("the client closed before the elicitation completed")
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(_LIVENESS if left is None else min(left, _LIVENESS))
+            return True
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
 
 
 class Watchers:
@@ -103,7 +121,8 @@ class Watchers:
         try:
             items = self._fetch[kind]()
         except Exception as exc:
-            log.warning("could not refresh the %s list after the server changed it: %s", kind, exc)
+            if not self._closed:  # after close() the failure is expected, not worth a warning
+                log.warning("could not refresh the %s list after the server changed it: %s", kind, exc)
             return
         self._on_changed[kind](items)
 

@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from ._threads import Lane, join_all, next_instance, start_thread
 from ._wire import format_message, rarely, wire_log
 from .errors import (
-    ClientClosedError, ConnectionClosed, MCPError, MethodNotFound, ProcessExited, ProtocolError,
+    ClientClosedError, ConnectionClosed, InternalError, MCPError, MethodNotFound, ProcessExited, ProtocolError,
     ReaderThreadError, RequestCancelled, RequestTimeout, RPCError, SendTimeout,
 )
 from .transports.base import DeliveryFailed, Transport
@@ -185,6 +185,10 @@ class Session:
         self.transport = transport
         self.on_request = on_request
         self.on_notification = on_notification
+        #: ``(rid, method, params) -> bool``, called on the reader thread before a server request
+        #: is queued for a handler: True means it took the request and answers through
+        #: ``reply()`` (at once or later); it must never block or run user code.
+        self.on_quick_request: Optional[Callable[[Any, str, Dict[str, Any]], bool]] = None
         self.instance = transport.instance or next_instance()
         prefix = f"mcpclient-{self.instance}"
         self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
@@ -600,8 +604,24 @@ class Session:
                 self.skipped_messages += 1
                 log.warning("skipped server request %.100r with an invalid id %.50r", method, rid)
                 return
+            if method == "ping":  # answered at once, never queued behind slow handlers
+                self._post({"jsonrpc": "2.0", "id": rid, "result": {}})
+                return
             with self._lock:
                 self._incoming[rid] = False
+            quick = self.on_quick_request
+            if quick is not None:
+                try:
+                    handled = quick(rid, method, params)
+                except RPCError as exc:
+                    self.reply(rid, error=exc)
+                    return
+                except Exception:
+                    log.exception("quick handler for server request %s failed", method)
+                    self.reply(rid, error=InternalError(-32603, f"client handler for {method} failed"))
+                    return
+                if handled:
+                    return  # it replies through reply(), now or later
             if not self._handlers.try_submit(f"handler for {method}", self._answer, rid, method, params):
                 with self._lock:
                     self._incoming.pop(rid, None)
@@ -650,6 +670,18 @@ class Session:
             cancelled = self._incoming.pop(rid, False)
         if not cancelled:
             self._send_quietly(response)
+
+    def reply(self, rid: Any, result: Any = None, error: Optional[RPCError] = None) -> None:
+        """Answer the server request ``rid`` from any thread without blocking (unless the server
+        cancelled it meanwhile). For ``on_quick_request`` handlers that answer later."""
+        with self._lock:
+            cancelled = self._incoming.pop(rid, False)
+        if cancelled or self._closing:
+            return
+        if error is not None:
+            self._post(_error_response(rid, error.code, error.message, error.data))
+        else:
+            self._post({"jsonrpc": "2.0", "id": rid, "result": result})
 
     def _connection_lost(self, reason: Optional[BaseException]) -> None:
         """Reader ended: fail every pending call at once, each with its own error instance."""

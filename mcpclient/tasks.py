@@ -18,11 +18,11 @@ import time
 import uuid
 from dataclasses import field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from ._sentinel import DEFAULT
 from ._threads import Lane
-from .errors import InvalidParams, MCPError, ProtocolError, RequestTimeout, RPCError
+from .errors import InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
 from .types import Raw, ToolResult, _Record, _record
 
 if TYPE_CHECKING:
@@ -119,6 +119,10 @@ class ToolTask:
 
 # --- the client as task receiver ------------------------------------------------------------------
 
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+Reply = Callable[..., None]  # Session.reply(rid, result=None, error=None)
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -133,9 +137,10 @@ class _Local:
         self.message: Optional[str] = None
         self.created = self.updated = _now()
         self.ttl = ttl
+        self.finished_at: Optional[float] = None  # monotonic
         self.result: Optional[Raw] = None
         self.error: Optional[RPCError] = None
-        self.done = threading.Event()
+        self.waiters: List[Any] = []  # request ids of the server's pending tasks/result
 
     def wire(self) -> Raw:
         task: Raw = {"taskId": self.id, "status": self.status, "createdAt": self.created,
@@ -146,83 +151,128 @@ class _Local:
 
 
 class TaskStore:
-    """Runs task-augmented server requests (sampling, elicitation) and serves ``tasks/*`` for them."""
+    """Runs task-augmented server requests (sampling, elicitation) and serves ``tasks/*`` for them.
 
-    def __init__(self, instance: int, workers: int) -> None:
+    Nothing here blocks a thread on the server's behalf: ``tasks/get``/``list``/``cancel`` are
+    answered on the reader thread, and a ``tasks/result`` is answered when its task ends. At most
+    ``limit`` tasks may be unfinished at once (more are refused as busy); finished ones are kept
+    until their ``ttl`` passes, and at most ``_KEPT_TASKS`` of them.
+    """
+
+    def __init__(self, instance: int, workers: int, limit: int = 100) -> None:
         self._tasks: Dict[str, _Local] = {}
         self._lock = threading.Lock()
-        self._lane = Lane(f"mcpclient-{instance}-task", workers, -1)
+        self._limit = limit
+        self._lane = Lane(f"mcpclient-{instance}-task", workers, max(0, limit - workers))
+        self._reply: Optional[Reply] = None
+        self._closed = False
 
-    def start(self, method: str, params: Raw, run: Callable[[Raw], Raw]) -> Raw:
-        """Accept a task-augmented request: run ``run(params)`` in the background, answer
-        ``CreateTaskResult`` now."""
+    def start(self, method: str, params: Raw, run: Callable[[], Raw]) -> Raw:
+        """Accept a checked task-augmented request: run ``run()`` in the background, return the
+        ``CreateTaskResult`` to answer now."""
         spec = params.get("task")
         ttl = spec.get("ttl") if isinstance(spec, dict) and isinstance(spec.get("ttl"), int) else None
         task = _Local(method, ttl)
-        plain = {k: v for k, v in params.items() if k != "task"}
         with self._lock:
-            self._tasks[task.id] = task
+            if self._closed:
+                raise InternalError(-32603, "the client is closing")
+            if sum(1 for t in self._tasks.values() if t.finished_at is None) >= self._limit:
+                raise InternalError(-32603, "client busy: too many tasks running")
             self._forget_old()
-        if not self._lane.try_submit(f"task {method}", self._run, task, run, plain):
-            raise MCPError("the client is closed")
-        return {"task": task.wire()}
+            self._tasks[task.id] = task
+            created = task.wire()
+        if not self._lane.try_submit(f"task {method}", self._run, task, run):
+            with self._lock:
+                self._tasks.pop(task.id, None)
+            raise InternalError(-32603, "client busy: too many tasks running")
+        return {"task": created}
 
-    def _run(self, task: _Local, run: Callable[[Raw], Raw], params: Raw) -> None:
+    def _run(self, task: _Local, run: Callable[[], Raw]) -> None:
+        result: Optional[Raw] = None
+        error: Optional[RPCError] = None
         try:
-            result, error, status = run(params), None, "completed"
+            result = run()
         except RPCError as exc:
-            result, error, status = None, exc, "failed"
+            error = exc
         except Exception:  # the handler's bug: a safe message for the server, details in the log
             log.exception("task handler for %s failed", task.method)
-            result, error, status = None, RPCError(-32603, f"client handler for {task.method} failed"), "failed"
-        with self._lock:
-            if task.status == "cancelled":
-                task.done.set()
-                return
-            task.result, task.error, task.status, task.updated = result, error, status, _now()
-        task.done.set()
+            error = InternalError(-32603, f"client handler for {task.method} failed")
+        finally:
+            with self._lock:
+                if task.finished_at is None:  # not cancelled meanwhile
+                    task.result, task.error = result, error
+                    task.status = "completed" if error is None else "failed"
+                    task.updated, task.finished_at = _now(), time.monotonic()
+                waiters, task.waiters = task.waiters, []
+            for rid in waiters:
+                self._answer_result(task, rid)
 
-    def answer(self, method: str, params: Raw) -> Raw:
-        """Serve the server's ``tasks/*`` request (on a handler thread; ``tasks/result`` blocks)."""
+    def quick(self, rid: Any, method: str, params: Raw, reply: Reply) -> bool:
+        """Serve a ``tasks/*`` request on the reader thread (never blocks); False if not ours."""
+        self._reply = reply
         if method == "tasks/list":
             with self._lock:
-                return {"tasks": [t.wire() for t in self._tasks.values()]}
+                self._forget_old()
+                reply(rid, {"tasks": [t.wire() for t in self._tasks.values()]})
+            return True
         task_id = params.get("taskId")
         with self._lock:
             task = self._tasks.get(task_id) if isinstance(task_id, str) else None
-        if task is None:
-            raise InvalidParams(-32602, f"unknown task {task_id!r:.100}")
-        if method == "tasks/get":
-            with self._lock:
-                return task.wire()
-        if method == "tasks/cancel":
-            with self._lock:
+            if task is None:
+                raise InvalidParams(-32602, f"unknown task {task_id!r:.100}")
+            if method == "tasks/get":
+                reply(rid, task.wire())
+            elif method == "tasks/cancel":
                 if task.status in TERMINAL:
                     raise InvalidParams(-32602, f"task {task_id} is already {task.status}")
-                task.status, task.updated = "cancelled", _now()
-                task.done.set()
-                return task.wire()
-        task.done.wait()  # tasks/result: held until the task ends
-        with self._lock:
-            related = {"io.modelcontextprotocol/related-task": {"taskId": task.id}}
-            if task.error is not None:
-                raise type(task.error)(task.error.code, task.error.message, task.error.data)
-            if task.status == "cancelled":
-                raise InvalidParams(-32602, f"task {task_id} was cancelled")
-            return dict(task.result or {}, _meta=related)
+                task.status, task.updated, task.finished_at = "cancelled", _now(), time.monotonic()
+                waiters, task.waiters = task.waiters, []
+                reply(rid, task.wire())
+            elif method == "tasks/result":
+                if task.finished_at is None:
+                    task.waiters.append(rid)  # answered when the task ends
+                    return True
+                waiters = [rid]
+            else:
+                return False
+        if method in ("tasks/cancel", "tasks/result"):
+            for waiting in waiters:
+                self._answer_result(task, waiting)
+        return True
+
+    def _answer_result(self, task: _Local, rid: Any) -> None:
+        reply = self._reply
+        if reply is None:
+            return
+        related = {RELATED_TASK: {"taskId": task.id}}
+        if task.status == "cancelled":
+            reply(rid, error=InvalidParams(-32602, f"task {task.id} was cancelled"))
+        elif task.error is not None:
+            reply(rid, error=task.error)
+        else:
+            result = dict(task.result or {})
+            result["_meta"] = {**(result.get("_meta") or {}), **related}
+            reply(rid, result)
 
     def _forget_old(self) -> None:
-        if len(self._tasks) > _KEPT_TASKS:
-            for old in [t for t in self._tasks.values() if t.done.is_set()][: len(self._tasks) - _KEPT_TASKS]:
-                del self._tasks[old.id]
+        """Drop finished tasks past their ttl, and the oldest finished beyond _KEPT_TASKS (under the lock)."""
+        now = time.monotonic()
+        finished = [t for t in self._tasks.values() if t.finished_at is not None]
+        expired = {t.id for t in finished if t.ttl is not None and now - t.finished_at > t.ttl / 1000}
+        excess = len(finished) - len(expired) - _KEPT_TASKS
+        if excess > 0:
+            expired.update([t.id for t in finished if t.id not in expired][:excess])
+        for task_id in expired:
+            del self._tasks[task_id]
+
+    def release(self) -> None:
+        """The client is closing: unfinished tasks end as cancelled; nothing new is accepted."""
+        with self._lock:
+            self._closed = True
+            for task in self._tasks.values():
+                if task.finished_at is None:
+                    task.status, task.finished_at = "cancelled", time.monotonic()
 
     def close(self, deadline: float) -> None:
-        with self._lock:
-            tasks = list(self._tasks.values())
-            for task in tasks:
-                if task.status not in TERMINAL:
-                    task.status = "cancelled"
-        for task in tasks:  # release the server's pending tasks/result waits
-            task.done.set()
+        self.release()
         self._lane.shutdown(deadline)
-

@@ -334,3 +334,84 @@ def test_a_request_the_server_cancels_gets_no_answer(server):
         release.set()
         assert srv.ask("ping")["result"] == {}  # one handler thread: c1 was finished before this
     assert not [m for m in srv.received if m.get("id") == "c1"]
+
+
+def test_ping_and_task_polls_are_answered_while_every_handler_waits_for_a_user(server):
+    release = threading.Event()
+    waiting = threading.Semaphore(0)
+
+    def slow_form(request):
+        waiting.release()
+        release.wait(LONG)
+        return ElicitationResult.decline()
+
+    srv = server()
+    try:
+        with Client(srv.transport, timeout=LONG, max_workers=2, elicitation_handler=slow_form, task_requests=True):
+            for i in range(2):  # both handler threads now wait for "the user"
+                srv.peer.send({"jsonrpc": "2.0", "id": f"e{i}", "method": "elicitation/create", "params": FORM})
+            assert waiting.acquire(timeout=LONG) and waiting.acquire(timeout=LONG)
+            assert srv.ask("ping", timeout=LONG)["result"] == {}
+            created = srv.ask("elicitation/create", dict(FORM, task={"ttl": 1000}))["result"]["task"]
+            assert created["status"] == "working" and created["ttl"] == 1000
+            srv.peer.send({"jsonrpc": "2.0", "id": "r1", "method": "tasks/result", "params": {"taskId": created["taskId"]}})
+            assert srv.ask("tasks/get", {"taskId": created["taskId"]})["result"]["status"] == "working"
+            assert srv.ask("tasks/get", {"taskId": "nope"})["error"]["code"] == -32602
+            release.set()
+            result = srv.wait_for(lambda m: m.get("id") == "r1")
+            assert result["result"]["action"] == "decline"
+            assert result["result"]["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": created["taskId"]}
+    finally:
+        release.set()
+
+
+def test_a_task_augmented_request_is_checked_before_a_task_is_made(server):
+    srv = server()
+    with Client(srv.transport, timeout=LONG, elicitation_handler=accept_defaults, task_requests=True):
+        url = {"mode": "url", "message": "m", "url": "https://example.com", "task": {}}
+        assert srv.ask("elicitation/create", url)["error"]["code"] == -32602  # url mode not declared
+        assert srv.ask("tasks/list")["result"] == {"tasks": []}
+        bad = srv.ask("sampling/createMessage", dict(SAMPLE, task={}))  # no sampling handler
+        assert bad["error"]["code"] == -32601
+
+
+def test_wait_for_elicitation_ends_when_the_client_closes(server):
+    from mcpclient import ClientClosedError
+
+    srv = server()
+    client = Client(srv.transport, timeout=LONG, elicitation_handler=accept_defaults).connect()
+    raised: List[BaseException] = []
+    waiter = threading.Thread(target=lambda: raised.extend(_capture(lambda: client.wait_for_elicitation("x"))))
+    waiter.start()
+    client.close()
+    waiter.join(LONG)
+    assert not waiter.is_alive() and isinstance(raised[0], ClientClosedError)
+    with pytest.raises(ClientClosedError):
+        client.wait_for_elicitation("x", timeout=LONG)
+
+
+def _capture(fn) -> List[BaseException]:
+    try:
+        fn()
+    except BaseException as exc:  # returned for the assertion
+        return [exc]
+    return []
+
+
+def test_malformed_server_requests_are_invalid_params_and_answers_are_checked(server):
+    answers = {"extra": ElicitationResult.accept({"name": "x", "secret": "s3cr3t"}),
+               "nested": ElicitationResult.accept({"name": {"first": "x"}})}
+    pick: List[str] = []
+
+    def handler(request):
+        return answers[pick[-1]]
+
+    srv = server()
+    with Client(srv.transport, timeout=LONG, sampling_handler=lambda r: {}, elicitation_handler=handler):
+        bad = dict(SAMPLE, messages=[{"role": "user", "content": "not a block"}])
+        assert srv.ask("sampling/createMessage", bad)["error"]["code"] == -32602
+        pick.append("extra")
+        form = {"message": "m", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}
+        assert srv.ask("elicitation/create", form)["result"] == {"action": "accept", "content": {"name": "x"}}
+        pick.append("nested")
+        assert srv.ask("elicitation/create", form)["error"]["code"] == -32603
