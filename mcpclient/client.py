@@ -22,14 +22,16 @@ from ._version import __version__
 from ._threads import Lane
 from ._validation import validate_structured
 from .errors import (
-    CapabilityError, ClientClosedError, ConnectError, HTTPError, MCPError, ProtocolError, SchemaValidationError,
-    TransportError,
+    CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, InputRoundsExceeded, MCPError, MethodNotFound,
+    ProtocolError, SchemaValidationError, TransportError, UnsupportedProtocolVersion,
 )
 from .handlers import ElicitationHandler, Responder, RootsSetting, SamplingHandler, roots_to_wire
+from .modern import MRTR_METHODS, header_params, request_meta, result_type, with_meta
+from .negotiation import LEGACY, Discovered, era_setting, forget_era, probe, remember_era, remembered_era
 from .notifications import Watchers
 from .tasks import Task, TaskStore, ToolTask
 from .protocol import (
-    LOG_LEVELS, check_server_version, choose_offer, initialize_params, missing_capabilities, server_has,
+    LOG_LEVELS, check_server_version, initialize_params, missing_capabilities, server_has,
 )
 from .session import CallFuture, GuardedFuture, ProgressCallback, Session
 from .transports.base import Transport
@@ -197,9 +199,16 @@ class Client:
         task_requests: bool = False,
         max_workers: int = 4,
         validate_output: bool = True,
+        probe_timeout: float = 2.0,
+        max_input_rounds: int = 10,
     ) -> None:
-        self._offer = choose_offer(protocol)
+        self._era_mode, self._modern_offer, self._offer = era_setting(protocol)
         self._protocol = protocol
+        self.probe_timeout = probe_timeout
+        self.max_input_rounds = max_input_rounds
+        self._modern = False
+        self._meta: Dict[str, Any] = {}
+        self._log_level: Optional[str] = None
         self.transport = _make_transport(target, headers, auth)
         self.timeout = _check_timeout(timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
@@ -266,10 +275,32 @@ class Client:
         return self
 
     def _handshake(self, timeout: Any) -> None:
-        """Start the session and run ``initialize``/``notifications/initialized``."""
+        """Start the session; ``server/discover`` (unless legacy is known or asked for), else
+        ``initialize``/``notifications/initialized``."""
         self._session.start()
-        params = initialize_params(self._offer, self._client_info, self._responder.capabilities())
-        result = self._session.request("initialize", params, timeout=self._timeout(timeout))
+        key = self._era_key()
+        if self.transport.handshake_only and self._era_mode == "modern":
+            raise ProtocolError(f"{type(self.transport).__name__} carries only the handshake-era protocol")
+        if self._era_mode != "legacy" and not self.transport.handshake_only and (
+                self._era_mode == "modern" or remembered_era(key) != LEGACY):
+            try:
+                if self._discover(timeout):
+                    return
+            except ConnectionClosed:
+                # Some handshake-era servers exit on any request before initialize: start it again.
+                if self._era_mode == "modern" or not self._relaunch():
+                    raise
+                log.info("%s exited on server/discover: a handshake-era server; started it again", self.transport.name)
+            remember_era(key, LEGACY)
+        params = initialize_params(self._offer, self._client_info, self._responder.capabilities())  # type: ignore[arg-type]
+        try:
+            result = self._session.request("initialize", params, timeout=self._timeout(timeout))
+        except UnsupportedProtocolVersion:
+            # A server we took for legacy (a slow probe, or a remembered verdict) is modern after all.
+            forget_era(key)
+            if self._era_mode == "legacy" or not self._discover(timeout):
+                raise
+            return
         if not isinstance(result, dict):
             raise ProtocolError("initialize result is not an object")
         self._version = check_server_version(self._offer, result.get("protocolVersion"), self._protocol)
@@ -278,6 +309,52 @@ class Client:
         self._missing = missing_capabilities(self.server_capabilities, self._version)
         self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
         self._session.notify("notifications/initialized")
+
+    def _discover(self, timeout: Any) -> bool:
+        """Probe ``server/discover``; adopt the 2026 era and return True if the server speaks it."""
+        wait = self._timeout(timeout)
+        if not _is_http(self.transport) and wait is not None:
+            wait = min(wait, self.probe_timeout)  # a legacy stdio server may never answer
+        elif wait is None and not _is_http(self.transport):
+            wait = self.probe_timeout
+        found = probe(self._session, self._responder.capabilities(), self._client_info, wait,
+                      required=self._era_mode == "modern", version=self._modern_offer or "")
+        if found is None:
+            return False
+        self._adopt(found)
+        remember_era(self._era_key(), found.version)
+        return True
+
+    def _relaunch(self) -> bool:
+        """Replace a stdio server that died on the probe with a fresh one (True if done)."""
+        relaunched = getattr(self.transport, "relaunched", None)
+        if relaunched is None:
+            return False
+        with self._state_lock:  # close() reads the session after setting CLOSED: it closes this one
+            if self._state is not _State.CONNECTING:
+                return False
+            self._session.close()
+            self.transport = relaunched()
+            self._session = self._new_session()
+        self._session.start()
+        return True
+
+    def _adopt(self, found: Discovered) -> None:
+        self._modern = True
+        self._version = found.version
+        self._init_result = {"capabilities": found.capabilities, "instructions": found.instructions,
+                             "serverInfo": found.server_info}
+        self._server_info = Implementation.from_wire(found.server_info)
+        self._missing = missing_capabilities(self.server_capabilities, self._version)
+        self._meta = request_meta(found.version, self._responder.capabilities(), self._client_info)
+        self.transport.negotiated(found.version)
+
+    def _era_key(self) -> Optional[str]:
+        url = getattr(self.transport, "url", None)
+        if isinstance(url, str):
+            return url
+        argv = getattr(self.transport, "argv", None)
+        return f"{getattr(self.transport, 'cwd', None)}|{argv!r}" if argv else None
 
     def _fall_back_to_sse(self, error: HTTPError) -> bool:
         """Streamable HTTP's ``initialize`` POST was refused as a server of the deprecated HTTP+SSE
@@ -378,6 +455,9 @@ class Client:
             if self._state is _State.CLOSED:
                 raise ClientClosedError(f"{method}: the client is closed")
             raise ClientClosedError(f"{method}: the client is not connected; call connect() or use 'with'")
+        if self._modern and method in _REMOVED_IN_2026:
+            raise ProtocolError(f"{method} does not exist in MCP {self._version} (this server speaks the 2026 "
+                                "era); resource subscriptions there are not supported by this mcpclient yet")
         if check:
             capability = self._missing.get(method)
             if capability is not None:
@@ -391,6 +471,10 @@ class Client:
                reset_timeout_on_progress: Optional[bool] = None, check: bool = True) -> CallFuture:
         """Send a request; return its future."""
         options = self._options(method, timeout, on_progress, reset_timeout_on_progress, check)
+        if self._modern:
+            if method in MRTR_METHODS:  # may take several rounds: run the blocking loop on a worker
+                return self._background(method, lambda: self._rounds(method, params, transform, options))  # type: ignore[return-value]
+            params, transform = with_meta(params, self._meta), _complete_only(method, transform)
         return self._session.start_request(method, params, transform=transform, **options)
 
     def _run(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
@@ -398,7 +482,50 @@ class Client:
              reset_timeout_on_progress: Optional[bool] = None, check: bool = True) -> Any:
         """Send a request; block for its (transformed) result."""
         options = self._options(method, timeout, on_progress, reset_timeout_on_progress, check)
+        if self._modern:
+            return self._rounds(method, params, transform, options)
         return self._session.request(method, params, transform=transform, **options)
+
+    def _rounds(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
+                options: Dict[str, Any]) -> Any:
+        """A 2026 request: with ``_meta``; while the server answers ``input_required``, run the
+        handlers for its input requests and repeat the request (new id) with their answers and
+        its ``requestState``, within one overall timeout and ``max_input_rounds``."""
+        timeout = options["timeout"]
+        deadline = None if timeout is None else time.monotonic() + timeout
+        ask = params
+        for _ in range(self.max_input_rounds + 1):
+            raw = self._session.request(method, with_meta(ask, self._meta), **options)
+            kind = result_type(raw)
+            if kind == "complete":
+                return transform(raw) if transform is not None else raw
+            if kind != "input_required" or method not in MRTR_METHODS:
+                raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
+            ask = self._answer_inputs(method, params, raw)
+            if deadline is not None:
+                options = dict(options, timeout=max(0.0, deadline - time.monotonic()))
+        raise InputRoundsExceeded(f"{method}: the server still wanted input after {self.max_input_rounds} rounds")
+
+    def _answer_inputs(self, method: str, params: Optional[Dict[str, Any]], raw: Dict[str, Any]) -> Dict[str, Any]:
+        """The retry of ``method``: the original params plus answers to ``raw``'s input requests."""
+        requests = raw.get("inputRequests") or {}
+        if not isinstance(requests, dict):
+            raise ProtocolError(f"{method}: inputRequests is not an object")
+        answers = {}
+        for key, request in requests.items():
+            if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+                raise ProtocolError(f"{method}: input request {key!r:.50} has no method")
+            inner = request.get("params") if isinstance(request.get("params"), dict) else {}
+            try:
+                answers[key] = self._responder.answer(request["method"], inner)
+            except MethodNotFound:
+                raise ProtocolError(f"{method}: the server asked for {request['method']}, which this client "
+                                    "did not declare (configure its handler)") from None
+        retry = {k: v for k, v in (params or {}).items() if k not in ("inputResponses", "requestState")}
+        retry["inputResponses"] = answers
+        if "requestState" in raw:
+            retry["requestState"] = raw["requestState"]  # echoed exactly, never parsed
+        return retry
 
     def _background(self, method: str, fn: Callable[[], T]) -> "Future[T]":
         """Run a multi-request operation (pagination) on a small pool and return its future.
@@ -423,8 +550,8 @@ class Client:
         return self._start(method, params, None, timeout, check=False)
 
     def ping(self, *, timeout: Any = DEFAULT) -> None:
-        """Check the server answers (``ping``)."""
-        self._run("ping", None, _none, timeout)
+        """Check the server answers (``ping``; in the 2026 era, which has no ping, ``server/discover``)."""
+        self._run("server/discover" if self._modern else "ping", None, _none, timeout)
 
     def ping_future(self, *, timeout: Any = DEFAULT) -> "Future[None]":
         return self._start("ping", None, _none, timeout)
@@ -433,8 +560,15 @@ class Client:
 
     def iter_tools(self, *, timeout: Any = DEFAULT) -> Iterator[Tool]:
         """Yield tools page by page (each page fetched when needed)."""
+        routing = self._modern and hasattr(self.transport, "tool_headers")
         for raw in self._pages("tools/list", "tools", timeout):
             tool = Tool.from_wire(raw)
+            if routing:  # 2026 HTTP: x-mcp-header arguments are mirrored into Mcp-Param-* headers
+                try:
+                    self.transport.tool_headers[tool.name] = header_params(tool.input_schema)  # type: ignore[attr-defined]
+                except ValueError as exc:
+                    log.warning("dropped tool %r: invalid x-mcp-header annotation: %s", tool.name, exc)
+                    continue
             self._tools[tool.name] = tool  # remembered for output validation
             yield tool
 
@@ -616,7 +750,16 @@ class Client:
                            Completion.from_wire, timeout)
 
     def set_logging_level(self, level: str, *, timeout: Any = DEFAULT) -> None:
-        """Ask the server to send log messages at ``level`` and above."""
+        """Ask the server to send log messages at ``level`` and above.
+
+        In the 2026 era there is no ``logging/setLevel``: the level rides in the ``_meta`` of every
+        later request instead (and only those requests' log messages are sent)."""
+        if self._modern:
+            self._options("logging/setLevel", timeout, None, None, True)
+            self._log_level = _level(level)
+            self._meta = request_meta(self._version or "", self._responder.capabilities(), self._client_info,
+                                      self._log_level)
+            return
         self._run("logging/setLevel", {"level": _level(level)}, _none, timeout)
 
     def set_logging_level_future(self, level: str, *, timeout: Any = DEFAULT) -> "Future[None]":
@@ -654,7 +797,7 @@ class Client:
                 raise ClientClosedError("set_roots: the client is closed")
             self._responder.roots = roots
             ready = self._state is _State.READY
-        if ready:  # before that, the server has not asked yet (or will ask after the handshake)
+        if ready and not self._modern:  # 2026: roots are asked for with each request that needs them
             self._session.notify("notifications/roots/list_changed")
 
     def wait_for_elicitation(self, elicitation_id: str, timeout: Optional[float] = None) -> bool:
@@ -700,6 +843,22 @@ class Client:
 
 
 # --- small pure helpers used as transforms -------------------------------------------------------
+
+_REMOVED_IN_2026 = frozenset(("resources/subscribe", "resources/unsubscribe"))
+
+def _is_http(transport: Transport) -> bool:
+    return isinstance(getattr(transport, "url", None), str)
+
+
+def _complete_only(method: str, transform: Optional[Callable[[Any], Any]]) -> Callable[[Any], Any]:
+    """A 2026 future's transform: the result must be ``complete`` (only MRTR methods may ask for input)."""
+    def check(raw: Any) -> Any:
+        kind = result_type(raw)
+        if kind != "complete":
+            raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
+        return transform(raw) if transform is not None else raw
+    return check
+
 
 def _check_timeout(timeout: Any) -> Optional[float]:
     """A timeout is ``None`` (wait forever) or a number of seconds >= 0."""

@@ -18,11 +18,14 @@ __all__ = [
     "ConnectError",
     "ConnectionClosed",
     "HTTPError",
+    "HeaderMismatch",
+    "InputRoundsExceeded",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
     "MCPError",
     "MethodNotFound",
+    "MissingClientCapability",
     "ParseError",
     "ProcessExited",
     "ProtocolError",
@@ -37,6 +40,7 @@ __all__ = [
     "ToolError",
     "TransportError",
     "URLElicitationRequired",
+    "UnsupportedProtocolVersion",
 ]
 
 
@@ -113,6 +117,33 @@ class InternalError(RPCError):
 class ResourceNotFound(RPCError):
     """-32002: the resource does not exist (handshake-era servers)."""
     code_value = -32002
+
+
+class HeaderMismatch(RPCError):
+    """-32020 (2026-07-28): the HTTP routing headers did not match the request body."""
+    code_value = -32020
+
+
+class MissingClientCapability(RPCError):
+    """-32021 (2026-07-28): the request needs a client capability this client did not declare;
+    ``required_capabilities`` is what the server wants."""
+    code_value = -32021
+
+    @property
+    def required_capabilities(self) -> Dict[str, Any]:
+        found = self.data.get("requiredCapabilities") if isinstance(self.data, dict) else None
+        return found if isinstance(found, dict) else {}
+
+
+class UnsupportedProtocolVersion(RPCError):
+    """-32022 (2026-07-28): the server does not speak the requested revision; ``supported``
+    lists the ones it does."""
+    code_value = -32022
+
+    @property
+    def supported(self) -> List[str]:
+        found = self.data.get("supported") if isinstance(self.data, dict) else None
+        return [v for v in found if isinstance(v, str)] if isinstance(found, list) else []
 
 
 class URLElicitationRequired(RPCError):
@@ -216,6 +247,10 @@ class RequestCancelled(MCPError, CancelledError):
 
     It is also a ``concurrent.futures.CancelledError``, what cancelled futures raise.
     """
+
+
+class InputRoundsExceeded(ProtocolError):
+    """The server kept answering ``input_required`` beyond ``Client(max_input_rounds=)``."""
 
 
 class ClientClosedError(MCPError, RuntimeError):

@@ -423,7 +423,7 @@ class Session:
             self._abandoned[rid] = None
             if len(self._abandoned) > _ABANDONED_MEMORY:
                 del self._abandoned[next(iter(self._abandoned))]
-        if p.method != "initialize":  # the spec forbids cancelling initialize
+        if p.method != "initialize" and not self.transport.cancel_request(rid):  # never cancel initialize
             self._post({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": rid, "reason": reason}})
         return True

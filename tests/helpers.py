@@ -99,6 +99,10 @@ class ScriptedServer:
                 self._cond.notify_all()
             if "id" not in msg or "method" not in msg:
                 continue
+            if msg["method"] == "server/discover":  # a handshake-era server: unknown method
+                self.peer.send({"jsonrpc": "2.0", "id": msg["id"],
+                                "error": {"code": -32601, "message": "Method not found"}})
+                continue
             if msg["method"] == "initialize":
                 result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": self.capabilities,
                           "serverInfo": {"name": "scripted", "version": "1"}}

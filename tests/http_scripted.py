@@ -101,6 +101,10 @@ class ScriptedHTTPServer:
             def do_POST(self) -> None:  # noqa: N802
                 seen = self._record()
                 msg = seen.body if isinstance(seen.body, dict) else {}
+                if msg.get("method") == "server/discover":  # a handshake-era server (no session: 400)
+                    self._send(Reply(400, {"jsonrpc": "2.0", "id": None,
+                                           "error": {"code": -32000, "message": "Bad Request: No valid session ID"}}))
+                    return
                 if msg.get("method") == "initialize":
                     result = {"protocolVersion": msg["params"]["protocolVersion"],
                               "capabilities": outer.capabilities, "serverInfo": {"name": "scripted-http", "version": "1"}}

@@ -183,7 +183,9 @@ def test_verbose_shows_wire_traffic_on_stderr():
     proc = run("ping", TARGET, "-v")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
-    assert any(line.startswith('-> {"jsonrpc": "2.0", "id": 1, "method": "initialize"') for line in lines)
+    # auto: the server/discover probe first, then (a handshake-era server) initialize
+    assert any(line.startswith('-> {"jsonrpc": "2.0", "id": 1, "method": "server/discover"') for line in lines)
+    assert any(line.startswith('-> {"jsonrpc": "2.0", "id": 2, "method": "initialize"') for line in lines)
     assert any(line.startswith("<- ") for line in lines)
     assert any('"method": "ping"' in line for line in lines)
     assert proc.stdout.startswith("pong")

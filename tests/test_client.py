@@ -97,7 +97,7 @@ def test_initialize_is_never_cancelled():
     transport, peer = MemoryTransport.pair()
     try:
         with pytest.raises(RequestTimeout):
-            Client(transport, timeout=0.2).connect()
+            Client(transport, timeout=0.2, protocol="legacy").connect()
         sent = []
         msg = peer.receive(timeout=LONG)
         while msg is not None:

@@ -28,7 +28,7 @@ def http_url(request):
 
 def test_the_whole_api_over_streamable_http(http_url):
     mode, url = http_url
-    with Client(url, timeout=LONG) as client:
+    with Client(url, timeout=LONG, protocol="2025-11-25") as client:
         assert client.server_info.name == "contract-official"
         assert client.protocol_version == "2025-11-25"
         assert client.transport.session_id
@@ -58,7 +58,7 @@ def test_progress_and_logs_arrive_on_the_post_stream():
         got_log.set()
 
     with official_http_server("--http") as url:
-        with Client(url, timeout=LONG, on_log=on_log) as client:
+        with Client(url, timeout=LONG, on_log=on_log, protocol="2025-11-25") as client:
             result = client.call_tool("slow", {"steps": 3, "delay": 0.01},
                                       on_progress=lambda p, t, m: seen.append((p, t, m)))
             assert result.text == "done after 3 steps"
@@ -76,7 +76,7 @@ def test_resource_updates_reach_the_client(http_url):
         if method == "notifications/resources/updated" and params.get("uri") == "test://text":
             updated.set()
 
-    with Client(url, timeout=LONG, on_notification=on_notification) as client:
+    with Client(url, timeout=LONG, on_notification=on_notification, protocol="2025-11-25") as client:
         client.subscribe_resource("test://text")
         assert client.call_tool("touch", {"uri": "test://text"}).text == "touched"
         assert updated.wait(LONG), f"no resources/updated notification ({mode} mode)"

@@ -582,7 +582,7 @@ def test_a_non_finite_float_argument_is_refused_before_sending(value):
             with pytest.raises(ValueError):
                 client.call_tool("echo", {"text": value})
             client.ping()  # a round trip: the peer has seen everything sent before it
-            assert [m.get("method") for m in server.received if "id" in m] == ["initialize", "ping"]
+            assert [m.get("method") for m in server.received if "id" in m] == ["server/discover", "initialize", "ping"]
             assert client.call_tool("echo", {"text": "still fine"}).text == "still fine"
     finally:
         server.stop()

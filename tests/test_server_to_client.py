@@ -34,9 +34,10 @@ def mode_target(request) -> Iterator[Any]:
 
 
 def connect(mode_target, **options: Any) -> Client:
+    """A handshake-era client: there the server sends its requests (2026: tests/test_modern.py)."""
     mode, target = mode_target
     transport = HTTPTransport(target) if isinstance(target, str) else target
-    return Client(transport, timeout=LONG, **options)
+    return Client(transport, timeout=LONG, protocol="2025-11-25", **options)
 
 
 def test_a_tool_that_samples(mode_target):

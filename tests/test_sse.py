@@ -16,7 +16,7 @@ import pytest
 from conftest import LONG
 from mcpclient import (
     AuthError, Client, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, HTTPTransport, ProtocolError,
-    SSETransport,
+    SSETransport, UnsupportedProtocolVersion,
 )
 
 mcp = pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
@@ -266,7 +266,8 @@ def test_headers_and_token_go_on_the_get_and_every_post_and_never_into_logs(scri
     with Client(server.url, timeout=LONG, auth="s3cret-token", headers={"X-Team": "a"}) as client:
         assert type(client.transport).__name__ == "SSETransport"
         client.call_tool("echo", {"text": "a"})
-    assert [s[0] for s in server.seen][:2] == ["POST", "GET"]  # Streamable HTTP first, then the fallback
+    # the 2026 probe and Streamable HTTP's initialize first, then the fallback
+    assert [s[0] for s in server.seen][:3] == ["POST", "POST", "GET"]
     assert all(s[2]["authorization"] == "Bearer s3cret-token" and s[2]["x-team"] == "a" for s in server.seen)
     assert server.requests("GET")[0][2]["accept"] == "text/event-stream"
     assert all("s3cret-token" not in r.getMessage() for r in caplog.records)
@@ -299,9 +300,8 @@ def test_no_fallback_when_the_refusal_is_a_json_rpc_error(scripted):
     # a 400 with a JSON-RPC body comes from a Streamable HTTP server that refused us, not an old one
     error = {"jsonrpc": "2.0", "id": None, "error": {"code": -32022, "message": "unsupported version"}}
     server = scripted(echo, mcp_status=400, mcp_body=json.dumps(error).encode())
-    with pytest.raises(ConnectError) as info:
+    with pytest.raises(UnsupportedProtocolVersion):  # the server's own error, for the call that got it
         Client(server.url, timeout=LONG).connect()
-    assert isinstance(info.value.__cause__, HTTPError) and info.value.__cause__.status == 400
     assert server.requests("GET") == []
 
 
@@ -312,4 +312,4 @@ def test_when_the_fallback_fails_too_the_first_error_is_raised_with_the_second_c
     first = info.value.__cause__
     assert isinstance(first, HTTPError) and first.status == 404
     assert isinstance(first.__cause__, HTTPError) and "no stream here" in str(first.__cause__)
-    assert [s[0] for s in server.seen] == ["POST", "GET"]
+    assert [s[0] for s in server.seen] == ["POST", "POST", "GET"]  # the 2026 probe, initialize, the fallback

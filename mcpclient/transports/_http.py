@@ -8,6 +8,7 @@ drops before the caller sees them.
 """
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
 
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError
@@ -21,6 +22,7 @@ Auth = Union[str, TokenProvider, None]
 JSON = "application/json"
 SSE = "text/event-stream"
 _BODY_IN_ERRORS = 200  # characters of an error body quoted in HTTPError
+_MAX_ERROR_BODY = 1 << 20  # bytes of an error answer parsed for a JSON-RPC error
 
 
 class SSEEvent:
@@ -128,6 +130,21 @@ def auth_headers(headers: Dict[str, str], auth: Auth, auth_header: str) -> Dict[
         token = auth() if callable(auth) else auth
         headers[auth_header] = f"Bearer {token}" if auth_header.lower() == "authorization" else token
     return headers
+
+
+def rpc_error_body(response: "requests.Response", rid: Any) -> Optional[Dict[str, Any]]:
+    """The JSON-RPC error a non-2xx answer carries in a JSON body (2026 servers answer 400 with
+    ``-32022``, 404 with ``-32601``...), as the response to ``rid``; None if it carries none."""
+    if rid is None or response.status_code in (401, 403) or media_type(response) != JSON:
+        return None
+    try:
+        body = json.loads(response.content[:_MAX_ERROR_BODY])
+    except ValueError:
+        return None
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or not isinstance(error.get("code"), int):
+        return None
+    return {"jsonrpc": "2.0", "id": rid, "error": error}
 
 
 def status_error(name: str, response: "requests.Response") -> Exception:

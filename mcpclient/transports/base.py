@@ -67,6 +67,15 @@ class Transport(ABC):
         ``notifications/initialized`` is sent). HTTP transports add the version header from here
         on and open their server-to-client stream; others need not care."""
 
+    #: True for transports that exist only in the handshake era (the 2024-11-05 HTTP+SSE one):
+    #: the client then runs ``initialize`` without probing ``server/discover`` first.
+    handshake_only = False
+
+    def cancel_request(self, request_id: Any) -> bool:
+        """Cancel an in-flight request the transport's own way; True if that replaces the
+        ``notifications/cancelled`` message (2026-07-28 HTTP closes the request's stream)."""
+        return False
+
     @abstractmethod
     def close(self) -> None:
         """Release everything; idempotent and bounded in time."""

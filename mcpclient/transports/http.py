@@ -20,13 +20,15 @@ import threading
 import time
 from contextlib import contextmanager
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from .._threads import Lane, next_instance, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
+from ..modern import META_VERSION, MODERN_VERSIONS, NAMED_METHODS, encode_header_value, param_headers
 from ..retry import SAFE_METHODS, Retry
 from ._http import (
-    JSON, SSE, Auth, SSEEvent, abort, auth_headers, chunks, media_type, parse_sse, request_error, status_error,
+    JSON, SSE, Auth, SSEEvent, abort, auth_headers, chunks, media_type, parse_sse, request_error, rpc_error_body,
+    status_error,
 )
 from .base import DeliveryFailed, Transport, decode_frame, encode_frame
 
@@ -111,7 +113,11 @@ class HTTPTransport(Transport):
         self._inbox: "SimpleQueue[Any]" = SimpleQueue()
         self._posts: Optional[Lane] = None
         self._poster: Optional[_Poster] = None
+        #: tool name -> its ``x-mcp-header`` arguments (filled by the client's ``list_tools`` in the
+        #: 2026 era), mirrored into ``Mcp-Param-*`` headers on ``tools/call``.
+        self.tool_headers: Dict[str, List[Tuple[Tuple[str, ...], str]]] = {}
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
+        self._streams: Dict[Any, Any] = {}  # request id -> its response stream being read
         self._open_lock = threading.Lock()
         self._closing = threading.Event()
         self._get_thread: Optional[threading.Thread] = None
@@ -141,6 +147,8 @@ class HTTPTransport(Transport):
         """Add the version header from now on, and open the GET stream: returns once the server
         answered it (or ``connect_timeout`` passed), so nothing it sends there after connect is lost."""
         self.protocol_version = protocol_version
+        if protocol_version in MODERN_VERSIONS:
+            return  # 2026-07-28: stateless, no GET stream (server messages come with each request)
         self._get_thread = start_thread(self._listen, f"mcpclient-{self.instance}-http-get")
         self._get_answered.wait(self.connect_timeout)
 
@@ -175,8 +183,9 @@ class HTTPTransport(Transport):
         rid = message.get("id") if isinstance(message, dict) and "method" in message else None
         if rid is not None and message.get("method") == "initialize":
             self._init_body = encode_frame(dict(message, id="mcpclient-renew-session"))
+        extra = self._routing_headers(message) if isinstance(message, dict) and "method" in message else None
         if rid is None:  # a notification or a response: send it now, in order
-            response = self._post(body, timeout)
+            response = self._post(body, timeout, extra=extra)
             try:
                 if response.status_code not in (200, 202):
                     raise status_error(self.name, response)
@@ -186,12 +195,31 @@ class HTTPTransport(Transport):
                 response.close()
             return
         if wait:  # the caller blocks for the answer anyway: POST on its thread, no hand-off
-            self._request(rid, message.get("method"), body, timeout, True)
+            self._request(rid, message.get("method"), body, timeout, True, extra)
         else:
-            self._posts.try_submit("POST", self._request, rid, message.get("method"), body, timeout, False)
+            self._posts.try_submit("POST", self._request, rid, message.get("method"), body, timeout, False, extra)
+
+    def _routing_headers(self, message: Dict[str, Any]) -> Optional[Dict[str, str]]:
+        """2026-07-28 requests (they carry the version in ``_meta``): ``MCP-Protocol-Version`` equal
+        to it, ``Mcp-Method``, ``Mcp-Name`` and the tool's ``Mcp-Param-*`` headers."""
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(META_VERSION) if isinstance(meta, dict) else None
+        if not isinstance(version, str):
+            return None
+        method = message["method"]
+        headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
+        name_key = NAMED_METHODS.get(method)
+        name = params.get(name_key) if name_key else None  # type: ignore[union-attr]
+        if isinstance(name, str):
+            headers["Mcp-Name"] = encode_header_value(name)
+            spec = self.tool_headers.get(name) if method == "tools/call" else None
+            if spec:
+                headers.update(param_headers(params.get("arguments"), spec))  # type: ignore[union-attr]
+        return headers
 
     def _request(self, rid: Any, method: Optional[str], body: bytes, timeout: Optional[float],
-                 inline: bool) -> None:
+                 inline: bool, extra: Optional[Dict[str, str]] = None) -> None:
         """Worker: POST one request (again, as ``self.retry`` allows) and feed what comes back
         to the reader, or its failure."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -201,7 +229,7 @@ class HTTPTransport(Transport):
                 sent_session = self.session_id
                 try:
                     response = self._post(body, None if deadline is None else deadline - time.monotonic(),
-                                          initialize=method == "initialize")
+                                          initialize=method == "initialize", extra=extra)
                 except (ConnectError, ConnectionClosed) as exc:
                     reached = not isinstance(exc, ConnectError)  # a broken connection may have delivered it
                     if not self._may_retry(method, attempt, None, deadline, reached=reached):
@@ -222,7 +250,11 @@ class HTTPTransport(Transport):
                                              f"was started, but {method} is not safe to repeat")
                     if response.status_code not in self.retry.statuses or not self._may_retry(
                             method, attempt, response.headers.get("Retry-After"), deadline, reached=True):
-                        raise status_error(self.name, response)
+                        answer = rpc_error_body(response, rid)
+                        if answer is None:
+                            raise status_error(self.name, response)
+                        self._inbox.put(answer)  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
+                        return
                 finally:
                     response.close()
         except Exception as exc:
@@ -266,12 +298,15 @@ class HTTPTransport(Transport):
         log.debug("retrying %s to %s in %.2f s (attempt %d)", method, self.name, wait, attempt + 2)
         return not self._closing.wait(wait)
 
-    def _post(self, body: bytes, timeout: Optional[float], initialize: bool = False) -> "requests.Response":
+    def _post(self, body: bytes, timeout: Optional[float], initialize: bool = False,
+              extra: Optional[Dict[str, str]] = None) -> "requests.Response":
         """POST one message. Only an ``initialize`` answer may set the session id (other answers
         echo it, and a late one from an expired session must not bring that session back)."""
         import requests
 
         headers = self._headers()
+        if extra:
+            headers.update(extra)
         read = None if timeout is None else max(timeout, 0.001)
         try:
             if self._poster is not None:
@@ -329,7 +364,7 @@ class HTTPTransport(Transport):
                      retry: Optional[float]) -> Tuple[bool, Optional[str], Optional[float]]:
         """Queue one stream's messages; return (answer to ``rid`` seen, last event id, retry delay)."""
         answered = False
-        with self._tracked(response):
+        with self._tracked(response, rid):
             for event in self._events(response):
                 last_id = event.id if event.id is not None else last_id
                 retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
@@ -397,17 +432,31 @@ class HTTPTransport(Transport):
             raise ConnectionClosed(f"GET to {self.name} failed: {type(exc).__name__}") from exc
 
     @contextmanager
-    def _tracked(self, response: "requests.Response") -> Iterator[None]:
-        """While reading ``response``, let ``close()`` abort it (see ``_abort``)."""
+    def _tracked(self, response: "requests.Response", rid: Any = None) -> Iterator[None]:
+        """While reading ``response``, let ``close()`` (and ``cancel_request(rid)``) abort it."""
         with self._open_lock:
             if self._closing.is_set():
                 raise ConnectionClosed("the transport is closed")
             self._open.add(response)
+            if rid is not None:
+                self._streams[rid] = response
         try:
             yield
         finally:
             with self._open_lock:
                 self._open.discard(response)
+                if rid is not None and self._streams.get(rid) is response:
+                    del self._streams[rid]
+
+    def cancel_request(self, rid: Any) -> bool:
+        """2026-07-28: a request is cancelled by closing its response stream (no notification)."""
+        if self.protocol_version not in MODERN_VERSIONS:
+            return False
+        with self._open_lock:
+            response = self._streams.get(rid)
+        if response is not None:
+            abort(response)
+        return True
 
     def _events(self, response: "requests.Response") -> Iterator[SSEEvent]:
         """The events of an SSE response; a broken connection just ends them (the caller resumes)."""

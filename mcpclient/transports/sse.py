@@ -72,6 +72,8 @@ class SSETransport(Transport):
     Redirects are never followed: the token must not travel to a URL the user did not give.
     """
 
+    handshake_only = True  # the 2024-11-05 transport: no 2026 probe
+
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,

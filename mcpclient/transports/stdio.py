@@ -144,6 +144,7 @@ class StdioTransport(Transport):
         self.on_exit = on_exit
         self.terminate_grace = terminate_grace
         self.name = name or _default_name(self.argv)
+        self._stderr_setting = stderr
         self._stderr_sink = self._make_sink(stderr)
         self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._proc: Optional["subprocess.Popen[bytes]"] = None
@@ -158,6 +159,13 @@ class StdioTransport(Transport):
         self.instance = next_instance()
         self.skipped_lines = 0
         self._receiving = False
+
+    def relaunched(self) -> "StdioTransport":
+        """A new, unstarted transport for the same command and settings (after the server died
+        on a ``server/discover`` probe, as some handshake-era servers do)."""
+        return StdioTransport(self.argv, env=self.env, inherit_env=self.inherit_env, cwd=self.cwd,
+                              stderr=self._stderr_setting, max_message_size=self.max_message_size,
+                              on_exit=self.on_exit, terminate_grace=self.terminate_grace, name=self.name)
 
     # --- lifecycle ------------------------------------------------------------------------------
 

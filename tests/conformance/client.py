@@ -20,8 +20,8 @@ from mcpclient import Client, MCPError, accept_defaults
 
 log = logging.getLogger("conformance")
 
-#: Handshake revisions mcpclient can be pinned to (``protocol=``); others run with "auto".
-HANDSHAKE_REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+#: Revisions mcpclient can be pinned to (``protocol=``); others run with "auto".
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 
 
 class ScenarioFailed(Exception):
@@ -83,6 +83,42 @@ def elicitation_defaults(client: Client, context: Dict[str, Any]) -> None:
     call(client, "test_client_elicitation_defaults", {})
 
 
+def request_state(client: Client, context: Dict[str, Any]) -> None:
+    """SEP-2322 (multi-round-trip requests): each test_mrtr_* tool answers input_required (or, for
+    no_result_type, a result without resultType); mcpclient answers the elicitation with the
+    accept_defaults handler and repeats the call with a new id, echoing requestState exactly."""
+    names = tool_names(client)
+    for name in ("test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state", "test_mrtr_no_result_type"):
+        if name not in names:
+            raise ScenarioFailed(f"the server lists no {name}")
+        call(client, name, {})
+
+
+def everything(client: Client, context: Dict[str, Any]) -> None:
+    """Use every method the server offers once: list and call each tool, list and read each
+    resource, list and get each prompt (the mock checks the routing headers of each)."""
+    for name, arguments in plain_calls(client):
+        call(client, name, arguments)
+    if "resources" in client.server_capabilities:
+        for resource in client.list_resources():
+            log.info("read %s -> %d contents", resource.uri, len(client.read_resource(resource.uri)))
+    if "prompts" in client.server_capabilities:
+        for prompt in client.list_prompts():
+            log.info("prompt %s -> %d messages", prompt.name, len(client.get_prompt(prompt.name).messages))
+
+
+def plain_calls(client: Client) -> list:
+    """(name, arguments) for every listed tool: required string arguments get "x", others are left out.
+    Tools with invalid x-mcp-header annotations were dropped by list_tools already."""
+    calls = []
+    for tool in client.list_tools():
+        properties = tool.input_schema.get("properties") or {}
+        required = tool.input_schema.get("required") or []
+        calls.append((tool.name, {key: "x" for key in required if (properties.get(key) or {}).get("type") == "string"}))
+    log.info("tools to call: %s", [name for name, _ in calls])
+    return calls
+
+
 def default(client: Client, context: Dict[str, Any]) -> None:
     """Anything else (auth/*, the 2026-07-28 and extension scenarios): list tools, then replay
     the context's toolCalls if it has any (http-custom-headers)."""
@@ -98,6 +134,9 @@ SCENARIOS: Dict[str, Callable[[Client, Dict[str, Any]], None]] = {
     "sse-retry": sse_retry,
     "json-schema-2020-12-preservation": json_schema_preservation,
     "elicitation-sep1034-client-defaults": elicitation_defaults,
+    "sep-2322-client-request-state": request_state,
+    "http-standard-headers": everything,
+    "http-invalid-tool-headers": everything,
 }
 
 
@@ -111,13 +150,13 @@ def main(argv: list) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     revision = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    # Speak the revision the mock speaks when mcpclient knows it; else offer the newest.
-    protocol = revision if revision in HANDSHAKE_REVISIONS else "auto"
+    # Speak the revision the mock speaks when mcpclient knows it; else negotiate.
+    protocol = revision if revision in REVISIONS else "auto"
     run = SCENARIOS.get(scenario, default)
     log.info("scenario %r at %s (protocol=%r, handler %s) against %s",
              scenario, revision or "?", protocol, run.__name__, url)
     if protocol == "auto" and revision:
-        log.warning("mcpclient has no %s wire; trying the initialize handshake", revision)
+        log.warning("mcpclient does not speak %s; negotiating", revision)
     try:
         with Client(url, protocol=protocol, timeout=15.0, elicitation_handler=accept_defaults) as client:
             log.info("connected: server %s, protocol %s", client.server_info.name, client.protocol_version)

@@ -3,7 +3,7 @@
 # package.json) against mcpclient, through tests/conformance/client.py.
 #
 # usage: tests/conformance/run.sh [options]
-#   (no option)          the DEFAULT_SCENARIOS below at DEFAULT_WIRE
+#   (no option)          the DEFAULT_RUNS below (scenario@revision; "@" alone: extension)
 #   --all                every client scenario, once per era it is tagged with (the newest
 #                        handshake revision, 2026-07-28) and extension scenarios once
 #   --requirements REV   exactly the client scenarios revision REV requires (2025-11-25 or
@@ -23,8 +23,14 @@
 # suite and a Node.js 22 into tests/conformance/node_modules on first use. Runs are serial:
 # sse-retry measures a 500 ms reconnect delay and does not like company on 2 cores.
 
-DEFAULT_SCENARIOS="initialize tools_call sse-retry json-schema-2020-12-preservation elicitation-sep1034-client-defaults"
-DEFAULT_WIRE="2025-11-25"
+# What mcpclient must pass (CI runs these): the 2025-11-25 handshake-era set, then 2026-07-28.
+DEFAULT_RUNS="
+initialize@2025-11-25 tools_call@2025-11-25 sse-retry@2025-11-25
+json-schema-2020-12-preservation@2025-11-25 elicitation-sep1034-client-defaults@2025-11-25
+request-metadata@2026-07-28 tools_call@2026-07-28 sep-2322-client-request-state@2026-07-28
+http-standard-headers@2026-07-28 http-custom-headers@2026-07-28 http-invalid-tool-headers@2026-07-28
+json-schema-ref-no-deref@2026-07-28 json-schema-2020-12-preservation@2026-07-28
+"
 
 set -u -o pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -71,8 +77,17 @@ harness() { "$NODE" --import "$HERE/lib/loopback.mjs" "$CLI" "$@"; }
 is_handshake() { case "$1" in 2024-11-05|2025-03-26|2025-06-18|2025-11-25) return 0 ;; *) return 1 ;; esac; }
 listing="$(harness list --client 2>&1)" || die "the suite could not list its scenarios: $listing"
 tags_of() { awk -v name="$1" '$1 == "-" && $2 == name { gsub(/[][]/, "", $3); print $3 }' <<<"$listing"; }  # "tag,tag"
+runs=()
 case "$mode" in
-  default) names="$DEFAULT_SCENARIOS"; wires="${wires:-$DEFAULT_WIRE}" ;;
+  default)
+    names=""
+    for entry in $DEFAULT_RUNS; do
+      name="${entry%@*}" rev="${entry#*@}"
+      if [ -n "$only" ] && ! grep -Eq -- "$only" <<<"$name"; then continue; fi
+      if [ -n "$wires" ] && [[ ",$wires," != *",${rev:-ext},"* ]]; then continue; fi
+      [ -n "$(tags_of "$name")" ] || die "the suite has no client scenario $name"
+      runs+=("$name|$rev")
+    done ;;
   all) names="$(sed -n 's/^ *- \([^ ]*\) \[.*/\1/p' <<<"$listing")" ;;
   requirements)
     req_file="$(dirname "$CLI")/../requirements/$requirements.yaml"
@@ -81,7 +96,6 @@ case "$mode" in
     wires="$requirements" ;;
 esac
 
-runs=()
 for name in $names; do
   if [ -n "$only" ] && ! grep -Eq -- "$only" <<<"$name"; then continue; fi
   tags="$(tags_of "$name")"

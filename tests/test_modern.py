@@ -1,0 +1,139 @@
+"""The 2026-07-28 era against the official SDK's dual-era server, over stdio and Streamable HTTP
+(SSE and JSON responses): auto mode picks it, and the whole API works the same as in the
+handshake era. The same tests against our handshake-only server show the fallback, and what it
+costs."""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Iterator, List
+
+import pytest
+
+from mcpclient import Client, HTTPTransport, ImageContent, ProtocolError
+from mcpclient.negotiation import forget_era
+from mcpclient.testing import server_command
+
+from conftest import LONG, OFFICIAL_SERVER
+
+pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+from http_servers import official_http_server  # noqa: E402  (needs mcp)
+
+
+@pytest.fixture(scope="module", params=["stdio", "http-sse", "http-json", "legacy-stdio"])
+def target(request) -> Iterator[Any]:
+    if request.param == "stdio":
+        yield request.param, OFFICIAL_SERVER
+    elif request.param == "legacy-stdio":  # mcpclient.testing: a handshake-only server
+        yield request.param, server_command()
+    else:
+        flags = ["--http"] + (["--json-response"] if request.param == "http-json" else [])
+        with official_http_server(*flags) as url:
+            yield request.param, url
+
+
+def connect(target, **options: Any) -> Client:
+    mode, where = target
+    return Client(HTTPTransport(where) if isinstance(where, str) else where, timeout=LONG, **options)
+
+
+def test_auto_mode_picks_the_newest_era_the_server_speaks(target):
+    mode, _ = target
+    with connect(target) as client:
+        expected = "2025-11-25" if mode.startswith("legacy") else "2026-07-28"
+        assert client.protocol_version == expected
+        assert client.server_info.name in ("contract-official", "mcpclient-testing")
+        assert client.instructions and "tools" in client.server_capabilities
+
+
+def test_the_whole_api_in_either_era(target):
+    with connect(target) as client:
+        tools = {t.name: t for t in client.list_tools()}
+        assert {"echo", "add", "slow", "picture", "fail", "log"} <= set(tools)
+        assert client.call_tool("echo", {"text": "héllo"}).text == "héllo"
+        assert client.call_tool("add", {"a": 2, "b": 3}).structured_content == {"sum": 5}
+        picture = client.call_tool("picture")
+        assert isinstance(picture.content[0], ImageContent) and picture.content[0].data.startswith(b"\x89PNG")
+        assert client.call_tool("fail", {"message": "nope"}).is_error
+        assert client.call_tool_future("echo", {"text": "later"}).result(LONG).text == "later"
+        assert {"test://text", "test://blob"} <= {r.uri for r in client.list_resources()}
+        assert client.list_resource_templates()[0].uri_template == "test://greeting/{name}"
+        [blob] = client.read_resource("test://blob")
+        assert blob.blob == b"\x00\x01\x02\xff"
+        assert client.read_resource_future("test://greeting/bob").result(LONG)[0].text == "Hello, bob!"
+        assert "greet" in [p.name for p in client.list_prompts()]
+        assert client.get_prompt("greet", {"name": "x"}).messages[0].content.text == "Please greet x in a friendly way."
+        assert client.complete({"type": "ref/prompt", "name": "greet"}, "style", "f").values == ["formal", "friendly", "funny"]
+        client.ping()
+
+
+def test_progress_and_log_levels_in_either_era(target):
+    if target[0] == "http-json":
+        pytest.skip("the SDK sends no notifications with --json-response answers (CONTRACT.md)")
+    logs: List[Any] = []
+    last = threading.Event()
+
+    def on_log(level, logger, data):
+        logs.append(level)
+        if data == "the end":
+            last.set()
+
+    with connect(target, on_log=on_log) as client:
+        seen: List[Any] = []
+        assert client.call_tool("slow", {"steps": 3}, on_progress=lambda *a: seen.append(a)).text == "done after 3 steps"
+        assert [s[0] for s in seen] == [1, 2, 3]
+        client.set_logging_level("warning")
+        for level in ("debug", "info", "warning", "error"):
+            client.call_tool("log", {"level": level, "message": level})
+        client.call_tool("log", {"level": "critical", "message": "the end"})
+        assert last.wait(LONG)
+    assert logs == ["warning", "error", "critical"]
+
+
+def test_resource_subscriptions_are_refused_in_the_2026_era(target):
+    with connect(target) as client:
+        if client.protocol_version == "2026-07-28":
+            with pytest.raises(ProtocolError, match="does not exist"):
+                client.subscribe_resource("test://text")
+        else:
+            client.subscribe_resource("test://text")
+
+
+class WireRequests(logging.Handler):
+    """Counts the requests mcpclient writes (the wire log at DEBUG)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.methods: List[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if text.startswith("-> ") and '"id"' in text and '"method": "' in text:
+            self.methods.append(text.split('"method": "', 1)[1].split('"', 1)[0])
+
+
+def test_auto_mode_costs_one_round_trip_on_a_legacy_server_once_per_target():
+    argv = server_command("--name", "round-trips")
+    wire = logging.getLogger("mcpclient.wire")
+    counter = WireRequests()
+    old = wire.level
+    wire.setLevel(logging.DEBUG)
+    wire.addHandler(counter)
+    forget_era(f"None|{argv!r}")
+    try:
+        with Client(argv, timeout=LONG) as client:
+            client.list_tools()
+        first = list(counter.methods)
+        counter.methods.clear()
+        with Client(argv, timeout=LONG) as client:  # the verdict is remembered: no probe now
+            client.list_tools()
+        second = list(counter.methods)
+        counter.methods.clear()
+        with Client(argv, timeout=LONG, protocol="legacy") as client:
+            client.list_tools()
+        legacy = list(counter.methods)
+    finally:
+        wire.removeHandler(counter)
+        wire.setLevel(old)
+    assert first == ["server/discover", "initialize", "tools/list"]
+    assert second == legacy == ["initialize", "tools/list"]
