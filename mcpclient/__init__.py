@@ -8,6 +8,7 @@
 Importing this package is cheap: ``requests`` and ``jsonschema`` load only when needed.
 """
 import logging as _logging
+from typing import TYPE_CHECKING
 
 from ._version import __version__
 from .client import DEFAULT, Client
@@ -18,13 +19,8 @@ from .errors import (
     SendTimeout, SessionExpired, ToolError, TransportError, URLElicitationRequired, HeaderMismatch,
     InputRoundsExceeded, MissingClientCapability, UnsupportedProtocolVersion,
 )
-from .handlers import (
-    CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, Root, SamplingMessage,
-    accept_defaults,
-)
 from .retry import Retry
 from .session import CallFuture
-from .tasks import Task, ToolTask
 from .transports.base import Transport
 from .transports.http import HTTPTransport
 from .transports.memory import MemoryTransport
@@ -61,6 +57,7 @@ __all__ = [
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
+    "LoadedSkill",
     "MCPError",
     "MemoryTransport",
     "MethodNotFound",
@@ -88,6 +85,9 @@ __all__ = [
     "SchemaValidationError",
     "SendTimeout",
     "SessionExpired",
+    "Skill",
+    "SkillFile",
+    "SkillVerificationError",
     "StdioTransport",
     "Task",
     "TextContent",
@@ -105,3 +105,35 @@ __all__ = [
 ]
 
 _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())
+
+if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (below)
+    from .handlers import (
+        CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, Root, SamplingMessage,
+        accept_defaults,
+    )
+    from .skills import LoadedSkill, Skill, SkillFile, SkillVerificationError
+    from .tasks import Task, ToolTask
+
+#: Names whose modules load on first use (PEP 562): most programs never need them, and importing
+#: mcpclient stays cheap (see benchmarks/README.md, import time).
+_LAZY = {
+    "CreateMessageRequest": "handlers", "CreateMessageResult": "handlers", "ElicitationRequest": "handlers",
+    "ElicitationResult": "handlers", "Root": "handlers", "SamplingMessage": "handlers",
+    "accept_defaults": "handlers", "Task": "tasks", "ToolTask": "tasks", "LoadedSkill": "skills",
+    "Skill": "skills", "SkillFile": "skills", "SkillVerificationError": "skills",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcpclient' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"mcpclient.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(__all__)

@@ -23,13 +23,13 @@ from ._threads import Lane
 from ._validation import validate_structured
 from .errors import (
     CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, InputRoundsExceeded, MCPError, MethodNotFound,
-    ProtocolError, SchemaValidationError, TransportError, UnsupportedProtocolVersion,
+    ProtocolError, RequestTimeout, SchemaValidationError, TransportError, UnsupportedProtocolVersion,
 )
-from .handlers import ElicitationHandler, Responder, RootsSetting, SamplingHandler, roots_to_wire
-from .modern import MRTR_METHODS, header_params, request_meta, result_type, with_meta
+from ._responder import Responder
+from .cache import CACHEABLE, ResultCache
+from .modern import META_SUBSCRIPTION, MRTR_METHODS, header_params, request_meta, result_type, with_meta
 from .negotiation import LEGACY, Discovered, era_setting, forget_era, probe, remember_era, remembered_era
 from .notifications import Watchers
-from .tasks import Task, TaskStore, ToolTask
 from .protocol import (
     LOG_LEVELS, check_server_version, initialize_params, missing_capabilities, server_has,
 )
@@ -43,6 +43,11 @@ from .types import (
 
 if TYPE_CHECKING:
     from typing import Literal
+
+    from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
+    from .skills import LoadedSkill, Skill
+    from .subscriptions import Event, Subscription
+    from .tasks import Task, ToolTask
 
 __all__ = ["DEFAULT", "Client"]
 
@@ -154,6 +159,11 @@ class Client:
         max_workers: threads for server-initiated requests (and for paging ``*_future`` calls).
         validate_output: validate ``structuredContent`` against the tool's ``outputSchema`` when the
             tool was seen in ``list_tools()``.
+        probe_timeout: how long the ``server/discover`` probe waits on stdio (a silent server is
+            taken for a handshake-era one).
+        max_input_rounds: how many ``input_required`` rounds one 2026 request may take.
+        cache: reuse list and read results while the server's ``ttlMs`` says they are fresh
+            (2026 servers; private results only for the same credentials). ``invalidate_cache()``.
 
     Threads: ``sampling_handler``, ``elicitation_handler`` and a ``roots`` callable run on the
     connection's handler threads (``mcpclient-<n>-handler_<i>``, at most ``max_workers`` at once;
@@ -201,6 +211,7 @@ class Client:
         validate_output: bool = True,
         probe_timeout: float = 2.0,
         max_input_rounds: int = 10,
+        cache: bool = True,
     ) -> None:
         self._era_mode, self._modern_offer, self._offer = era_setting(protocol)
         self._protocol = protocol
@@ -209,6 +220,13 @@ class Client:
         self._modern = False
         self._meta: Dict[str, Any] = {}
         self._log_level: Optional[str] = None
+        self._cache = ResultCache(self._credentials) if cache else None
+        self._listens: Dict[Any, Subscription] = {}  # 2026: listen request id -> subscription
+        self._early: Dict[Any, List[Tuple[str, Dict[str, Any]]]] = {}  # its notifications before it was known
+        self._emulated: List[Subscription] = []  # handshake era: fed from unsolicited notifications
+        self._listen_lock = threading.Lock()
+        self._resource_listen: Optional[Subscription] = None  # 2026: what subscribe_resource maps onto
+        self._subscribed: List[str] = []
         self.transport = _make_transport(target, headers, auth)
         self.timeout = _check_timeout(timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
@@ -219,7 +237,11 @@ class Client:
         self._on_log = on_log
         self._max_workers = max_workers
         self._session = self._new_session()
-        tasks = TaskStore(self._session.instance, max_workers) if task_requests else None
+        tasks = None
+        if task_requests:
+            from .tasks import TaskStore  # imported only by clients that use tasks
+
+            tasks = TaskStore(self._session.instance, max_workers)
         self._responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities,
                                     tasks)
         self._watchers = Watchers(
@@ -491,13 +513,20 @@ class Client:
         """A 2026 request: with ``_meta``; while the server answers ``input_required``, run the
         handlers for its input requests and repeat the request (new id) with their answers and
         its ``requestState``, within one overall timeout and ``max_input_rounds``."""
+        cache = self._cache if method in CACHEABLE else None
+        if cache is not None:
+            hit = cache.get(method, params)
+            if hit is not None:
+                return transform(hit) if transform is not None else hit
         timeout = options["timeout"]
         deadline = None if timeout is None else time.monotonic() + timeout
         ask = params
-        for _ in range(self.max_input_rounds + 1):
+        for rounds in range(self.max_input_rounds + 1):
             raw = self._session.request(method, with_meta(ask, self._meta), **options)
             kind = result_type(raw)
             if kind == "complete":
+                if cache is not None and rounds == 0:  # never the result of an input round
+                    cache.put(method, params, raw)
                 return transform(raw) if transform is not None else raw
             if kind != "input_required" or method not in MRTR_METHODS:
                 raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
@@ -653,11 +682,15 @@ class Client:
         def created(raw: Any) -> ToolTask:
             if not isinstance(raw, dict) or "task" not in raw:
                 raise ProtocolError(f"tools/call {name} as a task: the server answered without a task")
+            from .tasks import Task, ToolTask
+
             return ToolTask(self, name, Task.from_wire(raw["task"]), transform)
         return self._run("tools/call", params, created, timeout)
 
     def list_tasks(self, *, timeout: Any = DEFAULT) -> List[Task]:
         """Every task the server knows of for this client (``tasks/list``, all pages)."""
+        from .tasks import Task
+
         return [Task.from_wire(raw) for raw in self._pages("tasks/list", "tasks", timeout)]
 
     def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
@@ -700,13 +733,37 @@ class Client:
         return self._start("resources/read", {"uri": _uri(uri)}, _contents, timeout)
 
     def subscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
-        """Ask for ``notifications/resources/updated`` about ``uri`` (see ``on_notification``)."""
+        """Ask for ``notifications/resources/updated`` about ``uri`` (``on_resource_updated``,
+        ``on_notification``). 2026 era: kept in one ``subscriptions/listen`` for all such URIs."""
+        if self._modern:
+            self._resubscribe(add=_uri(uri))
+            return
         self._run("resources/subscribe", {"uri": _uri(uri)}, _none, timeout)
+
+    def _resubscribe(self, add: Optional[str] = None, remove: Optional[str] = None) -> None:
+        with self._listen_lock:
+            uris = [u for u in self._subscribed if u != remove] + ([add] if add and add not in self._subscribed else [])
+            self._subscribed = uris
+            old, self._resource_listen = self._resource_listen, None
+        if old is not None:
+            old.close()
+        if uris:
+            fresh = self.listen(resource_uris=uris)
+            with self._listen_lock:
+                self._resource_listen = fresh
+            # Return once the server listens: an update right after this call must not be missed.
+            if not fresh.wait_acknowledged(self.timeout):
+                fresh.close()
+                raise RequestTimeout(f"subscriptions/listen for {uris[-1]} was not acknowledged in time",
+                                     method="subscriptions/listen")
 
     def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> "Future[None]":
         return self._start("resources/subscribe", {"uri": _uri(uri)}, _none, timeout)
 
     def unsubscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
+        if self._modern:
+            self._resubscribe(remove=_uri(uri))
+            return
         self._run("resources/unsubscribe", {"uri": _uri(uri)}, _none, timeout)
 
     def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> "Future[None]":
@@ -765,6 +822,118 @@ class Client:
     def set_logging_level_future(self, level: str, *, timeout: Any = DEFAULT) -> "Future[None]":
         return self._start("logging/setLevel", {"level": _level(level)}, _none, timeout)
 
+    # skills (SEP-2640 extension)
+
+    def list_skills(self, *, timeout: Any = DEFAULT) -> List[Skill]:
+        """The skills the server offers (``skills/list``, all pages): manifests only, no file is read."""
+        self._need_skills("skills/list")
+        from .skills import Skill
+
+        return [Skill.from_wire(raw) for raw in self._pages("skills/list", "skills", timeout)]
+
+    def get_skill(self, uri: str, *, timeout: Any = DEFAULT) -> Skill:
+        """One skill's manifest by its ``SKILL.md`` URI (``skills/get``; works for unlisted skills too)."""
+        self._need_skills("skills/get")
+        return self._run("skills/get", {"uri": _uri(uri)}, _skill_entry, timeout)
+
+    def load_skill(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> LoadedSkill:
+        """Load a skill: its name (from ``list_skills()``), ``SKILL.md`` URI, or ``Skill``. Reads
+        ``SKILL.md`` only now, verifies its size, digest and frontmatter against the manifest, and
+        returns a ``LoadedSkill`` whose ``read(path)`` serves only listed, verified files.
+        ``SkillVerificationError`` if anything does not match (nothing else is read then)."""
+        if isinstance(skill, str):
+            if "://" in skill:
+                skill = self.get_skill(skill, timeout=timeout)
+            else:
+                found = [s for s in self.list_skills(timeout=timeout) if s.name == skill]
+                if len(found) != 1:
+                    raise ValueError(f"{len(found)} skills are named {skill!r}; pass its URI or Skill")
+                skill = found[0]
+        from .skills import LoadedSkill, check_limits, verify_skill_md
+
+        check_limits(skill)
+        text = verify_skill_md(skill, self.read_resource(skill.uri, timeout=timeout))
+        return LoadedSkill(skill, text, lambda uri: self.read_resource(uri, timeout=timeout))
+
+    def _need_skills(self, method: str) -> None:
+        extensions = self.server_capabilities.get("extensions")
+        if not (isinstance(extensions, dict) and isinstance(extensions.get(_SKILLS), dict)):
+            raise CapabilityError(f"extensions.{_SKILLS}", method)
+
+    # subscriptions
+
+    def listen(self, *, tools: bool = False, prompts: bool = False, resources: bool = False,
+               resource_uris: Sequence[str] = (), on_event: Optional[Callable[[Event], Any]] = None) -> Subscription:
+        """Receive change events: tools/prompts/resources list changes, updates of ``resource_uris``.
+
+        Returns a ``Subscription``: iterate it (blocking) or ``get(timeout)``; ``on_event(event)``
+        is also called for each, on the notification thread. ``close()`` (or ``with``) ends it.
+        2026 era: a ``subscriptions/listen`` request (not subject to the call timeout); handshake
+        era: the server's unsolicited notifications, plus ``resources/subscribe`` for each URI.
+        """
+        from .subscriptions import Subscription, filter_params
+
+        uris = [_uri(u) for u in resource_uris]
+        wanted = filter_params(tools, prompts, resources, uris)
+        if not wanted:
+            raise ValueError("listen() needs at least one of tools, prompts, resources or resource_uris")
+        subscription = Subscription(wanted, on_event, self._end_listen)
+        if not self._modern:
+            self._options("subscriptions/listen", DEFAULT, None, None, False)  # connected?
+            for uri in uris:
+                self.subscribe_resource(uri)
+            subscription.acknowledge(dict(wanted))
+            with self._listen_lock:
+                self._emulated.append(subscription)
+            return subscription
+        self._options("subscriptions/listen", None, None, None, False)  # connected?
+        future = self._session.start_request("subscriptions/listen", with_meta({"notifications": wanted}, self._meta),
+                                             timeout=None)  # open until either side ends it
+        subscription.subscription_id = future.request_id
+        subscription._future = future  # type: ignore[attr-defined]
+        with self._listen_lock:
+            self._listens[future.request_id] = subscription
+            early = self._early.pop(future.request_id, [])
+        for method, params in early:
+            self._route_listen(subscription, method, params)
+        future.add_done_callback(lambda f: self._listen_done(subscription, f))
+        return subscription
+
+    def _listen_done(self, subscription: Subscription, future: "Future[Any]") -> None:
+        """The listen request finished (reader thread): a result is a quiet end, an error not."""
+        from .subscriptions import ended_by
+
+        with self._listen_lock:
+            self._listens.pop(subscription.subscription_id, None)
+        exc = None if future.cancelled() else future.exception()
+        subscription.end(ended_by(exc))
+
+    def _end_listen(self, subscription: Subscription) -> None:
+        future = getattr(subscription, "_future", None)
+        if future is not None:
+            future.cancel()  # stdio: notifications/cancelled; 2026 HTTP: the stream is closed
+            return
+        with self._listen_lock:
+            if subscription in self._emulated:
+                self._emulated.remove(subscription)
+        for uri in subscription.wanted.get("resourceSubscriptions") or []:
+            if uri not in self._subscribed and not self.is_closed:
+                try:
+                    self.unsubscribe_resource(uri)
+                except MCPError as exc:
+                    log.debug("unsubscribe %s failed: %s", uri, exc)
+
+    def _route_listen(self, subscription: Subscription, method: str, params: Dict[str, Any]) -> None:
+        from .subscriptions import KINDS, Event
+
+        if method == "notifications/subscriptions/acknowledged":
+            subscription.acknowledge(params.get("notifications"))
+        elif method in KINDS:
+            uri = params.get("uri") if isinstance(params.get("uri"), str) else None
+            subscription.deliver(Event(KINDS[method], uri))
+        elif method == "notifications/cancelled":
+            subscription.end()
+
     def _pages(self, method: str, key: str, timeout: Any) -> Iterator[Any]:
         """Walk every page of a list; stop (with a warning) if the server repeats a cursor."""
         seen = set()
@@ -791,6 +960,8 @@ class Client:
         if self._responder.roots is None:
             raise ValueError("this client did not declare roots; pass roots=[] to Client to allow set_roots()")
         if not callable(roots):
+            from .handlers import roots_to_wire
+
             roots_to_wire(roots)
         with self._state_lock:
             if self._state is _State.CLOSED:
@@ -813,13 +984,32 @@ class Client:
         """Answer server-initiated requests (runs on a handler thread)."""
         return self._responder.answer(method, params)
 
-    def _invalidate(self, kind: str) -> None:
+    def invalidate_cache(self) -> None:
+        """Forget every cached result (2026 servers' ``ttlMs`` hints; see ``Client(cache=)``)."""
+        if self._cache is not None:
+            self._cache.invalidate()
+
+    def _credentials(self) -> Any:
+        """Who the private cache entries belong to: a fingerprint of the token in use."""
+        auth = getattr(self.transport, "auth", None)
+        if isinstance(auth, str):
+            import hashlib
+
+            return hashlib.sha256(auth.encode("utf-8")).hexdigest()[:32]
+        return id(auth) if auth is not None else None
+
+    def _invalidate(self, kind: str, uri: Optional[str] = None) -> None:
         if kind == "tools":
             self._tools = {}  # output schemas may have changed
+        if self._cache is not None:
+            for method, list_kind in CACHEABLE.items():
+                if list_kind == kind:
+                    self._cache.invalidate(method, uri)
 
     def _handle_notification(self, method: str, params: Dict[str, Any]) -> None:
         """Route server notifications (runs on the ordered notification thread)."""
         try:
+            self._route_subscriptions(method, params)
             if method == "notifications/message":
                 self._handle_log(params)
             else:
@@ -829,6 +1019,33 @@ class Client:
         callback = self._on_notification
         if callback is not None:
             callback(method, params)
+
+    def _route_subscriptions(self, method: str, params: Dict[str, Any]) -> None:
+        """Give a notification to the ``listen()`` subscription(s) it belongs to."""
+        meta = params.get("_meta")
+        sid = meta.get(META_SUBSCRIPTION) if isinstance(meta, dict) else None
+        if method == "notifications/cancelled" and params.get("requestId") in self._listens:
+            sid = params.get("requestId")  # stdio: the server ends a listen this way
+        if sid is not None:
+            with self._listen_lock:
+                subscription = self._listens.get(sid)
+                if subscription is None:
+                    early = self._early.setdefault(sid, [])
+                    if len(self._early) <= 64 and len(early) < 64:
+                        early.append((method, params))  # its listen() has not registered it yet
+                    return
+            self._route_listen(subscription, method, params)
+            return
+        if self._emulated:
+            from .subscriptions import KINDS, Event, matches
+
+            kind = KINDS.get(method)
+            if kind is not None:
+                event = Event(kind, params.get("uri") if isinstance(params.get("uri"), str) else None)
+                with self._listen_lock:
+                    targets = [s for s in self._emulated if matches(s.wanted, event)]
+                for subscription in targets:
+                    subscription.deliver(event)
 
     def _handle_log(self, params: Dict[str, Any]) -> None:
         level = params.get("level") if isinstance(params.get("level"), str) else "info"
@@ -844,10 +1061,19 @@ class Client:
 
 # --- small pure helpers used as transforms -------------------------------------------------------
 
-_REMOVED_IN_2026 = frozenset(("resources/subscribe", "resources/unsubscribe"))
+_REMOVED_IN_2026 = frozenset(("resources/subscribe", "resources/unsubscribe"))  # subscribe_resource maps them
+_SKILLS = "io.modelcontextprotocol/skills"  # the extension's id (skills.SKILLS_EXTENSION)
 
 def _is_http(transport: Transport) -> bool:
     return isinstance(getattr(transport, "url", None), str)
+
+
+def _skill_entry(raw: Any) -> Skill:
+    if not isinstance(raw, dict):
+        raise ProtocolError("skills/get result is not an object")
+    from .skills import Skill
+
+    return Skill.from_wire(raw.get("skill"))
 
 
 def _complete_only(method: str, transform: Optional[Callable[[Any], Any]]) -> Callable[[Any], Any]:

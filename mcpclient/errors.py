@@ -37,6 +37,7 @@ __all__ = [
     "SchemaValidationError",
     "SendTimeout",
     "SessionExpired",
+    "SubscriptionLost",
     "ToolError",
     "TransportError",
     "URLElicitationRequired",
@@ -216,6 +217,10 @@ class SendTimeout(TransportError, TimeoutError):
 class SessionExpired(ConnectionClosed):
     """The HTTP server no longer knows our session (404), and the request could not be repeated
     in a new one (it is not safe to repeat, or ``reconnect=False``, or re-initializing failed)."""
+
+
+class SubscriptionLost(ConnectionClosed):
+    """A ``listen()`` subscription's stream broke without the server ending it."""
 
 
 class HTTPError(TransportError):

@@ -9,7 +9,6 @@ client and the HTTP transport apply them. No I/O here.
 """
 from __future__ import annotations
 
-import base64
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -98,6 +97,8 @@ def encode_header_value(value: Any) -> str:
     text = str(value)
     if _SAFE.match(text) and text == text.strip() and not (text.startswith("=?base64?") and text.endswith("?=")):
         return text
+    import base64  # rarely needed: only for unsafe header values
+
     return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
 
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, NamedTuple, Optional
 
 from .errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
 from .modern import LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_VERSIONS, mutual_version, request_meta
@@ -29,8 +28,7 @@ _eras: Dict[str, str] = {}  # target key -> "legacy" or the modern revision last
 _eras_lock = threading.Lock()
 
 
-@dataclass(frozen=True)
-class Discovered:
+class Discovered(NamedTuple):
     """A modern server's ``DiscoverResult``, reduced to what the client keeps."""
 
     version: str

@@ -77,7 +77,7 @@ class Watchers:
 
     def __init__(self, instance: int, on_changed: Dict[str, Optional[Callable[[Any], Any]]],
                  fetch: Dict[str, Callable[[], Any]], on_resource_updated: Optional[Callable[[str], Any]],
-                 on_invalidate: Callable[[str], None]) -> None:
+                 on_invalidate: Callable[..., None]) -> None:
         self._instance = instance
         self._on_changed = {kind: cb for kind, cb in on_changed.items() if cb is not None}
         self._fetch = fetch
@@ -98,8 +98,10 @@ class Watchers:
                 self._schedule(kind)
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
-            if self._on_resource_updated is not None and isinstance(uri, str):
-                self._on_resource_updated(uri)
+            if isinstance(uri, str):
+                self._on_invalidate("resources/read", uri)
+                if self._on_resource_updated is not None:
+                    self._on_resource_updated(uri)
         elif method == "notifications/elicitation/complete":
             self.elicitations.complete(params.get("elicitationId"))
 

@@ -50,7 +50,9 @@ class ScriptedServer:
     ``server.peer`` to send anything else). Every message received is kept in ``received``.
     """
 
-    def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None, modern: bool = False) -> None:
+        """``modern``: answer ``server/discover`` as a 2026-07-28 server (else: unknown method)."""
+        self.modern = modern
         self.transport, self.peer = MemoryTransport.pair()
         self.handle = handle
         self.capabilities = capabilities if capabilities is not None else {"tools": {}, "prompts": {}}
@@ -98,6 +100,11 @@ class ScriptedServer:
                 self.received.append(msg)
                 self._cond.notify_all()
             if "id" not in msg or "method" not in msg:
+                continue
+            if msg["method"] == "server/discover" and self.modern:
+                self.peer.send({"jsonrpc": "2.0", "id": msg["id"], "result": {
+                    "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": self.capabilities,
+                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted-2026", "version": "1"}}}})
                 continue
             if msg["method"] == "server/discover":  # a handshake-era server: unknown method
                 self.peer.send({"jsonrpc": "2.0", "id": msg["id"],

@@ -10,7 +10,7 @@ from typing import Any, Iterator, List
 
 import pytest
 
-from mcpclient import Client, HTTPTransport, ImageContent, ProtocolError
+from mcpclient import Client, HTTPTransport, ImageContent
 from mcpclient.negotiation import forget_era
 from mcpclient.testing import server_command
 
@@ -90,13 +90,37 @@ def test_progress_and_log_levels_in_either_era(target):
     assert logs == ["warning", "error", "critical"]
 
 
-def test_resource_subscriptions_are_refused_in_the_2026_era(target):
-    with connect(target) as client:
-        if client.protocol_version == "2026-07-28":
-            with pytest.raises(ProtocolError, match="does not exist"):
-                client.subscribe_resource("test://text")
-        else:
-            client.subscribe_resource("test://text")
+@pytest.mark.parametrize("protocol", ["auto", "2025-11-25"])
+def test_listen_delivers_list_changes_and_resource_updates_in_either_era(target, protocol):
+    mode, _ = target
+    if mode == "legacy-stdio":
+        pytest.skip("mcpclient.testing has no add_tool/touch tools")
+    if mode == "http-json" and protocol != "auto":
+        pytest.skip("handshake era with --json-response: the SDK sends no notifications")
+    events: List[Any] = []
+    with connect(target, protocol=protocol) as client:
+        with client.listen(tools=True, resource_uris=["test://text"], on_event=events.append) as subscription:
+            assert subscription.wait_acknowledged(LONG)
+            assert subscription.acknowledged.get("toolsListChanged") is True
+            name = f"listened_{mode.replace('-', '_')}_{protocol.replace('-', '_')}"
+            client.call_tool("add_tool", {"name": name})
+            first = subscription.get(LONG)
+            client.call_tool("touch", {"uri": "test://text"})
+            second = subscription.get(LONG)
+        assert subscription.closed and subscription.get(0) is None
+    assert (first.kind, second.kind, second.uri) == ("tools_changed", "resource_updated", "test://text")
+    assert events[:2] == [first, second]
+
+
+def test_subscribe_resource_works_in_either_era(target):
+    if target[0] == "legacy-stdio":
+        pytest.skip("mcpclient.testing has no touch tool")
+    updated = threading.Event()
+    with connect(target, on_resource_updated=lambda uri: updated.set()) as client:
+        client.subscribe_resource("test://text")
+        client.call_tool("touch", {"uri": "test://text"})
+        assert updated.wait(LONG)
+        client.unsubscribe_resource("test://text")
 
 
 class WireRequests(logging.Handler):

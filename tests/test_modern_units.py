@@ -94,3 +94,98 @@ def test_versions_and_settings():
     assert era_setting("2025-06-18") == ("legacy", None, "2025-06-18")
     with pytest.raises(ValueError):
         era_setting("2099-01-01")
+
+
+# --- against a scripted 2026 server on a MemoryTransport -------------------------------------------
+
+from typing import Any, Dict, List  # noqa: E402
+
+from mcpclient import Client, ElicitationResult, InputRoundsExceeded  # noqa: E402
+
+from conftest import LONG  # noqa: E402
+from helpers import ScriptedServer  # noqa: E402
+
+
+@pytest.fixture
+def modern_server():
+    servers: List[ScriptedServer] = []
+
+    def make(handle, **kwargs) -> ScriptedServer:
+        servers.append(ScriptedServer(handle, modern=True, **kwargs))
+        return servers[-1]
+
+    yield make
+    for s in servers:
+        s.stop()
+
+
+def sent(server: ScriptedServer, method: str) -> List[Dict[str, Any]]:
+    return [m for m in server.received if m.get("method") == method]
+
+
+def test_results_are_cached_while_fresh_and_invalidated_by_notifications(modern_server):
+    ttl = {"tools/list": 60000}
+
+    def handle(method, params):
+        if method == "tools/list":
+            return {"tools": [{"name": "t", "inputSchema": {"type": "object"}}], "ttlMs": ttl["tools/list"],
+                    "cacheScope": "private", "resultType": "complete"}
+        if method == "prompts/list":
+            return {"prompts": [], "ttlMs": 0}
+        return {}
+
+    server = modern_server(handle, capabilities={"tools": {"listChanged": True}, "prompts": {}})
+    with Client(server.transport, timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28" and client.server_info.name == "scripted-2026"
+        client.list_tools()
+        client.list_tools()
+        assert len(sent(server, "tools/list")) == 1  # the second came from the cache
+        client.invalidate_cache()
+        client.list_tools()
+        assert len(sent(server, "tools/list")) == 2
+        client.list_prompts()
+        client.list_prompts()
+        assert len(sent(server, "prompts/list")) == 2  # ttlMs 0: never cached
+        meta = sent(server, "tools/list")[0]["params"]["_meta"]
+        assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+        assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "mcpclient"
+    plain = modern_server(handle, capabilities={"tools": {}})
+    with Client(plain.transport, timeout=LONG, cache=False) as client:
+        client.list_tools()
+        client.list_tools()
+        assert len(sent(plain, "tools/list")) == 2
+
+
+def test_input_required_rounds_run_the_handlers_with_fresh_ids_and_the_state_echoed(modern_server):
+    rounds: List[Dict[str, Any]] = []
+
+    def handle(method, params):
+        if method != "resources/read":
+            return {}
+        rounds.append(params)
+        if "inputResponses" not in params:
+            return {"resultType": "input_required", "requestState": "opaque-1",
+                    "inputRequests": {"who": {"method": "elicitation/create", "params": {
+                        "message": "Who?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}}}
+        answer = params["inputResponses"]["who"]["content"]["name"]
+        return {"contents": [{"uri": params["uri"], "text": f"hi {answer}"}], "ttlMs": 60000}
+
+    server = modern_server(handle, capabilities={"resources": {}})
+    with Client(server.transport, timeout=LONG,
+                elicitation_handler=lambda r: ElicitationResult.accept({"name": "Ada"})) as client:
+        assert client.read_resource("test://x")[0].text == "hi Ada"
+        assert client.read_resource("test://x")[0].text == "hi Ada"  # not cached: it took a round
+    ids = [m["id"] for m in sent(server, "resources/read")]
+    assert len(ids) == 4 and len(set(ids)) == 4
+    assert rounds[1]["requestState"] == "opaque-1" and "requestState" not in rounds[0]
+
+
+def test_endless_input_rounds_stop_with_a_typed_error(modern_server):
+    def handle(method, params):
+        return {"resultType": "input_required", "requestState": "again"}
+
+    server = modern_server(handle, capabilities={"tools": {}})
+    with Client(server.transport, timeout=LONG, max_input_rounds=3) as client:
+        with pytest.raises(InputRoundsExceeded):
+            client.call_tool("loop")
+    assert len(sent(server, "tools/call")) == 4

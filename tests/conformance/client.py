@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Any, Callable, Dict
 
-from mcpclient import Client, MCPError, accept_defaults
+from mcpclient import Client, MCPError, SkillVerificationError, accept_defaults
 
 log = logging.getLogger("conformance")
 
@@ -119,6 +119,22 @@ def plain_calls(client: Client) -> list:
     return calls
 
 
+def skills(client: Client, context: Dict[str, Any]) -> None:
+    """SEP-2640: list the skills (reading none of their files); for the verify-* scenarios load
+    the first one, which the mock has tampered with: load_skill must refuse it before any
+    supporting file is read."""
+    listed = client.list_skills()
+    log.info("skills: %s", [(s.name, s.uri) for s in listed])
+    if os.environ.get("MCP_CONFORMANCE_SCENARIO", "").endswith("no-prefetch") or not listed:
+        return
+    try:
+        loaded = client.load_skill(listed[0])
+    except SkillVerificationError as exc:
+        log.info("refused, as it should be: %s", exc)
+        return
+    raise ScenarioFailed(f"the tampered skill {loaded.skill.uri} was accepted")
+
+
 def default(client: Client, context: Dict[str, Any]) -> None:
     """Anything else (auth/*, the 2026-07-28 and extension scenarios): list tools, then replay
     the context's toolCalls if it has any (http-custom-headers)."""
@@ -137,6 +153,10 @@ SCENARIOS: Dict[str, Callable[[Client, Dict[str, Any]], None]] = {
     "sep-2322-client-request-state": request_state,
     "http-standard-headers": everything,
     "http-invalid-tool-headers": everything,
+    "sep-2640-client-no-prefetch": skills,
+    "sep-2640-client-verify-digest": skills,
+    "sep-2640-client-verify-size": skills,
+    "sep-2640-client-verify-frontmatter": skills,
 }
 
 

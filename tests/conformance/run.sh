@@ -30,6 +30,8 @@ json-schema-2020-12-preservation@2025-11-25 elicitation-sep1034-client-defaults@
 request-metadata@2026-07-28 tools_call@2026-07-28 sep-2322-client-request-state@2026-07-28
 http-standard-headers@2026-07-28 http-custom-headers@2026-07-28 http-invalid-tool-headers@2026-07-28
 json-schema-ref-no-deref@2026-07-28 json-schema-2020-12-preservation@2026-07-28
+sep-2640-client-no-prefetch@ sep-2640-client-verify-digest@ sep-2640-client-verify-size@
+sep-2640-client-verify-frontmatter@
 "
 
 set -u -o pipefail

@@ -47,6 +47,27 @@ channel (Streamable HTTP: the GET stream). The high-level helpers cannot be used
   and fails fast with a JSON-RPC error instead. (``--stateless`` has no channel for server->client
   requests at all: the SDK raises ``NoBackChannelError``, a -32600 JSON-RPC error, itself.)
 
+2026-07-28 (modern) extras (``mrtr_elicit``, ``mrtr_sample``, ``mrtr_roots``, ``mrtr_two_rounds``, the
+prompt ``mrtr_prompt``, the unlisted resource ``test://mrtr``; CONTRACT.md "2026-07-28 (modern) extras"):
+the SDK is dual-era, and a client that opens with ``server/discover`` gets the 2026-07-28 era, where
+the server never sends requests (the extras above then fail with the SDK's ``NoBackChannelError``).
+These answer with an ``InputRequiredResult`` instead (multi round-trip requests) and read the retry's
+``ctx.input_responses`` / ``ctx.request_state``; in the handshake era they fall back to ordinary
+server->client requests (through ``_related``) and give the same final answer.
+
+- ``requestState``: the handler mints plaintext (``"<name>/1"``, ...); the SDK's ``RequestStateBoundary``
+  (always on: ``MCPServer`` uses ``RequestStateSecurity.ephemeral()``) seals it (``v1.<AES-GCM token>``,
+  per-process key, bound to method + tool/prompt/uri + arguments, TTL) and rejects a tampered,
+  foreign or expired echo with -32602 before the handler runs.
+- ``test://mrtr``: ``MCPServer`` lets only resource *templates* return an ``InputRequiredResult``, and a
+  new template would change ``resources/templates/list`` (fixed by the contract), so ``resources/read``
+  is re-registered with ``Server.add_request_handler``: ``test://mrtr`` is served there, everything
+  else goes on to ``MCPServer._handle_read_resource``.
+- ``subscriptions/listen``: served by the SDK (``MCPServer`` registers a ``ListenHandler`` on an
+  in-process ``SubscriptionBus``); ``touch`` and ``add_tool`` publish to that bus with
+  ``ctx.notify_resource_updated`` / ``ctx.notify_tools_changed`` (in both eras; in the handshake era
+  they also still send the session notification as before; in the 2026 era the SDK drops those).
+
 Note: an ordinary exception raised inside a tool reaches the client WITHOUT its text in this SDK
 ("Error executing tool X"); only ``ToolError`` keeps its message, so ``fail`` raises ``ToolError``.
 An ``MCPError`` (``UrlElicitationRequiredError``, ``NoBackChannelError``) raised inside a tool is
@@ -67,33 +88,52 @@ import threading
 import warnings
 import zlib
 from itertools import count
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any, TypeVar, get_args
 
 import anyio
 from mcp_types import (
+    INVALID_PARAMS,
     INVALID_REQUEST,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     CallToolResult,
+    ClientCapabilities,
     Completion,
     CompletionArgument,
     CompletionContext,
+    CreateMessageRequest,
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitationCapability,
+    ElicitRequest,
+    ElicitRequestFormParams,
     ElicitRequestURLParams,
+    ElicitResult,
     EmptyResult,
+    FormElicitationCapability,
     ImageContent,
+    InputRequiredResult,
     ListRootsRequest,
     ListRootsResult,
     LoggingLevel,
+    MissingRequiredClientCapabilityErrorData,
     ModelHint,
     ModelPreferences,
     PingRequest,
     PromptReference,
+    ReadResourceRequestParams,
+    ReadResourceResult,
     ResourceTemplateReference,
+    RootsCapability,
+    SamplingCapability,
     SamplingMessage,
     SetLevelRequestParams,
     SubscribeRequestParams,
     TextContent,
+    TextResourceContents,
     UnsubscribeRequestParams,
 )
-from pydantic import BaseModel
+from mcp_types.version import is_version_at_least
+from pydantic import BaseModel, ValidationError
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
@@ -129,6 +169,10 @@ ELICIT_FORM_SCHEMA: dict[str, Any] = {
 LOG_LEVELS: tuple[str, ...] = get_args(LoggingLevel)
 #: How long a server->client request waits for the client's GET stream in --json-response mode.
 GET_STREAM_WAIT = 2.0
+
+#: The first protocol version of the 2026-07-28 ("modern") era: MRTR instead of server->client requests.
+MODERN_VERSION = "2026-07-28"
+ResultT = TypeVar("ResultT", bound=BaseModel)
 
 #: The level last set by logging/setLevel (per server process, shared by all sessions); None = send all.
 _min_log_level: str | None = None
@@ -208,9 +252,13 @@ async def log(level: str, message: str, ctx: Context) -> str:
 
 async def touch(uri: str, ctx: Context) -> str:
     """Send notifications/resources/updated for `uri` to the calling session (official-server-only extra)."""
-    # Not request-scoped (no related_request_id): the SDK sends it on the session's standalone
-    # channel, i.e. inline over stdio / legacy SSE, and on the GET stream over Streamable HTTP.
-    await ctx.session.send_resource_updated(uri)
+    # 2026-07-28 era: published to the SDK's subscription bus, i.e. to every open
+    # subscriptions/listen stream (of any client of this process) whose filter lists `uri`.
+    await ctx.notify_resource_updated(uri)
+    if not _is_modern(ctx):
+        # Not request-scoped (no related_request_id): the SDK sends it on the session's standalone
+        # channel, i.e. inline over stdio / legacy SSE, and on the GET stream over Streamable HTTP.
+        await ctx.session.send_resource_updated(uri)
     return "touched"
 
 
@@ -328,7 +376,10 @@ async def add_tool(name: str, ctx: Context) -> str:
     mcp.add_tool(added, name=name, description=f"Added at run time by add_tool ({name}).", structured_output=False)
     # The SDK's own helper: the standalone channel (stdio / legacy SSE: the one stream; Streamable
     # HTTP: the GET stream, dropped if none is open; never sent in --stateless mode).
-    await ctx.session.send_tool_list_changed()
+    # 2026-07-28 era: published to every open subscriptions/listen stream asking for toolsListChanged.
+    await ctx.notify_tools_changed()
+    if not _is_modern(ctx):
+        await ctx.session.send_tool_list_changed()
     return "added"
 
 
@@ -339,6 +390,191 @@ async def ping_client(ctx: Context) -> str:
         PingRequest(), EmptyResult, metadata=ServerMessageMetadata(related_request_id=await _related(ctx, "ping"))
     )
     return "pong"
+
+
+# ---------------------------------------------------------------- 2026-07-28 (modern) extras
+#
+# Multi round-trip requests (MRTR): in the 2026-07-28 era a server never sends requests to the
+# client; a tools/call, prompts/get or resources/read answers with an InputRequiredResult and the
+# client repeats the call with `inputResponses` (+ the echoed `requestState`). The SDK seals every
+# outgoing requestState (RequestStateBoundary: AES-GCM with a per-process key, bound to the method,
+# the tool/prompt/uri, the arguments and a TTL) and hands the handler back the plaintext it minted,
+# rejecting a tampered or foreign state before the handler runs. In the handshake era the same
+# tools/prompt/resource fall back to ordinary server->client requests (as `elicit_form` etc. do)
+# and produce the same final answer.
+
+#: The resource that needs one MRTR round (served by `read_resource`; not in resources/list).
+MRTR_RESOURCE = "test://mrtr"
+#: The form the MRTR elicitations ask for.
+MRTR_FORM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"name": {"type": "string", "default": "anon"}},
+    "required": ["name"],
+}
+
+
+def _is_modern(ctx: Context) -> bool:
+    """True when this request runs in the 2026-07-28 era (MRTR, subscriptions/listen)."""
+    version = ctx.protocol_version
+    return version is not None and is_version_at_least(version, MODERN_VERSION)
+
+
+def _require_modern_capability(ctx: Context, capability: str) -> None:
+    """Refuse (-32021, like the SDK's resolvers) to ask for input the client did not declare."""
+    caps = ctx.client_capabilities
+    if capability == "elicitation":
+        elicitation = caps.elicitation if caps is not None else None
+        if elicitation is not None and (elicitation.form is not None or elicitation.url is None):
+            return  # a bare `elicitation: {}` means form support
+        required = ClientCapabilities(elicitation=ElicitationCapability(form=FormElicitationCapability()))
+    elif capability == "sampling":
+        if caps is not None and caps.sampling is not None:
+            return
+        required = ClientCapabilities(sampling=SamplingCapability())
+    else:
+        if caps is not None and caps.roots is not None:
+            return
+        required = ClientCapabilities(roots=RootsCapability())
+    raise MCPError(
+        MISSING_REQUIRED_CLIENT_CAPABILITY,
+        f"Client did not declare the {capability} capability",
+        data=MissingRequiredClientCapabilityErrorData(required_capabilities=required).model_dump(
+            by_alias=True, mode="json", exclude_none=True
+        ),
+    )
+
+
+def _elicit_request(message: str) -> ElicitRequest:
+    return ElicitRequest(params=ElicitRequestFormParams(message=message, requested_schema=MRTR_FORM_SCHEMA))
+
+
+def _answer(ctx: Context, key: str, model: type[ResultT]) -> ResultT | None:
+    """The client's answer to input request `key` of the previous round, or None if absent."""
+    responses = ctx.input_responses or {}
+    if key not in responses:
+        return None
+    raw = responses[key]
+    try:
+        return model.model_validate(raw.model_dump(by_alias=True, mode="json", exclude_unset=True))
+    except ValidationError:
+        raise MCPError(INVALID_PARAMS, f"inputResponses[{key!r}] is not a valid {model.__name__}") from None
+
+
+def _round_state(ctx: Context, prefix: str) -> str | None:
+    """The echoed (already unsealed) requestState if it starts with `prefix`, else None."""
+    state = ctx.request_state
+    return state[len(prefix) :] if state is not None and state.startswith(prefix) else None
+
+
+def _elicit_text(result: ElicitResult) -> str:
+    if result.action == "accept":
+        return "accept " + json.dumps(result.content, sort_keys=True)
+    return result.action
+
+
+async def _legacy_elicit(ctx: Context, message: str) -> ElicitResult:
+    """Handshake era: an ordinary elicitation/create request (see `_related`)."""
+    return await ctx.session.elicit_form(
+        message=message,
+        requested_schema=MRTR_FORM_SCHEMA,
+        related_request_id=await _related(ctx, "elicitation/create"),
+    )
+
+
+async def _modern_elicit_once(ctx: Context, name: str, key: str, message: str) -> InputRequiredResult | str:
+    """One elicitation round for `name`: ask (state "<name>/1"), or return the answer's text."""
+    if _round_state(ctx, f"{name}/1") == "":
+        answer = _answer(ctx, key, ElicitResult)
+        if answer is not None:
+            return _elicit_text(answer)
+    # First round, or a retry without the answer: (re-)ask.
+    _require_modern_capability(ctx, "elicitation")
+    return InputRequiredResult(input_requests={key: _elicit_request(message)}, request_state=f"{name}/1")
+
+
+async def mrtr_elicit(message: str, ctx: Context) -> str | InputRequiredResult:
+    """2026-07-28: one MRTR elicitation round (input request "who"); returns "accept {json}" or the action."""
+    if not _is_modern(ctx):
+        return _elicit_text(await _legacy_elicit(ctx, message))
+    return await _modern_elicit_once(ctx, "mrtr_elicit", "who", message)
+
+
+def _sampling_params(prompt: str) -> CreateMessageRequestParams:
+    return CreateMessageRequestParams(
+        messages=[SamplingMessage(role="user", content=TextContent(type="text", text=prompt))], max_tokens=20
+    )
+
+
+def _sample_text(result: CreateMessageResult) -> str:
+    content = result.content
+    if isinstance(content, TextContent):
+        return f"{result.model}: {content.text}"
+    return f"{result.model}: " + json.dumps(content.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+async def mrtr_sample(prompt: str, ctx: Context) -> str | InputRequiredResult:
+    """2026-07-28: one MRTR sampling round (input request "llm"); returns "{model}: {text}"."""
+    params = _sampling_params(prompt)
+    if not _is_modern(ctx):
+        result = await ctx.session.send_request(
+            CreateMessageRequest(params=params),
+            CreateMessageResult,
+            metadata=ServerMessageMetadata(related_request_id=await _related(ctx, "sampling/createMessage")),
+        )
+        return _sample_text(result)
+    if _round_state(ctx, "mrtr_sample/1") == "":
+        answer = _answer(ctx, "llm", CreateMessageResult)
+        if answer is not None:
+            return _sample_text(answer)
+    _require_modern_capability(ctx, "sampling")
+    return InputRequiredResult(
+        input_requests={"llm": CreateMessageRequest(params=params)}, request_state="mrtr_sample/1"
+    )
+
+
+def _roots_text(result: ListRootsResult) -> str:
+    return json.dumps([[str(root.uri), root.name] for root in result.roots])
+
+
+async def mrtr_roots(ctx: Context) -> str | InputRequiredResult:
+    """2026-07-28: one MRTR roots round (input request "roots"); returns JSON [[uri, name], ...]."""
+    if not _is_modern(ctx):
+        return await roots(ctx)
+    if _round_state(ctx, "mrtr_roots/1") == "":
+        answer = _answer(ctx, "roots", ListRootsResult)
+        if answer is not None:
+            return _roots_text(answer)
+    _require_modern_capability(ctx, "roots")
+    return InputRequiredResult(input_requests={"roots": ListRootsRequest()}, request_state="mrtr_roots/1")
+
+
+async def mrtr_two_rounds(ctx: Context) -> str | InputRequiredResult:
+    """2026-07-28: two MRTR elicitation rounds ("first", then "second"); returns both answers."""
+    if not _is_modern(ctx):
+        first = _elicit_text(await _legacy_elicit(ctx, "First?"))
+        second = _elicit_text(await _legacy_elicit(ctx, "Second?"))
+        return f"first: {first}; second: {second}"
+    # Round 3: the state carries round 1's answer (the retry only carries round 2's).
+    first = _round_state(ctx, "mrtr_two_rounds/2 ")
+    if first is not None:
+        answer = _answer(ctx, "second", ElicitResult)
+        if answer is not None:
+            return f"first: {first}; second: {_elicit_text(answer)}"
+        _require_modern_capability(ctx, "elicitation")
+        return InputRequiredResult(
+            input_requests={"second": _elicit_request("Second?")}, request_state=f"mrtr_two_rounds/2 {first}"
+        )
+    # Round 2 (or a retry of round 1 without its answer: ask "first" again).
+    if _round_state(ctx, "mrtr_two_rounds/1") == "":
+        answer = _answer(ctx, "first", ElicitResult)
+        if answer is not None:
+            _require_modern_capability(ctx, "elicitation")
+            return InputRequiredResult(
+                input_requests={"second": _elicit_request("Second?")},
+                request_state=f"mrtr_two_rounds/2 {_elicit_text(answer)}",
+            )
+    _require_modern_capability(ctx, "elicitation")
+    return InputRequiredResult(input_requests={"first": _elicit_request("First?")}, request_state="mrtr_two_rounds/1")
 
 
 def _tools() -> list[Tool]:
@@ -357,6 +593,10 @@ def _tools() -> list[Tool]:
         Tool.from_function(roots, structured_output=False),
         Tool.from_function(add_tool, structured_output=False),
         Tool.from_function(ping_client, structured_output=False),
+        Tool.from_function(mrtr_elicit, structured_output=False),
+        Tool.from_function(mrtr_sample, structured_output=False),
+        Tool.from_function(mrtr_roots, structured_output=False),
+        Tool.from_function(mrtr_two_rounds, structured_output=False),
     ]
     by_name = {t.name: t for t in tools}
     # Exact schemas (the derived ones carry pydantic titles); the models above still validate.
@@ -400,6 +640,14 @@ async def greet(name: str, style: str = "friendly") -> str:
     return f"Please greet {name} in a {style} way."
 
 
+@mcp.prompt(name="mrtr_prompt", description="Ask who is asking (2026-07-28: one MRTR elicitation round)")
+async def mrtr_prompt(ctx: Context) -> str | InputRequiredResult:
+    """One user message: "accept {json}" or the elicitation's action (like `mrtr_elicit`)."""
+    if not _is_modern(ctx):
+        return _elicit_text(await _legacy_elicit(ctx, "Who is asking?"))
+    return await _modern_elicit_once(ctx, "mrtr_prompt", "who", "Who is asking?")
+
+
 # ---------------------------------------------------------------- completions
 
 
@@ -439,7 +687,35 @@ async def set_level(ctx: ServerRequestContext[Any], params: SetLevelRequestParam
 _lowlevel = mcp._lowlevel_server  # pyright: ignore[reportPrivateUsage]
 _lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
 _lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
+async def read_resource(
+    ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
+) -> ReadResourceResult | InputRequiredResult:
+    """MCPServer's resources/read, plus the unlisted `test://mrtr` (one MRTR elicitation round).
+
+    MCPServer lets only resource *templates* return an InputRequiredResult (a static resource function
+    gets no Context), and a new template would change resources/templates/list, which the contract
+    fixes; so `test://mrtr` is served here, in front of MCPServer's own handler.
+    """
+    if params.uri != MRTR_RESOURCE:
+        return await mcp._handle_read_resource(ctx, params)  # pyright: ignore[reportPrivateUsage]
+    context = Context(
+        request_context=ctx,
+        mcp_server=mcp,
+        input_params=params,
+        subscriptions=mcp._subscriptions,  # pyright: ignore[reportPrivateUsage]
+    )
+    if _is_modern(context):
+        outcome = await _modern_elicit_once(context, "mrtr_resource", "who", "Who is reading?")
+        if isinstance(outcome, InputRequiredResult):
+            return outcome
+        text = outcome
+    else:
+        text = _elicit_text(await _legacy_elicit(context, "Who is reading?"))
+    return ReadResourceResult(contents=[TextResourceContents(uri=MRTR_RESOURCE, text=text, mime_type="text/plain")])
+
+
 _lowlevel.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+_lowlevel.add_request_handler("resources/read", ReadResourceRequestParams, read_resource)
 
 
 # ---------------------------------------------------------------- HTTP serving
