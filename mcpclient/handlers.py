@@ -10,10 +10,10 @@ only when the first server request arrives, to keep ``import mcpclient`` fast).
 from __future__ import annotations
 
 import logging
-from dataclasses import field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .errors import InvalidParams
+from ._records import field
 from .types import Content, Raw, TextContent, _Record, _record, parse_content
 
 

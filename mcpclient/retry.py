@@ -8,7 +8,7 @@ the server said "not now" (429/503, honouring ``Retry-After``) or the connection
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from ._records import Record, field, record, replace
 from typing import Any, FrozenSet, Optional
 
 __all__ = ["SAFE_METHODS", "Retry", "parse_retry_after"]
@@ -21,8 +21,8 @@ SAFE_METHODS: FrozenSet[str] = frozenset({
 })
 
 
-@dataclass(frozen=True)
-class Retry:
+@record
+class Retry(Record):
     """How an HTTP transport retries. ``Retry(total=0)`` turns retrying off.
 
     Args:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-from dataclasses import field
 from typing import Any, Callable, Dict, List, Optional
 
 from .errors import MCPError, ProtocolError
+from ._records import field
 from .types import Raw, ResourceContents, _Record, _record
 
 __all__ = ["LoadedSkill", "Skill", "SkillFile", "SkillVerificationError", "SKILLS_EXTENSION"]

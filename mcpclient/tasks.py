@@ -16,13 +16,13 @@ import logging
 import threading
 import time
 import uuid
-from dataclasses import field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from ._sentinel import DEFAULT
 from ._threads import Lane
 from .errors import InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
+from ._records import field
 from .types import Raw, ToolResult, _Record, _record
 
 if TYPE_CHECKING:

@@ -1,4 +1,4 @@
-"""Result types: frozen dataclasses with snake_case fields, built from wire dicts.
+"""Result types: frozen records with snake_case fields, built from wire dicts.
 
 Each class carries the fields of every protocol revision (absent ones are ``None``) and keeps the
 wire dict untouched in ``.raw``, so fields this version does not know stay reachable. Parsing is
@@ -8,9 +8,9 @@ lenient about extras and strict only where a missing field would make the object
 from __future__ import annotations
 
 import binascii
-from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
+from ._records import Record, field, record
 from .errors import ProtocolError, ToolError
 
 __all__ = [
@@ -38,40 +38,9 @@ __all__ = [
 Raw = Dict[str, Any]
 
 
-class _Record:
-    """Base of every result class: shared ``__repr__``, ``__eq__`` and ``__hash__``.
-
-    They behave like the ones ``@dataclass`` would generate (``raw`` and other ``repr=False`` /
-    ``compare=False`` fields are left out), but are written once instead of being compiled for
-    each of these classes at import time, which halves the cost of importing mcpclient.
-    """
-
-    __slots__ = ()
-    _shown: Dict[type, Any] = {}
-    _compared: Dict[type, Any] = {}
-
-    def _names(self, table: Dict[type, Any], attr: str) -> Any:
-        cls = type(self)
-        names = table.get(cls)
-        if names is None:
-            names = table[cls] = tuple(f.name for f in fields(cls) if getattr(f, attr))
-        return names
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._names(_Record._shown, "repr"))
-        return f"{type(self).__name__}({shown})"
-
-    def __eq__(self, other: Any) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in self._names(_Record._compared, "compare"))
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, n) for n in self._names(_Record._compared, "compare")))
-
-
-#: Frozen dataclasses that inherit repr/eq/hash from ``_Record`` (see its docstring).
-_record = dataclass(frozen=True, repr=False, eq=False)
+#: Every result class is a frozen record with repr/eq/hash over its fields (see ``_records``).
+_Record = Record
+_record = record
 
 
 def _require(raw: Any, key: str, what: str) -> Any:

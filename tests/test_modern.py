@@ -161,3 +161,26 @@ def test_auto_mode_costs_one_round_trip_on_a_legacy_server_once_per_target():
         wire.setLevel(old)
     assert first == ["server/discover", "initialize", "tools/list"]
     assert second == legacy == ["initialize", "tools/list"]
+
+
+def test_input_required_rounds_run_the_same_handlers_as_server_requests(target):
+    """The official server's mrtr_* tools (CONTRACT.md): in the 2026 era they answer
+    input_required and mcpclient repeats the call with the answers; in the handshake era they
+    send ordinary server->client requests. The user's handlers are the same either way."""
+    if target[0] == "legacy-stdio":
+        pytest.skip("mcpclient.testing has no mrtr_* tools")
+    from mcpclient import CreateMessageResult, ElicitationResult, Root
+
+    answers = iter([ElicitationResult.accept({"name": "a"}), ElicitationResult.cancel()])
+    with connect(target, sampling_handler=lambda r: CreateMessageResult(f"re: {r.messages[0].text}", "m-1"),
+                 elicitation_handler=lambda r: ElicitationResult.accept({"name": "Ada"}),
+                 roots=[Root("file:///w", "work")]) as client:
+        assert client.call_tool("mrtr_elicit", {"message": "Who?"}).text == 'accept {"name": "Ada"}'
+        assert client.call_tool("mrtr_sample", {"prompt": "hi"}).text == "m-1: re: hi"
+        assert client.call_tool("mrtr_roots").text == '[["file:///w", "work"]]'
+        assert client.call_tool_future("mrtr_elicit", {"message": "again"}).result(LONG).text == 'accept {"name": "Ada"}'
+        assert "Ada" in client.get_prompt("mrtr_prompt").messages[0].content.text
+        assert "Ada" in client.read_resource("test://mrtr")[0].text
+    with connect(target, elicitation_handler=lambda r: next(answers)) as client:
+        text = client.call_tool("mrtr_two_rounds").text
+    assert text == 'first: accept {"name": "a"}; second: cancel'
