@@ -28,7 +28,9 @@ from .errors import (
 from ._responder import Responder
 from .cache import CACHEABLE, ResultCache
 from .modern import META_SUBSCRIPTION, MRTR_METHODS, header_params, request_meta, result_type, with_meta
-from .negotiation import LEGACY, Discovered, era_setting, forget_era, probe, remember_era, remembered_era
+from .negotiation import (
+    LEGACY, Discovered, era_setting, forget_era, fresh_discovery, keep_discovery, probe, remember_era, remembered_era,
+)
 from .notifications import Watchers
 from .protocol import (
     LOG_LEVELS, check_server_version, initialize_params, missing_capabilities, server_has,
@@ -339,10 +341,16 @@ class Client:
             wait = min(wait, self.probe_timeout)  # a legacy stdio server may never answer
         elif wait is None and not _is_http(self.transport):
             wait = self.probe_timeout
-        found = probe(self._session, self._responder.capabilities(), self._client_info, wait,
-                      required=self._era_mode == "modern", version=self._modern_offer or "")
-        if found is None:
-            return False
+        # An HTTP server's DiscoverResult is reused while its ttlMs says it is fresh (same credentials).
+        reuse = (self._era_key(), self._credentials()) if _is_http(self.transport) and self._cache else None
+        found = fresh_discovery(reuse) if reuse is not None else None
+        if found is None or (self._modern_offer and found.version != self._modern_offer):
+            found = probe(self._session, self._responder.capabilities(), self._client_info, wait,
+                          required=self._era_mode == "modern", version=self._modern_offer or "")
+            if found is None:
+                return False
+            if reuse is not None:
+                keep_discovery(reuse, found)
         self._adopt(found)
         remember_era(self._era_key(), found.version)
         return True

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Dict, NamedTuple, Optional
 
 from .errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
@@ -19,7 +20,8 @@ from .modern import LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_VERSIONS, mu
 from .protocol import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 from .session import Session
 
-__all__ = ["Discovered", "LEGACY", "era_setting", "forget_era", "probe", "remember_era", "remembered_era"]
+__all__ = ["Discovered", "LEGACY", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
+           "remember_era", "remembered_era"]
 
 log = logging.getLogger("mcpclient")
 
@@ -52,6 +54,28 @@ def era_setting(protocol: str) -> "tuple[str, Optional[str], Optional[str]]":
         return "legacy", None, protocol
     raise ValueError(f"protocol must be 'auto', 'legacy', 'modern' or one of "
                      f"{', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}; got {protocol!r}")
+
+
+_discoveries: Dict[Any, "tuple[float, Discovered]"] = {}  # (url, credentials) -> (expiry, result)
+
+
+def fresh_discovery(key: Any) -> Optional["Discovered"]:
+    """A ``DiscoverResult`` from this process still fresh by its ``ttlMs`` (HTTP targets)."""
+    with _eras_lock:
+        entry = _discoveries.get(key)
+        if entry is not None and entry[0] > time.monotonic():
+            return entry[1]
+        _discoveries.pop(key, None)
+        return None
+
+
+def keep_discovery(key: Any, found: "Discovered") -> None:
+    ttl = found.raw.get("ttlMs")
+    if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0:
+        with _eras_lock:
+            if len(_discoveries) >= 256:
+                _discoveries.pop(next(iter(_discoveries)))
+            _discoveries[key] = (time.monotonic() + min(ttl / 1000.0, 24 * 3600.0), found)
 
 
 def remembered_era(key: Optional[str]) -> Optional[str]:

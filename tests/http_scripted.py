@@ -57,7 +57,10 @@ Handler = Callable[["Seen", Dict[str, Any]], Any]
 
 class ScriptedHTTPServer:
     def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None,
-                 on_get: Optional[Callable[["Seen"], "Reply"]] = None) -> None:
+                 on_get: Optional[Callable[["Seen"], "Reply"]] = None, discover: Optional[Dict[str, Any]] = None) -> None:
+        """``discover``: answer ``server/discover`` with this result (a 2026 server); by default
+        it is refused as a handshake-era server refuses it."""
+        self.discover = discover
         self.handle = handle
         self.on_get = on_get
         self.capabilities = capabilities if capabilities is not None else {"tools": {}}
@@ -101,6 +104,9 @@ class ScriptedHTTPServer:
             def do_POST(self) -> None:  # noqa: N802
                 seen = self._record()
                 msg = seen.body if isinstance(seen.body, dict) else {}
+                if msg.get("method") == "server/discover" and outer.discover is not None:
+                    self._send(Reply(200, {"jsonrpc": "2.0", "id": msg["id"], "result": outer.discover}))
+                    return
                 if msg.get("method") == "server/discover":  # a handshake-era server (no session: 400)
                     self._send(Reply(400, {"jsonrpc": "2.0", "id": None,
                                            "error": {"code": -32000, "message": "Bad Request: No valid session ID"}}))

@@ -452,3 +452,19 @@ def test_a_blocking_call_answered_on_another_stream_returns_while_the_resumed_st
             assert time.monotonic() - started < 3.0
     finally:
         release.set()
+
+
+def test_a_fresh_discover_result_is_reused_by_the_next_client_and_routing_headers_are_sent(scripted):
+    discover = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                "serverInfo": {"name": "scripted-2026", "version": "1"}, "ttlMs": 60000, "cacheScope": "public"}
+    server = scripted(echo, discover=discover)
+    for _ in range(2):
+        with Client(server.url, timeout=LONG) as client:
+            assert client.protocol_version == "2026-07-28" and client.server_info.name == "scripted-2026"
+            assert client.call_tool("echo", {"text": "a b"}).text == "a b"
+    assert len(server.requests("server/discover")) == 1  # the second client reused it (ttlMs)
+    call = server.requests("tools/call")[0]
+    assert (call.headers["mcp-method"], call.headers["mcp-name"]) == ("tools/call", "echo")
+    assert call.headers["mcp-protocol-version"] == "2026-07-28"
+    assert call.body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    assert server.requests("initialize") == [] and server.requests(http_method="GET") == []

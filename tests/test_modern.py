@@ -32,6 +32,17 @@ def target(request) -> Iterator[Any]:
             yield request.param, url
 
 
+@pytest.fixture(scope="module", params=["stdio", "http-sse", "http-json"])
+def official(request) -> Iterator[Any]:
+    """The official server only (the tests that use its extra tools)."""
+    if request.param == "stdio":
+        yield request.param, OFFICIAL_SERVER
+    else:
+        flags = ["--http"] + (["--json-response"] if request.param == "http-json" else [])
+        with official_http_server(*flags) as url:
+            yield request.param, url
+
+
 def connect(target, **options: Any) -> Client:
     mode, where = target
     return Client(HTTPTransport(where) if isinstance(where, str) else where, timeout=LONG, **options)
@@ -91,10 +102,9 @@ def test_progress_and_log_levels_in_either_era(target):
 
 
 @pytest.mark.parametrize("protocol", ["auto", "2025-11-25"])
-def test_listen_delivers_list_changes_and_resource_updates_in_either_era(target, protocol):
+def test_listen_delivers_list_changes_and_resource_updates_in_either_era(official, protocol):
+    target = official
     mode, _ = target
-    if mode == "legacy-stdio":
-        pytest.skip("mcpclient.testing has no add_tool/touch tools")
     if mode == "http-json" and protocol != "auto":
         pytest.skip("handshake era with --json-response: the SDK sends no notifications")
     events: List[Any] = []
@@ -112,9 +122,8 @@ def test_listen_delivers_list_changes_and_resource_updates_in_either_era(target,
     assert events[:2] == [first, second]
 
 
-def test_subscribe_resource_works_in_either_era(target):
-    if target[0] == "legacy-stdio":
-        pytest.skip("mcpclient.testing has no touch tool")
+def test_subscribe_resource_works_in_either_era(official):
+    target = official
     updated = threading.Event()
     with connect(target, on_resource_updated=lambda uri: updated.set()) as client:
         client.subscribe_resource("test://text")
@@ -163,12 +172,11 @@ def test_auto_mode_costs_one_round_trip_on_a_legacy_server_once_per_target():
     assert second == legacy == ["initialize", "tools/list"]
 
 
-def test_input_required_rounds_run_the_same_handlers_as_server_requests(target):
+def test_input_required_rounds_run_the_same_handlers_as_server_requests(official):
     """The official server's mrtr_* tools (CONTRACT.md): in the 2026 era they answer
     input_required and mcpclient repeats the call with the answers; in the handshake era they
     send ordinary server->client requests. The user's handlers are the same either way."""
-    if target[0] == "legacy-stdio":
-        pytest.skip("mcpclient.testing has no mrtr_* tools")
+    target = official
     from mcpclient import CreateMessageResult, ElicitationResult, Root
 
     answers = iter([ElicitationResult.accept({"name": "a"}), ElicitationResult.cancel()])
