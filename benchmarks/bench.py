@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """mcpclient benchmark: latency, throughput and import cost, in one run, against raw_server.py.
 
-    python benchmarks/bench.py                 # full run (~70-100 s on 2 cores, stdio + HTTP)
-    python benchmarks/bench.py --quick         # CI smoke (~25 s)
+    python benchmarks/bench.py                 # full run (~140 s on 2 cores: both eras, stdio + HTTP)
+    python benchmarks/bench.py --quick         # CI smoke (~25 s with --placement free, ~35 s pinned)
     python benchmarks/bench.py --json out.json --check
     python benchmarks/bench.py --placement split
     python benchmarks/bench.py --transport http  # only the Streamable HTTP section
+    python benchmarks/bench.py --era modern      # only the 2026-07-28 sections
 
 Rows: the raw floor (plain Popen + json, one line out, one line in), mcpclient (``Client``,
 sequential and N threads sharing one client), and the official ``mcp`` SDK (``ClientSession``,
@@ -20,6 +21,12 @@ cross-core wake-up dominates). ``--placement free`` runs unpinned. See benchmark
 
 HTTP (``--transport http|both``): the same three rows over Streamable HTTP against
 raw_http_server.py (the raw floor is a ``requests.Session`` POSTing the same JSON), unpinned.
+
+Eras (``--era legacy|modern|both``): the handshake era (``initialize``; mcpclient with
+``protocol="legacy"``) against the servers as they are, then the 2026-07-28 era against the same
+servers started with ``--modern`` (``server/discover`` only, ``resultType`` on every result):
+mcpclient with ``protocol="2026-07-28"``, the official client with ``ClientSession.discover()``
+(asserted to have negotiated 2026-07-28), and a raw floor sending the same per-request ``_meta``.
 """
 from __future__ import annotations
 
@@ -44,6 +51,11 @@ PY = sys.executable
 CONCURRENCY = (8, 32)
 ARGS = {"text": "x"}
 CAN_PIN = hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
+MODERN = "2026-07-28"
+# What every 2026-07-28 request carries in params._meta (the raw floors send it too).
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": MODERN,
+               "io.modelcontextprotocol/clientCapabilities": {},
+               "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}}
 
 SIZES = {
     # Calls per round; *_conc is the total over all threads/tasks (split evenly). Every measurement
@@ -67,6 +79,8 @@ TARGETS = {
     "http_p50_vs_raw": 1.15,       # mcpclient p50 / requests.Session p50  <=
     "http_vs_official_at_1": 1.3,  # mcpclient calls/s / official calls/s  >=
     "http_vs_official_at_32": 1.3,
+    # 2026-07-28 era (the modern sections; the other modern ratios are reported only)
+    "modern_vs_official_at_1": 3.0,  # stdio, each placement: mcpclient calls/s / official calls/s  >=
 }
 
 pc = time.perf_counter_ns
@@ -127,9 +141,9 @@ class Placement:
         self.name, self.client_cpu, self.server_cpu = name, client_cpu, server_cpu
         self._saved: Optional[set] = None
 
-    def server_argv(self) -> List[str]:
+    def server_argv(self, modern: bool = False) -> List[str]:
         extra = ["--cpu", str(self.server_cpu)] if self.server_cpu is not None else []
-        return [PY, SERVER] + extra
+        return [PY, SERVER] + extra + (["--modern"] if modern else [])
 
     def __enter__(self) -> "Placement":
         if self.client_cpu is not None:
@@ -166,26 +180,35 @@ def placements(choice: str) -> List[Placement]:
 
 # --- a. raw floor -------------------------------------------------------------------------------
 
-def bench_raw(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
-    proc = subprocess.Popen(where.server_argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+def bench_raw(sz: Dict[str, int], where: Placement, modern: bool = False) -> Dict[str, Any]:
+    proc = subprocess.Popen(where.server_argv(modern), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     w, flush, readline = proc.stdin.write, proc.stdin.flush, proc.stdout.readline  # type: ignore[union-attr]
     dumps, loads = json.dumps, json.loads
+    # 2026-07-28: every request carries the protocol version, capabilities and identity in _meta.
+    params: Dict[str, Any] = {"name": "echo", "arguments": ARGS}
+    if modern:
+        params["_meta"] = MODERN_META
     rid = 0
 
     def call() -> Any:
         nonlocal rid
         rid += 1
-        w(dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                 "params": {"name": "echo", "arguments": ARGS}}).encode() + b"\n")
+        w(dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}).encode() + b"\n")
         flush()
         return loads(readline())
 
     try:
-        w(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
-          b'"capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}\n'
-          b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-        flush()
-        assert loads(readline())["result"]["protocolVersion"] == "2025-06-18"
+        if modern:
+            w(dumps({"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": MODERN_META}}
+                    ).encode() + b"\n")
+            flush()
+            assert MODERN in loads(readline())["result"]["supportedVersions"]
+        else:
+            w(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+              b'"capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}\n'
+              b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+            flush()
+            assert loads(readline())["result"]["protocolVersion"] == "2025-06-18"
         assert call()["result"]["content"][0]["text"] == "x"
         for _ in range(sz["warmup"]):
             call()
@@ -205,7 +228,7 @@ def bench_raw(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
                     for _ in range(k):
                         rid += 1
                         lines.append(dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                                            "params": {"name": "echo", "arguments": ARGS}}).encode())
+                                            "params": params}).encode())
                     w(b"\n".join(lines) + b"\n")
                     flush()
                     for _ in range(k):
@@ -223,15 +246,19 @@ def bench_raw(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
 
 # --- b. mcpclient -------------------------------------------------------------------------------
 
-def bench_mcpclient(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
-    return _mcpclient(where.server_argv(), sz["warmup"], sz["mc_seq"], sz["mc_conc"], sz["rounds"])
+def bench_mcpclient(sz: Dict[str, int], where: Placement, modern: bool = False) -> Dict[str, Any]:
+    return _mcpclient(where.server_argv(modern), sz["warmup"], sz["mc_seq"], sz["mc_conc"], sz["rounds"], modern)
 
 
-def _mcpclient(target: Any, warmup: int, n_seq: int, n_conc: int, rounds: int) -> Dict[str, Any]:
-    """``Client(target)``: sequential calls, then k threads sharing the client."""
+def _mcpclient(target: Any, warmup: int, n_seq: int, n_conc: int, rounds: int, modern: bool) -> Dict[str, Any]:
+    """``Client(target)`` in the given era (no probe): sequential calls, then k threads sharing it."""
     from mcpclient import Client
 
-    with Client(target) as client:
+    with Client(target, protocol=MODERN if modern else "legacy") as client:
+        if modern:
+            assert client.protocol_version == MODERN, client.protocol_version
+        else:
+            assert client.protocol_version and client.protocol_version < MODERN, client.protocol_version
         assert [t.name for t in client.list_tools()] == ["echo"]
         assert client.call_tool("echo", ARGS).text == "x"
         return _threads_rounds(client.call_tool, warmup, n_seq, n_conc, rounds)
@@ -293,17 +320,17 @@ def _threaded(call: Any, k: int, n: int, warm: int) -> Tuple[Dict[str, Any], Lis
 
 # --- c. official mcp SDK ------------------------------------------------------------------------
 
-def bench_official(sz: Dict[str, int], where: Placement) -> Dict[str, Any]:
+def bench_official(sz: Dict[str, int], where: Placement, modern: bool = False) -> Dict[str, Any]:
     from mcp import StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    argv = where.server_argv()
+    argv = where.server_argv(modern)
     return asyncio.run(_official(lambda: stdio_client(StdioServerParameters(command=argv[0], args=argv[1:])),
-                                 sz["warmup"], sz["off_seq"], sz["off_conc"], sz["rounds"]))
+                                 sz["warmup"], sz["off_seq"], sz["off_conc"], sz["rounds"], modern))
 
 
 async def _official(connect: Callable[[], Any], warmup: int, n_seq: int, n_conc: int,
-                    rounds: int) -> Dict[str, Any]:
+                    rounds: int, modern: bool) -> Dict[str, Any]:
     """``ClientSession`` over the transport ``connect()`` opens: sequential, then k tasks."""
     from mcp import ClientSession
 
@@ -311,7 +338,13 @@ async def _official(connect: Callable[[], Any], warmup: int, n_seq: int, n_conc:
     async with connect() as streams:
         read, write = streams[0], streams[1]
         async with ClientSession(read, write) as session:
-            await session.initialize()  # the handshake-era path (no server/discover probe)
+            if modern:  # 2026-07-28: server/discover, no handshake; every request then carries _meta
+                await session.discover()
+                assert session.protocol_version == MODERN and session.initialize_result is None, \
+                    session.protocol_version
+            else:
+                await session.initialize()  # the handshake-era path (no server/discover probe)
+                assert session.protocol_version and session.protocol_version < MODERN, session.protocol_version
             tools = await session.list_tools()  # caches output schemas, as call_tool wants
             assert [t.name for t in tools.tools] == ["echo"]
             first = await session.call_tool("echo", ARGS)
@@ -357,8 +390,11 @@ async def _official(connect: Callable[[], Any], warmup: int, n_seq: int, n_conc:
 class HTTPServer:
     """raw_http_server.py in a child process (unpinned); ``url`` once it printed READY."""
 
+    def __init__(self, modern: bool = False) -> None:
+        self.argv = [PY, HTTP_SERVER] + (["--modern"] if modern else [])
+
     def __enter__(self) -> "HTTPServer":
-        self.proc = subprocess.Popen([PY, HTTP_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()  # type: ignore[union-attr]
         if not line.startswith("READY "):
             self.__exit__()
@@ -376,47 +412,57 @@ class HTTPServer:
         self.proc.stdout.close()  # type: ignore[union-attr]
 
 
-def bench_http_raw(sz: Dict[str, int]) -> Dict[str, Any]:
+def bench_http_raw(sz: Dict[str, int], modern: bool = False) -> Dict[str, Any]:
     """The floor: a ``requests.Session`` (pool of 32) POSTing the tools/call JSON and decoding the
-    JSON reply; k threads share the Session."""
+    JSON reply; k threads share the Session. Modern: ``server/discover`` instead of the handshake,
+    no session id, ``_meta`` in every request and the ``Mcp-Method``/``Mcp-Name`` routing headers."""
     import requests
     from requests.adapters import HTTPAdapter
 
-    with HTTPServer() as server, requests.Session() as http:
+    with HTTPServer(modern) as server, requests.Session() as http:
         http.mount("http://", HTTPAdapter(pool_connections=1, pool_maxsize=max(CONCURRENCY), max_retries=0))
         url, post, dumps, loads = server.url, http.post, json.dumps, json.loads
         headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-        init = post(url, headers=headers, data=dumps({
-            "jsonrpc": "2.0", "id": 0, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "raw", "version": "0"}}}))
-        assert init.json()["result"]["protocolVersion"] == "2025-06-18"
-        headers.update({"Mcp-Session-Id": init.headers["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-06-18"})
-        assert post(url, headers=headers, data=b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
-                    ).status_code == 202
+        if modern:
+            found = post(url, headers={**headers, "MCP-Protocol-Version": MODERN, "Mcp-Method": "server/discover"},
+                         data=dumps({"jsonrpc": "2.0", "id": 0, "method": "server/discover",
+                                     "params": {"_meta": MODERN_META}}))
+            assert MODERN in found.json()["result"]["supportedVersions"] and "Mcp-Session-Id" not in found.headers
+            headers.update({"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "echo"})
+        else:
+            init = post(url, headers=headers, data=dumps({
+                "jsonrpc": "2.0", "id": 0, "method": "initialize",
+                "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                           "clientInfo": {"name": "raw", "version": "0"}}}))
+            assert init.json()["result"]["protocolVersion"] == "2025-06-18"
+            headers.update({"Mcp-Session-Id": init.headers["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-06-18"})
+            assert post(url, headers=headers, data=b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+                        ).status_code == 202
         ids = iter(range(1, 1 << 62))  # next() on it is atomic under the GIL
+        meta = {"_meta": MODERN_META} if modern else {}
 
         def call(name: str = "echo", arguments: Any = ARGS) -> Any:
             body = dumps({"jsonrpc": "2.0", "id": next(ids), "method": "tools/call",
-                          "params": {"name": name, "arguments": arguments}})
+                          "params": {"name": name, "arguments": arguments, **meta}})
             return loads(post(url, data=body, headers=headers).content)
 
         assert call()["result"]["content"][0]["text"] == "x"
         return _threads_rounds(call, sz["http_warmup"], sz["http_raw_seq"], sz["http_raw_conc"], sz["http_rounds"])
 
 
-def bench_http_mcpclient(sz: Dict[str, int]) -> Dict[str, Any]:
-    with HTTPServer() as server:
-        return _mcpclient(server.url, sz["http_warmup"], sz["http_mc_seq"], sz["http_mc_conc"], sz["http_rounds"])
+def bench_http_mcpclient(sz: Dict[str, int], modern: bool = False) -> Dict[str, Any]:
+    with HTTPServer(modern) as server:
+        return _mcpclient(server.url, sz["http_warmup"], sz["http_mc_seq"], sz["http_mc_conc"], sz["http_rounds"],
+                          modern)
 
 
-def bench_http_official(sz: Dict[str, int]) -> Dict[str, Any]:
+def bench_http_official(sz: Dict[str, int], modern: bool = False) -> Dict[str, Any]:
     from mcp.client.streamable_http import streamable_http_client
 
-    with HTTPServer() as server:
+    with HTTPServer(modern) as server:
         url = server.url
         return asyncio.run(_official(lambda: streamable_http_client(url), sz["http_warmup"],
-                                     sz["http_off_seq"], sz["http_off_conc"], sz["http_rounds"]))
+                                     sz["http_off_seq"], sz["http_off_conc"], sz["http_rounds"], modern))
 
 
 # --- d. import time -----------------------------------------------------------------------------
@@ -483,6 +529,9 @@ def _table(res: Dict[str, Any], raw_label: str) -> None:
               f"{_fmt(r['c32']['p50_us'], 10, 1)}{_fmt(r['c32']['p99_us'], 10, 1)}")
 
 
+NAME_W = 46  # width of a check's name in the verdict lines
+
+
 def _verdicts(placement: str, checks: List[Tuple[str, float, Optional[str], Optional[float]]]) -> List[Dict[str, Any]]:
     rows = []
     for name, value, op, target in checks:
@@ -491,17 +540,30 @@ def _verdicts(placement: str, checks: List[Tuple[str, float, Optional[str], Opti
         else:
             ok = value <= target if op == "<=" else value >= target  # type: ignore[operator]
             verdict, tgt = ("PASS" if ok else "FAIL"), f"{op} {target:g}"
-        print(f"  {name:36}{value:>8.2f}x  {tgt:>6}  {verdict}")
+        print(f"  {name:{NAME_W}}{value:>8.2f}x  {tgt:>6}  {verdict}")
         rows.append({"placement": placement, "name": name, "value": value, "op": op, "target": target,
                      "result": verdict})
     print()
     return rows
 
 
-def report_placement(where: Placement, res: Dict[str, Any]) -> List[Dict[str, Any]]:
-    print(f"== placement {where.describe()}")
-    _table(res, "raw floor*")
+def report_placement(where: Placement, res: Dict[str, Any], modern: bool = False) -> List[Dict[str, Any]]:
     mc, off, raw = res["mcpclient"], res["official"], res["raw"]
+    if modern:
+        print(f"== {MODERN}: stdio (raw_server.py --modern), placement {where.describe()}")
+        _table(res, "raw floor*")
+        return _verdicts(f"{MODERN}/{where.name}", [
+            ("mcpclient p50 / raw p50", mc["seq"]["p50_us"] / raw["seq"]["p50_us"], None, None),
+            ("mcpclient / official calls/s @1 (2026, stdio)", mc["seq"]["calls_per_s"] / off["seq"]["calls_per_s"],
+             ">=", TARGETS["modern_vs_official_at_1"]),
+            ("mcpclient / official calls/s @8", mc["c8"]["calls_per_s"] / off["c8"]["calls_per_s"], None, None),
+            ("mcpclient / official calls/s @32", mc["c32"]["calls_per_s"] / off["c32"]["calls_per_s"], None, None),
+            # What no client can beat at @1 in this placement (read a FAIL above against it).
+            ("raw floor / official calls/s @1 (bound)", raw["seq"]["calls_per_s"] / off["seq"]["calls_per_s"],
+             None, None),
+        ])
+    print(f"== placement {where.describe()}  (handshake era)")
+    _table(res, "raw floor*")
     checks = [
         ("mcpclient p50 / raw p50", mc["seq"]["p50_us"] / raw["seq"]["p50_us"], "<=", TARGETS["p50_vs_raw"]),
         ("mcpclient / official calls/s @1", mc["seq"]["calls_per_s"] / off["seq"]["calls_per_s"], ">=",
@@ -513,11 +575,22 @@ def report_placement(where: Placement, res: Dict[str, Any]) -> List[Dict[str, An
     return _verdicts(where.name, checks)
 
 
-def report_http(res: Dict[str, Any]) -> List[Dict[str, Any]]:
-    print("== http (Streamable HTTP, raw_http_server.py, JSON responses), placement free: client and server "
-          "unpinned")
-    _table(res, "raw requests")
+def report_http(res: Dict[str, Any], modern: bool = False) -> List[Dict[str, Any]]:
     mc, off, raw = res["mcpclient"], res["official"], res["raw"]
+    if modern:
+        print(f"== {MODERN}: http (Streamable HTTP, raw_http_server.py --modern, JSON responses, no session), "
+              "placement free: client and server unpinned")
+        _table(res, "raw requests")
+        return _verdicts(f"{MODERN}/http", [
+            ("mcpclient p50 / raw p50", mc["seq"]["p50_us"] / raw["seq"]["p50_us"], None, None),
+            ("mcpclient / official calls/s @1", mc["seq"]["calls_per_s"] / off["seq"]["calls_per_s"], None, None),
+            ("mcpclient / official calls/s @8", mc["c8"]["calls_per_s"] / off["c8"]["calls_per_s"], None, None),
+            ("mcpclient / official calls/s @32", mc["c32"]["calls_per_s"] / off["c32"]["calls_per_s"], None, None),
+            ("mcpclient / raw calls/s @32", mc["c32"]["calls_per_s"] / raw["c32"]["calls_per_s"], None, None),
+        ])
+    print("== http (Streamable HTTP, raw_http_server.py, JSON responses), placement free: client and server "
+          "unpinned  (handshake era)")
+    _table(res, "raw requests")
     checks = [
         ("mcpclient p50 / raw p50", mc["seq"]["p50_us"] / raw["seq"]["p50_us"], "<=", TARGETS["http_p50_vs_raw"]),
         ("mcpclient / official calls/s @1", mc["seq"]["calls_per_s"] / off["seq"]["calls_per_s"], ">=",
@@ -535,12 +608,13 @@ def report_import(imp: Dict[str, Any]) -> List[Dict[str, Any]]:
           f"(medians of {imp['runs']} fresh interpreters)")
     rows = []
     ok = imp["overhead_ms"] <= TARGETS["import_ms"]
-    print(f"  {'import overhead':36}{imp['overhead_ms']:>7.1f}ms  {'<= ' + format(TARGETS['import_ms'], 'g'):>6}  "
+    print(f"  {'import overhead':{NAME_W}}{imp['overhead_ms']:>7.1f}ms  "
+          f"{'<= ' + format(TARGETS['import_ms'], 'g'):>6}  "
           f"{'PASS' if ok else 'FAIL'}")
     rows.append({"placement": None, "name": "import overhead (ms)", "value": imp["overhead_ms"], "op": "<=",
                  "target": TARGETS["import_ms"], "result": "PASS" if ok else "FAIL"})
     heavy = [m for m in imp["heavy_modules_loaded"] if m in ("requests", "jsonschema")]
-    print(f"  {'requests/jsonschema after import':36}{(', '.join(heavy) or 'none'):>8}   {'none':>6}  "
+    print(f"  {'requests/jsonschema after import':{NAME_W}}{(', '.join(heavy) or 'none'):>8}   {'none':>6}  "
           f"{'FAIL' if heavy else 'PASS'}")
     rows.append({"placement": None, "name": "requests/jsonschema not imported", "value": heavy, "op": "==",
                  "target": [], "result": "FAIL" if heavy else "PASS"})
@@ -552,13 +626,16 @@ def report_import(imp: Dict[str, Any]) -> List[Dict[str, Any]]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="small sizes for a CI smoke run (< ~20 s)")
+    ap.add_argument("--quick", action="store_true", help="small sizes for a CI smoke run (~25-35 s)")
     ap.add_argument("--json", metavar="FILE", help="also write every number to FILE as JSON")
     ap.add_argument("--check", action="store_true", help="exit 1 if any target fails")
     ap.add_argument("--placement", choices=("both", "split", "same", "free"), default="both",
                     help="CPU placement of client and server for stdio (default: both split and same)")
     ap.add_argument("--transport", choices=("both", "stdio", "http"), default="both",
                     help="which transports to measure (default: both; HTTP runs unpinned)")
+    ap.add_argument("--era", choices=("both", "legacy", "modern"), default="both",
+                    help="protocol era: the handshake era (initialize), 2026-07-28 (server/discover, "
+                         "servers run with --modern), or both (default)")
     ap.add_argument("--only", choices=("raw", "mcpclient", "official", "import"), action="append",
                     help=argparse.SUPPRESS)  # debugging aid: run just some parts
     opts = ap.parse_args(argv)
@@ -579,7 +656,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "platform": platform.platform(), "cpu_count": os.cpu_count(), "cpus_usable": usable,
         "mcpclient": mcpclient.__version__, "mcp": mcp_version, "mode": mode, "sizes": sz,
         "concurrency": list(CONCURRENCY), "placements": [w.name for w in wheres],
-        "transports": ["stdio", "http"] if opts.transport == "both" else [opts.transport]},
+        "transports": ["stdio", "http"] if opts.transport == "both" else [opts.transport],
+        "eras": ["legacy", "modern"] if opts.era == "both" else [opts.era]},
         "placements": {}}
     print(f"Python {res['env']['python']} ({res['env']['implementation']}) on {res['env']['platform']}")
     print(f"CPUs: {os.cpu_count()} (usable {usable}); mcpclient {mcpclient.__version__}, mcp {mcp_version}; "
@@ -591,34 +669,39 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     started = time.perf_counter()
     rows: List[Dict[str, Any]] = []
-    parts: List[Tuple[str, Callable[[Dict[str, int], Placement], Dict[str, Any]]]] = [
+    parts: List[Tuple[str, Callable[..., Dict[str, Any]]]] = [
         ("raw", bench_raw), ("mcpclient", bench_mcpclient), ("official", bench_official)]
-    for where in wheres:
-        out: Dict[str, Any] = {}
-        with where:
-            for name, fn in parts:
+    http_parts: List[Tuple[str, Callable[..., Dict[str, Any]]]] = [
+        ("raw", bench_http_raw), ("mcpclient", bench_http_mcpclient), ("official", bench_http_official)]
+    for modern in ((False, True) if opts.era == "both" else (opts.era == "modern",)):
+        # The handshake era fills res["placements"] / res["http"]; 2026-07-28 res["modern"][...].
+        into = res.setdefault("modern", {"placements": {}}) if modern else res
+        tag = f"{MODERN}/" if modern else ""
+        for where in wheres:
+            out: Dict[str, Any] = {}
+            with where:
+                for name, fn in parts:
+                    if opts.only and name not in opts.only:
+                        continue
+                    t0 = time.perf_counter()
+                    gc.collect()
+                    out[name] = fn(sz, where, modern)
+                    log(f"[bench] {tag}{where.name}/{name} done in {time.perf_counter() - t0:.1f} s")
+            into["placements"][where.name] = out
+            if len(out) == len(parts):
+                rows += report_placement(where, out, modern)
+        if opts.transport in ("both", "http"):
+            out = {}
+            for name, hfn in http_parts:
                 if opts.only and name not in opts.only:
                     continue
                 t0 = time.perf_counter()
                 gc.collect()
-                out[name] = fn(sz, where)
-                log(f"[bench] {where.name}/{name} done in {time.perf_counter() - t0:.1f} s")
-        res["placements"][where.name] = out
-        if len(out) == len(parts):
-            rows += report_placement(where, out)
-    if opts.transport in ("both", "http"):
-        http_parts = [("raw", bench_http_raw), ("mcpclient", bench_http_mcpclient), ("official", bench_http_official)]
-        out = {}
-        for name, hfn in http_parts:
-            if opts.only and name not in opts.only:
-                continue
-            t0 = time.perf_counter()
-            gc.collect()
-            out[name] = hfn(sz)
-            log(f"[bench] http/{name} done in {time.perf_counter() - t0:.1f} s")
-        res["http"] = out
-        if len(out) == len(http_parts):
-            rows += report_http(out)
+                out[name] = hfn(sz, modern)
+                log(f"[bench] {tag}http/{name} done in {time.perf_counter() - t0:.1f} s")
+            into["http"] = out
+            if len(out) == len(http_parts):
+                rows += report_http(out, modern)
     if not opts.only or "import" in opts.only:
         t0 = time.perf_counter()
         res["import"] = bench_import(sz["import_runs"])

@@ -10,6 +10,10 @@ keep-alive, a hand-rolled request parser and one ``sendall`` per response, ``TCP
 * POST ``ping`` / ``tools/list`` / ``tools/call`` (``echo``) -> 200 ``application/json``
 * GET -> 405 (no server-initiated stream);  DELETE -> 200
 
+``--modern``: a 2026-07-28-only server, with ``raw_server.py --modern``'s answers (``server/discover``,
+``resultType``; ``initialize`` -> -32601 in a 200 JSON body); no ``Mcp-Session-Id`` is minted
+(the modern era is sessionless); GET is still 405.
+
 It listens on 127.0.0.1, port 0 (``--port N`` to choose), prints ``READY <url>`` on stdout, and
 exits on stdin EOF. ``--cpu N`` pins it to CPU N (Linux).
 """
@@ -23,6 +27,7 @@ import uuid
 from raw_server import _answer  # same MCP answers as the stdio server
 
 SESSION = uuid.uuid4().hex
+MODERN = "--modern" in sys.argv[1:]
 
 
 def _response(status, body=b"", extra=b""):
@@ -43,6 +48,7 @@ class Handler(socketserver.StreamRequestHandler):
     def handle(self):
         readline, read, send = self.rfile.readline, self.rfile.read, self.connection.sendall
         loads = json.loads
+        modern = MODERN
         while True:
             line = readline(65537)
             if not line:
@@ -69,11 +75,11 @@ class Handler(socketserver.StreamRequestHandler):
                 except ValueError:
                     send(_400)
                     return
-                if type(msg) is dict and msg.get("method") == "initialize":
+                if not modern and type(msg) is dict and msg.get("method") == "initialize":
                     out = _answer(msg)
                     send(_response(b"200 OK", out, b"Mcp-Session-Id: " + SESSION.encode() + b"\r\n"))
                 else:  # a response from the client (no "method") gets 202 too
-                    out = _answer(msg) if type(msg) is dict and "method" in msg else None
+                    out = _answer(msg, modern) if type(msg) is dict and "method" in msg else None
                     send(_202 if out is None else _response(b"200 OK", out))
             elif method == b"DELETE":
                 send(_200_EMPTY)

@@ -8,7 +8,15 @@ client, not the server. It speaks just enough MCP for a handshake-era client:
 * ``ping``        -> ``{}``
 * ``tools/list``  -> one tool, ``echo`` (``{"text": string}``)
 * ``tools/call``  -> ``{"content": [{"type": "text", "text": <arguments.text>}], "isError": false}``
-* notifications  -> ignored;  any other request -> JSON-RPC error -32601
+* notifications  -> ignored;  any other request (``server/discover`` too) -> JSON-RPC error -32601
+
+``--modern`` makes it a 2026-07-28-only server instead (no handshake; the per-request ``_meta``
+the client sends is not checked):
+
+* ``server/discover`` -> ``supportedVersions: ["2026-07-28"]``, tools capability, serverInfo in
+  ``_meta``, ``ttlMs: 0``, ``cacheScope: "private"``
+* every result carries ``"resultType": "complete"`` (``tools/list`` also ``ttlMs: 0``, ``cacheScope: "private"``)
+* ``initialize``  -> -32601 (a modern-only server)
 
 Requests may arrive pipelined (many before the client reads anything): the loop reads whatever
 bytes are available from fd 0, answers every complete line in order, and writes all of those
@@ -29,8 +37,16 @@ _TOOLS = {"tools": [{
 }]}
 
 
-def _answer(msg, dumps=json.dumps):
-    """The encoded response line for one decoded message, or None for a notification."""
+MODERN_VERSION = "2026-07-28"
+_TOOLS_MODERN = dict(_TOOLS, resultType="complete", ttlMs=0, cacheScope="private")
+_DISCOVER = {"resultType": "complete", "supportedVersions": [MODERN_VERSION], "capabilities": {"tools": {}},
+             "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "raw", "version": "1"}},
+             "ttlMs": 0, "cacheScope": "private"}
+
+
+def _answer(msg, modern=False, dumps=json.dumps):
+    """The encoded response line for one decoded message, or None for a notification.
+    ``modern``: answer as a 2026-07-28-only server (see the module docstring)."""
     if type(msg) is not dict or "id" not in msg:
         return None
     rid = msg["id"]
@@ -39,12 +55,15 @@ def _answer(msg, dumps=json.dumps):
     if method == "tools/call":
         args = params.get("arguments") or {}
         text = args.get("text", "") if type(args) is dict else ""
-        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        result = ({"content": [{"type": "text", "text": text}], "isError": False, "resultType": "complete"}
+                  if modern else {"content": [{"type": "text", "text": text}], "isError": False})
     elif method == "ping":
-        result = {}
+        result = {"resultType": "complete"} if modern else {}
     elif method == "tools/list":
-        result = _TOOLS
-    elif method == "initialize":
+        result = _TOOLS_MODERN if modern else _TOOLS
+    elif method == "server/discover" and modern:
+        result = _DISCOVER
+    elif method == "initialize" and not modern:
         wanted = params.get("protocolVersion")
         result = {"protocolVersion": wanted if wanted in VERSIONS else VERSIONS[0],
                   "capabilities": {"tools": {}},
@@ -59,6 +78,7 @@ def _answer(msg, dumps=json.dumps):
 def main():
     if "--cpu" in sys.argv[1:] and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {int(sys.argv[sys.argv.index("--cpu") + 1])})
+    modern = "--modern" in sys.argv[1:]
     read, write, loads = os.read, os.write, json.loads
     rest = b""
     while True:
@@ -80,7 +100,7 @@ def main():
             except ValueError:
                 out.append(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}\n')
                 continue
-            reply = _answer(msg)
+            reply = _answer(msg, modern)
             if reply is not None:
                 out.append(reply)
         if out:

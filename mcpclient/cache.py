@@ -11,6 +11,7 @@ only stores first-round answers).
 """
 from __future__ import annotations
 
+import json
 import threading
 import time
 from typing import Any, Dict, Hashable, Optional, Tuple
@@ -50,7 +51,7 @@ class ResultCache:
                 if entry is not None:
                     if entry[0] > now:
                         self.hits += 1
-                        return entry[1]
+                        return _copy(entry[1])  # every caller gets its own: results are mutable dicts
                     del self._entries[key]
         return None
 
@@ -65,7 +66,7 @@ class ResultCache:
         with self._lock:
             if len(self._entries) >= _MAX_ENTRIES:
                 self._entries.pop(next(iter(self._entries)))
-            self._entries[(method, self._shape(method, params), owner)] = (expires, result)
+            self._entries[(method, self._shape(method, params), owner)] = (expires, _copy(result))
 
     def invalidate(self, method: Optional[str] = None, uri: Optional[str] = None) -> None:
         """Drop everything, every page of ``method``, or (``resources/read``) one ``uri``."""
@@ -75,3 +76,8 @@ class ResultCache:
                 return
             for key in [k for k in self._entries if k[0] == method and (uri is None or k[1] == uri)]:
                 del self._entries[key]
+
+
+def _copy(result: Any) -> Any:
+    """A deep copy of a JSON result (the cheapest exact one for JSON data)."""
+    return json.loads(json.dumps(result))

@@ -14,7 +14,7 @@ import re
 import shlex
 import threading
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 from ._sentinel import DEFAULT
@@ -23,7 +23,7 @@ from ._threads import Lane
 from ._validation import validate_structured
 from .errors import (
     CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, InputRoundsExceeded, MCPError, MethodNotFound,
-    ProtocolError, RequestTimeout, SchemaValidationError, TransportError, UnsupportedProtocolVersion,
+    ProtocolError, RequestCancelled, RequestTimeout, SchemaValidationError, TransportError, UnsupportedProtocolVersion,
 )
 from ._responder import Responder
 from .cache import CACHEABLE, ResultCache
@@ -228,7 +228,8 @@ class Client:
         self._emulated: List[Subscription] = []  # handshake era: fed from unsolicited notifications
         self._listen_lock = threading.Lock()
         self._resource_listen: Optional[Subscription] = None  # 2026: what subscribe_resource maps onto
-        self._subscribed: List[str] = []
+        self._subscribed: List[str] = []  # URIs subscribe_resource() asked for
+        self._resubscribe_lock = threading.Lock()
         self.transport = _make_transport(target, headers, auth)
         self.timeout = _check_timeout(timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
@@ -256,6 +257,7 @@ class Client:
         self._state = _State.NEW
         self._state_lock = threading.Lock()
         self._pager: Optional[Lane] = None
+        self._inputs: Optional[Lane] = None  # 2026 futures: input rounds (user handlers) run here
         self._tools: Dict[str, Tool] = {}
         self._missing: Dict[str, str] = {}
         self._version: Optional[str] = None
@@ -315,7 +317,6 @@ class Client:
                 if self._era_mode == "modern" or not self._relaunch():
                     raise
                 log.info("%s exited on server/discover: a handshake-era server; started it again", self.transport.name)
-            remember_era(key, LEGACY)
         params = initialize_params(self._offer, self._client_info, self._responder.capabilities())  # type: ignore[arg-type]
         try:
             result = self._session.request("initialize", params, timeout=self._timeout(timeout))
@@ -327,6 +328,8 @@ class Client:
             return
         if not isinstance(result, dict):
             raise ProtocolError("initialize result is not an object")
+        if self._era_mode == "auto":
+            remember_era(key, LEGACY)  # only now: the handshake worked
         self._version = check_server_version(self._offer, result.get("protocolVersion"), self._protocol)
         self._init_result = result
         self.transport.negotiated(self._version)
@@ -346,7 +349,8 @@ class Client:
         found = fresh_discovery(reuse) if reuse is not None else None
         if found is None or (self._modern_offer and found.version != self._modern_offer):
             found = probe(self._session, self._responder.capabilities(), self._client_info, wait,
-                          required=self._era_mode == "modern", version=self._modern_offer or "")
+                          required=self._era_mode == "modern", version=self._modern_offer or "",
+                          http=_is_http(self.transport))
             if found is None:
                 return False
             if reuse is not None:
@@ -384,7 +388,10 @@ class Client:
         if isinstance(url, str):
             return url
         argv = getattr(self.transport, "argv", None)
-        return f"{getattr(self.transport, 'cwd', None)}|{argv!r}" if argv else None
+        if not argv:
+            return None
+        env = sorted((getattr(self.transport, "env", None) or {}).items())
+        return f"{getattr(self.transport, 'cwd', None)}|{argv!r}|{env!r}"
 
     def _fall_back_to_sse(self, error: HTTPError) -> bool:
         """Streamable HTTP's ``initialize`` POST was refused as a server of the deprecated HTTP+SSE
@@ -411,6 +418,7 @@ class Client:
         session = Session(self.transport, on_request=self._handle_request,
                           on_notification=self._handle_notification, max_workers=self._max_workers)
         session.on_quick_request = self._quick_request
+        session.on_lost = self._end_subscriptions
         return session
 
     def close(self) -> None:
@@ -418,16 +426,20 @@ class Client:
         with self._state_lock:
             self._state = _State.CLOSED
             pager, self._pager = self._pager, None
+            inputs, self._inputs = self._inputs, None
         tasks = self._responder.tasks
         if tasks is not None:
             tasks.release()  # unfinished tasks end; nothing new is accepted
         self._watchers.elicitations.close()
+        self._end_subscriptions(None)
         self._session.close()
         self._watchers.close(time.monotonic() + 0.5)
         if tasks is not None:
             tasks.close(time.monotonic() + 0.5)
         if pager is not None:
             pager.shutdown(deadline=time.monotonic() + 0.5)  # its pages failed with the session
+        if inputs is not None:
+            inputs.shutdown(deadline=time.monotonic() + 0.5)
 
     def __enter__(self) -> "Client":
         return self.connect()
@@ -487,7 +499,7 @@ class Client:
             raise ClientClosedError(f"{method}: the client is not connected; call connect() or use 'with'")
         if self._modern and method in _REMOVED_IN_2026:
             raise ProtocolError(f"{method} does not exist in MCP {self._version} (this server speaks the 2026 "
-                                "era); resource subscriptions there are not supported by this mcpclient yet")
+                                "era); use subscribe_resource() or listen(), which map onto subscriptions/listen")
         if check:
             capability = self._missing.get(method)
             if capability is not None:
@@ -502,8 +514,8 @@ class Client:
         """Send a request; return its future."""
         options = self._options(method, timeout, on_progress, reset_timeout_on_progress, check)
         if self._modern:
-            if method in MRTR_METHODS:  # may take several rounds: run the blocking loop on a worker
-                return self._background(method, lambda: self._rounds(method, params, transform, options))  # type: ignore[return-value]
+            if method in MRTR_METHODS:  # may take several rounds
+                return self._start_rounds(method, params, transform, options)  # type: ignore[return-value]
             params, transform = with_meta(params, self._meta), _complete_only(method, transform)
         return self._session.start_request(method, params, transform=transform, **options)
 
@@ -526,22 +538,101 @@ class Client:
             hit = cache.get(method, params)
             if hit is not None:
                 return transform(hit) if transform is not None else hit
+        started = time.monotonic()
+        raw = self._session.request(method, with_meta(params, self._meta), **options)
+        kind = raw.get("resultType", "complete") if type(raw) is dict else result_type(raw)
+        if kind == "complete":  # the common case: one round trip
+            if cache is not None:
+                cache.put(method, params, raw)  # (never the result of an input round)
+            return transform(raw) if transform is not None else raw
         timeout = options["timeout"]
-        deadline = None if timeout is None else time.monotonic() + timeout
-        ask = params
-        for rounds in range(self.max_input_rounds + 1):
-            raw = self._session.request(method, with_meta(ask, self._meta), **options)
-            kind = result_type(raw)
-            if kind == "complete":
-                if cache is not None and rounds == 0:  # never the result of an input round
-                    cache.put(method, params, raw)
-                return transform(raw) if transform is not None else raw
+        deadline = None if timeout is None else started + timeout
+        for _ in range(self.max_input_rounds):
             if kind != "input_required" or method not in MRTR_METHODS:
                 raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
             ask = self._answer_inputs(method, params, raw)
             if deadline is not None:
                 options = dict(options, timeout=max(0.0, deadline - time.monotonic()))
+            raw = self._session.request(method, with_meta(ask, self._meta), **options)
+            kind = result_type(raw)
+            if kind == "complete":
+                return transform(raw) if transform is not None else raw
         raise InputRoundsExceeded(f"{method}: the server still wanted input after {self.max_input_rounds} rounds")
+
+    def _start_rounds(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
+                      options: Dict[str, Any]) -> "Future[Any]":
+        """The future twin of ``_rounds``, without a thread per call: each round is a request
+        future; its done-callback (reader thread) finishes the outer future or hands the input
+        requests to a worker, which runs the handlers and sends the next round. ``cancel()``
+        cancels the round in flight on the server too."""
+        outer = _RoundsFuture(self._session, method)
+        cache = self._cache if method in CACHEABLE else None
+        hit = cache.get(method, params) if cache is not None else None
+        if hit is not None:
+            _settle(outer, lambda: transform(hit) if transform is not None else hit)
+            return outer
+        timeout = options["timeout"]
+        deadline = None if timeout is None else time.monotonic() + timeout
+
+        def send(ask: Optional[Dict[str, Any]], number: int) -> None:
+            if outer.cancelled():
+                return
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                inner = self._session.start_request(method, with_meta(ask, self._meta), **dict(options, timeout=left))
+            except BaseException as exc:
+                _settle(outer, None, exc)
+                return
+            outer.current = inner
+            if outer.cancelled():  # cancelled while this round was being sent
+                inner.cancel()
+            inner.add_done_callback(lambda done: landed(done, number))
+
+        def landed(done: "Future[Any]", number: int) -> None:
+            if outer.cancelled():
+                return
+            if done.cancelled():
+                _settle(outer, None, RequestCancelled(f"{method} was cancelled"))
+                return
+            exc = done.exception()
+            if exc is not None:
+                _settle(outer, None, exc)
+                return
+            raw = done.result()
+            try:
+                kind = result_type(raw)
+                if kind == "complete":
+                    if cache is not None and number == 0:
+                        cache.put(method, params, raw)
+                    _settle(outer, lambda: transform(raw) if transform is not None else raw)
+                    return
+                if kind != "input_required":
+                    raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
+                if number >= self.max_input_rounds:
+                    raise InputRoundsExceeded(f"{method}: the server still wanted input after "
+                                              f"{self.max_input_rounds} rounds")
+            except Exception as failure:
+                _settle(outer, None, failure)
+                return
+            if not self._inputs_lane().try_submit(f"input round of {method}", answer, raw, number + 1):
+                _settle(outer, None, ClientClosedError(f"{method} abandoned: the client was closed"))
+
+        def answer(raw: Dict[str, Any], number: int) -> None:  # a worker: runs the user's handlers
+            try:
+                ask = self._answer_inputs(method, params, raw)
+            except BaseException as exc:
+                _settle(outer, None, exc)
+                return
+            send(ask, number)
+
+        send(params, 0)
+        return outer
+
+    def _inputs_lane(self) -> Lane:
+        with self._state_lock:
+            if self._inputs is None:
+                self._inputs = Lane(f"mcpclient-{self._session.instance}-inputs", self._max_workers, -1)
+            return self._inputs
 
     def _answer_inputs(self, method: str, params: Optional[Dict[str, Any]], raw: Dict[str, Any]) -> Dict[str, Any]:
         """The retry of ``method``: the original params plus answers to ``raw``'s input requests."""
@@ -591,7 +682,7 @@ class Client:
         self._run("server/discover" if self._modern else "ping", None, _none, timeout)
 
     def ping_future(self, *, timeout: Any = DEFAULT) -> "Future[None]":
-        return self._start("ping", None, _none, timeout)
+        return self._start("server/discover" if self._modern else "ping", None, _none, timeout)
 
     # tools
 
@@ -744,37 +835,50 @@ class Client:
         """Ask for ``notifications/resources/updated`` about ``uri`` (``on_resource_updated``,
         ``on_notification``). 2026 era: kept in one ``subscriptions/listen`` for all such URIs."""
         if self._modern:
-            self._resubscribe(add=_uri(uri))
+            self._resubscribe(timeout, add=_uri(uri))
             return
         self._run("resources/subscribe", {"uri": _uri(uri)}, _none, timeout)
-
-    def _resubscribe(self, add: Optional[str] = None, remove: Optional[str] = None) -> None:
         with self._listen_lock:
-            uris = [u for u in self._subscribed if u != remove] + ([add] if add and add not in self._subscribed else [])
-            self._subscribed = uris
-            old, self._resource_listen = self._resource_listen, None
-        if old is not None:
-            old.close()
-        if uris:
-            fresh = self.listen(resource_uris=uris)
+            if _uri(uri) not in self._subscribed:
+                self._subscribed.append(_uri(uri))
+
+    def _resubscribe(self, timeout: Any, add: Optional[str] = None, remove: Optional[str] = None) -> None:
+        """2026: replace the one listen that carries every subscribed URI (one change at a time)."""
+        with self._resubscribe_lock:
             with self._listen_lock:
-                self._resource_listen = fresh
+                before = list(self._subscribed)
+                uris = [u for u in before if u != remove] + ([add] if add and add not in before else [])
+                old, self._resource_listen = self._resource_listen, None
+            if old is not None:
+                old.close()
+            fresh = self.listen(resource_uris=uris) if uris else None
             # Return once the server listens: an update right after this call must not be missed.
-            if not fresh.wait_acknowledged(self.timeout):
+            if fresh is not None and not fresh.wait_acknowledged(self._timeout(timeout)):
                 fresh.close()
-                raise RequestTimeout(f"subscriptions/listen for {uris[-1]} was not acknowledged in time",
+                with self._listen_lock:
+                    self._subscribed = [u for u in before if u != add]
+                raise RequestTimeout(f"subscriptions/listen for {', '.join(uris)[:200]} was not acknowledged in time",
                                      method="subscriptions/listen")
+            with self._listen_lock:
+                self._subscribed, self._resource_listen = uris, fresh
 
     def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> "Future[None]":
+        if self._modern:
+            return self._background("subscribe_resource", lambda: self.subscribe_resource(uri, timeout=timeout))
         return self._start("resources/subscribe", {"uri": _uri(uri)}, _none, timeout)
 
     def unsubscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
         if self._modern:
-            self._resubscribe(remove=_uri(uri))
+            self._resubscribe(timeout, remove=_uri(uri))
             return
+        with self._listen_lock:
+            if _uri(uri) in self._subscribed:
+                self._subscribed.remove(_uri(uri))
         self._run("resources/unsubscribe", {"uri": _uri(uri)}, _none, timeout)
 
     def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> "Future[None]":
+        if self._modern:
+            return self._background("unsubscribe_resource", lambda: self.unsubscribe_resource(uri, timeout=timeout))
         return self._start("resources/unsubscribe", {"uri": _uri(uri)}, _none, timeout)
 
     # prompts and completion
@@ -889,7 +993,7 @@ class Client:
         if not self._modern:
             self._options("subscriptions/listen", DEFAULT, None, None, False)  # connected?
             for uri in uris:
-                self.subscribe_resource(uri)
+                self._run("resources/subscribe", {"uri": uri}, _none, DEFAULT)
             subscription.acknowledge(dict(wanted))
             with self._listen_lock:
                 self._emulated.append(subscription)
@@ -907,12 +1011,26 @@ class Client:
         future.add_done_callback(lambda f: self._listen_done(subscription, f))
         return subscription
 
+    def _end_subscriptions(self, error: Optional[BaseException]) -> None:
+        """The client closed (``error`` None: quietly) or lost its connection: end handshake-era
+        subscriptions, which no request of their own would end."""
+        with self._listen_lock:
+            emulated, self._emulated = self._emulated, []
+        for subscription in emulated:
+            if error is None:
+                subscription.end()
+            else:
+                from .subscriptions import ended_by
+
+                subscription.end(ended_by(error))
+
     def _listen_done(self, subscription: Subscription, future: "Future[Any]") -> None:
         """The listen request finished (reader thread): a result is a quiet end, an error not."""
         from .subscriptions import ended_by
 
         with self._listen_lock:
             self._listens.pop(subscription.subscription_id, None)
+            self._early.pop(subscription.subscription_id, None)
         exc = None if future.cancelled() else future.exception()
         subscription.end(ended_by(exc))
 
@@ -924,10 +1042,13 @@ class Client:
         with self._listen_lock:
             if subscription in self._emulated:
                 self._emulated.remove(subscription)
+            still = set(self._subscribed)  # URIs the user, or another listen, still wants
+            for other in self._emulated:
+                still.update(other.wanted.get("resourceSubscriptions") or [])
         for uri in subscription.wanted.get("resourceSubscriptions") or []:
-            if uri not in self._subscribed and not self.is_closed:
+            if uri not in still and not self.is_closed:
                 try:
-                    self.unsubscribe_resource(uri)
+                    self._run("resources/unsubscribe", {"uri": uri}, _none, DEFAULT)
                 except MCPError as exc:
                     log.debug("unsubscribe %s failed: %s", uri, exc)
 
@@ -939,8 +1060,8 @@ class Client:
         elif method in KINDS:
             uri = params.get("uri") if isinstance(params.get("uri"), str) else None
             subscription.deliver(Event(KINDS[method], uri))
-        elif method == "notifications/cancelled":
-            subscription.end()
+        elif method == "notifications/cancelled":  # stdio: the server ended the listen
+            self._session.forget(subscription.subscription_id)  # -> _listen_done: a quiet end
 
     def _pages(self, method: str, key: str, timeout: Any) -> Iterator[Any]:
         """Walk every page of a list; stop (with a warning) if the server repeats a cursor."""
@@ -1000,11 +1121,14 @@ class Client:
     def _credentials(self) -> Any:
         """Who the private cache entries belong to: a fingerprint of the token in use."""
         auth = getattr(self.transport, "auth", None)
-        if isinstance(auth, str):
-            import hashlib
+        token = auth() if callable(auth) else auth  # a provider is called per request anyway
+        headers = getattr(self.transport, "headers", None) or {}
+        if token is None and not headers:
+            return None
+        import hashlib
 
-            return hashlib.sha256(auth.encode("utf-8")).hexdigest()[:32]
-        return id(auth) if auth is not None else None
+        material = repr((token, sorted((str(k).lower(), str(v)) for k, v in dict(headers).items())))
+        return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
 
     def _invalidate(self, kind: str, uri: Optional[str] = None) -> None:
         if kind == "tools":
@@ -1038,9 +1162,12 @@ class Client:
             with self._listen_lock:
                 subscription = self._listens.get(sid)
                 if subscription is None:
+                    # Its listen() may not have registered it yet: keep a few, briefly.
+                    if sid not in self._early and len(self._early) >= 16:
+                        self._early.pop(next(iter(self._early)))
                     early = self._early.setdefault(sid, [])
-                    if len(self._early) <= 64 and len(early) < 64:
-                        early.append((method, params))  # its listen() has not registered it yet
+                    if len(early) < 16:
+                        early.append((method, params))
                     return
             self._route_listen(subscription, method, params)
             return
@@ -1071,6 +1198,36 @@ class Client:
 
 _REMOVED_IN_2026 = frozenset(("resources/subscribe", "resources/unsubscribe"))  # subscribe_resource maps them
 _SKILLS = "io.modelcontextprotocol/skills"  # the extension's id (skills.SKILLS_EXTENSION)
+
+class _RoundsFuture(GuardedFuture):
+    """A 2026 request that may take input rounds; ``cancel()`` also cancels the round in flight."""
+
+    current: Optional[CallFuture] = None
+
+    def cancel(self) -> bool:
+        current = self.current
+        if not super().cancel():
+            return False
+        if current is not None:
+            current.cancel()
+        return True
+
+
+def _settle(future: "Future[Any]", make: Optional[Callable[[], Any]], error: Optional[BaseException] = None) -> None:
+    """Finish ``future`` with ``make()`` (or its exception) or ``error``, unless it is already done."""
+    if error is None and make is not None:
+        try:
+            value = make()
+        except BaseException as exc:
+            error = exc
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+    except InvalidStateError:
+        pass  # cancelled meanwhile
+
 
 def _is_http(transport: Transport) -> bool:
     return isinstance(getattr(transport, "url", None), str)

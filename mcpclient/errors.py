@@ -62,6 +62,9 @@ class RPCError(MCPError):
     _by_code: ClassVar[Dict[int, Type["RPCError"]]] = {}
     code_value: ClassVar[Optional[int]] = None
 
+    #: the HTTP status the error came with, when an HTTP server sent it with a 4xx/5xx status
+    http_status: Optional[int] = None
+
     def __init__(self, code: int, message: str, data: Any = None, method: Optional[str] = None):
         self.code = code
         self.message = message

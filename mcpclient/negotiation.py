@@ -97,7 +97,8 @@ def forget_era(key: Optional[str]) -> None:
 
 
 def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str, Any],
-          timeout: Optional[float], *, required: bool, version: str = LATEST_MODERN_VERSION) -> Optional[Discovered]:
+          timeout: Optional[float], *, required: bool, version: str = LATEST_MODERN_VERSION,
+          http: bool = False) -> Optional[Discovered]:
     """``Discovered`` if the server speaks a modern revision with us, else None (legacy).
 
     ``required`` (``protocol="modern"`` or a modern revision): anything but modern raises
@@ -116,7 +117,13 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
                 raise ProtocolError(f"the server speaks {', '.join(exc.supported) or 'no revision it named'}; "
                                     f"this client speaks {', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}") from exc
             return None
-        except (RPCError, RequestTimeout) as exc:
+        except RPCError as exc:
+            if (exc.http_status or 0) >= 500:
+                raise  # an outage, not an answer about eras
+            return _legacy(exc, required)
+        except RequestTimeout as exc:
+            if http:
+                raise  # an HTTP server that does not answer is down, not old
             return _legacy(exc, required)
         except HTTPError as exc:
             if exc.status >= 500:

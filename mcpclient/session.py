@@ -189,6 +189,8 @@ class Session:
         #: is queued for a handler: True means it took the request and answers through
         #: ``reply()`` (at once or later); it must never block or run user code.
         self.on_quick_request: Optional[Callable[[Any, str, Dict[str, Any]], bool]] = None
+        #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``).
+        self.on_lost: Optional[Callable[[BaseException], None]] = None
         self.instance = transport.instance or next_instance()
         prefix = f"mcpclient-{self.instance}"
         self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
@@ -576,7 +578,9 @@ class Session:
                     return
             call.finish(result, None)
         elif "error" in msg:
-            call.finish(None, RPCError.from_wire(msg["error"], call.method))
+            error = RPCError.from_wire(msg["error"], call.method)
+            error.http_status = msg.get("httpStatus")  # set by HTTP transports for a 4xx/5xx body
+            call.finish(None, error)
         else:
             call.finish(None, ProtocolError(f"reply to {call.method} has neither result nor error"))
 
@@ -671,6 +675,17 @@ class Session:
         if not cancelled:
             self._send_quietly(response)
 
+    def forget(self, rid: int) -> bool:
+        """The server ended request ``rid`` without answering (a listen it cancelled): finish its
+        future as cancelled, send nothing. False if it was no longer pending."""
+        with self._lock:
+            call = self._pending.pop(rid, None)
+            if call is None:
+                return False
+            self._abandoned[rid] = None
+        call.finish(None, RequestCancelled(f"{call.method} (id {rid}) was ended by the server"))
+        return True
+
     def reply(self, rid: Any, result: Any = None, error: Optional[RPCError] = None) -> None:
         """Answer the server request ``rid`` from any thread without blocking (unless the server
         cancelled it meanwhile). For ``on_quick_request`` handlers that answer later."""
@@ -703,3 +718,8 @@ class Session:
             exc = factory()
             exc.__cause__ = reason
             call.finish(None, exc)
+        if self.on_lost is not None:
+            try:
+                self.on_lost(factory())
+            except Exception:
+                log.exception("on_lost callback failed")

@@ -166,11 +166,25 @@ def _flat_yaml(text: str, uri: str) -> Dict[str, Any]:
             raise SkillVerificationError(uri, "its frontmatter uses YAML this client cannot verify without PyYAML")
         value = value.strip()
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        elif value in ("", "|", ">") or value[:1] in "[{&*!|>":
+            found[key.strip()] = value[1:-1]
+            continue
+        if value in ("", "|", ">") or value[:1] in "[{&*!|>%@`" or ": " in value or " #" in value:
             raise SkillVerificationError(uri, "its frontmatter uses YAML this client cannot verify without PyYAML")
-        found[key.strip()] = value
+        found[key.strip()] = _SCALARS.get(value.lower(), value) if value.lower() in _SCALARS else _number(value)
     return found
+
+
+_SCALARS: Dict[str, Any] = {"true": True, "false": False, "null": None, "~": None}
+
+
+def _number(value: str) -> Any:
+    """YAML reads plain integers and floats as numbers; everything else stays a string."""
+    for kind in (int, float):
+        try:
+            return kind(value)
+        except ValueError:
+            continue
+    return value
 
 
 def verify_skill_md(skill: Skill, contents: List[ResourceContents]) -> str:

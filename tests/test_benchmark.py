@@ -19,9 +19,11 @@ def test_benchmark_quick_run_reports_every_row(tmp_path):
     run = subprocess.run([sys.executable, str(BENCH), "--quick", "--placement", "free", "--json", str(out)],
                          capture_output=True, text=True, timeout=110)
     assert run.returncode == 0, run.stderr[-2000:]
-    for label in ("raw floor", "mcpclient", "official mcp", "import overhead", "== http", "raw requests"):
+    for label in ("raw floor", "mcpclient", "official mcp", "import overhead", "== http", "raw requests",
+                  "== 2026-07-28: stdio", "== 2026-07-28: http", "mcpclient / official calls/s @1 (2026, stdio)"):
         assert label in run.stdout
     report = json.loads(out.read_text())
-    assert sorted(report["http"]) == ["mcpclient", "official", "raw"]
-    assert all(report["http"][row][k]["calls"] > 0 for row in report["http"] for k in ("seq", "c8", "c32"))
+    for section in (report["http"], report["modern"]["http"], report["modern"]["placements"]["free"]):
+        assert sorted(section) == ["mcpclient", "official", "raw"]
+        assert all(section[row][k]["calls"] > 0 for row in section for k in ("seq", "c8", "c32"))
     assert report["import"]["heavy_modules_loaded"] == []

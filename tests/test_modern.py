@@ -152,7 +152,7 @@ def test_auto_mode_costs_one_round_trip_on_a_legacy_server_once_per_target():
     old = wire.level
     wire.setLevel(logging.DEBUG)
     wire.addHandler(counter)
-    forget_era(f"None|{argv!r}")
+    forget_era(Client(argv)._era_key())
     try:
         with Client(argv, timeout=LONG) as client:
             client.list_tools()
@@ -192,3 +192,14 @@ def test_input_required_rounds_run_the_same_handlers_as_server_requests(official
     with connect(target, elicitation_handler=lambda r: next(answers)) as client:
         text = client.call_tool("mrtr_two_rounds").text
     assert text == 'first: accept {"name": "a"}; second: cancel'
+
+
+def test_a_handshake_era_listen_ends_when_the_client_closes(official):
+    client = connect(official, protocol="2025-11-25").connect()
+    subscription = client.listen(tools=True)
+    ended: List[Any] = []
+    reader = threading.Thread(target=lambda: ended.append(list(subscription)))
+    reader.start()
+    client.close()
+    reader.join(LONG)
+    assert not reader.is_alive() and ended == [[]] and subscription.closed

@@ -189,3 +189,44 @@ def test_endless_input_rounds_stop_with_a_typed_error(modern_server):
         with pytest.raises(InputRoundsExceeded):
             client.call_tool("loop")
     assert len(sent(server, "tools/call")) == 4
+
+
+def test_a_2026_call_future_can_be_cancelled_while_it_runs(modern_server):
+    def handle(method, params):
+        return None  # never answers tools/call
+
+    server = modern_server(handle, capabilities={"tools": {}})
+    with Client(server.transport, timeout=LONG) as client:
+        future = client.call_tool_future("slow")
+        assert server.wait_for(lambda m: m.get("method") == "tools/call") is not None
+        assert future.cancel() and future.cancelled()
+        cancel = server.wait_for(lambda m: m.get("method") == "notifications/cancelled")
+        assert cancel is not None and cancel["params"]["requestId"] == sent(server, "tools/call")[0]["id"]
+
+
+def test_cached_results_are_copies(modern_server):
+    def handle(method, params):
+        return {"contents": [{"uri": params.get("uri"), "text": "hello"}], "ttlMs": 60000}
+
+    server = modern_server(handle, capabilities={"resources": {}})
+    with Client(server.transport, timeout=LONG) as client:
+        first = client.request("resources/read", {"uri": "test://x"})
+        first["contents"][0]["text"] = "changed by caller 1"
+        assert client.request("resources/read", {"uri": "test://x"})["contents"][0]["text"] == "hello"
+
+
+def test_a_listen_the_server_ends_leaves_nothing_pending(modern_server):
+    def handle(method, params):
+        return None
+
+    server = modern_server(handle, capabilities={"tools": {}})
+    with Client(server.transport, timeout=LONG) as client:
+        subscription = client.listen(tools=True)
+        listen = server.wait_for(lambda m: m.get("method") == "subscriptions/listen")
+        meta = {"io.modelcontextprotocol/subscriptionId": listen["id"]}
+        server.notify("notifications/subscriptions/acknowledged", {"notifications": {"toolsListChanged": True}, "_meta": meta})
+        server.notify("notifications/tools/list_changed", {"_meta": meta})
+        assert subscription.get(LONG).kind == "tools_changed"
+        server.notify("notifications/cancelled", {"requestId": listen["id"]})
+        assert subscription.get(LONG) is None and subscription.closed  # ended quietly
+        assert client._listens == {} and client.session._pending == {}

@@ -144,7 +144,7 @@ def rpc_error_body(response: "requests.Response", rid: Any) -> Optional[Dict[str
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict) or not isinstance(error.get("code"), int):
         return None
-    return {"jsonrpc": "2.0", "id": rid, "error": error}
+    return {"jsonrpc": "2.0", "id": rid, "error": error, "httpStatus": response.status_code}
 
 
 def status_error(name: str, response: "requests.Response") -> Exception:

@@ -118,6 +118,7 @@ class HTTPTransport(Transport):
         self.tool_headers: Dict[str, List[Tuple[Tuple[str, ...], str]]] = {}
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # request id -> its response stream being read
+        self._cancelled: Set[Any] = set()  # 2026: requests cancelled before their response came
         self._open_lock = threading.Lock()
         self._closing = threading.Event()
         self._get_thread: Optional[threading.Thread] = None
@@ -236,6 +237,10 @@ class HTTPTransport(Transport):
                         raise
                     continue
                 try:
+                    if self._cancelled and rid in self._cancelled:
+                        with self._open_lock:
+                            self._cancelled.discard(rid)
+                        return  # cancelled meanwhile (2026): closing the response tells the server
                     if response.status_code == 200:
                         self._deliver_body(response, rid, inline)
                         return
@@ -454,6 +459,10 @@ class HTTPTransport(Transport):
             return False
         with self._open_lock:
             response = self._streams.get(rid)
+            if response is None:  # not answered yet: close its response as soon as it comes
+                self._cancelled.add(rid)
+                if len(self._cancelled) > 1024:
+                    self._cancelled.pop()
         if response is not None:
             abort(response)
         return True
