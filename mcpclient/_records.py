@@ -84,8 +84,12 @@ def record(cls: Type[T]) -> Type[T]:
 
 
 def _make_init(name: str, all_fields: Tuple[Field, ...]) -> Callable[..., None]:
-    scope: Dict[str, Any] = {"MISSING": MISSING}
-    params, body = ["self"], ["d = self.__dict__"]
+    # Fields are set with object.__setattr__, as dataclasses does. Writing through self.__dict__
+    # would be quicker here but makes CPython (3.11+) materialise the instance dict and give up
+    # its inline attribute storage: every later attribute read is slower (it showed as +6 µs on
+    # the median call of the stdio benchmark).
+    scope: Dict[str, Any] = {"MISSING": MISSING, "_set": object.__setattr__}
+    params, body = ["self"], []
     seen_default = False
     for i, f in enumerate(all_fields):
         if f.init:
@@ -102,14 +106,14 @@ def _make_init(name: str, all_fields: Tuple[Field, ...]) -> Callable[..., None]:
                 raise TypeError(f"{name}: field {f.name!r} without a default follows one with a default")
             else:
                 params.append(f.name)
-            body.append(f"d[{f.name!r}] = {f.name}")
+            body.append(f"_set(self, {f.name!r}, {f.name})")
         elif f.default_factory is not MISSING:
             scope[f"_f{i}"] = f.default_factory
-            body.append(f"d[{f.name!r}] = _f{i}()")
+            body.append(f"_set(self, {f.name!r}, _f{i}())")
         elif f.default is not MISSING:
             scope[f"_d{i}"] = f.default
-            body.append(f"d[{f.name!r}] = _d{i}")
-    source = f"def __init__({', '.join(params)}):\n    " + "\n    ".join(body) + "\n"
+            body.append(f"_set(self, {f.name!r}, _d{i})")
+    source = f"def __init__({', '.join(params)}):\n    " + "\n    ".join(body or ["pass"]) + "\n"
     exec(source, scope)  # noqa: S102  (our own, fixed source: what dataclasses does too)
     init = scope["__init__"]
     init.__qualname__ = f"{name}.__init__"
