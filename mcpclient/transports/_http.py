@@ -128,7 +128,8 @@ def auth_headers(headers: Dict[str, str], auth: Auth, auth_header: str) -> Dict[
     headers = dict(headers)
     if auth is not None:
         token = auth() if callable(auth) else auth
-        headers[auth_header] = f"Bearer {token}" if auth_header.lower() == "authorization" else token
+        if token is not None:  # a provider with no token yet (OAuth before its first flow)
+            headers[auth_header] = f"Bearer {token}" if auth_header.lower() == "authorization" else token
     return headers
 
 

@@ -43,6 +43,7 @@ _DELETE_TIMEOUT = 2.0
 _RETRY_DEFAULT = 0.5  # seconds to wait before resuming a stream whose server named no retry: delay
 _RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
 _MAX_RESUMES = 10  # resumptions of one request's stream before giving up
+_MAX_AUTH_ROUNDS = 3  # OAuth flows (first login, step-ups) for one request before its error stands
 
 
 class HTTPTransport(Transport):
@@ -225,9 +226,11 @@ class HTTPTransport(Transport):
         to the reader, or its failure."""
         deadline = None if timeout is None else time.monotonic() + timeout
         renewed = False
+        challenges = 0
         try:
-            for attempt in range(self.retry.total + 2):
+            for attempt in range(self.retry.total + 2 + _MAX_AUTH_ROUNDS):
                 sent_session = self.session_id
+                sent_token = self.auth() if callable(self.auth) else self.auth
                 try:
                     response = self._post(body, None if deadline is None else deadline - time.monotonic(),
                                           initialize=method == "initialize", extra=extra)
@@ -244,6 +247,11 @@ class HTTPTransport(Transport):
                     if response.status_code == 200:
                         self._deliver_body(response, rid, inline)
                         return
+                    if response.status_code in (401, 403) and hasattr(self.auth, "on_challenge") \
+                            and challenges < _MAX_AUTH_ROUNDS and self.auth.on_challenge(  # type: ignore[union-attr]
+                                self.url, response.status_code, response.headers.get("WWW-Authenticate"), sent_token):
+                        challenges += 1  # OAuth got a (better) token: send the request again
+                        continue
                     if response.status_code == 404 and sent_session is not None and method != "initialize":
                         if renewed or not self.reconnect:
                             raise SessionExpired(f"{self.name} no longer knows our session")

@@ -135,6 +135,29 @@ def skills(client: Client, context: Dict[str, Any]) -> None:
     raise ScenarioFailed(f"the tampered skill {loaded.skill.uri} was accepted")
 
 
+CIMD_URL = "https://conformance-test.local/client-metadata.json"  # the suite's client metadata document
+
+
+def oauth_for(scenario: str, context: Dict[str, Any]) -> Any:
+    """The OAuth setup an auth/* scenario expects (None for the others)."""
+    if not scenario.startswith("auth/"):
+        return None
+    from mcpclient.auth import OAuth, headless_authorize
+
+    if scenario.startswith("auth/client-credentials"):
+        return OAuth(grant="client_credentials", client_id=context.get("client_id"),
+                     client_secret=context.get("client_secret"))
+    return OAuth(authorize=headless_authorize(), client_id=context.get("client_id"),
+                 client_secret=context.get("client_secret"), client_metadata_url=CIMD_URL)
+
+
+def tools_list_and_call(client: Client, context: Dict[str, Any]) -> None:
+    """The auth scenarios' MCP work: list the tools, call test-tool."""
+    names = tool_names(client)
+    if "test-tool" in names:
+        call(client, "test-tool", {})
+
+
 def default(client: Client, context: Dict[str, Any]) -> None:
     """Anything else (auth/*, the 2026-07-28 and extension scenarios): list tools, then replay
     the context's toolCalls if it has any (http-custom-headers)."""
@@ -172,13 +195,14 @@ def main(argv: list) -> int:
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     # Speak the revision the mock speaks when mcpclient knows it; else negotiate.
     protocol = revision if revision in REVISIONS else "auto"
-    run = SCENARIOS.get(scenario, default)
+    run = SCENARIOS.get(scenario, tools_list_and_call if scenario.startswith("auth/") else default)
     log.info("scenario %r at %s (protocol=%r, handler %s) against %s",
              scenario, revision or "?", protocol, run.__name__, url)
     if protocol == "auto" and revision:
         log.warning("mcpclient does not speak %s; negotiating", revision)
     try:
-        with Client(url, protocol=protocol, timeout=15.0, elicitation_handler=accept_defaults) as client:
+        auth = oauth_for(scenario, context)
+        with Client(url, protocol=protocol, timeout=15.0, elicitation_handler=accept_defaults, auth=auth) as client:
             log.info("connected: server %s, protocol %s", client.server_info.name, client.protocol_version)
             run(client, context)
     except (MCPError, ScenarioFailed) as exc:

@@ -23,7 +23,8 @@
 # suite and a Node.js 22 into tests/conformance/node_modules on first use. Runs are serial:
 # sse-retry measures a 500 ms reconnect delay and does not like company on 2 cores.
 
-# What mcpclient must pass (CI runs these): the 2025-11-25 handshake-era set, then 2026-07-28.
+# What mcpclient must pass (CI runs these): the 2025-11-25 handshake-era set, 2026-07-28, the
+# skills extension, and the OAuth scenarios mcpclient.auth covers (not yet: DPoP, JWT grants).
 DEFAULT_RUNS="
 initialize@2025-11-25 tools_call@2025-11-25 sse-retry@2025-11-25
 json-schema-2020-12-preservation@2025-11-25 elicitation-sep1034-client-defaults@2025-11-25
@@ -32,6 +33,21 @@ http-standard-headers@2026-07-28 http-custom-headers@2026-07-28 http-invalid-too
 json-schema-ref-no-deref@2026-07-28 json-schema-2020-12-preservation@2026-07-28
 sep-2640-client-no-prefetch@ sep-2640-client-verify-digest@ sep-2640-client-verify-size@
 sep-2640-client-verify-frontmatter@
+auth/metadata-default@2025-11-25 auth/metadata-default@2026-07-28 auth/metadata-var1@2025-11-25 auth/metadata-var1@2026-07-28
+auth/metadata-var2@2025-11-25 auth/metadata-var2@2026-07-28 auth/metadata-var3@2025-11-25 auth/metadata-var3@2026-07-28
+auth/basic-cimd@2025-11-25 auth/basic-cimd@2026-07-28 auth/scope-from-www-authenticate@2025-11-25
+auth/scope-from-www-authenticate@2026-07-28 auth/scope-from-scopes-supported@2025-11-25
+auth/scope-from-scopes-supported@2026-07-28 auth/scope-omitted-when-undefined@2025-11-25
+auth/scope-omitted-when-undefined@2026-07-28 auth/scope-step-up@2025-11-25 auth/scope-step-up@2026-07-28
+auth/scope-retry-limit@2025-11-25 auth/scope-retry-limit@2026-07-28 auth/token-endpoint-auth-basic@2025-11-25
+auth/token-endpoint-auth-basic@2026-07-28 auth/token-endpoint-auth-post@2025-11-25
+auth/token-endpoint-auth-post@2026-07-28 auth/token-endpoint-auth-none@2025-11-25
+auth/token-endpoint-auth-none@2026-07-28 auth/pre-registration@2025-11-25 auth/pre-registration@2026-07-28
+auth/2025-03-26-oauth-metadata-backcompat@2025-03-26 auth/2025-03-26-oauth-endpoint-fallback@2025-03-26
+auth/resource-mismatch@2026-07-28 auth/offline-access-scope@2026-07-28 auth/offline-access-not-supported@2026-07-28
+auth/authorization-server-migration@2026-07-28 auth/iss-supported@2026-07-28 auth/iss-not-advertised@2026-07-28
+auth/iss-supported-missing@2026-07-28 auth/iss-wrong-issuer@2026-07-28 auth/iss-unexpected@2026-07-28
+auth/iss-normalized@2026-07-28 auth/metadata-issuer-mismatch@2026-07-28 auth/client-credentials-basic@
 "
 
 set -u -o pipefail

@@ -1,0 +1,124 @@
+"""Where to authorize: protected resource metadata (RFC 9728), then the authorization server's
+metadata (RFC 8414 / OpenID Connect discovery), with the 2025-03-26 fallbacks.
+
+Every fetch goes through ``get(url) -> (status, json or None)`` so the caller owns HTTP
+(timeouts, TLS, proxies). URLs are tried in the spec's order and nothing is guessed beyond it;
+the documents' own values (``resource``, ``issuer``) are kept exactly as published.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from urllib.parse import urlsplit
+
+from ..errors import AuthError
+
+__all__ = ["AuthServer", "Resource", "discover_resource", "discover_server"]
+
+Fetch = Callable[[str], Tuple[int, Optional[Dict[str, Any]]]]
+
+
+class Resource(NamedTuple):
+    """The protected resource's metadata (``None`` fields: it published none; 2025-03-26 servers)."""
+
+    resource: Optional[str]
+    authorization_servers: List[str]
+    scopes_supported: Optional[List[str]]
+    raw: Dict[str, Any]
+
+
+class AuthServer(NamedTuple):
+    """An authorization server's endpoints and abilities."""
+
+    issuer: str
+    authorization_endpoint: Optional[str]
+    token_endpoint: str
+    registration_endpoint: Optional[str]
+    raw: Dict[str, Any]
+
+    def supports(self, key: str, value: str) -> bool:
+        listed = self.raw.get(key)
+        return isinstance(listed, list) and value in listed
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def discover_resource(server_url: str, metadata_url: Optional[str], get: Fetch) -> Optional[Resource]:
+    """The server's protected resource metadata: the challenge's ``resource_metadata`` URL, else
+    the path-based well-known URL, else the root one. None if there is none (2025-03-26)."""
+    if metadata_url:
+        candidates = [metadata_url]  # given by the server: never second-guessed
+    else:
+        path = urlsplit(server_url).path.rstrip("/")
+        base = _origin(server_url) + "/.well-known/oauth-protected-resource"
+        candidates = [base + path, base] if path else [base]
+    for url in candidates:
+        status, doc = get(url)
+        if status == 200 and isinstance(doc, dict):
+            resource = doc.get("resource")
+            servers = doc.get("authorization_servers")
+            scopes = doc.get("scopes_supported")
+            found = Resource(resource if isinstance(resource, str) else None,
+                             [s for s in servers if isinstance(s, str)] if isinstance(servers, list) else [],
+                             [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None, doc)
+            _check_resource(server_url, found.resource)
+            return found
+    if metadata_url:
+        raise AuthError(f"the server's resource metadata at {metadata_url} could not be read")
+    return None
+
+
+def _check_resource(server_url: str, resource: Optional[str]) -> None:
+    """The metadata must describe this server: same origin, and a path that is a prefix of ours."""
+    if resource is None:
+        raise AuthError("the protected resource metadata names no resource")
+    ours, theirs = urlsplit(server_url), urlsplit(resource)
+    same_origin = (ours.scheme, ours.netloc.lower()) == (theirs.scheme, theirs.netloc.lower())
+    prefix = theirs.path.rstrip("/")
+    if not same_origin or not (ours.path == theirs.path or ours.path.startswith(prefix + "/") or not prefix):
+        raise AuthError(f"the protected resource metadata is for {resource!r}, not for {server_url!r}; "
+                        "refusing to send credentials for another resource")
+
+
+def discover_server(issuer: str, get: Fetch) -> AuthServer:
+    """The metadata of the authorization server ``issuer``: RFC 8414 and OIDC well-known URLs in
+    the spec's order (path-aware); its ``issuer`` must be exactly ``issuer``."""
+    parts = urlsplit(issuer)
+    origin, path = _origin(issuer), parts.path.rstrip("/")
+    if path:
+        candidates = [f"{origin}/.well-known/oauth-authorization-server{path}",
+                      f"{origin}/.well-known/openid-configuration{path}",
+                      f"{origin}{path}/.well-known/openid-configuration"]
+    else:
+        candidates = [f"{origin}/.well-known/oauth-authorization-server",
+                      f"{origin}/.well-known/openid-configuration"]
+    for url in candidates:
+        status, doc = get(url)
+        if status == 200 and isinstance(doc, dict):
+            if doc.get("issuer") != issuer:
+                raise AuthError(f"the authorization server metadata at {url} names issuer "
+                                f"{doc.get('issuer')!r}, not {issuer!r}; refusing it")
+            return _server(doc, issuer)
+    raise AuthError(f"no authorization server metadata found for {issuer}")
+
+
+def legacy_server(server_url: str, get: Fetch) -> AuthServer:
+    """2025-03-26: no resource metadata; the server's origin is the authorization server, its
+    metadata at the root, else the default endpoints."""
+    origin = _origin(server_url)
+    status, doc = get(f"{origin}/.well-known/oauth-authorization-server")
+    if status == 200 and isinstance(doc, dict):
+        return _server(doc, str(doc.get("issuer") or origin))
+    return AuthServer(origin, f"{origin}/authorize", f"{origin}/token", f"{origin}/register",
+                      {"code_challenge_methods_supported": ["S256"]})
+
+
+def _server(doc: Dict[str, Any], issuer: str) -> AuthServer:
+    token = doc.get("token_endpoint")
+    if not isinstance(token, str):
+        raise AuthError(f"the authorization server {issuer} publishes no token endpoint")
+    authorize, register = doc.get("authorization_endpoint"), doc.get("registration_endpoint")
+    return AuthServer(issuer, authorize if isinstance(authorize, str) else None, token,
+                      register if isinstance(register, str) else None, doc)

@@ -1,0 +1,182 @@
+"""OAuth against an authorization server and an MCP server the test runs on 127.0.0.1 (the full
+flow — PRM, AS metadata, registration, PKCE code flow, token, bearer — is also exercised by the
+conformance suite's 42 auth/* runs in CI): one flow for many threads, nothing secret in logs,
+refusal of metadata for another resource."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Dict, List
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from mcpclient import AuthError, Client
+from mcpclient.auth import OAuth, headless_authorize
+
+from conftest import LONG
+
+SECRET_TOKEN = "tok-very-secret-123"
+
+
+class AuthWorld:
+    """An authorization server and an MCP server requiring its tokens, on one loopback port."""
+
+    def __init__(self, resource_path: str = "/mcp") -> None:
+        self.token_requests: List[Dict[str, str]] = []
+        self.authorizations: List[Dict[str, str]] = []
+        self.lock = threading.Lock()
+        self.release = threading.Event()
+        self.release.set()
+        world = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def reply(self, status: int, body: Any = None, headers: Dict[str, str] = {}) -> None:  # noqa: B006
+                data = json.dumps(body).encode() if body is not None else b""
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                if body is not None:
+                    self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802
+                base = world.base
+                path = urlsplit(self.path).path
+                if path == "/.well-known/oauth-protected-resource/mcp":
+                    self.reply(200, {"resource": base + resource_path, "authorization_servers": [base]})
+                elif path == "/.well-known/oauth-authorization-server":
+                    self.reply(200, {"issuer": base, "authorization_endpoint": base + "/authorize",
+                                     "token_endpoint": base + "/token", "registration_endpoint": base + "/register",
+                                     "code_challenge_methods_supported": ["S256"],
+                                     "token_endpoint_auth_methods_supported": ["none"],
+                                     "authorization_response_iss_parameter_supported": True})
+                elif path == "/authorize":
+                    query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+                    world.authorizations.append(query)
+                    self.reply(302, None, {"Location": f"{query['redirect_uri']}?code=c1&state={query['state']}"
+                                                       f"&iss={base}"})
+                else:
+                    self.reply(404, {"error": "not found"})
+
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                path = urlsplit(self.path).path
+                if path == "/register":
+                    self.reply(201, {"client_id": "registered-1"})
+                elif path == "/token":
+                    fields = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
+                    with world.lock:
+                        world.token_requests.append(fields)
+                    world.release.wait(LONG)
+                    self.reply(200, {"access_token": SECRET_TOKEN, "token_type": "Bearer", "expires_in": 3600})
+                elif path == "/mcp":
+                    if self.headers.get("Authorization") != f"Bearer {SECRET_TOKEN}":
+                        self.reply(401, {"error": "invalid_token"}, {"WWW-Authenticate": (
+                            f'Bearer error="invalid_token", resource_metadata="{world.base}'
+                            '/.well-known/oauth-protected-resource/mcp"')})
+                        return
+                    msg = json.loads(raw)
+                    if "id" not in msg:
+                        self.reply(202)
+                    elif msg["method"] == "initialize":
+                        self.reply(200, {"jsonrpc": "2.0", "id": msg["id"], "result": {
+                            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                            "serverInfo": {"name": "guarded", "version": "1"}}})
+                    elif msg["method"] == "tools/call":
+                        text = msg["params"]["arguments"]["text"]
+                        self.reply(200, {"jsonrpc": "2.0", "id": msg["id"],
+                                         "result": {"content": [{"type": "text", "text": text}]}})
+                    else:
+                        self.reply(200, {"jsonrpc": "2.0", "id": msg["id"],
+                                         "error": {"code": -32601, "message": "no such method"}})
+                else:
+                    self.reply(404, {"error": "not found"})
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, name="test-auth-world", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(LONG)
+
+
+@pytest.fixture
+def world():
+    worlds: List[AuthWorld] = []
+
+    def make(**kwargs: Any) -> AuthWorld:
+        worlds.append(AuthWorld(**kwargs))
+        return worlds[-1]
+
+    yield make
+    for w in worlds:
+        w.stop()
+
+
+def test_the_code_flow_with_pkce_and_no_secret_in_any_log(world, caplog):
+    w = world()
+    caplog.set_level(logging.DEBUG)
+    with Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=OAuth(authorize=headless_authorize())) as client:
+        assert client.call_tool("echo", {"text": "hi"}).text == "hi"
+    [token_request] = w.token_requests
+    [authorization] = w.authorizations
+    assert authorization["code_challenge_method"] == "S256" and authorization["resource"] == w.base + "/mcp"
+    verifier = token_request["code_verifier"]
+    assert base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode() == \
+        authorization["code_challenge"]
+    assert token_request["grant_type"] == "authorization_code" and token_request["client_id"] == "registered-1"
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "authorized with" in logged
+    for secret in (SECRET_TOKEN, verifier, "code=c1"):  # (state and code_challenge are not secrets)
+        assert secret not in logged
+
+
+def test_sixteen_threads_meeting_a_401_cause_one_token_request(world):
+    w = world()
+    oauth = OAuth(authorize=headless_authorize())
+    with Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=oauth) as client:
+        client.call_tool("echo", {"text": "warm"})  # (the handshake itself went through one flow)
+        oauth._token = None  # the token is gone: every thread's next call meets a 401
+        w.release.clear()  # hold the token answer until every thread has met its 401
+        results: List[str] = []
+        barrier = threading.Barrier(16)
+
+        def call(n: int) -> None:
+            barrier.wait(LONG)
+            results.append(client.call_tool("echo", {"text": str(n)}).text)
+
+        threads = [threading.Thread(target=call, args=(n,)) for n in range(16)]
+        for t in threads:
+            t.start()
+        assert w.release.wait(0) is False
+        threading.Timer(0.5, w.release.set).start()  # the token endpoint answers, a little later
+        for t in threads:
+            t.join(LONG)
+    assert sorted(results, key=int) == [str(n) for n in range(16)]
+    assert len(w.token_requests) == 2  # the handshake's flow, then exactly one for all 16 threads
+
+
+def test_metadata_for_another_resource_is_refused_before_authorizing(world):
+    w = world(resource_path="/other")
+    with pytest.raises(Exception) as info:
+        Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=OAuth(authorize=headless_authorize())).connect()
+    assert isinstance(info.value.__cause__ or info.value, (AuthError, Exception))
+    assert "refusing" in str(info.value) + str(info.value.__cause__)
+    assert w.authorizations == [] and w.token_requests == []
