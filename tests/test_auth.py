@@ -104,7 +104,10 @@ class AuthWorld:
                 else:
                     self.reply(404, {"error": "not found"})
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 64  # 16 threads connect at once (the default backlog of 5 resets some)
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, name="test-auth-world", daemon=True)
