@@ -8,6 +8,7 @@ import base64
 import hashlib
 import json
 import logging
+import queue
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List
@@ -16,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from mcpclient import AuthError, Client
-from mcpclient.auth import OAuth, headless_authorize
+from mcpclient.auth import FileTokenStore, OAuth, headless_authorize, loopback_authorize
 
 from conftest import LONG
 
@@ -26,12 +27,13 @@ SECRET_TOKEN = "tok-very-secret-123"
 class AuthWorld:
     """An authorization server and an MCP server requiring its tokens, on one loopback port."""
 
-    def __init__(self, resource_path: str = "/mcp") -> None:
+    def __init__(self, resource_path: str = "/mcp", expires_in: int = 3600) -> None:
         self.token_requests: List[Dict[str, str]] = []
         self.authorizations: List[Dict[str, str]] = []
         self.lock = threading.Lock()
         self.release = threading.Event()
         self.release.set()
+        self.events: "queue.SimpleQueue[Any]" = queue.SimpleQueue()  # what the SSE stream sends next
         world = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -56,6 +58,24 @@ class AuthWorld:
                 path = urlsplit(self.path).path
                 if path == "/.well-known/oauth-protected-resource/mcp":
                     self.reply(200, {"resource": base + resource_path, "authorization_servers": [base]})
+                elif path == "/.well-known/oauth-protected-resource/sse":
+                    self.reply(200, {"resource": base + "/sse", "authorization_servers": [base]})
+                elif path == "/sse":  # the legacy HTTP+SSE transport, behind the same tokens
+                    if self.headers.get("Authorization") != f"Bearer {SECRET_TOKEN}":
+                        self.reply(401, {"error": "invalid_token"}, {"WWW-Authenticate": (
+                            f'Bearer resource_metadata="{world.base}/.well-known/oauth-protected-resource/sse"')})
+                        return
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    self.wfile.write(b"event: endpoint\ndata: /messages\n\n")
+                    self.wfile.flush()
+                    while True:
+                        event = world.events.get()
+                        if event is None:
+                            return
+                        self.wfile.write(b"event: message\ndata: " + json.dumps(event).encode() + b"\n\n")
+                        self.wfile.flush()
                 elif path == "/.well-known/oauth-authorization-server":
                     self.reply(200, {"issuer": base, "authorization_endpoint": base + "/authorize",
                                      "token_endpoint": base + "/token", "registration_endpoint": base + "/register",
@@ -80,7 +100,22 @@ class AuthWorld:
                     with world.lock:
                         world.token_requests.append(fields)
                     world.release.wait(LONG)
-                    self.reply(200, {"access_token": SECRET_TOKEN, "token_type": "Bearer", "expires_in": 3600})
+                    lifetime = 3600 if fields.get("grant_type") == "refresh_token" else expires_in
+                    self.reply(200, {"access_token": SECRET_TOKEN, "token_type": "Bearer", "expires_in": lifetime,
+                                     "refresh_token": "refresh-secret-456"})
+                elif path == "/messages":
+                    if self.headers.get("Authorization") != f"Bearer {SECRET_TOKEN}":
+                        self.reply(401, {"error": "invalid_token"})
+                        return
+                    msg = json.loads(raw)
+                    self.reply(202)
+                    if "id" in msg and msg.get("method") == "initialize":
+                        world.events.put({"jsonrpc": "2.0", "id": msg["id"], "result": {
+                            "protocolVersion": "2024-11-05", "capabilities": {"tools": {}},
+                            "serverInfo": {"name": "guarded-sse", "version": "1"}}})
+                    elif "id" in msg and msg.get("method") == "tools/call":
+                        world.events.put({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [
+                            {"type": "text", "text": msg["params"]["arguments"]["text"]}]}})
                 elif path == "/mcp":
                     if self.headers.get("Authorization") != f"Bearer {SECRET_TOKEN}":
                         self.reply(401, {"error": "invalid_token"}, {"WWW-Authenticate": (
@@ -115,6 +150,7 @@ class AuthWorld:
 
     def stop(self) -> None:
         self.release.set()
+        self.events.put(None)
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(LONG)
@@ -183,3 +219,87 @@ def test_metadata_for_another_resource_is_refused_before_authorizing(world):
     assert isinstance(info.value.__cause__ or info.value, (AuthError, Exception))
     assert "refusing" in str(info.value) + str(info.value.__cause__)
     assert w.authorizations == [] and w.token_requests == []
+
+
+def test_sixteen_threads_meeting_an_expired_token_cause_one_refresh(world):
+    w = world()
+    oauth = OAuth(authorize=headless_authorize(), refresh_margin=0)
+    key = w.base + "/mcp"
+    with Client(key, timeout=LONG, protocol="legacy", auth=oauth) as client:
+        oauth.token_store.set(key, dict(oauth.token_store.get(key), expires_at=0))  # the token expired
+        before = len(w.token_requests)
+        w.release.clear()  # hold the refresh answer until every thread has met the expired token
+        results: List[str] = []
+        barrier = threading.Barrier(16)
+
+        def call(n: int) -> None:
+            barrier.wait(LONG)
+            results.append(client.call_tool("echo", {"text": str(n)}).text)
+
+        threads = [threading.Thread(target=call, args=(n,)) for n in range(16)]
+        for t in threads:
+            t.start()
+        threading.Timer(0.3, w.release.set).start()  # the token endpoint answers a little later
+        for t in threads:
+            t.join(LONG)
+    refreshes = [r for r in w.token_requests[before:] if r["grant_type"] == "refresh_token"]
+    assert sorted(results, key=int) == [str(n) for n in range(16)]
+    [refresh] = refreshes  # exactly one, for all 16 threads
+    assert refresh["refresh_token"] == "refresh-secret-456" and refresh["resource"] == w.base + "/mcp"
+
+
+def test_the_file_store_is_private_and_keeps_the_token_across_clients(world, tmp_path, caplog):
+    import os
+    import stat
+
+    caplog.set_level(logging.DEBUG)
+    w = world()
+    path = str(tmp_path / "tokens" / "mcp.json")
+    with Client(w.base + "/mcp", timeout=LONG, protocol="legacy",
+                auth=OAuth(authorize=headless_authorize(), token_store=FileTokenStore(path))) as client:
+        client.call_tool("echo", {"text": "one"})
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    with open(path) as f:
+        stored = json.load(f)[w.base + "/mcp"]
+    assert stored["access_token"] == SECRET_TOKEN and "client_secret" not in json.dumps(stored)
+    with Client(w.base + "/mcp", timeout=LONG, protocol="legacy",
+                auth=OAuth(authorize=headless_authorize(), token_store=FileTokenStore(path))) as client:
+        client.call_tool("echo", {"text": "two"})
+    assert len(w.token_requests) == 1 and len(w.authorizations) == 1  # the second client reused it
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert SECRET_TOKEN not in logged and "refresh-secret-456" not in logged
+
+
+def test_a_desktop_login_through_the_browser_and_a_loopback_redirect(world):
+    import socket
+
+    import requests
+
+    w = world()
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    opened: List[str] = []
+
+    def browser(url: str) -> None:  # stands in for the user's browser: follows the redirect home
+        opened.append(url)
+        assert requests.get(url, timeout=LONG).status_code == 200
+
+    oauth = OAuth(authorize=loopback_authorize(open_browser=browser, timeout=LONG),
+                  redirect_uri=f"http://127.0.0.1:{port}/callback")
+    with Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=oauth) as client:
+        assert client.call_tool("echo", {"text": "desktop"}).text == "desktop"
+    assert opened and opened[0].startswith(w.base + "/authorize?")
+    assert w.token_requests[0]["redirect_uri"] == f"http://127.0.0.1:{port}/callback"
+
+
+def test_oauth_works_over_the_legacy_sse_transport_too(world):
+    from mcpclient import SSETransport
+
+    w = world()
+    transport = SSETransport(w.base + "/sse", auth=OAuth(authorize=headless_authorize()))
+    with Client(transport, timeout=LONG) as client:
+        assert client.server_info.name == "guarded-sse"
+        assert client.call_tool("echo", {"text": "old but guarded"}).text == "old but guarded"
+    assert len(w.token_requests) == 1 and w.authorizations[0]["resource"] == w.base + "/sse"

@@ -4,6 +4,8 @@
 and again for more scope on a 403 ``insufficient_scope``; ``headless_authorize`` completes the
 authorization step for servers that approve without a user.
 """
+from .loopback import loopback_authorize
 from .oauth import OAuth, headless_authorize
+from .store import FileTokenStore, MemoryTokenStore, TokenStore
 
-__all__ = ["OAuth", "headless_authorize"]
+__all__ = ["FileTokenStore", "MemoryTokenStore", "OAuth", "TokenStore", "headless_authorize", "loopback_authorize"]

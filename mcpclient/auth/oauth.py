@@ -15,13 +15,18 @@ import hashlib
 import logging
 import secrets
 import threading
+import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 from ..errors import AuthError, parse_challenge
 from .discovery import AuthServer, Resource, discover_resource, discover_server, legacy_server
+from .store import MemoryTokenStore, TokenStore
 
-__all__ = ["OAuth"]
+__all__ = ["OAuth", "headless_authorize"]
+
+GRANTS = ("authorization_code", "client_credentials", "jwt_bearer", "enterprise")
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 log = logging.getLogger("mcpclient.auth")
 
@@ -34,11 +39,18 @@ class OAuth:
     """OAuth 2.1 for an MCP server (authorization code + PKCE, or client credentials).
 
     Args:
-        grant: ``"authorization_code"`` (a user logs in: needs ``authorize``) or
-            ``"client_credentials"`` (a backend: needs ``client_id`` and ``client_secret``).
+        grant: ``"authorization_code"`` (a user logs in: needs ``authorize``),
+            ``"client_credentials"`` (a backend: ``client_id`` and ``client_secret``),
+            ``"jwt_bearer"`` (workload identity: ``assertion``, a JWT from the platform, or a
+            callable returning the current one; one attempt, never another grant), or
+            ``"enterprise"`` (enterprise-managed: ``id_token`` is exchanged at
+            ``idp_token_endpoint`` for an ID-JAG, which the server's AS takes with
+            ``client_id``/``client_secret``).
         authorize: ``(authorization_url) -> callback_url``; runs the browser step (see
             ``loopback_authorize`` for desktops). Without it the code flow raises ``AuthError``.
         client_id / client_secret: a pre-registered client (else a CIMD URL, else registration).
+        private_key: an EC P-256 private key (PEM) for ``private_key_jwt`` client authentication
+            (RFC 7523; signed without extra dependencies), instead of a secret.
         client_metadata_url: an HTTPS URL that identifies this client (Client ID Metadata
             Document), used when the authorization server supports it.
         redirect_uri: where the authorization server sends the user back.
@@ -46,17 +58,48 @@ class OAuth:
         client_name: shown by servers during dynamic registration.
         timeout: seconds for each request to the authorization server.
         max_step_ups: re-authorizations for more scope allowed in a row before giving up.
+        token_store: where tokens are kept (``MemoryTokenStore`` by default; ``FileTokenStore``
+            keeps them across runs, mode 0600). Client secrets are never stored.
+        refresh_margin: refresh a token this many seconds before it expires.
+        dpop: bind tokens to a key with DPoP (RFC 9449): ``"auto"`` when the authorization server
+            supports ES256 proofs, ``True``, or ``False``. Each request then carries a fresh proof.
     """
 
     def __init__(self, *, grant: str = "authorization_code", authorize: Optional[Authorize] = None,
                  client_id: Optional[str] = None, client_secret: Optional[str] = None,
                  client_metadata_url: Optional[str] = None,
                  redirect_uri: str = "http://127.0.0.1:33418/callback", scopes: Optional[Sequence[str]] = None,
-                 client_name: str = "mcpclient", timeout: float = 30.0, max_step_ups: int = 2) -> None:
-        if grant not in ("authorization_code", "client_credentials"):
-            raise ValueError("grant must be 'authorization_code' or 'client_credentials'")
-        if grant == "client_credentials" and not (client_id and client_secret):
-            raise ValueError("the client_credentials grant needs client_id and client_secret")
+                 client_name: str = "mcpclient", timeout: float = 30.0, max_step_ups: int = 2,
+                 token_store: Optional[TokenStore] = None, refresh_margin: float = 30.0,
+                 assertion: Any = None, id_token: Any = None, idp_token_endpoint: Optional[str] = None,
+                 idp_client_id: Optional[str] = None, private_key: Optional[str] = None,
+                 dpop: Any = "auto") -> None:
+        if grant not in GRANTS:
+            raise ValueError(f"grant must be one of {', '.join(GRANTS)}")
+        if grant == "client_credentials" and not (client_id and (client_secret or private_key)):
+            raise ValueError("the client_credentials grant needs client_id and client_secret (or private_key)")
+        self._signing_key: Optional[int] = None
+        if private_key is not None:
+            from .jwt import load_ec_private_key
+
+            try:
+                self._signing_key = load_ec_private_key(private_key)
+            except (ValueError, IndexError) as exc:
+                raise ValueError(f"private_key must be an EC P-256 key in PEM: {exc}") from None
+        if grant == "jwt_bearer" and assertion is None:
+            raise ValueError("the jwt_bearer grant needs an assertion (a JWT, or a callable returning one)")
+        if grant == "enterprise" and not (id_token and idp_token_endpoint and client_id and client_secret):
+            raise ValueError("the enterprise grant needs id_token, idp_token_endpoint, client_id and client_secret")
+        if dpop not in ("auto", True, False):
+            raise ValueError("dpop must be 'auto', True or False")
+        self.dpop = dpop
+        self._dpop_key: Any = None  # DPoPKey once the token is DPoP-bound
+        self._token_type = "Bearer"
+        self._nonces: Dict[str, str] = {}  # origin -> the DPoP nonce its server asked for
+        self.assertion = assertion
+        self.id_token = id_token
+        self.idp_token_endpoint = idp_token_endpoint
+        self.idp_client_id = idp_client_id
         self.grant = grant
         self.authorize = authorize
         self.client_id = client_id
@@ -67,8 +110,12 @@ class OAuth:
         self.client_name = client_name
         self.timeout = timeout
         self.max_step_ups = max_step_ups
+        self.token_store = token_store if token_store is not None else MemoryTokenStore()
+        self.refresh_margin = refresh_margin
+        self._key: Optional[str] = None  # the MCP server's URL: the store's key
         self._token: Optional[str] = None
         self._granted: List[str] = []  # the scopes asked for with the current token
+        self._secrets: Dict[str, Optional[str]] = {}  # client_id -> secret (memory only, never stored)
         self._step_ups = 0
         self._registered: Dict[str, Tuple[str, Optional[str], Optional[str]]] = {}  # issuer -> id, secret, method
         self._lock = threading.Lock()
@@ -79,18 +126,86 @@ class OAuth:
 
     # --- the transport's side ---------------------------------------------------------------------
 
+    def headers_for(self, method: str, url: str) -> Dict[str, str]:
+        """The authorization headers of one request: ``Bearer <token>``, or for a DPoP-bound token
+        ``DPoP <token>`` plus a fresh proof for this method and URL."""
+        token = self()
+        if token is None:
+            return {}
+        key = self._dpop_key
+        if key is None or self._token_type.lower() != "dpop":
+            return {"Authorization": f"Bearer {token}"}
+        return {"Authorization": f"DPoP {token}",
+                "DPoP": key.proof(method, url, token, self._nonces.get(_origin_of(url)))}
+
+    def bind(self, server_url: str) -> None:
+        """Called by the transport at start: tokens are stored under the server's URL (a stored,
+        still valid token from an earlier run is used at once)."""
+        self._key = server_url
+        stored = self.token_store.get(server_url)
+        if stored is not None and isinstance(stored.get("access_token"), str):
+            self._token = stored["access_token"]
+            scope = stored.get("scope")
+            self._granted = scope.split() if isinstance(scope, str) else []
+
     def __call__(self) -> Optional[str]:
-        """The current access token (None before the first flow)."""
-        return self._token
+        """The access token for the next request (None before the first flow). An expired one
+        is refreshed first when there is a refresh token — once, however many threads ask."""
+        token = self._token
+        if token is None or self._key is None:
+            return token
+        stored = self.token_store.get(self._key)
+        if stored is None or not self._expiring(stored):
+            return token
+        with self._lock:
+            stored = self.token_store.get(self._key)
+            if stored is None or not self._expiring(stored):
+                return self._token  # another thread refreshed it meanwhile
+            self._refresh(stored)
+            return self._token
+
+    def _expiring(self, stored: Dict[str, Any]) -> bool:
+        expires_at = stored.get("expires_at")
+        return isinstance(expires_at, (int, float)) and time.time() + self.refresh_margin >= expires_at
+
+    def _refresh(self, stored: Dict[str, Any]) -> bool:
+        """Swap the refresh token for a new access token (under the lock); False if impossible."""
+        refresh_token, endpoint = stored.get("refresh_token"), stored.get("token_endpoint")
+        if not isinstance(refresh_token, str) or not isinstance(endpoint, str):
+            return False
+        client_id = str(stored.get("client_id") or "")
+        fields = {"grant_type": "refresh_token", "refresh_token": refresh_token}
+        if isinstance(stored.get("resource"), str):
+            fields["resource"] = stored["resource"]
+        server = AuthServer(str(stored.get("issuer") or ""), None, endpoint, None, {})
+        try:
+            doc = self._token_request(server, fields, client_id, self._secrets.get(client_id),
+                                      str(stored.get("auth_method") or "none"))
+        except AuthError as exc:
+            log.info("token refresh failed (%s); a new authorization is needed", exc)
+            self.token_store.delete(self._key or "")
+            self._token = None
+            return False
+        self._keep(doc, server, client_id, str(stored.get("auth_method") or "none"), stored.get("resource"),
+                   refresh_token)
+        log.info("refreshed the access token from %s", server.issuer or endpoint)
+        return True
 
     def on_challenge(self, server_url: str, status: int, www_authenticate: Optional[str],
-                     sent_token: Optional[str]) -> bool:
+                     sent_token: Optional[str], dpop_nonce: Optional[str] = None) -> bool:
         """The server refused ``sent_token`` (401) or wants more scope (403). Get a better token
         (once, however many threads ask); True: repeat the request. ``AuthError`` if impossible."""
         challenge = parse_challenge(www_authenticate or "")
+        if challenge.get("error") == "use_dpop_nonce" and dpop_nonce and self._dpop_key is not None:
+            self._nonces[_origin_of(server_url)] = dpop_nonce  # RFC 9449 §9: repeat with its nonce
+            return True
         with self._lock:
+            if self._key is None:
+                self._key = server_url
             if self._token is not None and self._token != sent_token:
                 return True  # another thread got a new token meanwhile
+            if status == 401 and self._refresh(self.token_store.get(server_url) or {}):
+                return True
             wanted = (challenge.get("scope") or "").split()
             if status == 403:
                 if challenge.get("error") != "insufficient_scope":
@@ -102,12 +217,12 @@ class OAuth:
                 wanted = sorted(set(self._granted) | set(wanted), key=(self._granted + wanted).index)
             else:
                 self._step_ups = 0
-            self._token = self._authorize(server_url, challenge, wanted)
+            self._authorize(server_url, challenge, wanted)
             return True
 
     # --- the flow ---------------------------------------------------------------------------------
 
-    def _authorize(self, server_url: str, challenge: Dict[str, str], wanted: List[str]) -> str:
+    def _authorize(self, server_url: str, challenge: Dict[str, str], wanted: List[str]) -> None:
         resource = discover_resource(server_url, challenge.get("resource_metadata"), self._get)
         if resource is None or not resource.authorization_servers:
             server = legacy_server(server_url, self._get)
@@ -117,8 +232,16 @@ class OAuth:
             resource_id = resource.resource
         scopes = self._choose_scopes(wanted, resource, server)
         if self.grant == "client_credentials":
-            client_id, secret, method = self.client_id or "", self.client_secret, self._auth_method(server, None)
+            client_id, secret = self.client_id or "", self.client_secret
+            method = self._auth_method(server, secret)
             fields = {"grant_type": "client_credentials"}
+        elif self.grant == "jwt_bearer":  # workload identity: a JWT the platform issued us
+            client_id, secret = self.client_id or "", self.client_secret
+            method = self._auth_method(server, secret)
+            fields = {"grant_type": JWT_BEARER, "assertion": _value(self.assertion)}
+        elif self.grant == "enterprise":  # the IdP trades our ID token for an ID-JAG the AS accepts
+            client_id, secret, method = self.client_id or "", self.client_secret, "client_secret_basic"
+            fields = {"grant_type": JWT_BEARER, "assertion": self._id_jag(server, resource_id)}
         else:
             client_id, secret, method = self._identity(server)
             code, verifier = self._code(server, client_id, resource_id, scopes)
@@ -128,10 +251,41 @@ class OAuth:
             fields["resource"] = resource_id  # exactly as the metadata publishes it
         if scopes:
             fields["scope"] = " ".join(scopes)
-        token = self._token_request(server, fields, client_id, secret, method)
-        self._granted = scopes
+        doc = self._token_request(server, fields, client_id, secret, method)
+        self._secrets[client_id] = secret
+        self._keep(doc, server, client_id, method, resource_id, None, scopes)
         log.info("authorized with %s (scopes: %s)", server.issuer, " ".join(scopes) or "none")
-        return token
+
+    def _keep(self, doc: Dict[str, Any], server: AuthServer, client_id: str, method: str, resource: Any,
+              old_refresh: Optional[str], scopes: Optional[List[str]] = None) -> None:
+        """Adopt and store a token response (a refresh keeps the old refresh token unless rotated)."""
+        self._token = doc["access_token"]
+        if scopes is not None:
+            self._granted = scopes
+        expires_in = doc.get("expires_in")
+        stored: Dict[str, Any] = {
+            "access_token": doc["access_token"], "token_type": doc.get("token_type"),
+            "refresh_token": doc.get("refresh_token") if isinstance(doc.get("refresh_token"), str) else old_refresh,
+            "expires_at": time.time() + expires_in if isinstance(expires_in, (int, float)) else None,
+            "scope": doc.get("scope") if isinstance(doc.get("scope"), str) else " ".join(self._granted),
+            "issuer": server.issuer, "token_endpoint": server.token_endpoint, "client_id": client_id,
+            "auth_method": method, "resource": resource}
+        self.token_store.set(self._key or "", stored)
+
+    def _id_jag(self, server: AuthServer, resource: Optional[str]) -> str:
+        """RFC 8693 token exchange at the enterprise IdP: our ID token -> an identity assertion
+        grant (ID-JAG) for ``server`` and this resource."""
+        fields = {"grant_type": "urn:ietf:params:oauth:grant-type:token-exchange",
+                  "subject_token": _value(self.id_token),
+                  "subject_token_type": "urn:ietf:params:oauth:token-type:id_token",
+                  "requested_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+                  "audience": server.issuer}
+        if resource is not None:
+            fields["resource"] = resource
+        if self.idp_client_id:
+            fields["client_id"] = self.idp_client_id
+        idp = AuthServer("", None, str(self.idp_token_endpoint), None, {})
+        return self._token_request(idp, fields, "", None, "none", add_client_id=False)["access_token"]
 
     def _choose_scopes(self, wanted: List[str], resource: Optional[Resource], server: AuthServer) -> List[str]:
         scopes = list(wanted) or list(self.scopes or []) or list((resource.scopes_supported if resource else None) or [])
@@ -169,10 +323,11 @@ class OAuth:
         method = doc.get("token_endpoint_auth_method")
         return doc["client_id"], doc.get("client_secret"), method if isinstance(method, str) else None
 
-    @staticmethod
-    def _auth_method(server: AuthServer, secret: Optional[str]) -> str:
+    def _auth_method(self, server: AuthServer, secret: Optional[str]) -> str:
         listed = server.raw.get("token_endpoint_auth_methods_supported")
         listed = listed if isinstance(listed, list) else ["client_secret_basic"]
+        if self._signing_key is not None and ("private_key_jwt" in listed or secret is None):
+            return "private_key_jwt"
         for method in ("client_secret_basic", "client_secret_post", "none"):
             if method in listed and (method == "none" or secret is not None or len(listed) == 1):
                 return method
@@ -216,25 +371,57 @@ class OAuth:
         return code, verifier
 
     def _token_request(self, server: AuthServer, fields: Dict[str, str], client_id: str,
-                       secret: Optional[str], method: str) -> str:
+                       secret: Optional[str], method: str, add_client_id: bool = True) -> Dict[str, Any]:
         headers = {"Accept": "application/json"}
         if method == "client_secret_basic" and secret is not None:
             pair = f"{quote(client_id, safe='')}:{quote(secret, safe='')}".encode()
             headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
-        else:
+        elif method == "private_key_jwt" and self._signing_key is not None:
+            from .jwt import client_assertion  # RFC 7523: a signed assertion instead of a secret
+
+            fields = dict(fields, client_id=client_id,
+                          client_assertion_type="urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                          client_assertion=client_assertion(client_id, server.issuer, self._signing_key))
+        elif add_client_id:
             fields = dict(fields, client_id=client_id)
             if method == "client_secret_post" and secret is not None:
                 fields["client_secret"] = secret
-        response = self._session().post(server.token_endpoint, data=fields, headers=headers, timeout=self.timeout)
-        try:
-            doc = response.json()
-        except ValueError:
-            doc = {}
+        key = self._dpop_for(server)
+        for _ in range(2):  # once more if the server asks for a DPoP nonce
+            if key is not None:
+                headers["DPoP"] = key.proof("POST", server.token_endpoint, None,
+                                            self._nonces.get(_origin_of(server.token_endpoint)))
+            response = self._session().post(server.token_endpoint, data=fields, headers=headers, timeout=self.timeout)
+            try:
+                doc = response.json()
+            except ValueError:
+                doc = {}
+            nonce = response.headers.get("DPoP-Nonce")
+            if key is None or response.status_code != 400 or not nonce or \
+                    not (isinstance(doc, dict) and doc.get("error") == "use_dpop_nonce"):
+                break
+            self._nonces[_origin_of(server.token_endpoint)] = nonce
         if response.status_code != 200 or not isinstance(doc, dict) or not isinstance(doc.get("access_token"), str):
             error = doc.get("error") if isinstance(doc, dict) else None
-            raise AuthError(f"{server.issuer} refused the token request (HTTP {response.status_code}"
-                            f"{', ' + str(error) if error else ''})", status=response.status_code)
-        return doc["access_token"]
+            raise AuthError(f"{server.issuer or server.token_endpoint} refused the token request (HTTP "
+                            f"{response.status_code}{', ' + str(error) if error else ''})", status=response.status_code)
+        if key is not None and str(doc.get("token_type", "")).lower() == "dpop":
+            self._dpop_key, self._token_type = key, "DPoP"
+        elif "refresh_token" not in fields.get("grant_type", ""):
+            self._token_type = "Bearer"
+        return doc
+
+    def _dpop_for(self, server: AuthServer) -> Any:
+        """The DPoP key for token requests to ``server`` (a new one per client), or None."""
+        if not server.issuer or self.dpop is False:
+            return self._dpop_key if self.dpop is not False else None
+        if self.dpop == "auto" and not server.supports("dpop_signing_alg_values_supported", "ES256"):
+            return None
+        if self._dpop_key is None:
+            from .jwt import DPoPKey
+
+            self._dpop_key = DPoPKey()
+        return self._dpop_key
 
     # --- HTTP -------------------------------------------------------------------------------------
 
@@ -252,6 +439,19 @@ class OAuth:
             return response.status_code, response.json() if response.status_code == 200 else None
         except ValueError:
             return response.status_code, None
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _value(setting: Any) -> str:
+    """A secret given as a string, or as a callable that returns the current one."""
+    value = setting() if callable(setting) else setting
+    if not isinstance(value, str) or not value:
+        raise AuthError("the configured assertion or ID token is empty")
+    return value
 
 
 def headless_authorize(http_get: Optional[Callable[[str], Any]] = None) -> Authorize:

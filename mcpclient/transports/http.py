@@ -143,6 +143,8 @@ class HTTPTransport(Transport):
             env = http.merge_environment_settings(self.url, {}, None, None, None)
             http.proxies, http.verify, http.trust_env = env["proxies"], env["verify"], False
         self._poster = _Poster(self._http, self.url, self.headers) if not self.follow_redirects else None
+        if hasattr(self.auth, "bind"):
+            self.auth.bind(self.url)  # type: ignore[union-attr]  (OAuth: its tokens belong to this URL)
         self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
 
     def negotiated(self, protocol_version: str) -> None:
@@ -164,7 +166,7 @@ class HTTPTransport(Transport):
             abort(response)
         if self.session_id is not None and self._http is not None:
             try:  # the spec asks clients to end their session; a 405 just means "not supported"
-                self._http.delete(self.url, headers=self._headers(), timeout=(self.connect_timeout, _DELETE_TIMEOUT),
+                self._http.delete(self.url, headers=self._headers("DELETE"), timeout=(self.connect_timeout, _DELETE_TIMEOUT),
                                   allow_redirects=False)
             except Exception as exc:  # best effort, bounded
                 log.debug("DELETE of the session failed: %s", type(exc).__name__)
@@ -249,7 +251,8 @@ class HTTPTransport(Transport):
                         return
                     if response.status_code in (401, 403) and hasattr(self.auth, "on_challenge") \
                             and challenges < _MAX_AUTH_ROUNDS and self.auth.on_challenge(  # type: ignore[union-attr]
-                                self.url, response.status_code, response.headers.get("WWW-Authenticate"), sent_token):
+                                self.url, response.status_code, response.headers.get("WWW-Authenticate"), sent_token,
+                                response.headers.get("DPoP-Nonce")):
                         challenges += 1  # OAuth got a (better) token: send the request again
                         continue
                     if response.status_code == 404 and sent_session is not None and method != "initialize":
@@ -337,8 +340,12 @@ class HTTPTransport(Transport):
             self.session_id = session_id
         return response
 
-    def _headers(self) -> Dict[str, str]:
-        headers = auth_headers(self.headers, self.auth, self.auth_header)
+    def _headers(self, method: str = "POST") -> Dict[str, str]:
+        if hasattr(self.auth, "headers_for"):  # OAuth: Bearer, or DPoP with a proof per request
+            headers = dict(self.headers)
+            headers.update(self.auth.headers_for(method, self.url))  # type: ignore[union-attr]
+        else:
+            headers = auth_headers(self.headers, self.auth, self.auth_header)
         if self.session_id is not None:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version is not None:
@@ -434,7 +441,7 @@ class HTTPTransport(Transport):
     def _get_stream(self, last_event_id: Optional[str] = None) -> "requests.Response":
         import requests
 
-        headers = self._headers()
+        headers = self._headers("GET")
         headers["Accept"] = SSE
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id

@@ -38,6 +38,9 @@ _POST_WORKERS = 32  # requests being POSTed at once (each POST only waits for th
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+_MAX_AUTH_ROUNDS = 3  # OAuth flows (first login, step-ups) for one request before its error stands
+
+
 def _origin(url: str) -> str:
     """``scheme://host:port`` of ``url`` (default port filled in, no user info), for comparison."""
     parts = urlsplit(url)
@@ -109,6 +112,8 @@ class SSETransport(Transport):
 
         if self._closing.is_set():
             raise ConnectionClosed("the transport is closed")
+        if hasattr(self.auth, "bind"):
+            self.auth.bind(self.url)  # type: ignore[union-attr]  (OAuth: its tokens belong to this URL)
         if self._http is None:
             self._http = requests.Session()
             adapter = HTTPAdapter(pool_connections=1, pool_maxsize=_POST_WORKERS + 1, max_retries=0)
@@ -165,22 +170,39 @@ class SSETransport(Transport):
     def _post(self, body: bytes, timeout: Optional[float]) -> None:
         import requests
 
-        headers = self._headers()
-        headers["Content-Type"] = JSON
         read = None if timeout is None else max(timeout, 0.001)
-        try:
-            response = self._http.post(  # type: ignore[union-attr]
-                self.endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read),
-                allow_redirects=False)
-        except requests.exceptions.RequestException as exc:
-            raise request_error(self.name, exc, self.connect_timeout) from exc
-        try:
-            if response.status_code not in (200, 202):  # the answer itself comes on the event stream
+        for challenges in range(_MAX_AUTH_ROUNDS + 1):
+            headers = self._headers("POST", self.endpoint)
+            headers["Content-Type"] = JSON
+            sent_token = self.auth() if callable(self.auth) else self.auth
+            try:
+                response = self._http.post(  # type: ignore[union-attr]
+                    self.endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read),
+                    allow_redirects=False)
+            except requests.exceptions.RequestException as exc:
+                raise request_error(self.name, exc, self.connect_timeout) from exc
+            try:
+                if response.status_code in (200, 202):  # the answer itself comes on the event stream
+                    return
+                if challenges < _MAX_AUTH_ROUNDS and self._challenged(response, sent_token):
+                    continue
                 raise status_error(self.name, response)
-        finally:
-            response.close()
+            finally:
+                response.close()
 
-    def _headers(self) -> Dict[str, str]:
+    def _challenged(self, response: "requests.Response", sent_token: Any) -> bool:
+        """A 401/403 the ``auth`` provider (OAuth) resolved: True means send the request again."""
+        if response.status_code not in (401, 403) or not hasattr(self.auth, "on_challenge"):
+            return False
+        return bool(self.auth.on_challenge(  # type: ignore[union-attr]
+            self.url, response.status_code, response.headers.get("WWW-Authenticate"), sent_token,
+            response.headers.get("DPoP-Nonce")))
+
+    def _headers(self, method: str = "GET", url: Optional[str] = None) -> Dict[str, str]:
+        if hasattr(self.auth, "headers_for"):  # OAuth: Bearer, or DPoP with a proof per request
+            headers = dict(self.headers)
+            headers.update(self.auth.headers_for(method, url or self.url))  # type: ignore[union-attr]
+            return headers
         return auth_headers(self.headers, self.auth, self.auth_header)
 
     # --- receiving ------------------------------------------------------------------------------
@@ -197,11 +219,19 @@ class SSETransport(Transport):
 
         error: Exception = ConnectionClosed(f"{self.name} closed the event stream")
         try:
-            headers = self._headers()
-            headers["Accept"] = SSE
-            # The read timeout bounds the wait for the answer's headers only (then it is lifted).
-            response = self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
-                                      timeout=(self.connect_timeout, self.connect_timeout), allow_redirects=False)
+            for challenges in range(_MAX_AUTH_ROUNDS + 1):
+                headers = self._headers("GET")
+                headers["Accept"] = SSE
+                sent_token = self.auth() if callable(self.auth) else self.auth
+                # The read timeout bounds the wait for the answer's headers only (then it is lifted).
+                response = self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
+                                          timeout=(self.connect_timeout, self.connect_timeout), allow_redirects=False)
+                if challenges < _MAX_AUTH_ROUNDS and self._challenged(response, sent_token):
+                    response.close()
+                    continue  # OAuth got a token: open the stream again
+                break
+        except AuthError as exc:
+            error = exc
         except requests.exceptions.ConnectTimeout as exc:
             error = ConnectError(f"could not connect to {self.name} in {self.connect_timeout:g} s")
             error.__cause__ = exc

@@ -144,9 +144,18 @@ def oauth_for(scenario: str, context: Dict[str, Any]) -> Any:
         return None
     from mcpclient.auth import OAuth, headless_authorize
 
-    if scenario.startswith("auth/client-credentials"):
+    if scenario == "auth/client-credentials-basic":
         return OAuth(grant="client_credentials", client_id=context.get("client_id"),
                      client_secret=context.get("client_secret"))
+    if scenario == "auth/client-credentials-jwt":
+        return OAuth(grant="client_credentials", client_id=context.get("client_id"),
+                     private_key=context.get("private_key_pem"))
+    if scenario == "auth/wif-jwt-bearer":
+        return OAuth(grant="jwt_bearer", client_id=context.get("client_id"), assertion=context.get("valid_jwt"))
+    if scenario == "auth/enterprise-managed-authorization":
+        return OAuth(grant="enterprise", client_id=context.get("client_id"), client_secret=context.get("client_secret"),
+                     id_token=context.get("idp_id_token"), idp_token_endpoint=context.get("idp_token_endpoint"),
+                     idp_client_id=context.get("idp_client_id"))
     return OAuth(authorize=headless_authorize(), client_id=context.get("client_id"),
                  client_secret=context.get("client_secret"), client_metadata_url=CIMD_URL)
 

@@ -24,7 +24,7 @@
 # sse-retry measures a 500 ms reconnect delay and does not like company on 2 cores.
 
 # What mcpclient must pass (CI runs these): the 2025-11-25 handshake-era set, 2026-07-28, the
-# skills extension, and the OAuth scenarios mcpclient.auth covers (not yet: DPoP, JWT grants).
+# skills extension, and every OAuth scenario. CI runs --all (the same 64 runs).
 DEFAULT_RUNS="
 initialize@2025-11-25 tools_call@2025-11-25 sse-retry@2025-11-25
 json-schema-2020-12-preservation@2025-11-25 elicitation-sep1034-client-defaults@2025-11-25
@@ -47,7 +47,8 @@ auth/2025-03-26-oauth-metadata-backcompat@2025-03-26 auth/2025-03-26-oauth-endpo
 auth/resource-mismatch@2026-07-28 auth/offline-access-scope@2026-07-28 auth/offline-access-not-supported@2026-07-28
 auth/authorization-server-migration@2026-07-28 auth/iss-supported@2026-07-28 auth/iss-not-advertised@2026-07-28
 auth/iss-supported-missing@2026-07-28 auth/iss-wrong-issuer@2026-07-28 auth/iss-unexpected@2026-07-28
-auth/iss-normalized@2026-07-28 auth/metadata-issuer-mismatch@2026-07-28 auth/client-credentials-basic@
+auth/iss-normalized@2026-07-28 auth/metadata-issuer-mismatch@2026-07-28 auth/client-credentials-basic@ auth/wif-jwt-bearer@
+auth/enterprise-managed-authorization@ auth/client-credentials-jwt@ auth/dpop@ auth/dpop-nonce@
 "
 
 set -u -o pipefail
