@@ -303,3 +303,20 @@ def test_oauth_works_over_the_legacy_sse_transport_too(world):
         assert client.server_info.name == "guarded-sse"
         assert client.call_tool("echo", {"text": "old but guarded"}).text == "old but guarded"
     assert len(w.token_requests) == 1 and w.authorizations[0]["resource"] == w.base + "/sse"
+
+
+def test_tokens_and_credentials_stay_with_their_server():
+    from mcpclient.auth.discovery import AuthServer, discover_resource, discover_server
+
+    oauth = OAuth(grant="client_credentials", client_id="svc", client_secret="s3cret", issuer="https://as.example")
+    oauth.bind("https://a.example/mcp")
+    oauth._token = "token-for-a"
+    oauth.bind("https://b.example/mcp")  # the same OAuth on another server: A's token is not sent
+    assert oauth() is None and oauth.headers_for("POST", "https://b.example/mcp") == {}
+    with pytest.raises(AuthError, match="refusing to send them"):  # another AS never sees the secret
+        oauth._check_issuer(AuthServer("https://evil.example", None, "https://evil.example/token", None, {}))
+    never = lambda url: pytest.fail(f"fetched {url}")  # noqa: E731
+    with pytest.raises(AuthError, match="not an https URL"):
+        discover_server("http://as.example", never)
+    with pytest.raises(AuthError, match="not an https URL"):
+        discover_resource("https://a.example/mcp", "http://a.example/.well-known/oauth-protected-resource", never)

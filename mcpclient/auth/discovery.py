@@ -40,6 +40,17 @@ class AuthServer(NamedTuple):
         return isinstance(listed, list) and value in listed
 
 
+_LOOPBACK = ("localhost", "127.0.0.1", "::1")
+
+
+def _checked_url(url: str, what: str) -> str:
+    """Authorization traffic needs HTTPS (plain HTTP only to this machine, for development)."""
+    parts = urlsplit(url)
+    if parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in _LOOPBACK):
+        return url
+    raise AuthError(f"{what} {url!r} is not an https URL; refusing to send credentials over it")
+
+
 def _origin(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
@@ -55,7 +66,7 @@ def discover_resource(server_url: str, metadata_url: Optional[str], get: Fetch) 
         base = _origin(server_url) + "/.well-known/oauth-protected-resource"
         candidates = [base + path, base] if path else [base]
     for url in candidates:
-        status, doc = get(url)
+        status, doc = get(_checked_url(url, "the resource metadata URL"))
         if status == 200 and isinstance(doc, dict):
             resource = doc.get("resource")
             servers = doc.get("authorization_servers")
@@ -85,7 +96,7 @@ def _check_resource(server_url: str, resource: Optional[str]) -> None:
 def discover_server(issuer: str, get: Fetch) -> AuthServer:
     """The metadata of the authorization server ``issuer``: RFC 8414 and OIDC well-known URLs in
     the spec's order (path-aware); its ``issuer`` must be exactly ``issuer``."""
-    parts = urlsplit(issuer)
+    parts = urlsplit(_checked_url(issuer, "the authorization server"))
     origin, path = _origin(issuer), parts.path.rstrip("/")
     if path:
         candidates = [f"{origin}/.well-known/oauth-authorization-server{path}",
@@ -107,7 +118,7 @@ def discover_server(issuer: str, get: Fetch) -> AuthServer:
 def legacy_server(server_url: str, get: Fetch) -> AuthServer:
     """2025-03-26: no resource metadata; the server's origin is the authorization server, its
     metadata at the root, else the default endpoints."""
-    origin = _origin(server_url)
+    origin = _origin(_checked_url(server_url, "the server"))
     status, doc = get(f"{origin}/.well-known/oauth-authorization-server")
     if status == 200 and isinstance(doc, dict):
         return _server(doc, str(doc.get("issuer") or origin))
@@ -119,6 +130,10 @@ def _server(doc: Dict[str, Any], issuer: str) -> AuthServer:
     token = doc.get("token_endpoint")
     if not isinstance(token, str):
         raise AuthError(f"the authorization server {issuer} publishes no token endpoint")
+    _checked_url(token, "the token endpoint")
     authorize, register = doc.get("authorization_endpoint"), doc.get("registration_endpoint")
+    for url, what in ((authorize, "the authorization endpoint"), (register, "the registration endpoint")):
+        if isinstance(url, str):
+            _checked_url(url, what)
     return AuthServer(issuer, authorize if isinstance(authorize, str) else None, token,
                       register if isinstance(register, str) else None, doc)

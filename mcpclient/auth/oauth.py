@@ -61,6 +61,8 @@ class OAuth:
         token_store: where tokens are kept (``MemoryTokenStore`` by default; ``FileTokenStore``
             keeps them across runs, mode 0600). Client secrets are never stored.
         refresh_margin: refresh a token this many seconds before it expires.
+        issuer: the authorization server configured credentials belong to (else the first one
+            they are used with); credentials are never sent to another one.
         dpop: bind tokens to a key with DPoP (RFC 9449): ``"auto"`` when the authorization server
             supports ES256 proofs, ``True``, or ``False``. Each request then carries a fresh proof.
     """
@@ -73,7 +75,7 @@ class OAuth:
                  token_store: Optional[TokenStore] = None, refresh_margin: float = 30.0,
                  assertion: Any = None, id_token: Any = None, idp_token_endpoint: Optional[str] = None,
                  idp_client_id: Optional[str] = None, private_key: Optional[str] = None,
-                 dpop: Any = "auto") -> None:
+                 dpop: Any = "auto", issuer: Optional[str] = None) -> None:
         if grant not in GRANTS:
             raise ValueError(f"grant must be one of {', '.join(GRANTS)}")
         if grant == "client_credentials" and not (client_id and (client_secret or private_key)):
@@ -96,6 +98,7 @@ class OAuth:
         self._dpop_key: Any = None  # DPoPKey once the token is DPoP-bound
         self._token_type = "Bearer"
         self._nonces: Dict[str, str] = {}  # origin -> the DPoP nonce its server asked for
+        self.issuer = issuer
         self.assertion = assertion
         self.id_token = id_token
         self.idp_token_endpoint = idp_token_endpoint
@@ -141,6 +144,9 @@ class OAuth:
     def bind(self, server_url: str) -> None:
         """Called by the transport at start: tokens are stored under the server's URL (a stored,
         still valid token from an earlier run is used at once)."""
+        if self._key is not None and self._key != server_url:
+            # one OAuth per server: another server's token must never be sent here
+            self._token, self._granted, self._dpop_key, self._token_type = None, [], None, "Bearer"
         self._key = server_url
         stored = self.token_store.get(server_url)
         if stored is not None and isinstance(stored.get("access_token"), str):
@@ -181,6 +187,9 @@ class OAuth:
         try:
             doc = self._token_request(server, fields, client_id, self._secrets.get(client_id),
                                       str(stored.get("auth_method") or "none"))
+        except (OSError, ValueError) as exc:  # unreachable (requests' errors are OSErrors) or not JSON
+            log.info("token refresh failed (%s); keeping the current token", type(exc).__name__)
+            return False
         except AuthError as exc:
             log.info("token refresh failed (%s); a new authorization is needed", exc)
             self.token_store.delete(self._key or "")
@@ -230,6 +239,7 @@ class OAuth:
         else:
             server = discover_server(resource.authorization_servers[0], self._get)
             resource_id = resource.resource
+        self._check_issuer(server)
         scopes = self._choose_scopes(wanted, resource, server)
         if self.grant == "client_credentials":
             client_id, secret = self.client_id or "", self.client_secret
@@ -271,6 +281,20 @@ class OAuth:
             "issuer": server.issuer, "token_endpoint": server.token_endpoint, "client_id": client_id,
             "auth_method": method, "resource": resource}
         self.token_store.set(self._key or "", stored)
+
+    def _check_issuer(self, server: AuthServer) -> None:
+        """Configured credentials (a secret, a key, an assertion) belong to one authorization
+        server: the ``issuer`` given, else the first one they were used with. A server that now
+        points elsewhere does not get them."""
+        holds_credentials = bool(self.client_secret or self._signing_key is not None or self.assertion
+                                 or self.id_token)
+        if not holds_credentials:
+            return
+        if self.issuer is None:
+            self.issuer = server.issuer
+        elif server.issuer != self.issuer:
+            raise AuthError(f"the server now names the authorization server {server.issuer!r}; the configured "
+                            f"credentials belong to {self.issuer!r}, refusing to send them there")
 
     def _id_jag(self, server: AuthServer, resource: Optional[str]) -> str:
         """RFC 8693 token exchange at the enterprise IdP: our ID token -> an identity assertion
@@ -357,14 +381,14 @@ class OAuth:
         joiner = "&" if urlsplit(server.authorization_endpoint).query else "?"
         callback = self.authorize(server.authorization_endpoint + joiner + urlencode(query, quote_via=quote))
         answer = {k: v[0] for k, v in parse_qs(urlsplit(callback).query).items()}
-        if "error" in answer:
-            raise AuthError(f"{server.issuer} refused the authorization: {answer['error']}")
         if answer.get("state") != state:
             raise AuthError("the authorization response's state does not match; refusing it")
         iss = answer.get("iss")
         if (iss is None and server.raw.get("authorization_response_iss_parameter_supported") is True) or \
                 (iss is not None and iss != server.issuer):
             raise AuthError(f"the authorization response's issuer {iss!r} is not {server.issuer!r}; refusing it")
+        if "error" in answer:
+            raise AuthError(f"{server.issuer} refused the authorization: {answer['error']}")
         code = answer.get("code")
         if not code:
             raise AuthError("the authorization response carries no code")
@@ -413,6 +437,8 @@ class OAuth:
 
     def _dpop_for(self, server: AuthServer) -> Any:
         """The DPoP key for token requests to ``server`` (a new one per client), or None."""
+        if self._dpop_key is not None and self.dpop is not False:
+            return self._dpop_key  # a refresh of a DPoP-bound token must prove the same key
         if not server.issuer or self.dpop is False:
             return self._dpop_key if self.dpop is not False else None
         if self.dpop == "auto" and not server.supports("dpop_signing_alg_values_supported", "ES256"):

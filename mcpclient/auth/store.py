@@ -64,7 +64,7 @@ class FileTokenStore(TokenStore):
     def _locked(self) -> Any:
         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
         lock_path = self.path + ".lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             import fcntl
 
@@ -84,8 +84,9 @@ class FileTokenStore(TokenStore):
     def _write(self, data: Dict[str, Token]) -> None:
         directory = os.path.dirname(self.path)
         os.makedirs(directory, mode=0o700, exist_ok=True)
-        tmp = f"{self.path}.{os.getpid()}.{threading.get_ident()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        import tempfile  # a new file of our own (O_EXCL, mode 0600): never one someone planted
+
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(self.path) + ".", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(data, f)

@@ -157,7 +157,8 @@ def oauth_for(scenario: str, context: Dict[str, Any]) -> Any:
                      id_token=context.get("idp_id_token"), idp_token_endpoint=context.get("idp_token_endpoint"),
                      idp_client_id=context.get("idp_client_id"))
     return OAuth(authorize=headless_authorize(), client_id=context.get("client_id"),
-                 client_secret=context.get("client_secret"), client_metadata_url=CIMD_URL)
+                 client_secret=context.get("client_secret"), client_metadata_url=CIMD_URL,
+                 issuer=context.get("issuer"))
 
 
 def tools_list_and_call(client: Client, context: Dict[str, Any]) -> None:
