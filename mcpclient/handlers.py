@@ -9,9 +9,9 @@ only when the first server request arrives, to keep ``import mcpclient`` fast).
 """
 from __future__ import annotations
 
-import logging
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from ._responder import ELICITATION_MODES
 from .errors import InvalidParams
 from ._records import field
 from .types import Content, Raw, TextContent, _Record, _record, parse_content
@@ -26,11 +26,6 @@ __all__ = [
     "SamplingMessage",
     "accept_defaults",
 ]
-
-log = logging.getLogger("mcpclient")
-
-ELICITATION_MODES = ("form", "url")
-
 
 # --- sampling -----------------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Iterator, List, Optional
+from typing import IO, ContextManager, Iterator, List, Optional
 
 OFFICIAL_SERVER = Path(__file__).resolve().parent / "servers" / "official_server.py"
 
@@ -52,7 +52,7 @@ def _read_ready(proc: subprocess.Popen, timeout: float) -> Optional[str]:
     """The first stdout line of ``proc`` (decoded, stripped), or None on EOF / timeout."""
     box: List[bytes] = []
     reader = threading.Thread(target=lambda: box.append(proc.stdout.readline()),  # type: ignore[union-attr]
-                              name="official-http-ready", daemon=True)
+                              name="test-http-ready", daemon=True)
     reader.start()
     reader.join(timeout)
     if reader.is_alive() or not box or not box[0]:
@@ -83,18 +83,12 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @contextmanager
-def official_http_server(*flags: str, ready_timeout: float = READY_TIMEOUT) -> Iterator[str]:
-    """Start the official contract server with ``flags``; yield its MCP endpoint url; stop and reap it."""
-    proc = subprocess.Popen(
-        [sys.executable, str(OFFICIAL_SERVER), *flags],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+def http_server(argv: List[str], ready_timeout: float = READY_TIMEOUT) -> Iterator[str]:
+    """Start a test server that prints ``READY <url>`` (``argv``); yield the url; stop and reap it."""
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     stderr_tail: List[bytes] = []
-    drainer = threading.Thread(target=_drain, args=(proc.stderr, stderr_tail),
-                               name="official-http-stderr", daemon=True)
+    drainer = threading.Thread(target=_drain, args=(proc.stderr, stderr_tail), name="test-http-stderr", daemon=True)
     drainer.start()
     try:
         started = time.monotonic()
@@ -111,11 +105,10 @@ def official_http_server(*flags: str, ready_timeout: float = READY_TIMEOUT) -> I
             drainer.join(1.0)
             tail = b"".join(stderr_tail).decode("utf-8", "replace").strip()
             raise ServerStartError(
-                f"official_server.py {' '.join(flags)} {what} (after {time.monotonic() - started:.1f} s); "
+                f"{' '.join(argv[1:])} {what} (after {time.monotonic() - started:.1f} s); "
                 f"stderr tail:\n{tail or '(empty)'}"
             )
-        url = line[len("READY "):].strip()
-        yield url
+        yield line[len("READY "):].strip()
     finally:
         _stop(proc)
         for stream in (proc.stdout, proc.stderr):
@@ -124,3 +117,8 @@ def official_http_server(*flags: str, ready_timeout: float = READY_TIMEOUT) -> I
             except OSError:
                 pass
         drainer.join(1.0)
+
+
+def official_http_server(*flags: str, ready_timeout: float = READY_TIMEOUT) -> "ContextManager[str]":
+    """Start the official contract server with ``flags``; yield its MCP endpoint url; stop and reap it."""
+    return http_server([sys.executable, str(OFFICIAL_SERVER), *flags], ready_timeout)

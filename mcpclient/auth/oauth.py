@@ -117,6 +117,7 @@ class OAuth:
         self.refresh_margin = refresh_margin
         self._key: Optional[str] = None  # the MCP server's URL: the store's key
         self._token: Optional[str] = None
+        self._expires_at: Optional[float] = None  # epoch seconds, kept in memory for the hot path
         self._granted: List[str] = []  # the scopes asked for with the current token
         self._secrets: Dict[str, Optional[str]] = {}  # client_id -> secret (memory only, never stored)
         self._step_ups = 0
@@ -146,29 +147,33 @@ class OAuth:
         still valid token from an earlier run is used at once)."""
         if self._key is not None and self._key != server_url:
             # one OAuth per server: another server's token must never be sent here
-            self._token, self._granted, self._dpop_key, self._token_type = None, [], None, "Bearer"
+            self._token, self._expires_at, self._granted = None, None, []
+            self._dpop_key, self._token_type = None, "Bearer"
         self._key = server_url
         stored = self.token_store.get(server_url)
         if stored is not None and isinstance(stored.get("access_token"), str):
-            self._token = stored["access_token"]
-            scope = stored.get("scope")
-            self._granted = scope.split() if isinstance(scope, str) else []
+            self._adopt(stored)
 
     def __call__(self) -> Optional[str]:
         """The access token for the next request (None before the first flow). An expired one
         is refreshed first when there is a refresh token — once, however many threads ask."""
-        token = self._token
-        if token is None or self._key is None:
-            return token
-        stored = self.token_store.get(self._key)
-        if stored is None or not self._expiring(stored):
-            return token
+        token, expires_at = self._token, self._expires_at
+        if token is None or self._key is None or expires_at is None or time.time() + self.refresh_margin < expires_at:
+            return token  # the hot path: no lock, no store access
         with self._lock:
-            stored = self.token_store.get(self._key)
-            if stored is None or not self._expiring(stored):
-                return self._token  # another thread refreshed it meanwhile
-            self._refresh(stored)
+            stored = self.token_store.get(self._key) or {}
+            if isinstance(stored.get("access_token"), str) and not self._expiring(stored):
+                self._adopt(stored)  # another thread (or process, with a file store) refreshed it
+            else:
+                self._refresh(stored)
             return self._token
+
+    def _adopt(self, stored: Dict[str, Any]) -> None:
+        self._token = stored["access_token"]
+        expires_at = stored.get("expires_at")
+        self._expires_at = expires_at if isinstance(expires_at, (int, float)) else None
+        scope = stored.get("scope")
+        self._granted = scope.split() if isinstance(scope, str) else []
 
     def _expiring(self, stored: Dict[str, Any]) -> bool:
         expires_at = stored.get("expires_at")
@@ -193,7 +198,7 @@ class OAuth:
         except AuthError as exc:
             log.info("token refresh failed (%s); a new authorization is needed", exc)
             self.token_store.delete(self._key or "")
-            self._token = None
+            self._token = self._expires_at = None
             return False
         self._keep(doc, server, client_id, str(stored.get("auth_method") or "none"), stored.get("resource"),
                    refresh_token)
@@ -273,10 +278,11 @@ class OAuth:
         if scopes is not None:
             self._granted = scopes
         expires_in = doc.get("expires_in")
+        self._expires_at = time.time() + expires_in if isinstance(expires_in, (int, float)) else None
         stored: Dict[str, Any] = {
             "access_token": doc["access_token"], "token_type": doc.get("token_type"),
             "refresh_token": doc.get("refresh_token") if isinstance(doc.get("refresh_token"), str) else old_refresh,
-            "expires_at": time.time() + expires_in if isinstance(expires_in, (int, float)) else None,
+            "expires_at": self._expires_at,
             "scope": doc.get("scope") if isinstance(doc.get("scope"), str) else " ".join(self._granted),
             "issuer": server.issuer, "token_endpoint": server.token_endpoint, "client_id": client_id,
             "auth_method": method, "resource": resource}

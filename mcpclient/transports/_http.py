@@ -122,15 +122,34 @@ def media_type(response: "requests.Response") -> str:
     return response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
 
 
-def auth_headers(headers: Dict[str, str], auth: Auth, auth_header: str) -> Dict[str, str]:
+def auth_headers(headers: Dict[str, str], auth: Auth, auth_header: str, method: str = "POST",
+                 url: str = "") -> Dict[str, str]:
     """A copy of ``headers`` with the token (called for, if ``auth`` is a provider) added:
-    ``Bearer <token>`` in ``Authorization``, the bare token in any other header."""
+    ``Bearer <token>`` in ``Authorization``, the bare token in any other header. An OAuth
+    provider (``headers_for``) gives its own headers: Bearer, or DPoP with a proof for
+    ``method`` and ``url``."""
     headers = dict(headers)
-    if auth is not None:
+    if hasattr(auth, "headers_for"):
+        headers.update(auth.headers_for(method, url))  # type: ignore[union-attr]
+    elif auth is not None:
         token = auth() if callable(auth) else auth
         if token is not None:  # a provider with no token yet (OAuth before its first flow)
             headers[auth_header] = f"Bearer {token}" if auth_header.lower() == "authorization" else token
     return headers
+
+
+def challenge_resolved(auth: Auth, url: str, response: "requests.Response", sent_token: Any) -> bool:
+    """A 401/403 that the ``auth`` provider (OAuth) resolved: True means send the request again."""
+    if response.status_code not in (401, 403) or not hasattr(auth, "on_challenge"):
+        return False
+    return bool(auth.on_challenge(  # type: ignore[union-attr]
+        url, response.status_code, response.headers.get("WWW-Authenticate"), sent_token,
+        response.headers.get("DPoP-Nonce")))
+
+
+def current_token(auth: Auth) -> Any:
+    """The token a request is about to carry (so a 401 can say which one was refused)."""
+    return auth() if callable(auth) else auth
 
 
 def rpc_error_body(response: "requests.Response", rid: Any) -> Optional[Dict[str, Any]]:

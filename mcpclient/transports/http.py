@@ -27,8 +27,8 @@ from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, Proto
 from ..modern import META_VERSION, MODERN_VERSIONS, NAMED_METHODS, encode_header_value, param_headers
 from ..retry import SAFE_METHODS, Retry
 from ._http import (
-    JSON, SSE, Auth, SSEEvent, abort, auth_headers, chunks, media_type, parse_sse, request_error, rpc_error_body,
-    status_error,
+    JSON, SSE, Auth, SSEEvent, abort, auth_headers, challenge_resolved, chunks, current_token, media_type, parse_sse,
+    request_error, rpc_error_body, status_error,
 )
 from .base import DeliveryFailed, Transport, decode_frame, encode_frame
 
@@ -232,7 +232,7 @@ class HTTPTransport(Transport):
         try:
             for attempt in range(self.retry.total + 2 + _MAX_AUTH_ROUNDS):
                 sent_session = self.session_id
-                sent_token = self.auth() if callable(self.auth) else self.auth
+                sent_token = current_token(self.auth)
                 try:
                     response = self._post(body, None if deadline is None else deadline - time.monotonic(),
                                           initialize=method == "initialize", extra=extra)
@@ -249,10 +249,7 @@ class HTTPTransport(Transport):
                     if response.status_code == 200:
                         self._deliver_body(response, rid, inline)
                         return
-                    if response.status_code in (401, 403) and hasattr(self.auth, "on_challenge") \
-                            and challenges < _MAX_AUTH_ROUNDS and self.auth.on_challenge(  # type: ignore[union-attr]
-                                self.url, response.status_code, response.headers.get("WWW-Authenticate"), sent_token,
-                                response.headers.get("DPoP-Nonce")):
+                    if challenges < _MAX_AUTH_ROUNDS and challenge_resolved(self.auth, self.url, response, sent_token):
                         challenges += 1  # OAuth got a (better) token: send the request again
                         continue
                     if response.status_code == 404 and sent_session is not None and method != "initialize":
@@ -341,11 +338,7 @@ class HTTPTransport(Transport):
         return response
 
     def _headers(self, method: str = "POST") -> Dict[str, str]:
-        if hasattr(self.auth, "headers_for"):  # OAuth: Bearer, or DPoP with a proof per request
-            headers = dict(self.headers)
-            headers.update(self.auth.headers_for(method, self.url))  # type: ignore[union-attr]
-        else:
-            headers = auth_headers(self.headers, self.auth, self.auth_header)
+        headers = auth_headers(self.headers, self.auth, self.auth_header, method, self.url)
         if self.session_id is not None:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version is not None:

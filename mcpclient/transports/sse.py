@@ -24,8 +24,8 @@ from urllib.parse import urljoin, urlsplit
 from .._threads import Lane, next_instance, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
 from .base import DeliveryFailed, Transport, encode_frame
-from ._http import JSON, SSE, Auth, abort, auth_headers, body_socket, chunks, media_type, parse_sse, \
-    request_error, status_error
+from ._http import JSON, SSE, Auth, abort, auth_headers, body_socket, challenge_resolved, chunks, current_token, \
+    media_type, parse_sse, request_error, status_error
 
 if TYPE_CHECKING:
     import requests
@@ -172,9 +172,9 @@ class SSETransport(Transport):
 
         read = None if timeout is None else max(timeout, 0.001)
         for challenges in range(_MAX_AUTH_ROUNDS + 1):
+            sent_token = current_token(self.auth)  # before the headers: a token change in between is not "refused"
             headers = self._headers("POST", self.endpoint)
             headers["Content-Type"] = JSON
-            sent_token = self.auth() if callable(self.auth) else self.auth
             try:
                 response = self._http.post(  # type: ignore[union-attr]
                     self.endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read),
@@ -184,26 +184,14 @@ class SSETransport(Transport):
             try:
                 if response.status_code in (200, 202):  # the answer itself comes on the event stream
                     return
-                if challenges < _MAX_AUTH_ROUNDS and self._challenged(response, sent_token):
+                if challenges < _MAX_AUTH_ROUNDS and challenge_resolved(self.auth, self.url, response, sent_token):
                     continue
                 raise status_error(self.name, response)
             finally:
                 response.close()
 
-    def _challenged(self, response: "requests.Response", sent_token: Any) -> bool:
-        """A 401/403 the ``auth`` provider (OAuth) resolved: True means send the request again."""
-        if response.status_code not in (401, 403) or not hasattr(self.auth, "on_challenge"):
-            return False
-        return bool(self.auth.on_challenge(  # type: ignore[union-attr]
-            self.url, response.status_code, response.headers.get("WWW-Authenticate"), sent_token,
-            response.headers.get("DPoP-Nonce")))
-
     def _headers(self, method: str = "GET", url: Optional[str] = None) -> Dict[str, str]:
-        if hasattr(self.auth, "headers_for"):  # OAuth: Bearer, or DPoP with a proof per request
-            headers = dict(self.headers)
-            headers.update(self.auth.headers_for(method, url or self.url))  # type: ignore[union-attr]
-            return headers
-        return auth_headers(self.headers, self.auth, self.auth_header)
+        return auth_headers(self.headers, self.auth, self.auth_header, method, url or self.url)
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -220,13 +208,13 @@ class SSETransport(Transport):
         error: Exception = ConnectionClosed(f"{self.name} closed the event stream")
         try:
             for challenges in range(_MAX_AUTH_ROUNDS + 1):
+                sent_token = current_token(self.auth)
                 headers = self._headers("GET")
                 headers["Accept"] = SSE
-                sent_token = self.auth() if callable(self.auth) else self.auth
                 # The read timeout bounds the wait for the answer's headers only (then it is lifted).
                 response = self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
                                           timeout=(self.connect_timeout, self.connect_timeout), allow_redirects=False)
-                if challenges < _MAX_AUTH_ROUNDS and self._challenged(response, sent_token):
+                if challenges < _MAX_AUTH_ROUNDS and challenge_resolved(self.auth, self.url, response, sent_token):
                     response.close()
                     continue  # OAuth got a token: open the stream again
                 break

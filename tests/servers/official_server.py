@@ -79,12 +79,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
-import logging
-import os
-import socket
 import struct
-import sys
-import threading
 import warnings
 import zlib
 from itertools import count
@@ -142,6 +137,8 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.server.streamable_http import GET_STREAM_KEY
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError, UrlElicitationRequiredError
 from mcp.shared.message import ServerMessageMetadata
+
+from _serve import serve_http  # noqa: E402  (tests/servers/_serve.py: uvicorn, READY, stdin EOF)
 
 # The logging capability is deprecated in the 2026-07-28 protocol; the contract still uses it.
 warnings.filterwarnings("ignore", category=MCPDeprecationWarning)
@@ -721,48 +718,6 @@ _lowlevel.add_request_handler("resources/read", ReadResourceRequestParams, read_
 # ---------------------------------------------------------------- HTTP serving
 
 
-def _serve_http(app: Any, path: str) -> None:
-    """Serve the ASGI ``app`` with uvicorn on 127.0.0.1:<free port>; print ``READY <url><path>``."""
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}{path}"
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-            await super().startup(sockets)
-            if self.started and not self.should_exit:  # lifespan ran and the socket is being served
-                print(f"READY {url}", flush=True)
-
-        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-            # Streams still open at shutdown are cut off; uvicorn and the SDK's SSE app then log
-            # tracebacks ("ASGI callable returned without completing response", ...): only noise here.
-            logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
-            await super().shutdown(sockets)
-
-    # timeout_graceful_shutdown: open SSE streams would otherwise hold a graceful shutdown forever.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=1)
-    server = Server(config)
-
-    def watch_stdin() -> None:
-        try:
-            while os.read(0, 65536):  # the raw fd: a thread blocked in sys.stdin would hang interpreter exit
-                pass
-        except OSError:
-            pass
-        server.should_exit = True  # EOF: the parent is gone (or closed our stdin); shut down
-        threading.Event().wait(5)
-        os._exit(0)  # still here 5 s later: do not linger
-
-    threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
-    try:
-        server.run(sockets=[sock])  # installs SIGINT/SIGTERM handlers that stop the server
-    except KeyboardInterrupt:  # uvicorn re-raises the SIGINT it caught once it has shut down
-        sys.exit(130)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = parser.add_mutually_exclusive_group()
@@ -775,9 +730,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("--json-response and --stateless need --http")
 
     if args.http:
-        _serve_http(mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless), "/mcp")
+        serve_http(mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless), "/mcp")
     elif args.sse:
-        _serve_http(mcp.sse_app(), "/sse")
+        serve_http(mcp.sse_app(), "/sse")
     else:
         mcp.run("stdio")
 

@@ -50,9 +50,6 @@ import json
 import logging
 import os
 import signal
-import socket
-import sys
-import threading
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -72,6 +69,8 @@ from mcp.server.lowlevel import Server  # noqa: E402
 from mcp.shared.exceptions import McpError  # noqa: E402
 from mcp.shared.experimental.tasks.helpers import is_terminal  # noqa: E402
 from mcp.shared.experimental.tasks.in_memory_task_store import InMemoryTaskStore, StoredTask  # noqa: E402
+
+from _serve import serve_http  # noqa: E402  (tests/servers/_serve.py: uvicorn, READY, stdin EOF)
 
 # The SDK's BaseSession warns on root for every response to a string request id (the ids of the
 # queued "task-..." requests), although it routes them fine: noise.
@@ -413,51 +412,6 @@ def _http_app() -> Any:
                      lifespan=lambda app: manager.run())
 
 
-def _serve_http(app: Any, path: str) -> None:
-    """Serve the ASGI ``app`` with uvicorn on 127.0.0.1:<free port>; print ``READY <url><path>``.
-
-    Same lifecycle as tests/servers/official_server.py.
-    """
-    import uvicorn
-
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}{path}"
-
-    class Server(uvicorn.Server):
-        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-            await super().startup(sockets)
-            if self.started and not self.should_exit:  # lifespan ran and the socket is being served
-                print(f"READY {url}", flush=True)
-
-        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-            # Streams still open at shutdown are cut off; uvicorn and the SDK then log tracebacks:
-            # only noise here.
-            logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)
-            await super().shutdown(sockets)
-
-    # timeout_graceful_shutdown: open SSE streams would otherwise hold a graceful shutdown forever.
-    config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=1)
-    http_server = Server(config)
-
-    def watch_stdin() -> None:
-        try:
-            while os.read(0, 65536):  # the raw fd: a thread blocked in sys.stdin would hang interpreter exit
-                pass
-        except OSError:
-            pass
-        http_server.should_exit = True  # EOF: the parent is gone (or closed our stdin); shut down
-        threading.Event().wait(5)
-        os._exit(0)  # still here 5 s later: do not linger
-
-    threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
-    try:
-        http_server.run(sockets=[sock])  # installs SIGINT/SIGTERM handlers that stop the server
-    except KeyboardInterrupt:  # uvicorn re-raises the SIGINT it caught once it has shut down
-        sys.exit(130)
-
-
 def main(argv: list[str] | None = None) -> None:
     global poll_interval_ms
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -468,7 +422,7 @@ def main(argv: list[str] | None = None) -> None:
     poll_interval_ms = args.poll_interval
 
     if args.http:
-        _serve_http(_http_app(), "/mcp")
+        serve_http(_http_app(), "/mcp")
     else:
         # SIGTERM keeps its default action (exit). SIGINT must not merely cancel the event loop:
         # the SDK reads stdin in a worker thread, which would keep the process alive until EOF.
