@@ -1,7 +1,9 @@
 """Thread plumbing shared by the session and transports: names, daemon threads, bounded lanes.
 
-Every thread mcpclient starts is named ``mcpclient-<n>-<role>`` (``n`` counts connections in this
-process), so leaks are easy to spot in ``threading.enumerate()``. Every one of them is a daemon:
+Every thread mcpclient starts is named ``mcpclient-<n>-<role>[-<k>]``: ``n`` counts connections
+in this process (a relaunched or fallback transport keeps its number), ``role`` says what the
+thread does, and ``k`` numbers the workers of a pool. Leaks are easy to spot in
+``threading.enumerate()``. Every one of them is a daemon:
 a client the user forgets to close must never hold up interpreter exit (``ThreadPoolExecutor``
 workers are joined at exit, which is why lanes are not built on it).
 """
@@ -17,7 +19,7 @@ from typing import Any, Callable, List, Optional, Set, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["Lane", "join_all", "next_instance", "start_thread"]
+__all__ = ["Lane", "SingleFlight", "join_all", "next_instance", "start_thread"]
 
 log = logging.getLogger("mcpclient")
 
@@ -95,7 +97,8 @@ class Lane:
                 self._idle -= 1
                 return True
             if len(self._threads) < self._max_workers:
-                self._threads.append(start_thread(self._work, f"{self.name}_{len(self._threads)}"))
+                name = self.name if self._max_workers == 1 else f"{self.name}-{len(self._threads)}"
+                self._threads.append(start_thread(self._work, name))
         return True
 
     def _work(self) -> None:
@@ -150,3 +153,56 @@ class Lane:
         for _ in threads:
             self._queue.put(_STOP)
         join_all(threads, deadline)
+
+
+class _Flight:
+    __slots__ = ("done", "value", "error")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: Optional[BaseException] = None
+
+
+class SingleFlight:
+    """One job for many threads that need it at once, with no lock held while it runs.
+
+    The first thread to ask for ``key`` runs ``job()``; threads asking meanwhile wait for its
+    outcome (at most ``timeout`` seconds; then ``TimeoutError``) and get the same value, or a
+    copy of its exception chained to the original. A thread asking after the job finished runs
+    a new one: callers check first whether what they need is already there.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._flights: dict = {}
+
+    def run(self, key: Any, job: Callable[[], T], timeout: Optional[float] = None) -> T:
+        with self._lock:
+            flight = self._flights.get(key)
+            leader = flight is None
+            if leader:
+                flight = self._flights[key] = _Flight()
+        if leader:
+            try:
+                flight.value = job()
+                return flight.value
+            except BaseException as exc:
+                flight.error = exc
+                raise
+            finally:
+                with self._lock:
+                    del self._flights[key]
+                flight.done.set()
+        if not flight.done.wait(timeout):
+            raise TimeoutError(f"gave up waiting after {timeout:g} s for another thread's {key!r}")
+        error = flight.error
+        if error is not None:
+            import copy  # deferred: import time (only failures need it)
+
+            try:
+                fresh = copy.copy(error)
+            except Exception:
+                raise error from None
+            raise fresh from error
+        return flight.value  # type: ignore[no-any-return]

@@ -332,7 +332,7 @@ class Client:
             remember_era(key, LEGACY)  # only now: the handshake worked
         self._version = check_server_version(self._offer, result.get("protocolVersion"), self._protocol)
         self._init_result = result
-        self.transport.negotiated(self._version)
+        self.transport.negotiated(self._version, False)
         self._missing = missing_capabilities(self.server_capabilities, self._version)
         self._server_info = Implementation.from_wire(result.get("serverInfo") or {})
         self._session.notify("notifications/initialized")
@@ -381,7 +381,7 @@ class Client:
         self._server_info = Implementation.from_wire(found.server_info)
         self._missing = missing_capabilities(self.server_capabilities, self._version)
         self._meta = request_meta(found.version, self._responder.capabilities(), self._client_info)
-        self.transport.negotiated(found.version)
+        self.transport.negotiated(found.version, True)
 
     def _era_key(self) -> Optional[str]:
         url = getattr(self.transport, "url", None)

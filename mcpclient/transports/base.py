@@ -1,19 +1,25 @@
-"""The ``Transport`` interface the session drives.
+"""The ``Transport`` contract the engine drives: bytes in, JSON-RPC messages out.
 
-A transport moves whole JSON-RPC messages (dicts) and knows nothing of futures or MCP methods;
-the only id it ever looks at is that of a request it could not deliver (``DeliveryFailed``).
-Foreign exceptions (``OSError``, ``requests``' errors) are mapped to ``mcpclient.errors`` inside
-the transport and nowhere else.
+A transport moves whole JSON-RPC messages (dicts) and knows nothing of futures or MCP methods:
+what it needs to know about a message (its routing headers, whether repeating it is harmless,
+whether it opens the session) comes with it from the client, and what the client needs to know
+about the transport (its identity, its credentials, whether it can be relaunched or replaced)
+is part of this interface, never found out by probing. The only id a transport looks at is that
+of a request it could not deliver (``DeliveryFailed``). Foreign exceptions (``OSError``,
+``requests``' errors) are mapped to ``mcpclient.errors`` inside the transport and nowhere else.
 """
 from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 from ..errors import ProtocolError
 
-__all__ = ["DeliveryFailed", "Transport", "decode_frame", "encode_frame"]
+__all__ = ["CLOSE_BUDGET", "DeliveryFailed", "Transport", "decode_frame", "encode_frame"]
+
+#: Seconds ``close()`` may take in all when no deadline is given.
+CLOSE_BUDGET = 5.0
 
 
 class DeliveryFailed:
@@ -32,53 +38,91 @@ class Transport(ABC):
     """One connection to one MCP server.
 
     ``start()`` connects; ``send()`` may be called from many threads at once; ``receive()`` is
-    called by the session's single reader thread only and blocks until a message arrives;
-    it returns ``None`` at a clean end of stream and raises ``TransportError`` when the
-    connection broke. ``close()`` is idempotent, bounded in time, callable from any thread, and
-    makes a blocked ``receive()`` return.
+    called by the session's single reader thread only and blocks until a message arrives; it
+    returns ``None`` at a clean end of stream and raises ``TransportError`` when the connection
+    broke. ``close(deadline)`` is idempotent, callable from any thread, returns by ``deadline``
+    (monotonic seconds) and makes a blocked ``receive()`` return.
     """
 
     #: A short label used in thread and logger names (e.g. the server command's basename).
     name: str = "server"
-    #: The connection number used in thread names (``mcpclient-<instance>-...``); 0 = not assigned.
+    #: The connection number in thread names (``mcpclient-<instance>-<role>``); 0 = not assigned.
+    #: A relaunched or fallback transport keeps the number of the one it replaces.
     instance: int = 0
+    #: Only the handshake era runs over it (the 2024-11-05 HTTP+SSE transport): no 2026 probe.
+    handshake_only: bool = False
+    #: A network server that answers every request (HTTP): silence is an outage, never the sign
+    #: of an old server, and its ``server/discover`` answer holds for other connections too.
+    remote: bool = False
+    #: Per-request headers reach the server (HTTP): the client passes routing headers to ``send``.
+    sends_headers: bool = False
 
     @abstractmethod
     def start(self) -> None:
         """Connect (spawn the process, open the stream). Raises ``ConnectError``."""
 
     @abstractmethod
-    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
+    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
+             setup: bool = False) -> None:
         """Send one message (a dict, or a list for a batch). Raises ``TransportError``.
 
-        ``timeout`` bounds the wait for the peer to take the message (``None``: until it does or
-        the transport closes); past it ``SendTimeout`` is raised if nothing was sent, and a message
-        cut short leaves the connection broken (it is closed). ``wait`` says the caller blocks
-        until the answer anyway, so a transport may do the whole exchange on the calling thread
-        (HTTP does: one thread hand-off less); what it receives still goes through ``receive()``.
+        Args:
+            deadline: monotonic time by which the peer must have taken the message (``None``:
+                until it does or the transport closes); past it ``SendTimeout`` is raised if
+                nothing was sent, and a message cut short leaves the connection broken.
+            wait: the caller blocks until the answer anyway, so a transport may do the whole
+                exchange on the calling thread (HTTP does: one thread hand-off less); what it
+                receives still goes through ``receive()``.
+            headers: per-request headers for transports that send them (``sends_headers``).
+            idempotent: may the request be sent again after a failure that may have reached the
+                server? ``True``: yes; ``False``: never; ``None``: only if the transport's retry
+                policy says so for requests with side effects (``Retry(retry_tool_calls=True)``).
+            setup: the message opens the session (the handshake request and the notification
+                that completes it): a transport with sessions takes the session id only from the
+                answer to such a request, and replays these messages to renew an expired session.
         """
 
     @abstractmethod
     def receive(self) -> Optional[Any]:
         """Block until the next message; ``None`` at end of stream."""
 
-    def negotiated(self, protocol_version: str) -> None:
-        """Called once the handshake agreed on ``protocol_version`` (before
-        ``notifications/initialized`` is sent). HTTP transports add the version header from here
-        on and open their server-to-client stream; others need not care."""
+    @abstractmethod
+    def close(self, deadline: Optional[float] = None) -> None:
+        """Release everything by ``deadline`` (monotonic; default ``CLOSE_BUDGET`` from now).
+        Idempotent; a second caller returns once the first is done or the deadline passed."""
 
-    #: True for transports that exist only in the handshake era (the 2024-11-05 HTTP+SSE one):
-    #: the client then runs ``initialize`` without probing ``server/discover`` first.
-    handshake_only = False
+    def negotiated(self, protocol_version: str, stateless: bool) -> None:
+        """Called once the client agreed on ``protocol_version`` (before the handshake's closing
+        notification). ``stateless``: the 2026 era (no session, no server stream, a request is
+        cancelled by closing its response). HTTP transports add the version header from here on
+        and, in the handshake era, open their server-to-client stream; others need not care."""
 
     def cancel_request(self, request_id: Any) -> bool:
         """Cancel an in-flight request the transport's own way; True if that replaces the
         ``notifications/cancelled`` message (2026-07-28 HTTP closes the request's stream)."""
         return False
 
-    @abstractmethod
-    def close(self) -> None:
-        """Release everything; idempotent and bounded in time."""
+    def identity(self) -> Optional[str]:
+        """What names this server across connections (a URL, a command with its environment),
+        under which the client remembers which era it speaks; ``None``: nothing to remember."""
+        return None
+
+    def credentials(self) -> Optional[str]:
+        """A fingerprint of the credentials requests carry (never the secret itself), so that
+        results cached as private to one identity are never served to another; ``None``: none."""
+        return None
+
+    def relaunch(self) -> Optional["Transport"]:
+        """A fresh, unstarted transport to the same server with the same settings (and
+        ``instance``), for a server that exited on the ``server/discover`` probe; ``None`` if this
+        transport cannot be started again."""
+        return None
+
+    def fallback(self, error: BaseException) -> Optional["Transport"]:
+        """A replacement transport to try after the first handshake failed with ``error`` (a
+        Streamable HTTP endpoint that turns out to be an old HTTP+SSE server), or ``None``."""
+        return None
 
 
 # Built once (hot path). NaN/Infinity are not JSON: refusing them beats a server parse error.

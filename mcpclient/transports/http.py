@@ -147,7 +147,7 @@ class HTTPTransport(Transport):
             self.auth.bind(self.url)  # type: ignore[union-attr]  (OAuth: its tokens belong to this URL)
         self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
 
-    def negotiated(self, protocol_version: str) -> None:
+    def negotiated(self, protocol_version: str, stateless: bool = False) -> None:
         """Add the version header from now on, and open the GET stream: returns once the server
         answered it (or ``connect_timeout`` passed), so nothing it sends there after connect is lost."""
         self.protocol_version = protocol_version
