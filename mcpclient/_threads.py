@@ -56,8 +56,10 @@ class Lane:
     ``Future``) is for the client's own background work. Workers start on demand.
     """
 
-    def __init__(self, name: str, workers: int, queue: int) -> None:
+    def __init__(self, name: str, workers: int, queue: int,
+                 on_drop: Optional[Callable[..., None]] = None) -> None:
         self.name = name
+        self._on_drop = on_drop  # called with the args of queued work dropped by shutdown()
         self.idents: Set[int] = set()  # worker thread idents, registered before their first task
         self.rejected = 0
         self._max_workers = workers
@@ -138,7 +140,7 @@ class Lane:
         """Drop queued work, stop the workers, and join them until ``deadline`` (monotonic).
 
         A worker still inside a slow callback at the deadline is left to finish on its own (it is
-        a daemon); its queued futures are cancelled.
+        a daemon). Queued futures are cancelled; other queued work is handed to ``on_drop``.
         """
         with self._lock:
             self._stopped = True
@@ -148,8 +150,15 @@ class Lane:
                 item = self._queue.get_nowait()
             except Exception:
                 break
-            if item is not _STOP and item[3] is not None:
+            if item is _STOP:
+                continue
+            if item[3] is not None:
                 item[3].cancel()
+            elif self._on_drop is not None:
+                try:
+                    self._on_drop(*item[2])
+                except Exception:
+                    log.exception("%s: cleanup of dropped work failed", self.name)
         for _ in threads:
             self._queue.put(_STOP)
         join_all(threads, deadline)

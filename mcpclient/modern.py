@@ -24,6 +24,7 @@ __all__ = [
     "param_headers",
     "request_meta",
     "result_type",
+    "routing_headers",
 ]
 
 #: Modern revisions this client speaks, newest first.
@@ -154,4 +155,20 @@ def param_headers(arguments: Any, spec: Sequence[Tuple[Tuple[str, ...], str]]) -
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_SAFE_INTEGER:
             continue
         headers[f"Mcp-Param-{name}"] = encode_header_value(value)
+    return headers
+
+
+def routing_headers(method: str, params: Dict[str, Any], version: str,
+                    tool_headers: Dict[str, List[Tuple[Tuple[str, ...], str]]]) -> Dict[str, str]:
+    """The HTTP headers a 2026-07-28 request carries: ``MCP-Protocol-Version``, ``Mcp-Method``,
+    ``Mcp-Name`` (tools, prompts, resources) and, for a tool that declares ``x-mcp-header``
+    arguments (``tool_headers``, from its listing), its ``Mcp-Param-*`` headers."""
+    headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
+    name_key = NAMED_METHODS.get(method)
+    name = params.get(name_key) if name_key else None
+    if isinstance(name, str):
+        headers["Mcp-Name"] = encode_header_value(name)
+        spec = tool_headers.get(name) if method == "tools/call" else None
+        if spec:
+            headers.update(param_headers(params.get("arguments"), spec))
     return headers

@@ -13,14 +13,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import Any, Dict, NamedTuple, Optional
 
 from .errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
-from .modern import LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_VERSIONS, mutual_version, request_meta
+from .modern import (
+    LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_VERSIONS, mutual_version, request_meta, routing_headers,
+)
 from .protocol import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 from .session import Session
+from .types import Implementation
 
-__all__ = ["Discovered", "LEGACY", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
+__all__ = ["Discovered", "LEGACY", "Negotiated", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
            "remember_era", "remembered_era"]
 
 log = logging.getLogger("mcpclient")
@@ -28,6 +32,22 @@ log = logging.getLogger("mcpclient")
 LEGACY = "legacy"
 _eras: Dict[str, str] = {}  # target key -> "legacy" or the modern revision last seen
 _eras_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Negotiated:
+    """What connect() agreed on with the server; fixed for the connection's life.
+
+    ``stateless`` is the era: True for 2026-07-28 (``server/discover``), False for the
+    ``initialize`` handshake. ``raw`` is the server's answer as it came.
+    """
+
+    version: str
+    stateless: bool
+    capabilities: Dict[str, Any] = field(default_factory=dict)
+    server_info: Implementation = field(default_factory=lambda: Implementation("", ""))
+    instructions: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 class Discovered(NamedTuple):
@@ -97,8 +117,7 @@ def forget_era(key: Optional[str]) -> None:
 
 
 def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str, Any],
-          timeout: Optional[float], *, required: bool, version: str = LATEST_MODERN_VERSION,
-          http: bool = False) -> Optional[Discovered]:
+          timeout: Optional[float], *, required: bool, version: str = LATEST_MODERN_VERSION) -> Optional[Discovered]:
     """``Discovered`` if the server speaks a modern revision with us, else None (legacy).
 
     ``required`` (``protocol="modern"`` or a modern revision): anything but modern raises
@@ -106,8 +125,10 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
     """
     for attempt in range(2):
         params = {"_meta": request_meta(version, capabilities, client_info)}
+        headers = routing_headers("server/discover", params, version, {}) if session.transport.sends_headers else None
         try:
-            result = session.request("server/discover", params, timeout=timeout)
+            result = session.call("server/discover", params, owned=True, timeout=timeout, headers=headers,
+                                  idempotent=True).result()
         except UnsupportedProtocolVersion as exc:
             mutual = mutual_version(exc.supported)
             if mutual is not None and attempt == 0:
@@ -122,7 +143,7 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
                 raise  # an outage, not an answer about eras
             return _legacy(exc, required)
         except RequestTimeout as exc:
-            if http:
+            if session.transport.remote:
                 raise  # an HTTP server that does not answer is down, not old
             return _legacy(exc, required)
         except HTTPError as exc:

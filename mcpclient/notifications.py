@@ -1,13 +1,17 @@
-"""Typed routing of server notifications: list changes, resource updates, finished elicitations.
+"""Routing of server notifications: logs, list changes, resource updates, finished elicitations.
 
-``Client`` hands every notification to ``Watchers.route`` on the connection's ordered
-notification thread. List changes can re-fetch the changed list and pass it to the user's
-callback; that fetch is several requests, so it runs on a separate single ``refresh`` thread
-(the notification thread must stay free to deliver the answers it waits for). Bursts are
-coalesced: one refresh per list is queued at most, and callbacks run one at a time, in order.
+The engine hands every notification to ``NotificationRouter.handle`` on the connection's ordered
+notification thread (``mcpclient-<n>-notify``). It feeds ``listen()`` subscriptions, turns log
+messages into ``on_log`` calls or Python log records, forgets cached results and tools a change
+made stale, and wakes ``wait_for_elicitation``. List changes can re-fetch the changed list and
+pass it to the user's ``on_*_changed`` callback; that fetch is several requests, so it runs on
+a separate single ``refresh`` thread (the notification thread must stay free to deliver the
+answers it waits for). Bursts are coalesced: one refresh per list is queued at most, and
+callbacks run one at a time, in order. ``on_notification`` gets every notification last.
 """
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -17,7 +21,7 @@ from typing import Any, Callable, Dict, Optional
 from ._threads import Lane
 from .errors import ClientClosedError
 
-__all__ = ["ElicitationTracker", "Watchers"]
+__all__ = ["ElicitationTracker", "NotificationRouter"]
 
 log = logging.getLogger("mcpclient")
 
@@ -68,73 +72,105 @@ class ElicitationTracker:
             self._cond.notify_all()
 
 
-class Watchers:
-    """The user's typed notification callbacks, and the refresh thread that feeds them lists.
+_PYTHON_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO,
+                  "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,
+                  "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
 
-    ``on_changed[kind]`` (kind ``tools``/``prompts``/``resources``) is called with the freshly
-    fetched list when the server reports that list changed; ``fetch[kind]`` fetches it.
+LogCallback = Callable[[str, Optional[str], Any], Any]
+NotificationCallback = Callable[[str, Dict[str, Any]], Any]
+
+
+class NotificationRouter:
+    """One client's notification handling (see the module docstring).
+
+    Args:
+        server_log: the logger server log messages go to without ``on_log``.
+        on_notification / on_log / on_changed / on_resource_updated: the user's callbacks
+            (``on_changed[kind]`` for ``tools``/``prompts``/``resources``).
+        fetch: ``kind -> () -> list``: re-fetches a list that changed (for ``on_changed``).
+        route: ``(method, params)``: the subscriptions' router.
+        invalidate: ``(kind, uri=None)``: forget what a change made stale (cache, tools).
+        refresh_lane: ``() -> Lane``: makes the single refresh thread, on first use (the
+            session stops it when it closes).
     """
 
-    def __init__(self, instance: int, on_changed: Dict[str, Optional[Callable[[Any], Any]]],
-                 fetch: Dict[str, Callable[[], Any]], on_resource_updated: Optional[Callable[[str], Any]],
-                 on_invalidate: Callable[..., None]) -> None:
-        self._instance = instance
+    def __init__(self, server_log: logging.Logger, on_notification: Optional[NotificationCallback],
+                 on_log: Optional[LogCallback], on_changed: Dict[str, Optional[Callable[[Any], Any]]],
+                 on_resource_updated: Optional[Callable[[str], Any]], fetch: Dict[str, Callable[[], Any]],
+                 route: Callable[[str, Dict[str, Any]], None], invalidate: Callable[..., None],
+                 refresh_lane: Callable[[], Lane]) -> None:
+        self.server_log = server_log
+        self._on_notification = on_notification
+        self._on_log = on_log
         self._on_changed = {kind: cb for kind, cb in on_changed.items() if cb is not None}
-        self._fetch = fetch
         self._on_resource_updated = on_resource_updated
-        self._on_invalidate = on_invalidate
+        self._fetch = fetch
+        self._route = route
+        self._invalidate = invalidate
+        self._refresh_lane = refresh_lane
         self._queued: Dict[str, bool] = {}
-        self._lock = threading.Lock()
-        self._refresher: Optional[Lane] = None
-        self._closed = False
+        self._lane: Optional[Lane] = None
+        self._lock = threading.Lock()  # lock order: this, then Session._lock (taken by refresh_lane())
         self.elicitations = ElicitationTracker()
 
-    def route(self, method: str, params: Dict[str, Any]) -> None:
-        """Act on one notification (on the notification thread)."""
+    def handle(self, method: str, params: Dict[str, Any]) -> None:
+        """One notification (notification thread)."""
+        try:
+            self._route(method, params)
+            if method == "notifications/message":
+                self._log(params)
+            else:
+                self._typed(method, params)
+        except Exception:  # one failing callback must not silence on_notification
+            log.exception("callback for %s failed", method)
+        callback = self._on_notification
+        if callback is not None:
+            callback(method, params)
+
+    def _typed(self, method: str, params: Dict[str, Any]) -> None:
         kind = LIST_CHANGED.get(method)
         if kind is not None:
-            self._on_invalidate(kind)
+            self._invalidate(kind)
             if kind in self._on_changed:
                 self._schedule(kind)
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
             if isinstance(uri, str):
-                self._on_invalidate("resources/read", uri)
+                self._invalidate("resources/read", uri)
                 if self._on_resource_updated is not None:
                     self._on_resource_updated(uri)
         elif method == "notifications/elicitation/complete":
             self.elicitations.complete(params.get("elicitationId"))
 
+    def _log(self, params: Dict[str, Any]) -> None:
+        level = params.get("level") if isinstance(params.get("level"), str) else "info"
+        logger_name = params.get("logger") if isinstance(params.get("logger"), str) else None
+        data = params.get("data")
+        if self._on_log is not None:
+            self._on_log(level, logger_name, data)
+            return
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=repr)
+        prefix = f"[{logger_name}] " if logger_name else ""
+        self.server_log.log(_PYTHON_LEVELS.get(level, logging.INFO), "%s%s", prefix, text)  # type: ignore[arg-type]
+
     def _schedule(self, kind: str) -> None:
         with self._lock:
-            if self._closed or self._queued.get(kind):
+            if self._queued.get(kind):
                 return  # a refresh that has not started yet will see this change too
             self._queued[kind] = True
-            if self._refresher is None:
-                self._refresher = Lane(f"mcpclient-{self._instance}-refresh", 1, -1)
-            refresher = self._refresher
-        refresher.try_submit(f"on_{kind}_changed callback", self._refresh, kind)  # errors are logged
+            if self._lane is None:
+                self._lane = self._refresh_lane()
+            lane = self._lane
+        lane.try_submit(f"on_{kind}_changed callback", self._refresh, kind)  # errors are logged
 
     def _refresh(self, kind: str) -> None:
         with self._lock:
             self._queued[kind] = False  # from here on, a new change queues another refresh
-            if self._closed:
-                return
         try:
             items = self._fetch[kind]()
+        except ClientClosedError:
+            return  # closed meanwhile: expected, not worth a warning
         except Exception as exc:
-            if not self._closed:  # after close() the failure is expected, not worth a warning
-                log.warning("could not refresh the %s list after the server changed it: %s", kind, exc)
+            log.warning("could not refresh the %s list after the server changed it: %s", kind, exc)
             return
         self._on_changed[kind](items)
-
-    def close(self, deadline: float) -> None:
-        with self._lock:
-            self._closed = True
-            refresher, self._refresher = self._refresher, None
-        if refresher is not None:
-            refresher.shutdown(max(deadline, time.monotonic()))
-
-    def threads(self) -> list:
-        refresher = self._refresher
-        return refresher.threads() if refresher is not None else []

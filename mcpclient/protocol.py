@@ -10,12 +10,14 @@ from .errors import ProtocolError
 
 __all__ = [
     "HANDSHAKE_VERSIONS",
+    "SAFE_METHODS",
     "LATEST_HANDSHAKE_VERSION",
     "LOG_LEVELS",
     "choose_offer",
     "check_server_version",
     "initialize_params",
     "missing_capabilities",
+    "repeat_safety",
     "required_capability",
     "server_has",
 ]
@@ -26,6 +28,22 @@ LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[0]
 
 #: RFC 5424 levels used by MCP logging, lowest first.
 LOG_LEVELS: Tuple[str, ...] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+#: Methods whose repetition cannot change anything on the server.
+SAFE_METHODS = frozenset({
+    "initialize", "ping", "tools/list", "resources/list", "resources/templates/list", "resources/read",
+    "resources/subscribe", "resources/unsubscribe", "prompts/list", "prompts/get", "completion/complete",
+    "logging/setLevel", "server/discover",
+})
+
+
+def repeat_safety(method: str) -> Optional[bool]:
+    """Whether a transport may send ``method`` again after a failure that may have reached the
+    server: True (safe), None (a tool call: only if its retry policy allows tool calls), False."""
+    if method in SAFE_METHODS:
+        return True
+    return None if method == "tools/call" else False
+
 
 #: method -> the server capability it needs (dotted path into ``capabilities``).
 _REQUIRED = {

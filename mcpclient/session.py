@@ -1,159 +1,62 @@
-"""The JSON-RPC engine: ids, the pending table, the reader thread, dispatch, timeouts, cancellation.
+"""The JSON-RPC engine: ids, the pending table, the reader thread, dispatch, connection loss.
 
-One ``Session`` per connection. The reader thread is the only caller of ``transport.receive()``;
-it completes the call of each response by id (a ``CallFuture``, or for a blocking caller a plain
-lock, which is cheaper) and hands every server-initiated message to a bounded lane
-(``_threads.Lane``), so it never runs user code and never blocks on anything but the transport:
-it does not even write (cancellations and "busy" answers go out through the sender lane).
-Methods and params are opaque here: MCP meaning lives in ``client.py``.
+One ``Session`` per connection and one way to send a request: ``call()``, which returns a
+``CallFuture`` (see ``futures``). The reader thread is the only caller of
+``transport.receive()``; it pops the call of each reply by id and lands it — it never parses a
+result, runs user code or blocks on anything but the transport (it does not even write:
+cancellations and "busy" answers go out through the sender lane). Server-initiated messages go
+to bounded lanes (``_threads.Lane``): requests to the handler pool, notifications to the single
+ordered notification thread. Methods and params are opaque here; MCP meaning lives above.
 
-Locking: one lock (``_lock``) guards the pending table and the closed state. Completion of a
-call is owned by whoever pops its id (the reader on a reply, a canceller on cancel/timeout, the
-closer on shutdown), always after releasing the lock, so no call is completed twice.
+Locking: one lock (``_lock``) guards the pending table and the closed state; nothing is sent,
+joined or called while holding it. Completion of a round is owned by whoever pops its id (the
+reader on a reply, a canceller or the timer on cancel/timeout, the closer on shutdown), always
+after releasing the lock, so no round is completed twice.
+
+Threads (``mcpclient-<n>-<role>[-<k>]``): ``reader``, ``timer``, ``sender``, ``notify``,
+``handler-<k>`` (server requests), ``worker-<k>`` (results of detached calls), plus the lanes
+features ask for with ``lane()``; ``close()`` stops them all within one deadline.
 """
 from __future__ import annotations
 
-import heapq
 import itertools
 import logging
-import math
 import threading
-import weakref
-from _thread import allocate_lock as _allocate_lock
 from _thread import get_ident as _get_ident
-from concurrent.futures import CancelledError, Future
 from time import monotonic as _monotonic
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from ._threads import Lane, join_all, next_instance, start_thread
+from ._timer import DeadlineTimer
 from ._wire import format_message, rarely, wire_log
 from .errors import (
-    ClientClosedError, ConnectionClosed, InternalError, MCPError, MethodNotFound, ProcessExited, ProtocolError,
-    ReaderThreadError, RequestCancelled, RequestTimeout, RPCError, SendTimeout,
+    ClientClosedError, ConnectionClosed, InternalError, MCPError, MethodNotFound, ProcessExited, ReaderThreadError,
+    RequestCancelled, RequestTimeout, RPCError, SendTimeout,
 )
-from .transports.base import DeliveryFailed, Transport
+from .futures import CallFuture, Prepare, ProgressCallback, Transform
+from .transports.base import CLOSE_BUDGET, DeliveryFailed, Transport
 
-__all__ = ["CallFuture", "GuardedFuture", "Session"]
+__all__ = ["HANDLER_GRACE", "Session"]
 
 log = logging.getLogger("mcpclient.session")
 
-ProgressCallback = Callable[[float, Optional[float], Optional[str]], Any]
 RequestHandler = Callable[[str, Dict[str, Any]], Any]
 NotificationHandler = Callable[[str, Dict[str, Any]], Any]
 
-_INF = math.inf
-_WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)  # longer waits overflow the lock APIs
+_INF = float("inf")
+_WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)
 _ABANDONED_MEMORY = 10_000  # how many timed-out/cancelled ids we remember to recognise late replies
 HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
+_NO_RESULT = object()
 
 
-class GuardedFuture(Future):
-    """A ``Future`` whose blocking ``result()``/``exception()`` refuse to run on the connection's
-    reader or timer thread (it would wait for the very thread it blocks), and whose cancellation
-    surfaces as ``RequestCancelled`` (a ``concurrent.futures.CancelledError``)."""
-
-    def __init__(self, session: "Session", method: str) -> None:
-        super().__init__()
-        self.method = method
-        self._session = session
-
-    def result(self, timeout: Optional[float] = None) -> Any:
-        self._guard(timeout)
-        try:
-            return super().result(timeout)
-        except CancelledError as exc:
-            raise self._cancelled_error() from exc
-
-    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
-        self._guard(timeout)
-        try:
-            return super().exception(timeout)
-        except CancelledError as exc:
-            raise self._cancelled_error() from exc
-
-    def _guard(self, timeout: Optional[float]) -> None:
-        if (timeout is None or timeout > 0) and not self.done():
-            self._session.check_not_reader(self.method)
-
-    def _cancelled_error(self) -> RequestCancelled:
-        return RequestCancelled(f"{self.method} was cancelled")
+def _advance(call: CallFuture, payload: Any) -> None:
+    call.advance(payload)
 
 
-class CallFuture(GuardedFuture):
-    """The future of one request. ``cancel()`` also tells the server (``notifications/cancelled``).
-
-    Done-callbacks run on the thread that completes the future: usually the connection's reader
-    thread, for a timeout the timer thread, else the thread that cancels or closes. They must not
-    block; a blocking client call there raises ``ReaderThreadError``.
-    """
-
-    def __init__(self, session: "Session", request_id: int, method: str) -> None:
-        super().__init__(session, method)
-        self.request_id = request_id
-
-    def cancel(self) -> bool:
-        if not self._session._abandon(self.request_id, "cancelled by the client"):
-            return self.cancelled()  # already answered (or being answered): too late to cancel
-        return super().cancel()
-
-    def _cancelled_error(self) -> RequestCancelled:
-        return RequestCancelled(f"{self.method} (id {self.request_id}) was cancelled")
-
-
-class _Call:
-    """One outstanding request: its deadline, how to turn the reply into a value, and where the
-    value goes — a ``CallFuture``, or (for blocking callers, cheaper) a pre-acquired lock."""
-
-    __slots__ = ("rid", "method", "transform", "on_progress", "progress_queued", "may_defer", "timeout",
-                 "reset_on_progress", "started", "last_activity", "hard", "future", "done", "value", "error",
-                 "finished", "__weakref__")
-
-    def __init__(self, rid: int, method: str, transform: Optional[Callable[[Any], Any]],
-                 on_progress: Optional[ProgressCallback], may_defer: bool, timeout: Optional[float],
-                 reset_on_progress: bool, max_total: Optional[float], future: Optional[CallFuture]) -> None:
-        self.rid = rid
-        self.method = method
-        self.transform = transform
-        self.on_progress = on_progress
-        self.progress_queued = False
-        self.may_defer = may_defer
-        self.timeout = timeout
-        self.reset_on_progress = reset_on_progress
-        self.started = self.last_activity = _monotonic()
-        self.hard = self.started + max_total if max_total is not None else _INF
-        self.future = future
-        self.finished = False
-        self.value: Any = None
-        self.error: Optional[BaseException] = None
-        if future is None:
-            self.done = _allocate_lock()
-            self.done.acquire()
-
-    def deadline(self) -> float:
-        """Monotonic time at which this call times out (``inf`` for never)."""
-        if self.timeout is None:
-            return self.hard
-        base = self.last_activity if self.reset_on_progress else self.started
-        return min(base + self.timeout, self.hard)
-
-    def finish(self, value: Any, error: Optional[BaseException]) -> None:
-        """Deliver the outcome; called exactly once, by whoever popped the call from the table."""
-        self.finished = True
-        fut = self.future
-        if fut is None:
-            self.value = value
-            self.error = error
-            self.done.release()
-        elif error is None:
-            fut.set_result(value)
-        else:
-            fut.set_exception(error)
-
-
-def _live(ref: "weakref.ref[_Call]") -> Optional[_Call]:
-    """The referenced call if it still exists and is not finished."""
-    call = ref()
-    return None if call is None or call.finished else call
+def _dropped(call: CallFuture, payload: Any) -> None:
+    """A detached call's step that close() dropped from the worker queue: fail the call."""
+    call.fail(ClientClosedError(f"{call.method} abandoned: the client was closed"))
 
 
 def _error_response(rid: Any, code: int, message: str, data: Any = None) -> Dict[str, Any]:
@@ -167,12 +70,12 @@ class Session:
     """JSON-RPC over one transport. Thread-safe: any thread may start, wait on or cancel calls.
 
     Args:
-        transport: a started-or-not ``Transport``; ``start()`` starts it.
-        on_request: ``(method, params) -> result`` for server-initiated requests; runs on a handler
-            thread; raise ``RPCError`` to answer with that error.
+        transport: an unstarted ``Transport``; ``start()`` starts it.
+        on_request: ``(method, params) -> result`` for server-initiated requests; runs on a
+            handler thread; raise ``RPCError`` to answer with that error.
         on_notification: ``(method, params)`` for server notifications; runs on the single,
             ordered notification thread.
-        max_workers: handler threads for server requests.
+        max_workers: threads for server requests, and for results of detached calls.
         max_queued: how many server messages may wait per lane before new ones are refused
             (requests get a JSON-RPC error, notifications are dropped and counted).
     """
@@ -192,14 +95,17 @@ class Session:
         #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``).
         self.on_lost: Optional[Callable[[BaseException], None]] = None
         self.instance = transport.instance or next_instance()
-        prefix = f"mcpclient-{self.instance}"
+        self._prefix = prefix = f"mcpclient-{self.instance}"
+        self._max_workers = max_workers
         self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
         self._notifier = Lane(f"{prefix}-notify", 1, max_queued)
         self._sender = Lane(f"{prefix}-sender", 1, 1024)  # writes for threads that must not block
+        self._workers = Lane(f"{prefix}-worker", max_workers, -1, on_drop=_dropped)
+        self._extra: List[Lane] = []  # lanes features asked for (lane()), stopped with the rest
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._pending: Dict[int, _Call] = {}
-        self._deferred: Dict[int, Tuple[_Call, Dict[str, Any]]] = {}  # answered, queued behind progress
+        self._pending: Dict[int, CallFuture] = {}
+        self._deferred: Dict[int, Tuple[CallFuture, Dict[str, Any]]] = {}  # answered, queued behind progress
         self._abandoned: Dict[int, None] = {}
         self._incoming: Dict[Any, bool] = {}  # id of each server request being handled -> cancelled?
         self._closed_error: Optional[Callable[[], MCPError]] = None
@@ -208,9 +114,7 @@ class Session:
         self._closed = threading.Event()
         self._reader: Optional[threading.Thread] = None
         self._io_idents: Set[int] = set()  # reader and timer: a blocking call there would deadlock
-        self._timer: Optional[threading.Thread] = None
-        self._timer_cond = threading.Condition()
-        self._timer_heap: List[Tuple[float, int, "weakref.ref[_Call]"]] = []
+        self._timer = DeadlineTimer(f"{prefix}-timer", self.expire, self._io_idents)
         self.late_replies = 0  # replies to calls that had timed out or been cancelled
         self.skipped_messages = 0  # JSON values that are not JSON-RPC messages
         self.unknown_replies = 0
@@ -224,7 +128,7 @@ class Session:
         self.transport.start()
         with self._lock:
             if not self._closing:
-                self._reader = start_thread(self._read_loop, f"mcpclient-{self.instance}-reader")
+                self._reader = start_thread(self._read_loop, f"{self._prefix}-reader")
                 return
         self.transport.close()  # close() ran while the transport was starting: undo the start
         raise ClientClosedError("the client was closed while connecting")
@@ -237,15 +141,26 @@ class Session:
     def dropped_notifications(self) -> int:
         return self._notifier.rejected
 
-    def close(self, timeout: float = 5.0) -> None:
+    def lane(self, role: str, workers: int, queue: int = -1) -> Lane:
+        """A lane of ``workers`` threads (``mcpclient-<n>-<role>[-<k>]``) that ``close()`` stops."""
+        lane = Lane(f"{self._prefix}-{role}", workers, queue)
+        with self._lock:
+            if self._closing:
+                lane.shutdown(_monotonic())  # refuses work from the start
+            self._extra.append(lane)
+        return lane
+
+    def close(self, deadline: Optional[float] = None) -> None:
         """Refuse new calls, fail pending ones, close the transport, stop every thread.
 
-        Idempotent and callable from any thread, a callback or handler included; the joins share
-        one ``timeout`` budget, of which running handlers and callbacks get at most
-        ``HANDLER_GRACE`` seconds. A second caller waits for the first to finish (unless it is one
-        of the threads the first is joining, or the first itself, re-entering from a callback).
+        Idempotent and callable from any thread, a callback or handler included; returns by
+        ``deadline`` (monotonic; default ``CLOSE_BUDGET`` s from now), of which running handlers
+        and callbacks get at most ``HANDLER_GRACE`` s. A second caller waits for the first to
+        finish (unless it is one of the threads the first is joining, or the first itself,
+        re-entering from a callback).
         """
-        deadline = _monotonic() + timeout
+        if deadline is None:
+            deadline = _monotonic() + CLOSE_BUDGET
         with self._lock:
             already = self._closing
             if not already:
@@ -256,35 +171,38 @@ class Session:
                 deferred, self._deferred = self._deferred, {}
         if already:
             if self._closer != _get_ident() and not self._owns_current_thread():
-                self._closed.wait(timeout)
+                self._closed.wait(max(0.0, deadline - _monotonic()))
             return
         for call in pending.values():
-            call.finish(None, ClientClosedError(f"{call.method} abandoned: the client was closed"))
-        for entry in deferred.values():  # answered already: deliver the answer
-            self._finish(*entry)
+            call.land(None, ClientClosedError(f"{call.method} abandoned: the client was closed"))
+        for call, msg in deferred.values():  # answered already: deliver the answer
+            call.land(msg)
         try:
-            self.transport.close()
+            self.transport.close(deadline)
         finally:
-            with self._timer_cond:
-                self._timer_cond.notify()
-            join_all([t for t in (self._reader, self._timer) if t is not None], deadline)
+            self._timer.stop()
+            join_all([t for t in (self._reader, self._timer.thread) if t is not None], deadline)
             self._sender.shutdown(deadline)
-            # User code (handlers, callbacks) gets a short grace: one that ignores close() is left
-            # to finish on its own (daemon threads; whatever it answers later is dropped).
+            # User code (handlers, callbacks, transforms) gets a short grace: one that ignores
+            # close() is left to finish on its own (daemon threads; what it answers is dropped).
             grace = min(deadline, _monotonic() + HANDLER_GRACE)
-            for lane in (self._handlers, self._notifier):
+            with self._lock:
+                extra = list(self._extra)
+            for lane in [self._handlers, self._notifier, self._workers] + extra:
                 lane.shutdown(grace)
             self._closed.set()
 
     def _owns_current_thread(self) -> bool:
         ident = _get_ident()
-        return (ident in self._io_idents or ident in self._handlers.idents or ident in self._notifier.idents
-                or ident in self._sender.idents)
+        lanes = [self._handlers, self._notifier, self._sender, self._workers] + self._extra
+        return ident in self._io_idents or any(ident in lane.idents for lane in lanes)
 
     def threads(self) -> List[threading.Thread]:
         """Every thread this session started that may still be alive (for tests and diagnostics)."""
-        found = [t for t in (self._reader, self._timer) if t is not None]
-        return found + self._handlers.threads() + self._notifier.threads() + self._sender.threads()
+        found = [t for t in (self._reader, self._timer.thread) if t is not None]
+        for lane in [self._handlers, self._notifier, self._sender, self._workers] + self._extra:
+            found += lane.threads()
+        return found
 
     # --- outgoing -------------------------------------------------------------------------------
 
@@ -293,71 +211,66 @@ class Session:
         if factory is not None:
             raise factory()
 
-    def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                timeout: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
-                reset_timeout_on_progress: bool = False, max_total_timeout: Optional[float] = None,
-                transform: Optional[Callable[[Any], Any]] = None) -> Any:
-        """Send a request and block until its result (or a typed error).
+    def call(self, method: str, params: Optional[Dict[str, Any]] = None, *, transform: Optional[Transform] = None,
+             owned: bool = False, timeout: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
+             reset_timeout_on_progress: bool = False, max_total_timeout: Optional[float] = None,
+             prepare: Optional[Prepare] = None, headers: Optional[Dict[str, str]] = None,
+             idempotent: Optional[bool] = False, setup: bool = False, cancellable: bool = True,
+             known: Any = _NO_RESULT) -> CallFuture:
+        """Send a request; return its ``CallFuture`` (the one way to send a request).
 
-        ``transform`` turns the raw result into the return value (on this thread). On timeout the
-        request is cancelled on the server and ``RequestTimeout`` raised; with
-        ``reset_timeout_on_progress`` each progress notification restarts the timeout, up to
-        ``max_total_timeout`` seconds in all. The timeout also bounds sending.
+        ``transform`` turns each raw result into the value (or ``Again`` for another round).
+        ``owned``: the caller waits in ``result()`` at once, which enforces the deadline and runs
+        the transform on its own thread; otherwise a worker does that and the timer watches the
+        deadline. On timeout the request is cancelled on the server and ``RequestTimeout``
+        raised; with ``reset_timeout_on_progress`` each progress notification restarts the
+        timeout, up to ``max_total_timeout`` seconds in all. The timeout also bounds sending.
+        ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
+        ``idempotent`` and ``setup`` are passed to the transport; a call that is not
+        ``cancellable`` is never cancelled on the server (``initialize``). ``known``: a raw
+        result already at hand (a cache hit), so the first round is not sent.
         """
-        if _get_ident() in self._io_idents:
+        if owned and _get_ident() in self._io_idents:
             self.check_not_reader(method)
-        call = self._send_request(method, params, None, on_progress, timeout, reset_timeout_on_progress,
-                                  max_total_timeout, None, wait=True)
-        done = call.done
-        try:
-            while True:
-                remaining = call.deadline() - _monotonic()
-                if remaining <= 0:
-                    self._expire(call)
-                    done.acquire()  # finished by _expire, or by the thread that beat it
-                    break
-                if done.acquire(True, min(remaining, _WAIT_MAX)):
-                    break
-                # else: progress may have moved the deadline; loop and re-check
-        except BaseException:  # e.g. KeyboardInterrupt while waiting: stop the server's work too
-            if self._abandon(call.rid, "interrupted"):
-                call.finished = True
-            raise
-        if call.error is not None:
-            raise call.error
-        return call.value if transform is None else transform(call.value)
+        call = CallFuture(self, method, transform, owned=owned, timeout=timeout,
+                          reset_on_progress=reset_timeout_on_progress, max_total=max_total_timeout,
+                          on_progress=on_progress, prepare=prepare, headers=headers, idempotent=idempotent,
+                          setup=setup, cancellable=cancellable)
+        if on_progress is not None:
+            # A call made on the notification thread must not wait for its progress callbacks:
+            # they are queued behind the very callback that is waiting.
+            call.may_defer = _get_ident() not in self._notifier.idents
+        if known is not _NO_RESULT:
+            call.start(known)
+        else:
+            self._send_round(call, params, headers)
+        if not owned and call.deadline() != _INF and not call.done():
+            self._timer.watch(call)
+        return call
 
-    def start_request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                      timeout: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
-                      reset_timeout_on_progress: bool = False, max_total_timeout: Optional[float] = None,
-                      transform: Optional[Callable[[Any], Any]] = None) -> CallFuture:
-        """Send a request and return its future at once (see ``request`` for the options).
+    def resend(self, call: CallFuture, params: Optional[Dict[str, Any]]) -> None:
+        """Send the next round of ``call`` (same method, new id) with ``params``, within the
+        call's one deadline."""
+        deadline = call.deadline()
+        if deadline <= _monotonic():
+            raise RequestTimeout(f"{call.method} ran out of time after {_monotonic() - call.started:.3g} s "
+                                 "(between rounds)", method=call.method, request_id=call.request_id)
+        headers = call.headers
+        if call.prepare is not None:
+            params, headers = call.prepare(call.method, params)
+        self._send_round(call, params, headers)
+        if not call._owned and deadline != _INF:
+            self._timer.watch(call)
 
-        ``transform`` runs on the thread that completes the future (usually the reader). The
-        timeout is enforced by a timer thread even if nobody waits on the future.
-        """
-        fut = CallFuture(self, 0, method)
-        call = self._send_request(method, params, transform, on_progress, timeout, reset_timeout_on_progress,
-                                  max_total_timeout, fut)
-        if call.deadline() != _INF:
-            self._watch(call)
-        return fut
-
-    def _send_request(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
-                      on_progress: Optional[ProgressCallback], timeout: Optional[float], reset: bool,
-                      max_total: Optional[float], fut: Optional[CallFuture], wait: bool = False) -> _Call:
+    def _send_round(self, call: CallFuture, params: Optional[Dict[str, Any]],
+                    headers: Optional[Dict[str, str]]) -> None:
         rid = next(self._ids)
-        if fut is not None:
-            fut.request_id = rid
-        # A call made from the notification thread must not wait for its progress callbacks:
-        # they are queued behind the very callback that is waiting.
-        may_defer = on_progress is not None and _get_ident() not in self._notifier.idents
-        call = _Call(rid, method, transform, on_progress, may_defer, timeout, reset, max_total, fut)
-        if on_progress is not None or reset:
+        call.request_id = rid
+        call.progress_queued = False
+        method = call.method
+        if call.on_progress is not None or call.reset_on_progress:
             params = dict(params or {})
-            meta = dict(params.get("_meta") or {})
-            meta["progressToken"] = rid
-            params["_meta"] = meta
+            params["_meta"] = dict(params.get("_meta") or {}, progressToken=rid)
         message: Dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             message["params"] = params
@@ -365,9 +278,12 @@ class Session:
             if self._closed_error is not None:
                 raise self._closed_error()
             self._pending[rid] = call
-        remaining = call.deadline() - _monotonic()
+        deadline = call.deadline()
+        if wire_log.isEnabledFor(logging.DEBUG):
+            wire_log.debug("-> %s", format_message(message))
         try:
-            self._send(message, None if remaining > _WAIT_MAX else max(0.0, remaining), wait)
+            self.transport.send(message, deadline=None if deadline == _INF else deadline,
+                                wait=call._owned, headers=headers, idempotent=call.idempotent, setup=call.setup)
         except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
             with self._lock:
                 self._pending.pop(rid, None)
@@ -378,20 +294,19 @@ class Session:
                 raise RequestTimeout(f"{method} (id {rid}) could not be sent in time: {exc}",
                                      method=method, request_id=rid) from exc
             raise
-        return call
 
-    def notify(self, method: str, params: Optional[Dict[str, Any]] = None) -> None:
+    def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""
         self._check_open()
         message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
-        self._send(message)
+        self._send(message, setup=setup)
 
-    def _send(self, message: Dict[str, Any], timeout: Optional[float] = None, wait: bool = False) -> None:
+    def _send(self, message: Dict[str, Any], setup: bool = False) -> None:
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
-        self.transport.send(message, timeout, wait)
+        self.transport.send(message, setup=setup)
 
     def _post(self, message: Dict[str, Any]) -> None:
         """Send from a thread that must not block (reader, timer, a canceller): via the sender lane."""
@@ -414,80 +329,55 @@ class Session:
                 f"{method} would block the connection's {threading.current_thread().name} thread "
                 "(in a future's done-callback?); call it from another thread")
 
-    # --- timeouts and cancellation --------------------------------------------------------------
+    # --- results, timeouts and cancellation -------------------------------------------------------
 
-    def _abandon(self, rid: int, reason: str) -> bool:
-        """Pop a pending call and tell the server to stop; False if it was no longer pending."""
+    def continue_call(self, call: CallFuture, payload: Any) -> bool:
+        """Hand a detached call's next step to a worker: ``call.advance(payload)`` (False once
+        the session is closing; queued steps that close() drops fail their call)."""
+        return self._workers.try_submit(f"result of {call.method}", _advance, call, payload)
+
+    def abandon(self, rid: Any, reason: str) -> bool:
+        """Pop a pending round and tell the server to stop; False if it was no longer pending
+        (then whoever popped it delivers its outcome)."""
         with self._lock:
-            p = self._pending.pop(rid, None)
-            if p is None:
+            call = self._pending.pop(rid, None)
+            if call is None:
                 return False
             self._abandoned[rid] = None
             if len(self._abandoned) > _ABANDONED_MEMORY:
                 del self._abandoned[next(iter(self._abandoned))]
-        if p.method != "initialize" and not self.transport.cancel_request(rid):  # never cancel initialize
+        if call.cancellable and not self.transport.cancel_request(rid):
             self._post({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": rid, "reason": reason}})
         return True
 
-    def _expire(self, call: _Call) -> None:
-        if self._abandon(call.rid, "timed out"):
+    def watch(self, call: CallFuture) -> None:
+        """Have the timer enforce ``call``'s deadline (``expire``) though nobody waits on it."""
+        self._timer.watch(call)
+
+    def expire(self, call: CallFuture) -> None:
+        """The deadline of ``call`` passed (timer thread, or an owner's wait)."""
+        rid = call.request_id
+        if rid is None:  # a future that waits for something other than a reply
+            call.expired()
+        elif self._pending.get(rid) is call and self.abandon(rid, "timed out"):
             waited = _monotonic() - call.started
-            call.finish(None, RequestTimeout(
-                f"{call.method} (id {call.rid}) got no answer in {waited:.3g} s; cancelled it on the server",
-                method=call.method, request_id=call.rid))
+            call.land(None, RequestTimeout(
+                f"{call.method} (id {rid}) got no answer in {waited:.3g} s; cancelled it on the server",
+                method=call.method, request_id=rid))
         else:  # answered in time, but still queued behind slow progress callbacks: deliver it now
-            self._finish_deferred(call.rid)
+            self._finish_deferred(rid)
 
-    def _watch(self, call: _Call) -> None:
-        # The heap holds weak references: a finished future nobody keeps is freed at once, and
-        # finished entries are swept when they outnumber the live ones.
-        with self._timer_cond:
-            heap = self._timer_heap
-            if len(heap) > 1024 and len(heap) > 2 * len(self._pending):
-                heap[:] = [e for e in heap if _live(e[2]) is not None]
-                heapq.heapify(heap)
-            deadline = call.deadline()
-            wake = not heap or deadline < heap[0][0]
-            heapq.heappush(heap, (deadline, call.rid, weakref.ref(call)))
-            if self._timer is None:
-                self._timer = start_thread(self._timer_loop, f"mcpclient-{self.instance}-timer")
-            elif wake:
-                self._timer_cond.notify()
-
-    def _timer_loop(self) -> None:
-        """Expire watched futures at their deadlines (re-queueing those that progress extended)."""
-        self._io_idents.add(_get_ident())  # done-callbacks of expired futures run here too
-        try:
-            while not self._closing:
-                try:
-                    for call in self._due_calls():
-                        self._expire(call)
-                except Exception:  # the timer must outlive any surprise, or every timeout stops
-                    log.exception("timer thread error")
-        finally:
-            self._io_idents.discard(_get_ident())
-
-    def _due_calls(self) -> List[_Call]:
-        heap = self._timer_heap
-        with self._timer_cond:
-            now = _monotonic()
-            while not self._closing:
-                now = _monotonic()
-                if heap and heap[0][0] <= now:
-                    break
-                self._timer_cond.wait(min(heap[0][0] - now, _WAIT_MAX) if heap else None)
-            due = []
-            while heap and heap[0][0] <= now and not self._closing:
-                entry = heapq.heappop(heap)
-                call = _live(entry[2])
-                if call is None:
-                    continue
-                if call.deadline() > now:  # progress moved it
-                    heapq.heappush(heap, (call.deadline(), entry[1], entry[2]))
-                else:
-                    due.append(call)
-            return due
+    def forget(self, rid: int) -> bool:
+        """The server ended request ``rid`` without answering (a listen it cancelled): finish its
+        future as cancelled, send nothing. False if it was no longer pending."""
+        with self._lock:
+            call = self._pending.pop(rid, None)
+            if call is None:
+                return False
+            self._abandoned[rid] = None
+        call.land(None, RequestCancelled(f"{call.method} (id {rid}) was ended by the server"))
+        return True
 
     # --- incoming -------------------------------------------------------------------------------
 
@@ -523,7 +413,7 @@ class Session:
         with self._lock:
             call = self._pending.pop(rid, None) if type(rid) is int else None
         if call is not None:
-            call.finish(None, failure.error)
+            call.land(None, failure.error)
         else:
             log.debug("delivery failure for a request no longer pending (%r): %s", rid, failure.error)
 
@@ -543,18 +433,18 @@ class Session:
 
     def _complete(self, msg: Dict[str, Any]) -> None:
         rid = msg.get("id")
-        p = None
+        call = None
         if type(rid) is int:
             with self._lock:
-                p = self._pending.pop(rid, None)
-                if p is not None and p.progress_queued:
-                    # Its progress callbacks are queued on the notification lane: finish the call
-                    # behind them, so the caller never returns before its own progress was reported.
-                    self._deferred[rid] = (p, msg)
-        if p is None:
+                call = self._pending.pop(rid, None)
+                if call is not None and call.progress_queued:
+                    # Its progress callbacks are queued on the notification lane: finish the
+                    # call behind them, so the caller never returns before its own progress.
+                    self._deferred[rid] = (call, msg)
+        if call is None:
             self._unmatched(rid, msg)
-        elif not p.progress_queued:
-            self._finish(p, msg)
+        elif not call.progress_queued:
+            call.land(msg)
         elif not self._notifier.try_submit("call completion", self._finish_deferred, rid):
             self._finish_deferred(rid)
 
@@ -562,27 +452,7 @@ class Session:
         with self._lock:
             entry = self._deferred.pop(rid, None)
         if entry is not None:  # else it was delivered already (close, or its deadline)
-            self._finish(*entry)
-
-    @staticmethod
-    def _finish(call: _Call, msg: Dict[str, Any]) -> None:
-        """Complete a popped call from its reply (the caller owns the pop)."""
-        if "result" in msg:
-            result = msg["result"]
-            transform = call.transform
-            if transform is not None:
-                try:
-                    result = transform(result)
-                except Exception as exc:
-                    call.finish(None, exc)
-                    return
-            call.finish(result, None)
-        elif "error" in msg:
-            error = RPCError.from_wire(msg["error"], call.method)
-            error.http_status = msg.get("httpStatus")  # set by HTTP transports for a 4xx/5xx body
-            call.finish(None, error)
-        else:
-            call.finish(None, ProtocolError(f"reply to {call.method} has neither result nor error"))
+            entry[0].land(entry[1])
 
     def _unmatched(self, rid: Any, msg: Dict[str, Any]) -> None:
         with self._lock:
@@ -603,36 +473,7 @@ class Session:
         if not isinstance(params, dict):
             params = {}
         if "id" in msg:
-            rid = msg["id"]
-            if type(rid) not in (int, str):
-                self.skipped_messages += 1
-                log.warning("skipped server request %.100r with an invalid id %.50r", method, rid)
-                return
-            if method == "ping":  # answered at once, never queued behind slow handlers
-                self._post({"jsonrpc": "2.0", "id": rid, "result": {}})
-                return
-            with self._lock:
-                self._incoming[rid] = False
-            quick = self.on_quick_request
-            if quick is not None:
-                try:
-                    handled = quick(rid, method, params)
-                except RPCError as exc:
-                    self.reply(rid, error=exc)
-                    return
-                except Exception:
-                    log.exception("quick handler for server request %s failed", method)
-                    self.reply(rid, error=InternalError(-32603, f"client handler for {method} failed"))
-                    return
-                if handled:
-                    return  # it replies through reply(), now or later
-            if not self._handlers.try_submit(f"handler for {method}", self._answer, rid, method, params):
-                with self._lock:
-                    self._incoming.pop(rid, None)
-                if rarely(self._handlers.rejected):
-                    log.warning("refused server request %.100r: all handlers busy (%d refused so far)",
-                                method, self._handlers.rejected)
-                self._post(_error_response(rid, -32603, "client busy: too many concurrent requests"))
+            self._request_from_server(msg["id"], method, params)
             return
         if method == "notifications/progress":
             self._progress(params)
@@ -647,16 +488,47 @@ class Session:
                 log.warning("dropped notification %.100r: the notification queue is full (%d dropped so far)",
                             method, self._notifier.rejected)
 
+    def _request_from_server(self, rid: Any, method: str, params: Dict[str, Any]) -> None:
+        if type(rid) not in (int, str):
+            self.skipped_messages += 1
+            log.warning("skipped server request %.100r with an invalid id %.50r", method, rid)
+            return
+        if method == "ping":  # answered at once, never queued behind slow handlers
+            self._post({"jsonrpc": "2.0", "id": rid, "result": {}})
+            return
+        with self._lock:
+            self._incoming[rid] = False
+        quick = self.on_quick_request
+        if quick is not None:
+            try:
+                handled = quick(rid, method, params)
+            except RPCError as exc:
+                self.reply(rid, error=exc)
+                return
+            except Exception:
+                log.exception("quick handler for server request %s failed", method)
+                self.reply(rid, error=InternalError(-32603, f"client handler for {method} failed"))
+                return
+            if handled:
+                return  # it replies through reply(), now or later
+        if not self._handlers.try_submit(f"handler for {method}", self._answer, rid, method, params):
+            with self._lock:
+                self._incoming.pop(rid, None)
+            if rarely(self._handlers.rejected):
+                log.warning("refused server request %.100r: all handlers busy (%d refused so far)",
+                            method, self._handlers.rejected)
+            self._post(_error_response(rid, -32603, "client busy: too many concurrent requests"))
+
     def _progress(self, params: Dict[str, Any]) -> None:
         token = params.get("progressToken")
-        p = self._pending.get(token) if type(token) is int else None  # dict.get is atomic
-        if p is None:
+        call = self._pending.get(token) if type(token) is int else None  # dict.get is atomic
+        if call is None:
             return
-        p.last_activity = _monotonic()
-        if p.on_progress is not None and self._notifier.try_submit(
-                "on_progress callback", p.on_progress, params.get("progress"), params.get("total"),
+        call.last_activity = _monotonic()
+        if call.on_progress is not None and self._notifier.try_submit(
+                "on_progress callback", call.on_progress, params.get("progress"), params.get("total"),
                 params.get("message")):
-            p.progress_queued = p.may_defer
+            call.progress_queued = call.may_defer
 
     def _answer(self, rid: Any, method: str, params: Dict[str, Any]) -> None:
         """Run the request handler on a handler thread and send its answer (unless cancelled)."""
@@ -674,17 +546,6 @@ class Session:
             cancelled = self._incoming.pop(rid, False)
         if not cancelled:
             self._send_quietly(response)
-
-    def forget(self, rid: int) -> bool:
-        """The server ended request ``rid`` without answering (a listen it cancelled): finish its
-        future as cancelled, send nothing. False if it was no longer pending."""
-        with self._lock:
-            call = self._pending.pop(rid, None)
-            if call is None:
-                return False
-            self._abandoned[rid] = None
-        call.finish(None, RequestCancelled(f"{call.method} (id {rid}) was ended by the server"))
-        return True
 
     def reply(self, rid: Any, result: Any = None, error: Optional[RPCError] = None) -> None:
         """Answer the server request ``rid`` from any thread without blocking (unless the server
@@ -717,7 +578,7 @@ class Session:
         for call in pending.values():
             exc = factory()
             exc.__cause__ = reason
-            call.finish(None, exc)
+            call.land(None, exc)
         if self.on_lost is not None:
             try:
                 self.on_lost(factory())

@@ -12,13 +12,21 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-from typing import Any, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
-from .errors import MCPError, ProtocolError
+from ._params import contents, pages
+from .errors import CapabilityError, MCPError, ProtocolError
 from ._records import field
+from .futures import CallFuture, ChainedFuture
 from .types import Raw, ResourceContents, _Record, _record
 
+if TYPE_CHECKING:
+    from .session import Session
+
 __all__ = ["LoadedSkill", "Skill", "SkillFile", "SkillVerificationError", "SKILLS_EXTENSION"]
+
+#: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
+Requester = Callable[..., CallFuture]
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 MAX_FILES = 512
@@ -215,3 +223,58 @@ def _normal(value: Any) -> Any:
     if isinstance(value, list):
         return [_normal(v) for v in value]
     return value if value is None or isinstance(value, (str, bool)) else str(value)
+
+
+# --- the requests --------------------------------------------------------------------------------
+
+def require(capabilities: Dict[str, Any], method: str) -> None:
+    """``CapabilityError`` unless the server declared the skills extension."""
+    extensions = capabilities.get("extensions")
+    if not (isinstance(extensions, dict) and isinstance(extensions.get(SKILLS_EXTENSION), dict)):
+        raise CapabilityError(f"extensions.{SKILLS_EXTENSION}", method)
+
+
+def listing() -> Callable[[Any], Any]:
+    """The transform of ``skills/list`` (every page)."""
+    return pages("skills/list", "skills", Skill.from_wire)
+
+
+def entry(raw: Any) -> Skill:
+    """The transform of ``skills/get``."""
+    if not isinstance(raw, dict):
+        raise ProtocolError("skills/get result is not an object")
+    return Skill.from_wire(raw.get("skill"))
+
+
+def load(call: Requester, session: "Session", capabilities: Dict[str, Any], skill: Union[str, Skill],
+         timeout: Any) -> CallFuture:
+    """``Client.load_skill``: find the manifest (by name, URI or as given), then read and verify
+    ``SKILL.md``; one future for the whole chain."""
+    if isinstance(skill, Skill):
+        first: CallFuture = CallFuture.completed(session, "skills/get", skill)
+    elif "://" in skill:
+        require(capabilities, "skills/get")
+        first = call("skills/get", {"uri": skill}, entry, timeout=timeout, owned=False)
+    else:
+        require(capabilities, "skills/list")
+        first = call("skills/list", None, listing(), timeout=timeout, owned=False)
+
+    def chosen(found: Any) -> Skill:
+        if isinstance(found, Skill):
+            return found
+        named = [s for s in found if s.name == skill]
+        if len(named) != 1:
+            raise ValueError(f"{len(named)} skills are named {skill!r}; pass its URI or Skill")
+        return named[0]
+
+    def read(found: Any) -> CallFuture:
+        manifest = chosen(found)
+        check_limits(manifest)
+
+        def reader(uri: str) -> List[ResourceContents]:
+            return call("resources/read", {"uri": uri}, contents, timeout=timeout, owned=True).result()  # type: ignore[no-any-return]
+
+        text = call("resources/read", {"uri": manifest.uri}, contents, timeout=timeout, owned=False)
+        return ChainedFuture(session, "resources/read", text,
+                             lambda got: LoadedSkill(manifest, verify_skill_md(manifest, got), reader))
+    return ChainedFuture(session, "load_skill", first, read)

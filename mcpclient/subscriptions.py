@@ -1,4 +1,4 @@
-"""``Client.listen()``: change events from the server as an iterator (and/or a callback).
+"""``Client.listen()`` and resource subscriptions: change events from the server.
 
 2026-07-28: one ``subscriptions/listen`` request stays open; the server acknowledges the filter
 (``notifications/subscriptions/acknowledged``), then sends list-changed and resource-updated
@@ -6,22 +6,35 @@ notifications tagged with the request's id, and ends it with a result (or ``noti
 cancelled`` on stdio). Closing the subscription cancels the request (stdio: a cancellation
 notice; HTTP: the stream is closed). Handshake era: the same events come from unsolicited
 list-changed notifications and ``resources/subscribe``; ``listen()`` subscribes and routes them,
-so code written against ``listen()`` works with both.
+so code written against ``listen()`` works with both. ``subscribe_resource`` keeps, in the 2026
+era, one listen that carries every subscribed URI and replaces it on each change.
 
-Events wait in a bounded queue (``MAX_QUEUED``): a consumer that stops reading loses the oldest
-events (counted in ``dropped``), never memory.
+``SubscriptionRouter`` owns all of that state behind one small lock, never held across a
+request, a wait or a user callback. Events wait in a bounded queue per subscription
+(``MAX_QUEUED``): a consumer that stops reading loses the oldest events (counted in
+``dropped``), never memory.
 """
 from __future__ import annotations
 
 import collections
+import logging
 import threading
-from typing import Any, Callable, Deque, Dict, Iterator, List, NamedTuple, Optional
+from concurrent.futures import CancelledError
+from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, NamedTuple, Optional
 
-from .errors import ClientClosedError, SubscriptionLost
+from .errors import ClientClosedError, MCPError, RequestTimeout, SubscriptionLost
+from .futures import CallFuture
+from .modern import META_SUBSCRIPTION
 
-__all__ = ["Event", "Subscription"]
+if TYPE_CHECKING:
+    from .session import Session
+
+__all__ = ["Event", "Subscription", "SubscriptionRouter"]
+
+log = logging.getLogger("mcpclient")
 
 MAX_QUEUED = 1000
+_EARLY_KEPT = 16  # notifications of a listen not registered yet, kept per listen (and listens)
 
 #: notification method -> event kind
 KINDS = {
@@ -30,7 +43,12 @@ KINDS = {
     "notifications/resources/list_changed": "resources_changed",
     "notifications/resources/updated": "resource_updated",
 }
+_FLAGS = {"tools_changed": "toolsListChanged", "prompts_changed": "promptsListChanged",
+          "resources_changed": "resourcesListChanged"}
 _END = object()
+
+#: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
+Requester = Callable[..., CallFuture]
 
 
 class Event(NamedTuple):
@@ -46,6 +64,7 @@ class Subscription:
 
     Ends quietly when the server or ``close()`` ends it; raises ``SubscriptionLost`` when the
     stream broke. ``acknowledged`` is the filter the server honoured (2026 era), once known.
+    ``on_event`` runs on the notification thread.
     """
 
     def __init__(self, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]],
@@ -53,15 +72,19 @@ class Subscription:
         self.wanted = wanted
         self.acknowledged: Optional[Dict[str, Any]] = None
         self.dropped = 0
+        #: the ``subscriptions/listen`` request's id (2026 era), else None
+        self.subscription_id: Any = None
+        #: the ``subscriptions/listen`` request (2026 era), else None
+        self.request: Optional[CallFuture] = None
         self._on_event = on_event
         self._closer = closer
         self._queue: Deque[Any] = collections.deque()
         self._cond = threading.Condition()
         self._error: Optional[BaseException] = None
         self._ended = False
-        self.subscription_id: Any = None
+        self._ack_waiters: List[CallFuture] = []
 
-    # --- fed by the client (notification thread / reader thread) ---------------------------------
+    # --- fed by the router (notification thread / reader thread) ---------------------------------
 
     def deliver(self, event: Event) -> None:
         with self._cond:
@@ -78,7 +101,10 @@ class Subscription:
     def acknowledge(self, honoured: Any) -> None:
         with self._cond:
             self.acknowledged = honoured if isinstance(honoured, dict) else {}
+            waiters, self._ack_waiters = self._ack_waiters, []
             self._cond.notify_all()
+        for waiter in waiters:
+            waiter._settle(None, None)
 
     def end(self, error: Optional[BaseException] = None) -> None:
         with self._cond:
@@ -87,7 +113,20 @@ class Subscription:
             self._ended = True
             self._error = error
             self._queue.append(_END)
+            waiters, self._ack_waiters = self._ack_waiters, []
             self._cond.notify_all()
+        for waiter in waiters:
+            waiter._settle(None, SubscriptionLost("the subscription ended before the server acknowledged it"))
+
+    def _when_acknowledged(self, waiter: CallFuture) -> None:
+        """Complete ``waiter`` once the server acknowledged (at once if it has)."""
+        with self._cond:
+            if self.acknowledged is None and not self._ended:
+                self._ack_waiters.append(waiter)
+                return
+            acknowledged = self.acknowledged is not None
+        waiter._settle(None, None if acknowledged else
+                       SubscriptionLost("the subscription ended before the server acknowledged it"))
 
     # --- the user's side --------------------------------------------------------------------------
 
@@ -103,7 +142,7 @@ class Subscription:
                     raise self._error
                 return None
             self._queue.popleft()
-            return item
+            return item  # type: ignore[no-any-return]
 
     def wait_acknowledged(self, timeout: Optional[float] = None) -> bool:
         """True once the server acknowledged the filter (always True in the handshake era)."""
@@ -138,6 +177,21 @@ class Subscription:
         return f"<Subscription {self.wanted} {'ended' if self._ended else 'open'}>"
 
 
+class _AckWait(CallFuture):
+    """``subscribe_resource`` in the 2026 era: done once the server acknowledged the listen that
+    carries the URI; ``RequestTimeout`` (and the URI dropped again) if it does not in time."""
+
+    def __init__(self, session: "Session", timeout: Optional[float], on_timeout: Callable[[], None]) -> None:
+        super().__init__(session, "subscriptions/listen", timeout=timeout)
+        self._on_timeout = on_timeout
+
+    def expired(self) -> None:
+        if not self.done():
+            self._settle(None, RequestTimeout("subscriptions/listen was not acknowledged in time",
+                                              method="subscriptions/listen"))
+            self._on_timeout()
+
+
 def filter_params(tools: bool, prompts: bool, resources: bool, resource_uris: List[str]) -> Dict[str, Any]:
     wanted: Dict[str, Any] = {}
     if tools:
@@ -155,19 +209,185 @@ def matches(wanted: Dict[str, Any], event: Event) -> bool:
     """Whether a handshake-era notification is one this subscription asked for."""
     if event.kind == "resource_updated":
         return event.uri in (wanted.get("resourceSubscriptions") or [])
-    flag = {"tools_changed": "toolsListChanged", "prompts_changed": "promptsListChanged",
-            "resources_changed": "resourcesListChanged"}[event.kind]
-    return bool(wanted.get(flag))
+    return bool(wanted.get(_FLAGS[event.kind]))
 
 
 def ended_by(exc: Optional[BaseException]) -> Optional[BaseException]:
     """The error a finished listen request leaves the user: None for a quiet end."""
-    if exc is None or isinstance(exc, ClientClosedError):
-        return None
-    from concurrent.futures import CancelledError
-
-    if isinstance(exc, CancelledError):
+    if exc is None or isinstance(exc, (ClientClosedError, CancelledError)):
         return None
     lost = SubscriptionLost(f"the subscription ended unexpectedly: {exc}")
     lost.__cause__ = exc
     return lost
+
+
+def _event(method: str, params: Dict[str, Any]) -> Event:
+    uri = params.get("uri")
+    return Event(KINDS[method], uri if isinstance(uri, str) else None)
+
+
+class SubscriptionRouter:
+    """Owns every subscription of one client: 2026 listens by request id, handshake-era
+    emulated ones, and the URIs ``subscribe_resource`` asked for. ``call`` is the client's
+    requester, ``session`` the engine (for ``forget`` and completed futures)."""
+
+    def __init__(self, call: Requester, session: Callable[[], "Session"]) -> None:
+        self._call = call
+        self._session = session
+        self._lock = threading.Lock()
+        self._listens: Dict[Any, Subscription] = {}  # 2026: listen request id -> subscription
+        self._early: Dict[Any, List[Any]] = {}  # its notifications before listen() registered it
+        self._emulated: List[Subscription] = []  # handshake era: fed from unsolicited notifications
+        self._subscribed: List[str] = []  # URIs subscribe_resource() asked for
+        self._resource_listen: Optional[Subscription] = None  # 2026: what carries them
+        self._generation = 0  # bumped by every change of _subscribed (2026)
+
+    def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]]) -> Subscription:
+        subscription = Subscription(wanted, on_event, self._end)
+        if not stateless:
+            for uri in wanted.get("resourceSubscriptions") or []:
+                self._call("resources/subscribe", {"uri": uri}, None, owned=True).result()
+            subscription.acknowledge(dict(wanted))
+            with self._lock:
+                self._emulated.append(subscription)
+            return subscription
+        request = self._call("subscriptions/listen", {"notifications": wanted}, None, timeout=None, owned=False,
+                             check=False)  # open until either side ends it
+        subscription.subscription_id, subscription.request = request.request_id, request
+        with self._lock:
+            self._listens[request.request_id] = subscription
+            early = self._early.pop(request.request_id, [])
+        for method, params in early:
+            self._route_listen(subscription, method, params)
+        request.add_done_callback(lambda done: self._listen_done(subscription, done))
+        return subscription
+
+    def _listen_done(self, subscription: Subscription, done: "CallFuture") -> None:
+        """The listen request finished (reader or worker thread): a result is a quiet end."""
+        with self._lock:
+            self._listens.pop(subscription.subscription_id, None)
+            self._early.pop(subscription.subscription_id, None)
+        subscription.end(ended_by(None if done.cancelled() else done.exception()))
+
+    def _end(self, subscription: Subscription) -> None:
+        """The user closed ``subscription``."""
+        if subscription.request is not None:
+            subscription.request.cancel()  # stdio: notifications/cancelled; 2026 HTTP: the stream is closed
+            return
+        with self._lock:
+            if subscription in self._emulated:
+                self._emulated.remove(subscription)
+            still = set(self._subscribed)  # URIs the user, or another listen, still wants
+            for other in self._emulated:
+                still.update(other.wanted.get("resourceSubscriptions") or [])
+        for uri in subscription.wanted.get("resourceSubscriptions") or []:
+            if uri not in still and not self._session().is_closed:
+                try:
+                    self._call("resources/unsubscribe", {"uri": uri}, None, owned=True).result()
+                except MCPError as exc:
+                    log.debug("unsubscribe %s failed: %s", uri, exc)
+
+    def end_all(self, error: Optional[BaseException]) -> None:
+        """The client closed (``error`` None: quietly) or lost its connection: end handshake-era
+        subscriptions, which no request of their own would end."""
+        with self._lock:
+            emulated, self._emulated = self._emulated, []
+        for subscription in emulated:
+            subscription.end(None if error is None else ended_by(error))
+
+    # --- subscribe_resource ------------------------------------------------------------------------
+
+    def subscribe(self, uri: str, stateless: bool, timeout: Optional[float], owned: bool) -> CallFuture:
+        if stateless:
+            return self._change(uri, None, timeout)
+
+        def added(_: Any) -> None:
+            with self._lock:
+                if uri not in self._subscribed:
+                    self._subscribed.append(uri)
+        return self._call("resources/subscribe", {"uri": uri}, added, timeout=timeout, owned=owned)
+
+    def unsubscribe(self, uri: str, stateless: bool, timeout: Optional[float], owned: bool) -> CallFuture:
+        if stateless:
+            return self._change(None, uri, timeout)
+        with self._lock:
+            if uri in self._subscribed:
+                self._subscribed.remove(uri)
+        return self._call("resources/unsubscribe", {"uri": uri}, _none, timeout=timeout, owned=owned)
+
+    def _change(self, add: Optional[str], remove: Optional[str], timeout: Optional[float]) -> CallFuture:
+        """2026: replace the one listen that carries every subscribed URI; the future is done
+        once the server acknowledged the new one (an update right after must not be missed)."""
+        with self._lock:
+            before = self._subscribed
+            uris = [u for u in before if u != remove] + ([add] if add and add not in before else [])
+            self._subscribed = uris
+            old, self._resource_listen = self._resource_listen, None
+            self._generation += 1
+            generation = self._generation
+        if old is not None:
+            old.close()
+        session = self._session()
+        if not uris:
+            return CallFuture.completed(session, "subscriptions/listen", None)
+        fresh = self.listen(True, {"resourceSubscriptions": uris}, None)
+        with self._lock:
+            current = self._generation == generation
+            if current:
+                self._resource_listen = fresh
+        if not current:  # a later change replaced the set (ours included) meanwhile
+            fresh.close()
+            return CallFuture.completed(session, "subscriptions/listen", None)
+        waiter = _AckWait(session, timeout, lambda: self._give_up(add, generation))
+        if timeout is not None:
+            session.watch(waiter)
+        fresh._when_acknowledged(waiter)
+        return waiter
+
+    def _give_up(self, added: Optional[str], generation: int) -> None:
+        """The listen carrying ``added`` was not acknowledged in time: drop that URI again."""
+        with self._lock:
+            if self._generation != generation or added is None:
+                return
+            self._subscribed = [u for u in self._subscribed if u != added]
+        self._change(None, None, None)  # listen again for the rest, without waiting
+
+    # --- routing (notification thread) --------------------------------------------------------------
+
+    def route(self, method: str, params: Dict[str, Any]) -> None:
+        """Give a notification to the subscription(s) it belongs to."""
+        meta = params.get("_meta")
+        sid = meta.get(META_SUBSCRIPTION) if isinstance(meta, dict) else None
+        if method == "notifications/cancelled" and params.get("requestId") in self._listens:
+            sid = params.get("requestId")  # stdio: the server ends a listen this way
+        if sid is not None:
+            with self._lock:
+                subscription = self._listens.get(sid)
+                if subscription is None:
+                    # Its listen() may not have registered it yet: keep a few, briefly.
+                    if sid not in self._early and len(self._early) >= _EARLY_KEPT:
+                        self._early.pop(next(iter(self._early)))
+                    early = self._early.setdefault(sid, [])
+                    if len(early) < _EARLY_KEPT:
+                        early.append((method, params))
+                    return
+            self._route_listen(subscription, method, params)
+            return
+        if self._emulated and method in KINDS:
+            event = _event(method, params)
+            with self._lock:
+                targets = [s for s in self._emulated if matches(s.wanted, event)]
+            for subscription in targets:
+                subscription.deliver(event)
+
+    def _route_listen(self, subscription: Subscription, method: str, params: Dict[str, Any]) -> None:
+        if method == "notifications/subscriptions/acknowledged":
+            subscription.acknowledge(params.get("notifications"))
+        elif method in KINDS:
+            subscription.deliver(_event(method, params))
+        elif method == "notifications/cancelled":  # stdio: the server ended the listen
+            self._session().forget(subscription.subscription_id)  # -> _listen_done: a quiet end
+
+
+def _none(_: Any) -> None:
+    return None

@@ -17,18 +17,20 @@ import threading
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from ._sentinel import DEFAULT
 from ._threads import Lane
-from .errors import InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
+from .errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
 from ._records import field
-from .types import Raw, ToolResult, _Record, _record
+from .futures import CallFuture
+from .protocol import server_has
+from .types import Raw, Tool, ToolResult, _Record, _record
 
-if TYPE_CHECKING:
-    from .client import Client
+#: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
+Requester = Callable[..., CallFuture]
 
-__all__ = ["Task", "TaskStore", "ToolTask"]
+__all__ = ["Task", "TaskStore", "ToolTask", "start"]
 
 log = logging.getLogger("mcpclient")
 
@@ -70,8 +72,8 @@ class ToolTask:
     ``task`` is the state the server first reported (``CreateTaskResult``).
     """
 
-    def __init__(self, client: "Client", name: str, task: Task, transform: Callable[[Any], ToolResult]) -> None:
-        self._client = client
+    def __init__(self, call: Requester, name: str, task: Task, transform: Callable[[Any], ToolResult]) -> None:
+        self._call = call
         self.name = name
         self.task = task
         self._transform = transform
@@ -85,7 +87,7 @@ class ToolTask:
 
     def status(self, *, timeout: Any = DEFAULT) -> Task:
         """The task's current state (``tasks/get``)."""
-        return self._client._run("tasks/get", {"taskId": self.task_id}, Task.from_wire, timeout)
+        return self._call("tasks/get", {"taskId": self.task_id}, Task.from_wire, timeout=timeout, owned=True).result()
 
     def result(self, timeout: Optional[float] = None) -> ToolResult:
         """Wait for the task to end and return the tool's result (``tasks/result``).
@@ -94,12 +96,13 @@ class ToolTask:
         ``RequestTimeout`` is raised and the task keeps running on the server. A tool that
         failed gives ``is_error=True`` as usual; a task that failed otherwise raises ``RPCError``.
         """
-        return self._client._run("tasks/result", {"taskId": self.task_id}, self._transform, timeout,
-                                 check=False)
+        return self._call("tasks/result", {"taskId": self.task_id}, self._transform, timeout=timeout, owned=True,
+                          check=False).result()
 
     def cancel(self, *, timeout: Any = DEFAULT) -> Task:
         """Ask the server to cancel the task (``tasks/cancel``); returns its state afterwards."""
-        return self._client._run("tasks/cancel", {"taskId": self.task_id}, Task.from_wire, timeout)
+        return self._call("tasks/cancel", {"taskId": self.task_id}, Task.from_wire, timeout=timeout,
+                          owned=True).result()
 
     def wait(self, timeout: Optional[float] = None) -> Task:
         """Poll ``tasks/get`` (at the server's ``pollInterval``) until the task is terminal or
@@ -115,6 +118,23 @@ class ToolTask:
                 raise RequestTimeout(f"task {self.task_id} still {state.status} after {timeout} s",
                                      method="tasks/get")
             pause.wait(delay)  # the server's polling interval, not a synchronisation
+
+
+def start(call: Requester, capabilities: Dict[str, Any], known: Optional[Tool], params: Dict[str, Any],
+          transform: Callable[[Any], ToolResult], task: Any, timeout: Any) -> "ToolTask":
+    """``Client.call_tool(..., task=True)``: send the call task-augmented; the ``ToolTask``."""
+    name = params["name"]
+    if not server_has(capabilities, "tasks.requests.tools.call"):
+        raise CapabilityError("tasks.requests.tools.call", "tools/call")
+    if known is not None and known.task_support == "forbidden":
+        raise CapabilityError("execution.taskSupport", f"tools/call {name}")
+    params["task"] = {} if task is True else dict(task)
+
+    def created(raw: Any) -> ToolTask:
+        if not isinstance(raw, dict) or "task" not in raw:
+            raise ProtocolError(f"tools/call {name} as a task: the server answered without a task")
+        return ToolTask(call, name, Task.from_wire(raw["task"]), transform)
+    return call("tools/call", params, created, timeout=timeout, owned=True).result()  # type: ignore[no-any-return]
 
 
 # --- the client as task receiver ------------------------------------------------------------------

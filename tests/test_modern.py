@@ -152,7 +152,7 @@ def test_auto_mode_costs_one_round_trip_on_a_legacy_server_once_per_target():
     old = wire.level
     wire.setLevel(logging.DEBUG)
     wire.addHandler(counter)
-    forget_era(Client(argv)._era_key())
+    forget_era(Client(argv).transport.identity())
     try:
         with Client(argv, timeout=LONG) as client:
             client.list_tools()

@@ -37,7 +37,7 @@ def reply(peer, request, result):
 
 def test_replies_are_routed_by_id_even_out_of_order(pair):
     session, peer = pair
-    futures = [session.start_request("m", {"n": i}) for i in range(5)]
+    futures = [session.call("m", {"n": i}) for i in range(5)]
     requests = [peer.receive(LONG) for _ in range(5)]
     for req in reversed(requests):
         reply(peer, req, {"n": req["params"]["n"]})
@@ -46,7 +46,7 @@ def test_replies_are_routed_by_id_even_out_of_order(pair):
 
 def test_error_reply_raises_the_typed_rpc_error(pair):
     session, peer = pair
-    fut = session.start_request("tools/call")
+    fut = session.call("tools/call")
     req = peer.receive(LONG)
     peer.send({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32602, "message": "bad", "data": {"x": 1}}})
     with pytest.raises(InvalidParams) as info:
@@ -57,7 +57,7 @@ def test_error_reply_raises_the_typed_rpc_error(pair):
 def test_timeout_raises_and_cancels_on_the_server(pair):
     session, peer = pair
     with pytest.raises(RequestTimeout) as info:
-        session.request("slow/thing", timeout=0.1)
+        session.call("slow/thing", owned=True, timeout=0.1).result()
     assert isinstance(info.value, TimeoutError)
     request = peer.receive(LONG)
     cancel = peer.receive(LONG)
@@ -68,10 +68,10 @@ def test_timeout_raises_and_cancels_on_the_server(pair):
 def test_late_reply_is_dropped_and_counted_not_delivered_to_the_next_caller(pair):
     session, peer = pair
     with pytest.raises(RequestTimeout):
-        session.request("first", timeout=0.05)
+        session.call("first", owned=True, timeout=0.05).result()
     first = peer.receive(LONG)
     assert peer.receive(LONG)["method"] == "notifications/cancelled"
-    second = session.start_request("second")
+    second = session.call("second")
     reply(peer, first, "late answer")
     req2 = peer.receive(LONG)
     reply(peer, req2, "second answer")
@@ -82,7 +82,7 @@ def test_late_reply_is_dropped_and_counted_not_delivered_to_the_next_caller(pair
 
 def test_unknown_reply_id_is_counted(pair):
     session, peer = pair
-    fut = session.start_request("m")
+    fut = session.call("m")
     req = peer.receive(LONG)
     peer.send({"jsonrpc": "2.0", "id": 424242, "result": "nobody asked"})
     reply(peer, req, "mine")
@@ -92,7 +92,7 @@ def test_unknown_reply_id_is_counted(pair):
 
 def test_future_cancel_sends_cancelled_and_later_reply_is_ignored(pair):
     session, peer = pair
-    fut = session.start_request("m")
+    fut = session.call("m")
     req = peer.receive(LONG)
     assert fut.cancel()
     with pytest.raises(CancelledError):
@@ -106,13 +106,13 @@ def test_future_cancel_sends_cancelled_and_later_reply_is_ignored(pair):
 
 def test_watched_future_times_out_without_a_waiter(pair):
     session, peer = pair
-    fut = session.start_request("m", timeout=0.1)
+    fut = session.call("m", timeout=0.1)
     assert isinstance(fut.exception(LONG), RequestTimeout)
 
 
 def test_reader_death_fails_every_pending_call_at_once(pair):
     session, peer = pair
-    futures = [session.start_request("m") for _ in range(10)]
+    futures = [session.call("m") for _ in range(10)]
     for _ in range(10):
         peer.receive(LONG)
     peer.close()
@@ -120,16 +120,16 @@ def test_reader_death_fails_every_pending_call_at_once(pair):
     assert all(isinstance(e, ConnectionClosed) for e in errors)
     assert len({id(e) for e in errors}) == 10  # a fresh instance per caller
     with pytest.raises(ConnectionClosed):
-        session.start_request("after")
+        session.call("after")
 
 
 def test_close_fails_pending_calls_and_refuses_new_ones(pair):
     session, peer = pair
-    fut = session.start_request("m")
+    fut = session.call("m")
     session.close()
     assert isinstance(fut.exception(LONG), ClientClosedError)
     with pytest.raises(ClientClosedError):
-        session.request("m")
+        session.call("m", owned=True).result()
     session.close()  # idempotent
 
 
@@ -207,33 +207,55 @@ def test_close_from_a_handler_thread_does_not_deadlock(pair):
         return {}
 
     session.on_request = closing
-    pending = session.start_request("m")
+    pending = session.call("m")
     peer.send({"jsonrpc": "2.0", "id": 1, "method": "close-please"})
     assert closed.wait(LONG)
     assert isinstance(pending.exception(LONG), ClientClosedError)
 
 
 def test_blocking_call_on_the_reader_thread_raises(pair):
+    """The reader runs no user code (done-callbacks run on workers), but what runs there (a quick
+    handler for server requests) is refused a blocking call rather than deadlocking the reader."""
     session, peer = pair
     caught = []
+
+    def quick(rid, method, params):
+        try:
+            session.call("nested", owned=True, timeout=1).result()
+        except ReaderThreadError as exc:
+            caught.append(exc)
+            raise
+        return True
+
+    session.on_quick_request = quick
+    peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x/y"})
+    answer = peer.receive(LONG)
+    assert answer["id"] == "s1" and answer["error"]["code"] == -32603
+    assert len(caught) == 1 and "reader" in str(caught[0])
+
+
+def test_done_callbacks_run_on_a_worker_thread_where_blocking_calls_work(pair):
+    session, peer = pair
+    seen = {}
     done = threading.Event()
 
     def callback(_):
-        try:
-            session.request("nested", timeout=1)
-        except ReaderThreadError as exc:
-            caught.append(exc)
+        seen["thread"] = threading.current_thread().name
+        nested = session.call("nested", owned=True, timeout=LONG)
+        seen["nested"] = nested.result()
         done.set()
 
-    fut = session.start_request("m")
+    fut = session.call("m")
     fut.add_done_callback(callback)
     reply(peer, peer.receive(LONG), "ok")
-    assert done.wait(LONG) and len(caught) == 1
+    reply(peer, peer.receive(LONG), "nested ok")
+    assert done.wait(LONG)
+    assert seen == {"thread": f"mcpclient-{session.instance}-worker-0", "nested": "nested ok"}
 
 
 def test_batch_of_replies_is_split(pair):
     session, peer = pair
-    a, b = session.start_request("a"), session.start_request("b")
+    a, b = session.call("a"), session.call("b")
     ra, rb = peer.receive(LONG), peer.receive(LONG)
     peer.send([{"jsonrpc": "2.0", "id": ra["id"], "result": 1}, {"jsonrpc": "2.0", "id": rb["id"], "result": 2}])
     assert (a.result(LONG), b.result(LONG)) == (1, 2)
@@ -259,7 +281,7 @@ def test_notifications_run_in_order_on_one_thread(pair):
 
 def test_nothing_happens_to_a_call_that_is_not_answered(pair):
     session, peer = pair
-    fut = session.start_request("m")
+    fut = session.call("m")
     with pytest.raises(FutureTimeout):  # the caller's own wait ran out; the call goes on
         fut.result(SHORT)
     assert not fut.done()

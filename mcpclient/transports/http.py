@@ -86,7 +86,7 @@ class HTTPTransport(Transport):
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
                  follow_redirects: bool = False, pool_size: int = 32, retry: Optional[Retry] = None,
                  reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
-                 name: Optional[str] = None) -> None:
+                 name: Optional[str] = None, sse_fallback: bool = False) -> None:
         if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
             raise ValueError(f"an HTTP transport needs an http(s) URL, not {url!r}")
         if follow_redirects and auth is not None and auth_header.lower() != "authorization":
@@ -103,6 +103,7 @@ class HTTPTransport(Transport):
         self.retry = retry if retry is not None else Retry()
         self.reconnect = reconnect
         self.on_session_change = on_session_change
+        self.sse_fallback = sse_fallback
         self._init_body: Optional[bytes] = None  # the initialize request, replayed to renew a session
         self._renew_lock = threading.Lock()
         self.name = name or "http"
@@ -156,7 +157,34 @@ class HTTPTransport(Transport):
         self._get_thread = start_thread(self._listen, f"mcpclient-{self.instance}-http-get")
         self._get_answered.wait(self.connect_timeout)
 
-    def close(self) -> None:
+    remote = True
+    sends_headers = True
+
+    def identity(self) -> str:
+        return self.url
+
+    def credentials(self) -> Optional[str]:
+        auth = self.auth
+        token = auth() if callable(auth) else auth
+        if token is None and not self.headers:
+            return None
+        import hashlib
+
+        material = repr((token, sorted((str(k).lower(), str(v)) for k, v in self.headers.items())))
+        return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
+
+    def fallback(self, error: BaseException) -> Optional[Transport]:
+        if not self.sse_fallback or not isinstance(error, HTTPError) or error.status not in (400, 404, 405) \
+                or '"jsonrpc"' in str(error):
+            return None
+        self.sse_fallback = False
+        from .sse import SSETransport
+
+        sse = SSETransport(self.url, headers=self.headers, auth=self.auth, name=self.name)
+        sse.instance = self.instance
+        return sse
+
+    def close(self, deadline: Optional[float] = None) -> None:
         if self._closing.is_set():
             return
         self._closing.set()
@@ -180,14 +208,16 @@ class HTTPTransport(Transport):
 
     # --- sending --------------------------------------------------------------------------------
 
-    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
+    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         if self._closing.is_set() or self._posts is None:
             raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
         body = encode_frame(message)
         rid = message.get("id") if isinstance(message, dict) and "method" in message else None
         if rid is not None and message.get("method") == "initialize":
             self._init_body = encode_frame(dict(message, id="mcpclient-renew-session"))
-        extra = self._routing_headers(message) if isinstance(message, dict) and "method" in message else None
+        extra = headers
         if rid is None:  # a notification or a response: send it now, in order
             response = self._post(body, timeout, extra=extra)
             try:
@@ -217,7 +247,7 @@ class HTTPTransport(Transport):
         name = params.get(name_key) if name_key else None  # type: ignore[union-attr]
         if isinstance(name, str):
             headers["Mcp-Name"] = encode_header_value(name)
-            spec = self.tool_headers.get(name) if method == "tools/call" else None
+            spec = None
             if spec:
                 headers.update(param_headers(params.get("arguments"), spec))  # type: ignore[union-attr]
         return headers

@@ -6,7 +6,7 @@ through memory sees what a server would see. The other side is a ``MemoryPeer`` 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 from ..errors import ConnectionClosed
 from .base import Transport, decode_frame, encode_frame
@@ -25,7 +25,8 @@ class _End:
         self._outbox = outbox
         self._closed = False
 
-    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
+    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
         if self._closed:
             raise ConnectionClosed("memory transport is closed")
         self._outbox.put(encode_frame(message))
@@ -43,7 +44,7 @@ class _End:
             return None
         return decode_frame(frame)
 
-    def close(self) -> None:
+    def close(self, deadline: Optional[float] = None) -> None:
         if not self._closed:
             self._closed = True
             self._outbox.put(_EOF)

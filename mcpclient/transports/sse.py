@@ -76,6 +76,10 @@ class SSETransport(Transport):
     """
 
     handshake_only = True  # the 2024-11-05 transport: no 2026 probe
+    remote = True
+
+    def identity(self) -> str:
+        return self.url
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
@@ -129,7 +133,7 @@ class SSETransport(Transport):
             self.close()
             raise error
 
-    def close(self) -> None:
+    def close(self, deadline: Optional[float] = None) -> None:
         if self._closing.is_set():
             return
         self._closing.set()
@@ -147,7 +151,9 @@ class SSETransport(Transport):
 
     # --- sending --------------------------------------------------------------------------------
 
-    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
+    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         if self._closing.is_set() or self._posts is None or self.endpoint is None:
             raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
         body = encode_frame(message)

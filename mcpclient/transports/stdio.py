@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, Mapping, Optio
 from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
-from .base import Transport, decode_frame, encode_frame
+from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import subprocess
@@ -160,12 +160,19 @@ class StdioTransport(Transport):
         self.skipped_lines = 0
         self._receiving = False
 
-    def relaunched(self) -> "StdioTransport":
-        """A new, unstarted transport for the same command and settings (after the server died
-        on a ``server/discover`` probe, as some handshake-era servers do)."""
-        return StdioTransport(self.argv, env=self.env, inherit_env=self.inherit_env, cwd=self.cwd,
-                              stderr=self._stderr_setting, max_message_size=self.max_message_size,
-                              on_exit=self.on_exit, terminate_grace=self.terminate_grace, name=self.name)
+    def relaunch(self) -> "StdioTransport":
+        """A new, unstarted transport for the same command and settings, and the same thread
+        names (after the server died on a ``server/discover`` probe, as some handshake-era
+        servers do)."""
+        fresh = StdioTransport(self.argv, env=self.env, inherit_env=self.inherit_env, cwd=self.cwd,
+                               stderr=self._stderr_setting, max_message_size=self.max_message_size,
+                               on_exit=self.on_exit, terminate_grace=self.terminate_grace, name=self.name)
+        fresh.instance = self.instance
+        return fresh
+
+    def identity(self) -> str:
+        """The command, its directory and its environment: what makes it the same server."""
+        return f"{self.cwd}|{self.argv!r}|{sorted(self.env.items())!r}"
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -227,27 +234,30 @@ class StdioTransport(Transport):
     def stderr_tail(self) -> str:
         return "\n".join(self._stderr_tail)
 
-    def close(self) -> None:
+    def close(self, deadline: Optional[float] = None) -> None:
         """Close stdin, give the child ``terminate_grace`` s, SIGTERM, the same again, then SIGKILL
-        the group. Bounded: about ``2 * terminate_grace + 0.5`` s at worst (4.5 s by default)."""
+        the group; the graces shrink to fit ``deadline`` (default: ``CLOSE_BUDGET`` s from now;
+        4.5 s at worst with the default grace)."""
         with self._lifecycle:
             first = not self._closing.is_set()
             self._closing.set()  # writers stuck on a full pipe see this within _POLL and give up
             proc = self._proc
         if proc is None:
             return
-        deadline = time.monotonic() + 2 * self.terminate_grace + _KILL_WAIT
+        if deadline is None:
+            deadline = time.monotonic() + CLOSE_BUDGET
         if not first:
             self._join_threads(deadline)
             return
-        stdin_closed = self._close_stdin(proc, timeout=_POLL * 4)
-        if not self._exited.wait(self.terminate_grace):
+        grace = min(self.terminate_grace, max(0.0, (deadline - time.monotonic() - _KILL_WAIT) / 2))
+        stdin_closed = self._close_stdin(proc, timeout=min(_POLL * 4, grace))
+        if not self._exited.wait(grace):
             log.info("server %s did not exit after stdin closed; sending SIGTERM", self.name)
             self._signal(proc, hard=False)
-            if not self._exited.wait(self.terminate_grace):
+            if not self._exited.wait(grace):
                 log.warning("server %s ignored SIGTERM; killing its process group", self.name)
                 self._signal(proc, hard=True)
-                self._exited.wait(_KILL_WAIT)
+                self._exited.wait(max(0.0, min(_KILL_WAIT, deadline - time.monotonic())))
         self._signal(proc, hard=True)  # whatever the leader left behind in its group goes too
         if not stdin_closed:
             self._close_stdin(proc, timeout=max(0.0, deadline - time.monotonic()))
@@ -278,13 +288,14 @@ class StdioTransport(Transport):
 
     # --- I/O ------------------------------------------------------------------------------------
 
-    def send(self, message: Any, timeout: Optional[float] = None, wait: bool = False) -> None:
+    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
         data = encode_frame(message) + b"\n"
         if self._stdin_fd < 0:
             raise ConnectionClosed("transport not started")
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         if timeout is not None and timeout > threading.TIMEOUT_MAX:
-            timeout = None
-        deadline = None if timeout is None else time.monotonic() + timeout
+            timeout = deadline = None
         if not self._write_lock.acquire(timeout=-1 if timeout is None else timeout):
             raise SendTimeout(f"server {self.name} is not reading: another message is still being written")
         try:

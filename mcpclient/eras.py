@@ -1,0 +1,179 @@
+"""The two protocol eras as strategies, one chosen at connect time: ``Handshake`` and ``Stateless``.
+
+Everything that differs between a handshake-era server (2024-11-05 … 2025-11-25: ``initialize``,
+a session, server-to-client requests) and a 2026-07-28 one (``server/discover``, no session,
+``_meta`` and routing headers on every request, ``resultType`` with ``input_required`` rounds,
+cache hints) lives here, so the ``Client`` façade has no ``if modern`` branches: it asks its era
+to make each call, to name the ping method, to set the log level, to tell the server the roots
+changed. Both strategies send through the one engine path, ``Session.call``.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+
+from .cache import CACHEABLE, ResultCache
+from .errors import CapabilityError, InputRoundsExceeded, ProtocolError
+from .futures import Again, CallFuture, ProgressCallback, Transform
+from .modern import MRTR_METHODS, request_meta, result_type, routing_headers, with_meta
+from .protocol import missing_capabilities, repeat_safety
+from .rounds import Answer, next_round
+
+if TYPE_CHECKING:
+    from .negotiation import Negotiated
+    from .session import Session
+
+__all__ = ["Era", "Handshake", "Stateless"]
+
+Params = Optional[Dict[str, Any]]
+#: tool name -> its ``x-mcp-header`` arguments (see ``modern.header_params``)
+ToolHeaders = Dict[str, List[Tuple[Tuple[str, ...], str]]]
+
+#: Handshake-era methods the 2026 era removed, and what replaces them.
+_REMOVED_IN_2026 = {"resources/subscribe": "subscribe_resource() or listen()",
+                    "resources/unsubscribe": "unsubscribe_resource() or listen()"}
+
+
+class Era:
+    """What the client does differently per era. ``negotiated`` is what connect() agreed on."""
+
+    stateless = False
+    ping_method = "ping"
+
+    def __init__(self, negotiated: "Negotiated") -> None:
+        self.negotiated = negotiated
+        self._missing = missing_capabilities(negotiated.capabilities, negotiated.version)
+
+    def check(self, method: str, capabilities: bool = True) -> None:
+        """Raise if ``method`` does not exist in this era, or (``capabilities``) if the server
+        did not declare what it needs (``CapabilityError``; nothing is sent)."""
+        capability = self._missing.get(method) if capabilities else None
+        if capability is not None:
+            raise CapabilityError(capability, method)
+
+    def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform], *,
+             owned: bool, timeout: Optional[float], on_progress: Optional[ProgressCallback] = None,
+             reset: bool = False, max_total: Optional[float] = None) -> CallFuture:
+        """Send ``method`` as this era sends requests; return its future."""
+        return session.call(method, params, transform=transform, owned=owned, timeout=timeout,
+                            on_progress=on_progress, reset_timeout_on_progress=reset, max_total_timeout=max_total,
+                            idempotent=repeat_safety(method))
+
+    def set_logging_level(self, session: "Session", level: str, send: Callable[..., CallFuture]) -> CallFuture:
+        """Handshake era: the ``logging/setLevel`` request (``send`` makes it)."""
+        return send("logging/setLevel", {"level": level})
+
+    def roots_changed(self, session: "Session") -> None:
+        """The user changed the roots: the handshake era tells the server."""
+        session.notify("notifications/roots/list_changed")
+
+    @property
+    def tool_headers(self) -> Optional[ToolHeaders]:
+        """The per-tool routing-header table to fill while listing tools (2026 over HTTP), or None."""
+        return None
+
+
+class Handshake(Era):
+    """2024-11-05 … 2025-11-25: ``initialize`` opened a session; requests go as they are."""
+
+
+class Stateless(Era):
+    """2026-07-28: every request carries ``_meta`` (version, capabilities, client info, log
+    level) and, over HTTP, routing headers; results carry ``resultType``; the three methods that
+    may need input repeat themselves through ``input_required`` rounds; list and read results
+    are reused while their ``ttlMs`` says they are fresh."""
+
+    stateless = True
+    ping_method = "server/discover"
+
+    def __init__(self, negotiated: "Negotiated", capabilities: Dict[str, Any], client_info: Dict[str, Any],
+                 answer: Answer, max_rounds: int, cache: Optional[ResultCache], sends_headers: bool) -> None:
+        super().__init__(negotiated)
+        self._capabilities = capabilities
+        self._client_info = client_info
+        self._answer = answer
+        self._max_rounds = max_rounds
+        self._cache = cache
+        self._headers: Optional[ToolHeaders] = {} if sends_headers else None
+        self.meta = request_meta(negotiated.version, capabilities, client_info)
+
+    @property
+    def tool_headers(self) -> Optional[ToolHeaders]:
+        return self._headers
+
+    def check(self, method: str, capabilities: bool = True) -> None:
+        if method in _REMOVED_IN_2026:
+            raise ProtocolError(f"{method} does not exist in MCP {self.negotiated.version} (this server speaks the "
+                                f"2026 era); use {_REMOVED_IN_2026[method]}, which map onto subscriptions/listen")
+        super().check(method, capabilities)
+
+    def prepare(self, method: str, params: Params) -> Tuple[Dict[str, Any], Optional[Dict[str, str]]]:
+        """What one round of ``method`` is sent with: ``_meta``, and routing headers over HTTP."""
+        params = with_meta(params, self.meta)
+        if self._headers is None:
+            return params, None
+        return params, routing_headers(method, params, self.negotiated.version, self._headers)
+
+    def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform], *,
+             owned: bool, timeout: Optional[float], on_progress: Optional[ProgressCallback] = None,
+             reset: bool = False, max_total: Optional[float] = None) -> CallFuture:
+        cache = self._cache if method in CACHEABLE else None
+        hit = cache.get(method, params) if cache is not None else None
+        step = _Step(self, method, params, transform, cache, from_cache=hit is not None)
+        sent, headers = self.prepare(method, params)
+        options: Dict[str, Any] = {} if hit is None else {"known": hit}
+        return session.call(method, sent, transform=step, owned=owned, timeout=timeout, on_progress=on_progress,
+                            reset_timeout_on_progress=reset, max_total_timeout=max_total, prepare=self.prepare,
+                            headers=headers, idempotent=repeat_safety(method), **options)
+
+    def set_logging_level(self, session: "Session", level: str, send: Callable[..., CallFuture]) -> CallFuture:
+        """No ``logging/setLevel`` in this era: the level rides in the ``_meta`` of every later
+        request (and only those requests' log messages are sent). Nothing is sent now."""
+        self.check("logging/setLevel")
+        self.meta = request_meta(self.negotiated.version, self._capabilities, self._client_info, level)
+        return CallFuture.completed(session, "logging/setLevel", None)
+
+    def roots_changed(self, session: "Session") -> None:
+        """Nothing to send: roots are asked for with each request that needs them."""
+
+
+class _Step:
+    """One 2026 call's transform: checks ``resultType``, runs ``input_required`` rounds for the
+    methods that may ask for input, stores fresh cacheable results and serves further pages of a
+    list from the cache when they are fresh there."""
+
+    __slots__ = ("era", "method", "original", "params", "transform", "cache", "fresh", "rounds")
+
+    def __init__(self, era: Stateless, method: str, params: Params, transform: Optional[Transform],
+                 cache: Optional[ResultCache], from_cache: bool) -> None:
+        self.era = era
+        self.method = method
+        self.original = self.params = params
+        self.transform = transform
+        self.cache = cache
+        self.fresh = not from_cache  # a result from the server (not the cache, not after input rounds)
+        self.rounds = 0
+
+    def __call__(self, raw: Any) -> Any:
+        method = self.method
+        while True:
+            kind = raw.get("resultType", "complete") if type(raw) is dict else result_type(raw)
+            if kind == "input_required" and method in MRTR_METHODS:
+                self.rounds += 1
+                if self.rounds > self.era._max_rounds:
+                    raise InputRoundsExceeded(f"{method}: the server still wanted input after "
+                                              f"{self.era._max_rounds} rounds")
+                self.fresh = False  # the result of an input round is never cached
+                return Again(next_round(method, self.original, raw, self.era._answer))
+            if kind != "complete":
+                raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
+            cache = self.cache
+            if cache is not None and self.fresh:
+                cache.put(method, self.params, raw)
+            value = raw if self.transform is None else self.transform(raw)
+            if type(value) is not Again:
+                return value
+            self.params, self.fresh = value.params, True  # the next page
+            hit = cache.get(method, value.params) if cache is not None else None
+            if hit is None:
+                return value
+            raw, self.fresh = hit, False

@@ -1,0 +1,322 @@
+"""``CallFuture``: the one future type of the engine, for every request the client makes.
+
+A call is one JSON-RPC exchange or a chain of them: its ``transform`` turns each raw result into
+the value, or returns ``Again(params)`` to send the same method once more (the next page of a
+list, the next input round of a 2026 request). The same object is the session's pending entry,
+so a call costs one object. There are two ways to drive it, chosen when it is made:
+
+* **owned** (what blocking methods use): the caller waits in ``result()`` on a pre-acquired lock
+  the reader releases, then runs the transform and any further rounds itself. No hand-off to
+  another thread, no ``Future`` state changes: the object never leaves the caller.
+* **detached** (what ``*_future`` methods return): the reader hands each reply to a worker thread
+  (``mcpclient-<n>-worker-<k>``), which runs the transform, sends further rounds and completes
+  the future; a timer thread enforces the deadline even if nobody waits.
+
+Either way the transform never runs on the reader thread. Completion is owned by whoever popped
+the call's id from the pending table (reader, canceller, timer, closer): see ``session``.
+"""
+from __future__ import annotations
+
+import threading
+from _thread import allocate_lock as _allocate_lock
+from concurrent.futures import CancelledError, Future, InvalidStateError
+from time import monotonic as _monotonic
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
+
+from .errors import ClientClosedError, ProtocolError, RequestCancelled, RPCError
+
+if TYPE_CHECKING:
+    from .session import Session
+
+__all__ = ["Again", "CallFuture", "ProgressCallback", "Transform"]
+
+ProgressCallback = Callable[[float, Optional[float], Optional[str]], Any]
+Transform = Callable[[Any], Any]
+#: ``(method, params) -> (params, headers)``: what every round of a call is sent with (2026: ``_meta``).
+Prepare = Callable[[str, Optional[Dict[str, Any]]], Tuple[Optional[Dict[str, Any]], Optional[Dict[str, str]]]]
+
+_INF = float("inf")
+_WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)  # longer waits overflow the lock APIs
+
+
+class Again:
+    """A transform's answer meaning "not done: send the request again with ``params``"."""
+
+    __slots__ = ("params",)
+
+    def __init__(self, params: Optional[Dict[str, Any]]) -> None:
+        self.params = params
+
+
+def outcome(method: str, msg: Dict[str, Any]) -> Any:
+    """The raw result of a reply, or raise the typed error it carries."""
+    if "result" in msg:
+        return msg["result"]
+    if "error" in msg:
+        error = RPCError.from_wire(msg["error"], method)
+        error.http_status = msg.get("httpStatus")  # set by HTTP transports for a 4xx/5xx body
+        raise error
+    raise ProtocolError(f"reply to {method} has neither result nor error")
+
+
+class _Final:
+    """An owned call's value, known before any round was sent (a cache hit)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class CallFuture(Future):
+    """The future of one request. ``cancel()`` also stops it on the server.
+
+    ``request_id`` is the JSON-RPC id of the exchange in flight (a call of several rounds gets a
+    new one per round). ``result()``/``exception()`` raise ``ReaderThreadError`` on the
+    connection's reader or timer thread (they would wait for themselves), and a cancelled call
+    raises ``RequestCancelled`` (a ``concurrent.futures.CancelledError``). Done-callbacks run on
+    the thread that completes the future: a worker thread, or the reader for a result that needs
+    no parsing (``request_future``), the timer for a timeout, the canceller or the closer; they
+    must not block.
+    """
+
+    def __init__(self, session: "Session", method: str, transform: Optional[Transform] = None, *,
+                 owned: bool = False, timeout: Optional[float] = None, reset_on_progress: bool = False,
+                 max_total: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
+                 prepare: Optional[Prepare] = None, headers: Optional[Dict[str, str]] = None,
+                 idempotent: Optional[bool] = False, setup: bool = False, cancellable: bool = True) -> None:
+        super().__init__()
+        self.method = method
+        self.request_id: Any = None
+        self._session = session
+        self._transform = transform
+        self._owned = owned
+        self.timeout = timeout
+        self.reset_on_progress = reset_on_progress
+        self.started = self.last_activity = _monotonic()
+        self.hard = self.started + max_total if max_total is not None else _INF
+        self.on_progress = on_progress
+        self.progress_queued = False  # its progress callbacks wait on the notification lane
+        self.may_defer = False
+        self.prepare = prepare
+        self.headers = headers
+        self.idempotent = idempotent
+        self.setup = setup
+        self.cancellable = cancellable
+        self._reply: Any = None  # owned: what landed (a reply message), or
+        self._error: Optional[BaseException] = None  # the error that ended it
+        if owned:
+            self._landed = _allocate_lock()
+            self._landed.acquire()
+
+    @classmethod
+    def completed(cls, session: "Session", method: str, value: Any) -> "CallFuture":
+        """A call that needed no request (its value was known at once)."""
+        future = cls(session, method)
+        future.set_result(value)
+        return future
+
+    @classmethod
+    def failed(cls, session: "Session", method: str, error: BaseException) -> "CallFuture":
+        """A call refused before anything was sent."""
+        future = cls(session, method)
+        future.set_exception(error)
+        return future
+
+    def deadline(self) -> float:
+        """Monotonic time at which this call times out (``inf`` for never)."""
+        if self.timeout is None:
+            return self.hard
+        base = self.last_activity if self.reset_on_progress else self.started
+        return min(base + self.timeout, self.hard)
+
+    # --- completion (called by whoever popped the round) -----------------------------------------
+
+    def expired(self) -> None:
+        """The deadline passed while no round was pending (between rounds: the next send fails;
+        futures that wait for something else than a reply override this)."""
+
+    def land(self, msg: Optional[Dict[str, Any]], error: Optional[BaseException] = None) -> None:
+        """A round ended: ``msg`` is its reply, or ``error`` says why there is none. The owner
+        is woken; a detached call goes on on a worker thread (so neither the reader nor the
+        timer ever runs a transform or a done-callback), or here once the workers are gone."""
+        if self._owned:
+            self._reply, self._error = msg, error
+            self._landed.release()
+        elif not self._session.continue_call(self, msg if error is None else error):
+            self._settle(None, error or ClientClosedError(f"{self.method} abandoned: the client was closed"))
+
+    def advance(self, payload: Any) -> None:
+        """Worker thread (detached calls): parse a reply (or take the error that ended the
+        round), then finish, or send the next round."""
+        if self.cancelled():
+            return
+        if isinstance(payload, BaseException):
+            self._settle(None, payload)
+            return
+        try:
+            value = self._step(outcome(self.method, payload))
+            if type(value) is Again:
+                self._session.resend(self, value.params)
+                if self.cancelled():  # cancelled while the round was being sent: stop it too
+                    self._session.abandon(self.request_id, "cancelled by the client")
+                return
+        except BaseException as exc:
+            self._settle(None, exc)
+            return
+        self._settle(value, None)
+
+    def fail(self, error: BaseException) -> None:
+        """End the call with ``error`` on this thread."""
+        if self._owned:
+            self.land(None, error)
+        else:
+            self._settle(None, error)
+
+    def _step(self, raw: Any) -> Any:
+        transform = self._transform
+        return raw if transform is None else transform(raw)
+
+    def _settle(self, value: Any, error: Optional[BaseException]) -> None:
+        try:
+            if error is None:
+                self.set_result(value)
+            else:
+                self.set_exception(error)
+        except InvalidStateError:
+            pass  # cancelled meanwhile: the outcome is dropped
+
+    def start(self, raw: Any) -> None:
+        """Begin with a result already known (a cache hit): runs the transform on this thread
+        and sends a round only if it asks for one."""
+        error: Optional[BaseException] = None
+        try:
+            value = self._step(raw)
+            if type(value) is Again:
+                self._session.resend(self, value.params)
+                return
+        except BaseException as exc:
+            value, error = None, exc
+        if not self._owned:
+            self._settle(value, error)
+            return
+        self._reply, self._error = _Final(value), error
+        self._landed.release()
+
+    # --- waiting -----------------------------------------------------------------------------------
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        if self._owned:
+            return self._drive()
+        self._guard(timeout)
+        try:
+            return super().result(timeout)
+        except CancelledError as exc:
+            raise self._cancelled_error() from exc
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        self._guard(timeout)
+        try:
+            return super().exception(timeout)
+        except CancelledError as exc:
+            raise self._cancelled_error() from exc
+
+    def _guard(self, timeout: Optional[float]) -> None:
+        if (timeout is None or timeout > 0) and not self.done():
+            self._session.check_not_reader(self.method)
+
+    def _drive(self) -> Any:
+        """The owner's wait: until each round lands or the deadline passes, then parse it here and
+        send the next round if the transform asks for one."""
+        session = self._session
+        landed = self._landed
+        while True:
+            try:
+                while True:
+                    remaining = self.deadline() - _monotonic()
+                    if remaining <= 0:
+                        session.expire(self)
+                        landed.acquire()  # landed by expire(), or by the thread that beat it
+                        break
+                    if landed.acquire(True, min(remaining, _WAIT_MAX)):
+                        break
+                    # else: progress may have moved the deadline; check again
+            except BaseException:  # e.g. KeyboardInterrupt while waiting: stop the server's work too
+                session.abandon(self.request_id, "interrupted")
+                raise
+            if self._error is not None:
+                raise self._error
+            reply = self._reply
+            if type(reply) is _Final:
+                return reply.value  # finished by start()
+            value = self._step(outcome(self.method, reply))
+            if type(value) is not Again:
+                return value
+            session.resend(self, value.params)
+
+    # --- cancelling ----------------------------------------------------------------------------------
+
+    def cancel(self) -> bool:
+        """Cancel the call; the request in flight is cancelled on the server too. False if it
+        has finished already."""
+        if not super().cancel():
+            return False
+        self._session.abandon(self.request_id, "cancelled by the client")
+        return True
+
+    def _cancelled_error(self) -> RequestCancelled:
+        return RequestCancelled(f"{self.method} (id {self.request_id}) was cancelled")
+
+    def __repr__(self) -> str:
+        return f"<CallFuture {self.method} id={self.request_id} {self._state.lower()}>"  # type: ignore[attr-defined]
+
+
+class ChainedFuture(CallFuture):
+    """A call made of other calls one after another (``load_skill``: the manifest, then the
+    file): each link gets the previous value on a worker thread and returns the final value or
+    the next ``CallFuture``; ``cancel()`` cancels the link in flight."""
+
+    def __init__(self, session: "Session", method: str, first: "Future[Any]",
+                 link: Callable[[Any], Any]) -> None:
+        super().__init__(session, method)
+        self._current: "Future[Any]" = first
+        self._link: Optional[Callable[[Any], Any]] = link
+        first.add_done_callback(self._arrived)
+
+    @property  # type: ignore[override]
+    def request_id(self) -> Any:
+        return getattr(self._current, "request_id", None)
+
+    @request_id.setter
+    def request_id(self, value: Any) -> None:
+        pass  # set by CallFuture.__init__; a chain reports its current link's id
+
+    def _arrived(self, done: "Future[Any]") -> None:
+        if self.cancelled():
+            return
+        if done.cancelled():
+            self._settle(None, RequestCancelled(f"{self.method} was cancelled"))
+        elif done.exception() is not None:
+            self._settle(None, done.exception())
+        elif not self._session.continue_call(self, done.result()):
+            self._settle(None, ClientClosedError(f"{self.method} abandoned: the client was closed"))
+
+    def advance(self, value: Any) -> None:
+        """Worker thread: run the next link with the previous link's value."""
+        link, self._link = self._link, None
+        try:
+            nxt = link(value) if link is not None else value
+        except BaseException as exc:
+            self._settle(None, exc)
+            return
+        if isinstance(nxt, Future):
+            self._current = nxt
+            nxt.add_done_callback(self._arrived)
+        else:
+            self._settle(nxt, None)
+
+    def cancel(self) -> bool:
+        if not Future.cancel(self):
+            return False
+        self._current.cancel()
+        return True
