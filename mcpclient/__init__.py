@@ -16,11 +16,12 @@ from .errors import (
     AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, InternalError,
     InvalidParams, InvalidRequest, MCPError, MethodNotFound, ParseError, ProcessExited, ProtocolError,
     ReaderThreadError, RequestCancelled, RequestTimeout, ResourceNotFound, RPCError, SchemaValidationError,
-    SendTimeout, SessionExpired, ToolError, TransportError, URLElicitationRequired, HeaderMismatch,
+    SendTimeout, SessionExpired, SubscriptionLost, ToolError, TransportError, URLElicitationRequired, HeaderMismatch,
     InputRoundsExceeded, MissingClientCapability, UnsupportedProtocolVersion,
 )
+from .futures import CallFuture
 from .retry import Retry
-from .session import CallFuture
+from .subscriptions import Event, Subscription
 from .transports.base import Transport
 from .transports.http import HTTPTransport
 from .transports.memory import MemoryTransport
@@ -33,7 +34,6 @@ from .types import (
 )
 
 __all__ = [
-    "DEFAULT",
     "AudioContent",
     "AuthError",
     "CallFuture",
@@ -45,9 +45,11 @@ __all__ = [
     "ConnectionClosed",
     "CreateMessageRequest",
     "CreateMessageResult",
+    "DEFAULT",
     "ElicitationRequest",
     "ElicitationResult",
     "EmbeddedResource",
+    "Event",
     "HTTPError",
     "HTTPTransport",
     "HeaderMismatch",
@@ -89,6 +91,8 @@ __all__ = [
     "SkillFile",
     "SkillVerificationError",
     "StdioTransport",
+    "Subscription",
+    "SubscriptionLost",
     "Task",
     "TextContent",
     "Tool",
@@ -100,8 +104,8 @@ __all__ = [
     "URLElicitationRequired",
     "UnknownContent",
     "UnsupportedProtocolVersion",
-    "accept_defaults",
     "__version__",
+    "accept_defaults",
 ]
 
 _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())

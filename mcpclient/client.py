@@ -270,7 +270,7 @@ class Client:
         return self._call(method, params, timeout=timeout, owned=True, check=False).result()
 
     def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                       timeout: Any = DEFAULT) -> CallFuture:
+                       timeout: Any = DEFAULT) -> CallFuture[Any]:
         """The future of ``request``."""
         return self._call(method, params, timeout=timeout, owned=False, check=False)
 
@@ -278,7 +278,7 @@ class Client:
         """Check the server answers (``ping``; in the 2026 era, which has no ping, ``server/discover``)."""
         self._call(self._conn.ready("ping").ping_method, None, _params.none, timeout=timeout, owned=True).result()
 
-    def ping_future(self, *, timeout: Any = DEFAULT) -> CallFuture:
+    def ping_future(self, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """The future of ``ping``."""
         return self._call(self._conn.ready("ping").ping_method, None, _params.none, timeout=timeout, owned=False)
 
@@ -296,7 +296,7 @@ class Client:
         """Every tool the server offers (all pages)."""
         return self._list("tools/list", "tools", self._tool_parser(), timeout, True).result()  # type: ignore[no-any-return]
 
-    def list_tools_future(self, *, timeout: Any = DEFAULT) -> CallFuture:
+    def list_tools_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Tool]]:
         """The future of ``list_tools``."""
         return self._list("tools/list", "tools", self._tool_parser(), timeout, False)
 
@@ -354,7 +354,7 @@ class Client:
     def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
                          on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
                          meta: Optional[Dict[str, Any]] = None,
-                         reset_timeout_on_progress: Optional[bool] = None) -> CallFuture:
+                         reset_timeout_on_progress: Optional[bool] = None) -> CallFuture[ToolResult]:
         """The future of ``call_tool`` (not as a task)."""
         return self._tool_call(name, arguments, raise_on_error, meta, timeout, on_progress,
                                reset_timeout_on_progress, False)
@@ -363,7 +363,7 @@ class Client:
         """Every task the server knows of for this client (``tasks/list``, all pages)."""
         return self.list_tasks_future(timeout=timeout).result()  # type: ignore[no-any-return]
 
-    def list_tasks_future(self, *, timeout: Any = DEFAULT) -> CallFuture:
+    def list_tasks_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Task]]:
         """The future of ``list_tasks``."""
         from .tasks import Task
 
@@ -379,7 +379,7 @@ class Client:
         """Every resource the server lists (all pages)."""
         return self._list("resources/list", "resources", Resource.from_wire, timeout, True).result()  # type: ignore[no-any-return]
 
-    def list_resources_future(self, *, timeout: Any = DEFAULT) -> CallFuture:
+    def list_resources_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Resource]]:
         """The future of ``list_resources``."""
         return self._list("resources/list", "resources", Resource.from_wire, timeout, False)
 
@@ -391,7 +391,7 @@ class Client:
         """Every resource template (all pages)."""
         return self.list_resource_templates_future(timeout=timeout).result()  # type: ignore[no-any-return]
 
-    def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> CallFuture:
+    def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceTemplate]]:
         """The future of ``list_resource_templates``."""
         return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout, False)
 
@@ -400,7 +400,7 @@ class Client:
         return self._call("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout=timeout,  # type: ignore[no-any-return]
                           owned=True).result()
 
-    def read_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture:
+    def read_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceContents]]:
         """The future of ``read_resource``."""
         return self._call("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout=timeout, owned=False)
 
@@ -409,7 +409,7 @@ class Client:
         ``on_notification``). 2026 era: kept in one ``subscriptions/listen`` for all such URIs."""
         self.subscribe_resource_future(uri, timeout=timeout).result()
 
-    def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture:
+    def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """The future of ``subscribe_resource``."""
         era = self._conn.ready("resources/subscribe")
         return self._subscriptions.subscribe(_params.uri(uri), era.stateless, self._timeout(timeout), False)
@@ -418,7 +418,7 @@ class Client:
         """Stop the updates ``subscribe_resource(uri)`` asked for."""
         self.unsubscribe_resource_future(uri, timeout=timeout).result()
 
-    def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture:
+    def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """The future of ``unsubscribe_resource``."""
         era = self._conn.ready("resources/unsubscribe")
         return self._subscriptions.unsubscribe(_params.uri(uri), era.stateless, self._timeout(timeout), False)
@@ -433,7 +433,7 @@ class Client:
         """Every prompt (all pages)."""
         return self._list("prompts/list", "prompts", Prompt.from_wire, timeout, True).result()  # type: ignore[no-any-return]
 
-    def list_prompts_future(self, *, timeout: Any = DEFAULT) -> CallFuture:
+    def list_prompts_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Prompt]]:
         """The future of ``list_prompts``."""
         return self._list("prompts/list", "prompts", Prompt.from_wire, timeout, False)
 
@@ -444,7 +444,7 @@ class Client:
                           timeout=timeout, owned=True).result()
 
     def get_prompt_future(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
-                          timeout: Any = DEFAULT) -> CallFuture:
+                          timeout: Any = DEFAULT) -> CallFuture[PromptResult]:
         """The future of ``get_prompt``."""
         return self._call("prompts/get", _params.prompt_params(name, arguments), PromptResult.from_wire,
                           timeout=timeout, owned=False)
@@ -459,7 +459,7 @@ class Client:
         return self.complete_future(ref, argument_name, argument_value, context, timeout=timeout).result()  # type: ignore[no-any-return]
 
     def complete_future(self, ref: Any, argument_name: str, argument_value: str,
-                        context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> CallFuture:
+                        context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> CallFuture[Completion]:
         """The future of ``complete``."""
         return self._call("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),
                           Completion.from_wire, timeout=timeout, owned=False)
@@ -471,7 +471,7 @@ class Client:
         later request instead (and only those requests' log messages are sent)."""
         self.set_logging_level_future(level, timeout=timeout).result()
 
-    def set_logging_level_future(self, level: str, *, timeout: Any = DEFAULT) -> CallFuture:
+    def set_logging_level_future(self, level: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """The future of ``set_logging_level``."""
         level = _params.level(level)
         return self._conn.ready("logging/setLevel").set_logging_level(
@@ -484,7 +484,7 @@ class Client:
         """The skills the server offers (``skills/list``, all pages): manifests only, no file is read."""
         return self.list_skills_future(timeout=timeout).result()  # type: ignore[no-any-return]
 
-    def list_skills_future(self, *, timeout: Any = DEFAULT) -> CallFuture:
+    def list_skills_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Skill]]:
         """The future of ``list_skills``."""
         skills.require(self.server_capabilities, "skills/list")
         return self._call("skills/list", None, skills.listing(), timeout=timeout, owned=False)
@@ -493,7 +493,7 @@ class Client:
         """One skill's manifest by its ``SKILL.md`` URI (``skills/get``; works for unlisted skills too)."""
         return self.get_skill_future(uri, timeout=timeout).result()  # type: ignore[no-any-return]
 
-    def get_skill_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture:
+    def get_skill_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[Skill]:
         """The future of ``get_skill``."""
         skills.require(self.server_capabilities, "skills/get")
         return self._call("skills/get", {"uri": _params.uri(uri)}, skills.entry, timeout=timeout, owned=False)
@@ -505,7 +505,7 @@ class Client:
         ``SkillVerificationError`` if anything does not match (nothing else is read then)."""
         return self.load_skill_future(skill, timeout=timeout).result()  # type: ignore[no-any-return]
 
-    def load_skill_future(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> CallFuture:
+    def load_skill_future(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> CallFuture[LoadedSkill]:
         """The future of ``load_skill``."""
         return skills.load(self._call, self._conn.session, self.server_capabilities, skill, timeout)
 

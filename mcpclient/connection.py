@@ -116,8 +116,11 @@ class Connector:
                 raise exc from second
 
     def _swap(self, old: Session, transport: Transport, replace: Replace) -> Session:
-        old.close()
+        # The new session is installed before the old one is closed: a concurrent close() then
+        # finds the new, unstarted one (quick to close) and never waits for the old one's
+        # shutdown, which this thread finishes (bounded by its own deadline).
         new = replace(transport)
+        old.close()
         if new is None:
             raise ClientClosedError("the client was closed while connecting")
         return new

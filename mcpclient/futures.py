@@ -21,14 +21,16 @@ import threading
 from _thread import allocate_lock as _allocate_lock
 from concurrent.futures import CancelledError, Future, InvalidStateError
 from time import monotonic as _monotonic
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, Optional, Tuple, TypeVar
 
 from .errors import ClientClosedError, ProtocolError, RequestCancelled, RPCError
 
 if TYPE_CHECKING:
     from .session import Session
 
-__all__ = ["Again", "CallFuture", "ProgressCallback", "Transform"]
+__all__ = ["Again", "CallFuture", "ChainedFuture", "ProgressCallback", "Transform"]
+
+T = TypeVar("T")
 
 ProgressCallback = Callable[[float, Optional[float], Optional[str]], Any]
 Transform = Callable[[Any], Any]
@@ -68,7 +70,7 @@ class _Final:
         self.value = value
 
 
-class CallFuture(Future):
+class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     """The future of one request. ``cancel()`` also stops it on the server.
 
     ``request_id`` is the JSON-RPC id of the exchange in flight (a call of several rounds gets a
@@ -205,7 +207,7 @@ class CallFuture(Future):
 
     # --- waiting -----------------------------------------------------------------------------------
 
-    def result(self, timeout: Optional[float] = None) -> Any:
+    def result(self, timeout: Optional[float] = None) -> T:
         if self._owned:
             return self._drive()
         self._guard(timeout)
@@ -271,27 +273,27 @@ class CallFuture(Future):
         return f"<CallFuture {self.method} id={self.request_id} {self._state.lower()}>"  # type: ignore[attr-defined]
 
 
-class ChainedFuture(CallFuture):
+class ChainedFuture(CallFuture[T]):
     """A call made of other calls one after another (``load_skill``: the manifest, then the
     file): each link gets the previous value on a worker thread and returns the final value or
     the next ``CallFuture``; ``cancel()`` cancels the link in flight."""
 
-    def __init__(self, session: "Session", method: str, first: "Future[Any]",
+    def __init__(self, session: "Session", method: str, first: CallFuture[Any],
                  link: Callable[[Any], Any]) -> None:
         super().__init__(session, method)
-        self._current: "Future[Any]" = first
+        self._current: CallFuture[Any] = first
         self._link: Optional[Callable[[Any], Any]] = link
         first.add_done_callback(self._arrived)
 
     @property  # type: ignore[override]
     def request_id(self) -> Any:
-        return getattr(self._current, "request_id", None)
+        return self._current.request_id
 
     @request_id.setter
     def request_id(self, value: Any) -> None:
         pass  # set by CallFuture.__init__; a chain reports its current link's id
 
-    def _arrived(self, done: "Future[Any]") -> None:
+    def _arrived(self, done: CallFuture[Any]) -> None:
         if self.cancelled():
             return
         if done.cancelled():
@@ -309,7 +311,7 @@ class ChainedFuture(CallFuture):
         except BaseException as exc:
             self._settle(None, exc)
             return
-        if isinstance(nxt, Future):
+        if isinstance(nxt, CallFuture):
             self._current = nxt
             nxt.add_done_callback(self._arrived)
         else:

@@ -18,6 +18,8 @@ import time
 from typing import IO, Any, Callable, Dict, List, Optional
 from urllib.parse import unquote
 
+from .._version import __version__
+
 from . import catalog
 
 SERVER_NAME = "mcpclient-testing"
@@ -76,17 +78,8 @@ class _Ask:
 
 
 def package_version() -> str:
-    """The mcpclient version for ``serverInfo``, or ``"0"`` when it can't be determined."""
-    try:
-        from mcpclient import __version__  # type: ignore[attr-defined]
-        return str(__version__)
-    except Exception:
-        pass
-    try:
-        from importlib.metadata import version
-        return version("mcpclient")
-    except Exception:
-        return "0"
+    """The mcpclient version for ``serverInfo``."""
+    return __version__
 
 
 class Server:

@@ -42,6 +42,8 @@ MODES = {
     "slow-exit": "on stdin EOF waits 0.3 s, then exits 0",
     "server-requests": "after notifications/initialized sends ping id 's1'; logs pong=<response json>",
     "flood": "on tools/call: 2000 notifications/message, then the response",
+    "stubborn-discover": "logs started=<pid>; ignores SIGTERM (logs sigterm) and stdin EOF; on server/discover "
+                         "closes its stdout and lives on until SIGKILL",
 }
 
 ECHO_TOOL = {
@@ -201,6 +203,11 @@ class Server:
             send(result(request_id, {"tools": [ECHO_TOOL]}))
         elif method == "tools/call":
             self.on_call(msg)
+        elif method == "server/discover" and self.mode == "stubborn-discover":
+            with _stdout_lock:
+                os.close(1)  # the client sees EOF on our stdout; this process lives on
+            while True:
+                signal.pause()
         else:
             send(error(request_id, -32601, f"Method not found: {method}"))
 
@@ -241,7 +248,7 @@ class Server:
             self.handle(msg)
 
     def on_eof(self) -> None:
-        if self.mode == "ignore-sigterm":
+        if self.mode in ("ignore-sigterm", "stubborn-discover"):
             while True:  # only SIGKILL ends this
                 signal.pause()
         if self.mode == "slow-exit":
@@ -269,6 +276,9 @@ def main(argv: list[str]) -> None:
     if mode == "ignore-sigterm":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         start_stubborn_grandchild()
+    if mode == "stubborn-discover":
+        signal.signal(signal.SIGTERM, lambda *_: log("sigterm"))
+        log(f"started={os.getpid()}")
     if mode == "stdout-before-init":
         write_raw("Starting server...\nListening on stdio\n")
     Server(mode).run()
