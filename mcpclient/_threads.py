@@ -19,7 +19,7 @@ from typing import Any, Callable, List, Optional, Set, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["Lane", "SingleFlight", "join_all", "next_instance", "start_thread"]
+__all__ = ["FlightTimeout", "Lane", "SingleFlight", "join_all", "next_instance", "start_thread"]
 
 log = logging.getLogger("mcpclient")
 
@@ -164,6 +164,14 @@ class Lane:
         join_all(threads, deadline)
 
 
+class FlightTimeout(TimeoutError):
+    """A thread gave up waiting for another thread's job (``SingleFlight.run``'s ``timeout``).
+
+    A subclass, so that callers can tell it from a ``TimeoutError`` the job itself raised (a
+    socket timeout, say), which waiters get a copy of.
+    """
+
+
 class _Flight:
     __slots__ = ("done", "value", "error")
 
@@ -177,7 +185,7 @@ class SingleFlight:
     """One job for many threads that need it at once, with no lock held while it runs.
 
     The first thread to ask for ``key`` runs ``job()``; threads asking meanwhile wait for its
-    outcome (at most ``timeout`` seconds; then ``TimeoutError``) and get the same value, or a
+    outcome (at most ``timeout`` seconds; then ``FlightTimeout``) and get the same value, or a
     copy of its exception chained to the original. A thread asking after the job finished runs
     a new one: callers check first whether what they need is already there.
     """
@@ -204,7 +212,7 @@ class SingleFlight:
                     del self._flights[key]
                 flight.done.set()
         if not flight.done.wait(timeout):
-            raise TimeoutError(f"gave up waiting after {timeout:g} s for another thread's {key!r}")
+            raise FlightTimeout(f"gave up waiting after {timeout:g} s for another thread's {key!r}")
         error = flight.error
         if error is not None:
             import copy  # deferred: import time (only failures need it)

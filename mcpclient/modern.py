@@ -10,7 +10,7 @@ client and the HTTP transport apply them. No I/O here.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import ProtocolError
 
@@ -158,17 +158,24 @@ def param_headers(arguments: Any, spec: Sequence[Tuple[Tuple[str, ...], str]]) -
     return headers
 
 
-def routing_headers(method: str, params: Dict[str, Any], version: str,
-                    tool_headers: Dict[str, List[Tuple[Tuple[str, ...], str]]]) -> Dict[str, str]:
-    """The HTTP headers a 2026-07-28 request carries: ``MCP-Protocol-Version``, ``Mcp-Method``,
-    ``Mcp-Name`` (tools, prompts, resources) and, for a tool that declares ``x-mcp-header``
-    arguments (``tool_headers``, from its listing), its ``Mcp-Param-*`` headers."""
+def routing_headers(method: str, params: Optional[Dict[str, Any]], version: str,
+                    tool_specs: Mapping[str, Sequence[Tuple[Tuple[str, ...], str]]]) -> Dict[str, str]:
+    """The HTTP headers a 2026-07-28 request carries besides its body: ``MCP-Protocol-Version``,
+    ``Mcp-Method``, ``Mcp-Name`` for methods that name a target, and for ``tools/call`` the
+    ``Mcp-Param-*`` headers of the tool's ``x-mcp-header`` arguments.
+
+    Args:
+        method: the request's method.
+        params: its params (``name``/``uri``/``arguments`` are read from them).
+        version: the negotiated protocol version.
+        tool_specs: tool name -> its ``header_params`` (from the tools the client listed).
+    """
     headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
     name_key = NAMED_METHODS.get(method)
-    name = params.get(name_key) if name_key else None
+    name = params.get(name_key) if name_key and isinstance(params, dict) else None
     if isinstance(name, str):
         headers["Mcp-Name"] = encode_header_value(name)
-        spec = tool_headers.get(name) if method == "tools/call" else None
+        spec = tool_specs.get(name) if method == "tools/call" else None
         if spec:
-            headers.update(param_headers(params.get("arguments"), spec))
+            headers.update(param_headers(params.get("arguments"), spec))  # type: ignore[union-attr]
     return headers

@@ -4,15 +4,15 @@ Pure functions and tables, no I/O and no threads, so they can be tested with pla
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Optional, Tuple
 
 from .errors import ProtocolError
 
 __all__ = [
     "HANDSHAKE_VERSIONS",
-    "SAFE_METHODS",
     "LATEST_HANDSHAKE_VERSION",
     "LOG_LEVELS",
+    "SAFE_METHODS",
     "choose_offer",
     "check_server_version",
     "initialize_params",
@@ -29,8 +29,9 @@ LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[0]
 #: RFC 5424 levels used by MCP logging, lowest first.
 LOG_LEVELS: Tuple[str, ...] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
-#: Methods whose repetition cannot change anything on the server.
-SAFE_METHODS = frozenset({
+#: Methods whose repetition cannot change anything on the server (the client sends them with
+#: ``idempotent=True``, so a transport may repeat them after a failure that may have reached it).
+SAFE_METHODS: FrozenSet[str] = frozenset({
     "initialize", "ping", "tools/list", "resources/list", "resources/templates/list", "resources/read",
     "resources/subscribe", "resources/unsubscribe", "prompts/list", "prompts/get", "completion/complete",
     "logging/setLevel", "server/discover",
@@ -43,7 +44,6 @@ def repeat_safety(method: str) -> Optional[bool]:
     if method in SAFE_METHODS:
         return True
     return None if method == "tools/call" else False
-
 
 #: method -> the server capability it needs (dotted path into ``capabilities``).
 _REQUIRED = {

@@ -307,7 +307,7 @@ def test_tokens_and_credentials_stay_with_their_server():
     oauth.bind("https://a.example/mcp")
     oauth._token = "token-for-a"
     oauth.bind("https://b.example/mcp")  # the same OAuth on another server: A's token is not sent
-    assert oauth() is None and oauth.headers_for("POST", "https://b.example/mcp") == {}
+    assert oauth.token() is None and oauth.headers("POST", "https://b.example/mcp") == {}
     with pytest.raises(AuthError, match="refusing to send them"):  # another AS never sees the secret
         oauth._check_issuer(AuthServer("https://evil.example", None, "https://evil.example/token", None, {}))
     never = lambda url: pytest.fail(f"fetched {url}")  # noqa: E731

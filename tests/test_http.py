@@ -352,11 +352,13 @@ def test_retry_after_parsing_and_the_value_object():
     assert parse_retry_after("soon") is None
     policy = Retry(total=1)
     assert policy.replace(total=3).total == 3 and policy.total == 1
-    assert policy.may_repeat("tools/call", 0, reached_server=False)
-    assert not policy.may_repeat("tools/call", 0, reached_server=True)
-    assert policy.may_repeat("resources/read", 0, reached_server=True)
-    assert not policy.may_repeat("resources/read", 1, reached_server=True)
-    assert policy.wait(0, "2") == 2.0 and policy.wait(0, "99999") is None
+    # idempotent=None: a request with side effects (tools/call); True: a safe one (resources/read)
+    assert policy.may_repeat(None, reached_server=False)
+    assert not policy.may_repeat(None, reached_server=True)
+    assert policy.may_repeat(True, reached_server=True)
+    assert not policy.increment("HTTP 503").may_repeat(True, reached_server=True)  # the second failure
+    assert policy.total == 1  # increment() made a new value
+    assert policy.delay("2") == 2.0 and policy.delay("99999") is None
     with pytest.raises(Exception):
         policy.total = 5  # frozen
 

@@ -1,11 +1,44 @@
-"""OAuth 2.1 for remote MCP servers: ``Client(url, auth=OAuth(...))``.
+"""Credentials for remote MCP servers: ``Client(url, auth=...)``.
 
-``OAuth`` runs discovery, client registration and the grant when the server first answers 401,
-and again for more scope on a 403 ``insufficient_scope``; ``headless_authorize`` completes the
-authorization step for servers that approve without a user.
+``AuthProvider`` is what an HTTP transport asks of its credentials; a token string or a callable
+returning one becomes a ``BearerToken``. ``OAuth`` runs discovery, client registration and the
+grant when the server first answers 401, and again for more scope on a 403
+``insufficient_scope``; ``headless_authorize`` completes the authorization step for servers that
+approve without a user, ``loopback_authorize`` for desktop logins.
+
+The OAuth machinery loads on first use (module ``__getattr__``): the transports import this
+package for ``AuthProvider``, and ``import mcpclient`` must stay cheap.
 """
-from .loopback import loopback_authorize
-from .oauth import OAuth, headless_authorize
-from .store import FileTokenStore, MemoryTokenStore, TokenStore
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["FileTokenStore", "MemoryTokenStore", "OAuth", "TokenStore", "headless_authorize", "loopback_authorize"]
+from .base import AuthProvider, BearerToken, Challenge, as_auth
+
+if TYPE_CHECKING:
+    from .loopback import loopback_authorize
+    from .oauth import OAuth, headless_authorize
+    from .store import FileTokenStore, MemoryTokenStore, TokenStore
+
+__all__ = [
+    "AuthProvider", "BearerToken", "Challenge", "FileTokenStore", "MemoryTokenStore", "OAuth", "TokenStore",
+    "as_auth", "headless_authorize", "loopback_authorize",
+]
+
+_LAZY = {
+    "OAuth": "oauth", "headless_authorize": "oauth", "loopback_authorize": "loopback",
+    "FileTokenStore": "store", "MemoryTokenStore": "store", "TokenStore": "store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> Any:
+    return sorted(__all__)

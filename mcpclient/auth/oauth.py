@@ -5,8 +5,11 @@ server answers 401 (or 403 ``insufficient_scope``) the transport calls ``on_chal
 repeats the request. ``on_challenge`` discovers the authorization server (``discovery``), finds
 or registers a client identity (pre-registered, a Client ID Metadata Document URL, or dynamic
 registration), runs the grant (authorization code + PKCE through ``authorize``, or client
-credentials) and stores the token. Many threads hitting the same 401 cause one flow: the rest
-wait and reuse its token. No token, code, verifier or secret is ever logged or put in an error.
+credentials) and stores the token. Many threads hitting the same 401 cause one flow, and many
+meeting the same expiring token one refresh (``_threads.SingleFlight``): the rest wait, each
+bounded by its own request's deadline, and reuse the new token. No lock is held across a network
+round trip or the ``authorize`` callback, which may wait minutes for a human. No token, code,
+verifier or secret is ever logged or put in an error.
 """
 from __future__ import annotations
 
@@ -14,12 +17,13 @@ import base64
 import hashlib
 import logging
 import secrets
-import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+from .._threads import FlightTimeout, SingleFlight
 from ..errors import AuthError, parse_challenge
+from .base import AuthProvider, Challenge
 from .discovery import AuthServer, Resource, discover_resource, discover_server, legacy_server
 from .store import MemoryTokenStore, TokenStore
 
@@ -35,8 +39,14 @@ log = logging.getLogger("mcpclient.auth")
 Authorize = Callable[[str], str]
 
 
-class OAuth:
+class OAuth(AuthProvider):
     """OAuth 2.1 for an MCP server (authorization code + PKCE, or client credentials).
+
+    Example::
+
+        auth = OAuth(authorize=loopback_authorize(), token_store=FileTokenStore("~/.mcp-tokens.json"))
+        with Client("https://mcp.example.com/mcp", auth=auth) as client:
+            print(client.list_tools())
 
     Args:
         grant: ``"authorization_code"`` (a user logs in: needs ``authorize``),
@@ -122,18 +132,20 @@ class OAuth:
         self._secrets: Dict[str, Optional[str]] = {}  # client_id -> secret (memory only, never stored)
         self._step_ups = 0
         self._registered: Dict[str, Tuple[str, Optional[str], Optional[str]]] = {}  # issuer -> id, secret, method
-        self._lock = threading.Lock()
+        # One token refresh and one authorization flow at a time, with no lock held while they
+        # run: a login may wait minutes for a human, and every other request needs the token.
+        self._flights = SingleFlight()
         self._http: Any = None
 
     def __repr__(self) -> str:  # never the token
         return f"<OAuth {self.grant} client_id={self.client_id!r} token={'set' if self._token else 'none'}>"
 
-    # --- the transport's side ---------------------------------------------------------------------
+    # --- the transport's side (AuthProvider) ----------------------------------------------------
 
-    def headers_for(self, method: str, url: str) -> Dict[str, str]:
+    def headers(self, method: str, url: str) -> Dict[str, str]:
         """The authorization headers of one request: ``Bearer <token>``, or for a DPoP-bound token
         ``DPoP <token>`` plus a fresh proof for this method and URL."""
-        token = self()
+        token = self.token()
         if token is None:
             return {}
         key = self._dpop_key
@@ -154,19 +166,58 @@ class OAuth:
         if stored is not None and isinstance(stored.get("access_token"), str):
             self._adopt(stored)
 
-    def __call__(self) -> Optional[str]:
-        """The access token for the next request (None before the first flow). An expired one
-        is refreshed first when there is a refresh token — once, however many threads ask."""
+    def token(self) -> Optional[str]:
+        """The access token for the next request (None before the first flow).
+
+        An expiring one is refreshed first when there is a refresh token: once, however many
+        threads ask; the others wait for that refresh up to ``timeout`` seconds (then
+        ``AuthError``), never for a lock held across it.
+        """
         token, expires_at = self._token, self._expires_at
         if token is None or self._key is None or expires_at is None or time.time() + self.refresh_margin < expires_at:
             return token  # the hot path: no lock, no store access
-        with self._lock:
-            stored = self.token_store.get(self._key) or {}
-            if isinstance(stored.get("access_token"), str) and not self._expiring(stored):
-                self._adopt(stored)  # another thread (or process, with a file store) refreshed it
-            else:
-                self._refresh(stored)
-            return self._token
+        self._once("refresh", self._refresh_if_stale, None, "token refresh")
+        return self._token
+
+    def fingerprint(self) -> Optional[str]:
+        """The current token, hashed (never refreshed for this: it is only a cache key)."""
+        token = self._token
+        return None if token is None else hashlib.sha256(token.encode("utf-8")).hexdigest()[:32]
+
+    def on_challenge(self, challenge: Challenge) -> bool:
+        """The server refused the token a request carried (401) or wants more scope (403). Get a
+        better token; True: repeat the request. ``AuthError`` if impossible.
+
+        Many threads refused at once cause one flow: the first runs it (discovery, registration,
+        the ``authorize`` step a human may take minutes over, the token request) with no lock
+        held; the others wait for its outcome until their request's ``challenge.deadline`` (else
+        ``timeout`` seconds) and then raise ``AuthError`` instead of waiting on.
+        """
+        parsed = parse_challenge(challenge.www_authenticate or "")
+        if parsed.get("error") == "use_dpop_nonce" and challenge.dpop_nonce and self._dpop_key is not None:
+            self._nonces[_origin_of(challenge.url)] = challenge.dpop_nonce  # RFC 9449 §9: repeat with its nonce
+            return True
+        return self._once("flow", lambda: self._resolve(challenge, parsed), challenge.deadline, "authorization")
+
+    def _once(self, key: str, job: Callable[[], bool], deadline: Optional[float], what: str) -> bool:
+        """Run ``job`` as the one flight of ``key``, or wait for the one running (bounded)."""
+        timeout = self.timeout if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            return self._flights.run(key, job, timeout)
+        except FlightTimeout:
+            raise AuthError(f"gave up after {timeout:.3g} s waiting for another request's {what} with "
+                            f"{self._key or 'the server'} (it is still running)") from None
+
+    def _refresh_if_stale(self) -> bool:
+        """Flight job: adopt a token another process stored, or refresh an expiring one."""
+        expires_at = self._expires_at
+        if self._token is not None and (expires_at is None or time.time() + self.refresh_margin < expires_at):
+            return True  # a flight that ended just before this one started renewed it
+        stored = self.token_store.get(self._key or "") or {}
+        if isinstance(stored.get("access_token"), str) and not self._expiring(stored):
+            self._adopt(stored)  # another process (with a file store) refreshed it
+            return True
+        return self._refresh(stored)
 
     def _adopt(self, stored: Dict[str, Any]) -> None:
         self._token = stored["access_token"]
@@ -180,7 +231,8 @@ class OAuth:
         return isinstance(expires_at, (int, float)) and time.time() + self.refresh_margin >= expires_at
 
     def _refresh(self, stored: Dict[str, Any]) -> bool:
-        """Swap the refresh token for a new access token (under the lock); False if impossible."""
+        """Swap the refresh token for a new access token (inside the "refresh" flight); False if
+        impossible."""
         refresh_token, endpoint = stored.get("refresh_token"), stored.get("token_endpoint")
         if not isinstance(refresh_token, str) or not isinstance(endpoint, str):
             return False
@@ -205,34 +257,30 @@ class OAuth:
         log.info("refreshed the access token from %s", server.issuer or endpoint)
         return True
 
-    def on_challenge(self, server_url: str, status: int, www_authenticate: Optional[str],
-                     sent_token: Optional[str], dpop_nonce: Optional[str] = None) -> bool:
-        """The server refused ``sent_token`` (401) or wants more scope (403). Get a better token
-        (once, however many threads ask); True: repeat the request. ``AuthError`` if impossible."""
-        challenge = parse_challenge(www_authenticate or "")
-        if challenge.get("error") == "use_dpop_nonce" and dpop_nonce and self._dpop_key is not None:
-            self._nonces[_origin_of(server_url)] = dpop_nonce  # RFC 9449 §9: repeat with its nonce
-            return True
-        with self._lock:
-            if self._key is None:
-                self._key = server_url
-            if self._token is not None and self._token != sent_token:
-                return True  # another thread got a new token meanwhile
-            if status == 401 and self._refresh(self.token_store.get(server_url) or {}):
+    def _resolve(self, challenge: Challenge, parsed: Dict[str, str]) -> bool:
+        """Flight job (one at a time): a better token than the one ``challenge`` refused."""
+        server_url = challenge.url
+        if self._key is None:
+            self._key = server_url
+        if self._token is not None and self._token != challenge.sent_token:
+            return True  # another flight got a new token after this request was sent
+        if challenge.status == 401:
+            stored = self.token_store.get(server_url) or {}
+            if self._once("refresh", lambda: self._refresh(stored), challenge.deadline, "token refresh"):
                 return True
-            wanted = (challenge.get("scope") or "").split()
-            if status == 403:
-                if challenge.get("error") != "insufficient_scope":
-                    return False
-                if (wanted and set(wanted) <= set(self._granted)) or self._step_ups >= self.max_step_ups:
-                    raise AuthError(f"{server_url} still wants scope {challenge.get('scope')!r}; "
-                                    "giving up on stepping up", status=403, www_authenticate=www_authenticate)
-                self._step_ups += 1
-                wanted = sorted(set(self._granted) | set(wanted), key=(self._granted + wanted).index)
-            else:
-                self._step_ups = 0
-            self._authorize(server_url, challenge, wanted)
-            return True
+        wanted = (parsed.get("scope") or "").split()
+        if challenge.status == 403:
+            if parsed.get("error") != "insufficient_scope":
+                return False
+            if (wanted and set(wanted) <= set(self._granted)) or self._step_ups >= self.max_step_ups:
+                raise AuthError(f"{server_url} still wants scope {parsed.get('scope')!r}; "
+                                "giving up on stepping up", status=403, www_authenticate=challenge.www_authenticate)
+            self._step_ups += 1
+            wanted = sorted(set(self._granted) | set(wanted), key=(self._granted + wanted).index)
+        else:
+            self._step_ups = 0
+        self._authorize(server_url, parsed, wanted)
+        return True
 
     # --- the flow ---------------------------------------------------------------------------------
 

@@ -1,6 +1,13 @@
-"""Plumbing shared by the two HTTP transports (``http.py`` and ``sse.py``): SSE parsing, reading
-and aborting streamed bodies, auth headers, and mapping ``requests`` failures and HTTP statuses
-to mcpclient errors. Nothing here imports ``requests`` at module level.
+"""What the two HTTP transports (``http.py``, ``sse.py``) share: ``HTTPBase``, the one loop that
+sends a request and applies every policy to its answer, plus SSE parsing, reading and aborting
+streamed bodies, and mapping ``requests`` failures and HTTP statuses to mcpclient errors.
+
+``HTTPBase._exchange`` is the only place a request is sent again: after a 401/403 its
+``AuthProvider`` resolved (at most ``MAX_AUTH_ROUNDS`` times), after an expired session was
+renewed (at most once, and only if the client said the request may be repeated), or as the
+``Retry`` value allows (each retry takes ``Retry.increment()``, a new value; nothing is mutated,
+so one policy serves every thread). Each bound is its own: a login never eats the retry budget.
+Nothing here imports ``requests`` at module level, and nothing here knows an MCP method name.
 
 Event streams are parsed here (``parse_sse``) rather than with sseclient-py: resuming needs the
 ``id`` and ``retry`` of events that carry no data (a server's priming event), which sseclient-py
@@ -8,21 +15,227 @@ drops before the caller sees them.
 """
 from __future__ import annotations
 
+import hashlib
 import json
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Union
+import logging
+import threading
+import time
+from queue import SimpleQueue
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
-from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError
+from .._threads import next_instance
+from ..auth.base import AuthProvider, Challenge, TokenSource, as_auth
+from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, SessionExpired
+from ..retry import Retry
+from .base import CLOSE_BUDGET, Transport
 
 if TYPE_CHECKING:
     import requests
 
-TokenProvider = Callable[[], str]
-Auth = Union[str, TokenProvider, None]
+#: What ``auth=`` accepts: a token, a callable returning one, an ``AuthProvider``, or nothing.
+Auth = Union[TokenSource, AuthProvider, None]
+#: ``send(headers, read_timeout)``: one HTTP request, its failures already mapped (see ``request_error``).
+Send = Callable[[Dict[str, str], Optional[float]], "requests.Response"]
 
 JSON = "application/json"
 SSE = "text/event-stream"
+SESSION_HEADER = "Mcp-Session-Id"
+#: Authorization rounds (first login, step-ups) one request may go through before its refusal stands.
+MAX_AUTH_ROUNDS = 3
 _BODY_IN_ERRORS = 200  # characters of an error body quoted in HTTPError
 _MAX_ERROR_BODY = 1 << 20  # bytes of an error answer parsed for a JSON-RPC error
+
+log = logging.getLogger("mcpclient.transport.http")
+
+
+class HTTPBase(Transport):
+    """State and policy shared by the HTTP transports: the URL, static headers, the auth
+    provider (``auth=`` as given becomes one at this edge, ``as_auth``), the ``requests``
+    session, the retry policy, the inbox the reader drains, and ``_exchange``.
+
+    Subclasses add their own framing: ``_headers`` (session headers) and ``_renew_session``
+    (Streamable HTTP renews an expired session; the legacy transport has none).
+    """
+
+    remote = True
+
+    def __init__(self, url: str, *, kind: str, headers: Optional[Dict[str, str]], auth: Auth, auth_header: str,
+                 session: Optional["requests.Session"], connect_timeout: float, retry: Retry,
+                 name: Optional[str]) -> None:
+        if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+            raise ValueError(f"an {kind} transport needs an http(s) URL, not {url!r}")
+        self.url = url
+        self.headers = dict(headers or {})
+        self.auth: Optional[AuthProvider] = as_auth(auth, auth_header)
+        self.connect_timeout = connect_timeout
+        self.retry = retry
+        self.name = name or kind.lower()
+        self.instance = next_instance()
+        self._http = session
+        self._owns_http = session is None
+        self._inbox: "SimpleQueue[Any]" = SimpleQueue()
+        self._closing = threading.Event()  # set first thing in close(): every loop and wait checks it
+        self._closed = threading.Event()  # close() finished: a second caller waits for this
+        self._close_lock = threading.Lock()
+
+    # --- what the client asks of every transport ----------------------------------------------
+
+    def identity(self) -> Optional[str]:
+        return self.url
+
+    def credentials(self) -> Optional[str]:
+        """A hash of who the requests act as: the auth provider's fingerprint and the static
+        headers (an API key may travel in one); ``None`` when requests carry neither."""
+        token = self.auth.fingerprint() if self.auth is not None else None
+        if token is None and not self.headers:
+            return None
+        material = repr((token, sorted((str(k).lower(), str(v)) for k, v in self.headers.items())))
+        return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
+
+    def receive(self) -> Optional[Any]:
+        return self._inbox.get()
+
+    # --- plumbing -------------------------------------------------------------------------------
+
+    def _open_http(self, pool_size: int) -> None:
+        """Make the ``requests`` session (unless the user gave one) and bind the credentials."""
+        import requests
+        from requests.adapters import HTTPAdapter
+
+        if self._closing.is_set():
+            raise ConnectionClosed("the transport is closed")
+        if self._http is None:
+            self._http = http = requests.Session()
+            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=pool_size, max_retries=0)
+            http.mount("http://", adapter)
+            http.mount("https://", adapter)
+            # Read the environment (proxies, CA bundle) once, not on every request as requests
+            # would (a fifth of a call's CPU); one endpoint means one answer for the whole session.
+            env = http.merge_environment_settings(self.url, {}, None, None, None)
+            http.proxies, http.verify, http.trust_env = env["proxies"], env["verify"], False
+        if self.auth is not None:
+            self.auth.bind(self.url)  # OAuth: its tokens belong to this URL
+
+    def _begin_close(self, deadline: Optional[float]) -> Optional[float]:
+        """The shared deadline of this close, or ``None`` if another close ran or is running
+        (then this waits for it, until ``deadline``)."""
+        deadline = time.monotonic() + CLOSE_BUDGET if deadline is None else deadline
+        with self._close_lock:
+            first = not self._closing.is_set()
+            self._closing.set()
+        if not first:
+            self._closed.wait(max(0.0, deadline - time.monotonic()))
+            return None
+        return deadline
+
+    def _end_close(self) -> None:
+        if self._owns_http and self._http is not None:
+            self._http.close()
+        self._inbox.put(None)
+        self._closed.set()
+
+    def _headers(self, verb: str, url: str) -> Dict[str, str]:
+        """The headers of one request: the static ones and the credentials' (called per try:
+        a token may change between tries)."""
+        headers = dict(self.headers)
+        if self.auth is not None:
+            headers.update(self.auth.headers(verb, url))
+        return headers
+
+    def _renew_session(self, expired: str, deadline: Optional[float]) -> None:
+        """Replace the session ``expired`` (the server answered 404 to a request carrying it)."""
+        raise SessionExpired(f"{self.name} no longer knows our session")
+
+    def _exchange(self, send: Send, *, verb: str, url: str, deadline: Optional[float],
+                  idempotent: Optional[bool], extra: Optional[Dict[str, str]] = None) -> "requests.Response":
+        """Send one request (``send``) until its answer is one the caller must handle itself.
+
+        Returns the response (200/202, or an error status no policy resolved: the caller maps
+        it, the body still readable unless it was a 401/403). Raises ``ConnectError`` /
+        ``ConnectionClosed`` when it could not be delivered and may not be tried again,
+        ``SessionExpired`` when the server forgot our session and the request may not be
+        repeated in a new one, ``AuthError`` from the auth provider.
+
+        Args:
+            send: one try, given its headers and read timeout.
+            verb, url: what the auth provider signs (DPoP proofs name both).
+            deadline: monotonic seconds by which the whole exchange must be over (``None``:
+                no bound but the retry policy's): no retry or backoff is started past it.
+            idempotent: may the request be repeated after it may have reached the server
+                (``Retry.repeatable``).
+            extra: per-request headers (the client's routing headers).
+        """
+        retry = self.retry
+        auth = self.auth
+        challenges = 0
+        renewed = False
+        while True:
+            # The token before the headers: a token that changes in between is not "refused".
+            sent_token = auth.token() if auth is not None else None
+            headers = self._headers(verb, url)
+            if extra:
+                headers.update(extra)
+            read = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+            try:
+                response = send(headers, read)
+            except (ConnectError, ConnectionClosed) as exc:
+                # A refused connection delivered nothing; a broken one may have delivered it all.
+                following, wait = self._next_try(retry, idempotent, not isinstance(exc, ConnectError), None,
+                                                 deadline, type(exc).__name__)
+                if following is None:
+                    raise
+                self._pause(wait, exc)
+                retry = following
+                continue
+            status = response.status_code
+            if status == 200 or status == 202:
+                return response
+            if status in (401, 403) and auth is not None and challenges < MAX_AUTH_ROUNDS:
+                challenge = Challenge(url, status, response.headers.get("WWW-Authenticate"), sent_token,
+                                      response.headers.get("DPoP-Nonce"), deadline)
+                response.close()  # a login may take minutes: never hold a pooled connection meanwhile
+                if auth.on_challenge(challenge):
+                    challenges += 1
+                    continue  # credentials changed: the same request again
+                return response  # the refusal stands (its headers still say why)
+            sent_session = headers.get(SESSION_HEADER)
+            if status == 404 and sent_session is not None:
+                response.close()
+                if renewed:
+                    raise SessionExpired(f"{self.name} no longer knows our session (renewed once already)")
+                self._renew_session(sent_session, deadline)
+                renewed = True
+                if not self.retry.repeatable(idempotent):
+                    raise SessionExpired(f"{self.name} lost our session before the request ran; a new session was "
+                                         "started, but the request is not safe to repeat")
+                continue
+            if status in retry.statuses:
+                retry_after = response.headers.get("Retry-After")
+                following, wait = self._next_try(retry, idempotent, True, retry_after, deadline, f"HTTP {status}")
+                if following is not None:
+                    response.close()
+                    self._pause(wait, HTTPError(status))
+                    retry = following
+                    continue
+            return response
+
+    def _next_try(self, retry: Retry, idempotent: Optional[bool], reached: bool, retry_after: Optional[str],
+                  deadline: Optional[float], reason: str) -> Tuple[Optional[Retry], float]:
+        """The policy for one more try and the wait before it, or ``(None, 0)``: no more tries."""
+        if self._closing.is_set() or not retry.may_repeat(idempotent, reached_server=reached):
+            return None, 0.0
+        following = retry.increment(reason)
+        wait = following.delay(retry_after)
+        if wait is None or (deadline is not None and time.monotonic() + wait >= deadline):
+            return None, 0.0
+        log.debug("retrying a request to %s in %.2f s after %s (%d retries left)", self.name, wait, reason,
+                  following.total)
+        return following, wait
+
+    def _pause(self, wait: float, cause: BaseException) -> None:
+        """Wait ``wait`` seconds before a retry; a close meanwhile ends the request at once."""
+        if self._closing.wait(wait):
+            raise ConnectionClosed("the transport was closed before the request could be sent again") from cause
 
 
 class SSEEvent:
@@ -120,36 +333,6 @@ def chunks(response: "requests.Response") -> Iterator[bytes]:
 
 def media_type(response: "requests.Response") -> str:
     return response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
-
-
-def auth_headers(headers: Dict[str, str], auth: Auth, auth_header: str, method: str = "POST",
-                 url: str = "") -> Dict[str, str]:
-    """A copy of ``headers`` with the token (called for, if ``auth`` is a provider) added:
-    ``Bearer <token>`` in ``Authorization``, the bare token in any other header. An OAuth
-    provider (``headers_for``) gives its own headers: Bearer, or DPoP with a proof for
-    ``method`` and ``url``."""
-    headers = dict(headers)
-    if hasattr(auth, "headers_for"):
-        headers.update(auth.headers_for(method, url))  # type: ignore[union-attr]
-    elif auth is not None:
-        token = auth() if callable(auth) else auth
-        if token is not None:  # a provider with no token yet (OAuth before its first flow)
-            headers[auth_header] = f"Bearer {token}" if auth_header.lower() == "authorization" else token
-    return headers
-
-
-def challenge_resolved(auth: Auth, url: str, response: "requests.Response", sent_token: Any) -> bool:
-    """A 401/403 that the ``auth`` provider (OAuth) resolved: True means send the request again."""
-    if response.status_code not in (401, 403) or not hasattr(auth, "on_challenge"):
-        return False
-    return bool(auth.on_challenge(  # type: ignore[union-attr]
-        url, response.status_code, response.headers.get("WWW-Authenticate"), sent_token,
-        response.headers.get("DPoP-Nonce")))
-
-
-def current_token(auth: Auth) -> Any:
-    """The token a request is about to carry (so a 401 can say which one was refused)."""
-    return auth() if callable(auth) else auth
 
 
 def rpc_error_body(response: "requests.Response", rid: Any) -> Optional[Dict[str, Any]]:

@@ -1,14 +1,20 @@
-"""Streamable HTTP transport (MCP 2025-03-26 … 2025-11-25), on ``requests``.
+"""Streamable HTTP transport (MCP 2025-03-26 … 2026-07-28), on ``requests``.
 
 Every client message is one POST. A blocking call POSTs on its own thread (it waits anyway);
-a future's request is POSTed on a worker thread, so a slow or streaming response never holds up
-other calls. Either way the body — one JSON message, or an SSE stream of messages ending with
-the response — is fed to the session's reader through a queue.
+a future's request is POSTed on a worker thread (``mcpclient-<n>-http-<k>``), so a slow or
+streaming response never holds up other calls. Either way the body — one JSON message, or an SSE
+stream of messages ending with the response — is fed to the session's reader through a queue.
 Notifications and responses are POSTed on the caller's thread, which keeps them in order with
-what the caller sends next. After the handshake a GET stream carries server-initiated messages.
-An HTTP failure fails only the request it belongs to (``DeliveryFailed``). A request's SSE
-stream that ends before its answer is resumed with a GET carrying ``Last-Event-ID``, after the
-server's ``retry:`` delay (2025-11-25 polling); the GET stream is reopened the same way.
+what the caller sends next. In the handshake era a GET stream (``mcpclient-<n>-http-get``)
+carries server-initiated messages. An HTTP failure fails only the request it belongs to
+(``DeliveryFailed``). A request's SSE stream that ends before its answer is resumed with a GET
+carrying ``Last-Event-ID``, after the server's ``retry:`` delay (2025-11-25 polling).
+
+The transport knows no MCP method: what it must know about a message comes with it from the
+client (``send``'s ``headers``, ``idempotent``, ``setup``). The session id is taken from the
+answer to a ``setup`` request only, and an expired session is renewed by replaying the recorded
+setup messages, once, however many threads meet the 404 (``_threads.SingleFlight``); the old id
+stays in use until the new session is ready. Retries, auth rounds and renewal: ``_http.HTTPBase``.
 
 ``requests`` is imported when a transport starts, not when mcpclient is imported.
 """
@@ -19,17 +25,16 @@ import logging
 import threading
 import time
 from contextlib import contextmanager
-from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
-from .._threads import Lane, next_instance, start_thread
-from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
-from ..modern import META_VERSION, MODERN_VERSIONS, NAMED_METHODS, encode_header_value, param_headers
-from ..retry import SAFE_METHODS, Retry
+from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
+from ..errors import AuthError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
+from ..retry import Retry
 from ._http import (
-    JSON, SSE, Auth, SSEEvent, abort, auth_headers, challenge_resolved, chunks, current_token, media_type, parse_sse,
-    request_error, rpc_error_body, status_error,
+    JSON, SESSION_HEADER, SSE, Auth, HTTPBase, SSEEvent, abort, chunks, media_type, parse_sse, request_error,
+    rpc_error_body, status_error,
 )
+from ..auth.base import AuthProvider
 from .base import DeliveryFailed, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -39,14 +44,15 @@ __all__ = ["HTTPTransport"]
 
 log = logging.getLogger("mcpclient.transport.http")
 
-_DELETE_TIMEOUT = 2.0
+_DELETE_TIMEOUT = 2.0  # the most the session's DELETE may take of close()'s budget
 _RETRY_DEFAULT = 0.5  # seconds to wait before resuming a stream whose server named no retry: delay
 _RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
 _MAX_RESUMES = 10  # resumptions of one request's stream before giving up
-_MAX_AUTH_ROUNDS = 3  # OAuth flows (first login, step-ups) for one request before its error stands
+_RENEW_ID = "mcpclient-renew-session"  # the id of a replayed setup request (its answer is read here)
+_LEGACY_REFUSALS = (400, 404, 405)  # how an HTTP+SSE server refuses the Streamable HTTP setup POST
 
 
-class HTTPTransport(Transport):
+class HTTPTransport(HTTPBase):
     """Talk to an MCP server over Streamable HTTP.
 
     Example::
@@ -58,9 +64,10 @@ class HTTPTransport(Transport):
     Args:
         url: the server's MCP endpoint.
         headers: extra headers sent with every request.
-        auth: a bearer token, or a callable returning one (called for every request, from many
-            threads at once). Sent as ``Authorization: Bearer <token>`` (see ``auth_header``).
-        auth_header: the header that carries the token; with a name other than
+        auth: a bearer token, a callable returning one (called for every request, from many
+            threads at once), or an ``AuthProvider`` such as ``mcpclient.auth.OAuth``. A token
+            is sent as ``Authorization: Bearer <token>`` (see ``auth_header``).
+        auth_header: the header that carries a token; with a name other than
             ``Authorization`` the raw token is sent, without ``Bearer``.
         session: a ``requests.Session`` to use (proxies, certificates, mTLS); its headers,
             proxies and certificate settings are read once at start, its cookies, auth, hooks
@@ -78,8 +85,14 @@ class HTTPTransport(Transport):
             repeat (``tools/call`` only with ``Retry(retry_tool_calls=True)``); otherwise, or
             with ``reconnect=False``, the request fails with ``SessionExpired``.
         on_session_change: ``(old_id, new_id)`` after a new session replaced an expired one
-            (called on a worker thread).
+            (called on the thread of a request that met the expiry).
+        name: a label for logs, errors and thread names (default ``"http"``).
+        sse_fallback: when the server refuses the first setup POST as an HTTP+SSE (2024-11-05)
+            server does, ``fallback()`` offers an ``SSETransport`` to the same URL. ``Client``
+            sets it when it builds the transport from a URL string.
     """
+
+    sends_headers = True
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
@@ -87,139 +100,123 @@ class HTTPTransport(Transport):
                  follow_redirects: bool = False, pool_size: int = 32, retry: Optional[Retry] = None,
                  reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
                  name: Optional[str] = None, sse_fallback: bool = False) -> None:
-        if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
-            raise ValueError(f"an HTTP transport needs an http(s) URL, not {url!r}")
-        if follow_redirects and auth is not None and auth_header.lower() != "authorization":
+        if follow_redirects and auth is not None and not isinstance(auth, AuthProvider) \
+                and auth_header.lower() != "authorization":
             # requests drops only Authorization on a redirect to another host: refuse rather than leak
             raise ValueError("follow_redirects=True needs auth_header='Authorization' (a custom auth "
                              "header would be sent on to whatever host the server redirects to)")
-        self.url = url
-        self.headers = dict(headers or {})
-        self.auth = auth
-        self.auth_header = auth_header
-        self.connect_timeout = connect_timeout
+        super().__init__(url, kind="HTTP", headers=headers, auth=auth, auth_header=auth_header, session=session,
+                         connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(), name=name)
         self.follow_redirects = follow_redirects
         self.pool_size = pool_size
-        self.retry = retry if retry is not None else Retry()
         self.reconnect = reconnect
         self.on_session_change = on_session_change
         self.sse_fallback = sse_fallback
-        self._init_body: Optional[bytes] = None  # the initialize request, replayed to renew a session
-        self._renew_lock = threading.Lock()
-        self.name = name or "http"
-        self.instance = next_instance()
+        #: The server's session id, from the answer to the setup request (None: no session).
         self.session_id: Optional[str] = None
         self.protocol_version: Optional[str] = None
-        self._http = session
-        self._owns_http = session is None
-        self._inbox: "SimpleQueue[Any]" = SimpleQueue()
+        self._stateless = False  # 2026-07-28: no GET stream; cancel = close the response stream
+        self._setup: Tuple[bytes, ...] = ()  # the setup request (re-numbered) and notification, for renewal
+        self._opened = False  # a setup request was answered 200: no fallback after that
+        self._refused: Optional[BaseException] = None  # how the first setup POST was refused (fallback())
+        self._fell_back = False
+        self._renewals = SingleFlight()
+        self._change: Optional[Tuple[str, str]] = None  # (old, new) session ids for on_session_change
         self._posts: Optional[Lane] = None
         self._poster: Optional[_Poster] = None
-        #: tool name -> its ``x-mcp-header`` arguments (filled by the client's ``list_tools`` in the
-        #: 2026 era), mirrored into ``Mcp-Param-*`` headers on ``tools/call``.
-        self.tool_headers: Dict[str, List[Tuple[Tuple[str, ...], str]]] = {}
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # request id -> its response stream being read
         self._cancelled: Set[Any] = set()  # 2026: requests cancelled before their response came
         self._open_lock = threading.Lock()
-        self._closing = threading.Event()
         self._get_thread: Optional[threading.Thread] = None
         self._get_answered = threading.Event()
 
     # --- lifecycle ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        import requests
-        from requests.adapters import HTTPAdapter
-
-        if self._closing.is_set():
-            raise ConnectionClosed("the transport is closed")
-        if self._http is None:
-            self._http = http = requests.Session()
-            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=self.pool_size, max_retries=0)
-            http.mount("http://", adapter)
-            http.mount("https://", adapter)
-            # Read the environment (proxies, CA bundle) once, not on every request as requests
-            # would (a fifth of a call's CPU); one endpoint means one answer for the whole session.
-            env = http.merge_environment_settings(self.url, {}, None, None, None)
-            http.proxies, http.verify, http.trust_env = env["proxies"], env["verify"], False
+        self._open_http(self.pool_size)
         self._poster = _Poster(self._http, self.url, self.headers) if not self.follow_redirects else None
-        if hasattr(self.auth, "bind"):
-            self.auth.bind(self.url)  # type: ignore[union-attr]  (OAuth: its tokens belong to this URL)
         self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
 
-    def negotiated(self, protocol_version: str, stateless: bool = False) -> None:
-        """Add the version header from now on, and open the GET stream: returns once the server
-        answered it (or ``connect_timeout`` passed), so nothing it sends there after connect is lost."""
+    def negotiated(self, protocol_version: str, stateless: bool) -> None:
+        """Add the version header from now on; in the handshake era open the GET stream and
+        return once the server answered it (or ``connect_timeout`` passed), so nothing it sends
+        there after connect is lost."""
         self.protocol_version = protocol_version
-        if protocol_version in MODERN_VERSIONS:
-            return  # 2026-07-28: stateless, no GET stream (server messages come with each request)
+        self._stateless = stateless
+        if stateless:
+            return  # 2026-07-28: no GET stream (server messages come with each request)
         self._get_thread = start_thread(self._listen, f"mcpclient-{self.instance}-http-get")
         self._get_answered.wait(self.connect_timeout)
 
-    remote = True
-    sends_headers = True
+    def close(self, deadline: Optional[float] = None) -> None:
+        """Abort the streams being read, DELETE the session, stop the workers: all by one
+        ``deadline`` (default ``CLOSE_BUDGET`` seconds from now), the DELETE's connect and read
+        included (it gets at most ``_DELETE_TIMEOUT`` of it)."""
+        deadline = self._begin_close(deadline)
+        if deadline is None:
+            return
+        try:
+            with self._open_lock:
+                streams, self._open = list(self._open), set()
+            for response in streams:  # unblocks the threads reading them (they close the responses)
+                abort(response)
+            if self.session_id is not None and self._http is not None:
+                self._delete(self.session_id, deadline)
+            if self._posts is not None:
+                self._posts.shutdown(deadline)
+            if self._get_thread is not None:
+                join_all([self._get_thread], deadline)
+        finally:
+            self._end_close()
 
-    def identity(self) -> str:
-        return self.url
+    def _delete(self, session_id: str, deadline: float) -> None:
+        """End our session on the server (the spec asks for it; 405 means "not supported")."""
+        from urllib3.util import Timeout
 
-    def credentials(self) -> Optional[str]:
-        auth = self.auth
-        token = auth() if callable(auth) else auth
-        if token is None and not self.headers:
-            return None
-        import hashlib
-
-        material = repr((token, sorted((str(k).lower(), str(v)) for k, v in self.headers.items())))
-        return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
+        budget = min(_DELETE_TIMEOUT, deadline - time.monotonic())
+        if budget <= 0:
+            return
+        headers = self._headers("DELETE", self.url)
+        headers[SESSION_HEADER] = session_id
+        # total= caps connect + read together: a server that stopped accepting (a full listen
+        # backlog: the connect hangs) or never answers cannot hold close() past its deadline.
+        timeout = Timeout(connect=budget, read=budget, total=budget)
+        try:
+            self._http.delete(self.url, headers=headers, timeout=timeout, allow_redirects=False).close()  # type: ignore[union-attr]
+        except Exception as exc:  # best effort, bounded
+            log.debug("DELETE of the session failed: %s", type(exc).__name__)
 
     def fallback(self, error: BaseException) -> Optional[Transport]:
-        if not self.sse_fallback or not isinstance(error, HTTPError) or error.status not in (400, 404, 405) \
-                or '"jsonrpc"' in str(error):
+        """An ``SSETransport`` to the same URL, with the same headers, credentials, name and
+        instance number, if this transport was made with ``sse_fallback`` and the server refused
+        the first setup POST with 400/404/405 and no JSON-RPC body (an HTTP+SSE server); once."""
+        if not self.sse_fallback or self._fell_back or self._opened or self._refused is None \
+                or not isinstance(error, HTTPError) or error.status not in _LEGACY_REFUSALS:
             return None
-        self.sse_fallback = False
         from .sse import SSETransport
 
-        sse = SSETransport(self.url, headers=self.headers, auth=self.auth, name=self.name)
-        sse.instance = self.instance
+        self._fell_back = True
+        sse = SSETransport(self.url, headers=self.headers, auth=self.auth, connect_timeout=self.connect_timeout,
+                           name=self.name)
+        sse.instance = self.instance  # the same connection in thread names and logs
+        log.info("%s refused the Streamable HTTP setup (%s); trying the HTTP+SSE transport", self.name, error)
         return sse
-
-    def close(self, deadline: Optional[float] = None) -> None:
-        if self._closing.is_set():
-            return
-        self._closing.set()
-        with self._open_lock:
-            streams, self._open = list(self._open), set()
-        for response in streams:  # unblocks the threads reading them (they close the responses)
-            abort(response)
-        if self.session_id is not None and self._http is not None:
-            try:  # the spec asks clients to end their session; a 405 just means "not supported"
-                self._http.delete(self.url, headers=self._headers("DELETE"), timeout=(self.connect_timeout, _DELETE_TIMEOUT),
-                                  allow_redirects=False)
-            except Exception as exc:  # best effort, bounded
-                log.debug("DELETE of the session failed: %s", type(exc).__name__)
-        if self._posts is not None:
-            self._posts.shutdown(time.monotonic() + 1.0)
-        if self._get_thread is not None:
-            self._get_thread.join(1.0)
-        if self._owns_http and self._http is not None:
-            self._http.close()
-        self._inbox.put(None)
 
     # --- sending --------------------------------------------------------------------------------
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
-             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
+             setup: bool = False) -> None:
         if self._closing.is_set() or self._posts is None:
             raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
         body = encode_frame(message)
         rid = message.get("id") if isinstance(message, dict) and "method" in message else None
-        if rid is not None and message.get("method") == "initialize":
-            self._init_body = encode_frame(dict(message, id="mcpclient-renew-session"))
-        extra = headers
+        if setup:
+            self._record_setup(message, body, rid)
         if rid is None:  # a notification or a response: send it now, in order
-            response = self._post(body, timeout, extra=extra)
+            response = self._exchange(self._sender(body, setup), verb="POST", url=self.url, deadline=deadline,
+                                      idempotent=idempotent, extra=headers)
             try:
                 if response.status_code not in (200, 202):
                     raise status_error(self.name, response)
@@ -229,151 +226,136 @@ class HTTPTransport(Transport):
                 response.close()
             return
         if wait:  # the caller blocks for the answer anyway: POST on its thread, no hand-off
-            self._request(rid, message.get("method"), body, timeout, True, extra)
+            self._request(rid, body, deadline, headers, idempotent, setup, True)
         else:
-            self._posts.try_submit("POST", self._request, rid, message.get("method"), body, timeout, False, extra)
+            self._posts.try_submit("POST", self._request, rid, body, deadline, headers, idempotent, setup, False)
 
-    def _routing_headers(self, message: Dict[str, Any]) -> Optional[Dict[str, str]]:
-        """2026-07-28 requests (they carry the version in ``_meta``): ``MCP-Protocol-Version`` equal
-        to it, ``Mcp-Method``, ``Mcp-Name`` and the tool's ``Mcp-Param-*`` headers."""
-        params = message.get("params")
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        version = meta.get(META_VERSION) if isinstance(meta, dict) else None
-        if not isinstance(version, str):
-            return None
-        method = message["method"]
-        headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
-        name_key = NAMED_METHODS.get(method)
-        name = params.get(name_key) if name_key else None  # type: ignore[union-attr]
-        if isinstance(name, str):
-            headers["Mcp-Name"] = encode_header_value(name)
-            spec = None
-            if spec:
-                headers.update(param_headers(params.get("arguments"), spec))  # type: ignore[union-attr]
-        return headers
+    def _record_setup(self, message: Any, body: bytes, rid: Any) -> None:
+        """Keep the session-opening messages to replay them when the session expires."""
+        if rid is not None:  # the setup request starts a new record (answered by us, not the reader)
+            self._setup = (encode_frame(dict(message, id=_RENEW_ID)),)
+        else:
+            self._setup = self._setup + (body,)
 
-    def _request(self, rid: Any, method: Optional[str], body: bytes, timeout: Optional[float],
-                 inline: bool, extra: Optional[Dict[str, str]] = None) -> None:
-        """Worker: POST one request (again, as ``self.retry`` allows) and feed what comes back
-        to the reader, or its failure."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        renewed = False
-        challenges = 0
+    def _request(self, rid: Any, body: bytes, deadline: Optional[float], extra: Optional[Dict[str, str]],
+                 idempotent: Optional[bool], setup: bool, inline: bool) -> None:
+        """POST one request (again, as the policies allow) and feed what comes back to the
+        reader, or its failure. Runs on the caller's thread (``inline``) or a worker."""
         try:
-            for attempt in range(self.retry.total + 2 + _MAX_AUTH_ROUNDS):
-                sent_session = self.session_id
-                sent_token = current_token(self.auth)
-                try:
-                    response = self._post(body, None if deadline is None else deadline - time.monotonic(),
-                                          initialize=method == "initialize", extra=extra)
-                except (ConnectError, ConnectionClosed) as exc:
-                    reached = not isinstance(exc, ConnectError)  # a broken connection may have delivered it
-                    if not self._may_retry(method, attempt, None, deadline, reached=reached):
-                        raise
-                    continue
-                try:
-                    if self._cancelled and rid in self._cancelled:
-                        with self._open_lock:
-                            self._cancelled.discard(rid)
-                        return  # cancelled meanwhile (2026): closing the response tells the server
-                    if response.status_code == 200:
-                        self._deliver_body(response, rid, inline)
-                        return
-                    if challenges < _MAX_AUTH_ROUNDS and challenge_resolved(self.auth, self.url, response, sent_token):
-                        challenges += 1  # OAuth got a (better) token: send the request again
-                        continue
-                    if response.status_code == 404 and sent_session is not None and method != "initialize":
-                        if renewed or not self.reconnect:
-                            raise SessionExpired(f"{self.name} no longer knows our session")
-                        self._renew_session(sent_session, deadline)
-                        renewed = True
-                        if method in SAFE_METHODS or (self.retry.retry_tool_calls and method == "tools/call"):
-                            continue
-                        raise SessionExpired(f"{self.name} lost our session before {method} ran; a new session "
-                                             f"was started, but {method} is not safe to repeat")
-                    if response.status_code not in self.retry.statuses or not self._may_retry(
-                            method, attempt, response.headers.get("Retry-After"), deadline, reached=True):
-                        answer = rpc_error_body(response, rid)
-                        if answer is None:
-                            raise status_error(self.name, response)
-                        self._inbox.put(answer)  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
-                        return
-                finally:
-                    response.close()
+            response = self._exchange(self._sender(body, setup), verb="POST", url=self.url, deadline=deadline,
+                                      idempotent=idempotent, extra=extra)
+            try:
+                if self._cancelled and rid in self._cancelled:
+                    with self._open_lock:
+                        self._cancelled.discard(rid)
+                    return  # cancelled meanwhile (2026): closing the response tells the server
+                if response.status_code == 200:
+                    self._deliver_body(response, rid, inline)
+                    return
+                answer = rpc_error_body(response, rid)
+                if answer is not None:
+                    self._inbox.put(answer)  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
+                    return
+                error = status_error(self.name, response)
+                if setup and not self._opened and response.status_code in _LEGACY_REFUSALS:
+                    self._refused = error  # maybe an HTTP+SSE server: see fallback()
+                raise error
+            finally:
+                response.close()
         except Exception as exc:
             if deadline is None or time.monotonic() < deadline:  # else the session reports its timeout
                 self._fail(rid, exc)
 
-    def _renew_session(self, expired: str, deadline: Optional[float]) -> None:
-        """Replace the session ``expired`` with a new one (once, however many threads ask)."""
-        with self._renew_lock:
-            if self.session_id != expired:
-                return  # another worker renewed it already
-            if self._init_body is None:
-                raise SessionExpired(f"{self.name} no longer knows our session")
-            log.info("%s lost our session; starting a new one", self.name)
-            self.session_id = None
-            timeout = None if deadline is None else max(0.001, deadline - time.monotonic())
-            response = self._post(self._init_body, timeout, initialize=True)
-            try:
-                if response.status_code != 200 or not self.session_id:
-                    raise SessionExpired(f"{self.name} lost our session and refused a new one "
-                                         f"(HTTP {response.status_code})")
-                response.content  # the initialize result: read and dropped (the client's view stands)
-            finally:
-                response.close()
-            notice = self._post(encode_frame({"jsonrpc": "2.0", "method": "notifications/initialized"}), timeout)
-            notice.close()
-        if self.on_session_change is not None:
-            try:
-                self.on_session_change(expired, self.session_id)
-            except Exception:
-                log.exception("on_session_change callback failed")
+    def _sender(self, body: bytes, setup: bool) -> Callable[[Dict[str, str], Optional[float]], "requests.Response"]:
+        """One POST of ``body`` for ``_exchange``; a setup request's 200 answer sets the session id."""
+        def send(headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
+            response = self._post(body, headers, read)
+            if setup and response.status_code == 200:
+                self._opened = True
+                session_id = response.headers.get(SESSION_HEADER)
+                if session_id:
+                    # Only a setup answer may set it: other answers echo it, and a late one from an
+                    # expired session must not bring that session back.
+                    self.session_id = session_id
+            return response
+        return send
 
-    def _may_retry(self, method: Optional[str], attempt: int, retry_after: Optional[str],
-                   deadline: Optional[float], *, reached: bool) -> bool:
-        """Wait and return True if the policy repeats this request and the call's deadline allows."""
-        if self._closing.is_set() or not self.retry.may_repeat(method, attempt, reached_server=reached):
-            return False
-        wait = self.retry.wait(attempt, retry_after)
-        if wait is None or (deadline is not None and time.monotonic() + wait >= deadline):
-            return False
-        log.debug("retrying %s to %s in %.2f s (attempt %d)", method, self.name, wait, attempt + 2)
-        return not self._closing.wait(wait)
-
-    def _post(self, body: bytes, timeout: Optional[float], initialize: bool = False,
-              extra: Optional[Dict[str, str]] = None) -> "requests.Response":
-        """POST one message. Only an ``initialize`` answer may set the session id (other answers
-        echo it, and a late one from an expired session must not bring that session back)."""
+    def _post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
+        """One POST, its ``requests`` failures mapped (``request_error``)."""
         import requests
 
-        headers = self._headers()
-        if extra:
-            headers.update(extra)
-        read = None if timeout is None else max(timeout, 0.001)
         try:
             if self._poster is not None:
-                response = self._poster.post(body, headers, (self.connect_timeout, read))
-            else:
-                headers["Accept"] = f"{JSON}, {SSE}"
-                headers["Content-Type"] = JSON
-                response = self._http.post(  # type: ignore[union-attr]
-                    self.url, data=body, headers=headers, stream=True,
-                    timeout=(self.connect_timeout, read), allow_redirects=True)
+                return self._poster.post(body, headers, (self.connect_timeout, read))
+            headers["Accept"] = f"{JSON}, {SSE}"
+            headers["Content-Type"] = JSON
+            return self._http.post(  # type: ignore[union-attr]
+                self.url, data=body, headers=headers, stream=True, timeout=(self.connect_timeout, read),
+                allow_redirects=True)
         except requests.exceptions.RequestException as exc:
             raise request_error(self.name, exc, self.connect_timeout) from exc
-        session_id = response.headers.get("Mcp-Session-Id")
-        if initialize and session_id and response.status_code == 200:
-            self.session_id = session_id
-        return response
 
-    def _headers(self, method: str = "POST") -> Dict[str, str]:
-        headers = auth_headers(self.headers, self.auth, self.auth_header, method, self.url)
+    def _headers(self, verb: str, url: str) -> Dict[str, str]:
+        headers = super()._headers(verb, url)
         if self.session_id is not None:
-            headers["Mcp-Session-Id"] = self.session_id
+            headers[SESSION_HEADER] = self.session_id
         if self.protocol_version is not None:
             headers["MCP-Protocol-Version"] = self.protocol_version
         return headers
+
+    def _renew_session(self, expired: str, deadline: Optional[float]) -> None:
+        """Replace the session ``expired`` with a new one: once, however many threads ask.
+
+        The first thread to ask replays the setup messages; the others wait for it (until their
+        ``deadline``) and then find the new id in place. No lock is held meanwhile, and the old id
+        stays in ``session_id`` until the new session is initialized: a request sent during the
+        renewal carries the old id, meets a 404 too and joins this wait, where one sent with no
+        id at all would be refused (400) by servers that require one.
+        """
+        if not self.reconnect:
+            raise SessionExpired(f"{self.name} no longer knows our session")
+        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            self._renewals.run(expired, lambda: self._renew(expired, deadline), timeout)
+        except FlightTimeout:
+            raise SessionExpired(f"{self.name} lost our session; gave up waiting for the new one "
+                                 f"after {timeout:.3g} s") from None
+        with self._open_lock:  # exactly one of the threads that waited reports the change
+            change, self._change = self._change, None
+        if change is not None and self.on_session_change is not None:
+            try:
+                self.on_session_change(*change)
+            except Exception:
+                log.exception("on_session_change callback failed")
+
+    def _renew(self, expired: str, deadline: Optional[float]) -> None:
+        """The renewal itself (one flight): the setup request without a session id, then the
+        recorded notification(s) with the new one; only then is the new id published."""
+        if self.session_id != expired:
+            return  # a renewal that ended just before this one started replaced it already
+        if not self._setup:
+            raise SessionExpired(f"{self.name} no longer knows our session")
+        log.info("%s lost our session; starting a new one", self.name)
+        request, notices = self._setup[0], self._setup[1:]
+        headers = super()._headers("POST", self.url)  # no Mcp-Session-Id: "start over"
+        if self.protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self.protocol_version
+        read = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+        response = self._post(request, dict(headers), read)
+        try:
+            new_id = response.headers.get(SESSION_HEADER)
+            if response.status_code != 200 or not new_id:
+                raise SessionExpired(f"{self.name} lost our session and refused a new one "
+                                     f"(HTTP {response.status_code})")
+            response.content  # the setup answer: read and dropped (the client's view stands)
+        finally:
+            response.close()
+        headers[SESSION_HEADER] = new_id
+        for notice in notices:
+            self._post(notice, dict(headers), read).close()
+        with self._open_lock:
+            self._change = (expired, new_id)
+        self.session_id = new_id  # published last: nothing goes out on a session not yet initialized
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -464,7 +446,7 @@ class HTTPTransport(Transport):
     def _get_stream(self, last_event_id: Optional[str] = None) -> "requests.Response":
         import requests
 
-        headers = self._headers("GET")
+        headers = self._headers("GET", self.url)
         headers["Accept"] = SSE
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
@@ -493,7 +475,7 @@ class HTTPTransport(Transport):
 
     def cancel_request(self, rid: Any) -> bool:
         """2026-07-28: a request is cancelled by closing its response stream (no notification)."""
-        if self.protocol_version not in MODERN_VERSIONS:
+        if not self._stateless:
             return False
         with self._open_lock:
             response = self._streams.get(rid)

@@ -16,16 +16,15 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
-from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any, Dict, Optional
 from urllib.parse import urljoin, urlsplit
 
-from .._threads import Lane, next_instance, start_thread
+from .._threads import Lane, join_all, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
-from .base import DeliveryFailed, Transport, encode_frame
-from ._http import JSON, SSE, Auth, abort, auth_headers, body_socket, challenge_resolved, chunks, current_token, \
-    media_type, parse_sse, request_error, status_error
+from ..retry import Retry
+from ._http import JSON, SSE, Auth, HTTPBase, abort, body_socket, chunks, media_type, parse_sse, request_error, \
+    status_error
+from .base import DeliveryFailed, encode_frame
 
 if TYPE_CHECKING:
     import requests
@@ -36,9 +35,6 @@ log = logging.getLogger("mcpclient.transport.sse")
 
 _POST_WORKERS = 32  # requests being POSTed at once (each POST only waits for the server's 202)
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-_MAX_AUTH_ROUNDS = 3  # OAuth flows (first login, step-ups) for one request before its error stands
 
 
 def _origin(url: str) -> str:
@@ -52,7 +48,7 @@ def _origin(url: str) -> str:
     return f"{scheme}://{parts.hostname or ''}:{port}"
 
 
-class SSETransport(Transport):
+class SSETransport(HTTPBase):
     """Talk to an MCP server over the deprecated HTTP+SSE transport (2024-11-05).
 
     Example::
@@ -63,47 +59,36 @@ class SSETransport(Transport):
     Args:
         url: the server's SSE endpoint (the one that answers ``GET`` with an event stream).
         headers: extra headers sent with every request (the GET and every POST).
-        auth: a bearer token, or a callable returning one (called for every request). Sent as
+        auth: a bearer token, a callable returning one (called for every request), or an
+            ``AuthProvider`` such as ``mcpclient.auth.OAuth``. A token is sent as
             ``Authorization: Bearer <token>`` (see ``auth_header``).
-        auth_header: the header that carries the token; with a name other than
+        auth_header: the header that carries a token; with a name other than
             ``Authorization`` the raw token is sent, without ``Bearer``.
         session: a ``requests.Session`` to use (proxies, certificates, mTLS). By default the
             transport makes and owns one.
         connect_timeout: seconds to wait for a TCP/TLS connection, and for the ``endpoint`` event.
-        name: a label for logs and errors (default ``"sse"``).
+        name: a label for logs, errors and thread names (default ``"sse"``).
+        retry: when a POST is sent again (``Retry``); by default never (``Retry(total=0)``): the
+            POSTs of this transport are only acknowledged, their answers come on the stream.
 
     Redirects are never followed: the token must not travel to a URL the user did not give.
     """
 
     handshake_only = True  # the 2024-11-05 transport: no 2026 probe
-    remote = True
-
-    def identity(self) -> str:
-        return self.url
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
-                 name: Optional[str] = None) -> None:
-        if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
-            raise ValueError(f"an SSE transport needs an http(s) URL, not {url!r}")
-        self.url = url
-        self.headers = dict(headers or {})
-        self.auth = auth
-        self.auth_header = auth_header
-        self.connect_timeout = connect_timeout
-        self.name = name or "sse"
-        self.instance = next_instance()
+                 name: Optional[str] = None, retry: Optional[Retry] = None) -> None:
+        super().__init__(url, kind="SSE", headers=headers, auth=auth, auth_header=auth_header, session=session,
+                         connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(total=0),
+                         name=name)
         #: The URL messages are POSTed to, from the server's ``endpoint`` event.
         self.endpoint: Optional[str] = None
-        self._http = session
-        self._owns_http = session is None
-        self._inbox: "SimpleQueue[Any]" = SimpleQueue()
         self._posts: Optional[Lane] = None
         self._reader: Optional[threading.Thread] = None
         self._stream: Optional["requests.Response"] = None  # the GET, while it is being read
         self._stream_lock = threading.Lock()
-        self._closing = threading.Event()
         self._ready = threading.Event()  # the endpoint is known, or the stream failed before it came
         self._start_error: Optional[Exception] = None
 
@@ -111,18 +96,7 @@ class SSETransport(Transport):
 
     def start(self) -> None:
         """Open the event stream and wait (up to ``connect_timeout``) for its ``endpoint`` event."""
-        import requests
-        from requests.adapters import HTTPAdapter
-
-        if self._closing.is_set():
-            raise ConnectionClosed("the transport is closed")
-        if hasattr(self.auth, "bind"):
-            self.auth.bind(self.url)  # type: ignore[union-attr]  (OAuth: its tokens belong to this URL)
-        if self._http is None:
-            self._http = requests.Session()
-            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=_POST_WORKERS + 1, max_retries=0)
-            self._http.mount("http://", adapter)
-            self._http.mount("https://", adapter)
+        self._open_http(_POST_WORKERS + 1)
         self._posts = Lane(f"mcpclient-{self.instance}-sse-post", _POST_WORKERS, -1)
         self._reader = start_thread(self._read, f"mcpclient-{self.instance}-sse")
         if self._ready.wait(self.connect_timeout):
@@ -134,70 +108,68 @@ class SSETransport(Transport):
             raise error
 
     def close(self, deadline: Optional[float] = None) -> None:
-        if self._closing.is_set():
+        """Abort the event stream and stop the workers and the reader, all by ``deadline``
+        (default ``CLOSE_BUDGET`` seconds from now)."""
+        deadline = self._begin_close(deadline)
+        if deadline is None:
             return
-        self._closing.set()
-        with self._stream_lock:
-            stream = self._stream
-        if stream is not None:  # unblocks the reader thread (which then closes the response)
-            abort(stream)
-        if self._posts is not None:
-            self._posts.shutdown(time.monotonic() + 1.0)
-        if self._reader is not None and self._reader is not threading.current_thread():
-            self._reader.join(1.0)
-        if self._owns_http and self._http is not None:
-            self._http.close()
-        self._inbox.put(None)
+        try:
+            with self._stream_lock:
+                stream = self._stream
+            if stream is not None:  # unblocks the reader thread (which then closes the response)
+                abort(stream)
+            if self._posts is not None:
+                self._posts.shutdown(deadline)
+            if self._reader is not None:
+                join_all([self._reader], deadline)  # (skipped when close() runs on the reader)
+        finally:
+            self._end_close()
 
     # --- sending --------------------------------------------------------------------------------
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
-             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
+             setup: bool = False) -> None:
         if self._closing.is_set() or self._posts is None or self.endpoint is None:
             raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
         body = encode_frame(message)
         rid = message.get("id") if isinstance(message, dict) and "method" in message else None
         if rid is None:  # a notification or a response: send it now, in order
-            self._post(body, timeout)
+            self._post(body, deadline, idempotent)
             return
-        self._posts.try_submit("POST", self._request, rid, body, timeout)
+        self._posts.try_submit("POST", self._request, rid, body, deadline, idempotent)
 
-    def _request(self, rid: Any, body: bytes, timeout: Optional[float]) -> None:
+    def _request(self, rid: Any, body: bytes, deadline: Optional[float], idempotent: Optional[bool]) -> None:
         """Worker: POST one request; its answer comes on the event stream, a failure goes to the reader."""
         try:
-            self._post(body, timeout)
+            self._post(body, deadline, idempotent)
         except Exception as exc:
             if not self._closing.is_set():
                 error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
                     else ConnectionClosed(f"POST to {self.name} failed: {exc}")
                 self._inbox.put(DeliveryFailed(rid, error))
 
-    def _post(self, body: bytes, timeout: Optional[float]) -> None:
+    def _post(self, body: bytes, deadline: Optional[float], idempotent: Optional[bool]) -> None:
+        """POST one message to the endpoint (through ``_exchange``: auth rounds, retries)."""
         import requests
 
-        read = None if timeout is None else max(timeout, 0.001)
-        for challenges in range(_MAX_AUTH_ROUNDS + 1):
-            sent_token = current_token(self.auth)  # before the headers: a token change in between is not "refused"
-            headers = self._headers("POST", self.endpoint)
+        endpoint = self.endpoint
+
+        def post(headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
             headers["Content-Type"] = JSON
             try:
-                response = self._http.post(  # type: ignore[union-attr]
-                    self.endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read),
-                    allow_redirects=False)
+                return self._http.post(  # type: ignore[union-attr]
+                    endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read), allow_redirects=False)
             except requests.exceptions.RequestException as exc:
                 raise request_error(self.name, exc, self.connect_timeout) from exc
-            try:
-                if response.status_code in (200, 202):  # the answer itself comes on the event stream
-                    return
-                if challenges < _MAX_AUTH_ROUNDS and challenge_resolved(self.auth, self.url, response, sent_token):
-                    continue
-                raise status_error(self.name, response)
-            finally:
-                response.close()
 
-    def _headers(self, method: str = "GET", url: Optional[str] = None) -> Dict[str, str]:
-        return auth_headers(self.headers, self.auth, self.auth_header, method, url or self.url)
+        response = self._exchange(post, verb="POST", url=endpoint or self.url, deadline=deadline,
+                                  idempotent=idempotent)
+        try:
+            if response.status_code not in (200, 202):  # the answer itself comes on the event stream
+                raise status_error(self.name, response)
+        finally:
+            response.close()
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -211,25 +183,20 @@ class SSETransport(Transport):
         """Reader thread: open the GET, then turn its events into messages until it ends."""
         import requests
 
+        def get(headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
+            headers["Accept"] = SSE
+            try:  # the read timeout bounds the wait for the answer's headers only (then it is lifted)
+                return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
+                                      timeout=(self.connect_timeout, self.connect_timeout), allow_redirects=False)
+            except requests.exceptions.RequestException as exc:
+                raise request_error(self.name, exc, self.connect_timeout) from exc
+
         error: Exception = ConnectionClosed(f"{self.name} closed the event stream")
         try:
-            for challenges in range(_MAX_AUTH_ROUNDS + 1):
-                sent_token = current_token(self.auth)
-                headers = self._headers("GET")
-                headers["Accept"] = SSE
-                # The read timeout bounds the wait for the answer's headers only (then it is lifted).
-                response = self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
-                                          timeout=(self.connect_timeout, self.connect_timeout), allow_redirects=False)
-                if challenges < _MAX_AUTH_ROUNDS and challenge_resolved(self.auth, self.url, response, sent_token):
-                    response.close()
-                    continue  # OAuth got a token: open the stream again
-                break
-        except AuthError as exc:
+            response = self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
+        except (AuthError, ConnectError) as exc:
             error = exc
-        except requests.exceptions.ConnectTimeout as exc:
-            error = ConnectError(f"could not connect to {self.name} in {self.connect_timeout:g} s")
-            error.__cause__ = exc
-        except Exception as exc:  # refused, no answer in time, or the token provider failed
+        except Exception as exc:  # no answer in time, or the token provider failed
             error = ConnectError(f"could not open the event stream of {self.name}: {type(exc).__name__}")
             error.__cause__ = exc
         else:
