@@ -5,7 +5,11 @@
 which returns a ``Reply`` (status, headers, body) or a result dict (sent as JSON). GETs go to
 ``on_get(request)`` (default: 405). ``sse(*events)`` builds an event-stream body. Every request
 the server saw is recorded in ``seen`` (method, path, headers, parsed body), so a test can count
-exactly what reached the wire.
+exactly what reached the wire; ``before(request)`` runs on every POST before it is answered (a
+test may hold it there on an event). ``require_session``: requests other than ``initialize`` and
+``server/discover`` without ``Mcp-Session-Id`` get 400, as servers that require one answer.
+``keep_alive=False`` closes every connection after its answer; ``stop_accepting()`` then makes
+any new connection hang in ``connect`` (a server that stopped accepting, its backlog full).
 """
 from __future__ import annotations
 
@@ -57,10 +61,14 @@ Handler = Callable[["Seen", Dict[str, Any]], Any]
 
 class ScriptedHTTPServer:
     def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None,
-                 on_get: Optional[Callable[["Seen"], "Reply"]] = None, discover: Optional[Dict[str, Any]] = None) -> None:
+                 on_get: Optional[Callable[["Seen"], "Reply"]] = None, discover: Optional[Dict[str, Any]] = None,
+                 before: Optional[Callable[["Seen"], None]] = None, require_session: bool = False,
+                 keep_alive: bool = True) -> None:
         """``discover``: answer ``server/discover`` with this result (a 2026 server); by default
         it is refused as a handshake-era server refuses it."""
         self.discover = discover
+        self.before = before
+        self._fillers: List[socket.socket] = []  # connections that fill the backlog (stop_accepting)
         self.handle = handle
         self.on_get = on_get
         self.capabilities = capabilities if capabilities is not None else {"tools": {}}
@@ -95,6 +103,8 @@ class ScriptedHTTPServer:
                     return
                 self.send_response(reply.status)
                 headers = {"Content-Type": "application/json", **reply.headers}
+                if not keep_alive:
+                    headers["Connection"] = "close"
                 for key, value in headers.items():
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(reply.body)))
@@ -103,6 +113,8 @@ class ScriptedHTTPServer:
 
             def do_POST(self) -> None:  # noqa: N802
                 seen = self._record()
+                if outer.before is not None:
+                    outer.before(seen)
                 msg = seen.body if isinstance(seen.body, dict) else {}
                 if msg.get("method") == "server/discover" and outer.discover is not None:
                     self._send(Reply(200, {"jsonrpc": "2.0", "id": msg["id"], "result": outer.discover}))
@@ -119,6 +131,10 @@ class ScriptedHTTPServer:
                         session = outer.sessions[-1]
                     self._send(Reply(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result},
                                      {"Mcp-Session-Id": session}))
+                    return
+                if require_session and "mcp-session-id" not in seen.headers:
+                    self._send(Reply(400, {"jsonrpc": "2.0", "id": None,
+                                           "error": {"code": -32000, "message": "Bad Request: No valid session ID"}}))
                     return
                 if seen.headers.get("mcp-session-id") in outer.expired:
                     self._send(Reply(404, {"jsonrpc": "2.0", "id": None,
@@ -160,7 +176,20 @@ class ScriptedHTTPServer:
         with self.lock:
             self.expired.update(self.sessions)
 
+    def stop_accepting(self) -> None:
+        """Stop accepting connections and fill the listen backlog: a new connection's SYN is
+        then dropped by the kernel, so its ``connect`` hangs until the client's timeout."""
+        self.httpd.shutdown()  # serve_forever returns; the listening socket stays open
+        address = self.httpd.server_address
+        for _ in range(self.httpd.request_queue_size + 8):  # a few more than the backlog holds
+            filler = socket.socket()
+            filler.setblocking(False)
+            filler.connect_ex(address)  # EINPROGRESS once the queue is full: it never completes
+            self._fillers.append(filler)
+
     def stop(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+        for filler in self._fillers:
+            filler.close()
         self.thread.join(10)

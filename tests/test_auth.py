@@ -10,6 +10,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Dict, List
 from urllib.parse import parse_qs, urlsplit
@@ -315,3 +316,45 @@ def test_tokens_and_credentials_stay_with_their_server():
         discover_server("http://as.example", never)
     with pytest.raises(AuthError, match="not an https URL"):
         discover_resource("https://a.example/mcp", "http://a.example/.well-known/oauth-protected-resource", never)
+
+
+def test_issue9_bug6_a_call_waiting_for_another_threads_login_fails_at_its_own_timeout(world):
+    """Thread A's call starts a code-flow login whose user takes their time; thread B's call,
+    refused meanwhile, waits for that login only until its own deadline, then fails with a
+    typed error; A's login then completes and A's call succeeds: one login for both. (Before
+    the fix B waited on the lock A held across the whole flow, past its timeout.)"""
+    from mcpclient import RequestTimeout
+
+    w = world()
+    gate, entered = threading.Event(), threading.Event()
+    gate.set()
+    headless = headless_authorize()
+
+    def authorize(url: str) -> str:  # the user: logs in when the test opens the gate
+        entered.set()
+        if not gate.wait(LONG):
+            raise AuthError("the test never let the user log in")
+        return headless(url)
+
+    oauth = OAuth(authorize=authorize)
+    key = w.base + "/mcp"
+    with Client(key, timeout=LONG, protocol="legacy", auth=oauth) as client:
+        oauth.token_store.delete(key)  # no token and no refresh token: the next 401 needs a login
+        oauth._token = None
+        gate.clear()
+        entered.clear()
+        got: Dict[str, Any] = {}
+        a = threading.Thread(target=lambda: got.update(a=client.call_tool("echo", {"text": "a"}).text))
+        a.start()
+        try:
+            assert entered.wait(LONG)  # A's login waits for its user
+            started = time.monotonic()
+            with pytest.raises((RequestTimeout, AuthError)):
+                client.call_tool("echo", {"text": "b"}, timeout=0.5)
+            waited = time.monotonic() - started
+        finally:
+            gate.set()
+        a.join(LONG)
+        assert got == {"a": "a"}
+    assert 0.4 <= waited < 2.0, f"B waited {waited:.1f} s"
+    assert len(w.authorizations) == 2  # the handshake's login, then A's: B started none

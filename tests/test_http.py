@@ -470,3 +470,129 @@ def test_a_fresh_discover_result_is_reused_by_the_next_client_and_routing_header
     assert call.headers["mcp-protocol-version"] == "2026-07-28"
     assert call.body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
     assert server.requests("initialize") == [] and server.requests(http_method="GET") == []
+
+
+# ---------------------------------------------------------------- issue 9 regressions
+
+
+def list_tools_handler(seen, msg):
+    return {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+
+
+def held_renewal(n_during: int):
+    """A ``before`` hook that holds the session's renewal (the second ``initialize``) until
+    ``n_during`` other requests arrived meanwhile; returns (hook, renewing, release, during)."""
+    renewing, release = threading.Event(), threading.Event()
+    during: List[Any] = []
+    lock = threading.Lock()
+    initializes = []
+
+    def before(seen):
+        if seen.rpc_method == "initialize":
+            with lock:
+                initializes.append(seen)
+                renewal = len(initializes) == 2
+            if renewal:
+                renewing.set()
+                release.wait(LONG)
+            return
+        if renewing.is_set() and not release.is_set():
+            with lock:
+                during.append(seen)
+                if len(during) >= n_during:
+                    release.set()
+    return before, renewing, release, during
+
+
+def test_issue9_bug3_calls_made_while_an_expired_session_is_renewed_wait_for_it_and_succeed(scripted):
+    """The old id stays in use until the new session is ready: calls made during the renewal
+    meet a 404 too, wait for the one renewal, and are repeated in the new session. (Before the
+    fix the id was cleared first: those calls went out with no session id and this server,
+    which requires one, refused them with 400: each failed instead of waiting for the renewal.)"""
+    n = 12
+    before, renewing, release, during = held_renewal(n)
+    server = scripted(list_tools_handler, before=before, require_session=True)
+    results: Dict[Any, Any] = {}
+
+    with Client(server.url, timeout=LONG) as client:
+        def call(key: Any) -> None:
+            try:
+                results[key] = [t.name for t in client.list_tools()]
+            except Exception as exc:  # recorded: the assertion below names it
+                results[key] = exc
+
+        assert [t.name for t in client.list_tools()] == ["echo"]
+        server.expire_sessions()
+        first = threading.Thread(target=call, args=("first",))
+        first.start()  # meets the 404 and starts the renewal, which the server holds
+        try:
+            assert renewing.wait(LONG)
+            others = [threading.Thread(target=call, args=(k,)) for k in range(n)]
+            for t in others:
+                t.start()
+            for t in others + [first]:
+                t.join(LONG)
+        finally:
+            release.set()
+        assert not any(t.is_alive() for t in others + [first])
+        assert results == {k: ["echo"] for k in ["first", *range(n)]}
+        assert client.transport.session_id == "scripted-session-2"
+    assert len(during) == n and all(s.headers.get("mcp-session-id") == SESSION_ID for s in during)
+    assert len(server.requests("initialize")) == 2  # one renewal for all 13 callers
+    lists = server.requests("tools/list")
+    assert all("mcp-session-id" in s.headers for s in lists)
+    assert sum(s.headers["mcp-session-id"] == "scripted-session-2" for s in lists) == n + 1
+
+
+def test_issue9_bug3_a_call_waiting_for_a_session_renewal_gives_up_at_its_own_deadline(scripted):
+    """The wait for another thread's renewal is bounded by the waiting call's own timeout."""
+    before, renewing, release, _ = held_renewal(10 ** 6)  # the renewal is held until released
+    server = scripted(list_tools_handler, before=before, require_session=True)
+    with Client(server.url, timeout=LONG) as client:
+        client.list_tools()
+        server.expire_sessions()
+        first = threading.Thread(target=client.list_tools)
+        first.start()
+        try:
+            assert renewing.wait(LONG)
+            started = time.monotonic()
+            with pytest.raises(RequestTimeout):
+                client.list_tools(timeout=0.5)
+            waited = time.monotonic() - started
+        finally:
+            release.set()
+        first.join(LONG)
+    assert 0.4 <= waited < 2.0
+
+
+def test_issue9_bug4_close_is_bounded_when_the_servers_delete_cannot_connect(scripted):
+    """close() shares one deadline (CLOSE_BUDGET) across every step, the DELETE's connect
+    included. (Before the fix the DELETE had its own 10 s connect timeout.)"""
+    from mcpclient.transports.base import CLOSE_BUDGET
+
+    server = scripted(echo, keep_alive=False)  # no pooled connection: the DELETE must connect anew
+    client = Client(server.url, timeout=LONG, protocol="legacy").connect()
+    try:
+        assert client.call_tool("echo", {"text": "a"}).text == "a"
+    finally:
+        server.stop_accepting()  # from now on a connect hangs (the kernel drops the SYN)
+        started = time.monotonic()
+        client.close()
+        took = time.monotonic() - started
+    assert took < CLOSE_BUDGET + 0.5, f"close() took {took:.1f} s"
+    assert server.requests(http_method="DELETE") == []  # (it never got through)
+
+
+def test_retry_is_a_value_each_increment_a_new_one():
+    policy = Retry(total=2, backoff_factor=0.1)
+    first = policy.increment("HTTP 503")
+    second = first.increment("ConnectionClosed")
+    assert (policy.total, first.total, second.total) == (2, 1, 0)
+    assert policy.history == () and second.history == ("HTTP 503", "ConnectionClosed")
+    assert not second.may_repeat(None, reached_server=False)  # exhausted: not even a refused connect
+    with pytest.raises(ValueError):
+        second.increment("again")
+    assert 0.05 <= first.delay() <= 0.1 and 0.1 <= second.delay() <= 0.2  # 0.1 * 2**(n-1), jittered
+    assert Retry(retry_tool_calls=True).may_repeat(None, reached_server=True)
+    assert not Retry(retry_tool_calls=True).may_repeat(False, reached_server=True)  # never: False
+    assert Retry() == Retry() and hash(Retry()) == hash(Retry())

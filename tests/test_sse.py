@@ -313,3 +313,15 @@ def test_when_the_fallback_fails_too_the_first_error_is_raised_with_the_second_c
     assert isinstance(first, HTTPError) and first.status == 404
     assert isinstance(first.__cause__, HTTPError) and "no stream here" in str(first.__cause__)
     assert [s[0] for s in server.seen] == ["POST", "POST", "GET"]  # the 2026 probe, initialize, the fallback
+
+
+def test_the_fallback_transport_keeps_the_connection_number_in_its_thread_names(scripted):
+    server = scripted(echo)
+    client = Client(server.url, timeout=LONG)
+    number = client.transport.instance
+    with client:
+        assert type(client.transport).__name__ == "SSETransport" and client.transport.instance == number
+        client.call_tool("echo", {"text": "a"})
+        names = {t.name for t in threading.enumerate()}
+        assert f"mcpclient-{number}-sse" in names
+        assert any(name.startswith(f"mcpclient-{number}-sse-post") for name in names)

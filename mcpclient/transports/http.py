@@ -215,7 +215,8 @@ class HTTPTransport(HTTPBase):
         if setup:
             self._record_setup(message, body, rid)
         if rid is None:  # a notification or a response: send it now, in order
-            response = self._exchange(self._sender(body, setup), verb="POST", url=self.url, deadline=deadline,
+            # (a setup notification's answer never sets the session id: only the request's does)
+            response = self._exchange(self._sender(body, False), verb="POST", url=self.url, deadline=deadline,
                                       idempotent=idempotent, extra=headers)
             try:
                 if response.status_code not in (200, 202):
