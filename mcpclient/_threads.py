@@ -15,7 +15,7 @@ import threading
 import time
 from concurrent.futures import Future
 from queue import SimpleQueue
-from typing import Any, Callable, List, Optional, Set, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Set, TypeVar
 
 T = TypeVar("T")
 
@@ -192,14 +192,13 @@ class SingleFlight:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._flights: dict = {}
+        self._flights: Dict[Any, _Flight] = {}
 
     def run(self, key: Any, job: Callable[[], T], timeout: Optional[float] = None) -> T:
         with self._lock:
-            flight = self._flights.get(key)
-            leader = flight is None
-            if leader:
-                flight = self._flights[key] = _Flight()
+            found = self._flights.get(key)
+            leader = found is None
+            flight = self._flights[key] = _Flight() if found is None else found
         if leader:
             try:
                 flight.value = job()

@@ -103,7 +103,7 @@ class Retry:
         import random
 
         retries = max(1, len(self.history))
-        backoff = min(self.backoff_max, self.backoff_factor * (2 ** (retries - 1)))
+        backoff = min(self.backoff_max, self.backoff_factor * (2.0 ** (retries - 1)))
         return backoff * (0.5 + random.random() / 2)  # jitter: spread clients that failed together
 
 

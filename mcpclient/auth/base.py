@@ -8,7 +8,6 @@ string or callable given as ``auth=`` becomes a ``BearerToken`` (``as_auth``).
 """
 from __future__ import annotations
 
-import hashlib
 from abc import ABC, abstractmethod
 from typing import Callable, Dict, Optional, Union
 
@@ -58,7 +57,11 @@ class AuthProvider(ABC):
     def fingerprint(self) -> Optional[str]:
         """Who the requests act as, hashed (cache entries private to one identity are keyed by it)."""
         token = self.token()
-        return None if token is None else hashlib.sha256(token.encode("utf-8")).hexdigest()[:32]
+        if token is None:
+            return None
+        import hashlib  # deferred: import time (~3 ms; only HTTP clients with credentials need it)
+
+        return hashlib.sha256(token.encode("utf-8")).hexdigest()[:32]
 
 
 class BearerToken(AuthProvider):

@@ -15,7 +15,6 @@ drops before the caller sees them.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
@@ -26,11 +25,12 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List,
 from .._threads import next_instance
 from ..auth.base import AuthProvider, Challenge, TokenSource, as_auth
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, SessionExpired
-from ..retry import Retry
 from .base import CLOSE_BUDGET, Transport
 
 if TYPE_CHECKING:
     import requests
+
+    from ..retry import Retry  # (imported where a transport is made: it needs dataclasses)
 
 #: What ``auth=`` accepts: a token, a callable returning one, an ``AuthProvider``, or nothing.
 Auth = Union[TokenSource, AuthProvider, None]
@@ -90,6 +90,8 @@ class HTTPBase(Transport):
         if token is None and not self.headers:
             return None
         material = repr((token, sorted((str(k).lower(), str(v)) for k, v in self.headers.items())))
+        import hashlib  # deferred: import time (only a client with credentials asks)
+
         return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
 
     def receive(self) -> Optional[Any]:

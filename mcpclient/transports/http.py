@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional,
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
 from ..errors import AuthError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
-from ..retry import Retry
 from ._http import (
     JSON, SESSION_HEADER, SSE, Auth, HTTPBase, SSEEvent, abort, chunks, media_type, parse_sse, request_error,
     rpc_error_body, status_error,
@@ -39,6 +38,8 @@ from .base import DeliveryFailed, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import requests
+
+    from ..retry import Retry
 
 __all__ = ["HTTPTransport"]
 
@@ -105,6 +106,8 @@ class HTTPTransport(HTTPBase):
             # requests drops only Authorization on a redirect to another host: refuse rather than leak
             raise ValueError("follow_redirects=True needs auth_header='Authorization' (a custom auth "
                              "header would be sent on to whatever host the server redirects to)")
+        from ..retry import Retry  # here, not at import: mcpclient's import stays cheap
+
         super().__init__(url, kind="HTTP", headers=headers, auth=auth, auth_header=auth_header, session=session,
                          connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(), name=name)
         self.follow_redirects = follow_redirects
@@ -135,6 +138,7 @@ class HTTPTransport(HTTPBase):
 
     def start(self) -> None:
         self._open_http(self.pool_size)
+        assert self._http is not None  # (made by _open_http)
         self._poster = _Poster(self._http, self.url, self.headers) if not self.follow_redirects else None
         self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
 
@@ -183,7 +187,8 @@ class HTTPTransport(HTTPBase):
         # backlog: the connect hangs) or never answers cannot hold close() past its deadline.
         timeout = Timeout(connect=budget, read=budget, total=budget)
         try:
-            self._http.delete(self.url, headers=headers, timeout=timeout, allow_redirects=False).close()  # type: ignore[union-attr]
+            self._http.delete(self.url, headers=headers, timeout=timeout,  # type: ignore[union-attr, arg-type]
+                              allow_redirects=False).close()
         except Exception as exc:  # best effort, bounded
             log.debug("DELETE of the session failed: %s", type(exc).__name__)
 
@@ -551,7 +556,7 @@ class _Poster:
         self._http = http
         self._new = requests.PreparedRequest
         template = http.prepare_request(requests.Request("POST", url, headers=headers, data=b"{}"))
-        self.url = template.url
+        self.url: str = template.url or url
         self._headers = CaseInsensitiveDict(template.headers)
         self._headers["Accept"] = f"{JSON}, {SSE}"
         self._headers["Content-Type"] = JSON

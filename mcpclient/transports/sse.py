@@ -21,13 +21,14 @@ from urllib.parse import urljoin, urlsplit
 
 from .._threads import Lane, join_all, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
-from ..retry import Retry
 from ._http import JSON, SSE, Auth, HTTPBase, abort, body_socket, chunks, media_type, parse_sse, request_error, \
     status_error
 from .base import DeliveryFailed, encode_frame
 
 if TYPE_CHECKING:
     import requests
+
+    from ..retry import Retry
 
 __all__ = ["SSETransport"]
 
@@ -41,6 +42,7 @@ def _origin(url: str) -> str:
     """``scheme://host:port`` of ``url`` (default port filled in, no user info), for comparison."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
+    port: Any
     try:
         port = parts.port or _DEFAULT_PORTS.get(scheme)
     except ValueError:  # a port that is not a number
@@ -80,6 +82,8 @@ class SSETransport(HTTPBase):
                  auth: Auth = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
                  name: Optional[str] = None, retry: Optional[Retry] = None) -> None:
+        from ..retry import Retry  # here, not at import: mcpclient's import stays cheap
+
         super().__init__(url, kind="SSE", headers=headers, auth=auth, auth_header=auth_header, session=session,
                          connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(total=0),
                          name=name)
@@ -153,7 +157,7 @@ class SSETransport(HTTPBase):
         """POST one message to the endpoint (through ``_exchange``: auth rounds, retries)."""
         import requests
 
-        endpoint = self.endpoint
+        endpoint = self.endpoint or self.url  # (send() refuses to run before the endpoint is known)
 
         def post(headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
             headers["Content-Type"] = JSON
@@ -163,7 +167,7 @@ class SSETransport(HTTPBase):
             except requests.exceptions.RequestException as exc:
                 raise request_error(self.name, exc, self.connect_timeout) from exc
 
-        response = self._exchange(post, verb="POST", url=endpoint or self.url, deadline=deadline,
+        response = self._exchange(post, verb="POST", url=endpoint, deadline=deadline,
                                   idempotent=idempotent)
         try:
             if response.status_code not in (200, 202):  # the answer itself comes on the event stream
