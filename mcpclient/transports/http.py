@@ -123,13 +123,15 @@ class HTTPTransport(HTTPBase):
         self._opened = False  # a setup request was answered 200: no fallback after that
         self._refused: Optional[BaseException] = None  # how the first setup POST was refused (fallback())
         self._fell_back = False
-        self._renewals = SingleFlight()
+        self._renewals = SingleFlight()  # keyed by the expired session id
         self._change: Optional[Tuple[str, str]] = None  # (old, new) session ids for on_session_change
         self._posts: Optional[Lane] = None
         self._poster: Optional[_Poster] = None
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # request id -> its response stream being read
         self._cancelled: Set[Any] = set()  # 2026: requests cancelled before their response came
+        # Guards _open/_streams/_cancelled/_change only; never held across I/O, a callback or
+        # another lock (renewals and auth flows are single flights: no lock while they run).
         self._open_lock = threading.Lock()
         self._get_thread: Optional[threading.Thread] = None
         self._get_answered = threading.Event()
