@@ -107,7 +107,8 @@ def main():
             pass
     except KeyboardInterrupt:
         pass
-    server.shutdown()
+    # No server.shutdown(): it waits up to poll_interval (0.5 s) for serve_forever to notice,
+    # which is most of a short benchmark run. Every thread is a daemon: exiting stops them.
 
 
 if __name__ == "__main__":
