@@ -272,8 +272,8 @@ class RawThreaded:
     least in CPython (ids, a future, two locks, a thread hand-off per reply), and nothing else:
     no timeouts, no result parsing, no error mapping."""
 
-    def __init__(self, argv: List[str], modern: bool) -> None:
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def __init__(self, argv: List[str], modern: bool, **popen: Any) -> None:
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, **popen)
         self.pending: Dict[int, Future] = {}
         self.lock = threading.Lock()
         self.write_lock = threading.Lock()
@@ -319,10 +319,17 @@ class RawThreaded:
         self.proc.stdout.close()  # type: ignore[union-attr]
 
 
+#: How the threaded floor starts raw_server.py: in a new session, as mcpclient's StdioTransport
+#: and the official client's stdio_client both do (to signal the server's whole process group).
+#: It matters: with Linux's scheduler autogroups (on by default) a new session is a new group, and
+#: that changes how often the server preempts the client (see benchmarks/PROFILE-issue9.md).
+RAW_THREADED_POPEN: Dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {}
+
+
 def bench_raw_threaded(sz: Dict[str, int], where: Placement, modern: bool = False) -> Dict[str, Any]:
     """The threaded raw floor, measured exactly like mcpclient (``_threads_rounds``: same warm-up,
     rounds, barrier, call counts)."""
-    raw = RawThreaded(where.server_argv(modern), modern)
+    raw = RawThreaded(where.server_argv(modern), modern, **RAW_THREADED_POPEN)
     try:
         if modern:
             assert MODERN in raw.request("server/discover", {"_meta": MODERN_META})["supportedVersions"]
