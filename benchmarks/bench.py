@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """mcpclient benchmark: latency, throughput and import cost, in one run, against raw_server.py.
 
-    python benchmarks/bench.py                 # full run (~3 min on 2 cores: both eras, stdio + HTTP)
-    python benchmarks/bench.py --quick         # smaller, still meaningful (~45 s with --placement free)
+    python benchmarks/bench.py                 # full run (~4 min on 2 cores: both eras, stdio + HTTP)
+    python benchmarks/bench.py --quick         # smaller, still meaningful (~33 s with --placement free)
     python benchmarks/bench.py --smoke         # a handful of calls per phase: does every row run? (~4 s)
     python benchmarks/bench.py --json out.json --check
     python benchmarks/bench.py --placement split
@@ -747,7 +747,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     size = ap.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true",
-                      help="smaller sizes, still meaningful numbers (~45 s with --placement free)")
+                      help="smaller sizes, still meaningful numbers (~33 s with --placement free)")
     size.add_argument("--smoke", action="store_true",
                       help="a handful of calls per phase: checks that every row runs (CI, ~5 s); numbers are noise")
     ap.add_argument("--json", metavar="FILE", help="also write every number to FILE as JSON")
@@ -789,7 +789,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("* raw floor @8/@32 = k requests written at once, then k replies read (a perfectly batching "
               "client: a ceiling, not a target)")
         print("  raw threaded = no library: N threads, a Future per call, write lock, one reader thread "
-              "(the threaded floor; @1 = the same code, one caller)")
+              "(the threaded floor; @1 = the same code, one caller; its server starts in a new session, "
+              "as both clients' do)")
     print(flush=True)
 
     started = time.perf_counter()
