@@ -132,7 +132,7 @@ def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'mcpclient' has no attribute {name!r}")
-    import importlib
+    import importlib  # deferred: only the first use of a lazy name needs it
 
     value = getattr(importlib.import_module(f"mcpclient.{module}"), name)
     globals()[name] = value

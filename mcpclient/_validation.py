@@ -22,7 +22,7 @@ def _validator(schema: Dict[str, Any], tool: Optional[str]) -> Any:
     entry = _cache.get(key)
     if entry is not None and entry[0] is schema:
         return entry[1]
-    import jsonschema
+    import jsonschema  # deferred: import cost (jsonschema, tens of ms); only tools with an outputSchema need it
     from jsonschema.validators import validator_for
     from referencing import Registry
 

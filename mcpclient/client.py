@@ -9,6 +9,7 @@ notifications in ``notifications``, server-to-client requests in ``_responder``.
 """
 from __future__ import annotations
 
+import logging
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Union, overload
 
@@ -365,7 +366,7 @@ class Client:
 
     def list_tasks_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Task]]:
         """The future of ``list_tasks``."""
-        from .tasks import Task
+        from .tasks import Task  # deferred: import cost (tasks); only task users need it
 
         return self._list("tasks/list", "tasks", Task.from_wire, timeout, False)
 
@@ -563,7 +564,5 @@ class Client:
                     self._cache.invalidate(method, uri)
 
 
-def _server_logger(name: str) -> Any:
-    import logging
-
+def _server_logger(name: str) -> logging.Logger:
     return logging.getLogger(f"mcpclient.server.{name}")

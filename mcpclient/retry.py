@@ -100,7 +100,7 @@ class Retry:
             seconds = parse_retry_after(retry_after)
             if seconds is not None:
                 return seconds if seconds <= self.retry_after_max else None
-        import random
+        import random  # deferred: import cost (random); only backoff needs it
 
         retries = max(1, len(self.history))
         backoff = min(self.backoff_max, self.backoff_factor * (2.0 ** (retries - 1)))
@@ -112,7 +112,7 @@ def parse_retry_after(value: str) -> Optional[float]:
     value = value.strip()
     if value.isdigit():
         return float(value)
-    import time
+    import time  # deferred: only an HTTP-date Retry-After needs it
     from email.utils import parsedate_to_datetime
 
     try:

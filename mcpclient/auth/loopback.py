@@ -53,7 +53,7 @@ def loopback_authorize(open_browser: Optional[Callable[[str], Any]] = None,
             if open_browser is not None:
                 open_browser(url)
             else:
-                import webbrowser
+                import webbrowser  # deferred: import cost (webbrowser); only a desktop login opens one
 
                 if not webbrowser.open(url):
                     raise AuthError("no browser could be opened for the login; use another authorize step")

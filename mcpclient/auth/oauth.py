@@ -92,6 +92,7 @@ class OAuth(AuthProvider):
             raise ValueError("the client_credentials grant needs client_id and client_secret (or private_key)")
         self._signing_key: Optional[int] = None
         if private_key is not None:
+            # deferred: import cost (auth.jwt); only private_key_jwt and DPoP use it
             from .jwt import load_ec_private_key
 
             try:
@@ -498,7 +499,7 @@ class OAuth(AuthProvider):
         if self.dpop == "auto" and not server.supports("dpop_signing_alg_values_supported", "ES256"):
             return None
         if self._dpop_key is None:
-            from .jwt import DPoPKey
+            from .jwt import DPoPKey  # deferred: import cost (auth.jwt); only private_key_jwt and DPoP use it
 
             self._dpop_key = DPoPKey()
         return self._dpop_key
@@ -507,7 +508,7 @@ class OAuth(AuthProvider):
 
     def _session(self) -> Any:
         if self._http is None:
-            import requests
+            import requests  # deferred: import cost (requests); stdio-only programs never load it
 
             self._http = requests.Session()
         return self._http
@@ -539,7 +540,7 @@ def headless_authorize(http_get: Optional[Callable[[str], Any]] = None) -> Autho
     with — for authorization servers that approve without a user (test servers, pre-consented
     machine clients). Real logins need a browser: see ``loopback_authorize``."""
     def authorize(url: str) -> str:
-        import requests
+        import requests  # deferred: import cost (requests); stdio-only programs never load it
 
         response = (http_get or (lambda u: requests.get(u, allow_redirects=False, timeout=30)))(url)
         location = response.headers.get("Location")

@@ -66,7 +66,7 @@ class FileTokenStore(TokenStore):
         lock_path = self.path + ".lock"
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
-            import fcntl
+            import fcntl  # deferred: POSIX-only, and only FileTokenStore needs it
 
             fcntl.flock(fd, fcntl.LOCK_EX)
         except ImportError:  # not POSIX: the in-process mutex is all there is

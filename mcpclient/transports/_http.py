@@ -101,7 +101,7 @@ class HTTPBase(Transport):
 
     def _open_http(self, pool_size: int) -> None:
         """Make the ``requests`` session (unless the user gave one) and bind the credentials."""
-        import requests
+        import requests  # deferred: import cost (requests); stdio-only programs never load it
         from requests.adapters import HTTPAdapter
 
         if self._closing.is_set():
@@ -313,7 +313,7 @@ def abort(response: "requests.Response") -> None:
     ``Response.close()`` would wait for that read (it takes the same buffer lock), so the socket
     under it is shut down instead; the reading thread then closes the response itself.
     """
-    import socket
+    import socket  # deferred: import cost (socket, already loaded by any HTTP user)
 
     sock = body_socket(response)
     if sock is not None:
@@ -371,7 +371,7 @@ def status_error(name: str, response: "requests.Response") -> Exception:
 def request_error(name: str, exc: BaseException, connect_timeout: float) -> Exception:
     """Map a ``requests`` exception: ``ConnectError`` when nothing reached the server (so the
     request may be sent again), ``ConnectionClosed`` when it may have arrived."""
-    import requests
+    import requests  # deferred: import cost (requests); stdio-only programs never load it
     from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
 
     reason = getattr(exc.args[0], "reason", None) if exc.args else None

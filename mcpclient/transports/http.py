@@ -178,7 +178,7 @@ class HTTPTransport(HTTPBase):
 
     def _delete(self, session_id: str, deadline: float) -> None:
         """End our session on the server (the spec asks for it; 405 means "not supported")."""
-        from urllib3.util import Timeout
+        from urllib3.util import Timeout  # deferred: import cost (urllib3); stdio-only programs never load it
 
         budget = min(_DELETE_TIMEOUT, deadline - time.monotonic())
         if budget <= 0:
@@ -201,7 +201,7 @@ class HTTPTransport(HTTPBase):
         if not self.sse_fallback or self._fell_back or self._opened or self._refused is None \
                 or not isinstance(error, HTTPError) or error.status not in _LEGACY_REFUSALS:
             return None
-        from .sse import SSETransport
+        from .sse import SSETransport  # deferred: import cost (transports.sse); only a fallback needs it
 
         self._fell_back = True
         sse = SSETransport(self.url, headers=self.headers, auth=self.auth, connect_timeout=self.connect_timeout,
@@ -290,7 +290,7 @@ class HTTPTransport(HTTPBase):
 
     def _post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
         """One POST, its ``requests`` failures mapped (``request_error``)."""
-        import requests
+        import requests  # deferred: import cost (requests); stdio-only programs never load it
 
         try:
             if self._poster is not None:
@@ -452,7 +452,7 @@ class HTTPTransport(HTTPBase):
             return None
 
     def _get_stream(self, last_event_id: Optional[str] = None) -> "requests.Response":
-        import requests
+        import requests  # deferred: import cost (requests); stdio-only programs never load it
 
         headers = self._headers("GET", self.url)
         headers["Accept"] = SSE
@@ -505,7 +505,7 @@ class HTTPTransport(HTTPBase):
     def _listen(self) -> None:
         """The GET stream for server-initiated messages, reopened until close: after the server's
         ``retry:`` delay with ``Last-Event-ID`` when it gave ids, else with capped backoff."""
-        import random
+        import random  # deferred: import cost (random); only backoff needs it
 
         delay = 0.5
         last_id: Optional[str] = None
@@ -552,7 +552,7 @@ class _Poster:
     redirects (with ``follow_redirects=True`` the transport uses ``Session.post``)."""
 
     def __init__(self, http: "requests.Session", url: str, headers: Dict[str, str]) -> None:
-        import requests
+        import requests  # deferred: import cost (requests); stdio-only programs never load it
         from requests.structures import CaseInsensitiveDict
 
         self._http = http

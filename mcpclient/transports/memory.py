@@ -33,7 +33,7 @@ class _End:
 
     def receive(self, timeout: Optional[float] = None) -> Optional[Any]:
         """The next message, or ``None`` once the other side closed (or ``timeout`` passed)."""
-        import queue
+        import queue  # deferred: import cost (queue); only in-memory transports need it
 
         try:
             frame = self._inbox.get(timeout=timeout)

@@ -155,7 +155,7 @@ class SSETransport(HTTPBase):
 
     def _post(self, body: bytes, deadline: Optional[float], idempotent: Optional[bool]) -> None:
         """POST one message to the endpoint (through ``_exchange``: auth rounds, retries)."""
-        import requests
+        import requests  # deferred: import cost (requests); stdio-only programs never load it
 
         endpoint = self.endpoint or self.url  # (send() refuses to run before the endpoint is known)
 
@@ -185,7 +185,7 @@ class SSETransport(HTTPBase):
 
     def _read(self) -> None:
         """Reader thread: open the GET, then turn its events into messages until it ends."""
-        import requests
+        import requests  # deferred: import cost (requests); stdio-only programs never load it
 
         def get(headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
             headers["Accept"] = SSE

@@ -78,7 +78,7 @@ def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool) -> None:
 
     On Windows there are no process groups to signal: the child itself is terminated.
     """
-    import signal
+    import signal  # deferred: import cost (signal); only closing a child needs it
 
     try:
         if _POSIX:
