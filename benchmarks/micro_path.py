@@ -32,28 +32,29 @@ def main() -> None:
     client.__enter__()
     try:
         client.list_tools()
-        session = client._session
+        session = client.session
         transport = session.transport
-        from mcpclient import client as client_mod
+        from mcpclient import _params
+        from mcpclient.futures import CallFuture
 
-        DEFAULT = client_mod.DEFAULT
         raw_result = {"content": [{"type": "text", "text": "x"}], "isError": False}
         reply_line = json.dumps({"jsonrpc": "2.0", "id": 12345, "result": raw_result},
                                 separators=(",", ":")).encode() + b"\n"
         message = {"jsonrpc": "2.0", "id": 12345, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}
-        params, transform = client._tool_call("echo", bench.ARGS, False, None)
+        params, transform = _params.tool_call("echo", bench.ARGS, False, None, None)
         rows = []
 
         def add(name, value, floor=None):
             rows.append((name, value, floor))
 
         # --- caller side, before the write
-        add("Client._tool_call (params + transform closure)", us(lambda: client._tool_call("echo", bench.ARGS, False, None)))
-        add("Client._options (state/capability checks, options dict)",
-            us(lambda: client._options("tools/call", DEFAULT, None, None, True)))
-        from mcpclient.session import _Call
-        add("session._Call(...) incl. a pre-acquired lock", us(lambda: _Call(1, "tools/call", None, None, False, 60.0, False, None, None)),
-            us(lambda: Future()))
+        add("_params.tool_call (params + transform closure)",
+            us(lambda: _params.tool_call("echo", bench.ARGS, False, None, None)))
+        era = client._conn.ready("tools/call")
+        add("Client._call's checks (connection ready, era.check)",
+            us(lambda: client._conn.ready("tools/call").check("tools/call")))
+        add("CallFuture(..., owned=True) incl. a pre-acquired lock",
+            us(lambda: CallFuture(session, "tools/call", transform, owned=True)), us(lambda: Future()))
         add("encode_frame(message) + b'\\n'", us(lambda: encode_frame(message) + b"\n"),
             us(lambda: json.dumps(message).encode() + b"\n"))
         # transport.send to /dev/null (the write lock, deadline, memoryview, closing check, os.write)
@@ -61,8 +62,8 @@ def main() -> None:
         real_fd = transport._stdin_fd
         transport._stdin_fd = devnull
         try:
-            add("StdioTransport.send (encode + lock + os.write to /dev/null)", us(lambda: transport.send(message, 60.0, True)),
-                None)
+            add("StdioTransport.send (encode + lock + os.write to /dev/null)",
+                us(lambda: transport.send(message, deadline=None, wait=True)), None)
         finally:
             transport._stdin_fd = real_fd
         add("os.write(devnull, 100 bytes) alone", us(lambda: os.write(devnull, b"x" * 100)))
@@ -73,10 +74,10 @@ def main() -> None:
         msg = json.loads(reply_line)
 
         def complete_one():
-            call = _Call(12345, "tools/call", None, None, False, 60.0, False, None, None)
+            call = CallFuture(session, "tools/call", transform, owned=True)
             session._pending[12345] = call
             session._dispatch(msg)
-        add("Session._dispatch -> _complete -> _finish -> release (+ a _Call)", us(complete_one))
+        add("Session._dispatch -> _complete -> land -> release (+ a CallFuture)", us(complete_one))
 
         def floor_complete():
             f = Future()
@@ -91,9 +92,11 @@ def main() -> None:
         add("ToolResult.from_wire alone", us(lambda: ToolResult.from_wire(raw_result, "echo")))
 
         # whole path, sequential, including the pipe and the reader thread hand-off
-        add("Client.call_tool, whole (sequential, real pipe; free placement)", us(lambda: client.call_tool("echo", bench.ARGS), number=3000))
-        add("Session.request, whole (sequential, real pipe)",
-            us(lambda: session.request("tools/call", params, timeout=60.0), number=3000))
+        add("Client.call_tool, whole (sequential, real pipe; free placement)",
+            us(lambda: client.call_tool("echo", bench.ARGS), number=3000))
+        add("Session.call(owned).result(), whole (sequential, real pipe)",
+            us(lambda: session.call("tools/call", params, owned=True, timeout=60.0).result(), number=3000))
+        del era
         print(f"{'step':66}{'µs/call':>9}{'floor µs':>10}")
         for name, value, floor in rows:
             print(f"{name:66}{value:9.2f}{'' if floor is None else format(floor, '10.2f')}")

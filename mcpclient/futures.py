@@ -77,39 +77,43 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     new one per round). ``result()``/``exception()`` raise ``ReaderThreadError`` on the
     connection's reader or timer thread (they would wait for themselves), and a cancelled call
     raises ``RequestCancelled`` (a ``concurrent.futures.CancelledError``). Done-callbacks run on
-    the thread that completes the future: a worker thread, or the reader for a result that needs
-    no parsing (``request_future``), the timer for a timeout, the canceller or the closer; they
-    must not block.
+    the thread that completes the future: a worker thread (``mcpclient-<n>-worker-<k>``), or the
+    canceller's or closer's; never the reader or the timer.
     """
 
-    def __init__(self, session: "Session", method: str, transform: Optional[Transform] = None, *,
-                 owned: bool = False, timeout: Optional[float] = None, reset_on_progress: bool = False,
-                 max_total: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
-                 prepare: Optional[Prepare] = None, headers: Optional[Dict[str, str]] = None,
-                 idempotent: Optional[bool] = False, setup: bool = False, cancellable: bool = True) -> None:
-        super().__init__()
+    # The per-call options, as class defaults: a call sets only those that differ (the engine's
+    # hot path builds one of these per request, so every attribute write counts).
+    request_id: Any = None
+    timeout: Optional[float] = None
+    reset_on_progress = False
+    hard = _INF  # monotonic time past which no progress extends the deadline
+    on_progress: Optional[ProgressCallback] = None
+    progress_queued = False  # its progress callbacks wait on the notification lane
+    may_defer = False
+    prepare: Optional[Prepare] = None
+    headers: Optional[Dict[str, str]] = None
+    idempotent: Optional[bool] = False
+    setup = False
+    cancellable = True
+    _reply: Any = None  # owned: the reply that landed (or a _Final value), and
+    _error: Optional[BaseException] = None  # the error that ended it
+    _state = "PENDING"  # what repr() shows of an owned call (its Future state is never used)
+
+    def __init__(self, session: "Session", method: str, transform: Optional[Transform] = None,
+                 owned: bool = False) -> None:
+        if owned:
+            # The blocking fast path: an owned call never leaves its caller, who waits on a bare
+            # pre-acquired lock; the Future machinery (a Condition, waiters, callbacks) is never
+            # touched, so it is not built. Nothing but result() is ever called on an owned call.
+            self._landed = _allocate_lock()
+            self._landed.acquire()
+        else:
+            super().__init__()
         self.method = method
-        self.request_id: Any = None
         self._session = session
         self._transform = transform
         self._owned = owned
-        self.timeout = timeout
-        self.reset_on_progress = reset_on_progress
         self.started = self.last_activity = _monotonic()
-        self.hard = self.started + max_total if max_total is not None else _INF
-        self.on_progress = on_progress
-        self.progress_queued = False  # its progress callbacks wait on the notification lane
-        self.may_defer = False
-        self.prepare = prepare
-        self.headers = headers
-        self.idempotent = idempotent
-        self.setup = setup
-        self.cancellable = cancellable
-        self._reply: Any = None  # owned: what landed (a reply message), or
-        self._error: Optional[BaseException] = None  # the error that ended it
-        if owned:
-            self._landed = _allocate_lock()
-            self._landed.acquire()
 
     @classmethod
     def completed(cls, session: "Session", method: str, value: Any) -> "CallFuture":

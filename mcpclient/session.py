@@ -232,14 +232,28 @@ class Session:
         """
         if owned and _get_ident() in self._io_idents:
             self.check_not_reader(method)
-        call = CallFuture(self, method, transform, owned=owned, timeout=timeout,
-                          reset_on_progress=reset_timeout_on_progress, max_total=max_total_timeout,
-                          on_progress=on_progress, prepare=prepare, headers=headers, idempotent=idempotent,
-                          setup=setup, cancellable=cancellable)
+        call = CallFuture(self, method, transform, owned)
+        if timeout is not None:
+            call.timeout = timeout
+        if max_total_timeout is not None:
+            call.hard = call.started + max_total_timeout
         if on_progress is not None:
+            call.on_progress = on_progress
             # A call made on the notification thread must not wait for its progress callbacks:
             # they are queued behind the very callback that is waiting.
             call.may_defer = _get_ident() not in self._notifier.idents
+        if reset_timeout_on_progress:
+            call.reset_on_progress = True
+        if prepare is not None:
+            call.prepare = prepare
+        if headers is not None:
+            call.headers = headers
+        if idempotent is not False:
+            call.idempotent = idempotent
+        if setup:
+            call.setup = True
+        if not cancellable:
+            call.cancellable = False
         if known is not _NO_RESULT:
             call.start(known)
         else:
@@ -266,7 +280,8 @@ class Session:
                     headers: Optional[Dict[str, str]]) -> None:
         rid = next(self._ids)
         call.request_id = rid
-        call.progress_queued = False
+        if call.progress_queued:
+            call.progress_queued = False
         method = call.method
         if call.on_progress is not None or call.reset_on_progress:
             params = dict(params or {})
@@ -282,8 +297,8 @@ class Session:
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
         try:
-            self.transport.send(message, deadline=None if deadline == _INF else deadline,
-                                wait=call._owned, headers=headers, idempotent=call.idempotent, setup=call.setup)
+            self.transport.send(message, deadline=None if deadline == _INF else deadline, wait=call._owned,
+                                headers=headers, idempotent=call.idempotent, setup=call.setup)
         except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
             with self._lock:
                 self._pending.pop(rid, None)

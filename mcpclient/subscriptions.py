@@ -182,7 +182,8 @@ class _AckWait(CallFuture):
     carries the URI; ``RequestTimeout`` (and the URI dropped again) if it does not in time."""
 
     def __init__(self, session: "Session", timeout: Optional[float], on_timeout: Callable[[], None]) -> None:
-        super().__init__(session, "subscriptions/listen", timeout=timeout)
+        super().__init__(session, "subscriptions/listen")
+        self.timeout = timeout
         self._on_timeout = on_timeout
 
     def expired(self) -> None:

@@ -150,7 +150,10 @@ class StdioTransport(Transport):
         self._proc: Optional["subprocess.Popen[bytes]"] = None
         self._stdin_fd = -1
         self._lifecycle = threading.Lock()  # orders start() against close()
-        self._write_lock = threading.Lock()
+        self._write_lock = threading.Lock()  # held while writing (close() takes it to close stdin)
+        self._outbox_lock = threading.Lock()  # guards _outbox and _writing; never held across I/O
+        self._outbox: list = []  # frames other senders left to the thread writing now
+        self._writing = False
         self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
         self._exited = threading.Event()
         self._closing = threading.Event()
@@ -290,35 +293,78 @@ class StdioTransport(Transport):
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
+        """Write one message. Writes are combined: a sender that finds another thread writing
+        leaves its frame to that writer and returns (under load one ``write()`` carries many
+        frames, and the server wakes once for them); the writer writes until nothing is queued.
+        A frame left to a writer that then fails is lost with the connection (the reader then
+        fails every pending call), or times out with its call."""
         data = encode_frame(message) + b"\n"
         if self._stdin_fd < 0:
             raise ConnectionClosed("transport not started")
+        with self._outbox_lock:
+            if self._writing:  # a writer is at work: it takes this frame too
+                self._outbox.append(data)
+                return
+            self._writing = True
+        try:
+            failure = self._write_frames(data, deadline)  # hands the writer role back when done
+        except BaseException:
+            self._stop_writing()
+            raise
+        if failure is not None:
+            self._stop_writing()
+            raise self._exit_error() from failure  # outside the locks: it may wait for the exit
+
+    def _stop_writing(self) -> None:
+        """A write failed: give up the writer role; frames others left for it are dropped."""
+        with self._outbox_lock:
+            self._writing = False
+            dropped, self._outbox = self._outbox, []
+        if dropped:
+            log.debug("dropped %d queued messages after a failed write to %s", len(dropped), self.name)
+
+    def _write_frames(self, data: bytes, deadline: Optional[float]) -> Optional[OSError]:
+        """Write ``data`` and then whatever other senders queue meanwhile, under the write lock
+        (``close()`` takes it too, so stdin is never closed in the middle of a frame)."""
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         if timeout is not None and timeout > threading.TIMEOUT_MAX:
             timeout = deadline = None
         if not self._write_lock.acquire(timeout=-1 if timeout is None else timeout):
             raise SendTimeout(f"server {self.name} is not reading: another message is still being written")
         try:
-            failure = self._write(memoryview(data), deadline)
+            failure = self._write(data, deadline)  # this sender's own frame: its failures are its own
+            while failure is None:
+                with self._outbox_lock:
+                    queued, self._outbox = self._outbox, []
+                    if not queued:
+                        self._writing = False  # in the same critical section: no frame is stranded
+                        return None
+                try:
+                    failure = self._write(b"".join(queued), deadline)
+                except SendTimeout:  # the server stopped reading: the next sender writes them first
+                    with self._outbox_lock:
+                        self._outbox[:0] = queued
+                        self._writing = False
+                    return None
+            return failure
         finally:
             self._write_lock.release()
-        if failure is not None:
-            raise self._exit_error() from failure  # outside the lock: it may wait for the exit
 
-    def _write(self, data: memoryview, deadline: Optional[float]) -> Optional[OSError]:
+    def _write(self, data: bytes, deadline: Optional[float]) -> Optional[OSError]:
         """Write all of ``data`` (holding the write lock); a broken pipe is returned, not raised."""
         fd = self._stdin_fd
-        written = 0
-        while written < len(data):
-            if self._closing.is_set():
-                raise ConnectionClosed("transport closed")
-            try:
-                written += os.write(fd, data[written:])
-                continue
-            except BlockingIOError:  # the pipe is full: the server is slow to read, or not reading
-                pass
-            except OSError as exc:  # BrokenPipeError and friends: the server is gone
-                return exc
+        if self._closing.is_set():
+            raise ConnectionClosed("transport closed")
+        try:
+            written = os.write(fd, data)  # the common case: the pipe takes it all at once
+        except BlockingIOError:  # the pipe is full: the server is slow to read, or not reading
+            written = 0
+        except OSError as exc:  # BrokenPipeError and friends: the server is gone
+            return exc
+        if written == len(data):
+            return None
+        view = memoryview(data)
+        while written < len(view):
             wait = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
             if wait <= 0:
                 if written:  # half a message is on the wire: nothing can follow it any more
@@ -327,6 +373,14 @@ class StdioTransport(Transport):
                     raise ConnectionClosed(f"server {self.name} stopped reading mid-message")
                 raise SendTimeout(f"server {self.name} is not reading its stdin")
             select.select((), (fd,), (), wait)
+            if self._closing.is_set():
+                raise ConnectionClosed("transport closed")
+            try:
+                written += os.write(fd, view[written:])
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                return exc
         return None
 
     def receive(self) -> Optional[Any]:
