@@ -1,24 +1,24 @@
 """Answers the server's requests (sampling, elicitation, roots, ping, tasks) with the user's handlers.
 
-Kept apart from ``handlers`` (the typed requests and results) so that ``import mcpclient`` does
-not build those classes: they are imported when the first server request needs them.
+Kept apart from ``handlers`` and ``elicitation`` (the typed requests and results) so that
+``import mcpclient`` does not build those classes: they are imported when first needed.
 """
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Type
 
 from .errors import InvalidParams, MethodNotFound, ProtocolError
 
 if TYPE_CHECKING:
-    from .handlers import ElicitationHandler, ElicitationRequest, RootsSetting, SamplingHandler
+    from .elicitation import ElicitationRequest
+    from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
     from .tasks import TaskStore
 
 __all__ = ["Responder"]
 
 log = logging.getLogger("mcpclient")
 
-ELICITATION_MODES = ("form", "url")
 TASK_METHODS = ("tasks/get", "tasks/result", "tasks/list", "tasks/cancel")
 Raw = Dict[str, Any]
 
@@ -32,6 +32,8 @@ class Responder:
         for name, handler in (("sampling_handler", sampling), ("elicitation_handler", elicitation)):
             if handler is not None and not callable(handler):
                 raise TypeError(f"{name} must be callable")
+        from .elicitation import ELICITATION_MODES  # here, not at the top: import cost
+
         modes = tuple(elicitation_modes)
         if not modes or any(m not in ELICITATION_MODES for m in modes):
             raise ValueError(f"elicitation_modes must name 'form' and/or 'url', not {elicitation_modes!r}")
@@ -120,9 +122,9 @@ class Responder:
         return run
 
     def _prepare_elicit(self, params: Dict[str, Any]) -> Callable[[], Raw]:
-        from .handlers import ElicitationRequest, ElicitationResult
+        from .elicitation import ElicitationRequest, ElicitationResult, InvalidElicitation
 
-        request = _parsed(ElicitationRequest, params, "elicitation/create")
+        request = _parsed(ElicitationRequest, params, "elicitation/create", told_as_is=(InvalidElicitation,))
         if request.mode not in self.elicitation_modes:
             raise InvalidParams(-32602, f"this client did not declare {request.mode} elicitation")
         handler = self.elicitation
@@ -144,12 +146,15 @@ def _merged(base: Dict[str, Any], extra: Dict[str, Any]) -> Dict[str, Any]:
     return merged
 
 
-def _parsed(kind: Any, params: Dict[str, Any], method: str) -> Any:
-    """Parse a server request's params; anything malformed is the server's error (-32602)."""
+def _parsed(kind: Any, params: Dict[str, Any], method: str, told_as_is: Tuple[Type[Exception], ...] = ()) -> Any:
+    """Parse a server request's params; anything malformed is the server's error (-32602).
+    Errors of the ``told_as_is`` types already say what is wrong: their message is sent unchanged."""
     try:
         return kind.from_wire(params)
     except InvalidParams:
         raise
+    except told_as_is as exc:
+        raise InvalidParams(-32602, str(exc)) from None
     except (ProtocolError, TypeError, ValueError, KeyError, AttributeError) as exc:
         raise InvalidParams(-32602, f"malformed {method} request: {exc}") from None
 

@@ -4,7 +4,8 @@
 detects on its own (timeouts, closed clients, bad schemas) also inherit the builtin they resemble,
 so generic ``except TimeoutError`` clauses keep working. Errors the *server* sent are ``RPCError``
 subclasses chosen by JSON-RPC code (``RPCError.from_wire``). No message ever contains a secret.
-This module imports nothing from mcpclient at import time.
+This module imports nothing from mcpclient at import time (``URLElicitationRequired.elicitations``
+imports ``elicitation``, which imports nothing from mcpclient).
 """
 from __future__ import annotations
 
@@ -161,7 +162,7 @@ class URLElicitationRequired(RPCError):
 
     @property
     def elicitations(self) -> List[Any]:
-        from .handlers import ElicitationRequest
+        from .elicitation import ElicitationRequest  # here, not at the top: import cost
 
         found = self.data.get("elicitations") if isinstance(self.data, dict) else None
         requests = []

@@ -4,17 +4,19 @@ A server (handshake era) sends ``sampling/createMessage``, ``elicitation/create`
 ``roots/list`` requests mid-call (2026 era: as ``input_required`` results). Handlers run on the
 connection's handler threads (``mcpclient-<n>-handler_<k>``, at most ``max_workers`` at once);
 they may block and may call back into the client. This module holds the typed requests and
-results handlers see and return; ``_responder`` calls the handlers (and imports this module
-only when the first server request arrives, to keep ``import mcpclient`` fast).
+results handlers see and return (frozen dataclasses, like ``mcpclient.types``; the elicitation
+ones live in ``mcpclient.elicitation`` and are re-exported here); ``_responder`` calls the
+handlers (and imports this module only when the first server request arrives, to keep
+``import mcpclient`` fast).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
-from ._responder import ELICITATION_MODES
+from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
 from .errors import InvalidParams
-from ._records import field
-from .types import Content, Raw, TextContent, _Record, _record, parse_content
+from .types import _SLOTS, Content, Raw, TextContent, parse_content
 
 
 __all__ = [
@@ -29,12 +31,12 @@ __all__ = [
 
 # --- sampling -----------------------------------------------------------------------------------
 
-@_record
-class SamplingMessage(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class SamplingMessage:
     """One message of a sampling conversation; ``content`` is always a list (the wire may send one block)."""
 
     role: str
-    content: List[Content]
+    content: List[Content] = field(hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -50,25 +52,25 @@ class SamplingMessage(_Record):
         return cls(str(raw.get("role", "")), [parse_content(b) for b in blocks], raw)
 
 
-@_record
-class CreateMessageRequest(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class CreateMessageRequest:
     """``sampling/createMessage``: the server asks the client's LLM for a completion.
 
     ``tools``/``tool_choice`` (2025-11-25) are passed through as received; they are only sent to a
     client that declared ``sampling.tools`` (``Client(capabilities={"sampling": {"tools": {}}})``).
     """
 
-    messages: List[SamplingMessage]
+    messages: List[SamplingMessage] = field(hash=False)
     max_tokens: int
     system_prompt: Optional[str] = None
-    model_preferences: Optional[Raw] = None
+    model_preferences: Optional[Raw] = field(default=None, hash=False)
     include_context: Optional[str] = None
     temperature: Optional[float] = None
-    stop_sequences: Optional[List[str]] = None
-    metadata: Optional[Raw] = None
-    tools: Optional[List[Raw]] = None
-    tool_choice: Optional[Raw] = None
-    meta: Optional[Raw] = None
+    stop_sequences: Optional[List[str]] = field(default=None, hash=False)
+    metadata: Optional[Raw] = field(default=None, hash=False)
+    tools: Optional[List[Raw]] = field(default=None, hash=False)
+    tool_choice: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -89,19 +91,19 @@ class CreateMessageRequest(_Record):
                    raw.get("_meta"), raw)
 
 
-@_record
-class CreateMessageResult(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class CreateMessageResult:
     """What a sampling handler returns: the model's message.
 
     ``content`` may be a string (sent as one text block), a content object, a wire dict, or a
     list of those (2025-11-25 allows several blocks, e.g. ``tool_use``).
     """
 
-    content: Any
+    content: Any = field(hash=False)
     model: str
     role: str = "assistant"
     stop_reason: Optional[str] = "endTurn"
-    meta: Optional[Raw] = None
+    meta: Optional[Raw] = field(default=None, hash=False)
 
     def to_wire(self) -> Raw:
         wire: Raw = {"role": self.role, "content": _content_to_wire(self.content), "model": self.model}
@@ -127,102 +129,15 @@ def _content_to_wire(content: Any) -> Any:
     raise TypeError(f"cannot send {type(content).__name__} as sampling content; use a str or a wire dict")
 
 
-# --- elicitation --------------------------------------------------------------------------------
-
-@_record
-class ElicitationRequest(_Record):
-    """``elicitation/create``: the server asks the user for input.
-
-    ``mode`` is ``"form"`` (fill ``requested_schema``: a flat object of primitive fields) or
-    ``"url"`` (send the user to ``url``, outside the client; ``accept`` means they agreed to go).
-    Show ``message`` and which server asks; never open a URL without the user's consent.
-    """
-
-    mode: str
-    message: str
-    requested_schema: Optional[Raw] = None
-    url: Optional[str] = None
-    elicitation_id: Optional[str] = None
-    meta: Optional[Raw] = None
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-
-    def defaults(self) -> Dict[str, Any]:
-        """Every ``default`` the form's schema declares, by field name (``{}`` for URL mode)."""
-        properties = (self.requested_schema or {}).get("properties")
-        if not isinstance(properties, dict):
-            return {}
-        return {name: spec["default"] for name, spec in properties.items()
-                if isinstance(spec, dict) and "default" in spec}
-
-    @classmethod
-    def from_wire(cls, raw: Raw) -> "ElicitationRequest":
-        mode = raw.get("mode", "form")
-        if mode not in ELICITATION_MODES:
-            raise InvalidParams(-32602, f"unknown elicitation mode {mode!r}")
-        message = raw.get("message")
-        if not isinstance(message, str):
-            raise InvalidParams(-32602, "elicitation/create needs a 'message' string")
-        schema, url = raw.get("requestedSchema"), raw.get("url")
-        if mode == "form" and not isinstance(schema, dict):
-            raise InvalidParams(-32602, "form elicitation needs a 'requestedSchema' object")
-        if mode == "url" and not isinstance(url, str):
-            raise InvalidParams(-32602, "URL elicitation needs a 'url' string")
-        return cls(mode, message, schema if mode == "form" else None, url if mode == "url" else None,
-                   raw.get("elicitationId"), raw.get("_meta"), raw)
-
-
-@_record
-class ElicitationResult(_Record):
-    """The user's answer: ``ElicitationResult.accept({...})``, ``.decline()`` or ``.cancel()``."""
-
-    action: str
-    content: Optional[Dict[str, Any]] = None
-    meta: Optional[Raw] = None
-
-    @classmethod
-    def accept(cls, content: Optional[Dict[str, Any]] = None) -> "ElicitationResult":
-        return cls("accept", content)
-
-    @classmethod
-    def decline(cls) -> "ElicitationResult":
-        return cls("decline")
-
-    @classmethod
-    def cancel(cls) -> "ElicitationResult":
-        return cls("cancel")
-
-    def to_wire(self) -> Raw:
-        if self.action not in ("accept", "decline", "cancel"):
-            raise ValueError(f"elicitation action must be accept, decline or cancel, not {self.action!r}")
-        wire: Raw = {"action": self.action}
-        if self.action == "accept" and self.content is not None:
-            wire["content"] = self.content
-        if self.meta:
-            wire["_meta"] = self.meta
-        return wire
-
-
-def accept_defaults(request: ElicitationRequest) -> ElicitationResult:
-    """A ready-made ``elicitation_handler`` for unattended use: accept every form with the
-    schema's defaults; decline URL elicitations (nobody is there to open them).
-
-    Like every handler, it runs on one of the connection's handler threads
-    (``mcpclient-<n>-handler_<k>``), or on a ``mcpclient-<n>-task`` thread for a task-augmented
-    request (``Client(task_requests=True)``)."""
-    if request.mode == "url":
-        return ElicitationResult.decline()
-    return ElicitationResult.accept(request.defaults())
-
-
 # --- roots --------------------------------------------------------------------------------------
 
-@_record
-class Root(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class Root:
     """A directory or file the server may work in (``file://`` URI), with an optional name."""
 
     uri: str
     name: Optional[str] = None
-    meta: Optional[Raw] = None
+    meta: Optional[Raw] = field(default=None, hash=False)
 
     def to_wire(self) -> Raw:
         wire: Raw = {"uri": self.uri}

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ._params import contents, pages
 from .errors import CapabilityError, MCPError, ProtocolError
-from ._records import field
 from .futures import CallFuture, ChainedFuture
-from .types import Raw, ResourceContents, _Record, _record
+from .types import _SLOTS, Raw, ResourceContents
 
 if TYPE_CHECKING:
     from .session import Session
@@ -42,8 +42,8 @@ class SkillVerificationError(MCPError):
         super().__init__(f"skill {uri}: {reason}")
 
 
-@_record
-class SkillFile(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class SkillFile:
     """One file of a skill's manifest: its URI, ``sha256:<hex>`` digest and size in bytes."""
 
     uri: str
@@ -51,14 +51,14 @@ class SkillFile(_Record):
     size: int
 
 
-@_record
-class Skill(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class Skill:
     """A manifest entry from ``skills/list`` / ``skills/get``. ``files`` is None for a
     ``"dynamic"`` skill (its files are not listed, so they cannot be verified)."""
 
     uri: str
-    frontmatter: Dict[str, Any]
-    files: Optional[List[SkillFile]]
+    frontmatter: Dict[str, Any] = field(hash=False)
+    files: Optional[List[SkillFile]] = field(hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @property

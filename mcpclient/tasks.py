@@ -16,16 +16,16 @@ import logging
 import threading
 import time
 import uuid
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Dict, List, Optional
 
 from ._sentinel import DEFAULT
 from ._threads import Lane
 from .errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
-from ._records import field
 from .futures import CallFuture
 from .protocol import server_has
-from .types import Raw, Tool, ToolResult, _Record, _record
+from .types import _SLOTS, Raw, Tool, ToolResult
 
 #: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
 Requester = Callable[..., CallFuture]
@@ -38,8 +38,8 @@ TERMINAL = frozenset(("completed", "failed", "cancelled"))
 _KEPT_TASKS = 1000  # finished receiver-side tasks remembered for the server's late tasks/result
 
 
-@_record
-class Task(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class Task:
     """The state of a task (``tasks/get``): ``status`` is ``working``, ``input_required``,
     ``completed``, ``failed`` or ``cancelled``. Times are the server's ISO 8601 strings; ``ttl``
     and ``poll_interval`` are milliseconds."""
@@ -51,7 +51,7 @@ class Task(_Record):
     last_updated_at: Optional[str] = None
     ttl: Optional[int] = None
     poll_interval: Optional[int] = None
-    meta: Optional[Raw] = None
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @property

@@ -1,16 +1,23 @@
-"""Result types: frozen records with snake_case fields, built from wire dicts.
+"""Result types: frozen dataclasses with snake_case fields, built from wire dicts.
 
 Each class carries the fields of every protocol revision (absent ones are ``None``) and keeps the
 wire dict untouched in ``.raw``, so fields this version does not know stay reachable. Parsing is
 lenient about extras and strict only where a missing field would make the object meaningless
 (that raises ``ProtocolError``). No pydantic: construction is a handful of ``dict.get`` calls.
+
+Every class is a standard ``@dataclass(frozen=True)`` (``slots=True`` too on Python 3.10+):
+``dataclasses.fields``/``asdict``/``replace`` work, and assigning to a field raises
+``dataclasses.FrozenInstanceError``. ``==`` compares every field but ``raw``; ``hash()`` leaves
+out the fields holding dicts, lists or arbitrary values too, so it works on every object and
+equal objects hash alike.
 """
 from __future__ import annotations
 
 import binascii
-from typing import Any, Callable, Dict, List, Mapping, Optional, Union
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Mapping, Optional, Type, TypeVar, Union
 
-from ._records import Record, field, record
 from .errors import ProtocolError, ToolError
 
 __all__ = [
@@ -38,9 +45,9 @@ __all__ = [
 Raw = Dict[str, Any]
 
 
-#: Every result class is a frozen record with repr/eq/hash over its fields (see ``_records``).
-_Record = Record
-_record = record
+#: ``slots=True`` where dataclasses has it (3.10+): ``@dataclass(frozen=True, **_SLOTS)`` keeps one
+#: class body for every version, and mypy and pyright still see a frozen dataclass.
+_SLOTS: Dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
 
 
 def _require(raw: Any, key: str, what: str) -> Any:
@@ -63,8 +70,8 @@ def _b64decode(data: Any, what: str) -> bytes:
         raise ProtocolError(f"{what}: invalid base64 data") from exc
 
 
-@_record
-class Implementation(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class Implementation:
     """Name and version of a client or server (``serverInfo``)."""
 
     name: str
@@ -72,7 +79,7 @@ class Implementation(_Record):
     title: Optional[str] = None
     description: Optional[str] = None
     website_url: Optional[str] = None
-    icons: Optional[List[Raw]] = None
+    icons: Optional[List[Raw]] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -84,56 +91,59 @@ class Implementation(_Record):
 
 # --- content ------------------------------------------------------------------------------------
 
-@_record
-class TextContent(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class TextContent:
     """Text (``text``)."""
 
     text: str
-    annotations: Optional[Raw] = None
-    meta: Optional[Raw] = None
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
     type: str = field(default="text", init=False)
 
 
-@_record
-class _MediaContent(_Record):
+_Media = TypeVar("_Media", bound="_MediaContent")
+
+
+@dataclass(frozen=True, **_SLOTS)
+class _MediaContent:
     """Shared fields of image and audio content."""
 
     data: bytes = field(repr=False)
     mime_type: str
-    annotations: Optional[Raw] = None
-    meta: Optional[Raw] = None
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def from_wire(cls, raw: Raw) -> "Content":
+    def from_wire(cls: Type[_Media], raw: Raw) -> _Media:
         return cls(_b64decode(raw.get("data"), f"{raw.get('type')} content"), str(raw.get("mimeType", "")),
                    raw.get("annotations"), raw.get("_meta"), raw)
 
 
-@_record
+@dataclass(frozen=True, **_SLOTS)
 class ImageContent(_MediaContent):
     """An image; ``data`` is the decoded bytes (the wire carries base64)."""
 
     type: str = field(default="image", init=False)
 
 
-@_record
+@dataclass(frozen=True, **_SLOTS)
 class AudioContent(_MediaContent):
     """Audio; ``data`` is the decoded bytes (the wire carries base64)."""
 
     type: str = field(default="audio", init=False)
 
 
-@_record
-class ResourceContents(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class ResourceContents:
     """The contents of a resource: ``text`` for text, ``blob`` (decoded bytes) for binary."""
 
     uri: str
     mime_type: Optional[str] = None
     text: Optional[str] = None
     blob: Optional[bytes] = field(default=None, repr=False)
-    meta: Optional[Raw] = None
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -144,8 +154,8 @@ class ResourceContents(_Record):
                    None if blob is None else _b64decode(blob, f"resource {uri}"), raw.get("_meta"), raw)
 
 
-@_record
-class ResourceLink(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class ResourceLink:
     """A link to a resource the server can serve (``resource_link``)."""
 
     uri: str
@@ -154,25 +164,25 @@ class ResourceLink(_Record):
     description: Optional[str] = None
     mime_type: Optional[str] = None
     size: Optional[int] = None
-    annotations: Optional[Raw] = None
-    meta: Optional[Raw] = None
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
     type: str = field(default="resource_link", init=False)
 
 
-@_record
-class EmbeddedResource(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class EmbeddedResource:
     """Resource contents embedded in a message (``resource``)."""
 
     resource: ResourceContents
-    annotations: Optional[Raw] = None
-    meta: Optional[Raw] = None
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
     type: str = field(default="resource", init=False)
 
 
-@_record
-class UnknownContent(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class UnknownContent:
     """A content block of a type this version does not know; kept, never an error."""
 
     type: str
@@ -230,18 +240,18 @@ def _joined_text(content: List[Content]) -> str:
 
 # --- tools --------------------------------------------------------------------------------------
 
-@_record
-class Tool(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class Tool:
     """A tool the server offers. Schemas are kept exactly as received."""
 
     name: str
     title: Optional[str] = None
     description: Optional[str] = None
-    input_schema: Raw = field(default_factory=dict)
-    output_schema: Optional[Raw] = None
-    annotations: Optional[Raw] = None
-    icons: Optional[List[Raw]] = None
-    meta: Optional[Raw] = None
+    input_schema: Raw = field(default_factory=dict, hash=False)
+    output_schema: Optional[Raw] = field(default=None, hash=False)
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    icons: Optional[List[Raw]] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -263,14 +273,14 @@ class Tool(_Record):
         return self.title or (self.annotations or {}).get("title") or self.name
 
 
-@_record
-class ToolResult(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class ToolResult:
     """The result of ``tools/call``. ``is_error`` is data: call ``raise_for_error()`` to raise."""
 
-    content: List[Content]
-    structured_content: Any = None
+    content: List[Content] = field(hash=False)
+    structured_content: Any = field(default=None, hash=False)
     is_error: bool = False
-    meta: Optional[Raw] = None
+    meta: Optional[Raw] = field(default=None, hash=False)
     tool: Optional[str] = None
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
@@ -296,8 +306,8 @@ class ToolResult(_Record):
 
 # --- resources ----------------------------------------------------------------------------------
 
-@_record
-class Resource(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class Resource:
     """A resource the server lists (``resources/list``)."""
 
     uri: str
@@ -306,9 +316,9 @@ class Resource(_Record):
     description: Optional[str] = None
     mime_type: Optional[str] = None
     size: Optional[int] = None
-    annotations: Optional[Raw] = None
-    icons: Optional[List[Raw]] = None
-    meta: Optional[Raw] = None
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    icons: Optional[List[Raw]] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -318,8 +328,8 @@ class Resource(_Record):
                    raw.get("icons"), raw.get("_meta"), raw)
 
 
-@_record
-class ResourceTemplate(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class ResourceTemplate:
     """A parameterised resource URI (RFC 6570 ``uriTemplate``)."""
 
     uri_template: str
@@ -327,9 +337,9 @@ class ResourceTemplate(_Record):
     title: Optional[str] = None
     description: Optional[str] = None
     mime_type: Optional[str] = None
-    annotations: Optional[Raw] = None
-    icons: Optional[List[Raw]] = None
-    meta: Optional[Raw] = None
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    icons: Optional[List[Raw]] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -341,8 +351,8 @@ class ResourceTemplate(_Record):
 
 # --- prompts and completion ---------------------------------------------------------------------
 
-@_record
-class PromptArgument(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class PromptArgument:
     """One argument a prompt takes."""
 
     name: str
@@ -357,16 +367,16 @@ class PromptArgument(_Record):
                    bool(raw.get("required", False)), raw)
 
 
-@_record
-class Prompt(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class Prompt:
     """A prompt template the server offers (``prompts/list``)."""
 
     name: str
     title: Optional[str] = None
     description: Optional[str] = None
-    arguments: List[PromptArgument] = field(default_factory=list)
-    icons: Optional[List[Raw]] = None
-    meta: Optional[Raw] = None
+    arguments: List[PromptArgument] = field(default_factory=list, hash=False)
+    icons: Optional[List[Raw]] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -376,8 +386,8 @@ class Prompt(_Record):
                    raw.get("icons"), raw.get("_meta"), raw)
 
 
-@_record
-class PromptMessage(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class PromptMessage:
     """One message of a rendered prompt."""
 
     role: str
@@ -390,13 +400,13 @@ class PromptMessage(_Record):
                    parse_content(_require(raw, "content", "prompt message")), raw)
 
 
-@_record
-class PromptResult(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class PromptResult:
     """The result of ``prompts/get``."""
 
-    messages: List[PromptMessage]
+    messages: List[PromptMessage] = field(hash=False)
     description: Optional[str] = None
-    meta: Optional[Raw] = None
+    meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -408,11 +418,11 @@ class PromptResult(_Record):
                    raw.get("_meta"), raw)
 
 
-@_record
-class Completion(_Record):
+@dataclass(frozen=True, **_SLOTS)
+class Completion:
     """Suggested values for an argument (``completion/complete``)."""
 
-    values: List[str]
+    values: List[str] = field(hash=False)
     total: Optional[int] = None
     has_more: bool = False
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
