@@ -1,0 +1,65 @@
+"""A user's program, written as the README shows: ``tests/test_types.py`` runs ``mypy --strict`` on
+it, so the result types stay constructible by keyword and readable with their real types.
+
+Not collected by pytest (no ``test_`` names) and never run: it only has to type-check.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional
+
+from mcpclient import (
+    CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, Root, TextContent, Tool,
+    ToolResult,
+)
+
+# TODO(issue 9): when the Retry dataclass lands, add `from mcpclient import Retry` and
+# `policy: Retry = Retry(total=3)` (its conversion is on another branch).
+
+text = TextContent(text="hello", meta={"k": "v"})
+body: str = text.text
+kind: str = text.type
+meta: Optional[Dict[str, object]] = text.meta
+
+answer = CreateMessageResult(content=text, model="my-model")
+also = CreateMessageResult(content="plain text", model="m", stop_reason=None)
+model: str = answer.model
+role: str = also.role
+stop: Optional[str] = also.stop_reason
+
+accepted = ElicitationResult(action="accept", content={"name": "Ada"})
+declined: ElicitationResult = ElicitationResult.decline()
+action: str = accepted.action
+fields: Optional[Dict[str, object]] = accepted.content
+
+tool = Tool(name="echo", description="Echo the text back", input_schema={"type": "object"})
+name: str = tool.name
+description: Optional[str] = tool.description
+schema: Dict[str, object] = tool.input_schema
+shown: str = tool.display_name
+support: str = tool.task_support
+
+root = Root(uri="file:///home/me/project", name="project")
+uri: str = root.uri
+root_name: Optional[str] = root.name
+roots: List[Root] = [root, Root(uri="file:///tmp")]
+
+renamed: Tool = dataclasses.replace(tool, name="echo2")
+as_dict: Dict[str, object] = dataclasses.asdict(tool)
+by_hash = {text: 1, root: 2}
+
+
+def sample(request: CreateMessageRequest) -> CreateMessageResult:
+    prompt: str = request.messages[-1].text
+    hints: List[str] = request.model_hints
+    return CreateMessageResult(content=f"{prompt} ({len(hints)} hints)", model="my-model")
+
+
+def ask_user(request: ElicitationRequest) -> ElicitationResult:
+    if request.mode == "url":
+        return ElicitationResult.decline()
+    return ElicitationResult.accept(request.defaults())
+
+
+def joined(result: ToolResult) -> str:
+    return result.text if not result.is_error else ""
