@@ -111,19 +111,17 @@ __all__ = [
 _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (below)
-    from .handlers import (
-        CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, Root, SamplingMessage,
-        accept_defaults,
-    )
+    from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
+    from .handlers import CreateMessageRequest, CreateMessageResult, Root, SamplingMessage
     from .skills import LoadedSkill, Skill, SkillFile, SkillVerificationError
     from .tasks import Task, ToolTask
 
 #: Names whose modules load on first use (PEP 562): most programs never need them, and importing
 #: mcpclient stays cheap (see benchmarks/README.md, import time).
 _LAZY = {
-    "CreateMessageRequest": "handlers", "CreateMessageResult": "handlers", "ElicitationRequest": "handlers",
-    "ElicitationResult": "handlers", "Root": "handlers", "SamplingMessage": "handlers",
-    "accept_defaults": "handlers", "Task": "tasks", "ToolTask": "tasks", "LoadedSkill": "skills",
+    "CreateMessageRequest": "handlers", "CreateMessageResult": "handlers", "ElicitationRequest": "elicitation",
+    "ElicitationResult": "elicitation", "Root": "handlers", "SamplingMessage": "handlers",
+    "accept_defaults": "elicitation", "Task": "tasks", "ToolTask": "tasks", "LoadedSkill": "skills",
     "Skill": "skills", "SkillFile": "skills", "SkillVerificationError": "skills",
 }
 
