@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple
 from .errors import InvalidParams, MethodNotFound, ProtocolError
 
 if TYPE_CHECKING:
-    from .elicitation import ElicitationRequest
-    from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
+    from .elicitation import ElicitationRequest  # deferred: import cost (elicitation)
+    from .handlers import ElicitationHandler, RootsSetting, SamplingHandler  # deferred: import cost (handlers)
     from .tasks import TaskStore
 
 __all__ = ["Responder"]
@@ -38,7 +38,7 @@ class Responder:
         if not modes or any(m not in ELICITATION_MODES for m in modes):
             raise ValueError(f"elicitation_modes must name 'form' and/or 'url', not {elicitation_modes!r}")
         if roots is not None and not callable(roots):
-            from .handlers import roots_to_wire
+            from .handlers import roots_to_wire  # deferred: import cost (handlers)
 
             roots_to_wire(roots)  # fail at construction, not when the server asks
         if extra_capabilities is not None and not isinstance(extra_capabilities, dict):
@@ -97,7 +97,7 @@ class Responder:
         elif method == "elicitation/create" and self.elicitation is not None:
             run = self._prepare_elicit(params)
         elif method == "roots/list" and self.roots is not None:
-            from .handlers import roots_to_wire
+            from .handlers import roots_to_wire  # deferred: import cost (handlers)
 
             roots = self.roots  # read once: set_roots() may swap it meanwhile
             return {"roots": roots_to_wire(roots() if callable(roots) else roots)}
@@ -106,7 +106,7 @@ class Responder:
         return run()
 
     def _prepare_sample(self, params: Dict[str, Any]) -> Callable[[], Raw]:
-        from .handlers import CreateMessageRequest, CreateMessageResult
+        from .handlers import CreateMessageRequest, CreateMessageResult  # deferred: import cost (handlers)
 
         request = _parsed(CreateMessageRequest, params, "sampling/createMessage")
         if (request.tools is not None or request.tool_choice is not None) and \
@@ -122,7 +122,7 @@ class Responder:
         return run
 
     def _prepare_elicit(self, params: Dict[str, Any]) -> Callable[[], Raw]:
-        from .elicitation import ElicitationRequest, ElicitationResult, InvalidElicitation
+        from .elicitation import ElicitationRequest, ElicitationResult, InvalidElicitation  # deferred: import cost (elicitation)
 
         request = _parsed(ElicitationRequest, params, "elicitation/create", told_as_is=(InvalidElicitation,))
         if request.mode not in self.elicitation_modes:

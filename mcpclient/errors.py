@@ -9,6 +9,7 @@ imports ``elicitation``, which imports nothing from mcpclient).
 """
 from __future__ import annotations
 
+import re
 from concurrent.futures import CancelledError
 from typing import Any, ClassVar, Dict, List, Optional, Type
 
@@ -316,8 +317,6 @@ class AuthError(MCPError):
 
 def parse_challenge(header: str) -> Dict[str, str]:
     """Parse one RFC 9110 challenge, ``Scheme k=v, k="quoted, value"``, into a dict."""
-    import re
-
     scheme, _, rest = header.strip().partition(" ")
     params: Dict[str, str] = {"scheme": scheme} if scheme else {}
     for key, quoted, bare in re.findall(r'([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))', rest):

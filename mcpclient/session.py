@@ -297,8 +297,8 @@ class Session:
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
         try:
-            self.transport.send(message, deadline=None if deadline == _INF else deadline, wait=call._owned,
-                                headers=headers, idempotent=call.idempotent, setup=call.setup)
+            reply = self.transport.send(message, deadline=None if deadline == _INF else deadline, wait=call._owned,
+                                        headers=headers, idempotent=call.idempotent, setup=call.setup)
         except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
             with self._lock:
                 self._pending.pop(rid, None)
@@ -309,6 +309,10 @@ class Session:
                 raise RequestTimeout(f"{method} (id {rid}) could not be sent in time: {exc}",
                                      method=method, request_id=rid) from exc
             raise
+        if reply is not None:  # answered on this thread (HTTP with a JSON body): no hand-off
+            if wire_log.isEnabledFor(logging.DEBUG):
+                wire_log.debug("<- %s", format_message(reply))
+            self._dispatch(reply)
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""

@@ -20,11 +20,13 @@ import collections
 import logging
 import threading
 from concurrent.futures import CancelledError
-from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, NamedTuple, Optional
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, Optional
 
 from .errors import ClientClosedError, MCPError, RequestTimeout, SubscriptionLost
 from .futures import CallFuture
 from .modern import META_SUBSCRIPTION
+from .types import _SLOTS
 
 if TYPE_CHECKING:
     from .session import Session
@@ -51,7 +53,8 @@ _END = object()
 Requester = Callable[..., CallFuture]
 
 
-class Event(NamedTuple):
+@dataclass(frozen=True, **_SLOTS)
+class Event:
     """One change: ``kind`` is ``tools_changed``, ``prompts_changed``, ``resources_changed`` or
     ``resource_updated`` (then ``uri`` names the resource)."""
 

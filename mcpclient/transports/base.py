@@ -64,16 +64,20 @@ class Transport(ABC):
     @abstractmethod
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
-             setup: bool = False) -> None:
+             setup: bool = False) -> Optional[Any]:
         """Send one message (a dict, or a list for a batch). Raises ``TransportError``.
+
+        Returns None, or (only with ``wait``) the request's reply when the transport received it
+        on the calling thread and nothing else came with it (an HTTP answer with a JSON body):
+        the engine dispatches that reply right there, instead of handing it to the reader thread
+        and back. Everything else it receives goes through ``receive()``.
 
         Args:
             deadline: monotonic time by which the peer must have taken the message (``None``:
                 until it does or the transport closes); past it ``SendTimeout`` is raised if
                 nothing was sent, and a message cut short leaves the connection broken.
             wait: the caller blocks until the answer anyway, so a transport may do the whole
-                exchange on the calling thread (HTTP does: one thread hand-off less); what it
-                receives still goes through ``receive()``.
+                exchange on the calling thread (HTTP does: one thread hand-off less).
             headers: per-request headers for transports that send them (``sends_headers``).
             idempotent: may the request be sent again after a failure that may have reached the
                 server? ``True``: yes; ``False``: never; ``None``: only if the transport's retry

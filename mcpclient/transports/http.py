@@ -214,7 +214,7 @@ class HTTPTransport(HTTPBase):
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
-             setup: bool = False) -> None:
+             setup: bool = False) -> Optional[Any]:
         if self._closing.is_set() or self._posts is None:
             raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
         body = encode_frame(message)
@@ -232,11 +232,11 @@ class HTTPTransport(HTTPBase):
                     self._deliver_body(response)  # some servers answer a response with messages
             finally:
                 response.close()
-            return
+            return None
         if wait:  # the caller blocks for the answer anyway: POST on its thread, no hand-off
-            self._request(rid, body, deadline, headers, idempotent, setup, True)
-        else:
-            self._posts.try_submit("POST", self._request, rid, body, deadline, headers, idempotent, setup, False)
+            return self._request(rid, body, deadline, headers, idempotent, setup, True)
+        self._posts.try_submit("POST", self._request, rid, body, deadline, headers, idempotent, setup, False)
+        return None
 
     def _record_setup(self, message: Any, body: bytes, rid: Any) -> None:
         """Keep the session-opening messages to replay them when the session expires."""
@@ -246,9 +246,10 @@ class HTTPTransport(HTTPBase):
             self._setup = self._setup + (body,)
 
     def _request(self, rid: Any, body: bytes, deadline: Optional[float], extra: Optional[Dict[str, str]],
-                 idempotent: Optional[bool], setup: bool, inline: bool) -> None:
+                 idempotent: Optional[bool], setup: bool, inline: bool) -> Optional[Any]:
         """POST one request (again, as the policies allow) and feed what comes back to the
-        reader, or its failure. Runs on the caller's thread (``inline``) or a worker."""
+        reader, or its failure. Runs on the caller's thread (``inline``: a lone JSON answer is
+        returned to it instead) or a worker."""
         try:
             response = self._exchange(self._sender(body, setup), verb="POST", url=self.url, deadline=deadline,
                                       idempotent=idempotent, extra=extra)
@@ -258,12 +259,13 @@ class HTTPTransport(HTTPBase):
                         self._cancelled.discard(rid)
                     return  # cancelled meanwhile (2026): closing the response tells the server
                 if response.status_code == 200:
-                    self._deliver_body(response, rid, inline)
-                    return
+                    return self._deliver_body(response, rid, inline)
                 answer = rpc_error_body(response, rid)
-                if answer is not None:
-                    self._inbox.put(answer)  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
-                    return
+                if answer is not None:  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
+                    if inline:
+                        return answer
+                    self._inbox.put(answer)
+                    return None
                 error = status_error(self.name, response)
                 if setup and not self._opened and response.status_code in _LEGACY_REFUSALS:
                     self._refused = error  # maybe an HTTP+SSE server: see fallback()
@@ -273,6 +275,7 @@ class HTTPTransport(HTTPBase):
         except Exception as exc:
             if deadline is None or time.monotonic() < deadline:  # else the session reports its timeout
                 self._fail(rid, exc)
+        return None
 
     def _sender(self, body: bytes, setup: bool) -> Callable[[Dict[str, str], Optional[float]], "requests.Response"]:
         """One POST of ``body`` for ``_exchange``; a setup request's 200 answer sets the session id."""
@@ -370,21 +373,25 @@ class HTTPTransport(HTTPBase):
     def receive(self) -> Optional[Any]:
         return self._inbox.get()
 
-    def _deliver_body(self, response: "requests.Response", rid: Any = None, inline: bool = False) -> None:
+    def _deliver_body(self, response: "requests.Response", rid: Any = None, inline: bool = False) -> Optional[Any]:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
         (resumed until the answer to ``rid`` came, if the server lets it be resumed). ``inline``:
-        this is the caller's own thread, which must not stay to resume a stream (the answer may
-        come on another stream): a worker resumes it instead."""
+        this is the caller's own thread, which gets a JSON body back instead (see ``send``) and
+        must not stay to resume a stream (the answer may come on another stream): a worker
+        resumes it instead."""
         kind = media_type(response)
         if kind == JSON:
             with self._tracked(response):
-                self._inbox.put(decode_frame(response.content))
-            return
+                message = decode_frame(response.content)
+            if inline and type(message) is dict and message.get("id") == rid:
+                return message
+            self._inbox.put(message)
+            return None
         if kind != SSE:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
         answered, last_id, retry = self._read_events(response, rid, None, None)
         if answered or rid is None or self._closing.is_set():
-            return
+            return None
         if last_id is None:
             raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
                                    "to resume from")
@@ -392,6 +399,7 @@ class HTTPTransport(HTTPBase):
             self._posts.try_submit("resume", self._resume_or_fail, rid, last_id, retry)  # type: ignore[union-attr]
         else:
             self._resume(rid, last_id, retry)
+        return None
 
     def _read_events(self, response: "requests.Response", rid: Any, last_id: Optional[str],
                      retry: Optional[float]) -> Tuple[bool, Optional[str], Optional[float]]:

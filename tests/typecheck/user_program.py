@@ -9,12 +9,13 @@ import dataclasses
 from typing import Dict, List, Optional
 
 from mcpclient import (
-    CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, Root, TextContent, Tool,
-    ToolResult,
+    CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, Retry, Root, TextContent,
+    Tool, ToolResult,
 )
 
-# TODO(issue 9): when the Retry dataclass lands, add `from mcpclient import Retry` and
-# `policy: Retry = Retry(total=3)` (its conversion is on another branch).
+policy = Retry(total=3, retry_tool_calls=True)
+repeats: int = policy.total
+calmer: Retry = dataclasses.replace(policy, backoff_factor=1.0)
 
 text = TextContent(text="hello", meta={"k": "v"})
 body: str = text.text
