@@ -8,7 +8,7 @@ thread, never the reader's. ``pages`` walks a paginated list as one call of seve
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ._validation import validate_structured
 from .errors import ProtocolError, SchemaValidationError
@@ -16,8 +16,8 @@ from .futures import Again, Transform
 from .protocol import LOG_LEVELS
 from .types import Prompt, Resource, ResourceContents, ResourceTemplate, Tool, ToolResult
 
-__all__ = ["check_timeout", "complete_params", "contents", "level", "none", "page_items", "pages", "prompt_params",
-           "tool_call", "uri"]
+__all__ = ["check_timeout", "complete_params", "contents", "iterate", "level", "none", "page_items", "pages",
+           "prompt_params", "tool_call", "uri"]
 
 log = logging.getLogger("mcpclient")
 
@@ -142,3 +142,18 @@ class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
             return self.items
         self._seen.add(cursor)
         return Again({"cursor": cursor})
+
+
+def iterate(call: Callable[[Optional[Dict[str, Any]], Transform], Any], method: str, key: str,
+            parse: Callable[[Any], Any]) -> Iterator[Any]:
+    """A listing's items page by page, each page a call of its own made when it is needed:
+    ``call(params, transform)`` returns the page's future."""
+    step = pages(method, key, parse)
+    params = None
+    while True:  # the transform is wrapped: an Again must come back here, not send the next page
+        before = len(step.items)
+        more = call(params, lambda raw: (step(raw),)).result()[0]
+        yield from step.items[before:]
+        if type(more) is not Again:
+            return
+        params = more.params

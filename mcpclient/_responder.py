@@ -50,6 +50,16 @@ class Responder:
         self.extra_capabilities = dict(extra_capabilities or {})
         self.tasks = tasks
 
+    def set_roots(self, roots: "RootsSetting") -> None:
+        """``Client.set_roots``: replace the roots (checked now, not when the server asks)."""
+        if self.roots is None:
+            raise ValueError("this client did not declare roots; pass roots=[] to Client to allow set_roots()")
+        if not callable(roots):
+            from .handlers import roots_to_wire  # deferred: import cost (handlers)
+
+            roots_to_wire(roots)
+        self.roots = roots
+
     def capabilities(self) -> Dict[str, Any]:
         """The ``ClientCapabilities`` to declare: one entry per configured handler, plus extras."""
         caps: Dict[str, Any] = {}

@@ -68,6 +68,13 @@ class ResultCache:
                 self._entries.pop(next(iter(self._entries)))
             self._entries[(method, self._shape(method, params), owner)] = (expires, _copy(result))
 
+    def forget(self, kind: str, uri: Optional[str] = None) -> None:
+        """The server said ``kind`` (``tools``, ``prompts``, ``resources``, ``resources/read``)
+        changed: drop the results of the methods that list it (one ``uri`` for a read)."""
+        for method, listed in CACHEABLE.items():
+            if listed == kind:
+                self.invalidate(method, uri)
+
     def invalidate(self, method: Optional[str] = None, uri: Optional[str] = None) -> None:
         """Drop everything, every page of ``method``, or (``resources/read``) one ``uri``."""
         with self._lock:

@@ -18,10 +18,10 @@ from ._responder import Responder
 from ._sentinel import DEFAULT
 from ._tools import ToolRegistry
 from ._version import __version__
-from .cache import CACHEABLE, ResultCache
+from .cache import ResultCache
 from .connection import Connection, Connector, Target, client_identity, era_for, make_transport
 from .errors import CapabilityError, ClientClosedError, ProtocolError
-from .futures import Again, CallFuture, ProgressCallback, Transform
+from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
 from .protocol import server_has
 from .session import Session
@@ -80,27 +80,20 @@ class Client:
             (all pages, re-fetched by the client) after the server says it changed.
         on_resource_updated: ``(uri)`` after ``subscribe_resource(uri)``, when the resource changes.
         task_requests: let the server ask for sampling / elicitation as tasks (2025-11-25,
-            experimental): declares the ``tasks`` capability for the configured handlers, answers
-            such requests at once with a task, runs the handler on a task thread, and serves the
-            server's ``tasks/get``/``result``/``list``/``cancel``.
+            experimental): the handler runs on a task thread; the server polls ``tasks/*``.
         max_workers: threads for server-initiated requests, and for results of ``*_future`` calls.
-        validate_output: validate ``structuredContent`` against the tool's ``outputSchema`` when the
-            tool was seen in ``list_tools()``.
-        probe_timeout: how long the ``server/discover`` probe waits on stdio (a silent server is
-            taken for a handshake-era one).
+        validate_output: check ``structuredContent`` against an ``outputSchema`` seen in ``list_tools()``.
+        probe_timeout: how long ``server/discover`` waits on stdio (silence means handshake era).
         max_input_rounds: how many ``input_required`` rounds one 2026 request may take.
         cache: reuse list and read results while the server's ``ttlMs`` says they are fresh
             (2026 servers; private results only for the same credentials). ``invalidate_cache()``.
 
-    Threads (``mcpclient-<n>-<role>[-<k>]``): handlers and a ``roots`` callable run on the handler
-    threads (``handler-<k>``, at most ``max_workers`` at once; more concurrent server requests are
-    refused with a JSON-RPC error); they may block (a user typing an answer) and may call the
-    client. With ``task_requests=True`` a task-augmented request's handler runs on a ``task-<k>``
-    thread instead. ``on_notification``, ``on_log``, ``on_resource_updated`` and ``on_progress``
-    run one at a time, in arrival order, on the ``notify`` thread; they may call the client but
-    should not block for long. ``on_*_changed`` run on the ``refresh`` thread. A future's result
-    is parsed, and its done-callbacks run, on a ``worker-<k>`` thread (never the ``reader``);
-    blocking calls work there. ``close()`` does not wait for a handler that ignores it.
+    Threads (``mcpclient-<n>-<role>[-<k>]``; README, "Threads: who runs what"): handlers run on the
+    ``handler-<k>`` pool (at most ``max_workers``), may block and may call the client;
+    ``on_notification``, ``on_log``, ``on_resource_updated`` and ``on_progress`` run in arrival order
+    on ``notify``, ``on_*_changed`` on ``refresh``; a future's result is parsed, and its
+    done-callbacks run, on a ``worker-<k>`` thread, never the ``reader``. Blocking calls work in all
+    of them. ``close()`` does not wait for a handler that ignores it.
 
     Every request method has a ``<name>_future`` twin that returns a ``CallFuture`` (a
     ``concurrent.futures.Future``) at once; ``future.cancel()`` cancels the request on the server.
@@ -132,7 +125,7 @@ class Client:
         self._tools = ToolRegistry()
         self._subscriptions = SubscriptionRouter(self._call, lambda: self._conn.session)
         self._notifications = NotificationRouter(
-            _server_logger(transport.name), on_notification, on_log,
+            logging.getLogger(f"mcpclient.server.{transport.name}"), on_notification, on_log,
             {"tools": on_tools_changed, "prompts": on_prompts_changed, "resources": on_resources_changed},
             on_resource_updated, {"tools": self.list_tools, "prompts": self.list_prompts,
                                   "resources": self.list_resources},
@@ -245,16 +238,8 @@ class Client:
                         on_progress=on_progress, reset=reset, max_total=self.max_total_timeout if reset else None)
 
     def _iter(self, method: str, key: str, parse: Callable[[Any], Any], timeout: Any) -> Iterator[Any]:
-        """Yield a list's items page by page, each page fetched when needed."""
-        step = _params.pages(method, key, parse)
-        params = None
-        while True:  # each page is a call of its own (wrapped: an Again here must not send the next)
-            before = len(step.items)
-            more = self._call(method, params, lambda raw: (step(raw),), timeout=timeout, owned=True).result()[0]
-            yield from step.items[before:]
-            if type(more) is not Again:
-                return
-            params = more.params
+        return _params.iterate(lambda params, step: self._call(method, params, step, timeout=timeout, owned=True),
+                               method, key, parse)
 
     def _list(self, method: str, key: str, parse: Callable[[Any], Any], timeout: Any, owned: bool) -> CallFuture:
         try:
@@ -338,15 +323,7 @@ class Client:
         forbid it (``Tool.task_support``), else ``CapabilityError``.
         """
         if task is True or isinstance(task, dict):
-            from . import tasks  # deferred: import cost (only task users need it)
-
-            known = self._tools.get(name) if isinstance(name, str) else None
-            if known is None and server_has(self.server_capabilities, "tasks.requests.tools.call"):
-                self.list_tools(timeout=timeout)  # to learn whether the tool allows tasks
-                known = self._tools.get(name)
-            params, transform = _params.tool_call(name, arguments, raise_on_error, meta,
-                                                  known if self.validate_output else None)
-            return tasks.start(self._call, self.server_capabilities, known, params, transform, task, timeout)
+            return self._task(name, arguments, raise_on_error, meta, task, timeout)
         if task not in (False, None):
             raise TypeError("task must be True, False or a dict such as {'ttl': 60000}")
         return self._tool_call(name, arguments, raise_on_error, meta, timeout, on_progress,  # type: ignore[no-any-return]
@@ -359,6 +336,17 @@ class Client:
         """The future of ``call_tool`` (not as a task)."""
         return self._tool_call(name, arguments, raise_on_error, meta, timeout, on_progress,
                                reset_timeout_on_progress, False)
+
+    def _task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
+              meta: Optional[Dict[str, Any]], task: Any, timeout: Any) -> ToolTask:
+        from . import tasks  # deferred: import cost (tasks); only task users need it
+
+        if isinstance(name, str) and self._tools.get(name) is None and server_has(
+                self.server_capabilities, "tasks.requests.tools.call"):
+            self.list_tools(timeout=timeout)  # to learn whether the tool allows tasks
+        known = self._tools.get(name) if isinstance(name, str) else None
+        params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known if self.validate_output else None)
+        return tasks.start(self._call, self.server_capabilities, known, params, transform, task, timeout)
 
     def list_tasks(self, *, timeout: Any = DEFAULT) -> List[Task]:
         """Every task the server knows of for this client (``tasks/list``, all pages)."""
@@ -532,14 +520,8 @@ class Client:
         The client must have been built with ``roots=`` (``roots=[]`` declares the capability
         with no roots yet); before ``connect()`` only the stored roots change.
         """
-        if self._responder.roots is None:
-            raise ValueError("this client did not declare roots; pass roots=[] to Client to allow set_roots()")
-        if not callable(roots):
-            from .handlers import roots_to_wire  # deferred: import cost (the handler types)
-
-            roots_to_wire(roots)
         era = self._conn.era_if_ready("set_roots")  # ClientClosedError once closed
-        self._responder.roots = roots
+        self._responder.set_roots(roots)
         if era is not None:
             era.roots_changed(self._conn.session)
 
@@ -559,10 +541,4 @@ class Client:
         if kind == "tools":
             self._tools.forget()  # output schemas may have changed
         if self._cache is not None:
-            for method, list_kind in CACHEABLE.items():
-                if list_kind == kind:
-                    self._cache.invalidate(method, uri)
-
-
-def _server_logger(name: str) -> logging.Logger:
-    return logging.getLogger(f"mcpclient.server.{name}")
+            self._cache.forget(kind, uri)

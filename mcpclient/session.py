@@ -44,7 +44,6 @@ RequestHandler = Callable[[str, Dict[str, Any]], Any]
 NotificationHandler = Callable[[str, Dict[str, Any]], Any]
 
 _INF = float("inf")
-_WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)
 _ABANDONED_MEMORY = 10_000  # how many timed-out/cancelled ids we remember to recognise late replies
 HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
 _NO_RESULT = object()
@@ -244,16 +243,9 @@ class Session:
             call.may_defer = _get_ident() not in self._notifier.idents
         if reset_timeout_on_progress:
             call.reset_on_progress = True
-        if prepare is not None:
-            call.prepare = prepare
-        if headers is not None:
-            call.headers = headers
-        if idempotent is not False:
-            call.idempotent = idempotent
-        if setup:
-            call.setup = True
-        if not cancellable:
-            call.cancellable = False
+        if prepare is not None or headers is not None or idempotent is not False or setup or not cancellable:
+            call.prepare, call.headers, call.idempotent, call.setup = prepare, headers, idempotent, setup
+            call.cancellable = cancellable
         if known is not _NO_RESULT:
             call.start(known)
         else:
