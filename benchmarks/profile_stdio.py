@@ -188,14 +188,14 @@ def _variant(row: str, where: bench.Placement, modern: bool):
     finally:
         subprocess.Popen = real_popen  # type: ignore[misc]
     client.list_tools()
-    session = client._session
+    session = client.session
     call = client.call_tool
     if row.startswith("mc-session") and not row.startswith("mc-session-no") and "+" not in row:  # the engine alone: no Client layer, no ToolResult, timeout=60 as Client passes
-        def call(name, arguments, _req=session.request):  # type: ignore[misc]
-            return _req("tools/call", {"name": name, "arguments": arguments}, timeout=60.0)
+        def call(name, arguments, _call=session.call):  # type: ignore[misc]
+            return _call("tools/call", {"name": name, "arguments": arguments}, owned=True, timeout=60.0).result()
     elif row == "mc-session-notimeout":
-        def call(name, arguments, _req=session.request):  # type: ignore[misc]
-            return _req("tools/call", {"name": name, "arguments": arguments})
+        def call(name, arguments, _call=session.call):  # type: ignore[misc]
+            return _call("tools/call", {"name": name, "arguments": arguments}, owned=True).result()
     elif row in ("mc-session+bufwrite", "mcpclient+bufwrite", "mc-minreq", "mc-minreq-floorsend",
             "mcpclient-samesession", "mcpclient-pgroup", "mc-session-samesession"):
         # mcpclient with the floor's write: BufferedWriter.write + flush under a lock, blocking fd
@@ -204,39 +204,40 @@ def _variant(row: str, where: bench.Placement, modern: bool):
         wlock = threading.Lock()
         from mcpclient.transports.base import encode_frame
 
-        def send(message, timeout=None, wait=False):
+        def send(message, **_):
             data = encode_frame(message) + b"\n"
             with wlock:
                 stdin.write(data)
                 stdin.flush()
         session.transport.send = send
         if row == "mc-session+bufwrite":
-            def call(name, arguments, _req=session.request):  # type: ignore[misc]
-                return _req("tools/call", {"name": name, "arguments": arguments}, timeout=60.0)
+            def call(name, arguments, _call=session.call):  # type: ignore[misc]
+                return _call("tools/call", {"name": name, "arguments": arguments}, owned=True, timeout=60.0).result()
     elif row.startswith("mc-minreq"):
-        # mcpclient's reader, transport and _Call, but a minimal request path (no Session.request /
-        # _send_request bookkeeping, untimed wait); "-floorsend": and the floor's write
-        from mcpclient.session import _Call
+        # mcpclient's reader, transport and CallFuture, but a minimal request path (no Session.call
+        # bookkeeping, untimed wait); "-floorsend": and the floor's write
+        from mcpclient.futures import CallFuture
 
         transport = session.transport
         send = transport.send
         if row.endswith("-floorsend"):
             fd, wlock = transport._stdin_fd, threading.Lock()
 
-            def send(message, timeout=None, wait=False, _dumps=json.dumps):  # type: ignore[misc]
+            def send(message, _dumps=json.dumps, **_):  # type: ignore[misc]
                 data = _dumps(message).encode() + b"\n"
                 with wlock:
                     os.write(fd, data)
 
         def call(name, arguments, _s=session):  # type: ignore[misc]
             rid = next(_s._ids)
-            c = _Call(rid, "tools/call", None, None, False, None, False, None, None)
+            c = CallFuture(_s, "tools/call", None, owned=True)
+            c.request_id = rid
             with _s._lock:
                 _s._pending[rid] = c
             send({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                  "params": {"name": name, "arguments": arguments}}, None, True)
-            c.done.acquire()
-            return c.value
+                  "params": {"name": name, "arguments": arguments}}, wait=True)
+            c._landed.acquire()
+            return c._reply["result"]
     elif row == "mc-notimeout":
         def call(name, arguments, _call=client.call_tool):  # type: ignore[misc]
             return _call(name, arguments, timeout=None)

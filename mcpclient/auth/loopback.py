@@ -7,6 +7,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, Callable, List, Optional
 from urllib.parse import parse_qs, urlsplit
 
+from .._threads import next_instance, start_thread
 from ..errors import AuthError
 
 __all__ = ["loopback_authorize"]
@@ -47,8 +48,7 @@ def loopback_authorize(open_browser: Optional[Callable[[str], Any]] = None,
                 done.set()
 
         server = HTTPServer(("127.0.0.1", redirect.port), Handler)
-        thread = threading.Thread(target=server.serve_forever, name="mcpclient-auth-loopback", daemon=True)
-        thread.start()
+        thread = start_thread(server.serve_forever, f"mcpclient-{next_instance()}-auth-loopback")
         try:
             if open_browser is not None:
                 open_browser(url)
