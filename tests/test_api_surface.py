@@ -50,13 +50,15 @@ def test_everything_the_client_returns_or_yields_is_exported():
 
 
 def _classes(annotation):
-    if isinstance(annotation, type):
-        yield annotation
-    for arg in typing.get_args(annotation):
-        yield from _classes(arg)
     origin = typing.get_origin(annotation)
+    if origin is None:
+        if isinstance(annotation, type):
+            yield annotation
+        return
     if isinstance(origin, type):
         yield origin
+    for arg in typing.get_args(annotation):
+        yield from _classes(arg)
 
 
 def test_every_request_method_has_a_future_twin_with_the_same_parameters():
