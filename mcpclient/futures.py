@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from _thread import allocate_lock as _allocate_lock
 from concurrent.futures import CancelledError, Future, InvalidStateError
+from dataclasses import dataclass
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, Optional, Tuple, TypeVar
 
@@ -41,13 +42,11 @@ _INF = float("inf")
 _WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)  # longer waits overflow the lock APIs
 
 
+@dataclass(frozen=True)
 class Again:
     """A transform's answer meaning "not done: send the request again with ``params``"."""
 
-    __slots__ = ("params",)
-
-    def __init__(self, params: Optional[Dict[str, Any]]) -> None:
-        self.params = params
+    params: Optional[Dict[str, Any]]
 
 
 def outcome(method: str, msg: Dict[str, Any]) -> Any:
@@ -61,13 +60,11 @@ def outcome(method: str, msg: Dict[str, Any]) -> Any:
     raise ProtocolError(f"reply to {method} has neither result nor error")
 
 
+@dataclass(frozen=True)
 class _Final:
     """An owned call's value, known before any round was sent (a cache hit)."""
 
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
+    value: Any
 
 
 class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]

@@ -9,6 +9,7 @@ string or callable given as ``auth=`` becomes a ``BearerToken`` (``as_auth``).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
 from typing import Callable, Dict, Optional, Union
 
 __all__ = ["AuthProvider", "BearerToken", "Challenge", "as_auth"]
@@ -16,21 +17,18 @@ __all__ = ["AuthProvider", "BearerToken", "Challenge", "as_auth"]
 TokenSource = Union[str, Callable[[], Optional[str]]]
 
 
+@dataclass(frozen=True)
 class Challenge:
     """A refusal the server answered a request with: ``status`` (401 or 403), its
     ``WWW-Authenticate`` header, the token the request carried, a ``DPoP-Nonce`` header, and the
     request's ``deadline`` (monotonic seconds, or ``None``) by which an answer is still useful."""
 
-    __slots__ = ("url", "status", "www_authenticate", "sent_token", "dpop_nonce", "deadline")
-
-    def __init__(self, url: str, status: int, www_authenticate: Optional[str], sent_token: Optional[str],
-                 dpop_nonce: Optional[str] = None, deadline: Optional[float] = None) -> None:
-        self.url = url
-        self.status = status
-        self.www_authenticate = www_authenticate
-        self.sent_token = sent_token
-        self.dpop_nonce = dpop_nonce
-        self.deadline = deadline
+    url: str
+    status: int
+    www_authenticate: Optional[str]
+    sent_token: Optional[str] = field(repr=False)
+    dpop_nonce: Optional[str] = None
+    deadline: Optional[float] = None
 
 
 class AuthProvider(ABC):

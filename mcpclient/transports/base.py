@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 from ..errors import ProtocolError
@@ -22,16 +23,14 @@ __all__ = ["CLOSE_BUDGET", "DeliveryFailed", "Transport", "decode_frame", "encod
 CLOSE_BUDGET = 5.0
 
 
+@dataclass(frozen=True)
 class DeliveryFailed:
     """Returned by ``receive()`` in place of a message: the request ``request_id`` could not be
     delivered or answered (an HTTP error status, a refused connection); its call fails with
     ``error``. Stream transports never produce it: their failures end the whole connection."""
 
-    __slots__ = ("request_id", "error")
-
-    def __init__(self, request_id: Any, error: BaseException) -> None:
-        self.request_id = request_id
-        self.error = error
+    request_id: Any
+    error: BaseException
 
 
 class Transport(ABC):
