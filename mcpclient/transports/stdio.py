@@ -18,7 +18,7 @@ import threading
 import time
 import weakref
 from collections import deque
-from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, Mapping, Optional, Sequence, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
 
 from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
@@ -53,6 +53,15 @@ _KILL_WAIT = 0.5  # after SIGKILL, how long to wait for the exit
 
 
 _LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "bun", "bunx", "deno")
+
+
+class _Stalled(Exception):
+    """The pipe is full and the frames being written are not this thread's to wait for: ``rest``
+    goes to the stdin thread."""
+
+    def __init__(self, rest: bytes) -> None:
+        super().__init__("stdin is full")
+        self.rest = rest
 
 
 def _default_name(argv: Sequence[str]) -> str:
@@ -150,10 +159,13 @@ class StdioTransport(Transport):
         self._proc: Optional["subprocess.Popen[bytes]"] = None
         self._stdin_fd = -1
         self._lifecycle = threading.Lock()  # orders start() against close()
-        self._write_lock = threading.Lock()  # held while writing (close() takes it to close stdin)
-        self._outbox_lock = threading.Lock()  # guards _outbox and _writing; never held across I/O
-        self._outbox: list = []  # frames other senders left to the thread writing now
-        self._writing = False
+        self._wlock = threading.Lock()  # held while bytes go to stdin (close() takes it to close stdin)
+        self._olock = threading.Lock()  # guards the writer role and the queue below; never held across I/O
+        self._olock_cond = threading.Condition(self._olock)  # wakes the stdin thread
+        self._writing = False  # a thread holds the writer role (a sender, or the stdin thread)
+        self._outbox: List[bytes] = []  # frames other senders left to the writer, in order
+        self._handoff: Optional[bytes] = None  # what the stdin thread must write first
+        self._flusher: Optional[threading.Thread] = None
         self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
         self._exited = threading.Event()
         self._closing = threading.Event()
@@ -270,14 +282,16 @@ class StdioTransport(Transport):
         self._finalizer.detach()
 
     def _close_stdin(self, proc: "subprocess.Popen[bytes]", timeout: float) -> bool:
-        if not self._write_lock.acquire(timeout=timeout):
+        with self._olock:
+            self._olock_cond.notify_all()  # the stdin thread, if idle, sees the close and ends
+        if not self._wlock.acquire(timeout=timeout):
             return False
         try:
             proc.stdin.close()  # type: ignore[union-attr]
         except OSError:
             pass
         finally:
-            self._write_lock.release()
+            self._wlock.release()
         return True
 
     def _signal(self, proc: "subprocess.Popen[bytes]", hard: bool) -> None:
@@ -293,94 +307,152 @@ class StdioTransport(Transport):
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
-        """Write one message. Writes are combined: a sender that finds another thread writing
-        leaves its frame to that writer and returns (under load one ``write()`` carries many
-        frames, and the server wakes once for them); the writer writes until nothing is queued.
-        A frame left to a writer that then fails is lost with the connection (the reader then
-        fails every pending call), or times out with its call."""
+        """Write one message, within ``deadline``.
+
+        Writes are combined: a sender that finds another thread writing (one holds the *writer
+        role* at a time) leaves its frame to that thread, in order, and returns; under load one
+        ``write()`` then carries many frames and the server wakes once for them. The writer
+        writes its own frame under its own deadline (nothing is queued ahead of it), then what
+        others queued meanwhile as long as the pipe takes it; when the pipe is full, the rest
+        goes to the ``mcpclient-<n>-stdin`` thread, which writes it whenever the server reads.
+        So no sender ever waits for, or cuts, another's frame, and none is lost while the
+        connection lives; a frame that waits too long simply times out with its call.
+        """
         data = encode_frame(message) + b"\n"
         if self._stdin_fd < 0:
             raise ConnectionClosed("transport not started")
-        with self._outbox_lock:
-            if self._writing:  # a writer is at work: it takes this frame too
+        with self._olock:
+            if self._writing:  # another thread writes: it (or the stdin thread) takes this too, in order
                 self._outbox.append(data)
                 return
             self._writing = True
+        self._write_as_writer(data, deadline)
+
+    def _write_as_writer(self, data: bytes, deadline: Optional[float]) -> None:
+        written = [0]
+        failure: Optional[OSError] = None
         try:
-            failure = self._write_frames(data, deadline)  # hands the writer role back when done
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if timeout is not None and timeout > threading.TIMEOUT_MAX:
+                timeout = deadline = None
+            if not self._wlock.acquire(timeout=-1 if timeout is None else timeout):
+                raise SendTimeout(f"server {self.name} is not reading: stdin is being closed")
+            try:
+                failure = self._write(data, deadline, written, own=True)
+                if failure is None:
+                    failure = self._drain()
+            finally:
+                self._wlock.release()
         except BaseException:
-            self._stop_writing()
+            # Nothing of this frame went out (SendTimeout), or the connection is going (closed,
+            # killed), or the thread was interrupted: pass the role on with whatever is left.
+            partial = 0 < written[0] < len(data)
+            self._pass_on(data[written[0]:] if partial else b"")
             raise
-        if failure is not None:
-            self._stop_writing()
+        if failure is not None:  # a broken pipe: the server is gone, and what was queued with it
+            with self._olock:
+                self._writing, self._outbox = False, []
             raise self._exit_error() from failure  # outside the locks: it may wait for the exit
 
-    def _stop_writing(self) -> None:
-        """A write failed: give up the writer role; frames others left for it are dropped."""
-        with self._outbox_lock:
-            self._writing = False
-            dropped, self._outbox = self._outbox, []
-        if dropped:
-            log.debug("dropped %d queued messages after a failed write to %s", len(dropped), self.name)
-
-    def _write_frames(self, data: bytes, deadline: Optional[float]) -> Optional[OSError]:
-        """Write ``data`` and then whatever other senders queue meanwhile, under the write lock
-        (``close()`` takes it too, so stdin is never closed in the middle of a frame)."""
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-        if timeout is not None and timeout > threading.TIMEOUT_MAX:
-            timeout = deadline = None
-        if not self._write_lock.acquire(timeout=-1 if timeout is None else timeout):
-            raise SendTimeout(f"server {self.name} is not reading: another message is still being written")
-        try:
-            failure = self._write(data, deadline)  # this sender's own frame: its failures are its own
-            while failure is None:
-                with self._outbox_lock:
-                    queued, self._outbox = self._outbox, []
-                    if not queued:
-                        self._writing = False  # in the same critical section: no frame is stranded
-                        return None
-                try:
-                    failure = self._write(b"".join(queued), deadline)
-                except SendTimeout:  # the server stopped reading: the next sender writes them first
-                    with self._outbox_lock:
-                        self._outbox[:0] = queued
-                        self._writing = False
+    def _drain(self) -> Optional[OSError]:
+        """Holding the role: write the frames others queued while the pipe takes them; when it is
+        full, the stdin thread takes the role and the rest. Returns a broken pipe's error."""
+        while True:
+            with self._olock:
+                if not self._outbox:
+                    self._writing = False  # handed back only with nothing queued
                     return None
-            return failure
-        finally:
-            self._write_lock.release()
+                batch, self._outbox = b"".join(self._outbox), []
+            try:
+                failure = self._write(batch, None, [0], own=False)
+            except _Stalled as stall:
+                self._hand_off(stall.rest)
+                return None
+            if failure is not None:
+                return failure
 
-    def _write(self, data: bytes, deadline: Optional[float]) -> Optional[OSError]:
-        """Write all of ``data`` (holding the write lock); a broken pipe is returned, not raised."""
+    def _pass_on(self, first: bytes) -> None:
+        """A writer stops early: the stdin thread takes the role, to write ``first`` (the rest of a
+        frame already begun) and then the queue; if there is nothing, or the transport is closing,
+        the role is just given up."""
+        with self._olock:
+            if self._closing.is_set():
+                self._writing, self._outbox = False, []
+                return
+            if not first and not self._outbox:
+                self._writing = False
+                return
+        self._hand_off(first)
+
+    def _hand_off(self, first: bytes) -> None:
+        """Give the writer role to the stdin thread (started on first use), ``first`` to write first."""
+        with self._olock:
+            self._handoff = first
+            start = self._flusher is None
+            if not start:
+                self._olock_cond.notify()
+        if start:  # only the role holder gets here, so only one thread ever starts it
+            self._flusher = start_thread(self._flush, f"mcpclient-{self.instance}-stdin")
+            self._threads.append(self._flusher)  # joined by close()
+
+    def _flush(self) -> None:
+        """The stdin thread: holds the writer role while it has frames the pipe would not take at
+        once, and writes them whenever the server reads (no deadline: they are not its own; each
+        call's own deadline bounds its wait for the answer), until the queue is empty or close."""
+        while True:
+            with self._olock:
+                while self._handoff is None and not self._closing.is_set():
+                    self._olock_cond.wait()
+                if self._closing.is_set():
+                    return
+                data, self._handoff = self._handoff, None
+            failure: Optional[OSError] = None
+            try:
+                with self._wlock:
+                    while failure is None:
+                        failure = self._write(data, None, [0], own=False, patient=True)
+                        with self._olock:
+                            if failure is not None or not self._outbox:
+                                self._writing = False
+                                if failure is not None:
+                                    self._outbox = []  # the server is gone: nothing more goes out
+                                break
+                            data, self._outbox = b"".join(self._outbox), []
+            except ConnectionClosed:  # close() or a dead server: nothing more goes out
+                with self._olock:
+                    self._writing, self._outbox = False, []
+                return
+            if failure is not None:
+                log.debug("stdin of %s broke while writing queued messages: %s", self.name, failure)
+
+    def _write(self, data: bytes, deadline: Optional[float], written: List[int], own: bool,
+               patient: bool = False) -> Optional[OSError]:
+        """Write all of ``data`` (holding the write lock); a broken pipe is returned, not raised,
+        and ``written[0]`` follows the progress. When the pipe is full: ``patient`` waits for the
+        server (or close); a sender's ``own`` frame waits until its ``deadline`` (then
+        ``SendTimeout`` if nothing went out, and if half of it did, the server is killed: nothing
+        can follow half a message); other frames are not waited for: ``_Stalled`` with the rest."""
         fd = self._stdin_fd
-        if self._closing.is_set():
-            raise ConnectionClosed("transport closed")
-        try:
-            written = os.write(fd, data)  # the common case: the pipe takes it all at once
-        except BlockingIOError:  # the pipe is full: the server is slow to read, or not reading
-            written = 0
-        except OSError as exc:  # BrokenPipeError and friends: the server is gone
-            return exc
-        if written == len(data):
-            return None
-        view = memoryview(data)
-        while written < len(view):
+        while written[0] < len(data):
+            if self._closing.is_set():
+                raise ConnectionClosed("transport closed")
+            try:
+                written[0] += os.write(fd, data[written[0]:] if written[0] else data)
+                continue
+            except BlockingIOError:  # the pipe is full: the server is slow to read, or not reading
+                pass
+            except OSError as exc:  # BrokenPipeError and friends: the server is gone
+                return exc
+            if not own and not patient:
+                raise _Stalled(data[written[0]:])
             wait = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
             if wait <= 0:
-                if written:  # half a message is on the wire: nothing can follow it any more
+                if written[0]:  # half a message is on the wire: nothing can follow it any more
                     log.warning("server %s stopped reading in the middle of a message; killing it", self.name)
                     self._signal(self._proc, hard=True)  # type: ignore[arg-type]
                     raise ConnectionClosed(f"server {self.name} stopped reading mid-message")
                 raise SendTimeout(f"server {self.name} is not reading its stdin")
             select.select((), (fd,), (), wait)
-            if self._closing.is_set():
-                raise ConnectionClosed("transport closed")
-            try:
-                written += os.write(fd, view[written:])
-            except BlockingIOError:
-                continue
-            except OSError as exc:
-                return exc
         return None
 
     def receive(self) -> Optional[Any]:

@@ -1,0 +1,157 @@
+"""How the stdio transport writes when many threads send at once (issue 9's write combining).
+
+One thread at a time holds the writer role; others leave their frames to it, in order, and return.
+These tests pin what that must never do: lose a frame while the connection lives, let one sender's
+deadline cut another's frame (which kills the server: half a message cannot be followed), or put
+one thread's frames out of order. The peer is ``tests/servers/slow_reader.py``: it does not read at
+first (the pipe fills), then reads slowly.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import LONG, SERVERS, wait_until
+from mcpclient import StdioTransport
+from mcpclient.errors import SendTimeout
+from mcpclient.session import Session
+
+pytestmark = pytest.mark.timeout(60)
+
+PAD = "x" * 900
+
+
+def reader(out: Path, pause: float, chunk: int = 4096, every: float = 0.01, answer: bool = False,
+           stall: float = 0.0) -> List[str]:
+    return [sys.executable, str(SERVERS / "slow_reader.py"), str(out), str(pause), str(chunk), str(every),
+            "1" if answer else "0", str(stall)]
+
+
+def methods(out: Path) -> List[str]:
+    return [json.loads(line)["method"] for line in out.read_text().splitlines() if line.strip()]
+
+
+def fill(transport: StdioTransport) -> int:
+    """Send small notifications until the pipe refuses one whole (nothing half-written)."""
+    for n in range(100_000):
+        try:
+            transport.send({"jsonrpc": "2.0", "method": "fill", "params": {"n": n, "p": PAD}},
+                           deadline=time.monotonic() + 0.05)
+        except SendTimeout:
+            return n
+    raise AssertionError("the pipe never filled")
+
+
+def test_a_frame_left_to_a_writer_that_times_out_is_still_delivered(tmp_path):
+    out = tmp_path / "got.jsonl"
+    transport = StdioTransport(reader(out, pause=1.5), stderr=None)
+    transport.start()
+    try:
+        filled = fill(transport)
+        errors: List[BaseException] = []
+        writing = threading.Event()
+
+        def writer() -> None:
+            writing.set()
+            try:
+                transport.send({"jsonrpc": "2.0", "method": "W", "params": {"p": PAD}}, deadline=time.monotonic() + 0.5)
+            except SendTimeout as exc:
+                errors.append(exc)
+
+        w = threading.Thread(target=writer)
+        w.start()
+        assert writing.wait(LONG) and wait_until(lambda: transport._writing)  # W holds the role, stuck
+        transport.send({"jsonrpc": "2.0", "id": 99, "method": "B"})  # left to W, no deadline of its own
+        w.join(LONG)
+        assert len(errors) == 1  # W's own frame went nowhere in time: its sender is told so
+        assert wait_until(lambda: out.exists() and "B" in methods(out), LONG), "B's frame was lost"
+        assert methods(out) == ["fill"] * filled + ["B"]
+    finally:
+        transport.close()
+
+
+def test_another_callers_short_deadline_never_cuts_a_frame_or_kills_the_server(tmp_path):
+    session = Session(StdioTransport(reader(tmp_path / "got.jsonl", pause=0, chunk=4096, answer=True), stderr=None))
+    session.start()
+    try:
+        outcome: Dict[str, Any] = {}
+
+        def call(name: str, size: int, timeout: Any) -> None:
+            try:
+                outcome[name] = session.call(name, {"p": "z" * size}, owned=True, timeout=timeout).result()
+            except Exception as exc:  # noqa: BLE001 - asserted below
+                outcome[name] = exc
+
+        short = threading.Thread(target=call, args=("short", 300_000, 1.0))  # ~0.75 s to write at this pace
+        short.start()
+        assert wait_until(lambda: session.transport._writing)
+        patient = threading.Thread(target=call, args=("patient", 200_000, None))  # left to the writer
+        patient.start()
+        short.join(LONG)
+        patient.join(LONG)
+        assert outcome["patient"] == {"m": "patient"}, outcome  # not cut at the other call's deadline
+        assert not session.is_closed  # and the server was not killed for it
+    finally:
+        session.close()
+
+
+def test_one_threads_frames_keep_their_order_when_a_writer_gives_up(tmp_path):
+    out = tmp_path / "got.jsonl"
+    # full at first; after 1 s one 4 KiB read (room for W's frame, not B1's), then 3 s of nothing
+    transport = StdioTransport(reader(out, pause=1.0, chunk=4096, stall=3.0), stderr=None)
+    transport.start()
+    try:
+        fill(transport)
+
+        def writer() -> None:
+            transport.send({"jsonrpc": "2.0", "method": "W", "params": {"p": PAD}}, deadline=time.monotonic() + 2)
+
+        w = threading.Thread(target=writer)
+        w.start()
+        assert wait_until(lambda: transport._writing)
+        transport.send({"jsonrpc": "2.0", "id": 1, "method": "B1", "params": {"p": "y" * 3950}})
+        w.join(LONG)
+        transport.send({"jsonrpc": "2.0", "id": 2, "method": "B2"})
+        assert wait_until(lambda: out.exists() and "B2" in methods(out), LONG)
+        assert [m for m in methods(out) if m.startswith("B")] == ["B1", "B2"]
+    finally:
+        transport.close()
+
+
+def test_many_threads_small_frames_short_timeouts_never_kill_the_server(tmp_path):
+    """A soak of the combining under load: short timeouts may time calls out, never cut a frame
+    (the review's 20 s version of this killed the server with the first combining code)."""
+    session = Session(StdioTransport(reader(tmp_path / "got.jsonl", pause=0, every=0.05, answer=True), stderr=None))
+    session.start()
+    stop = threading.Event()
+    seen: Dict[str, int] = {}
+
+    def worker() -> None:
+        while not stop.is_set():
+            try:
+                session.call("m", {"p": "x" * 150}, owned=True, timeout=0.05).result()
+                name = "ok"
+            except Exception as exc:  # noqa: BLE001 - counted below
+                name = type(exc).__name__
+            seen[name] = seen.get(name, 0) + 1
+
+    threads = [threading.Thread(target=worker) for _ in range(16)]
+    for t in threads:
+        t.start()
+    try:
+        assert not stop.wait(2.0)  # two seconds of load: long enough to cut frames before the fix
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(LONG)
+    try:
+        assert set(seen) <= {"ok", "RequestTimeout"}, seen
+        assert not session.is_closed
+    finally:
+        session.close()
