@@ -324,12 +324,13 @@ def abort(response: "requests.Response") -> None:
 
 
 def chunks(response: "requests.Response") -> Iterator[bytes]:
-    """The body as it arrives. ``iter_content(chunk_size=None)`` yields as it arrives only for a
-    chunked body (a stream sent without chunking would be held back to its end); ``read1``
-    returns what is there, either way (urllib3 2.3+)."""
-    read1 = getattr(response.raw, "read1", None)
+    """The body as it arrives. ``read1`` returns what is there (urllib3 2.3+); before that,
+    ``stream(None)`` (what ``iter_content(chunk_size=None)`` reads) yields as it arrives only for
+    a chunked body (a stream sent without chunking is held back to its end)."""
+    raw = response.raw
+    read1 = getattr(raw, "read1", None)
     if read1 is None:
-        return response.iter_content(chunk_size=None)
+        return raw.stream(None, decode_content=True)  # type: ignore[no-any-return]
     return iter(lambda: read1(65536, decode_content=True), b"")
 
 

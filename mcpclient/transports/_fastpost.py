@@ -1,0 +1,149 @@
+"""POSTs straight to ``requests``' own urllib3 connection pool, for a transport that owns its
+``requests.Session``, sends to its endpoint directly (no proxy applies) and follows no redirects.
+
+Why: on a fast server, ``Session.send`` / ``HTTPAdapter.send`` / ``build_response`` (URL parsing,
+proxy and pool lookups, cookie extraction twice, hooks, a ``Response`` built per request) cost
+more CPU than the HTTP exchange itself, and with many threads that CPU, under the GIL, is what
+bounds throughput. Nothing is hand-built: the pool is the one the session's mounted adapter hands
+out for the endpoint (``get_connection_with_tls_context`` + ``cert_verify``: the same TLS
+verification settings as every request the session sends), the headers are the session's merged
+once, and the session's cookie jar is still used, through ``requests``' cookie helpers, whenever it
+holds cookies or an answer sets one (a sticky load balancer's). With a user's session, a proxy or
+``follow_redirects`` the transport keeps sending through ``requests`` (``http._Poster``).
+
+``FastResponse`` gives the rest of the transport the few things it reads of a ``requests.Response``
+(``status_code``, ``headers``, ``content``, ``text``, ``raw``, ``close``); failures are mapped to
+mcpclient errors as ``_http.request_error`` maps ``requests``' ones: ``ConnectError`` when nothing
+reached the server (the request may be sent again), ``ConnectionClosed`` when it may have.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, Optional
+
+from ..errors import ConnectError, ConnectionClosed
+from ._http import JSON, SSE
+
+if TYPE_CHECKING:
+    import requests
+    import urllib3
+
+__all__ = ["FastPoster", "FastResponse"]
+
+
+class FastResponse:
+    """What the transport reads of an answer, over a streamed ``urllib3.HTTPResponse`` (``raw``).
+
+    ``close()`` returns the connection to the pool when the body was read to its end (urllib3
+    does it as the last byte is read) and closes it otherwise: a connection with unread bytes
+    of an answer on it is never handed to another request.
+    """
+
+    __slots__ = ("raw", "status_code", "headers", "_content")
+
+    def __init__(self, raw: "urllib3.HTTPResponse") -> None:
+        self.raw = raw
+        self.status_code: int = raw.status
+        self.headers = raw.headers  # urllib3's HTTPHeaderDict: case-insensitive, like requests'
+        self._content: Optional[bytes] = None
+
+    @property
+    def content(self) -> bytes:
+        if self._content is None:
+            self._content = self.raw.read(decode_content=True)
+        return self._content
+
+    @property
+    def text(self) -> str:
+        from requests.utils import get_encoding_from_headers  # deferred: import cost (requests), loaded already
+
+        return self.content.decode(get_encoding_from_headers(self.headers) or "utf-8", "replace")
+
+    def close(self) -> None:
+        raw = self.raw
+        if raw.connection is None:  # read to the end (and released by urllib3), or closed already
+            return
+        if raw.length_remaining == 0:
+            raw.read()  # an empty or fully read body: urllib3 marks it done and releases the connection
+        else:
+            raw.close()  # bytes left unread: the connection is dropped, never reused
+        raw.release_conn()
+
+
+class FastPoster:
+    """POSTs to one URL through the pool ``requests`` keeps for it. Make it with ``open``."""
+
+    def __init__(self, http: "requests.Session", template: "requests.PreparedRequest", pool: Any,
+                 static: Dict[str, str], name: str, connect_timeout: float) -> None:
+        import urllib3  # deferred: import cost (urllib3); stdio-only programs never load it
+        from requests.cookies import extract_cookies_to_jar, get_cookie_header
+
+        self._jar = http.cookies
+        self._template = template  # url and static headers: what the cookie policy looks at
+        self._pool = pool
+        self._path: str = template.path_url
+        self._base = {k: v for k, v in template.headers.items() if k.lower() not in static}
+        self._name = name
+        self._connect = connect_timeout
+        self._timeout = urllib3.Timeout
+        self._get_cookies = get_cookie_header
+        self._set_cookies = extract_cookies_to_jar
+
+    @classmethod
+    def open(cls, http: "requests.Session", url: str, headers: Dict[str, str], name: str,
+             connect_timeout: float) -> Optional["FastPoster"]:
+        """A poster for ``url`` over ``http`` (a session the transport made itself, its
+        environment settings already read into it), or ``None`` if a proxy applies to ``url``."""
+        import requests  # deferred: import cost (requests); stdio-only programs never load it
+        from requests.utils import select_proxy
+
+        template = http.prepare_request(requests.Request("POST", url, headers=headers, data=b"{}"))
+        full_url = template.url or url
+        if select_proxy(full_url, http.proxies):
+            return None
+        template.headers["Accept"] = f"{JSON}, {SSE}"
+        template.headers["Content-Type"] = JSON
+        for header in ("Content-Length", "Cookie", "Authorization"):  # per request, if at all
+            template.headers.pop(header, None)
+        adapter = http.get_adapter(full_url)
+        pool = adapter.get_connection_with_tls_context(template, http.verify, cert=http.cert)
+        adapter.cert_verify(pool, full_url, http.verify, http.cert)  # as HTTPAdapter.send does, once
+        return cls(http, template, pool, {k.lower() for k in headers}, name, connect_timeout)
+
+    def post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> FastResponse:
+        """POST ``body`` with the session's headers and ``headers`` (which win); ``read``: the
+        read timeout (``None``: none). Raises ``ConnectError`` / ``ConnectionClosed``."""
+        merged = self._base.copy()
+        merged.update(headers)
+        jar = self._jar
+        if jar:
+            cookie = self._get_cookies(jar, self._template)
+            if cookie is not None:
+                merged["Cookie"] = cookie
+        try:
+            raw = self._pool.urlopen("POST", self._path, body=body, headers=merged, retries=False, redirect=False,
+                                     preload_content=False, timeout=self._timeout(connect=self._connect, read=read))
+        except Exception as exc:
+            raise self._error(exc) from exc
+        if "Set-Cookie" in raw.headers:
+            self._set_cookies(jar, self._template, raw)
+        return FastResponse(raw)
+
+    def _error(self, exc: Exception) -> Exception:
+        """Map what ``urlopen`` raised (never quoting it: a header value may be a secret)."""
+        from urllib3.exceptions import (  # deferred: import cost (urllib3), loaded already
+            ClosedPoolError, ConnectTimeoutError, HTTPError, NewConnectionError, ReadTimeoutError,
+        )
+
+        name = self._name
+        if isinstance(exc, NewConnectionError):  # refused, unreachable, no such host
+            return ConnectError(f"could not connect to {name}: {type(exc).__name__}")
+        if isinstance(exc, ConnectTimeoutError):
+            return ConnectError(f"could not connect to {name} in {self._connect:g} s")
+        if isinstance(exc, ReadTimeoutError):
+            return ConnectionClosed(f"{name} did not answer in time")
+        if isinstance(exc, ClosedPoolError):  # the session was closed: the transport is closing
+            return ConnectionClosed("the transport is closed")
+        if isinstance(exc, HTTPError):  # ProtocolError (reset, hung up), SSLError...: it may have arrived
+            cause = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], BaseException) else exc
+            return ConnectionClosed(f"the connection to {name} broke: {type(cause).__name__}")
+        return ConnectionClosed(f"HTTP request to {name} failed: {type(exc).__name__}")  # e.g. a bad header value
