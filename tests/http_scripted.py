@@ -4,9 +4,10 @@
 ``notifications/*`` itself, and every other POSTed request with ``handle(request, message)``,
 which returns a ``Reply`` (status, headers, body) or a result dict (sent as JSON). GETs go to
 ``on_get(request)`` (default: 405). ``sse(*events)`` builds an event-stream body. Every request
-the server saw is recorded in ``seen`` (method, path, headers, parsed body), so a test can count
-exactly what reached the wire; ``before(request)`` runs on every POST before it is answered (a
-test may hold it there on an event). ``require_session``: requests other than ``initialize`` and
+the server saw is recorded in ``seen`` (method, path, headers, parsed body, and ``peer``: the
+connection's client address), so a test can count exactly what reached the wire, and on which
+connection; ``before(request)`` runs on every POST before it is answered (a test may hold it
+there on an event). ``require_session``: requests other than ``initialize`` and
 ``server/discover`` without ``Mcp-Session-Id`` get 400, as servers that require one answer.
 ``keep_alive=False`` closes every connection after its answer; ``stop_accepting()`` then makes
 any new connection hang in ``connect`` (a server that stopped accepting, its backlog full).
@@ -23,12 +24,15 @@ SESSION_ID = "scripted-session-1"
 
 
 class Reply:
-    """What the server answers; ``Reply.DROP`` hangs up instead (see ``_send``)."""
+    """What the server answers; ``Reply.DROP`` hangs up instead (see ``_send``). ``hold``: the
+    headers go out at once, the body only once this event is set (or after 5 s)."""
 
-    def __init__(self, status: int = 200, body: Any = b"", headers: Optional[Dict[str, str]] = None) -> None:
+    def __init__(self, status: int = 200, body: Any = b"", headers: Optional[Dict[str, str]] = None,
+                 hold: Optional[threading.Event] = None) -> None:
         self.status = status
         self.body = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.headers = headers or {}
+        self.hold = hold
 
 
 DROP = Reply(0)
@@ -45,11 +49,12 @@ def sse(*events: Dict[str, Any]) -> "Reply":
 
 
 class Seen:
-    def __init__(self, method: str, path: str, headers: Dict[str, str], body: Any) -> None:
+    def __init__(self, method: str, path: str, headers: Dict[str, str], body: Any, peer: Any = None) -> None:
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
+        self.peer = peer  # the client's (address, port): which connection the request came on
 
     @property
     def rpc_method(self) -> Optional[str]:
@@ -91,7 +96,8 @@ class ScriptedHTTPServer:
                     body = json.loads(raw) if raw else None
                 except ValueError:
                     body = raw
-                seen = Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                seen = Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body,
+                            self.client_address)
                 with outer.lock:
                     outer.seen.append(seen)
                 return seen
@@ -109,6 +115,8 @@ class ScriptedHTTPServer:
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
+                if reply.hold is not None:
+                    reply.hold.wait(5.0)
                 self.wfile.write(reply.body)
 
             def do_POST(self) -> None:  # noqa: N802

@@ -1,0 +1,192 @@
+"""The Streamable HTTP transport's fast path (``transports/_fastpost.py``): POSTs that go straight
+to ``requests``' urllib3 pool when the transport owns its session, goes direct and follows no
+redirects. Its own risks, against the scripted server on 127.0.0.1: which path is taken (a proxy
+in the environment keeps ``requests``' path), server cookies kept and sent back, connections
+reused only when their answer was read to the end, and failures mapped to the right error."""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from typing import List
+
+import pytest
+
+from conftest import LONG
+from http_scripted import DROP, Reply, ScriptedHTTPServer
+from mcpclient import Client, ConnectError, ConnectionClosed, HTTPTransport
+from mcpclient.retry import Retry
+from mcpclient.transports._fastpost import FastPoster
+from mcpclient.transports.base import DeliveryFailed
+
+MODERN = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+          "serverInfo": {"name": "scripted-2026", "version": "1"}}  # no GET stream: one connection at a time
+NOTICE = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+@pytest.fixture
+def scripted():
+    servers: List[ScriptedHTTPServer] = []
+
+    def make(handle, **kwargs):
+        servers.append(ScriptedHTTPServer(handle, **kwargs))
+        return servers[-1]
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+def echo(seen, msg):
+    return {"content": [{"type": "text", "text": msg["params"]["arguments"]["text"]}]}
+
+
+def tools(seen, msg):
+    return {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+
+
+def started(url: str, **kwargs) -> HTTPTransport:
+    transport = HTTPTransport(url, retry=Retry(total=0), **kwargs)
+    transport.start()
+    return transport
+
+
+def test_the_fast_path_is_taken_only_when_the_transport_owns_a_direct_session(scripted):
+    import requests
+
+    url = scripted(echo).url
+    for kwargs, fast in [({}, True), ({"session": requests.Session()}, False), ({"follow_redirects": True}, False)]:
+        transport = started(url, **kwargs)
+        try:
+            assert isinstance(transport._poster, FastPoster) is fast, kwargs
+            assert transport.send(NOTICE) is None  # and it works either way
+        finally:
+            transport.close()
+            if "session" in kwargs:
+                kwargs["session"].close()
+
+
+def test_a_proxy_in_the_environment_takes_the_requests_path(scripted, monkeypatch):
+    proxy = scripted(echo)  # answers as the endpoint would, and records the absolute URLs it is sent
+    origin = proxy.url.rsplit("/", 1)[0]
+    for name in ("no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("http_proxy", origin)
+    monkeypatch.setenv("HTTP_PROXY", origin)
+    url = "http://mcp.example.invalid/mcp"  # never resolved: only the proxy is connected to
+    transport = HTTPTransport(url)
+    with Client(transport, timeout=LONG) as client:
+        assert not isinstance(transport._poster, FastPoster)
+        assert client.call_tool("echo", {"text": "via proxy"}).text == "via proxy"
+    posts = proxy.requests(http_method="POST")
+    assert posts and all(seen.path == url for seen in posts)
+
+
+def test_cookies_the_server_sets_are_kept_and_sent_back(scripted):
+    def handle(seen, msg):
+        text = msg["params"]["arguments"]["text"]
+        result = {"jsonrpc": "2.0", "id": msg["id"], "result": echo(seen, msg)}
+        return Reply(200, result, {"Set-Cookie": "lb=node-2; Path=/"}) if text == "first" else result["result"]
+
+    server = scripted(handle)
+    transport = HTTPTransport(server.url)
+    with Client(transport, timeout=LONG, protocol="legacy") as client:
+        assert isinstance(transport._poster, FastPoster)
+        assert client.call_tool("echo", {"text": "first"}).text == "first"
+        assert client.call_tool("echo", {"text": "second"}).text == "second"
+        assert transport._http.cookies.get("lb") == "node-2"  # in the session's jar, as requests keeps it
+    first, second = server.requests("tools/call")
+    assert "cookie" not in first.headers and second.headers["cookie"] == "lb=node-2"
+    [delete] = server.requests(http_method="DELETE")  # (sent by requests itself: same jar)
+    assert delete.headers["cookie"] == "lb=node-2"
+    for seen in server.requests(http_method="POST"):  # the session's headers, each once, as requests sends them
+        assert seen.headers["user-agent"].startswith("python-requests/")
+        assert seen.headers["accept"] == "application/json, text/event-stream"
+        assert seen.headers["content-type"] == "application/json"
+
+
+def test_a_connection_is_reused_only_after_its_answer_was_read_to_the_end(scripted):
+    # The first tools/list gets a 503 whose body is held back until the retry arrives: the client
+    # drops that answer unread and retries. Were its connection reused, the retry would be
+    # written to a connection whose answer is still to come (and no new connection would come
+    # to release it: the test would fail on a garbled answer after 5 s).
+    held = threading.Event()
+    answered: List[object] = []
+
+    def handle(seen, msg):
+        if not answered:
+            answered.append(seen)
+            return Reply(503, b"busy" * 256, {"Retry-After": "0", "Content-Type": "text/plain"}, hold=held)
+        held.set()
+        return tools(seen, msg)
+
+    server = scripted(handle, discover=MODERN)
+    with Client(HTTPTransport(server.url), timeout=LONG) as client:
+        assert [t.name for t in client.list_tools()] == ["echo"]
+        assert [t.name for t in client.list_tools()] == ["echo"]
+    first, retried, after = server.requests("tools/list")
+    assert retried.peer != first.peer  # the connection with the unread answer was not handed on
+    assert after.peer == retried.peer  # a connection whose answer was read is reused
+
+
+def test_a_refused_or_hung_connect_is_a_connect_error(scripted):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    listener.close()  # nothing listens there now: connecting is refused
+    transport = started(f"http://127.0.0.1:{port}/mcp")
+    try:
+        with pytest.raises(ConnectError):
+            transport.send(NOTICE)
+    finally:
+        transport.close()
+
+    server = scripted(echo, keep_alive=False)
+    server.stop_accepting()  # a new connection hangs in connect
+    transport = started(server.url, connect_timeout=0.3)
+    try:
+        began = time.monotonic()
+        with pytest.raises(ConnectError, match="in 0.3 s"):
+            transport.send(NOTICE)
+        assert time.monotonic() - began < 0.3 + 2.0
+    finally:
+        transport.close(time.monotonic() + 0.5)
+
+
+def test_a_failure_after_the_request_was_sent_is_connection_closed(scripted):
+    release = threading.Event()
+
+    def before(seen):
+        if seen.rpc_method == "notifications/hold":
+            release.wait(LONG)
+
+    server = scripted(lambda seen, msg: DROP, before=before)
+    transport = started(server.url)
+    try:
+        # the server hangs up without answering
+        assert transport.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                               "params": {"name": "echo", "arguments": {}}}, wait=True) is None
+        failed = transport.receive()
+        assert isinstance(failed, DeliveryFailed) and failed.request_id == 7
+        assert type(failed.error) is ConnectionClosed
+        # no answer within the read timeout
+        with pytest.raises(ConnectionClosed, match="did not answer in time"):
+            transport.send({"jsonrpc": "2.0", "method": "notifications/hold"}, deadline=time.monotonic() + 0.3)
+        release.set()
+        assert transport.send(NOTICE) is None  # the transport is still usable
+    finally:
+        release.set()
+        transport.close()
+    assert len(server.requests("tools/call")) == 1  # (Retry(total=0): sent once)
+
+
+def test_a_bad_header_value_fails_without_being_quoted(scripted):
+    server = scripted(echo)
+    transport = started(server.url, auth="s3cret\r\nX-Injected: 1")
+    try:
+        with pytest.raises(ConnectionClosed) as info:
+            transport.send(NOTICE)
+        assert "s3cret" not in str(info.value) and "Injected" not in str(info.value)
+    finally:
+        transport.close()
+    assert server.requests(http_method="POST") == []
