@@ -18,7 +18,7 @@ import json
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 SESSION_ID = "scripted-session-1"
 
@@ -68,9 +68,10 @@ class ScriptedHTTPServer:
     def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None,
                  on_get: Optional[Callable[["Seen"], "Reply"]] = None, discover: Optional[Dict[str, Any]] = None,
                  before: Optional[Callable[["Seen"], None]] = None, require_session: bool = False,
-                 keep_alive: bool = True) -> None:
+                 keep_alive: bool = True, tls: Optional[Tuple[str, str]] = None) -> None:
         """``discover``: answer ``server/discover`` with this result (a 2026 server); by default
-        it is refused as a handshake-era server refuses it."""
+        it is refused as a handshake-era server refuses it. ``tls``: (certificate file, key
+        file): serve HTTPS with them."""
         self.discover = discover
         self.before = before
         self._fillers: List[socket.socket] = []  # connections that fill the backlog (stop_accepting)
@@ -170,7 +171,13 @@ class ScriptedHTTPServer:
 
         self.httpd = QuietServer(("127.0.0.1", 0), RequestHandler)
         self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/mcp"
+        if tls is not None:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.httpd.server_address[1]}/mcp"
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="test-http-server", daemon=True)
         self.thread.start()
 

@@ -190,3 +190,35 @@ def test_a_bad_header_value_fails_without_being_quoted(scripted):
     finally:
         transport.close()
     assert server.requests(http_method="POST") == []
+
+
+@pytest.fixture
+def certificate(tmp_path):
+    """A self-signed certificate for 127.0.0.1: (certificate file, key file)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command")
+    cert, key = str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def test_https_keeps_requests_certificate_verification(scripted, certificate, monkeypatch):
+    for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):
+        monkeypatch.delenv(name, raising=False)
+    server = scripted(echo, tls=certificate)
+    transport = HTTPTransport(server.url, retry=Retry(total=0))
+    with pytest.raises(ConnectError, match="SSLError"):  # self-signed: not in requests' CA bundle
+        Client(transport, timeout=LONG, protocol="legacy").connect()
+    assert isinstance(transport._poster, FastPoster)
+    assert server.requests() == []
+
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", certificate[0])  # read at start, as requests reads it
+    transport = HTTPTransport(server.url)
+    with Client(transport, timeout=LONG, protocol="legacy") as client:
+        assert isinstance(transport._poster, FastPoster)
+        assert client.call_tool("echo", {"text": "over TLS"}).text == "over TLS"

@@ -85,6 +85,7 @@ class FastPoster:
         self._name = name
         self._connect = connect_timeout
         self._timeout = urllib3.Timeout
+        self._no_retries = urllib3.Retry(total=False, redirect=False)  # made once: urlopen would make one per call
         self._get_cookies = get_cookie_header
         self._set_cookies = extract_cookies_to_jar
 
@@ -120,8 +121,9 @@ class FastPoster:
             if cookie is not None:
                 merged["Cookie"] = cookie
         try:
-            raw = self._pool.urlopen("POST", self._path, body=body, headers=merged, retries=False, redirect=False,
-                                     preload_content=False, timeout=self._timeout(connect=self._connect, read=read))
+            raw = self._pool.urlopen("POST", self._path, body=body, headers=merged, retries=self._no_retries,
+                                     redirect=False, preload_content=False,
+                                     timeout=self._timeout(connect=self._connect, read=read))
         except Exception as exc:
             raise self._error(exc) from exc
         if "Set-Cookie" in raw.headers:
