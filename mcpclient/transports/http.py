@@ -388,8 +388,11 @@ class HTTPTransport(HTTPBase):
         resumes it instead."""
         kind = media_type(response)
         if kind == JSON:
-            with self._tracked(response):
+            self._track(response, None)  # (not ``with _tracked``: this is every blocking call's path)
+            try:
                 message = decode_frame(response.content)
+            finally:
+                self._untrack(response, None)
             if inline and type(message) is dict and message.get("id") == rid:
                 return message
             self._inbox.put(message)
@@ -482,19 +485,25 @@ class HTTPTransport(HTTPBase):
     @contextmanager
     def _tracked(self, response: "requests.Response", rid: Any = None) -> Iterator[None]:
         """While reading ``response``, let ``close()`` (and ``cancel_request(rid)``) abort it."""
+        self._track(response, rid)
+        try:
+            yield
+        finally:
+            self._untrack(response, rid)
+
+    def _track(self, response: "requests.Response", rid: Any) -> None:
         with self._open_lock:
             if self._closing.is_set():
                 raise ConnectionClosed("the transport is closed")
             self._open.add(response)
             if rid is not None:
                 self._streams[rid] = response
-        try:
-            yield
-        finally:
-            with self._open_lock:
-                self._open.discard(response)
-                if rid is not None and self._streams.get(rid) is response:
-                    del self._streams[rid]
+
+    def _untrack(self, response: "requests.Response", rid: Any) -> None:
+        with self._open_lock:
+            self._open.discard(response)
+            if rid is not None and self._streams.get(rid) is response:
+                del self._streams[rid]
 
     def cancel_request(self, rid: Any) -> bool:
         """2026-07-28: a request is cancelled by closing its response stream (no notification)."""
