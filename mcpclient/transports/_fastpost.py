@@ -18,7 +18,7 @@ reached the server (the request may be sent again), ``ConnectionClosed`` when it
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, AbstractSet, Any, Dict, Optional
 
 from ..errors import ConnectError, ConnectionClosed
 from ._http import JSON, SSE
@@ -56,7 +56,8 @@ class FastResponse:
     def text(self) -> str:
         from requests.utils import get_encoding_from_headers  # deferred: import cost (requests), loaded already
 
-        return self.content.decode(get_encoding_from_headers(self.headers) or "utf-8", "replace")
+        charset = get_encoding_from_headers(self.headers)  # type: ignore[arg-type]  # (only .get is used)
+        return self.content.decode(charset or "utf-8", "replace")
 
     def close(self) -> None:
         raw = self.raw
@@ -73,7 +74,7 @@ class FastPoster:
     """POSTs to one URL through the pool ``requests`` keeps for it. Make it with ``open``."""
 
     def __init__(self, http: "requests.Session", template: "requests.PreparedRequest", pool: Any,
-                 static: Dict[str, str], name: str, connect_timeout: float) -> None:
+                 static: AbstractSet[str], name: str, connect_timeout: float) -> None:
         import urllib3  # deferred: import cost (urllib3); stdio-only programs never load it
         from requests.cookies import extract_cookies_to_jar, get_cookie_header
 
@@ -95,6 +96,7 @@ class FastPoster:
         """A poster for ``url`` over ``http`` (a session the transport made itself, its
         environment settings already read into it), or ``None`` if a proxy applies to ``url``."""
         import requests  # deferred: import cost (requests); stdio-only programs never load it
+        from requests.adapters import HTTPAdapter
         from requests.utils import select_proxy
 
         template = http.prepare_request(requests.Request("POST", url, headers=headers, data=b"{}"))
@@ -106,6 +108,8 @@ class FastPoster:
         for header in ("Content-Length", "Cookie", "Authorization"):  # per request, if at all
             template.headers.pop(header, None)
         adapter = http.get_adapter(full_url)
+        if not isinstance(adapter, HTTPAdapter):
+            return None
         pool = adapter.get_connection_with_tls_context(template, http.verify, cert=http.cert)
         adapter.cert_verify(pool, full_url, http.verify, http.cert)  # as HTTPAdapter.send does, once
         return cls(http, template, pool, {k.lower() for k in headers}, name, connect_timeout)

@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, Union
 
 from .._threads import next_instance
 from ..auth.base import AuthProvider, Challenge, TokenSource, as_auth
@@ -34,8 +34,27 @@ if TYPE_CHECKING:
 
 #: What ``auth=`` accepts: a token, a callable returning one, an ``AuthProvider``, or nothing.
 Auth = Union[TokenSource, AuthProvider, None]
+
+
+class Response(Protocol):
+    """An answer as the transports read it: a ``requests.Response``, or a
+    ``_fastpost.FastResponse`` (the fast path's, over urllib3's response)."""
+
+    status_code: int
+    headers: Any  # case-insensitive ``get``
+    raw: Any  # the urllib3 response: ``read1``, ``stream``, the connection (``body_socket``)
+
+    @property
+    def content(self) -> bytes: ...
+
+    @property
+    def text(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
 #: ``send(headers, read_timeout)``: one HTTP request, its failures already mapped (see ``request_error``).
-Send = Callable[[Dict[str, str], Optional[float]], "requests.Response"]
+Send = Callable[[Dict[str, str], Optional[float]], Response]
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -149,7 +168,7 @@ class HTTPBase(Transport):
         raise SessionExpired(f"{self.name} no longer knows our session")
 
     def _exchange(self, send: Send, *, verb: str, url: str, deadline: Optional[float],
-                  idempotent: Optional[bool], extra: Optional[Dict[str, str]] = None) -> "requests.Response":
+                  idempotent: Optional[bool], extra: Optional[Dict[str, str]] = None) -> Response:
         """Send one request (``send``) until its answer is one the caller must handle itself.
 
         Returns the response (200/202, or an error status no policy resolved: the caller maps
@@ -298,7 +317,7 @@ def parse_sse(chunks: Iterable[bytes]) -> Iterator[SSEEvent]:
                 event.retry = int(text)
 
 
-def body_socket(response: "requests.Response") -> Any:
+def body_socket(response: Response) -> Any:
     """The socket a streamed body is read from: urllib3 keeps it on ``raw.connection``, unless
     the answer said ``Connection: close``; then only the body's file (http.client's) holds it."""
     sock = getattr(getattr(response.raw, "connection", None), "sock", None)
@@ -307,7 +326,7 @@ def body_socket(response: "requests.Response") -> Any:
     return sock
 
 
-def abort(response: "requests.Response") -> None:
+def abort(response: Response) -> None:
     """Make a read blocked on ``response`` (in another thread) return at once.
 
     ``Response.close()`` would wait for that read (it takes the same buffer lock), so the socket
@@ -323,7 +342,7 @@ def abort(response: "requests.Response") -> None:
             pass
 
 
-def chunks(response: "requests.Response") -> Iterator[bytes]:
+def chunks(response: Response) -> Iterator[bytes]:
     """The body as it arrives. ``read1`` returns what is there (urllib3 2.3+); before that,
     ``stream(None)`` (what ``iter_content(chunk_size=None)`` reads) yields as it arrives only for
     a chunked body (a stream sent without chunking is held back to its end)."""
@@ -334,11 +353,12 @@ def chunks(response: "requests.Response") -> Iterator[bytes]:
     return iter(lambda: read1(65536, decode_content=True), b"")
 
 
-def media_type(response: "requests.Response") -> str:
-    return response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+def media_type(response: Response) -> str:
+    value: str = response.headers.get("Content-Type", "")
+    return value.split(";", 1)[0].strip().lower()
 
 
-def rpc_error_body(response: "requests.Response", rid: Any) -> Optional[Dict[str, Any]]:
+def rpc_error_body(response: Response, rid: Any) -> Optional[Dict[str, Any]]:
     """The JSON-RPC error a non-2xx answer carries in a JSON body (2026 servers answer 400 with
     ``-32022``, 404 with ``-32601``...), as the response to ``rid``; None if it carries none."""
     if rid is None or response.status_code in (401, 403) or media_type(response) != JSON:
@@ -353,7 +373,7 @@ def rpc_error_body(response: "requests.Response", rid: Any) -> Optional[Dict[str
     return {"jsonrpc": "2.0", "id": rid, "error": error, "httpStatus": response.status_code}
 
 
-def status_error(name: str, response: "requests.Response") -> Exception:
+def status_error(name: str, response: Response) -> Exception:
     """The error for a status that is not a valid MCP answer (the token is never part of it)."""
     status = response.status_code
     if status in (401, 403):

@@ -27,13 +27,13 @@ import logging
 import threading
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
 from ..errors import AuthError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
 from ._http import (
-    JSON, SESSION_HEADER, SSE, Auth, HTTPBase, SSEEvent, abort, chunks, media_type, parse_sse, request_error,
-    rpc_error_body, status_error,
+    JSON, SESSION_HEADER, SSE, Auth, HTTPBase, Response, SSEEvent, abort, chunks, media_type, parse_sse,
+    request_error, rpc_error_body, status_error,
 )
 from ..auth.base import AuthProvider
 from ._fastpost import FastPoster
@@ -129,7 +129,7 @@ class HTTPTransport(HTTPBase):
         self._renewals = SingleFlight()  # keyed by the expired session id
         self._change: Optional[Tuple[str, str]] = None  # (old, new) session ids for on_session_change
         self._posts: Optional[Lane] = None
-        self._poster: Optional[Any] = None  # FastPoster or _Poster (None: Session.post, following redirects)
+        self._poster: Optional[Union[FastPoster, _Poster]] = None  # None: Session.post (follows redirects)
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # request id -> its response stream being read
         self._cancelled: Set[Any] = set()  # 2026: requests cancelled before their response came
@@ -264,7 +264,7 @@ class HTTPTransport(HTTPBase):
                 if self._cancelled and rid in self._cancelled:
                     with self._open_lock:
                         self._cancelled.discard(rid)
-                    return  # cancelled meanwhile (2026): closing the response tells the server
+                    return None  # cancelled meanwhile (2026): closing the response tells the server
                 if response.status_code == 200:
                     return self._deliver_body(response, rid, inline)
                 answer = rpc_error_body(response, rid)
@@ -284,9 +284,9 @@ class HTTPTransport(HTTPBase):
                 self._fail(rid, exc)
         return None
 
-    def _sender(self, body: bytes, setup: bool) -> Callable[[Dict[str, str], Optional[float]], "requests.Response"]:
+    def _sender(self, body: bytes, setup: bool) -> Callable[[Dict[str, str], Optional[float]], Response]:
         """One POST of ``body`` for ``_exchange``; a setup request's 200 answer sets the session id."""
-        def send(headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
+        def send(headers: Dict[str, str], read: Optional[float]) -> Response:
             response = self._post(body, headers, read)
             if setup and response.status_code == 200:
                 self._opened = True
@@ -298,7 +298,7 @@ class HTTPTransport(HTTPBase):
             return response
         return send
 
-    def _post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
+    def _post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> Response:
         """One POST, its failures mapped (``request_error``)."""
         if self._poster is not None:
             return self._poster.post(body, headers, read)
@@ -380,7 +380,7 @@ class HTTPTransport(HTTPBase):
     def receive(self) -> Optional[Any]:
         return self._inbox.get()
 
-    def _deliver_body(self, response: "requests.Response", rid: Any = None, inline: bool = False) -> Optional[Any]:
+    def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False) -> Optional[Any]:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
         (resumed until the answer to ``rid`` came, if the server lets it be resumed). ``inline``:
         this is the caller's own thread, which gets a JSON body back instead (see ``send``) and
@@ -411,7 +411,7 @@ class HTTPTransport(HTTPBase):
             self._resume(rid, last_id, retry)
         return None
 
-    def _read_events(self, response: "requests.Response", rid: Any, last_id: Optional[str],
+    def _read_events(self, response: Response, rid: Any, last_id: Optional[str],
                      retry: Optional[float]) -> Tuple[bool, Optional[str], Optional[float]]:
         """Queue one stream's messages; return (answer to ``rid`` seen, last event id, retry delay)."""
         answered = False
@@ -469,7 +469,7 @@ class HTTPTransport(HTTPBase):
             log.warning("%s sent an SSE event that is not JSON; skipped", self.name)
             return None
 
-    def _get_stream(self, last_event_id: Optional[str] = None) -> "requests.Response":
+    def _get_stream(self, last_event_id: Optional[str] = None) -> Response:
         import requests  # deferred: import cost (requests); stdio-only programs never load it
 
         headers = self._headers("GET", self.url)
@@ -483,7 +483,7 @@ class HTTPTransport(HTTPBase):
             raise ConnectionClosed(f"GET to {self.name} failed: {type(exc).__name__}") from exc
 
     @contextmanager
-    def _tracked(self, response: "requests.Response", rid: Any = None) -> Iterator[None]:
+    def _tracked(self, response: Response, rid: Any = None) -> Iterator[None]:
         """While reading ``response``, let ``close()`` (and ``cancel_request(rid)``) abort it."""
         self._track(response, rid)
         try:
@@ -491,7 +491,7 @@ class HTTPTransport(HTTPBase):
         finally:
             self._untrack(response, rid)
 
-    def _track(self, response: "requests.Response", rid: Any) -> None:
+    def _track(self, response: Response, rid: Any) -> None:
         with self._open_lock:
             if self._closing.is_set():
                 raise ConnectionClosed("the transport is closed")
@@ -499,7 +499,7 @@ class HTTPTransport(HTTPBase):
             if rid is not None:
                 self._streams[rid] = response
 
-    def _untrack(self, response: "requests.Response", rid: Any) -> None:
+    def _untrack(self, response: Response, rid: Any) -> None:
         with self._open_lock:
             self._open.discard(response)
             if rid is not None and self._streams.get(rid) is response:
@@ -519,7 +519,7 @@ class HTTPTransport(HTTPBase):
             abort(response)
         return True
 
-    def _events(self, response: "requests.Response") -> Iterator[SSEEvent]:
+    def _events(self, response: Response) -> Iterator[SSEEvent]:
         """The events of an SSE response; a broken connection just ends them (the caller resumes)."""
         try:
             yield from parse_sse(chunks(response))

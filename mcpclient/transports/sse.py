@@ -21,8 +21,8 @@ from urllib.parse import urljoin, urlsplit
 
 from .._threads import Lane, join_all, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
-from ._http import JSON, SSE, Auth, HTTPBase, abort, body_socket, chunks, media_type, parse_sse, request_error, \
-    status_error
+from ._http import JSON, SSE, Auth, HTTPBase, Response, abort, body_socket, chunks, media_type, parse_sse, \
+    request_error, status_error
 from .base import DeliveryFailed, encode_frame
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ class SSETransport(HTTPBase):
         self.endpoint: Optional[str] = None
         self._posts: Optional[Lane] = None
         self._reader: Optional[threading.Thread] = None
-        self._stream: Optional["requests.Response"] = None  # the GET, while it is being read
+        self._stream: Optional[Response] = None  # the GET, while it is being read
         self._stream_lock = threading.Lock()
         self._ready = threading.Event()  # the endpoint is known, or the stream failed before it came
         self._start_error: Optional[Exception] = None
@@ -219,7 +219,7 @@ class SSETransport(HTTPBase):
         elif not self._closing.is_set():
             self._inbox.put(error)
 
-    def _consume(self, response: "requests.Response") -> Optional[Exception]:
+    def _consume(self, response: Response) -> Optional[Exception]:
         """Read the event stream; returns the error that ended it early (else ``None``)."""
         if response.status_code != 200:
             return status_error(self.name, response)
