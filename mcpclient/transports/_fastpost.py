@@ -105,7 +105,9 @@ class FastPoster:
             return None
         template.headers["Accept"] = f"{JSON}, {SSE}"
         template.headers["Content-Type"] = JSON
-        for header in ("Content-Length", "Cookie", "Authorization"):  # per request, if at all
+        # Set per request, if at all. (A Cookie header the caller gave stays in the template: the
+        # jar's cookies are then not added, as requests does not add them over one.)
+        for header in ("Content-Length", "Authorization"):
             template.headers.pop(header, None)
         adapter = http.get_adapter(full_url)
         if not isinstance(adapter, HTTPAdapter):
