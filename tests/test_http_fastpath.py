@@ -181,14 +181,19 @@ def test_a_failure_after_the_request_was_sent_is_connection_closed(scripted):
 
 
 def test_a_bad_header_value_fails_without_being_quoted(scripted):
+    import requests
+
     server = scripted(echo)
-    transport = started(server.url, auth="s3cret\r\nX-Injected: 1")
-    try:
-        with pytest.raises(ConnectionClosed) as info:
-            transport.send(NOTICE)
-        assert "s3cret" not in str(info.value) and "Injected" not in str(info.value)
-    finally:
-        transport.close()
+    for session in (None, requests.Session()):  # the fast path, and requests' (a user's session)
+        transport = started(server.url, auth="s3cret\r\nX-Injected: 1", session=session)
+        try:
+            with pytest.raises(ConnectionClosed) as info:
+                transport.send(NOTICE)
+            assert "s3cret" not in str(info.value) and "Injected" not in str(info.value)
+        finally:
+            transport.close()
+            if session is not None:
+                session.close()
     assert server.requests(http_method="POST") == []
 
 

@@ -613,5 +613,5 @@ class _Poster:
         try:
             return http.send(request, stream=True, timeout=(self._connect, read), allow_redirects=False,
                              **self._settings)
-        except self._errors as exc:
+        except (self._errors, ValueError) as exc:  # ValueError: http.client refused a header value
             raise request_error(self._name, exc, self._connect) from exc
