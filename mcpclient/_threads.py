@@ -13,9 +13,10 @@ import itertools
 import logging
 import threading
 import time
+from contextlib import contextmanager
 from concurrent.futures import Future
 from queue import SimpleQueue
-from typing import Any, Callable, Dict, List, Optional, Set, TypeVar
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, TypeVar
 
 T = TypeVar("T")
 
@@ -67,6 +68,7 @@ class Lane:
         self._queue: "SimpleQueue[Any]" = SimpleQueue()
         self._threads: List[threading.Thread] = []
         self._idle = 0
+        self._waiting = 0  # workers waiting for other work of this lane (see waiting())
         self._lock = threading.Lock()
         self._stopped = False
 
@@ -98,10 +100,29 @@ class Lane:
             if self._idle:
                 self._idle -= 1
                 return True
-            if len(self._threads) < self._max_workers:
-                name = self.name if self._max_workers == 1 else f"{self.name}-{len(self._threads)}"
-                self._threads.append(start_thread(self._work, name))
+            self._grow()
         return True
+
+    def _grow(self) -> None:
+        """Start a worker if the lane may have one more (under ``_lock``)."""
+        if len(self._threads) < self._max_workers + self._waiting:
+            name = self.name if self._max_workers == 1 else f"{self.name}-{len(self._threads)}"
+            self._threads.append(start_thread(self._work, name))
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        """Around a worker's wait for work queued on this same lane: one more worker may run
+        meanwhile, so a lane whose every worker waits can still make progress (workers that
+        were added stay, idle, for later work)."""
+        with self._lock:
+            self._waiting += 1
+            if not self._idle and not self._queue.empty():
+                self._grow()
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._waiting -= 1
 
     def _work(self) -> None:
         self.idents.add(threading.get_ident())
@@ -126,7 +147,7 @@ class Lane:
             return
         try:
             fn(*args)
-        except Exception:
+        except BaseException:  # SystemExit from a callback included: the worker must live on
             log.exception("%s failed", label)
         finally:
             if self._slots is not None:

@@ -160,6 +160,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         try:
             value = self._step(outcome(self.method, payload))
             if type(value) is Again:
+                if self.cancelled():  # cancelled while the transform ran (input rounds): stop here
+                    return
                 self._session.resend(self, value.params)
                 if self.cancelled():  # cancelled while the round was being sent: stop it too
                     self._session.abandon(self.request_id, "cancelled by the client")
@@ -180,14 +182,17 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         transform = self._transform
         return raw if transform is None else transform(raw)
 
-    def _settle(self, value: Any, error: Optional[BaseException]) -> None:
+    def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
+        """Complete the future (False if it was cancelled or completed meanwhile: then the
+        outcome is dropped)."""
         try:
             if error is None:
                 self.set_result(value)
             else:
                 self.set_exception(error)
         except InvalidStateError:
-            pass  # cancelled meanwhile: the outcome is dropped
+            return False
+        return True
 
     def start(self, raw: Any) -> None:
         """Begin with a result already known (a cache hit): runs the transform on this thread
@@ -211,22 +216,20 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     def result(self, timeout: Optional[float] = None) -> T:
         if self._owned:
             return self._drive()
-        self._guard(timeout)
         try:
-            return super().result(timeout)
+            with self._session.waiting_for(self, timeout):
+                return super().result(timeout)
         except CancelledError as exc:
             raise self._cancelled_error() from exc
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
-        self._guard(timeout)
+        if self._owned:
+            raise RuntimeError("a blocking call's future is waited for with result() only")
         try:
-            return super().exception(timeout)
+            with self._session.waiting_for(self, timeout):
+                return super().exception(timeout)
         except CancelledError as exc:
             raise self._cancelled_error() from exc
-
-    def _guard(self, timeout: Optional[float]) -> None:
-        if (timeout is None or timeout > 0) and not self.done():
-            self._session.check_not_reader(self.method)
 
     def _drive(self) -> Any:
         """The owner's wait: until each round lands or the deadline passes, then parse it here and
@@ -262,10 +265,28 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     def cancel(self) -> bool:
         """Cancel the call; the request in flight is cancelled on the server too. False if it
         has finished already."""
+        if self._owned:
+            raise RuntimeError("a blocking call's future is waited for with result() only")
         if not super().cancel():
             return False
+        # Future.cancel() wakes result() callers but not concurrent.futures.wait()/as_completed():
+        # an executor does that when it picks the cancelled item up; this call is its own executor.
+        try:
+            self.set_running_or_notify_cancel()
+        except RuntimeError:  # cancelled (and notified) before: nothing more to do
+            return True
         self._session.abandon(self.request_id, "cancelled by the client")
         return True
+
+    def done(self) -> bool:
+        if self._owned:
+            raise RuntimeError("a blocking call's future is waited for with result() only")
+        return super().done()
+
+    def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
+        if self._owned:
+            raise RuntimeError("a blocking call's future is waited for with result() only")
+        super().add_done_callback(fn)
 
     def _cancelled_error(self) -> RequestCancelled:
         return RequestCancelled(f"{self.method} (id {self.request_id}) was cancelled")
@@ -306,6 +327,8 @@ class ChainedFuture(CallFuture[T]):
 
     def advance(self, value: Any) -> None:
         """Worker thread: run the next link with the previous link's value."""
+        if self.cancelled():
+            return
         link, self._link = self._link, None
         try:
             nxt = link(value) if link is not None else value
@@ -314,6 +337,9 @@ class ChainedFuture(CallFuture[T]):
             return
         if isinstance(nxt, CallFuture):
             self._current = nxt
+            if self.cancelled():  # cancelled while the link ran: the new request goes too
+                nxt.cancel()
+                return
             nxt.add_done_callback(self._arrived)
         else:
             self._settle(nxt, None)
@@ -321,5 +347,9 @@ class ChainedFuture(CallFuture[T]):
     def cancel(self) -> bool:
         if not Future.cancel(self):
             return False
+        try:
+            self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
+        except RuntimeError:  # cancelled (and notified) before
+            return True
         self._current.cancel()
         return True

@@ -22,9 +22,10 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+from contextlib import contextmanager
 from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from ._threads import Lane, join_all, next_instance, start_thread
 from ._timer import DeadlineTimer
@@ -91,6 +92,10 @@ class Session:
         #: is queued for a handler: True means it took the request and answers through
         #: ``reply()`` (at once or later); it must never block or run user code.
         self.on_quick_request: Optional[Callable[[Any, str, Dict[str, Any]], bool]] = None
+        #: ``(method, params)``, called on the reader thread for each notification before it is
+        #: queued for ``on_notification``: for what must not wait behind the notification thread.
+        #: It must never block or run user code.
+        self.on_quick_notification: Optional[NotificationHandler] = None
         #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``).
         self.on_lost: Optional[Callable[[BaseException], None]] = None
         self.instance = transport.instance or next_instance()
@@ -333,6 +338,29 @@ class Session:
         except MCPError as exc:
             log.debug("could not send %s: %s", message.get("method", "response"), exc)
 
+    @contextmanager
+    def waiting_for(self, call: CallFuture, timeout: Optional[float]) -> Iterator[None]:
+        """Around a thread's wait for a detached ``call``: the reader and the timer are refused
+        (``ReaderThreadError``: they would wait for themselves); on the notification thread, the
+        call's answer is delivered now if it waits there behind progress callbacks (behind this
+        very thread); on a worker thread, the worker pool grows by one meanwhile (the answer may
+        need a worker, and every worker may be waiting)."""
+        if (timeout is not None and timeout <= 0) or call.done():
+            yield
+            return
+        ident = _get_ident()
+        if ident in self._io_idents:
+            self.check_not_reader(call.method)
+        if ident in self._notifier.idents:
+            with self._lock:  # from now on its answer is never held back behind this thread
+                call.may_defer = call.progress_queued = False
+            self._finish_deferred(call.request_id)
+        if ident in self._workers.idents:
+            with self._workers.waiting():
+                yield
+        else:
+            yield
+
     def check_not_reader(self, method: str) -> None:
         """Raise ``ReaderThreadError`` on the reader or timer thread (a blocking call would deadlock)."""
         if _get_ident() in self._io_idents:
@@ -378,6 +406,10 @@ class Session:
                 method=call.method, request_id=rid))
         else:  # answered in time, but still queued behind slow progress callbacks: deliver it now
             self._finish_deferred(rid)
+
+    def is_pending(self, rid: Any) -> bool:
+        """Whether a request of ours with id ``rid`` awaits its answer."""
+        return rid in self._pending
 
     def forget(self, rid: int) -> bool:
         """The server ended request ``rid`` without answering (a listen it cancelled): finish its
@@ -486,6 +518,12 @@ class Session:
         if "id" in msg:
             self._request_from_server(msg["id"], method, params)
             return
+        quick = self.on_quick_notification
+        if quick is not None:
+            try:
+                quick(method, params)
+            except Exception:
+                log.exception("quick handler for notification %s failed", method)
         if method == "notifications/progress":
             self._progress(params)
         elif method == "notifications/cancelled":

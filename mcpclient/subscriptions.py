@@ -23,7 +23,7 @@ from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, Optional
 
-from .errors import ClientClosedError, MCPError, RequestTimeout, SubscriptionLost
+from .errors import ClientClosedError, ConnectionClosed, MCPError, RequestTimeout, SubscriptionLost
 from .futures import CallFuture
 from .modern import META_SUBSCRIPTION
 from .types import _SLOTS
@@ -85,7 +85,9 @@ class Subscription:
         self._cond = threading.Condition()
         self._error: Optional[BaseException] = None
         self._ended = False
-        self._ack_waiters: List[CallFuture] = []
+        #: ``(acknowledged: bool, error)`` once, when the server acknowledged it or it ended first
+        #: (the router's hook for subscribe_resource; runs on the reader thread, must not block).
+        self.on_settled: Optional[Callable[[bool, Optional[BaseException]], None]] = None
 
     # --- fed by the router (notification thread / reader thread) ---------------------------------
 
@@ -103,33 +105,28 @@ class Subscription:
 
     def acknowledge(self, honoured: Any) -> None:
         with self._cond:
+            first = self.acknowledged is None and not self._ended
             self.acknowledged = honoured if isinstance(honoured, dict) else {}
-            waiters, self._ack_waiters = self._ack_waiters, []
             self._cond.notify_all()
-        for waiter in waiters:
-            waiter._settle(None, None)
+        if first:
+            self._settled(True, None)
 
     def end(self, error: Optional[BaseException] = None) -> None:
         with self._cond:
             if self._ended:
                 return
+            unacknowledged = self.acknowledged is None
             self._ended = True
             self._error = error
             self._queue.append(_END)
-            waiters, self._ack_waiters = self._ack_waiters, []
             self._cond.notify_all()
-        for waiter in waiters:
-            waiter._settle(None, SubscriptionLost("the subscription ended before the server acknowledged it"))
+        if unacknowledged:
+            self._settled(False, error)
 
-    def _when_acknowledged(self, waiter: CallFuture) -> None:
-        """Complete ``waiter`` once the server acknowledged (at once if it has)."""
-        with self._cond:
-            if self.acknowledged is None and not self._ended:
-                self._ack_waiters.append(waiter)
-                return
-            acknowledged = self.acknowledged is not None
-        waiter._settle(None, None if acknowledged else
-                       SubscriptionLost("the subscription ended before the server acknowledged it"))
+    def _settled(self, acknowledged: bool, error: Optional[BaseException]) -> None:
+        hook = self.on_settled
+        if hook is not None:
+            hook(acknowledged, error)
 
     # --- the user's side --------------------------------------------------------------------------
 
@@ -181,19 +178,36 @@ class Subscription:
 
 
 class _AckWait(CallFuture):
-    """``subscribe_resource`` in the 2026 era: done once the server acknowledged the listen that
-    carries the URI; ``RequestTimeout`` (and the URI dropped again) if it does not in time."""
+    """``subscribe_resource`` in the 2026 era: done once the server acknowledged a listen that
+    carries the URI; ``RequestTimeout`` (and the URI dropped again) if none is in time. Its
+    outcomes are settled on a worker thread, never on the reader or the timer."""
 
-    def __init__(self, session: "Session", timeout: Optional[float], on_timeout: Callable[[], None]) -> None:
+    def __init__(self, session: "Session", generation: int, timeout: Optional[float],
+                 on_timeout: Callable[[], None]) -> None:
         super().__init__(session, "subscriptions/listen")
+        self.generation = generation
         self.timeout = timeout
         self._on_timeout = on_timeout
 
     def expired(self) -> None:
-        if not self.done():
-            self._settle(None, RequestTimeout("subscriptions/listen was not acknowledged in time",
-                                              method="subscriptions/listen"))
-            self._on_timeout()
+        """The timer: only hands the timeout over."""
+        self.settle_later(_TIMED_OUT)
+
+    def settle_later(self, outcome: Any) -> None:
+        """``None``: acknowledged; ``_TIMED_OUT``; or the error that ended the listen."""
+        if not self.done() and not self._session.continue_call(self, outcome):
+            self.advance(outcome)  # the workers are gone (closing): settle here
+
+    def advance(self, outcome: Any) -> None:
+        if outcome is _TIMED_OUT:
+            if self._settle(None, RequestTimeout("subscriptions/listen was not acknowledged in time",
+                                                 method="subscriptions/listen")):
+                self._on_timeout()  # only if the acknowledgement did not win meanwhile
+        else:
+            self._settle(None, outcome)
+
+
+_TIMED_OUT = object()
 
 
 def filter_params(tools: bool, prompts: bool, resources: bool, resource_uris: List[str]) -> Dict[str, Any]:
@@ -245,6 +259,7 @@ class SubscriptionRouter:
         self._subscribed: List[str] = []  # URIs subscribe_resource() asked for
         self._resource_listen: Optional[Subscription] = None  # 2026: what carries them
         self._generation = 0  # bumped by every change of _subscribed (2026)
+        self._waiters: List[_AckWait] = []  # subscribe/unsubscribe futures waiting for an acknowledgement
 
     def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]]) -> Subscription:
         subscription = Subscription(wanted, on_event, self._end)
@@ -254,6 +269,12 @@ class SubscriptionRouter:
             subscription.acknowledge(dict(wanted))
             with self._lock:
                 self._emulated.append(subscription)
+            session = self._session()
+            if session.is_closed:  # the connection died meanwhile: end_all() may have run already
+                with self._lock:
+                    if subscription in self._emulated:
+                        self._emulated.remove(subscription)
+                subscription.end(ended_by(ConnectionClosed("the connection is closed")))
             return subscription
         request = self._call("subscriptions/listen", {"notifications": wanted}, None, timeout=None, owned=False,
                              check=False)  # open until either side ends it
@@ -321,7 +342,9 @@ class SubscriptionRouter:
 
     def _change(self, add: Optional[str], remove: Optional[str], timeout: Optional[float]) -> CallFuture:
         """2026: replace the one listen that carries every subscribed URI; the future is done
-        once the server acknowledged the new one (an update right after must not be missed)."""
+        once the server acknowledged it, or a later one that carries this change too (an update
+        right after must not be missed)."""
+        session = self._session()
         with self._lock:
             before = self._subscribed
             uris = [u for u in before if u != remove] + ([add] if add and add not in before else [])
@@ -329,41 +352,72 @@ class SubscriptionRouter:
             old, self._resource_listen = self._resource_listen, None
             self._generation += 1
             generation = self._generation
+            waiter = _AckWait(session, generation, timeout, lambda: self._give_up(add, generation))
+            if uris:
+                self._waiters.append(waiter)
         if old is not None:
             old.close()
-        session = self._session()
         if not uris:
-            return CallFuture.completed(session, "subscriptions/listen", None)
+            waiter.settle_later(None)
+            return waiter
+        if timeout is not None:
+            session.watch(waiter)
         fresh = self.listen(True, {"resourceSubscriptions": uris}, None)
+        fresh.on_settled = lambda acknowledged, error: self._settled(generation, acknowledged, error)
         with self._lock:
             current = self._generation == generation
             if current:
                 self._resource_listen = fresh
-        if not current:  # a later change replaced the set (ours included) meanwhile
+        if not current:  # a later change replaced the set (ours included): its listen will do
             fresh.close()
-            return CallFuture.completed(session, "subscriptions/listen", None)
-        waiter = _AckWait(session, timeout, lambda: self._give_up(add, generation))
-        if timeout is not None:
-            session.watch(waiter)
-        fresh._when_acknowledged(waiter)
+        elif fresh.acknowledged is not None or fresh.closed:  # settled before the hook was set
+            self._settled(generation, fresh.acknowledged is not None, None)
         return waiter
 
-    def _give_up(self, added: Optional[str], generation: int) -> None:
-        """The listen carrying ``added`` was not acknowledged in time: drop that URI again."""
+    def _settled(self, generation: int, acknowledged: bool, error: Optional[BaseException]) -> None:
+        """The listen of ``generation`` was acknowledged (every change up to it is in force) or
+        ended first (if it is still the latest, the changes waiting for it failed)."""
         with self._lock:
+            if not acknowledged and generation != self._generation:
+                return  # replaced: a later listen carries these changes
+            done = [w for w in self._waiters if w.generation <= generation]
+            self._waiters = [w for w in self._waiters if w.generation > generation]
+        lost = None if acknowledged else SubscriptionLost(f"the subscription ended before the server "
+                                                          f"acknowledged it: {error}")
+        for waiter in done:
+            waiter.settle_later(lost)
+
+    def _give_up(self, added: Optional[str], generation: int) -> None:
+        """A change was not acknowledged in time: drop the URI it added (if no later change came)."""
+        with self._lock:
+            self._waiters = [w for w in self._waiters if w.generation != generation]
             if self._generation != generation or added is None:
                 return
             self._subscribed = [u for u in self._subscribed if u != added]
-        self._change(None, None, None)  # listen again for the rest, without waiting
+        try:
+            self._change(None, None, None)  # listen again for the rest, without waiting
+        except MCPError as exc:  # closed meanwhile
+            log.debug("could not listen again after a subscription timed out: %s", exc)
 
     # --- routing (notification thread) --------------------------------------------------------------
 
+    def route_quick(self, method: str, params: Dict[str, Any]) -> None:
+        """Reader thread: an acknowledgement is taken at once (a caller may wait for it on the
+        notification thread, which then could not deliver it); it never blocks or runs user code."""
+        if method == "notifications/subscriptions/acknowledged":
+            self._route(method, params)
+
     def route(self, method: str, params: Dict[str, Any]) -> None:
-        """Give a notification to the subscription(s) it belongs to."""
+        """Give a notification to the subscription(s) it belongs to (notification thread)."""
+        if method != "notifications/subscriptions/acknowledged":  # taken on the reader already
+            self._route(method, params)
+
+    def _route(self, method: str, params: Dict[str, Any]) -> None:
         meta = params.get("_meta")
         sid = meta.get(META_SUBSCRIPTION) if isinstance(meta, dict) else None
-        if method == "notifications/cancelled" and params.get("requestId") in self._listens:
-            sid = params.get("requestId")  # stdio: the server ends a listen this way
+        rid = params.get("requestId")
+        if method == "notifications/cancelled" and type(rid) is int and self._session().is_pending(rid):
+            sid = rid  # stdio: the server ends a listen this way (maybe before listen() registered it)
         if sid is not None:
             with self._lock:
                 subscription = self._listens.get(sid)
@@ -386,7 +440,7 @@ class SubscriptionRouter:
 
     def _route_listen(self, subscription: Subscription, method: str, params: Dict[str, Any]) -> None:
         if method == "notifications/subscriptions/acknowledged":
-            subscription.acknowledge(params.get("notifications"))
+            subscription.acknowledge(params.get("notifications"))  # (on the reader: see route_quick)
         elif method in KINDS:
             subscription.deliver(_event(method, params))
         elif method == "notifications/cancelled":  # stdio: the server ended the listen
