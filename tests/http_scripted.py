@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -25,14 +26,16 @@ SESSION_ID = "scripted-session-1"
 
 class Reply:
     """What the server answers; ``Reply.DROP`` hangs up instead (see ``_send``). ``hold``: the
-    headers go out at once, the body only once this event is set (or after 5 s)."""
+    headers go out at once, the body only once this event is set (or after 5 s). ``pace``: an
+    event stream's events go out one at a time, this many seconds apart (a server that trickles)."""
 
     def __init__(self, status: int = 200, body: Any = b"", headers: Optional[Dict[str, str]] = None,
-                 hold: Optional[threading.Event] = None) -> None:
+                 hold: Optional[threading.Event] = None, pace: Optional[float] = None) -> None:
         self.status = status
         self.body = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.headers = headers or {}
         self.hold = hold
+        self.pace = pace
 
 
 DROP = Reply(0)
@@ -118,7 +121,14 @@ class ScriptedHTTPServer:
                 self.end_headers()
                 if reply.hold is not None:
                     reply.hold.wait(5.0)
-                self.wfile.write(reply.body)
+                if reply.pace is None:
+                    self.wfile.write(reply.body)
+                    return
+                for event in reply.body.split(b"\n\n"):
+                    if event.strip():
+                        self.wfile.write(event + b"\n\n")
+                        self.wfile.flush()
+                        time.sleep(reply.pace)  # the scenario: a server that trickles its answer
 
             def do_POST(self) -> None:  # noqa: N802
                 seen = self._record()

@@ -596,3 +596,57 @@ def test_retry_is_a_value_each_increment_a_new_one():
     assert Retry(retry_tool_calls=True).may_repeat(None, reached_server=True)
     assert not Retry(retry_tool_calls=True).may_repeat(False, reached_server=True)  # never: False
     assert Retry() == Retry() and hash(Retry()) == hash(Retry())
+
+
+# --- a blocking call's own deadline and close() (review of issue 9) ------------------------------------
+
+
+def test_a_blocking_call_answered_with_a_stream_keeps_its_own_timeout(scripted):
+    """Before: the caller read the SSE answer on its own thread, where each read got the whole
+    timeout again: a stream that trickles log events held ``call_tool(timeout=1)`` to its end."""
+    def handle(seen, msg):
+        log = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "tick"}}
+        body = sse(*[{"event": "message", "data": log}] * 8, {"event": "message", "data": {
+            "jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": "late"}]}}})
+        body.pace = 0.4  # an event every 0.4 s: the answer comes after ~3.2 s
+        return body
+
+    server = scripted(handle, keep_alive=False)
+    with Client(server.url, timeout=LONG, on_log=lambda *a: None) as client:
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.call_tool("slow", {}, timeout=1.0)
+        assert time.monotonic() - started < 2.0
+
+
+def test_close_wakes_a_blocking_call_without_a_timeout_still_waiting_for_its_answer(scripted):
+    """Before: a blocking call with ``timeout=None`` waited for the answer's headers inside the
+    socket, where ``close()`` could not reach it: it stayed blocked until the server answered."""
+    release, called = threading.Event(), threading.Event()
+
+    def handle(seen, msg):
+        called.set()
+        release.wait(LONG)
+        return {"content": []}
+
+    server = scripted(handle)
+    outcome: Dict[str, Any] = {}
+    client = Client(server.url, timeout=None).connect()
+
+    def caller() -> None:
+        try:
+            client.call_tool("slow", {})
+        except Exception as exc:  # noqa: BLE001 - asserted below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=caller)
+    thread.start()
+    try:
+        assert called.wait(LONG)
+        client.close()
+        thread.join(3.0)
+        assert not thread.is_alive(), "the caller is still blocked after close()"
+        assert type(outcome.get("error")).__name__ == "ClientClosedError", outcome
+    finally:
+        release.set()
+        thread.join(LONG)

@@ -240,7 +240,10 @@ class HTTPTransport(HTTPBase):
             finally:
                 response.close()
             return None
-        if wait:  # the caller blocks for the answer anyway: POST on its thread, no hand-off
+        if wait and deadline is not None:
+            # The caller blocks for the answer anyway: POST on its thread, no hand-off. (Not
+            # without a deadline: a server that never answers would hold it where close() cannot
+            # reach; on a worker, the caller waits in the engine, which close() wakes.)
             return self._request(rid, body, deadline, headers, idempotent, setup, True)
         self._posts.try_submit("POST", self._request, rid, body, deadline, headers, idempotent, setup, False)
         return None
@@ -260,12 +263,20 @@ class HTTPTransport(HTTPBase):
         try:
             response = self._exchange(self._sender(body, setup), verb="POST", url=self.url, deadline=deadline,
                                       idempotent=idempotent, extra=extra)
+            streaming = False
             try:
                 if self._cancelled and rid in self._cancelled:
                     with self._open_lock:
                         self._cancelled.discard(rid)
                     return None  # cancelled meanwhile (2026): closing the response tells the server
                 if response.status_code == 200:
+                    if inline and media_type(response) == SSE:
+                        # A stream is read by a worker: the caller waits for its answer in the
+                        # engine, whose deadline a stream that trickles or never ends cannot stretch.
+                        streaming = self._posts.try_submit(  # type: ignore[union-attr]
+                            "stream", self._read_answer, rid, response, deadline)
+                        if streaming:
+                            return None
                     return self._deliver_body(response, rid, inline)
                 answer = rpc_error_body(response, rid)
                 if answer is not None:  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
@@ -278,11 +289,22 @@ class HTTPTransport(HTTPBase):
                     self._refused = error  # maybe an HTTP+SSE server: see fallback()
                 raise error
             finally:
-                response.close()
+                if not streaming:
+                    response.close()
         except Exception as exc:
             if deadline is None or time.monotonic() < deadline:  # else the session reports its timeout
                 self._fail(rid, exc)
         return None
+
+    def _read_answer(self, rid: Any, response: Response, deadline: Optional[float]) -> None:
+        """Worker: a blocking call's SSE answer (see ``_request``)."""
+        try:
+            self._deliver_body(response, rid)
+        except Exception as exc:
+            if deadline is None or time.monotonic() < deadline:
+                self._fail(rid, exc)
+        finally:
+            response.close()
 
     def _sender(self, body: bytes, setup: bool) -> Callable[[Dict[str, str], Optional[float]], Response]:
         """One POST of ``body`` for ``_exchange``; a setup request's 200 answer sets the session id."""
@@ -383,9 +405,7 @@ class HTTPTransport(HTTPBase):
     def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False) -> Optional[Any]:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
         (resumed until the answer to ``rid`` came, if the server lets it be resumed). ``inline``:
-        this is the caller's own thread, which gets a JSON body back instead (see ``send``) and
-        must not stay to resume a stream (the answer may come on another stream): a worker
-        resumes it instead."""
+        this is the caller's own thread, which gets a JSON answer back instead (see ``send``)."""
         kind = media_type(response)
         if kind == JSON:
             self._track(response, None)  # (not ``with _tracked``: this is every blocking call's path)
@@ -393,7 +413,8 @@ class HTTPTransport(HTTPBase):
                 message = decode_frame(response.content)
             finally:
                 self._untrack(response, None)
-            if inline and type(message) is dict and message.get("id") == rid:
+            if inline and type(message) is dict and message.get("id") == rid and (
+                    "result" in message or "error" in message):
                 return message
             self._inbox.put(message)
             return None
@@ -405,10 +426,7 @@ class HTTPTransport(HTTPBase):
         if last_id is None:
             raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
                                    "to resume from")
-        if inline:
-            self._posts.try_submit("resume", self._resume_or_fail, rid, last_id, retry)  # type: ignore[union-attr]
-        else:
-            self._resume(rid, last_id, retry)
+        self._resume(rid, last_id, retry)
         return None
 
     def _read_events(self, response: Response, rid: Any, last_id: Optional[str],
@@ -444,12 +462,6 @@ class HTTPTransport(HTTPBase):
             if answered or self._closing.is_set():
                 return
         raise ConnectionClosed(f"gave up resuming the answer stream from {self.name} after {_MAX_RESUMES} tries")
-
-    def _resume_or_fail(self, rid: Any, last_id: Optional[str], retry: Optional[float]) -> None:
-        try:
-            self._resume(rid, last_id, retry)
-        except Exception as exc:
-            self._fail(rid, exc)
 
     def _fail(self, rid: Any, exc: Exception) -> None:
         """Fail the call ``rid`` with ``exc`` (mapped to an mcpclient error), unless closing."""
