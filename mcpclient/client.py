@@ -20,7 +20,7 @@ from ._tools import ToolRegistry
 from ._version import __version__
 from .cache import ResultCache
 from .connection import Connection, Connector, Target, client_identity, era_for, make_transport
-from .errors import CapabilityError, ClientClosedError, ProtocolError
+from .errors import CapabilityError
 from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
 from .protocol import server_has
@@ -33,7 +33,6 @@ from .types import ToolResult
 if TYPE_CHECKING:
     from typing import Literal
 
-    from ._threads import Lane
     from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
     from .skills import LoadedSkill, Skill
     from .subscriptions import Event, Subscription

@@ -1,4 +1,4 @@
-"""The Streamable HTTP transport's fast path (``transports/_fastpost.py``): POSTs that go straight
+"""The Streamable HTTP transport's fast path (``transports/_posters.py``): POSTs that go straight
 to ``requests``' urllib3 pool when the transport owns its session, goes direct and follows no
 redirects. Its own risks, against the scripted server on 127.0.0.1: which path is taken (a proxy
 in the environment keeps ``requests``' path), server cookies kept and sent back, connections
@@ -16,7 +16,7 @@ from conftest import LONG
 from http_scripted import DROP, Reply, ScriptedHTTPServer
 from mcpclient import Client, ConnectError, ConnectionClosed, HTTPTransport
 from mcpclient.retry import Retry
-from mcpclient.transports._fastpost import FastPoster
+from mcpclient.transports._posters import FastPoster
 from mcpclient.transports.base import DeliveryFailed
 
 MODERN = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},

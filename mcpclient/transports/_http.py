@@ -38,7 +38,7 @@ Auth = Union[TokenSource, AuthProvider, None]
 
 class Response(Protocol):
     """An answer as the transports read it: a ``requests.Response``, or a
-    ``_fastpost.FastResponse`` (the fast path's, over urllib3's response)."""
+    ``_posters.FastResponse`` (the fast path's, over urllib3's response)."""
 
     status_code: int
     headers: Any  # case-insensitive ``get``

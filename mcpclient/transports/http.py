@@ -15,8 +15,8 @@ client (``send``'s ``headers``, ``idempotent``, ``setup``). The session id is ta
 answer to a ``setup`` request only, and an expired session is renewed by replaying the recorded
 setup messages, once, however many threads meet the 404 (``_threads.SingleFlight``); the old id
 stays in use until the new session is ready. Retries, auth rounds and renewal: ``_http.HTTPBase``.
-POSTs go straight to ``requests``' connection pool (``_fastpost``) unless a user's session, a
-proxy or ``follow_redirects`` needs ``requests``' own machinery (``_Poster``, ``Session.post``).
+POSTs go straight to ``requests``' connection pool (``_posters.FastPoster``) unless a user's session, a
+proxy or ``follow_redirects`` needs ``requests``' own machinery (``_posters.SessionPoster``, ``Session.post``).
 
 ``requests`` is imported when a transport starts, not when mcpclient is imported.
 """
@@ -27,7 +27,7 @@ import logging
 import threading
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
 from ..errors import AuthError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
@@ -36,7 +36,7 @@ from ._http import (
     request_error, rpc_error_body, status_error,
 )
 from ..auth.base import AuthProvider
-from ._fastpost import FastPoster
+from ._posters import FastPoster, SessionPoster
 from .base import DeliveryFailed, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ class HTTPTransport(HTTPBase):
         self._renewals = SingleFlight()  # keyed by the expired session id
         self._change: Optional[Tuple[str, str]] = None  # (old, new) session ids for on_session_change
         self._posts: Optional[Lane] = None
-        self._poster: Optional[Union[FastPoster, _Poster]] = None  # None: Session.post (follows redirects)
+        self._poster: Optional[Union[FastPoster, SessionPoster]] = None  # None: Session.post (follows redirects)
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # request id -> its response stream being read
         self._cancelled: Set[Any] = set()  # 2026: requests cancelled before their response came
@@ -148,7 +148,7 @@ class HTTPTransport(HTTPBase):
         if not self.follow_redirects:  # straight to the pool when nothing of requests' own is needed
             fast = FastPoster.open(http, self.url, self.headers, self.name, self.connect_timeout) \
                 if self._owns_http else None
-            self._poster = fast or _Poster(http, self.url, self.headers, self.name, self.connect_timeout)
+            self._poster = fast or SessionPoster(http, self.url, self.headers, self.name, self.connect_timeout)
         self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
 
     def negotiated(self, protocol_version: str, stateless: bool) -> None:
@@ -578,52 +578,3 @@ class HTTPTransport(HTTPBase):
             if self._closing.wait(wait):
                 return
             delay = min(delay * 2, 30.0)
-
-
-class _Poster:
-    """POSTs to one URL through ``Session.send`` without redoing, per request, what
-    ``Session.request`` redoes: URL parsing, header merging, environment lookup. The session's
-    headers, proxies and certificate settings are read once, at start; its cookies, auth, hooks
-    and adapters are still honoured on every request: for a user's session, or through a proxy
-    (a session of the transport's own going direct uses ``FastPoster``). Never follows
-    redirects (with ``follow_redirects=True`` the transport uses ``Session.post``)."""
-
-    def __init__(self, http: "requests.Session", url: str, headers: Dict[str, str], name: str,
-                 connect_timeout: float) -> None:
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
-        from requests.structures import CaseInsensitiveDict
-
-        self._http = http
-        self._name = name
-        self._connect = connect_timeout
-        self._errors = requests.exceptions.RequestException
-        self._new = requests.PreparedRequest
-        template = http.prepare_request(requests.Request("POST", url, headers=headers, data=b"{}"))
-        self.url: str = template.url or url
-        self._headers = CaseInsensitiveDict(template.headers)
-        self._headers["Accept"] = f"{JSON}, {SSE}"
-        self._headers["Content-Type"] = JSON
-        for name in ("Content-Length", "Cookie", "Authorization"):  # set per request below
-            self._headers.pop(name, None)
-        env = http.merge_environment_settings(self.url, {}, None, None, None)
-        self._settings = {"proxies": env["proxies"], "verify": env["verify"], "cert": env["cert"]}
-
-    def post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
-        """POST ``body``; ``read``: the read timeout. Raises ``ConnectError`` / ``ConnectionClosed``."""
-        http = self._http
-        request = self._new()
-        request.method = "POST"
-        request.url = self.url
-        request.headers = merged = self._headers.copy()
-        merged.update(headers)
-        merged["Content-Length"] = str(len(body))
-        request.body = body
-        request.hooks = http.hooks
-        request.prepare_cookies(http.cookies)  # also gives requests the jar it expects on a 3xx
-        if http.auth is not None:
-            request.prepare_auth(http.auth, self.url)
-        try:
-            return http.send(request, stream=True, timeout=(self._connect, read), allow_redirects=False,
-                             **self._settings)
-        except (self._errors, ValueError) as exc:  # ValueError: http.client refused a header value
-            raise request_error(self._name, exc, self._connect) from exc

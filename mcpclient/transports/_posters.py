@@ -1,4 +1,5 @@
-"""POSTs straight to ``requests``' own urllib3 connection pool, for a transport that owns its
+"""How the Streamable HTTP transport POSTs. ``FastPoster``: straight to ``requests``' own urllib3
+connection pool, for a transport that owns its
 ``requests.Session``, sends to its endpoint directly (no proxy applies) and follows no redirects.
 
 Why: on a fast server, ``Session.send`` / ``HTTPAdapter.send`` / ``build_response`` (URL parsing,
@@ -8,8 +9,9 @@ bounds throughput. Nothing is hand-built: the pool is the one the session's moun
 out for the endpoint (``get_connection_with_tls_context`` + ``cert_verify``: the same TLS
 verification settings as every request the session sends), the headers are the session's merged
 once, and the session's cookie jar is still used, through ``requests``' cookie helpers, whenever it
-holds cookies or an answer sets one (a sticky load balancer's). With a user's session, a proxy or
-``follow_redirects`` the transport keeps sending through ``requests`` (``http._Poster``).
+holds cookies or an answer sets one (a sticky load balancer's). With a user's session or a proxy the
+transport keeps sending through ``requests`` (``SessionPoster``), which still skips what
+``Session.request`` redoes per request; with ``follow_redirects`` it uses ``Session.post``.
 
 ``FastResponse`` gives the rest of the transport the few things it reads of a ``requests.Response``
 (``status_code``, ``headers``, ``content``, ``text``, ``raw``, ``close``); failures are mapped to
@@ -21,13 +23,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, AbstractSet, Any, Dict, Optional
 
 from ..errors import ConnectError, ConnectionClosed
-from ._http import JSON, SSE
+from ._http import JSON, SSE, request_error
 
 if TYPE_CHECKING:
     import requests
     import urllib3
 
-__all__ = ["FastPoster", "FastResponse"]
+__all__ = ["FastPoster", "FastResponse", "SessionPoster"]
 
 
 class FastResponse:
@@ -155,3 +157,52 @@ class FastPoster:
             cause = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], BaseException) else exc
             return ConnectionClosed(f"the connection to {name} broke: {type(cause).__name__}")
         return ConnectionClosed(f"HTTP request to {name} failed: {type(exc).__name__}")  # e.g. a bad header value
+
+
+class SessionPoster:
+    """POSTs to one URL through ``Session.send`` without redoing, per request, what
+    ``Session.request`` redoes: URL parsing, header merging, environment lookup. The session's
+    headers, proxies and certificate settings are read once, at start; its cookies, auth, hooks
+    and adapters are still honoured on every request: for a user's session, or through a proxy
+    (a session of the transport's own going direct uses ``FastPoster``). Never follows
+    redirects (with ``follow_redirects=True`` the transport uses ``Session.post``)."""
+
+    def __init__(self, http: "requests.Session", url: str, headers: Dict[str, str], name: str,
+                 connect_timeout: float) -> None:
+        import requests  # deferred: import cost (requests); stdio-only programs never load it
+        from requests.structures import CaseInsensitiveDict
+
+        self._http = http
+        self._name = name
+        self._connect = connect_timeout
+        self._errors = requests.exceptions.RequestException
+        self._new = requests.PreparedRequest
+        template = http.prepare_request(requests.Request("POST", url, headers=headers, data=b"{}"))
+        self.url: str = template.url or url
+        self._headers = CaseInsensitiveDict(template.headers)
+        self._headers["Accept"] = f"{JSON}, {SSE}"
+        self._headers["Content-Type"] = JSON
+        for name in ("Content-Length", "Cookie", "Authorization"):  # set per request below
+            self._headers.pop(name, None)
+        env = http.merge_environment_settings(self.url, {}, None, None, None)
+        self._settings = {"proxies": env["proxies"], "verify": env["verify"], "cert": env["cert"]}
+
+    def post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
+        """POST ``body``; ``read``: the read timeout. Raises ``ConnectError`` / ``ConnectionClosed``."""
+        http = self._http
+        request = self._new()
+        request.method = "POST"
+        request.url = self.url
+        request.headers = merged = self._headers.copy()
+        merged.update(headers)
+        merged["Content-Length"] = str(len(body))
+        request.body = body
+        request.hooks = http.hooks
+        request.prepare_cookies(http.cookies)  # also gives requests the jar it expects on a 3xx
+        if http.auth is not None:
+            request.prepare_auth(http.auth, self.url)
+        try:
+            return http.send(request, stream=True, timeout=(self._connect, read), allow_redirects=False,
+                             **self._settings)
+        except (self._errors, ValueError) as exc:  # ValueError: http.client refused a header value
+            raise request_error(self._name, exc, self._connect) from exc
