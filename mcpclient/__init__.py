@@ -5,7 +5,8 @@
     with Client("python -m mcpclient.testing") as client:
         print(client.call_tool("echo", {"text": "hi"}).text)
 
-Importing this package is cheap: ``requests`` and ``jsonschema`` load only when needed.
+Importing this package is cheap: ``requests``, ``urllib3`` and ``jsonschema``, and the HTTP
+transports, load only when needed.
 """
 import logging as _logging
 from typing import TYPE_CHECKING
@@ -20,12 +21,9 @@ from .errors import (
     InputRoundsExceeded, MissingClientCapability, UnsupportedProtocolVersion,
 )
 from .futures import CallFuture
-from .retry import Retry
 from .subscriptions import Event, Subscription
 from .transports.base import Transport
-from .transports.http import HTTPTransport
 from .transports.memory import MemoryTransport
-from .transports.sse import SSETransport
 from .transports.stdio import StdioTransport
 from .types import (
     AudioContent, Completion, EmbeddedResource, ImageContent, Implementation, Prompt, PromptArgument,
@@ -113,6 +111,9 @@ _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (below)
     from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
     from .handlers import CreateMessageRequest, CreateMessageResult, Root, SamplingMessage
+    from .retry import Retry
+    from .transports.http import HTTPTransport
+    from .transports.sse import SSETransport
     from .skills import LoadedSkill, Skill, SkillFile, SkillVerificationError
     from .tasks import Task, ToolTask
 
@@ -122,7 +123,8 @@ _LAZY = {
     "CreateMessageRequest": "handlers", "CreateMessageResult": "handlers", "ElicitationRequest": "elicitation",
     "ElicitationResult": "elicitation", "Root": "handlers", "SamplingMessage": "handlers",
     "accept_defaults": "elicitation", "Task": "tasks", "ToolTask": "tasks", "LoadedSkill": "skills",
-    "Skill": "skills", "SkillFile": "skills", "SkillVerificationError": "skills",
+    "Skill": "skills", "SkillFile": "skills", "SkillVerificationError": "skills", "Retry": "retry",
+    "HTTPTransport": "transports.http", "SSETransport": "transports.sse",
 }
 
 

@@ -13,7 +13,7 @@ import logging
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Union, overload
 
-from . import _params, skills
+from . import _params
 from ._responder import Responder
 from ._sentinel import DEFAULT
 from ._tools import ToolRegistry
@@ -475,6 +475,8 @@ class Client:
 
     def list_skills_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Skill]]:
         """The future of ``list_skills``."""
+        from . import skills  # deferred: import cost (skills, hashlib); only skills users need it
+
         skills.require(self.server_capabilities, "skills/list")
         return self._call("skills/list", None, skills.listing(), timeout=timeout, owned=False)
 
@@ -484,6 +486,8 @@ class Client:
 
     def get_skill_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[Skill]:
         """The future of ``get_skill``."""
+        from . import skills  # deferred: import cost (skills, hashlib); only skills users need it
+
         skills.require(self.server_capabilities, "skills/get")
         return self._call("skills/get", {"uri": _params.uri(uri)}, skills.entry, timeout=timeout, owned=False)
 
@@ -496,6 +500,8 @@ class Client:
 
     def load_skill_future(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> CallFuture[LoadedSkill]:
         """The future of ``load_skill``."""
+        from . import skills  # deferred: import cost (skills, hashlib); only skills users need it
+
         return skills.load(self._call, self._conn.session, self.server_capabilities, skill, timeout)
 
     # subscriptions and the server's side

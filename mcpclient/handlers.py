@@ -16,7 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
 from .errors import InvalidParams
-from .types import _SLOTS, Content, Raw, TextContent, parse_content
+from .types import _SLOTS, _Value, Content, Raw, TextContent, parse_content
 
 
 __all__ = [
@@ -31,8 +31,8 @@ __all__ = [
 
 # --- sampling -----------------------------------------------------------------------------------
 
-@dataclass(frozen=True, **_SLOTS)
-class SamplingMessage:
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class SamplingMessage(_Value):
     """One message of a sampling conversation; ``content`` is always a list (the wire may send one block)."""
 
     role: str
@@ -52,8 +52,8 @@ class SamplingMessage:
         return cls(str(raw.get("role", "")), [parse_content(b) for b in blocks], raw)
 
 
-@dataclass(frozen=True, **_SLOTS)
-class CreateMessageRequest:
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class CreateMessageRequest(_Value):
     """``sampling/createMessage``: the server asks the client's LLM for a completion.
 
     ``tools``/``tool_choice`` (2025-11-25) are passed through as received; they are only sent to a
@@ -91,8 +91,8 @@ class CreateMessageRequest:
                    raw.get("_meta"), raw)
 
 
-@dataclass(frozen=True, **_SLOTS)
-class CreateMessageResult:
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class CreateMessageResult(_Value):
     """What a sampling handler returns: the model's message.
 
     ``content`` may be a string (sent as one text block), a content object, a wire dict, or a
@@ -131,8 +131,8 @@ def _content_to_wire(content: Any) -> Any:
 
 # --- roots --------------------------------------------------------------------------------------
 
-@dataclass(frozen=True, **_SLOTS)
-class Root:
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class Root(_Value):
     """A directory or file the server may work in (``file://`` URI), with an optional name."""
 
     uri: str

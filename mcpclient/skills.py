@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 from ._params import contents, pages
 from .errors import CapabilityError, MCPError, ProtocolError
 from .futures import CallFuture, ChainedFuture
-from .types import _SLOTS, Raw, ResourceContents
+from .types import _SLOTS, _Value, Raw, ResourceContents
 
 if TYPE_CHECKING:
     from .session import Session
@@ -42,8 +42,8 @@ class SkillVerificationError(MCPError):
         super().__init__(f"skill {uri}: {reason}")
 
 
-@dataclass(frozen=True, **_SLOTS)
-class SkillFile:
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class SkillFile(_Value):
     """One file of a skill's manifest: its URI, ``sha256:<hex>`` digest and size in bytes."""
 
     uri: str
@@ -51,8 +51,8 @@ class SkillFile:
     size: int
 
 
-@dataclass(frozen=True, **_SLOTS)
-class Skill:
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class Skill(_Value):
     """A manifest entry from ``skills/list`` / ``skills/get``. ``files`` is None for a
     ``"dynamic"`` skill (its files are not listed, so they cannot be verified)."""
 

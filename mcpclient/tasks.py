@@ -25,7 +25,7 @@ from ._threads import Lane
 from .errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
 from .futures import CallFuture
 from .protocol import server_has
-from .types import _SLOTS, Raw, Tool, ToolResult
+from .types import _SLOTS, _Value, Raw, Tool, ToolResult
 
 #: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
 Requester = Callable[..., CallFuture]
@@ -38,8 +38,8 @@ TERMINAL = frozenset(("completed", "failed", "cancelled"))
 _KEPT_TASKS = 1000  # finished receiver-side tasks remembered for the server's late tasks/result
 
 
-@dataclass(frozen=True, **_SLOTS)
-class Task:
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class Task(_Value):
     """The state of a task (``tasks/get``): ``status`` is ``working``, ``input_required``,
     ``completed``, ``failed`` or ``cancelled``. Times are the server's ISO 8601 strings; ``ttl``
     and ``poll_interval`` are milliseconds."""

@@ -184,6 +184,23 @@ def test_repr_is_unchanged():
     assert repr(Root("file:///a")) == "Root(uri='file:///a', name=None, meta=None)"
 
 
+@pytest.mark.parametrize("name", VALUE_TYPES)
+def test_eq_hash_repr_follow_the_field_flags(name):
+    """The shared ``__eq__``/``__hash__``/``__repr__`` behave as ``@dataclass`` would generate them."""
+    obj = _sample(name)
+    shown = ", ".join(f"{f.name}={getattr(obj, f.name)!r}" for f in dataclasses.fields(obj) if f.repr)
+    assert repr(obj) == f"{type(obj).__qualname__}({shown})"
+    assert obj != object() and obj.__eq__(object()) is NotImplemented
+    hashed = tuple(getattr(obj, f.name) for f in dataclasses.fields(obj)
+                   if (f.compare if f.hash is None else f.hash))
+    assert hash(obj) == hash(hashed)
+
+
+def test_equal_fields_of_another_class_are_not_equal():
+    assert ImageContent(b"x", "a/b") != AudioContent(b"x", "a/b")
+    assert ImageContent(b"x", "a/b") == ImageContent(b"x", "a/b")
+
+
 def test_elicitation_names_are_reexported_and_raise_value_errors():
     from mcpclient import elicitation, handlers
 
