@@ -155,7 +155,8 @@ class Client:
     def _new_session(self, transport: Transport) -> Session:
         session = Session(transport, on_request=self._responder.answer, on_notification=self._notifications.handle,
                           max_workers=self._max_workers)
-        session.on_quick_request = lambda rid, method, params: self._responder.quick(rid, method, params, session.reply)
+        requests = session.requests
+        requests.on_quick_request = lambda rid, method, params: self._responder.quick(rid, method, params, requests.reply)
         session.on_quick_notification = self._subscriptions.route_quick
         session.on_lost = self._subscriptions.end_all
         return session

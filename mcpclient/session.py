@@ -5,8 +5,8 @@ One ``Session`` per connection and one way to send a request: ``call()``, which 
 ``transport.receive()``; it pops the call of each reply by id and lands it — it never parses a
 result, runs user code or blocks on anything but the transport (it does not even write:
 cancellations and "busy" answers go out through the sender lane). Server-initiated messages go
-to bounded lanes (``_threads.Lane``): requests to the handler pool, notifications to the single
-ordered notification thread. Methods and params are opaque here; MCP meaning lives above.
+to bounded lanes (``_threads.Lane``): requests to the handler pool (``serving``), notifications
+to the single ordered notification thread. Methods and params are opaque here; MCP meaning lives above.
 
 Locking: one lock (``_lock``) guards the pending table and the closed state; nothing is sent,
 joined or called while holding it. Completion of a round is owned by whoever pops its id (the
@@ -31,17 +31,17 @@ from ._threads import Lane, join_all, next_instance, start_thread
 from ._timer import DeadlineTimer
 from ._wire import format_message, rarely, wire_log
 from .errors import (
-    ClientClosedError, ConnectionClosed, InternalError, MCPError, MethodNotFound, ProcessExited, ReaderThreadError,
-    RequestCancelled, RequestTimeout, RPCError, SendTimeout,
+    ClientClosedError, ConnectionClosed, MCPError, ProcessExited, ReaderThreadError, RequestCancelled, RequestTimeout,
+    SendTimeout,
 )
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
+from .serving import RequestHandler, ServerRequests
 from .transports.base import CLOSE_BUDGET, DeliveryFailed, Transport
 
 __all__ = ["HANDLER_GRACE", "Session"]
 
 log = logging.getLogger("mcpclient.session")
 
-RequestHandler = Callable[[str, Dict[str, Any]], Any]
 NotificationHandler = Callable[[str, Dict[str, Any]], Any]
 
 _INF = float("inf")
@@ -59,20 +59,13 @@ def _dropped(call: CallFuture, payload: Any) -> None:
     call.fail(ClientClosedError(f"{call.method} abandoned: the client was closed"))
 
 
-def _error_response(rid: Any, code: int, message: str, data: Any = None) -> Dict[str, Any]:
-    error: Dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": rid, "error": error}
-
-
 class Session:
     """JSON-RPC over one transport. Thread-safe: any thread may start, wait on or cancel calls.
 
     Args:
         transport: an unstarted ``Transport``; ``start()`` starts it.
         on_request: ``(method, params) -> result`` for server-initiated requests; runs on a
-            handler thread; raise ``RPCError`` to answer with that error.
+            handler thread; raise ``RPCError`` to answer with that error (``self.requests``).
         on_notification: ``(method, params)`` for server notifications; runs on the single,
             ordered notification thread.
         max_workers: threads for server requests, and for results of detached calls.
@@ -86,12 +79,7 @@ class Session:
         if max_workers < 1:
             raise ValueError("max_workers must be at least 1")
         self.transport = transport
-        self.on_request = on_request
         self.on_notification = on_notification
-        #: ``(rid, method, params) -> bool``, called on the reader thread before a server request
-        #: is queued for a handler: True means it took the request and answers through
-        #: ``reply()`` (at once or later); it must never block or run user code.
-        self.on_quick_request: Optional[Callable[[Any, str, Dict[str, Any]], bool]] = None
         #: ``(method, params)``, called on the reader thread for each notification before it is
         #: queued for ``on_notification``: for what must not wait behind the notification thread.
         #: It must never block or run user code.
@@ -105,13 +93,14 @@ class Session:
         self._notifier = Lane(f"{prefix}-notify", 1, max_queued)
         self._sender = Lane(f"{prefix}-sender", 1, 1024)  # writes for threads that must not block
         self._workers = Lane(f"{prefix}-worker", max_workers, -1, on_drop=_dropped)
+        #: the server's requests: ``on_request``, ``on_quick_request``, ``reply()``
+        self.requests = ServerRequests(self._handlers, self._post, self._send_quietly, on_request)
         self._extra: List[Lane] = []  # lanes features asked for (lane()), stopped with the rest
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._pending: Dict[int, CallFuture] = {}
         self._deferred: Dict[int, Tuple[CallFuture, Dict[str, Any]]] = {}  # answered, queued behind progress
         self._abandoned: Dict[int, None] = {}
-        self._incoming: Dict[Any, bool] = {}  # id of each server request being handled -> cancelled?
         self._closed_error: Optional[Callable[[], MCPError]] = None
         self._closing = False
         self._closer: Optional[int] = None
@@ -168,7 +157,7 @@ class Session:
         with self._lock:
             already = self._closing
             if not already:
-                self._closing = True
+                self._closing = self.requests.closing = True
                 self._closer = _get_ident()
                 self._closed_error = lambda: ClientClosedError("the client is closed")
                 pending, self._pending = self._pending, {}
@@ -516,7 +505,12 @@ class Session:
         if not isinstance(params, dict):
             params = {}
         if "id" in msg:
-            self._request_from_server(msg["id"], method, params)
+            rid = msg["id"]
+            if type(rid) in (int, str):
+                self.requests.receive(rid, method, params)
+            else:
+                self.skipped_messages += 1
+                log.warning("skipped server request %.100r with an invalid id %.50r", method, rid)
             return
         quick = self.on_quick_notification
         if quick is not None:
@@ -527,46 +521,12 @@ class Session:
         if method == "notifications/progress":
             self._progress(params)
         elif method == "notifications/cancelled":
-            rid = params.get("requestId")
-            with self._lock:
-                if type(rid) in (int, str) and rid in self._incoming:
-                    self._incoming[rid] = True  # the handler runs on, but its answer is not sent
+            self.requests.cancelled(params.get("requestId"))
         handler = self.on_notification
         if handler is not None and not self._notifier.try_submit(f"handler for {method}", handler, method, params):
             if rarely(self._notifier.rejected):
                 log.warning("dropped notification %.100r: the notification queue is full (%d dropped so far)",
                             method, self._notifier.rejected)
-
-    def _request_from_server(self, rid: Any, method: str, params: Dict[str, Any]) -> None:
-        if type(rid) not in (int, str):
-            self.skipped_messages += 1
-            log.warning("skipped server request %.100r with an invalid id %.50r", method, rid)
-            return
-        if method == "ping":  # answered at once, never queued behind slow handlers
-            self._post({"jsonrpc": "2.0", "id": rid, "result": {}})
-            return
-        with self._lock:
-            self._incoming[rid] = False
-        quick = self.on_quick_request
-        if quick is not None:
-            try:
-                handled = quick(rid, method, params)
-            except RPCError as exc:
-                self.reply(rid, error=exc)
-                return
-            except Exception:
-                log.exception("quick handler for server request %s failed", method)
-                self.reply(rid, error=InternalError(-32603, f"client handler for {method} failed"))
-                return
-            if handled:
-                return  # it replies through reply(), now or later
-        if not self._handlers.try_submit(f"handler for {method}", self._answer, rid, method, params):
-            with self._lock:
-                self._incoming.pop(rid, None)
-            if rarely(self._handlers.rejected):
-                log.warning("refused server request %.100r: all handlers busy (%d refused so far)",
-                            method, self._handlers.rejected)
-            self._post(_error_response(rid, -32603, "client busy: too many concurrent requests"))
 
     def _progress(self, params: Dict[str, Any]) -> None:
         token = params.get("progressToken")
@@ -578,35 +538,6 @@ class Session:
                 "on_progress callback", call.on_progress, params.get("progress"), params.get("total"),
                 params.get("message")):
             call.progress_queued = call.may_defer
-
-    def _answer(self, rid: Any, method: str, params: Dict[str, Any]) -> None:
-        """Run the request handler on a handler thread and send its answer (unless cancelled)."""
-        handler = self.on_request
-        try:
-            if handler is None:
-                raise MethodNotFound(-32601, f"client does not handle {method}")
-            response: Dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": handler(method, params)}
-        except RPCError as exc:
-            response = _error_response(rid, exc.code, exc.message, exc.data)
-        except Exception:
-            log.exception("handler for server request %s failed", method)
-            response = _error_response(rid, -32603, f"client handler for {method} failed")
-        with self._lock:
-            cancelled = self._incoming.pop(rid, False)
-        if not cancelled:
-            self._send_quietly(response)
-
-    def reply(self, rid: Any, result: Any = None, error: Optional[RPCError] = None) -> None:
-        """Answer the server request ``rid`` from any thread without blocking (unless the server
-        cancelled it meanwhile). For ``on_quick_request`` handlers that answer later."""
-        with self._lock:
-            cancelled = self._incoming.pop(rid, False)
-        if cancelled or self._closing:
-            return
-        if error is not None:
-            self._post(_error_response(rid, error.code, error.message, error.data))
-        else:
-            self._post({"jsonrpc": "2.0", "id": rid, "result": result})
 
     def _connection_lost(self, reason: Optional[BaseException]) -> None:
         """Reader ended: fail every pending call at once, each with its own error instance."""

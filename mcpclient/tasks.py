@@ -140,7 +140,7 @@ def start(call: Requester, capabilities: Dict[str, Any], known: Optional[Tool], 
 # --- the client as task receiver ------------------------------------------------------------------
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
-Reply = Callable[..., None]  # Session.reply(rid, result=None, error=None)
+Reply = Callable[..., None]  # ServerRequests.reply(rid, result=None, error=None)
 
 
 def _now() -> str:

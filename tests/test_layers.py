@@ -22,7 +22,7 @@ LAYERS: List[Tuple[str, List[str]]] = [
         "_version", "_sentinel", "_wire", "_threads", "errors", "elicitation", "types", "handlers",
         "retry", "protocol", "modern", "cache", "_validation"]),
     ("transports and auth", ["auth", "transports"]),
-    ("engine", ["futures", "_timer", "session"]),
+    ("engine", ["futures", "_timer", "serving", "session"]),
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
                   "subscriptions", "notifications", "tasks", "skills"]),
     ("facade", ["client", ""]),  # "" is the package itself (mcpclient/__init__.py)

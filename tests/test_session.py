@@ -141,7 +141,7 @@ def test_server_request_is_answered_on_a_handler_thread(pair):
         threads.append(threading.current_thread().name)
         return {"echo": params["v"]}
 
-    session.on_request = on_request
+    session.requests.on_request = on_request
     peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x/y", "params": {"v": 7}})
     assert peer.receive(LONG) == {"jsonrpc": "2.0", "id": "s1", "result": {"echo": 7}}
     assert threads[0].startswith(f"mcpclient-{session.instance}-handler")
@@ -157,7 +157,7 @@ def test_a_server_request_the_server_cancelled_is_not_answered(pair):
         release.wait(LONG)
         return {"answer": params["n"]}
 
-    session.on_request = slow
+    session.requests.on_request = slow
     peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x", "params": {"n": 1}})
     assert started[1].wait(LONG)
     peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "s1"}})
@@ -185,7 +185,7 @@ def test_request_flood_is_refused_not_queued_without_bound(pair):
         release.wait(LONG)
         return {}
 
-    session.on_request = blocking
+    session.requests.on_request = blocking
     try:
         for i in range(20):
             peer.send({"jsonrpc": "2.0", "id": i, "method": "block"})
@@ -206,7 +206,7 @@ def test_close_from_a_handler_thread_does_not_deadlock(pair):
         closed.set()
         return {}
 
-    session.on_request = closing
+    session.requests.on_request = closing
     pending = session.call("m")
     peer.send({"jsonrpc": "2.0", "id": 1, "method": "close-please"})
     assert closed.wait(LONG)
@@ -227,7 +227,7 @@ def test_blocking_call_on_the_reader_thread_raises(pair):
             raise
         return True
 
-    session.on_quick_request = quick
+    session.requests.on_quick_request = quick
     peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x/y"})
     answer = peer.receive(LONG)
     assert answer["id"] == "s1" and answer["error"]["code"] == -32603
