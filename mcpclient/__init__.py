@@ -11,6 +11,7 @@ transports, load only when needed.
 import logging as _logging
 from typing import TYPE_CHECKING
 
+from ._lazy import lazy_names as _lazy_names
 from ._version import __version__
 from .client import DEFAULT, Client
 from .errors import (
@@ -128,15 +129,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcpclient' has no attribute {name!r}")
-    import importlib  # deferred: only the first use of a lazy name needs it
-
-    value = getattr(importlib.import_module(f"mcpclient.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 def __dir__() -> list:

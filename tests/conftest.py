@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import List, Set
+from typing import Any, Callable, Iterator, List, Set, TypeVar
 
 import pytest
 
@@ -25,6 +25,22 @@ SERVERS = Path(__file__).parent / "servers"
 OFFICIAL_SERVER = [sys.executable, str(SERVERS / "official_server.py")]
 FAULTY = [sys.executable, str(SERVERS / "faulty.py")]
 TESTING_SERVER = server_command()
+
+T = TypeVar("T")
+
+
+@pytest.fixture
+def started() -> Iterator[Callable[[T], T]]:
+    """``started(server)``: returns ``server`` and calls its ``stop()`` when the test ends."""
+    servers: List[Any] = []
+
+    def keep(server: T) -> T:
+        servers.append(server)
+        return server
+
+    yield keep
+    for server in servers:
+        server.stop()
 
 
 def faulty(mode: str) -> List[str]:

@@ -17,16 +17,9 @@ from conftest import LONG
 from helpers import ScriptedServer
 
 @pytest.fixture
-def scripted():
-    servers: List[ScriptedServer] = []
-
-    def make(handle: Callable[[str, Dict[str, Any]], Any], **kwargs: Any) -> ScriptedServer:
-        servers.append(ScriptedServer(handle, **kwargs))
-        return servers[-1]
-
-    yield make
-    for server in servers:
-        server.stop()
+def scripted(started):
+    """``scripted(...)``: a started ``ScriptedServer``, stopped after the test."""
+    return lambda handle, **kwargs: started(ScriptedServer(handle, **kwargs))
 
 
 def test_pagination_stops_on_a_repeated_cursor(scripted, caplog):

@@ -22,16 +22,9 @@ SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
 
 @pytest.fixture
-def scripted():
-    servers: List[ScriptedServer] = []
-
-    def make(handle, **kwargs) -> ScriptedServer:
-        servers.append(ScriptedServer(handle, **kwargs))
-        return servers[-1]
-
-    yield make
-    for server in servers:
-        server.stop()
+def scripted(started):
+    """``scripted(...)``: a started ``ScriptedServer``, stopped after the test."""
+    return lambda handle, **kwargs: started(ScriptedServer(handle, **kwargs))
 
 
 def listens(server: ScriptedServer) -> List[Dict[str, Any]]:

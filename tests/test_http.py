@@ -108,16 +108,9 @@ def test_32_threads_share_one_http_client():
 
 
 @pytest.fixture
-def scripted():
-    servers: List[ScriptedHTTPServer] = []
-
-    def make(handle, **kwargs):
-        servers.append(ScriptedHTTPServer(handle, **kwargs))
-        return servers[-1]
-
-    yield make
-    for server in servers:
-        server.stop()
+def scripted(started):
+    """``scripted(...)``: a started ``ScriptedHTTPServer``, stopped after the test."""
+    return lambda handle, **kwargs: started(ScriptedHTTPServer(handle, **kwargs))
 
 
 def echo(seen, msg):

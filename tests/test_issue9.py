@@ -24,16 +24,9 @@ LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 
 
 @pytest.fixture
-def scripted():
-    servers: List[ScriptedServer] = []
-
-    def make(handle, **kwargs) -> ScriptedServer:
-        servers.append(ScriptedServer(handle, **kwargs))
-        return servers[-1]
-
-    yield make
-    for server in servers:
-        server.stop()
+def scripted(started):
+    """``scripted(...)``: a started ``ScriptedServer``, stopped after the test."""
+    return lambda handle, **kwargs: started(ScriptedServer(handle, **kwargs))
 
 
 # --- bug 1: set_logging_level_future took the other engine's path --------------------------------

@@ -19,7 +19,7 @@ PACKAGE = Path(mcpclient.__file__).parent
 #: Bottom to top. A module name matches its entry or the longest dotted prefix listed.
 LAYERS: List[Tuple[str, List[str]]] = [
     ("bottom: data, errors, small utilities", [
-        "_version", "_sentinel", "_wire", "_threads", "errors", "elicitation", "types", "handlers",
+        "_version", "_sentinel", "_lazy", "_wire", "_threads", "errors", "elicitation", "types", "handlers",
         "retry", "protocol", "modern", "cache", "_validation"]),
     ("transports and auth", ["auth", "transports"]),
     ("engine", ["futures", "_timer", "serving", "session"]),

@@ -194,16 +194,9 @@ class ScriptedSSEServer:
 
 
 @pytest.fixture
-def scripted():
-    servers: List[ScriptedSSEServer] = []
-
-    def make(*args: Any, **kwargs: Any) -> ScriptedSSEServer:
-        servers.append(ScriptedSSEServer(*args, **kwargs))
-        return servers[-1]
-
-    yield make
-    for server in servers:
-        server.stop()
+def scripted(started):
+    """``scripted(...)``: a started ``ScriptedSSEServer``, stopped after the test."""
+    return lambda *args, **kwargs: started(ScriptedSSEServer(*args, **kwargs))
 
 
 def echo(msg: Dict[str, Any]) -> Any:

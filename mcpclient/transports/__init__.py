@@ -5,6 +5,7 @@ servers never pays for them.
 """
 from typing import TYPE_CHECKING
 
+from .._lazy import lazy_names as _lazy_names
 from .base import Transport
 from .memory import MemoryTransport
 from .stdio import StdioTransport
@@ -18,12 +19,4 @@ __all__ = ["HTTPTransport", "MemoryTransport", "SSETransport", "StdioTransport",
 _LAZY = {"HTTPTransport": "http", "SSETransport": "sse"}
 
 
-def __getattr__(name: str) -> object:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcpclient.transports' has no attribute {name!r}")
-    import importlib  # deferred: only the first use of a lazy name needs it
-
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY, globals())
