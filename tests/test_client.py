@@ -6,7 +6,6 @@ returns, so a test states exactly what the server says (a repeated cursor, an od
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Dict, List
 
 import pytest
 
