@@ -382,8 +382,15 @@ class SubscriptionRouter:
                 return  # replaced: a later listen carries these changes
             done = [w for w in self._waiters if w.generation <= generation]
             self._waiters = [w for w in self._waiters if w.generation > generation]
-        lost = None if acknowledged else SubscriptionLost(f"the subscription ended before the server "
-                                                          f"acknowledged it: {error}")
+        lost: Optional[BaseException] = None
+        if acknowledged:
+            pass
+        elif error is not None:
+            lost = SubscriptionLost(f"the subscription ended before the server acknowledged it: {error}")
+        elif self._session().is_closed:  # ended quietly: close() ran
+            lost = ClientClosedError("subscribe_resource: the client was closed before the server acknowledged it")
+        else:
+            lost = SubscriptionLost("the server ended the subscription before acknowledging it")
         for waiter in done:
             waiter.settle_later(lost)
 

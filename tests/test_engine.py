@@ -12,7 +12,7 @@ import pytest
 
 from conftest import LONG, wait_until
 from helpers import ScriptedServer
-from mcpclient import Client, RequestTimeout, SubscriptionLost
+from mcpclient import Client, ClientClosedError, RequestTimeout, SubscriptionLost
 from mcpclient.testing import server_command
 
 pytestmark = pytest.mark.timeout(60)
@@ -229,3 +229,20 @@ def test_a_callback_that_calls_sys_exit_does_not_stop_later_callbacks(scripted):
         server.notify("notifications/x", {"n": 2})
         assert second.wait(LONG), seen
         assert seen == [1, 2]
+
+
+def test_subscribe_resource_says_why_when_its_listen_ends_unacknowledged(scripted):
+    """A listen the server ends (``notifications/cancelled``) before acknowledging it fails the
+    change with ``SubscriptionLost`` saying so; close() fails it with ``ClientClosedError``
+    (both used to read "ended before the server acknowledged it: None")."""
+    server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
+    with Client(server.transport, timeout=LONG) as client:
+        future = client.subscribe_resource_future("test://a")
+        listen = server.wait_for(lambda m: m.get("method") == "subscriptions/listen")
+        server.notify("notifications/cancelled", {"requestId": listen["id"]})
+        with pytest.raises(SubscriptionLost, match="the server ended the subscription"):
+            future.result(timeout=LONG)
+        pending = client.subscribe_resource_future("test://b")
+        assert server.wait_for(lambda m: len(listens(server)) == 2)
+    with pytest.raises(ClientClosedError):
+        pending.result(timeout=LONG)

@@ -175,6 +175,37 @@ def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(sc
         assert result.structured_content == {"s": "the new tool's output"}
 
 
+# --- bug 6: a subscription change held a lock across the listen's acknowledgement -------------------
+
+
+def test_a_subscription_change_behind_another_keeps_its_own_timeout(scripted):
+    """Before: ``_resubscribe`` held a lock while it waited (up to its timeout) for the server to
+    acknowledge the new listen, so a second ``subscribe_resource(timeout=0.3)`` waited behind it
+    for the first one's whole timeout (here ``LONG``) before its own clock even started."""
+    server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
+    outcome: List[Any] = []
+
+    def first() -> None:
+        try:
+            client.subscribe_resource("test://a", timeout=LONG)  # never acknowledged
+        except Exception as exc:  # noqa: BLE001 - the close() below ends it
+            outcome.append(exc)
+
+    with Client(server.transport, timeout=LONG) as client:
+        waiter = threading.Thread(target=first, name="test-first-subscriber")
+        waiter.start()
+        try:
+            assert server.wait_for(lambda m: m.get("method") == "subscriptions/listen")
+            started = time.monotonic()
+            with pytest.raises(RequestTimeout):
+                client.subscribe_resource("test://b", timeout=0.3)
+            assert time.monotonic() - started < LONG / 2
+        finally:
+            client.close()
+            waiter.join(LONG)
+    assert not waiter.is_alive() and isinstance(outcome[0], ClientClosedError)
+
+
 # --- bug 7: future transforms ran on the reader thread -----------------------------------------------
 
 
