@@ -11,6 +11,7 @@ package for ``AuthProvider``, and ``import mcpclient`` must stay cheap.
 """
 from typing import TYPE_CHECKING, Any
 
+from .._lazy import lazy_names as _lazy_names
 from .base import AuthProvider, BearerToken, Challenge, as_auth
 
 if TYPE_CHECKING:
@@ -29,15 +30,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib  # deferred: only the first use of a lazy name needs it
-
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 def __dir__() -> Any:
