@@ -49,15 +49,12 @@ class ToolRegistry:
         ``headers`` table (2026 over HTTP) its ``x-mcp-header`` arguments go there, and a tool
         whose annotations break the rules is dropped (None) with a warning."""
         tool = Tool.from_wire(raw)
-        spec = None
-        if headers is not None:
+        if headers is not None:  # a call without them may be refused: the newest listing's are kept
             try:
-                spec = header_params(tool.input_schema)
+                headers[tool.name] = header_params(tool.input_schema)  # type: ignore[assignment]
             except ValueError as exc:
                 log.warning("dropped tool %r: invalid x-mcp-header annotation: %s", tool.name, exc)
                 return None
-        if headers is not None:  # a call without them may be refused: the newest listing's are kept
-            headers[tool.name] = spec  # type: ignore[assignment]
         with self._lock:
             if generation == self._generation:
                 self._tools[tool.name] = tool

@@ -1,11 +1,8 @@
 """``Client``: the blocking, thread-safe MCP API — a thin façade over its collaborators.
 
-Each public request method checks its arguments, builds its params and result transform
-(``_params``), and sends through ``_call``: the era strategy chosen at connect time
-(``eras``) turns that into one ``Session.call`` (``session``), which returns a ``CallFuture``.
-A blocking method is that future's ``result()``; its ``_future`` twin returns the future.
-Connecting lives in ``connection``, listen and subscriptions in ``subscriptions``,
-notifications in ``notifications``, server-to-client requests in ``_responder``.
+Each request method builds params and a result transform (``_params``) and sends through
+``_call``: the era chosen at connect time (``eras``) makes one ``Session.call``, a ``CallFuture``
+whose ``result()`` is the blocking method (README, "How it is built").
 """
 from __future__ import annotations
 
@@ -87,12 +84,10 @@ class Client:
         cache: reuse list and read results while the server's ``ttlMs`` says they are fresh
             (2026 servers; private results only for the same credentials). ``invalidate_cache()``.
 
-    Threads (``mcpclient-<n>-<role>[-<k>]``; README, "Threads: who runs what"): handlers run on the
-    ``handler-<k>`` pool (at most ``max_workers``), may block and may call the client;
-    ``on_notification``, ``on_log``, ``on_resource_updated`` and ``on_progress`` run in arrival order
-    on ``notify``, ``on_*_changed`` on ``refresh``; a future's result is parsed, and its
-    done-callbacks run, on a ``worker-<k>`` thread, never the ``reader``. Blocking calls work in all
-    of them. ``close()`` does not wait for a handler that ignores it.
+    Threads (README, "Threads: who runs what"): handlers run on a pool of ``max_workers``;
+    ``on_notification``, ``on_log``, ``on_resource_updated`` and ``on_progress`` in arrival order on
+    one thread; futures' results and done-callbacks on workers, never the reader. Blocking calls
+    work in all of them; ``close()`` does not wait for a handler that ignores it.
 
     Every request method has a ``<name>_future`` twin that returns a ``CallFuture`` (a
     ``concurrent.futures.Future``) at once; ``future.cancel()`` cancels the request on the server.

@@ -35,6 +35,7 @@ class AuthWorld:
         self.release = threading.Event()
         self.release.set()
         self.events: "queue.SimpleQueue[Any]" = queue.SimpleQueue()  # what the SSE stream sends next
+        self.refuse_messages = 0  # how many more /messages POSTs get a 401 (the token was revoked)
         world = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -105,8 +106,13 @@ class AuthWorld:
                     self.reply(200, {"access_token": SECRET_TOKEN, "token_type": "Bearer", "expires_in": lifetime,
                                      "refresh_token": "refresh-secret-456"})
                 elif path == "/messages":
-                    if self.headers.get("Authorization") != f"Bearer {SECRET_TOKEN}":
-                        self.reply(401, {"error": "invalid_token"})
+                    with world.lock:
+                        refuse = world.refuse_messages > 0
+                        world.refuse_messages -= refuse
+                    if refuse or self.headers.get("Authorization") != f"Bearer {SECRET_TOKEN}":
+                        self.reply(401, {"error": "invalid_token"}, {"WWW-Authenticate": (
+                            f'Bearer error="invalid_token", resource_metadata="{world.base}'
+                            '/.well-known/oauth-protected-resource/sse"')})
                         return
                     msg = json.loads(raw)
                     self.reply(202)
@@ -299,6 +305,21 @@ def test_oauth_works_over_the_legacy_sse_transport_too(world):
         assert client.server_info.name == "guarded-sse"
         assert client.call_tool("echo", {"text": "old but guarded"}).text == "old but guarded"
     assert len(w.token_requests) == 1 and w.authorizations[0]["resource"] == w.base + "/sse"
+
+
+def test_a_refused_sse_post_refreshes_the_token_of_the_server_not_of_its_message_endpoint(world):
+    """The challenge of a POST to the SSE message endpoint names the server URL (``/sse``): the
+    token stored for it is refreshed and the call repeated. It used to name ``/messages``: no
+    stored token was found there, and the new login refused a resource that is not ``/messages``."""
+    from mcpclient import SSETransport
+
+    w = world()
+    transport = SSETransport(w.base + "/sse", auth=OAuth(authorize=headless_authorize()))
+    with Client(transport, timeout=LONG) as client:
+        w.refuse_messages = 1  # the server revoked the token
+        assert client.call_tool("echo", {"text": "again"}).text == "again"
+    assert [r["grant_type"] for r in w.token_requests] == ["authorization_code", "refresh_token"]
+    assert len(w.authorizations) == 1
 
 
 def test_tokens_and_credentials_stay_with_their_server():

@@ -179,7 +179,8 @@ class HTTPBase(Transport):
 
         Args:
             send: one try, given its headers and read timeout.
-            verb, url: what the auth provider signs (DPoP proofs name both).
+            verb, url: what the auth provider signs (DPoP proofs name both); a challenge names
+                ``self.url``, the server the credentials are for.
             deadline: monotonic seconds by which the whole exchange must be over (``None``:
                 no bound but the retry policy's): no retry or backoff is started past it.
             idempotent: may the request be repeated after it may have reached the server
@@ -212,7 +213,8 @@ class HTTPBase(Transport):
             if status == 200 or status == 202:
                 return response
             if status in (401, 403) and auth is not None and challenges < MAX_AUTH_ROUNDS:
-                challenge = Challenge(url, status, response.headers.get("WWW-Authenticate"), sent_token,
+                # The server's URL, not ``url`` (an SSE message endpoint): tokens are kept per server.
+                challenge = Challenge(self.url, status, response.headers.get("WWW-Authenticate"), sent_token,
                                       response.headers.get("DPoP-Nonce"), deadline)
                 response.close()  # a login may take minutes: never hold a pooled connection meanwhile
                 if auth.on_challenge(challenge):
