@@ -14,7 +14,6 @@ import logging
 import threading
 import time
 from contextlib import contextmanager
-from concurrent.futures import Future
 from queue import SimpleQueue
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, TypeVar
 
@@ -53,8 +52,7 @@ class Lane:
 
     ``try_submit`` returns ``False`` instead of queueing when ``workers + queue`` items are
     already admitted, so the reader thread can answer "busy" or drop and count, never wait.
-    Exceptions from that work are logged (with its label). ``submit`` (unbounded, returns a
-    ``Future``) is for the client's own background work. Workers start on demand.
+    Exceptions from that work are logged (with its label). Workers start on demand.
     """
 
     def __init__(self, name: str, workers: int, queue: int,
@@ -78,19 +76,11 @@ class Lane:
         if slots is not None and not slots.acquire(blocking=False):
             self.rejected += 1
             return False
-        if not self._put((label, fn, args, None)):
+        if not self._put((label, fn, args)):
             if slots is not None:
                 slots.release()
             return False
         return True
-
-    def submit(self, fn: Callable[[], T], future: Optional["Future[T]"] = None) -> "Future[T]":
-        """Run ``fn()`` on a worker and return its future (``future``, or a new one); no admission bound."""
-        if future is None:
-            future = Future()
-        if not self._put((None, fn, (), future)):
-            raise RuntimeError(f"{self.name} is shut down")
-        return future
 
     def _put(self, item: Any) -> bool:
         with self._lock:
@@ -137,14 +127,7 @@ class Lane:
         finally:
             self.idents.discard(threading.get_ident())
 
-    def _run(self, label: Optional[str], fn: Callable[..., Any], args: Any, future: Optional[Future]) -> None:
-        if future is not None:
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(fn())
-                except BaseException as exc:  # delivered to whoever holds the future
-                    future.set_exception(exc)
-            return
+    def _run(self, label: str, fn: Callable[..., Any], args: Any) -> None:
         try:
             fn(*args)
         except BaseException:  # SystemExit from a callback included: the worker must live on
@@ -161,21 +144,19 @@ class Lane:
         """Drop queued work, stop the workers, and join them until ``deadline`` (monotonic).
 
         A worker still inside a slow callback at the deadline is left to finish on its own (it is
-        a daemon). Queued futures are cancelled; other queued work is handed to ``on_drop``.
+        a daemon). Queued work is handed to ``on_drop``.
         """
         with self._lock:
             self._stopped = True
             threads = list(self._threads)
-        while True:  # queued work is dropped; futures among it are cancelled
+        while True:  # queued work is dropped
             try:
                 item = self._queue.get_nowait()
             except Exception:
                 break
             if item is _STOP:
                 continue
-            if item[3] is not None:
-                item[3].cancel()
-            elif self._on_drop is not None:
+            if self._on_drop is not None:
                 try:
                     self._on_drop(*item[2])
                 except Exception:

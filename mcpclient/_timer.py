@@ -15,6 +15,7 @@ from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Callable, List, Optional, Set, Tuple
 
 from ._threads import start_thread
+from .futures import _WAIT_MAX
 
 if TYPE_CHECKING:
     from .futures import CallFuture
@@ -23,7 +24,6 @@ __all__ = ["DeadlineTimer"]
 
 log = logging.getLogger("mcpclient.session")
 
-_WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)
 
 
 def _live(ref: "weakref.ref[CallFuture]") -> "Optional[CallFuture]":

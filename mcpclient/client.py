@@ -160,7 +160,7 @@ class Client:
         """Fail pending calls, stop the server and every thread. Idempotent, any thread; returns
         within ``CLOSE_BUDGET`` (5 s) whatever the server or a callback does."""
         deadline = _monotonic() + CLOSE_BUDGET
-        session, _ = self._conn.mark_closed()  # from here on every call is refused
+        session = self._conn.mark_closed()  # from here on every call is refused
         tasks = self._responder.tasks
         if tasks is not None:
             tasks.release()  # unfinished tasks end; nothing new is accepted
@@ -374,7 +374,8 @@ class Client:
 
     def list_resource_templates(self, *, timeout: Any = DEFAULT) -> List[ResourceTemplate]:
         """Every resource template (all pages)."""
-        return self.list_resource_templates_future(timeout=timeout).result()  # type: ignore[no-any-return]
+        return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout,  # type: ignore[no-any-return]
+                          True).result()
 
     def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceTemplate]]:
         """The future of ``list_resource_templates``."""
@@ -392,21 +393,23 @@ class Client:
     def subscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
         """Ask for ``notifications/resources/updated`` about ``uri`` (``on_resource_updated``,
         ``on_notification``). 2026 era: kept in one ``subscriptions/listen`` for all such URIs."""
-        self.subscribe_resource_future(uri, timeout=timeout).result()
+        self._subscription("resources/subscribe", uri, timeout, True).result()
 
     def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """The future of ``subscribe_resource``."""
-        era = self._conn.ready("resources/subscribe")
-        return self._subscriptions.subscribe(_params.uri(uri), era.stateless, self._timeout(timeout), False)
+        return self._subscription("resources/subscribe", uri, timeout, False)
 
     def unsubscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
         """Stop the updates ``subscribe_resource(uri)`` asked for."""
-        self.unsubscribe_resource_future(uri, timeout=timeout).result()
+        self._subscription("resources/unsubscribe", uri, timeout, True).result()
 
     def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """The future of ``unsubscribe_resource``."""
-        era = self._conn.ready("resources/unsubscribe")
-        return self._subscriptions.unsubscribe(_params.uri(uri), era.stateless, self._timeout(timeout), False)
+        return self._subscription("resources/unsubscribe", uri, timeout, False)
+
+    def _subscription(self, method: str, uri: str, timeout: Any, owned: bool) -> CallFuture:
+        era = self._conn.ready(method)
+        return self._subscriptions.change(method, _params.uri(uri), era.stateless, self._timeout(timeout), owned)
 
     # prompts and completion
 
@@ -441,7 +444,8 @@ class Client:
         ``ref`` is a ``Prompt``, a ``ResourceTemplate``/``Resource``, a wire dict
         (``{"type": "ref/prompt", "name": ...}``), a prompt name, or a URI (template).
         """
-        return self.complete_future(ref, argument_name, argument_value, context, timeout=timeout).result()  # type: ignore[no-any-return]
+        return self._call("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),  # type: ignore[no-any-return]
+                          Completion.from_wire, timeout=timeout, owned=True).result()
 
     def complete_future(self, ref: Any, argument_name: str, argument_value: str,
                         context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> CallFuture[Completion]:

@@ -27,7 +27,7 @@ from .errors import (
     UnsupportedProtocolVersion,
 )
 from .negotiation import (
-    LEGACY, Discovered, Negotiated, era_setting, forget_era, fresh_discovery, keep_discovery, probe, remember_era,
+    LEGACY, Negotiated, era_setting, forget_era, fresh_discovery, keep_discovery, probe, remember_era,
     remembered_era,
 )
 from .protocol import check_server_version, initialize_params
@@ -193,13 +193,7 @@ class Connector:
                 keep_discovery(reuse, found)
         remember_era(transport.identity(), found.version)
         transport.negotiated(found.version, True)
-        return _negotiated(found)
-
-
-def _negotiated(found: Discovered) -> Negotiated:
-    raw = {"capabilities": found.capabilities, "instructions": found.instructions, "serverInfo": found.server_info}
-    return Negotiated(found.version, True, found.capabilities, Implementation.from_wire(found.server_info),
-                      found.instructions, raw)
+        return found
 
 
 def era_for(negotiated: Negotiated, capabilities: Dict[str, Any], client_info: Dict[str, Any], answer: Answer,
@@ -291,12 +285,11 @@ class Connection:
                 raise ClientClosedError(f"{what}: the client is closed")
             return self.era if self._state is _State.READY else None
 
-    def mark_closed(self) -> Tuple[Session, bool]:
-        """Refuse new calls from now on; returns the session to close and whether calls were allowed."""
+    def mark_closed(self) -> Session:
+        """Refuse new calls from now on; returns the session to close."""
         with self._lock:
-            was_ready = self._state is _State.READY
             self._state = _State.CLOSED
-            return self.session, was_ready
+            return self.session
 
     def close(self, deadline: float) -> None:
-        self.mark_closed()[0].close(deadline)
+        self.mark_closed().close(deadline)

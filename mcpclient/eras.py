@@ -9,10 +9,11 @@ changed. Both strategies send through the one engine path, ``Session.call``.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 from .cache import CACHEABLE, ResultCache
 from .errors import CapabilityError, InputRoundsExceeded, ProtocolError
+from ._tools import ToolHeaders
 from .futures import Again, CallFuture, ProgressCallback, Transform
 from .modern import MRTR_METHODS, request_meta, result_type, routing_headers, with_meta
 from .protocol import missing_capabilities, repeat_safety
@@ -26,7 +27,6 @@ __all__ = ["Era", "Handshake", "Stateless"]
 
 Params = Optional[Dict[str, Any]]
 #: tool name -> its ``x-mcp-header`` arguments (see ``modern.header_params``)
-ToolHeaders = Dict[str, List[Tuple[Tuple[str, ...], str]]]
 
 #: Handshake-era methods the 2026 era removed, and what replaces them.
 _REMOVED_IN_2026 = {"resources/subscribe": "subscribe_resource() or listen()",
@@ -119,8 +119,12 @@ class Stateless(Era):
         cache = self._cache if method in CACHEABLE else None
         hit = cache.get(method, params) if cache is not None else None
         step = _Step(self, method, params, transform, cache, from_cache=hit is not None)
-        sent, headers = self.prepare(method, params)
-        options: Dict[str, Any] = {} if hit is None else {"known": hit}
+        options: Dict[str, Any] = {}
+        sent: Params
+        if hit is None:
+            sent, headers = self.prepare(method, params)
+        else:  # nothing is sent for the first round (a later one is prepared by the session)
+            sent, headers, options["known"] = params, None, hit
         return session.call(method, sent, transform=step, owned=owned, timeout=timeout, on_progress=on_progress,
                             reset_timeout_on_progress=reset, max_total_timeout=max_total, prepare=self.prepare,
                             headers=headers, idempotent=repeat_safety(method), **options)

@@ -29,7 +29,7 @@ from .errors import ClientClosedError, ProtocolError, RequestCancelled, RPCError
 if TYPE_CHECKING:
     from .session import Session
 
-__all__ = ["Again", "CallFuture", "ChainedFuture", "ProgressCallback", "Transform"]
+__all__ = ["Again", "CallFuture", "ChainedFuture", "ProgressCallback", "Requester", "Transform"]
 
 T = TypeVar("T")
 
@@ -37,6 +37,8 @@ ProgressCallback = Callable[[float, Optional[float], Optional[str]], Any]
 Transform = Callable[[Any], Any]
 #: ``(method, params) -> (params, headers)``: what every round of a call is sent with (2026: ``_meta``).
 Prepare = Callable[[str, Optional[Dict[str, Any]]], Tuple[Optional[Dict[str, Any]], Optional[Dict[str, str]]]]
+#: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
+Requester = Callable[..., "CallFuture"]
 
 _INF = float("inf")
 _WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)  # longer waits overflow the lock APIs
@@ -172,11 +174,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._settle(value, None)
 
     def fail(self, error: BaseException) -> None:
-        """End the call with ``error`` on this thread."""
-        if self._owned:
-            self.land(None, error)
-        else:
-            self._settle(None, error)
+        """End a detached call with ``error`` on this thread (its queued step was dropped)."""
+        self._settle(None, error)
 
     def _step(self, raw: Any) -> Any:
         transform = self._transform
@@ -310,10 +309,6 @@ class ChainedFuture(CallFuture[T]):
     @property  # type: ignore[override]
     def request_id(self) -> Any:
         return self._current.request_id
-
-    @request_id.setter
-    def request_id(self, value: Any) -> None:
-        pass  # set by CallFuture.__init__; a chain reports its current link's id
 
     def _arrived(self, done: CallFuture[Any]) -> None:
         if self.cancelled():

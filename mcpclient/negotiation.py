@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Dict, Optional
 
 from .errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
 from .modern import (
@@ -24,7 +24,7 @@ from .protocol import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 from .session import Session
 from .types import Implementation
 
-__all__ = ["Discovered", "LEGACY", "Negotiated", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
+__all__ = ["LEGACY", "Negotiated", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
            "remember_era", "remembered_era"]
 
 log = logging.getLogger("mcpclient")
@@ -50,16 +50,6 @@ class Negotiated:
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
-class Discovered(NamedTuple):
-    """A modern server's ``DiscoverResult``, reduced to what the client keeps."""
-
-    version: str
-    capabilities: Dict[str, Any]
-    server_info: Dict[str, Any]
-    instructions: Optional[str]
-    raw: Dict[str, Any]
-
-
 def era_setting(protocol: str) -> "tuple[str, Optional[str], Optional[str]]":
     """``Client(protocol=)`` as (mode, modern revision to offer, handshake revision to offer)."""
     if protocol == "auto":
@@ -76,10 +66,10 @@ def era_setting(protocol: str) -> "tuple[str, Optional[str], Optional[str]]":
                      f"{', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}; got {protocol!r}")
 
 
-_discoveries: Dict[Any, "tuple[float, Discovered]"] = {}  # (url, credentials) -> (expiry, result)
+_discoveries: Dict[Any, "tuple[float, Negotiated]"] = {}  # (url, credentials) -> (expiry, result)
 
 
-def fresh_discovery(key: Any) -> Optional["Discovered"]:
+def fresh_discovery(key: Any) -> Optional[Negotiated]:
     """A ``DiscoverResult`` from this process still fresh by its ``ttlMs`` (HTTP targets)."""
     with _eras_lock:
         entry = _discoveries.get(key)
@@ -89,7 +79,7 @@ def fresh_discovery(key: Any) -> Optional["Discovered"]:
         return None
 
 
-def keep_discovery(key: Any, found: "Discovered") -> None:
+def keep_discovery(key: Any, found: Negotiated) -> None:
     ttl = found.raw.get("ttlMs")
     if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0:
         with _eras_lock:
@@ -117,8 +107,8 @@ def forget_era(key: Optional[str]) -> None:
 
 
 def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str, Any],
-          timeout: Optional[float], *, required: bool, version: str = LATEST_MODERN_VERSION) -> Optional[Discovered]:
-    """``Discovered`` if the server speaks a modern revision with us, else None (legacy).
+          timeout: Optional[float], *, required: bool, version: str = LATEST_MODERN_VERSION) -> Optional[Negotiated]:
+    """The 2026 era's ``Negotiated`` if the server speaks a modern revision with us, else None (legacy).
 
     ``required`` (``protocol="modern"`` or a modern revision): anything but modern raises
     ``ProtocolError`` instead of returning None.
@@ -165,7 +155,7 @@ def _legacy(exc: Exception, required: bool) -> None:
     return None
 
 
-def _discovered(result: Any, asked: str) -> Optional[Discovered]:
+def _discovered(result: Any, asked: str) -> Optional[Negotiated]:
     if not isinstance(result, dict):
         raise ProtocolError("server/discover result is not an object")
     supported = result.get("supportedVersions")
@@ -176,6 +166,6 @@ def _discovered(result: Any, asked: str) -> Optional[Discovered]:
     info = meta.get(META_SERVER_INFO) or result.get("serverInfo") or {}
     capabilities = result.get("capabilities")
     instructions = result.get("instructions")
-    return Discovered(version, capabilities if isinstance(capabilities, dict) else {},
-                      info if isinstance(info, dict) else {},
+    return Negotiated(version, True, capabilities if isinstance(capabilities, dict) else {},
+                      Implementation.from_wire(info if isinstance(info, dict) else {}),
                       instructions if isinstance(instructions, str) else None, result)

@@ -95,28 +95,30 @@ class ServerRequests:
     def _answer(self, rid: Any, method: str, params: Dict[str, Any]) -> None:
         """Run the request handler on a handler thread and send its answer (unless cancelled)."""
         handler = self.on_request
+        result: Any = None
+        error: Optional[RPCError] = None
         try:
             if handler is None:
                 raise MethodNotFound(-32601, f"client does not handle {method}")
-            response: Dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": handler(method, params)}
+            result = handler(method, params)
         except RPCError as exc:
-            response = error_response(rid, exc.code, exc.message, exc.data)
+            error = exc
         except Exception:
             log.exception("handler for server request %s failed", method)
-            response = error_response(rid, -32603, f"client handler for {method} failed")
-        with self._lock:
-            cancelled = self._in_flight.pop(rid, False)
-        if not cancelled:
-            self._send(response)
+            error = InternalError(-32603, f"client handler for {method} failed")
+        self._deliver(rid, result, error, self._send)
 
     def reply(self, rid: Any, result: Any = None, error: Optional[RPCError] = None) -> None:
         """Answer request ``rid`` from any thread without blocking (unless the server cancelled
         it meanwhile). For ``on_quick_request`` handlers that answer later."""
+        self._deliver(rid, result, error, self._post)
+
+    def _deliver(self, rid: Any, result: Any, error: Optional[RPCError], send: Send) -> None:
         with self._lock:
             cancelled = self._in_flight.pop(rid, False)
         if cancelled or self.closing:
             return
         if error is not None:
-            self._post(error_response(rid, error.code, error.message, error.data))
+            send(error_response(rid, error.code, error.message, error.data))
         else:
-            self._post({"jsonrpc": "2.0", "id": rid, "result": result})
+            send({"jsonrpc": "2.0", "id": rid, "result": result})

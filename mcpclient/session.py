@@ -88,7 +88,6 @@ class Session:
         self.on_lost: Optional[Callable[[BaseException], None]] = None
         self.instance = transport.instance or next_instance()
         self._prefix = prefix = f"mcpclient-{self.instance}"
-        self._max_workers = max_workers
         self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
         self._notifier = Lane(f"{prefix}-notify", 1, max_queued)
         self._sender = Lane(f"{prefix}-sender", 1, 1024)  # writes for threads that must not block
@@ -133,6 +132,11 @@ class Session:
     @property
     def dropped_notifications(self) -> int:
         return self._notifier.rejected
+
+    def after_notifications(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn(*args)`` on the notification thread after the notifications queued there
+        (False if the queue is full or the session closing)."""
+        return self._notifier.try_submit(label, fn, *args)
 
     def lane(self, role: str, workers: int, queue: int = -1) -> Lane:
         """A lane of ``workers`` threads (``mcpclient-<n>-<role>[-<k>]``) that ``close()`` stops."""
@@ -237,9 +241,10 @@ class Session:
             call.may_defer = _get_ident() not in self._notifier.idents
         if reset_timeout_on_progress:
             call.reset_on_progress = True
-        if prepare is not None or headers is not None or idempotent is not False or setup or not cancellable:
-            call.prepare, call.headers, call.idempotent, call.setup = prepare, headers, idempotent, setup
-            call.cancellable = cancellable
+        if idempotent is not False:  # tools/call: None (unknown)
+            call.idempotent = idempotent
+        if prepare is not None or headers is not None or setup or not cancellable:
+            call.prepare, call.headers, call.setup, call.cancellable = prepare, headers, setup, cancellable
         if known is not _NO_RESULT:
             call.start(known)
         else:
@@ -258,9 +263,7 @@ class Session:
         headers = call.headers
         if call.prepare is not None:
             params, headers = call.prepare(call.method, params)
-        self._send_round(call, params, headers)
-        if not call._owned and deadline != _INF:
-            self._timer.watch(call)
+        self._send_round(call, params, headers)  # the timer watches the call since call() (one deadline)
 
     def _send_round(self, call: CallFuture, params: Optional[Dict[str, Any]],
                     headers: Optional[Dict[str, str]]) -> None:
@@ -466,16 +469,18 @@ class Session:
     def _complete(self, msg: Dict[str, Any]) -> None:
         rid = msg.get("id")
         call = None
+        defer = False
         if type(rid) is int:
-            with self._lock:
+            with self._lock:  # decided once, here: waiting_for() clears may_defer under this lock
                 call = self._pending.pop(rid, None)
-                if call is not None and call.progress_queued:
+                defer = call is not None and call.progress_queued and call.may_defer
+                if defer:
                     # Its progress callbacks are queued on the notification lane: finish the
                     # call behind them, so the caller never returns before its own progress.
                     self._deferred[rid] = (call, msg)
         if call is None:
             self._unmatched(rid, msg)
-        elif not call.progress_queued:
+        elif not defer:
             call.land(msg)
         elif not self._notifier.try_submit("call completion", self._finish_deferred, rid):
             self._finish_deferred(rid)

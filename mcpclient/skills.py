@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ._params import contents, pages
 from .errors import CapabilityError, MCPError, ProtocolError
-from .futures import CallFuture, ChainedFuture
+from .futures import CallFuture, ChainedFuture, Requester
 from .types import _SLOTS, _Value, Raw, ResourceContents
 
 if TYPE_CHECKING:
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LoadedSkill", "Skill", "SkillFile", "SkillVerificationError", "SKILLS_EXTENSION"]
 
-#: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
-Requester = Callable[..., CallFuture]
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 MAX_FILES = 512

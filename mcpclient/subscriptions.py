@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, Optional
 
 from .errors import ClientClosedError, ConnectionClosed, MCPError, RequestTimeout, SubscriptionLost
-from .futures import CallFuture
+from ._params import none
+from .futures import CallFuture, Requester
 from .modern import META_SUBSCRIPTION
 from .types import _SLOTS
 
@@ -37,6 +38,7 @@ log = logging.getLogger("mcpclient")
 
 MAX_QUEUED = 1000
 _EARLY_KEPT = 16  # notifications of a listen not registered yet, kept per listen (and listens)
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 
 #: notification method -> event kind
 KINDS = {
@@ -49,8 +51,6 @@ _FLAGS = {"tools_changed": "toolsListChanged", "prompts_changed": "promptsListCh
           "resources_changed": "resourcesListChanged"}
 _END = object()
 
-#: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
-Requester = Callable[..., CallFuture]
 
 
 @dataclass(frozen=True, **_SLOTS)
@@ -101,7 +101,10 @@ class Subscription:
             self._queue.append(event)
             self._cond.notify_all()
         if self._on_event is not None:
-            self._on_event(event)
+            try:
+                self._on_event(event)
+            except Exception:  # the other subscriptions, the cache and on_notification still get it
+                log.exception("on_event callback failed")
 
     def acknowledge(self, honoured: Any) -> None:
         with self._cond:
@@ -281,11 +284,24 @@ class SubscriptionRouter:
         subscription.subscription_id, subscription.request = request.request_id, request
         with self._lock:
             self._listens[request.request_id] = subscription
-            early = self._early.pop(request.request_id, [])
-        for method, params in early:
-            self._route_listen(subscription, method, params)
+            early = self._early.get(request.request_id)
+            acknowledged = [p for m, p in early or () if m == ACKNOWLEDGED]
+        for params in acknowledged:  # taken at once, as route_quick() does
+            self._route_listen(subscription, ACKNOWLEDGED, params)
+        if early is not None and not self._session().after_notifications(
+                "early listen events", self._replay, subscription):
+            self._replay(subscription)  # closing: nothing else will run them
         request.add_done_callback(lambda done: self._listen_done(subscription, done))
         return subscription
+
+    def _replay(self, subscription: Subscription) -> None:
+        """Notification thread: the events that came before ``listen()`` registered the
+        subscription, in order, and those queued behind them meanwhile (see ``_route``)."""
+        with self._lock:
+            early = self._early.pop(subscription.subscription_id, [])
+        for method, params in early:
+            if method != ACKNOWLEDGED:  # (taken by listen())
+                self._route_listen(subscription, method, params)
 
     def _listen_done(self, subscription: Subscription, done: "CallFuture") -> None:
         """The listen request finished (reader or worker thread): a result is a quiet end."""
@@ -322,23 +338,23 @@ class SubscriptionRouter:
 
     # --- subscribe_resource ------------------------------------------------------------------------
 
-    def subscribe(self, uri: str, stateless: bool, timeout: Optional[float], owned: bool) -> CallFuture:
+    def change(self, method: str, uri: str, stateless: bool, timeout: Optional[float], owned: bool) -> CallFuture:
+        """``resources/subscribe`` or ``resources/unsubscribe`` ``uri``; ``owned``: the caller
+        waits in ``result()`` at once (2026: a change of the one listen, see ``_change``)."""
+        subscribe = method == "resources/subscribe"
         if stateless:
-            return self._change(uri, None, timeout)
+            return self._change(uri, None, timeout) if subscribe else self._change(None, uri, timeout)
+        if not subscribe:
+            with self._lock:
+                if uri in self._subscribed:
+                    self._subscribed.remove(uri)
+            return self._call(method, {"uri": uri}, none, timeout=timeout, owned=owned)
 
         def added(_: Any) -> None:
             with self._lock:
                 if uri not in self._subscribed:
                     self._subscribed.append(uri)
-        return self._call("resources/subscribe", {"uri": uri}, added, timeout=timeout, owned=owned)
-
-    def unsubscribe(self, uri: str, stateless: bool, timeout: Optional[float], owned: bool) -> CallFuture:
-        if stateless:
-            return self._change(None, uri, timeout)
-        with self._lock:
-            if uri in self._subscribed:
-                self._subscribed.remove(uri)
-        return self._call("resources/unsubscribe", {"uri": uri}, _none, timeout=timeout, owned=owned)
+        return self._call(method, {"uri": uri}, added, timeout=timeout, owned=owned)
 
     def _change(self, add: Optional[str], remove: Optional[str], timeout: Optional[float]) -> CallFuture:
         """2026: replace the one listen that carries every subscribed URI; the future is done
@@ -353,16 +369,19 @@ class SubscriptionRouter:
             self._generation += 1
             generation = self._generation
             waiter = _AckWait(session, generation, timeout, lambda: self._give_up(add, generation))
-            if uris:
-                self._waiters.append(waiter)
+            self._waiters.append(waiter)
         if old is not None:
             old.close()
-        if not uris:
-            waiter.settle_later(None)
+        if not uris:  # nothing to listen for: this change, and every earlier one, is in force
+            self._settled(generation, True, None)
             return waiter
         if timeout is not None:
             session.watch(waiter)
-        fresh = self.listen(True, {"resourceSubscriptions": uris}, None)
+        try:
+            fresh = self.listen(True, {"resourceSubscriptions": uris}, None)
+        except BaseException as exc:  # not sent (closed meanwhile): the changes waiting for it fail
+            self._settled(generation, False, exc)
+            raise
         fresh.on_settled = lambda acknowledged, error: self._settled(generation, acknowledged, error)
         with self._lock:
             current = self._generation == generation
@@ -385,10 +404,10 @@ class SubscriptionRouter:
         lost: Optional[BaseException] = None
         if acknowledged:
             pass
+        elif isinstance(error, ClientClosedError) or (error is None and self._session().is_closed):
+            lost = ClientClosedError("subscribe_resource: the client was closed before the server acknowledged it")
         elif error is not None:
             lost = SubscriptionLost(f"the subscription ended before the server acknowledged it: {error}")
-        elif self._session().is_closed:  # ended quietly: close() ran
-            lost = ClientClosedError("subscribe_resource: the client was closed before the server acknowledged it")
         else:
             lost = SubscriptionLost("the server ended the subscription before acknowledging it")
         for waiter in done:
@@ -411,12 +430,12 @@ class SubscriptionRouter:
     def route_quick(self, method: str, params: Dict[str, Any]) -> None:
         """Reader thread: an acknowledgement is taken at once (a caller may wait for it on the
         notification thread, which then could not deliver it); it never blocks or runs user code."""
-        if method == "notifications/subscriptions/acknowledged":
+        if method == ACKNOWLEDGED:
             self._route(method, params)
 
     def route(self, method: str, params: Dict[str, Any]) -> None:
         """Give a notification to the subscription(s) it belongs to (notification thread)."""
-        if method != "notifications/subscriptions/acknowledged":  # taken on the reader already
+        if method != ACKNOWLEDGED:  # taken on the reader already
             self._route(method, params)
 
     def _route(self, method: str, params: Dict[str, Any]) -> None:
@@ -428,6 +447,9 @@ class SubscriptionRouter:
         if sid is not None:
             with self._lock:
                 subscription = self._listens.get(sid)
+                if subscription is not None and sid in self._early and method != ACKNOWLEDGED:
+                    self._early[sid].append((method, params))  # behind the early ones _replay() delivers
+                    return
                 if subscription is None:
                     # Its listen() may not have registered it yet: keep a few, briefly.
                     if sid not in self._early and len(self._early) >= _EARLY_KEPT:
@@ -446,13 +468,9 @@ class SubscriptionRouter:
                 subscription.deliver(event)
 
     def _route_listen(self, subscription: Subscription, method: str, params: Dict[str, Any]) -> None:
-        if method == "notifications/subscriptions/acknowledged":
+        if method == ACKNOWLEDGED:
             subscription.acknowledge(params.get("notifications"))  # (on the reader: see route_quick)
         elif method in KINDS:
             subscription.deliver(_event(method, params))
         elif method == "notifications/cancelled":  # stdio: the server ended the listen
             self._session().forget(subscription.subscription_id)  # -> _listen_done: a quiet end
-
-
-def _none(_: Any) -> None:
-    return None

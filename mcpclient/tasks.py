@@ -23,12 +23,10 @@ from typing import Any, Callable, Dict, List, Optional
 from ._sentinel import DEFAULT
 from ._threads import Lane
 from .errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
-from .futures import CallFuture
+from .futures import Requester
 from .protocol import server_has
 from .types import _SLOTS, _Value, Raw, Tool, ToolResult
 
-#: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
-Requester = Callable[..., CallFuture]
 
 __all__ = ["Task", "TaskStore", "ToolTask", "start"]
 

@@ -246,3 +246,73 @@ def test_subscribe_resource_says_why_when_its_listen_ends_unacknowledged(scripte
         assert server.wait_for(lambda m: len(listens(server)) == 2)
     with pytest.raises(ClientClosedError):
         pending.result(timeout=LONG)
+
+
+def test_a_subscribe_future_ends_when_a_later_change_leaves_nothing_to_listen_for(scripted):
+    """Review finding: ``subscribe_resource_future(a)`` then ``unsubscribe_resource(a)`` left the
+    first future waiting for an acknowledgement no listen would ever bring (forever with
+    ``timeout=None``)."""
+    server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
+    with Client(server.transport, timeout=LONG) as client:
+        first = client.subscribe_resource_future("test://a", timeout=None)
+        assert server.wait_for(lambda m: m.get("method") == "subscriptions/listen")
+        client.unsubscribe_resource("test://a")  # no URI left: no listen, in force at once
+        assert first.result(timeout=LONG) is None
+        assert client._subscriptions._waiters == []
+
+
+def test_an_on_event_that_raises_does_not_stop_the_change_handling(scripted):
+    """Review finding: an exception from a ``listen(on_event=)`` callback skipped the rest of the
+    notification's handling: ``on_tools_changed``, the tool-schema and cache invalidation."""
+    server = scripted(lambda method, params: {"tools": []} if method == "tools/list" else None,
+                      capabilities={"tools": {"listChanged": True}})
+    changed = threading.Event()
+
+    def on_event(event: Any) -> None:
+        raise RuntimeError("a bug in the user's callback")
+
+    with Client(server.transport, timeout=LONG, protocol="legacy", on_tools_changed=lambda tools: changed.set()) as client:
+        with client.listen(tools=True, on_event=on_event) as subscription:
+            server.notify("notifications/tools/list_changed")
+            assert subscription.get(timeout=LONG).kind == "tools_changed"
+            assert changed.wait(LONG)
+
+
+def test_events_before_listen_registered_its_request_reach_on_event_on_the_notification_thread_in_order(scripted):
+    """Review finding: events the server sent before ``listen()`` registered its request were
+    replayed on the caller's thread (``on_event`` runs on the notification thread), where the
+    notification thread could deliver newer ones first."""
+    kinds = ["notifications/tools/list_changed", "notifications/prompts/list_changed",
+             "notifications/resources/list_changed"]
+
+    def handle(method: str, params: Dict[str, Any]) -> Any:
+        if method == "subscriptions/listen":
+            listen = listens(server)[-1]
+            acknowledge(server, listen)
+            for kind in kinds[:2]:
+                server.notify(kind, {"_meta": {SUBSCRIPTION_ID: listen["id"]}})
+        return None
+
+    server = scripted(handle, capabilities={"tools": {"listChanged": True}, "prompts": {"listChanged": True},
+                                            "resources": {"listChanged": True}}, modern=True)
+    seen: List[Any] = []
+    with Client(server.transport, timeout=LONG) as client:
+        router = client._subscriptions
+        send = router._call
+
+        def send_then_let_the_events_come_first(method: str, *args: Any, **kwargs: Any) -> Any:
+            future = send(method, *args, **kwargs)
+            if method == "subscriptions/listen":  # hold listen() until its events are all in
+                assert wait_until(lambda: len(router._early.get(future.request_id, [])) == 3)
+            return future
+
+        router._call = send_then_let_the_events_come_first
+        subscription = client.listen(tools=True, prompts=True, resources=True,
+                                     on_event=lambda event: seen.append((event.kind, threading.current_thread().name)))
+        server.notify(kinds[2], {"_meta": {SUBSCRIPTION_ID: subscription.subscription_id}})
+        assert subscription.wait_acknowledged(LONG)
+        assert [subscription.get(timeout=LONG).kind for _ in range(3)] == [
+            "tools_changed", "prompts_changed", "resources_changed"]
+        assert [kind for kind, _ in seen] == ["tools_changed", "prompts_changed", "resources_changed"]
+        assert all(name.endswith("-notify") for _, name in seen), seen
+        subscription.close()

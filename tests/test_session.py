@@ -313,3 +313,60 @@ def test_32_threads_x_500_calls_over_stdio_each_get_their_own_answer():
         assert client.session.late_replies == 0 and client.session.unknown_replies == 0
     assert wrong == []
     assert counts == [calls] * threads_n
+
+
+class _HookedLock:
+    """A lock that runs ``after`` once on the reader thread, right after the reader releases it
+    (armed by the test): a way to run another thread inside that exact window."""
+
+    def __init__(self, lock, after):
+        self._lock, self._after, self.armed = lock, after, False
+
+    def __enter__(self):
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc):
+        self._lock.__exit__(*exc)
+        if self.armed and threading.current_thread().name.endswith("-reader"):
+            self.armed = False
+            self._after()
+
+    def acquire(self, *args, **kwargs):
+        return self._lock.acquire(*args, **kwargs)
+
+    def release(self):
+        self._lock.release()
+
+
+def test_a_reply_is_handled_once_when_a_progress_callback_waits_for_it_meanwhile(pair):
+    """Review finding: the reader parked the reply behind the call's queued progress, released
+    its lock, then read ``progress_queued`` again; a progress callback waiting on the future in
+    between had delivered the reply already, and the reader delivered it a second time (the
+    transform ran twice: a listing got its pages twice, an input round ran a handler twice)."""
+    session, peer = pair
+    parsed = []
+    go, waited = threading.Event(), threading.Event()
+
+    def on_progress(progress, total, message):
+        go.wait(LONG)
+        future.result(LONG)  # waits on the notification thread: the parked reply is delivered now
+        waited.set()
+
+    def in_the_window():
+        go.set()
+        waited.wait(LONG)
+
+    hooked = session._lock = _HookedLock(session._lock, in_the_window)
+    future = session.call("slow", transform=lambda raw: parsed.append(raw) or raw, on_progress=on_progress)
+    request = peer.receive(LONG)
+    peer.send({"jsonrpc": "2.0", "method": "notifications/progress",
+               "params": {"progressToken": request["params"]["_meta"]["progressToken"], "progress": 1}})
+    assert wait_until(lambda: future.progress_queued)
+    hooked.armed = True
+    reply(peer, request, {"ok": True})
+    assert waited.wait(LONG) and future.result(LONG) == {"ok": True}
+    ping = session.call("ping", timeout=LONG)
+    reply(peer, peer.receive(LONG), {})
+    assert ping.result(LONG) == {}  # the reader is well past the window
+    assert not wait_until(lambda: len(parsed) > 1, SHORT)
+    assert parsed == [{"ok": True}]
