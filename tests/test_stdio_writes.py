@@ -9,6 +9,7 @@ first (the pipe fills), then reads slowly.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -155,3 +156,31 @@ def test_many_threads_small_frames_short_timeouts_never_kill_the_server(tmp_path
         assert not session.is_closed
     finally:
         session.close()
+
+
+def test_a_large_frame_is_never_copied_again_after_a_partial_write(tmp_path, monkeypatch):
+    """Each partial write used to copy what was left of the frame (``data[written:]``): quadratic
+    in the frame's size (a 64 MiB frame through a 64 KiB pipe copied about 32 GiB). The rest now
+    goes out through a memoryview: only the first write passes the frame's own bytes."""
+    out = tmp_path / "got.jsonl"
+    transport = StdioTransport(reader(out, pause=0, chunk=65536, every=0), stderr=None)
+    transport.start()
+    try:
+        passed: List[type] = []
+        real_write = os.write
+
+        def write(fd: int, data: Any) -> int:
+            if fd == transport._stdin_fd:
+                passed.append(type(data))
+            return real_write(fd, data)
+
+        monkeypatch.setattr(os, "write", write)
+        transport.send({"jsonrpc": "2.0", "method": "big", "params": {"p": "x" * (4 << 20)}},
+                       deadline=time.monotonic() + LONG)
+        monkeypatch.undo()
+        assert len(passed) > 1, "the frame went out in one write: nothing was tested"
+        assert passed[0] is bytes and set(passed[1:]) == {memoryview}, passed[:3]
+        assert wait_until(lambda: out.exists() and out.stat().st_size > 4 << 20 and out.read_bytes().endswith(b"\n"))
+        assert methods(out) == ["big"]
+    finally:
+        transport.close()

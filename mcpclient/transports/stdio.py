@@ -433,11 +433,17 @@ class StdioTransport(Transport):
         ``SendTimeout`` if nothing went out, and if half of it did, the server is killed: nothing
         can follow half a message); other frames are not waited for: ``_Stalled`` with the rest."""
         fd = self._stdin_fd
+        view: Optional[memoryview] = None  # after a partial write: the rest, without copying it
         while written[0] < len(data):
             if self._closing.is_set():
                 raise ConnectionClosed("transport closed")
             try:
-                written[0] += os.write(fd, data[written[0]:] if written[0] else data)
+                if not written[0]:
+                    written[0] = os.write(fd, data)
+                else:
+                    if view is None:
+                        view = memoryview(data)
+                    written[0] += os.write(fd, view[written[0]:])
                 continue
             except BlockingIOError:  # the pipe is full: the server is slow to read, or not reading
                 pass
