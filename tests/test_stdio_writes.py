@@ -20,7 +20,8 @@ import pytest
 
 from conftest import LONG, SERVERS, wait_until
 from mcpclient import StdioTransport
-from mcpclient.errors import SendTimeout
+from mcpclient.errors import ConnectionClosed, SendTimeout
+from mcpclient.transports import stdio
 from mcpclient.session import Session
 
 pytestmark = pytest.mark.timeout(60)
@@ -182,5 +183,108 @@ def test_a_large_frame_is_never_copied_again_after_a_partial_write(tmp_path, mon
         assert passed[0] is bytes and set(passed[1:]) == {memoryview}, passed[:3]
         assert wait_until(lambda: out.exists() and out.stat().st_size > 4 << 20 and out.read_bytes().endswith(b"\n"))
         assert methods(out) == ["big"]
+    finally:
+        transport.close()
+
+
+def test_a_send_while_the_transport_closes_is_refused_not_queued_for_nobody(tmp_path):
+    """A sender that found another thread writing used to queue its frame and return success
+    even while the transport was closing (the frame could never go out)."""
+    transport = StdioTransport(reader(tmp_path / "got.jsonl", pause=0), stderr=None, terminate_grace=0.2)
+    transport.start()
+    entered, go = threading.Event(), threading.Event()
+    real_write = transport._write
+
+    def held_write(*args: Any, **kwargs: Any) -> Any:  # W's write waits until the test lets it go
+        if not go.is_set():
+            entered.set()
+            go.wait(LONG)
+        return real_write(*args, **kwargs)
+
+    transport._write = held_write  # type: ignore[method-assign]
+    outcome: Dict[str, BaseException] = {}
+
+    def writer() -> None:
+        try:
+            transport.send({"jsonrpc": "2.0", "method": "W"}, deadline=time.monotonic() + LONG)
+        except BaseException as exc:  # noqa: BLE001 - asserted below
+            outcome["W"] = exc
+
+    w = threading.Thread(target=writer)
+    w.start()
+    closer = threading.Thread(target=transport.close)
+    try:
+        assert entered.wait(LONG)  # W holds the writer role
+        closer.start()
+        assert transport._closing.wait(LONG)
+        with pytest.raises(ConnectionClosed):
+            transport.send({"jsonrpc": "2.0", "method": "late"})
+    finally:
+        go.set()
+        w.join(LONG)
+        if closer.ident is not None:
+            closer.join(LONG)
+        transport.close()
+    assert isinstance(outcome.get("W"), ConnectionClosed), outcome
+
+
+def test_queued_frames_are_capped_a_sender_past_the_cap_waits_until_its_deadline_or_close(tmp_path, monkeypatch):
+    """With the server not reading, the queue left to the writer grew without bound; now a
+    sender past ``_OUTBOX_MAX`` queued bytes waits for room: ``SendTimeout`` at its deadline,
+    ``ConnectionClosed`` when the transport closes."""
+    monkeypatch.setattr(stdio, "_OUTBOX_MAX", 64 * 1024)
+    transport = StdioTransport(reader(tmp_path / "got.jsonl", pause=60), stderr=None, terminate_grace=0.2)
+    transport.start()
+    outcome: Dict[str, BaseException] = {}
+
+    def send(name: str, deadline: Any) -> None:
+        try:
+            transport.send({"jsonrpc": "2.0", "method": name, "params": {"p": PAD}}, deadline=deadline)
+        except BaseException as exc:  # noqa: BLE001 - asserted below
+            outcome[name] = exc
+
+    w = threading.Thread(target=send, args=("W", time.monotonic() + LONG))
+    blocked = threading.Thread(target=send, args=("blocked", None))
+    try:
+        fill(transport)
+        w.start()
+        assert wait_until(lambda: transport._writing)  # W holds the role, stuck on the full pipe
+        queued = 0
+        with pytest.raises(SendTimeout):
+            for _ in range(1000):  # ~900 KiB: far past the cap
+                transport.send({"jsonrpc": "2.0", "method": "q", "params": {"p": PAD}},
+                               deadline=time.monotonic() + 0.2)
+                queued += 1
+        assert 0 < queued <= 64 * 1024 // len(PAD)
+        assert transport._queued <= 64 * 1024
+        blocked.start()  # no deadline: waits for room until the close
+    finally:
+        transport.close()
+        w.join(LONG)
+        if blocked.ident is not None:
+            blocked.join(LONG)
+    assert isinstance(outcome.get("blocked"), ConnectionClosed), outcome
+    assert isinstance(outcome.get("W"), ConnectionClosed), outcome
+
+
+def test_a_sender_waiting_for_room_goes_on_when_the_server_reads_and_order_is_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(stdio, "_OUTBOX_MAX", 64 * 1024)
+    out = tmp_path / "got.jsonl"
+    transport = StdioTransport(reader(out, pause=1.0, chunk=65536, every=0.001), stderr=None)
+    transport.start()
+    try:
+        filled = fill(transport)
+        w = threading.Thread(target=lambda: transport.send({"jsonrpc": "2.0", "method": "W", "params": {"p": PAD}},
+                                                           deadline=time.monotonic() + LONG))
+        w.start()
+        try:
+            assert wait_until(lambda: transport._writing)
+            for i in range(200):  # ~180 KiB queued behind W: past the cap, so this thread waits
+                transport.send({"jsonrpc": "2.0", "method": f"q{i}", "params": {"p": PAD}},
+                               deadline=time.monotonic() + LONG)
+        finally:
+            w.join(LONG)
+        assert wait_until(lambda: out.exists() and "q199" in methods(out), LONG)
+        assert methods(out) == ["fill"] * filled + ["W"] + [f"q{i}" for i in range(200)]
     finally:
         transport.close()

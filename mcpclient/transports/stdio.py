@@ -50,6 +50,9 @@ _POSIX = os.name == "posix"
 _PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 _POLL = 0.05  # how often a writer stuck on a full pipe looks whether the transport is closing
 _KILL_WAIT = 0.5  # after SIGKILL, how long to wait for the exit
+#: Bytes senders may leave queued for the writer; past it a sender waits for room (the server is
+#: not reading: the queue would grow without bound). One frame larger than this still goes alone.
+_OUTBOX_MAX = 4 << 20
 
 
 _LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "bun", "bunx", "deno")
@@ -162,8 +165,10 @@ class StdioTransport(Transport):
         self._wlock = threading.Lock()  # held while bytes go to stdin (close() takes it to close stdin)
         self._olock = threading.Lock()  # guards the writer role and the queue below; never held across I/O
         self._olock_cond = threading.Condition(self._olock)  # wakes the stdin thread
+        self._room = threading.Condition(self._olock)  # wakes senders waiting for room in the queue
         self._writing = False  # a thread holds the writer role (a sender, or the stdin thread)
         self._outbox: List[bytes] = []  # frames other senders left to the writer, in order
+        self._queued = 0  # bytes in _outbox (at most _OUTBOX_MAX, or one larger frame)
         self._handoff: Optional[bytes] = None  # what the stdin thread must write first
         self._flusher: Optional[threading.Thread] = None
         self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
@@ -284,6 +289,7 @@ class StdioTransport(Transport):
     def _close_stdin(self, proc: "subprocess.Popen[bytes]", timeout: float) -> bool:
         with self._olock:
             self._olock_cond.notify_all()  # the stdin thread, if idle, sees the close and ends
+            self._room.notify_all()  # senders waiting for room raise ConnectionClosed
         if not self._wlock.acquire(timeout=timeout):
             return False
         try:
@@ -315,18 +321,54 @@ class StdioTransport(Transport):
         writes its own frame under its own deadline (nothing is queued ahead of it), then what
         others queued meanwhile as long as the pipe takes it; when the pipe is full, the rest
         goes to the ``mcpclient-<n>-stdin`` thread, which writes it whenever the server reads.
-        So no sender ever waits for, or cuts, another's frame, and none is lost while the
-        connection lives; a frame that waits too long simply times out with its call.
+        So no sender ever cuts another's frame, and none is lost while the connection lives; a
+        frame that waits too long in the queue simply times out with its call. A sender waits
+        only when the server stopped reading and the queue holds ``_OUTBOX_MAX`` bytes already
+        (a larger frame still goes behind an empty queue): for room, until its own ``deadline``
+        (then ``SendTimeout``, nothing of its frame sent). Once the transport is closing, every
+        send raises ``ConnectionClosed``.
         """
         data = encode_frame(message) + b"\n"
         if self._stdin_fd < 0:
             raise ConnectionClosed("transport not started")
         with self._olock:
-            if self._writing:  # another thread writes: it (or the stdin thread) takes this too, in order
-                self._outbox.append(data)
-                return
-            self._writing = True
+            while True:
+                if self._closing.is_set():
+                    raise ConnectionClosed("the transport is closed")
+                if not self._writing:
+                    self._writing = True
+                    break
+                if not self._queued or self._queued + len(data) <= _OUTBOX_MAX:
+                    # another thread writes: it (or the stdin thread) takes this too, in order
+                    self._outbox.append(data)
+                    self._queued += len(data)
+                    return
+                self._wait_for_room(deadline)
         self._write_as_writer(data, deadline)
+
+    def _wait_for_room(self, deadline: Optional[float]) -> None:
+        """(Holding ``_olock``.) The queue is full: wait until it is drained, the role is given
+        up or the transport closes (the caller looks again), or raise ``SendTimeout`` at ``deadline``."""
+        timeout = None if deadline is None else deadline - time.monotonic()
+        if timeout is not None and timeout <= 0:
+            raise SendTimeout(f"server {self.name} is not reading its stdin ({self._queued} bytes are "
+                              "queued for it)")
+        self._room.wait(None if timeout is None else min(timeout, threading.TIMEOUT_MAX))
+
+    def _take_queue(self) -> bytes:
+        """(Holding ``_olock``.) The queued frames as one batch; senders waiting for room are woken."""
+        batch = b"".join(self._outbox)
+        self._outbox, self._queued = [], 0
+        self._room.notify_all()
+        return batch
+
+    def _give_up_role(self, drop: bool = False) -> None:
+        """(Holding ``_olock``.) Nobody writes now; ``drop``: what was queued never goes out (the
+        server is gone, or the transport is closing). Senders waiting for room are woken."""
+        self._writing = False
+        if drop:
+            self._outbox, self._queued = [], 0
+        self._room.notify_all()
 
     def _write_as_writer(self, data: bytes, deadline: Optional[float]) -> None:
         written = [0]
@@ -351,7 +393,7 @@ class StdioTransport(Transport):
             raise
         if failure is not None:  # a broken pipe: the server is gone, and what was queued with it
             with self._olock:
-                self._writing, self._outbox = False, []
+                self._give_up_role(drop=True)
             raise self._exit_error() from failure  # outside the locks: it may wait for the exit
 
     def _drain(self) -> Optional[OSError]:
@@ -360,9 +402,9 @@ class StdioTransport(Transport):
         while True:
             with self._olock:
                 if not self._outbox:
-                    self._writing = False  # handed back only with nothing queued
+                    self._give_up_role()  # handed back only with nothing queued
                     return None
-                batch, self._outbox = b"".join(self._outbox), []
+                batch = self._take_queue()
             try:
                 failure = self._write(batch, None, [0], own=False)
             except _Stalled as stall:
@@ -377,10 +419,10 @@ class StdioTransport(Transport):
         the role is just given up."""
         with self._olock:
             if self._closing.is_set():
-                self._writing, self._outbox = False, []
+                self._give_up_role(drop=True)
                 return
             if not first and not self._outbox:
-                self._writing = False
+                self._give_up_role()
                 return
         self._hand_off(first)
 
@@ -404,6 +446,7 @@ class StdioTransport(Transport):
                 while self._handoff is None and not self._closing.is_set():
                     self._olock_cond.wait()
                 if self._closing.is_set():
+                    self._give_up_role(drop=True)  # else every later send would queue for nobody
                     return
                 data, self._handoff = self._handoff, None
             failure: Optional[OSError] = None
@@ -413,14 +456,13 @@ class StdioTransport(Transport):
                         failure = self._write(data, None, [0], own=False, patient=True)
                         with self._olock:
                             if failure is not None or not self._outbox:
-                                self._writing = False
-                                if failure is not None:
-                                    self._outbox = []  # the server is gone: nothing more goes out
+                                # a broken pipe: the server is gone, nothing more goes out
+                                self._give_up_role(drop=failure is not None)
                                 break
-                            data, self._outbox = b"".join(self._outbox), []
+                            data = self._take_queue()
             except ConnectionClosed:  # close() or a dead server: nothing more goes out
                 with self._olock:
-                    self._writing, self._outbox = False, []
+                    self._give_up_role(drop=True)
                 return
             if failure is not None:
                 log.debug("stdin of %s broke while writing queued messages: %s", self.name, failure)
