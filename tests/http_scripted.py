@@ -27,15 +27,19 @@ SESSION_ID = "scripted-session-1"
 class Reply:
     """What the server answers; ``Reply.DROP`` hangs up instead (see ``_send``). ``hold``: the
     headers go out at once, the body only once this event is set (or after 5 s). ``pace``: an
-    event stream's events go out one at a time, this many seconds apart (a server that trickles)."""
+    event stream's events go out one at a time, this many seconds apart (a server that trickles).
+    ``until_closed``: the headers go out, the body never does; the event is set when the client
+    closes the connection (what a 2026 server sees of a cancel), never on the server's own timeout."""
 
     def __init__(self, status: int = 200, body: Any = b"", headers: Optional[Dict[str, str]] = None,
-                 hold: Optional[threading.Event] = None, pace: Optional[float] = None) -> None:
+                 hold: Optional[threading.Event] = None, pace: Optional[float] = None,
+                 until_closed: Optional[threading.Event] = None) -> None:
         self.status = status
         self.body = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.headers = headers or {}
         self.hold = hold
         self.pace = pace
+        self.until_closed = until_closed
 
 
 DROP = Reply(0)
@@ -119,6 +123,18 @@ class ScriptedHTTPServer:
                     self.send_header(key, value)
                 self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
+                if reply.until_closed is not None:
+                    self.close_connection = True
+                    self.connection.settimeout(30.0)  # (a test that fails must not hang here for ever)
+                    try:
+                        closed = self.connection.recv(1) == b""
+                    except socket.timeout:
+                        closed = False
+                    except OSError:  # reset: closed too
+                        closed = True
+                    if closed:
+                        reply.until_closed.set()
+                    return
                 if reply.hold is not None:
                     reply.hold.wait(5.0)
                 if reply.pace is None:

@@ -131,8 +131,8 @@ class HTTPTransport(HTTPBase):
         self._posts: Optional[Lane] = None
         self._poster: Optional[Union[FastPoster, SessionPoster]] = None  # None: Session.post (follows redirects)
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
-        self._streams: Dict[Any, Any] = {}  # request id -> its response stream being read
-        self._cancelled: Set[Any] = set()  # 2026: requests cancelled before their response came
+        self._streams: Dict[Any, Any] = {}  # id of a request in flight -> its response being read, or None
+        self._cancelled: Set[Any] = set()  # 2026: requests in flight that were cancelled (see _track)
         # Guards _open/_streams/_cancelled/_change only; never held across I/O, a callback or
         # another lock (renewals and auth flows are single flights: no lock while they run).
         self._open_lock = threading.Lock()
@@ -240,12 +240,15 @@ class HTTPTransport(HTTPBase):
             finally:
                 response.close()
             return None
+        with self._open_lock:
+            self._streams[rid] = None  # in flight from now on: a cancel is noted (cancel_request)
         if wait and deadline is not None:
             # The caller blocks for the answer anyway: POST on its thread, no hand-off. (Not
             # without a deadline: a server that never answers would hold it where close() cannot
             # reach; on a worker, the caller waits in the engine, which close() wakes.)
             return self._request(rid, body, deadline, headers, idempotent, setup, True)
-        self._posts.try_submit("POST", self._request, rid, body, deadline, headers, idempotent, setup, False)
+        if not self._posts.try_submit("POST", self._request, rid, body, deadline, headers, idempotent, setup, False):
+            self._end(rid)  # the lane stopped: the transport is closing
         return None
 
     def _record_setup(self, message: Any, body: bytes, rid: Any) -> None:
@@ -260,15 +263,13 @@ class HTTPTransport(HTTPBase):
         """POST one request (again, as the policies allow) and feed what comes back to the
         reader, or its failure. Runs on the caller's thread (``inline``: a lone JSON answer is
         returned to it instead) or a worker."""
+        streaming = False
         try:
+            if self._cancelled and rid in self._cancelled:
+                return None  # cancelled (2026) before it was sent: nothing to tell the server
             response = self._exchange(self._sender(body, setup), verb="POST", url=self.url, deadline=deadline,
                                       idempotent=idempotent, extra=extra)
-            streaming = False
             try:
-                if self._cancelled and rid in self._cancelled:
-                    with self._open_lock:
-                        self._cancelled.discard(rid)
-                    return None  # cancelled meanwhile (2026): closing the response tells the server
                 if response.status_code == 200:
                     if inline and media_type(response) == SSE:
                         # A stream is read by a worker: the caller waits for its answer in the
@@ -292,8 +293,11 @@ class HTTPTransport(HTTPBase):
                 if not streaming:
                     response.close()
         except Exception as exc:
-            if deadline is None or time.monotonic() < deadline:  # else the session reports its timeout
-                self._fail(rid, exc)
+            if (deadline is None or time.monotonic() < deadline) and rid not in self._cancelled:
+                self._fail(rid, exc)  # (past its deadline the session reports the timeout)
+        finally:
+            if not streaming:
+                self._end(rid)
         return None
 
     def _read_answer(self, rid: Any, response: Response, deadline: Optional[float]) -> None:
@@ -301,10 +305,11 @@ class HTTPTransport(HTTPBase):
         try:
             self._deliver_body(response, rid)
         except Exception as exc:
-            if deadline is None or time.monotonic() < deadline:
+            if (deadline is None or time.monotonic() < deadline) and rid not in self._cancelled:
                 self._fail(rid, exc)
         finally:
             response.close()
+            self._end(rid)
 
     def _sender(self, body: bytes, setup: bool) -> Callable[[Dict[str, str], Optional[float]], Response]:
         """One POST of ``body`` for ``_exchange``; a setup request's 200 answer sets the session id."""
@@ -408,11 +413,12 @@ class HTTPTransport(HTTPBase):
         this is the caller's own thread, which gets a JSON answer back instead (see ``send``)."""
         kind = media_type(response)
         if kind == JSON:
-            self._track(response, None)  # (not ``with _tracked``: this is every blocking call's path)
+            if not self._track(response, rid):
+                return None  # cancelled (2026): the response is closed unread
             try:
                 message = decode_frame(response.content)
             finally:
-                self._untrack(response, None)
+                self._untrack(response, rid)
             if inline and type(message) is dict and message.get("id") == rid and (
                     "result" in message or "error" in message):
                 return message
@@ -421,7 +427,7 @@ class HTTPTransport(HTTPBase):
         if kind != SSE:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
         answered, last_id, retry = self._read_events(response, rid, None, None)
-        if answered or rid is None or self._closing.is_set():
+        if answered or rid is None or self._closing.is_set() or rid in self._cancelled:
             return None
         if last_id is None:
             raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
@@ -431,9 +437,12 @@ class HTTPTransport(HTTPBase):
 
     def _read_events(self, response: Response, rid: Any, last_id: Optional[str],
                      retry: Optional[float]) -> Tuple[bool, Optional[str], Optional[float]]:
-        """Queue one stream's messages; return (answer to ``rid`` seen, last event id, retry delay)."""
+        """Queue one stream's messages; return (the answer to ``rid`` came, or ``rid`` was cancelled:
+        nothing more to read; the last event id; the retry delay)."""
+        if not self._track(response, rid):
+            return True, last_id, retry  # cancelled (2026): the response is closed unread
         answered = False
-        with self._tracked(response, rid):
+        try:
             for event in self._events(response):
                 last_id = event.id if event.id is not None else last_id
                 retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
@@ -444,13 +453,15 @@ class HTTPTransport(HTTPBase):
                 if rid is not None and isinstance(message, dict) and message.get("id") == rid \
                         and ("result" in message or "error" in message):
                     answered = True
+        finally:
+            self._untrack(response, rid)
         return answered, last_id, retry
 
     def _resume(self, rid: Any, last_id: Optional[str], retry: Optional[float]) -> None:
         """2025-11-25 polling: after the server's retry delay, GET with ``Last-Event-ID`` and read
         on, until the answer to ``rid`` came."""
         for _ in range(_MAX_RESUMES):
-            if self._closing.wait(retry if retry is not None else _RETRY_DEFAULT):
+            if self._closing.wait(retry if retry is not None else _RETRY_DEFAULT) or rid in self._cancelled:
                 return
             response = self._get_stream(last_id)
             try:
@@ -495,38 +506,54 @@ class HTTPTransport(HTTPBase):
             raise ConnectionClosed(f"GET to {self.name} failed: {type(exc).__name__}") from exc
 
     @contextmanager
-    def _tracked(self, response: Response, rid: Any = None) -> Iterator[None]:
-        """While reading ``response``, let ``close()`` (and ``cancel_request(rid)``) abort it."""
-        self._track(response, rid)
+    def _tracked(self, response: Response) -> Iterator[None]:
+        """While reading ``response`` (of no request: the GET stream), let ``close()`` abort it."""
+        self._track(response, None)
         try:
             yield
         finally:
-            self._untrack(response, rid)
+            self._untrack(response, None)
 
-    def _track(self, response: Response, rid: Any) -> None:
+    def _track(self, response: Response, rid: Any) -> bool:
+        """Before reading ``response`` (of request ``rid``, or of no request): let ``close()``
+        and ``cancel_request(rid)`` abort it. False: ``rid`` was cancelled (2026) before its
+        answer came (the check is made here, under the lock, so no cancel is missed): the
+        response is aborted, which tells the server; the caller reads none of it."""
         with self._open_lock:
             if self._closing.is_set():
                 raise ConnectionClosed("the transport is closed")
-            self._open.add(response)
-            if rid is not None:
-                self._streams[rid] = response
+            cancelled = rid in self._cancelled
+            if not cancelled:
+                self._open.add(response)
+                if rid is not None:
+                    self._streams[rid] = response
+        if cancelled:
+            abort(response)
+        return not cancelled
 
     def _untrack(self, response: Response, rid: Any) -> None:
         with self._open_lock:
             self._open.discard(response)
             if rid is not None and self._streams.get(rid) is response:
-                del self._streams[rid]
+                self._streams[rid] = None  # still in flight until _end (a resumption may follow)
+
+    def _end(self, rid: Any) -> None:
+        """The request ``rid`` is over (answered, failed or cancelled): forget it."""
+        with self._open_lock:
+            self._streams.pop(rid, None)
+            self._cancelled.discard(rid)
 
     def cancel_request(self, rid: Any) -> bool:
-        """2026-07-28: a request is cancelled by closing its response stream (no notification)."""
+        """2026-07-28: a request is cancelled by closing its response stream (no notification):
+        now if one is being read, else as soon as one comes (``_track``); a request no longer in
+        flight needs nothing."""
         if not self._stateless:
             return False
         with self._open_lock:
-            response = self._streams.get(rid)
-            if response is None:  # not answered yet: close its response as soon as it comes
-                self._cancelled.add(rid)
-                if len(self._cancelled) > 1024:
-                    self._cancelled.pop()
+            if rid not in self._streams:
+                return True
+            self._cancelled.add(rid)
+            response = self._streams[rid]
         if response is not None:
             abort(response)
         return True

@@ -1,0 +1,95 @@
+"""Streamable HTTP: how answer streams end (2026 cancellation) and who reads them, against the
+scripted server on 127.0.0.1. ``Reply(until_closed=event)`` sends the headers and then nothing:
+the event is set only when the client closes the connection, which is all a 2026 server sees of
+a cancel."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Dict, Optional
+
+import pytest
+
+from conftest import LONG, wait_until
+from http_scripted import Reply, ScriptedHTTPServer
+from mcpclient import Client, HTTPTransport
+
+pytestmark = pytest.mark.timeout(60)
+
+DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "serverInfo": {"name": "scripted-2026", "version": "1"}}
+SSE_HEADERS = {"Content-Type": "text/event-stream"}
+
+
+@pytest.fixture
+def scripted(started):
+    """``scripted(...)``: a started ``ScriptedHTTPServer``, stopped after the test."""
+    return lambda handle, **kwargs: started(ScriptedHTTPServer(handle, **kwargs))
+
+
+def never_answered(closed: threading.Event, headers: Dict[str, str]) -> Callable[[Any, Dict[str, Any]], Reply]:
+    """A handler whose ``tools/call`` answer never comes: its headers do, its body never."""
+    def handle(seen: Any, msg: Dict[str, Any]) -> Reply:
+        body = b'{"jsonrpc": "2.0", "id": %d, "result": {"content": []}}' % msg["id"]
+        return Reply(200, body, headers, until_closed=closed)
+    return handle
+
+
+def settled(transport: HTTPTransport) -> bool:
+    """No request in flight and no cancel left behind."""
+    with transport._open_lock:
+        return not transport._streams and not transport._cancelled and not transport._open
+
+
+def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_stream(scripted):
+    """Before: the cancel was looked for once, unlocked, right after the POST returned; one that
+    came after that look but before the stream was registered only noted the id, nobody read
+    the note again, and the stream was read to its end: the server never learnt of the cancel."""
+    closed = threading.Event()
+    server = scripted(never_answered(closed, SSE_HEADERS), discover=DISCOVER)
+    transport = HTTPTransport(server.url)
+    reached, go = threading.Event(), threading.Event()
+    with Client(transport, timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28"
+        deliver = transport._deliver_body
+
+        def held_deliver(response: Any, rid: Any = None, inline: bool = False) -> Optional[Any]:
+            if rid is not None and not go.is_set():  # the worker has the answer's headers, not yet read
+                reached.set()
+                go.wait(LONG)
+            return deliver(response, rid, inline)
+
+        transport._deliver_body = held_deliver  # type: ignore[method-assign]
+        try:
+            future = client.call_tool_future("slow")
+            assert reached.wait(LONG)
+            assert future.cancel()  # lands in the window
+        finally:
+            go.set()
+        assert closed.wait(LONG), "the server never saw the cancelled request's stream closed"
+        assert wait_until(lambda: settled(transport)), (transport._streams, transport._cancelled)
+
+
+def test_a_cancel_while_a_json_answer_is_read_closes_it_and_leaves_nothing_behind(scripted):
+    """Before: a JSON body was read untracked by its request id, so a cancel meanwhile only
+    noted the id (kept until an arbitrary eviction at 1024) and the body was read on."""
+    closed = threading.Event()
+    server = scripted(never_answered(closed, {"Content-Type": "application/json"}), discover=DISCOVER)
+    transport = HTTPTransport(server.url)
+    reading = threading.Event()
+    with Client(transport, timeout=LONG) as client:
+        track = transport._track
+
+        def noted_track(response: Any, rid: Any) -> bool:
+            tracked = track(response, rid)
+            if rid is not None:
+                reading.set()
+            return tracked
+
+        transport._track = noted_track  # type: ignore[method-assign]
+        future = client.call_tool_future("slow")
+        assert reading.wait(LONG)  # the worker reads the answer's body (which never comes)
+        assert future.cancel()
+        assert closed.wait(LONG), "the server never saw the cancelled request's connection closed"
+        assert wait_until(lambda: settled(transport)), (transport._streams, transport._cancelled)
+        assert transport.cancel_request(future.request_id)  # over: nothing is noted for it
+        assert settled(transport)
