@@ -1,8 +1,9 @@
 """``AuthProvider``: what an HTTP transport asks of the credentials it sends.
 
-A transport calls exactly these methods and nothing else: ``bind`` once at start, ``headers``
-for every request, ``token`` to note which token a request carried, ``on_challenge`` when the
-server refuses it (401/403), ``fingerprint`` for cache keys. ``BearerToken`` covers a fixed token
+A transport calls exactly these methods and nothing else: ``bind`` once at start,
+``request_credentials`` for every try of a request (the token it carries and its headers, from one
+look-up of the token), ``headers`` for a request whose refusal changes nothing (the session's
+``DELETE``), ``on_challenge`` when the server refuses one (401/403), ``fingerprint`` for cache keys. ``BearerToken`` covers a fixed token
 or a callable returning one; ``OAuth`` (``auth.oauth``) runs the whole OAuth 2.1 flow. A plain
 string or callable given as ``auth=`` becomes a ``BearerToken`` (``as_auth``).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Optional, Union
+from typing import Callable, Dict, Optional, Tuple, Union
 
 __all__ = ["AuthProvider", "BearerToken", "Challenge", "as_auth"]
 
@@ -47,6 +48,18 @@ class AuthProvider(ABC):
         """The token the next request carries (so a refusal can say which one was refused)."""
         return None
 
+    def request_credentials(self, method: str, url: str,
+                            deadline: Optional[float] = None) -> Tuple[Optional[str], Dict[str, str]]:
+        """The token one try of a ``method`` request to ``url`` carries, and the headers that
+        authorize it: what the transport asks for each try (so a refusal names the token that
+        was refused). ``deadline`` (monotonic seconds, or ``None``): past it the request is of no
+        use, so a provider that must wait (for another thread's refresh) waits no longer.
+
+        The default calls ``token()``, then ``headers()``. Override it when ``headers()`` looks
+        the token up again (a token source would run twice per request) or may have to wait.
+        """
+        return self.token(), self.headers(method, url)
+
     def on_challenge(self, challenge: Challenge) -> bool:
         """The server refused a request. True: credentials changed, send the request again;
         False: the refusal stands. May raise ``AuthError`` with a reason."""
@@ -80,7 +93,14 @@ class BearerToken(AuthProvider):
         return source() if callable(source) else source
 
     def headers(self, method: str, url: str) -> Dict[str, str]:
-        token = self.token()
+        return self._headers_for(self.token())
+
+    def request_credentials(self, method: str, url: str,
+                            deadline: Optional[float] = None) -> Tuple[Optional[str], Dict[str, str]]:
+        token = self.token()  # once: the source may be a vault round trip
+        return token, self._headers_for(token)
+
+    def _headers_for(self, token: Optional[str]) -> Dict[str, str]:
         if token is None:
             return {}
         return {self.header: f"Bearer {token}" if self._bearer else token}

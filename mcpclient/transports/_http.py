@@ -155,11 +155,13 @@ class HTTPBase(Transport):
         self._inbox.put(None)
         self._closed.set()
 
-    def _headers(self, verb: str, url: str) -> Dict[str, str]:
-        """The headers of one request: the static ones and the credentials' (called per try:
-        a token may change between tries)."""
+    def _headers(self, verb: str, url: str, authorization: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+        """The headers of one request: the static ones and the credentials' (``authorization``:
+        those of this try, from ``request_credentials``; else they are asked for here)."""
         headers = dict(self.headers)
-        if self.auth is not None:
+        if authorization is not None:
+            headers.update(authorization)
+        elif self.auth is not None:
             headers.update(self.auth.headers(verb, url))
         return headers
 
@@ -192,9 +194,10 @@ class HTTPBase(Transport):
         challenges = 0
         renewed = False
         while True:
-            # The token before the headers: a token that changes in between is not "refused".
-            sent_token = auth.token() if auth is not None else None
-            headers = self._headers(verb, url)
+            # One look-up of the token per try: the headers carry the very token a refusal names.
+            sent_token, authorization = auth.request_credentials(verb, url, deadline) if auth is not None \
+                else (None, None)
+            headers = self._headers(verb, url, authorization)
             if extra:
                 headers.update(extra)
             read = None if deadline is None else max(deadline - time.monotonic(), 0.001)

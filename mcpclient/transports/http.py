@@ -340,8 +340,8 @@ class HTTPTransport(HTTPBase):
         except requests.exceptions.RequestException as exc:
             raise request_error(self.name, exc, self.connect_timeout) from exc
 
-    def _headers(self, verb: str, url: str) -> Dict[str, str]:
-        headers = super()._headers(verb, url)
+    def _headers(self, verb: str, url: str, authorization: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+        headers = super()._headers(verb, url, authorization)
         if self.session_id is not None:
             headers[SESSION_HEADER] = self.session_id
         if self.protocol_version is not None:
