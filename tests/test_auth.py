@@ -379,3 +379,36 @@ def test_issue9_bug6_a_call_waiting_for_another_threads_login_fails_at_its_own_t
         assert got == {"a": "a"}
     assert 0.4 <= waited < 2.0, f"B waited {waited:.1f} s"
     assert len(w.authorizations) == 2  # the handshake's login, then A's: B started none
+
+
+def test_a_call_waiting_for_another_threads_token_refresh_fails_at_its_own_timeout(world):
+    """Thread A's call meets an expiring token and refreshes it (the token endpoint answers when
+    the test lets it); thread B's call, meeting it too, waits for that refresh only until its own
+    deadline. Before, ``token()`` knew no deadline: B waited up to ``OAuth(timeout=)`` (30 s)."""
+    from mcpclient import RequestTimeout
+
+    from conftest import wait_until
+
+    w = world()
+    oauth = OAuth(authorize=headless_authorize(), refresh_margin=0)
+    key = w.base + "/mcp"
+    with Client(key, timeout=LONG, protocol="legacy", auth=oauth) as client:
+        oauth.token_store.set(key, dict(oauth.token_store.get(key), expires_at=0))  # the token expired
+        oauth._expires_at = 0
+        before = len(w.token_requests)
+        w.release.clear()  # hold the refresh's answer
+        got: Dict[str, Any] = {}
+        a = threading.Thread(target=lambda: got.update(a=client.call_tool("echo", {"text": "a"}).text))
+        a.start()
+        try:
+            assert wait_until(lambda: len(w.token_requests) > before)  # A's refresh is under way
+            started = time.monotonic()
+            with pytest.raises((RequestTimeout, AuthError)):
+                client.call_tool("echo", {"text": "b"}, timeout=0.5)
+            waited = time.monotonic() - started
+        finally:
+            w.release.set()
+        a.join(LONG)
+        assert got == {"a": "a"}
+    assert 0.4 <= waited < 2.0, f"B waited {waited:.1f} s"
+    assert [r["grant_type"] for r in w.token_requests[before:]] == ["refresh_token"]  # A's only

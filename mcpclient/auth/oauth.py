@@ -146,7 +146,16 @@ class OAuth(AuthProvider):
     def headers(self, method: str, url: str) -> Dict[str, str]:
         """The authorization headers of one request: ``Bearer <token>``, or for a DPoP-bound token
         ``DPoP <token>`` plus a fresh proof for this method and URL."""
-        token = self.token()
+        return self._headers_for(method, url, self.token())
+
+    def request_credentials(self, method: str, url: str,
+                            deadline: Optional[float] = None) -> Tuple[Optional[str], Dict[str, str]]:
+        """The token and headers of one try (see ``headers``); waiting for another thread's
+        refresh of an expiring token ends at ``deadline`` (``AuthError``), not ``timeout``."""
+        token = self._current(deadline)
+        return token, self._headers_for(method, url, token)
+
+    def _headers_for(self, method: str, url: str, token: Optional[str]) -> Dict[str, str]:
         if token is None:
             return {}
         key = self._dpop_key
@@ -174,10 +183,14 @@ class OAuth(AuthProvider):
         threads ask; the others wait for that refresh up to ``timeout`` seconds (then
         ``AuthError``), never for a lock held across it.
         """
+        return self._current(None)
+
+    def _current(self, deadline: Optional[float]) -> Optional[str]:
+        """``token()``, a wait for another thread's refresh bounded by ``deadline`` (else ``timeout``)."""
         token, expires_at = self._token, self._expires_at
         if token is None or self._key is None or expires_at is None or time.time() + self.refresh_margin < expires_at:
             return token  # the hot path: no lock, no store access
-        self._once("refresh", self._refresh_if_stale, None, "token refresh")
+        self._once("refresh", self._refresh_if_stale, deadline, "token refresh")
         return self._token
 
     def fingerprint(self) -> Optional[str]:
