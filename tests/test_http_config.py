@@ -9,7 +9,9 @@ import pytest
 
 from conftest import LONG
 from http_scripted import ScriptedHTTPServer
-from mcpclient import Client, HTTPTransport
+from mcpclient import Client, ConnectError, HTTPTransport
+from mcpclient.retry import Retry
+from mcpclient.transports.base import DeliveryFailed
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -48,3 +50,24 @@ def test_a_token_source_is_called_once_per_request(scripted, own_session):
             session.close()
     call = server.requests("tools/call")[0]
     assert call.headers["authorization"] == f"Bearer tok-{before + 1}"  # the one token it got
+
+
+def test_a_request_that_never_reached_the_server_fails_with_connect_error():
+    """Before, a queued request's failure was re-wrapped unless it was one of four types: a
+    refused connection (``ConnectError``: nothing reached the server, safe to send again) became
+    ``ConnectionClosed`` ("may have arrived")."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    listener.close()  # nothing listens there now: connecting is refused
+    transport = HTTPTransport(f"http://127.0.0.1:{port}/mcp", retry=Retry(total=0))
+    transport.start()
+    try:
+        transport.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        failed = transport.receive()
+        assert isinstance(failed, DeliveryFailed) and failed.request_id == 1
+        assert type(failed.error) is ConnectError, repr(failed.error)
+    finally:
+        transport.close()

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List,
 
 from .._threads import next_instance
 from ..auth.base import AuthProvider, Challenge, TokenSource, as_auth
-from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, SessionExpired
-from .base import CLOSE_BUDGET, Transport
+from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired, TransportError
+from .base import CLOSE_BUDGET, DeliveryFailed, Transport, decode_frame
 
 if TYPE_CHECKING:
     import requests
@@ -115,6 +115,32 @@ class HTTPBase(Transport):
 
     def receive(self) -> Optional[Any]:
         return self._inbox.get()
+
+    # --- what both do with what comes back ------------------------------------------------------
+
+    def _fail(self, rid: Any, exc: BaseException, deadline: Optional[float] = None) -> None:
+        """Fail the call ``rid`` with ``exc`` (the reader lands it: ``DeliveryFailed``), unless the
+        transport is closing or ``deadline`` passed (the session reports that call's timeout).
+        mcpclient's own errors keep their type (``ConnectError``: it never reached the server);
+        anything else becomes ``ConnectionClosed`` naming only its type."""
+        if self._closing.is_set() or (deadline is not None and time.monotonic() >= deadline):
+            return
+        error = exc
+        if not isinstance(exc, (TransportError, AuthError, ProtocolError)):
+            error = ConnectionClosed(f"a request to {self.name} failed: {type(exc).__name__}")
+            error.__cause__ = exc
+        self._inbox.put(DeliveryFailed(rid, error))
+
+    def _event_message(self, event: "SSEEvent") -> Any:
+        """The JSON-RPC message a ``message`` event carries, or None (no data, another event type,
+        not JSON)."""
+        if not event.data or event.event != "message":  # no data, or "" (a priming event)
+            return None
+        try:
+            return decode_frame(event.data)
+        except ProtocolError:
+            log.warning("%s sent an SSE message that is not JSON; skipped", self.name)
+            return None
 
     # --- plumbing -------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Union
 
 from ..errors import ProtocolError
 
@@ -138,9 +138,10 @@ def encode_frame(message: Any) -> bytes:
     return _encode(message).encode("utf-8")
 
 
-def decode_frame(data: bytes) -> Any:
-    """Parse one UTF-8 frame; raise ``ProtocolError`` if it is not JSON (the caller logs and skips)."""
+def decode_frame(data: Union[bytes, str]) -> Any:
+    """Parse one frame (UTF-8 bytes, or text: an SSE event's data); raise ``ProtocolError`` if it
+    is not JSON (the caller logs and skips)."""
     try:
-        return _decode(data.decode("utf-8"))
+        return _decode(data if type(data) is str else data.decode("utf-8"))  # type: ignore[union-attr]
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
         raise ProtocolError(f"frame is not valid JSON: {exc}") from None

@@ -22,7 +22,6 @@ proxy or ``follow_redirects`` needs ``requests``' own machinery (``_posters.Sess
 """
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -30,14 +29,14 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
-from ..errors import AuthError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
+from ..errors import ConnectionClosed, HTTPError, ProtocolError, SessionExpired
 from ._http import (
     JSON, SESSION_HEADER, SSE, Auth, HTTPBase, Response, SSEEvent, abort, chunks, media_type, parse_sse,
     request_error, rpc_error_body, status_error,
 )
 from ..auth.base import AuthProvider
 from ._posters import FastPoster, SessionPoster
-from .base import DeliveryFailed, Transport, decode_frame, encode_frame
+from .base import Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import requests
@@ -293,8 +292,8 @@ class HTTPTransport(HTTPBase):
                 if not streaming:
                     response.close()
         except Exception as exc:
-            if (deadline is None or time.monotonic() < deadline) and rid not in self._cancelled:
-                self._fail(rid, exc)  # (past its deadline the session reports the timeout)
+            if rid not in self._cancelled:
+                self._fail(rid, exc, deadline)
         finally:
             if not streaming:
                 self._end(rid)
@@ -305,8 +304,8 @@ class HTTPTransport(HTTPBase):
         try:
             self._deliver_body(response, rid)
         except Exception as exc:
-            if (deadline is None or time.monotonic() < deadline) and rid not in self._cancelled:
-                self._fail(rid, exc)
+            if rid not in self._cancelled:
+                self._fail(rid, exc, deadline)
         finally:
             response.close()
             self._end(rid)
@@ -404,9 +403,6 @@ class HTTPTransport(HTTPBase):
 
     # --- receiving ------------------------------------------------------------------------------
 
-    def receive(self) -> Optional[Any]:
-        return self._inbox.get()
-
     def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False) -> Optional[Any]:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
         (resumed until the answer to ``rid`` came, if the server lets it be resumed). ``inline``:
@@ -446,7 +442,7 @@ class HTTPTransport(HTTPBase):
             for event in self._events(response):
                 last_id = event.id if event.id is not None else last_id
                 retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
-                message = self._message(event)
+                message = self._event_message(event)
                 if message is None:
                     continue
                 self._inbox.put(message)
@@ -473,24 +469,6 @@ class HTTPTransport(HTTPBase):
             if answered or self._closing.is_set():
                 return
         raise ConnectionClosed(f"gave up resuming the answer stream from {self.name} after {_MAX_RESUMES} tries")
-
-    def _fail(self, rid: Any, exc: Exception) -> None:
-        """Fail the call ``rid`` with ``exc`` (mapped to an mcpclient error), unless closing."""
-        if self._closing.is_set():
-            return
-        error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
-            else ConnectionClosed(f"POST to {self.name} failed: {exc}")
-        self._inbox.put(DeliveryFailed(rid, error))
-
-    def _message(self, event: SSEEvent) -> Any:
-        """The JSON-RPC message an event carries, or None (no data, another event type, not JSON)."""
-        if not event.data or event.event != "message":  # no data, or "" (a priming event)
-            return None
-        try:
-            return json.loads(event.data)
-        except ValueError:
-            log.warning("%s sent an SSE event that is not JSON; skipped", self.name)
-            return None
 
     def _get_stream(self, last_event_id: Optional[str] = None) -> Response:
         import requests  # deferred: import cost (requests); stdio-only programs never load it
@@ -592,7 +570,7 @@ class HTTPTransport(HTTPBase):
                             for event in self._events(response):
                                 last_id = event.id if event.id is not None else last_id
                                 retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
-                                message = self._message(event)
+                                message = self._event_message(event)
                                 if message is not None:
                                     self._inbox.put(message)
                     else:

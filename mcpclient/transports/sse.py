@@ -13,17 +13,16 @@ itself when the server refuses the Streamable HTTP ``initialize`` POST the way s
 """
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from typing import TYPE_CHECKING, Any, Dict, Optional
 from urllib.parse import urljoin, urlsplit
 
 from .._threads import Lane, join_all, start_thread
-from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError
+from ..errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
 from ._http import JSON, SSE, Auth, HTTPBase, Response, abort, body_socket, chunks, media_type, parse_sse, \
     request_error, status_error
-from .base import DeliveryFailed, encode_frame
+from .base import encode_frame
 
 if TYPE_CHECKING:
     import requests
@@ -148,10 +147,7 @@ class SSETransport(HTTPBase):
         try:
             self._post(body, deadline, idempotent)
         except Exception as exc:
-            if not self._closing.is_set():
-                error = exc if isinstance(exc, (AuthError, HTTPError, ConnectionClosed, ProtocolError)) \
-                    else ConnectionClosed(f"POST to {self.name} failed: {exc}")
-                self._inbox.put(DeliveryFailed(rid, error))
+            self._fail(rid, exc, deadline)
 
     def _post(self, body: bytes, deadline: Optional[float], idempotent: Optional[bool]) -> None:
         """POST one message to the endpoint (through ``_exchange``: auth rounds, retries)."""
@@ -238,10 +234,9 @@ class SSETransport(HTTPBase):
             if not event.data:
                 continue
             if event.event == "message":
-                try:
-                    self._inbox.put(json.loads(event.data))
-                except ValueError:
-                    log.warning("%s sent an SSE message that is not JSON; skipped", self.name)
+                message = self._event_message(event)
+                if message is not None:
+                    self._inbox.put(message)
             elif event.event == "endpoint":
                 if self.endpoint is not None:
                     log.debug("%s sent another endpoint event; ignored", self.name)
