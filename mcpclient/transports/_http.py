@@ -421,19 +421,35 @@ def status_error(name: str, response: Response) -> Exception:
 
 
 def request_error(name: str, exc: BaseException, connect_timeout: float) -> Exception:
-    """Map a ``requests`` exception: ``ConnectError`` when nothing reached the server (so the
-    request may be sent again), ``ConnectionClosed`` when it may have arrived."""
+    """Map a failed HTTP request — ``requests``' exceptions, urllib3's own (the fast path posts
+    to urllib3 directly) or anything else (``http.client`` refusing a header value) — to
+    ``ConnectError`` when nothing reached the server (so the request may be sent again), or
+    ``ConnectionClosed`` when it may have arrived. Messages name exception types only, never
+    their text: it may quote a header value (a token)."""
     import requests  # deferred: import cost (requests); stdio-only programs never load it
-    from urllib3.exceptions import ConnectTimeoutError, NewConnectionError
+    from urllib3 import exceptions as u3
 
-    reason = getattr(exc.args[0], "reason", None) if exc.args else None
-    cause = type(reason).__name__ if reason is not None else type(exc).__name__
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return ConnectError(f"could not connect to {name} in {connect_timeout:g} s")
     if isinstance(exc, requests.exceptions.ReadTimeout):
         return ConnectionClosed(f"{name} did not answer in time")
-    if isinstance(exc, requests.exceptions.ConnectionError):
-        if isinstance(reason, (NewConnectionError, ConnectTimeoutError)):
-            return ConnectError(f"could not connect to {name}: {cause}")
-        return ConnectionClosed(f"the connection to {name} broke: {cause}")
-    return ConnectionClosed(f"HTTP request to {name} failed: {cause}")
+    cause = exc
+    if isinstance(exc, requests.exceptions.RequestException) and exc.args:
+        # requests wraps what urllib3 raised (its MaxRetryError's reason says what happened)
+        first = exc.args[0]
+        reason = getattr(first, "reason", None)
+        if isinstance(reason, BaseException) or isinstance(first, BaseException):
+            cause = reason if isinstance(reason, BaseException) else first
+    if isinstance(cause, u3.NewConnectionError):  # refused, unreachable, no such host
+        return ConnectError(f"could not connect to {name}: {type(cause).__name__}")
+    if isinstance(cause, u3.ConnectTimeoutError):
+        return ConnectError(f"could not connect to {name} in {connect_timeout:g} s")
+    if isinstance(cause, u3.ReadTimeoutError):
+        return ConnectionClosed(f"{name} did not answer in time")
+    if isinstance(cause, u3.ClosedPoolError):  # the session was closed: the transport is closing
+        return ConnectionClosed("the transport is closed")
+    if isinstance(cause, u3.HTTPError) or isinstance(exc, requests.exceptions.ConnectionError):
+        # ProtocolError (reset, hung up), SSLError...: it may have arrived; name what is under it
+        inner = cause.args[1] if len(cause.args) > 1 and isinstance(cause.args[1], BaseException) else cause
+        return ConnectionClosed(f"the connection to {name} broke: {type(inner).__name__}")
+    return ConnectionClosed(f"HTTP request to {name} failed: {type(cause).__name__}")

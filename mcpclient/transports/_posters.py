@@ -14,15 +14,14 @@ transport keeps sending through ``requests`` (``SessionPoster``), which still sk
 ``Session.request`` redoes per request; with ``follow_redirects`` it uses ``Session.post``.
 
 ``FastResponse`` gives the rest of the transport the few things it reads of a ``requests.Response``
-(``status_code``, ``headers``, ``content``, ``text``, ``raw``, ``close``); failures are mapped to
-mcpclient errors as ``_http.request_error`` maps ``requests``' ones: ``ConnectError`` when nothing
+(``status_code``, ``headers``, ``content``, ``text``, ``raw``, ``close``). Both posters map failures
+with ``_http.request_error`` (urllib3's as ``requests``' own): ``ConnectError`` when nothing
 reached the server (the request may be sent again), ``ConnectionClosed`` when it may have.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, AbstractSet, Any, Dict, Optional
 
-from ..errors import ConnectError, ConnectionClosed
 from ._http import JSON, SSE, request_error
 
 if TYPE_CHECKING:
@@ -30,6 +29,20 @@ if TYPE_CHECKING:
     import urllib3
 
 __all__ = ["FastPoster", "FastResponse", "SessionPoster"]
+
+
+def _template(http: "requests.Session", url: str, headers: Dict[str, str]) -> "requests.PreparedRequest":
+    """The POST both posters start from: ``http``'s headers and ``headers`` merged as ``requests``
+    merges them, ``Accept`` and ``Content-Type`` set; ``Content-Length`` and ``Authorization``
+    removed (each request sets its own, if any)."""
+    import requests  # deferred: import cost (requests); stdio-only programs never load it
+
+    template = http.prepare_request(requests.Request("POST", url, headers=headers, data=b"{}"))
+    template.headers["Accept"] = f"{JSON}, {SSE}"
+    template.headers["Content-Type"] = JSON
+    for header in ("Content-Length", "Authorization"):
+        template.headers.pop(header, None)
+    return template
 
 
 class FastResponse:
@@ -97,20 +110,15 @@ class FastPoster:
              connect_timeout: float) -> Optional["FastPoster"]:
         """A poster for ``url`` over ``http`` (a session the transport made itself, its
         environment settings already read into it), or ``None`` if a proxy applies to ``url``."""
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
-        from requests.adapters import HTTPAdapter
+        from requests.adapters import HTTPAdapter  # deferred: import cost (requests)
         from requests.utils import select_proxy
 
-        template = http.prepare_request(requests.Request("POST", url, headers=headers, data=b"{}"))
+        # (A Cookie header the caller gave stays in the template: the jar's cookies are then not
+        # added, as requests does not add them over one.)
+        template = _template(http, url, headers)
         full_url = template.url or url
         if select_proxy(full_url, http.proxies):
             return None
-        template.headers["Accept"] = f"{JSON}, {SSE}"
-        template.headers["Content-Type"] = JSON
-        # Set per request, if at all. (A Cookie header the caller gave stays in the template: the
-        # jar's cookies are then not added, as requests does not add them over one.)
-        for header in ("Content-Length", "Authorization"):
-            template.headers.pop(header, None)
         adapter = http.get_adapter(full_url)
         if not isinstance(adapter, HTTPAdapter):
             return None
@@ -132,31 +140,11 @@ class FastPoster:
             raw = self._pool.urlopen("POST", self._path, body=body, headers=merged, retries=self._no_retries,
                                      redirect=False, preload_content=False,
                                      timeout=self._timeout(connect=self._connect, read=read))
-        except Exception as exc:
-            raise self._error(exc) from exc
+        except Exception as exc:  # urllib3's errors, or a header value http.client refuses
+            raise request_error(self._name, exc, self._connect) from exc
         if "Set-Cookie" in raw.headers:
             self._set_cookies(jar, self._template, raw)
         return FastResponse(raw)
-
-    def _error(self, exc: Exception) -> Exception:
-        """Map what ``urlopen`` raised (never quoting it: a header value may be a secret)."""
-        from urllib3.exceptions import (  # deferred: import cost (urllib3), loaded already
-            ClosedPoolError, ConnectTimeoutError, HTTPError, NewConnectionError, ReadTimeoutError,
-        )
-
-        name = self._name
-        if isinstance(exc, NewConnectionError):  # refused, unreachable, no such host
-            return ConnectError(f"could not connect to {name}: {type(exc).__name__}")
-        if isinstance(exc, ConnectTimeoutError):
-            return ConnectError(f"could not connect to {name} in {self._connect:g} s")
-        if isinstance(exc, ReadTimeoutError):
-            return ConnectionClosed(f"{name} did not answer in time")
-        if isinstance(exc, ClosedPoolError):  # the session was closed: the transport is closing
-            return ConnectionClosed("the transport is closed")
-        if isinstance(exc, HTTPError):  # ProtocolError (reset, hung up), SSLError...: it may have arrived
-            cause = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], BaseException) else exc
-            return ConnectionClosed(f"the connection to {name} broke: {type(cause).__name__}")
-        return ConnectionClosed(f"HTTP request to {name} failed: {type(exc).__name__}")  # e.g. a bad header value
 
 
 class SessionPoster:
@@ -177,13 +165,10 @@ class SessionPoster:
         self._connect = connect_timeout
         self._errors = requests.exceptions.RequestException
         self._new = requests.PreparedRequest
-        template = http.prepare_request(requests.Request("POST", url, headers=headers, data=b"{}"))
+        template = _template(http, url, headers)
         self.url: str = template.url or url
         self._headers = CaseInsensitiveDict(template.headers)
-        self._headers["Accept"] = f"{JSON}, {SSE}"
-        self._headers["Content-Type"] = JSON
-        for name in ("Content-Length", "Cookie", "Authorization"):  # set per request below
-            self._headers.pop(name, None)
+        self._headers.pop("Cookie", None)  # the jar's, set per request below
         env = http.merge_environment_settings(self.url, {}, None, None, None)
         self._settings = {"proxies": env["proxies"], "verify": env["verify"], "cert": env["cert"]}
 

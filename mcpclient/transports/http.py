@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
-from ..errors import ConnectionClosed, HTTPError, ProtocolError, SessionExpired
+from ..errors import ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
 from ._http import (
     JSON, SESSION_HEADER, SSE, Auth, HTTPBase, Response, SSEEvent, abort, chunks, media_type, parse_sse,
     request_error, rpc_error_body, status_error,
@@ -481,7 +481,7 @@ class HTTPTransport(HTTPBase):
             return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
                                   timeout=(self.connect_timeout, None), allow_redirects=False)
         except requests.exceptions.RequestException as exc:
-            raise ConnectionClosed(f"GET to {self.name} failed: {type(exc).__name__}") from exc
+            raise request_error(self.name, exc, self.connect_timeout) from exc
 
     @contextmanager
     def _tracked(self, response: Response) -> Iterator[None]:
@@ -554,7 +554,7 @@ class HTTPTransport(HTTPBase):
         while not self._closing.is_set():
             try:
                 response = self._get_stream(last_id)
-            except ConnectionClosed as exc:
+            except (ConnectError, ConnectionClosed) as exc:
                 log.debug("%s", exc)
                 self._get_answered.set()
             else:
