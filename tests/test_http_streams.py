@@ -5,13 +5,14 @@ a cancel."""
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 import pytest
 
 from conftest import LONG, wait_until
-from http_scripted import Reply, ScriptedHTTPServer
+from http_scripted import Reply, ScriptedHTTPServer, sse
 from mcpclient import Client, HTTPTransport
+from mcpclient.auth import AuthProvider, Challenge
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -93,3 +94,50 @@ def test_a_cancel_while_a_json_answer_is_read_closes_it_and_leaves_nothing_behin
         assert wait_until(lambda: settled(transport)), (transport._streams, transport._cancelled)
         assert transport.cancel_request(future.request_id)  # over: nothing is noted for it
         assert settled(transport)
+
+
+class Rotating(AuthProvider):
+    """A token that the server stops accepting on the GET stream: a refusal gets a new one."""
+
+    def __init__(self) -> None:
+        self.current = "old"
+        self.challenges: List[int] = []
+
+    def headers(self, method: str, url: str) -> Dict[str, str]:
+        return {"Authorization": f"Bearer {self.current}"}
+
+    def token(self) -> Optional[str]:
+        return self.current
+
+    def on_challenge(self, challenge: Challenge) -> bool:
+        self.challenges.append(challenge.status)
+        if challenge.sent_token == "old":
+            self.current = "new"
+            return True
+        return False
+
+
+def test_the_get_stream_goes_on_after_its_token_is_refused_and_renewed(scripted):
+    """Before, the GET stream bypassed ``_exchange``: a 401 (an expired token) ended it for good,
+    with no auth round, and server-initiated messages stopped without a word."""
+    notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+
+    def on_get(seen: Any) -> Reply:
+        if seen.headers.get("authorization") != "Bearer new":
+            return Reply(401, b"", {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        return sse({"event": "message", "data": notice})
+
+    server = scripted(lambda seen, msg: {"content": []}, on_get=on_get)
+    auth = Rotating()
+    got = threading.Event()
+
+    def on_notification(method: str, params: Dict[str, Any]) -> None:
+        if method == "notifications/tools/list_changed":
+            got.set()
+
+    with Client(HTTPTransport(server.url, auth=auth), timeout=LONG, protocol="2025-11-25",
+                on_notification=on_notification):
+        assert got.wait(LONG), "the server's notification on the GET stream never arrived"
+    assert auth.challenges == [401]
+    first, second = server.requests(http_method="GET")[:2]
+    assert (first.headers["authorization"], second.headers["authorization"]) == ("Bearer old", "Bearer new")

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
-from ..errors import ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired
+from ..errors import ConnectionClosed, HTTPError, ProtocolError, SessionExpired, TransportError
 from ._http import (
     JSON, SESSION_HEADER, SSE, Auth, HTTPBase, Response, SSEEvent, abort, chunks, media_type, parse_sse,
     request_error, rpc_error_body, status_error,
@@ -471,17 +471,22 @@ class HTTPTransport(HTTPBase):
         raise ConnectionClosed(f"gave up resuming the answer stream from {self.name} after {_MAX_RESUMES} tries")
 
     def _get_stream(self, last_event_id: Optional[str] = None) -> Response:
+        """A GET for an event stream (resumed after ``last_event_id``), through ``_exchange`` like
+        every request: auth rounds on 401/403, a new session on 404, the retry policy. Returns
+        the answer whatever its status; raises what ``_exchange`` raises."""
         import requests  # deferred: import cost (requests); stdio-only programs never load it
 
-        headers = self._headers("GET", self.url)
-        headers["Accept"] = SSE
-        if last_event_id is not None:
-            headers["Last-Event-ID"] = last_event_id
-        try:
-            return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
-                                  timeout=(self.connect_timeout, None), allow_redirects=False)
-        except requests.exceptions.RequestException as exc:
-            raise request_error(self.name, exc, self.connect_timeout) from exc
+        def get(headers: Dict[str, str], read: Optional[float]) -> Response:
+            headers["Accept"] = SSE
+            if last_event_id is not None:
+                headers["Last-Event-ID"] = last_event_id
+            try:  # no read timeout: a server may stay silent on an event stream for long
+                return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
+                                      timeout=(self.connect_timeout, None), allow_redirects=False)
+            except requests.exceptions.RequestException as exc:
+                raise request_error(self.name, exc, self.connect_timeout) from exc
+
+        return self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
 
     @contextmanager
     def _tracked(self, response: Response) -> Iterator[None]:
@@ -552,15 +557,28 @@ class HTTPTransport(HTTPBase):
         last_id: Optional[str] = None
         retry: Optional[float] = None
         while not self._closing.is_set():
+            response: Optional[Response] = None
+            ended: Optional[Exception] = None
             try:
                 response = self._get_stream(last_id)
-            except (ConnectError, ConnectionClosed) as exc:
+            except SessionExpired as exc:  # our session is gone and no new one came
+                ended = exc
+            except TransportError as exc:  # no connection, or it broke: try again later
                 log.debug("%s", exc)
-                self._get_answered.set()
-            else:
-                self._get_answered.set()
+            except Exception as exc:  # the credentials could not be had (AuthError), or a bug
+                ended = exc
+            self._get_answered.set()
+            if ended is not None:
+                if not self._closing.is_set():
+                    log.warning("the GET stream of %s ended; server-initiated messages stop: %s", self.name, ended)
+                return
+            if response is not None:
                 try:
                     status = response.status_code
+                    if status in (401, 403):  # (after what the credentials could do)
+                        log.warning("%s refused the GET stream (HTTP %s); server-initiated messages stop",
+                                    self.name, status)
+                        return
                     if 400 <= status < 500 and status != 429:  # 405 and friends: no GET stream here
                         log.debug("%s offers no GET stream (HTTP %s)", self.name, status)
                         return
