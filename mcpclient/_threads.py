@@ -101,9 +101,10 @@ class Lane:
 
     @contextmanager
     def waiting(self) -> Iterator[None]:
-        """Around a worker's wait for work queued on this same lane: one more worker may run
-        meanwhile, so a lane whose every worker waits can still make progress (workers that
-        were added stay, idle, for later work)."""
+        """Around a worker's wait for work queued on this same lane, or a long wait that must
+        not take a worker's place (an HTTP answer stream read for a blocking call): one more
+        worker may run meanwhile, so a lane whose every worker waits can still make progress
+        (workers that were added stay, idle, for later work)."""
         with self._lock:
             self._waiting += 1
             if not self._idle and not self._queue.empty():

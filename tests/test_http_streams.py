@@ -141,3 +141,36 @@ def test_the_get_stream_goes_on_after_its_token_is_refused_and_renewed(scripted)
     assert auth.challenges == [401]
     first, second = server.requests(http_method="GET")[:2]
     assert (first.headers["authorization"], second.headers["authorization"]) == ("Bearer old", "Bearer new")
+
+
+def test_pool_size_blocking_calls_reading_long_answer_streams_never_hold_up_another_call(scripted):
+    """A blocking call's SSE answer is read on the POST lane's workers (so its deadline holds);
+    before, ``pool_size`` such streams held every worker and a future's POST waited in the
+    lane's queue until one of them ended."""
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        if msg["params"]["name"] == "hold":  # an answer stream that says nothing until the client leaves
+            return Reply(200, b"data: {}\n\n", SSE_HEADERS, until_closed=threading.Event())
+        return {"content": [{"type": "text", "text": "quick"}]}
+
+    server = scripted(handle)
+    transport = HTTPTransport(server.url, pool_size=2)
+    outcome: List[Any] = []
+
+    def held_call(client: Client) -> None:
+        try:
+            client.call_tool("hold", {})
+        except Exception as exc:  # noqa: BLE001 - asserted below
+            outcome.append(exc)
+
+    with Client(transport, timeout=LONG, protocol="2025-11-25") as client:
+        callers = [threading.Thread(target=held_call, args=(client,)) for _ in range(2)]
+        for caller in callers:
+            caller.start()
+        try:
+            assert wait_until(lambda: len(server.requests("tools/call")) == 2 and len(transport._open) == 2)
+            assert client.call_tool_future("quick", {}).result(LONG).text == "quick"
+        finally:
+            client.close()  # aborts the held streams: their calls end
+            for caller in callers:
+                caller.join(LONG)
+    assert [type(exc).__name__ for exc in outcome] == ["ClientClosedError"] * 2

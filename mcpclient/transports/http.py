@@ -300,9 +300,12 @@ class HTTPTransport(HTTPBase):
         return None
 
     def _read_answer(self, rid: Any, response: Response, deadline: Optional[float]) -> None:
-        """Worker: a blocking call's SSE answer (see ``_request``)."""
+        """Worker: a blocking call's SSE answer (see ``_request``). It may be read for long: the
+        lane may have one more worker meanwhile, so ``pool_size`` such streams never hold up
+        the POSTs of futures (which the lane's size is for)."""
         try:
-            self._deliver_body(response, rid)
+            with self._posts.waiting():  # type: ignore[union-attr]
+                self._deliver_body(response, rid)
         except Exception as exc:
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
