@@ -318,3 +318,26 @@ def test_the_fallback_transport_keeps_the_connection_number_in_its_thread_names(
         names = {t.name for t in threading.enumerate()}
         assert f"mcpclient-{number}-sse" in names
         assert any(name.startswith(f"mcpclient-{number}-sse-post") for name in names)
+
+
+def test_the_fallback_transport_keeps_the_users_session_and_retry_policy(scripted):
+    """Before, ``fallback()`` built the SSE transport without the user's ``session=`` (its
+    headers, proxies, certificates and cookies were gone after the fallback) or ``retry=``."""
+    import requests
+
+    from mcpclient.retry import Retry
+
+    server = scripted(echo)
+    session = requests.Session()
+    session.headers["X-Through-Session"] = "yes"
+    retry = Retry(total=5)
+    try:
+        transport = HTTPTransport(server.url, session=session, retry=retry, sse_fallback=True)
+        with Client(transport, timeout=LONG) as client:
+            assert type(client.transport).__name__ == "SSETransport"
+            assert client.call_tool("echo", {"text": "a"}).text == "a"
+            assert client.transport._http is session and client.transport.retry is retry
+        sent_to_sse = [s for s in server.seen if s[0] == "GET" or s[1].startswith("/messages")]
+        assert sent_to_sse and all(s[2].get("x-through-session") == "yes" for s in sent_to_sse)
+    finally:
+        session.close()

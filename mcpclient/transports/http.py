@@ -117,6 +117,7 @@ class HTTPTransport(HTTPBase):
         self.reconnect = reconnect
         self.on_session_change = on_session_change
         self.sse_fallback = sse_fallback
+        self._retry_given = retry  # what fallback() passes on (None: the SSE transport's own default)
         #: The server's session id, from the answer to the setup request (None: no session).
         self.session_id: Optional[str] = None
         self.protocol_version: Optional[str] = None
@@ -201,9 +202,10 @@ class HTTPTransport(HTTPBase):
             log.debug("DELETE of the session failed: %s", type(exc).__name__)
 
     def fallback(self, error: BaseException) -> Optional[Transport]:
-        """An ``SSETransport`` to the same URL, with the same headers, credentials, name and
-        instance number, if this transport was made with ``sse_fallback`` and the server refused
-        the first setup POST with 400/404/405 and no JSON-RPC body (an HTTP+SSE server); once."""
+        """An ``SSETransport`` to the same URL, with the same headers, credentials, ``requests``
+        session (a user's), ``retry`` (if one was given), connect timeout, name and instance
+        number, if this transport was made with ``sse_fallback`` and the server refused the
+        first setup POST with 400/404/405 and no JSON-RPC body (an HTTP+SSE server); once."""
         if not self.sse_fallback or self._fell_back or self._opened or self._refused is None \
                 or not isinstance(error, HTTPError) or error.status not in _LEGACY_REFUSALS:
             return None
@@ -211,7 +213,7 @@ class HTTPTransport(HTTPBase):
 
         self._fell_back = True
         sse = SSETransport(self.url, headers=self.headers, auth=self.auth, connect_timeout=self.connect_timeout,
-                           name=self.name)
+                           session=None if self._owns_http else self._http, retry=self._retry_given, name=self.name)
         sse.instance = self.instance  # the same connection in thread names and logs
         log.info("%s refused the Streamable HTTP setup (%s); trying the HTTP+SSE transport", self.name, error)
         return sse
