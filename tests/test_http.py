@@ -417,6 +417,16 @@ def test_a_custom_auth_header_cannot_follow_redirects():
     HTTPTransport("http://127.0.0.1:9/mcp", auth="t", follow_redirects=True)  # Authorization is dropped by requests
 
 
+def test_a_bearer_token_provider_with_a_custom_header_cannot_follow_redirects_either():
+    """Before, the guard looked only at a raw token with ``auth_header=``: the same token given as
+    ``BearerToken(tok, header="X-API-Key")`` went on to whatever host a redirect named."""
+    from mcpclient.auth import BearerToken
+
+    with pytest.raises(ValueError, match="auth_header"):
+        HTTPTransport("http://127.0.0.1:9/mcp", auth=BearerToken("t", header="X-API-Key"), follow_redirects=True)
+    HTTPTransport("http://127.0.0.1:9/mcp", auth=BearerToken("t"), follow_redirects=True)
+
+
 def test_a_blocking_call_answered_on_another_stream_returns_while_the_resumed_stream_stays_open(scripted):
     """Regression (conformance sse-retry hung): the answer came on the standing GET stream, while
     the GET that resumed the call's stream stays open; the caller must not be kept reading it."""

@@ -34,7 +34,7 @@ from ._http import (
     JSON, SESSION_HEADER, SSE, Auth, HTTPBase, Response, SSEEvent, abort, chunks, media_type, parse_sse,
     request_error, rpc_error_body, status_error,
 )
-from ..auth.base import AuthProvider
+from ..auth.base import BearerToken
 from ._posters import FastPoster, SessionPoster
 from .base import Transport, decode_frame, encode_frame
 
@@ -78,7 +78,8 @@ class HTTPTransport(HTTPBase):
             closes it). By default the transport makes and owns one.
         connect_timeout: seconds to wait for a TCP/TLS connection.
         follow_redirects: follow 3xx answers (off: a redirect is an ``HTTPError``). The token is
-            never sent to another origin either way (``requests`` drops it on cross-host redirects).
+            never sent to another host either way (``requests`` drops ``Authorization`` on
+            cross-host redirects; a token in another header is refused with this, ``ValueError``).
         pool_size: the most requests in flight at once (connections and worker threads).
         retry: when a request is sent again (``Retry``); by default safe requests get two more
             tries after a 429/503 or a broken connection, ``tools/call`` only when the connection
@@ -103,15 +104,15 @@ class HTTPTransport(HTTPBase):
                  follow_redirects: bool = False, pool_size: int = 32, retry: Optional[Retry] = None,
                  reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
                  name: Optional[str] = None, sse_fallback: bool = False) -> None:
-        if follow_redirects and auth is not None and not isinstance(auth, AuthProvider) \
-                and auth_header.lower() != "authorization":
-            # requests drops only Authorization on a redirect to another host: refuse rather than leak
-            raise ValueError("follow_redirects=True needs auth_header='Authorization' (a custom auth "
-                             "header would be sent on to whatever host the server redirects to)")
         from ..retry import Retry  # here, not at import: mcpclient's import stays cheap
 
         super().__init__(url, kind="HTTP", headers=headers, auth=auth, auth_header=auth_header, session=session,
                          connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(), name=name)
+        if follow_redirects and isinstance(self.auth, BearerToken) and self.auth.header.lower() != "authorization":
+            # requests drops only Authorization on a redirect to another host: refuse rather than leak
+            # (checked on the provider: a BearerToken given as auth= carries its own header)
+            raise ValueError("follow_redirects=True needs the token in Authorization (auth_header='Authorization'): "
+                             "a custom auth header would be sent on to whatever host the server redirects to")
         self.follow_redirects = follow_redirects
         self.pool_size = pool_size
         self.reconnect = reconnect
