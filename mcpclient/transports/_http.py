@@ -374,13 +374,8 @@ def abort(response: Response) -> None:
 
 
 def chunks(response: Response) -> Iterator[bytes]:
-    """The body as it arrives. ``read1`` returns what is there (urllib3 2.3+); before that,
-    ``stream(None)`` (what ``iter_content(chunk_size=None)`` reads) yields as it arrives only for
-    a chunked body (a stream sent without chunking is held back to its end)."""
-    raw = response.raw
-    read1 = getattr(raw, "read1", None)
-    if read1 is None:
-        return raw.stream(None, decode_content=True)  # type: ignore[no-any-return]
+    """The body as it arrives: ``read1`` returns what is there (urllib3 2.3+, which setup.cfg requires)."""
+    read1 = response.raw.read1
     return iter(lambda: read1(65536, decode_content=True), b"")
 
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
 from ..errors import ConnectionClosed, HTTPError, ProtocolError, SessionExpired, TransportError
 from ._http import (
-    JSON, SESSION_HEADER, SSE, Auth, HTTPBase, Response, SSEEvent, abort, chunks, media_type, parse_sse,
+    JSON, SESSION_HEADER, SSE, Auth, HTTPBase, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse,
     request_error, rpc_error_body, status_error,
 )
 from ..auth.base import BearerToken
@@ -125,7 +125,7 @@ class HTTPTransport(HTTPBase):
         self._stateless = False  # 2026-07-28: no GET stream; cancel = close the response stream
         self._setup: Tuple[bytes, ...] = ()  # the setup request (re-numbered) and notification, for renewal
         self._opened = False  # a setup request was answered 200: no fallback after that
-        self._refused: Optional[BaseException] = None  # how the first setup POST was refused (fallback())
+        self._refused = False  # the first setup POST was refused as an HTTP+SSE server does (fallback())
         self._fell_back = False
         self._renewals = SingleFlight()  # keyed by the expired session id
         self._change: Optional[Tuple[str, str]] = None  # (old, new) session ids for on_session_change
@@ -207,7 +207,7 @@ class HTTPTransport(HTTPBase):
         session (a user's), ``retry`` (if one was given), connect timeout, name and instance
         number, if this transport was made with ``sse_fallback`` and the server refused the
         first setup POST with 400/404/405 and no JSON-RPC body (an HTTP+SSE server); once."""
-        if not self.sse_fallback or self._fell_back or self._opened or self._refused is None \
+        if not self.sse_fallback or self._fell_back or self._opened or not self._refused \
                 or not isinstance(error, HTTPError) or error.status not in _LEGACY_REFUSALS:
             return None
         from .sse import SSETransport  # deferred: import cost (transports.sse); only a fallback needs it
@@ -289,7 +289,7 @@ class HTTPTransport(HTTPBase):
                     return None
                 error = status_error(self.name, response)
                 if setup and not self._opened and response.status_code in _LEGACY_REFUSALS:
-                    self._refused = error  # maybe an HTTP+SSE server: see fallback()
+                    self._refused = True  # maybe an HTTP+SSE server: see fallback()
                 raise error
             finally:
                 if not streaming:
@@ -316,7 +316,7 @@ class HTTPTransport(HTTPBase):
             response.close()
             self._end(rid)
 
-    def _sender(self, body: bytes, setup: bool) -> Callable[[Dict[str, str], Optional[float]], Response]:
+    def _sender(self, body: bytes, setup: bool) -> Send:
         """One POST of ``body`` for ``_exchange``; a setup request's 200 answer sets the session id."""
         def send(headers: Dict[str, str], read: Optional[float]) -> Response:
             response = self._post(body, headers, read)
