@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
@@ -494,15 +493,6 @@ class HTTPTransport(HTTPBase):
 
         return self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
 
-    @contextmanager
-    def _tracked(self, response: Response) -> Iterator[None]:
-        """While reading ``response`` (of no request: the GET stream), let ``close()`` abort it."""
-        self._track(response, None)
-        try:
-            yield
-        finally:
-            self._untrack(response, None)
-
     def _track(self, response: Response, rid: Any) -> bool:
         """Before reading ``response`` (of request ``rid``, or of no request): let ``close()``
         and ``cancel_request(rid)`` abort it. False: ``rid`` was cancelled (2026) before its
@@ -590,13 +580,7 @@ class HTTPTransport(HTTPBase):
                         return
                     if status == 200 and media_type(response) == SSE:
                         delay = 0.5
-                        with self._tracked(response):
-                            for event in self._events(response):
-                                last_id = event.id if event.id is not None else last_id
-                                retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
-                                message = self._event_message(event)
-                                if message is not None:
-                                    self._inbox.put(message)
+                        _, last_id, retry = self._read_events(response, None, last_id, retry)
                     else:
                         log.debug("GET stream to %s answered %s", self.name, status)
                 except ConnectionClosed as exc:

@@ -343,17 +343,12 @@ class StdioTransport(Transport):
                     self._outbox.append(data)
                     self._queued += len(data)
                     return
-                self._wait_for_room(deadline)
+                # The queue is full (the server stopped reading): wait for room, till our deadline.
+                timeout = None if deadline is None else deadline - time.monotonic()
+                if timeout is not None and timeout <= 0:
+                    raise SendTimeout(f"server {self.name} is not reading its stdin ({self._queued} bytes queued)")
+                self._room.wait(None if timeout is None else min(timeout, threading.TIMEOUT_MAX))
         self._write_as_writer(data, deadline)
-
-    def _wait_for_room(self, deadline: Optional[float]) -> None:
-        """(Holding ``_olock``.) The queue is full: wait until it is drained, the role is given
-        up or the transport closes (the caller looks again), or raise ``SendTimeout`` at ``deadline``."""
-        timeout = None if deadline is None else deadline - time.monotonic()
-        if timeout is not None and timeout <= 0:
-            raise SendTimeout(f"server {self.name} is not reading its stdin ({self._queued} bytes are "
-                              "queued for it)")
-        self._room.wait(None if timeout is None else min(timeout, threading.TIMEOUT_MAX))
 
     def _take_queue(self) -> bytes:
         """(Holding ``_olock``.) The queued frames as one batch; senders waiting for room are woken."""
