@@ -1,6 +1,7 @@
 """What the two HTTP transports (``http.py``, ``sse.py``) share: ``HTTPBase``, the one loop that
-sends a request and applies every policy to its answer, plus SSE parsing, reading and aborting
-streamed bodies, and mapping ``requests`` failures and HTTP statuses to mcpclient errors.
+sends a request and applies every policy to its answer, how a failed request is reported and an
+event becomes a message, plus SSE parsing, reading and aborting streamed bodies, and mapping
+failed requests (``requests``' or urllib3's exceptions) and HTTP statuses to mcpclient errors.
 
 ``HTTPBase._exchange`` is the only place a request is sent again: after a 401/403 its
 ``AuthProvider`` resolved (at most ``MAX_AUTH_ROUNDS`` times), after an expired session was
