@@ -341,3 +341,12 @@ def test_the_fallback_transport_keeps_the_users_session_and_retry_policy(scripte
         assert sent_to_sse and all(s[2].get("x-through-session") == "yes" for s in sent_to_sse)
     finally:
         session.close()
+
+
+def test_a_message_event_with_null_data_is_skipped_not_taken_for_the_end_of_the_stream(scripted):
+    """Before, ``data: null`` reached the reader as ``None``, its end-of-stream value: the
+    connection ended and the next call failed."""
+    server = scripted(echo)
+    with Client(SSETransport(server.url), timeout=LONG) as client:
+        server.events.put(None)  # sent as "event: message / data: null", before the next answer
+        assert client.call_tool("echo", {"text": "after null"}).text == "after null"
