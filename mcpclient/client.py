@@ -11,6 +11,7 @@ from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Union, overload
 
 from . import _params
+from ._extensions import ExtensionMethods
 from ._responder import Responder
 from ._sentinel import DEFAULT
 from ._tools import ToolRegistry
@@ -20,7 +21,6 @@ from .connection import Connection, Connector, Target, client_identity, era_for,
 from .errors import CapabilityError
 from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
-from .protocol import server_has
 from .session import Session
 from .subscriptions import SubscriptionRouter, filter_params
 from .transports.base import CLOSE_BUDGET, Transport
@@ -31,14 +31,13 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
-    from .skills import LoadedSkill, Skill
     from .subscriptions import Event, Subscription
-    from .tasks import Task, ToolTask
+    from .tasks import ToolTask
 
 __all__ = ["DEFAULT", "Client"]
 
 
-class Client:
+class Client(ExtensionMethods):
     """A blocking MCP client; every method is safe to call from many threads at once.
 
     Example::
@@ -333,27 +332,6 @@ class Client:
         return self._tool_call(name, arguments, raise_on_error, meta, timeout, on_progress,
                                reset_timeout_on_progress, False)
 
-    def _task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
-              meta: Optional[Dict[str, Any]], task: Any, timeout: Any) -> ToolTask:
-        from . import tasks  # deferred: import cost (tasks); only task users need it
-
-        if isinstance(name, str) and self._tools.get(name) is None and server_has(
-                self.server_capabilities, "tasks.requests.tools.call"):
-            self.list_tools(timeout=timeout)  # to learn whether the tool allows tasks
-        known = self._tools.get(name) if isinstance(name, str) else None
-        params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known if self.validate_output else None)
-        return tasks.start(self._call, self.server_capabilities, known, params, transform, task, timeout)
-
-    def list_tasks(self, *, timeout: Any = DEFAULT) -> List[Task]:
-        """Every task the server knows of for this client (``tasks/list``, all pages)."""
-        return self.list_tasks_future(timeout=timeout).result()  # type: ignore[no-any-return]
-
-    def list_tasks_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Task]]:
-        """The future of ``list_tasks``."""
-        from .tasks import Task  # deferred: import cost (tasks); only task users need it
-
-        return self._list("tasks/list", "tasks", Task.from_wire, timeout, False)
-
     # resources
 
     def iter_resources(self, *, timeout: Any = DEFAULT) -> Iterator[Resource]:
@@ -466,43 +444,6 @@ class Client:
         return self._conn.ready("logging/setLevel").set_logging_level(
             self._conn.session, level, lambda method, params: self._call(method, params, _params.none, timeout=timeout,
                                                                     owned=False))
-
-    # skills (SEP-2640 extension)
-
-    def list_skills(self, *, timeout: Any = DEFAULT) -> List[Skill]:
-        """The skills the server offers (``skills/list``, all pages): manifests only, no file is read."""
-        return self.list_skills_future(timeout=timeout).result()  # type: ignore[no-any-return]
-
-    def list_skills_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Skill]]:
-        """The future of ``list_skills``."""
-        from . import skills  # deferred: import cost (skills, hashlib); only skills users need it
-
-        skills.require(self.server_capabilities, "skills/list")
-        return self._call("skills/list", None, skills.listing(), timeout=timeout, owned=False)
-
-    def get_skill(self, uri: str, *, timeout: Any = DEFAULT) -> Skill:
-        """One skill's manifest by its ``SKILL.md`` URI (``skills/get``; works for unlisted skills too)."""
-        return self.get_skill_future(uri, timeout=timeout).result()  # type: ignore[no-any-return]
-
-    def get_skill_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[Skill]:
-        """The future of ``get_skill``."""
-        from . import skills  # deferred: import cost (skills, hashlib); only skills users need it
-
-        skills.require(self.server_capabilities, "skills/get")
-        return self._call("skills/get", {"uri": _params.uri(uri)}, skills.entry, timeout=timeout, owned=False)
-
-    def load_skill(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> LoadedSkill:
-        """Load a skill: its name (from ``list_skills()``), ``SKILL.md`` URI, or ``Skill``. Reads
-        ``SKILL.md`` only now, verifies its size, digest and frontmatter against the manifest, and
-        returns a ``LoadedSkill`` whose ``read(path)`` serves only listed, verified files.
-        ``SkillVerificationError`` if anything does not match (nothing else is read then)."""
-        return self.load_skill_future(skill, timeout=timeout).result()  # type: ignore[no-any-return]
-
-    def load_skill_future(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> CallFuture[LoadedSkill]:
-        """The future of ``load_skill``."""
-        from . import skills  # deferred: import cost (skills, hashlib); only skills users need it
-
-        return skills.load(self._call, self._conn.session, self.server_capabilities, skill, timeout)
 
     # subscriptions and the server's side
 
