@@ -166,6 +166,7 @@ class StdioTransport(Transport):
         self._olock = threading.Lock()  # guards the writer role and the queue below; never held across I/O
         self._olock_cond = threading.Condition(self._olock)  # wakes the stdin thread
         self._room = threading.Condition(self._olock)  # wakes senders waiting for room in the queue
+        self._room_waiters = 0  # how many wait there (so the common case notifies nobody)
         self._writing = False  # a thread holds the writer role (a sender, or the stdin thread)
         self._outbox: List[bytes] = []  # frames other senders left to the writer, in order
         self._queued = 0  # bytes in _outbox (at most _OUTBOX_MAX, or one larger frame)
@@ -347,14 +348,19 @@ class StdioTransport(Transport):
                 timeout = None if deadline is None else deadline - time.monotonic()
                 if timeout is not None and timeout <= 0:
                     raise SendTimeout(f"server {self.name} is not reading its stdin ({self._queued} bytes queued)")
-                self._room.wait(None if timeout is None else min(timeout, threading.TIMEOUT_MAX))
+                self._room_waiters += 1
+                try:
+                    self._room.wait(None if timeout is None else min(timeout, threading.TIMEOUT_MAX))
+                finally:
+                    self._room_waiters -= 1
         self._write_as_writer(data, deadline)
 
     def _take_queue(self) -> bytes:
         """(Holding ``_olock``.) The queued frames as one batch; senders waiting for room are woken."""
         batch = b"".join(self._outbox)
         self._outbox, self._queued = [], 0
-        self._room.notify_all()
+        if self._room_waiters:
+            self._room.notify_all()
         return batch
 
     def _give_up_role(self, drop: bool = False) -> None:
@@ -363,7 +369,8 @@ class StdioTransport(Transport):
         self._writing = False
         if drop:
             self._outbox, self._queued = [], 0
-        self._room.notify_all()
+        if self._room_waiters:
+            self._room.notify_all()
 
     def _write_as_writer(self, data: bytes, deadline: Optional[float]) -> None:
         written = [0]
