@@ -263,6 +263,10 @@ class SubscriptionRouter:
         self._resource_listen: Optional[Subscription] = None  # 2026: what carries them
         self._generation = 0  # bumped by every change of _subscribed (2026)
         self._waiters: List[_AckWait] = []  # subscribe/unsubscribe futures waiting for an acknowledgement
+        #: With a reconnect policy: a lost connection suspends 2026 listens (``restore()`` opens
+        #: them again on the next connection) instead of ending them.
+        self.keep_on_loss = False
+        self._suspended: List[Subscription] = []
 
     def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]]) -> Subscription:
         subscription = Subscription(wanted, on_event, self._end)
@@ -279,8 +283,13 @@ class SubscriptionRouter:
                         self._emulated.remove(subscription)
                 subscription.end(ended_by(ConnectionClosed("the connection is closed")))
             return subscription
-        request = self._call("subscriptions/listen", {"notifications": wanted}, None, timeout=None, owned=False,
-                             check=False)  # open until either side ends it
+        self._open_listen(subscription)
+        return subscription
+
+    def _open_listen(self, subscription: Subscription) -> None:
+        """2026: send the ``subscriptions/listen`` request that feeds ``subscription``."""
+        request = self._call("subscriptions/listen", {"notifications": subscription.wanted}, None, timeout=None,
+                             owned=False, check=False)  # open until either side ends it
         subscription.subscription_id, subscription.request = request.request_id, request
         with self._lock:
             self._listens[request.request_id] = subscription
@@ -292,7 +301,6 @@ class SubscriptionRouter:
                 "early listen events", self._replay, subscription):
             self._replay(subscription)  # closing: nothing else will run them
         request.add_done_callback(lambda done: self._listen_done(subscription, done))
-        return subscription
 
     def _replay(self, subscription: Subscription) -> None:
         """Notification thread: the events that came before ``listen()`` registered the
@@ -305,10 +313,50 @@ class SubscriptionRouter:
 
     def _listen_done(self, subscription: Subscription, done: "CallFuture") -> None:
         """The listen request finished (reader or worker thread): a result is a quiet end."""
+        error = None if done.cancelled() else done.exception()
         with self._lock:
             self._listens.pop(subscription.subscription_id, None)
             self._early.pop(subscription.subscription_id, None)
-        subscription.end(ended_by(None if done.cancelled() else done.exception()))
+            if self.keep_on_loss and isinstance(error, ConnectionClosed) and subscription is not self._resource_listen \
+                    and not subscription.closed and self._session().is_closed:
+                self._suspended.append(subscription)  # the connection is lost: restore() listens again
+                return
+        subscription.end(ended_by(error))
+
+    def active(self) -> bool:
+        """Whether any subscription is open (one that a lost connection interrupts)."""
+        return bool(self._subscribed or self._emulated or self._listens or self._suspended)
+
+    def restore(self, stateless: bool) -> None:
+        """After a reconnect: subscribe again to every URI (handshake era: ``resources/subscribe``
+        for each, not waited for) or listen again (2026: the suspended listens, and one listen
+        for the subscribed URIs)."""
+        with self._lock:
+            suspended, self._suspended = self._suspended, []
+            uris = list(self._subscribed)
+            for other in self._emulated:
+                uris += [u for u in other.wanted.get("resourceSubscriptions") or [] if u not in uris]
+        if not stateless:
+            for uri in uris:
+                try:
+                    self._call("resources/subscribe", {"uri": uri}, None, owned=False).add_done_callback(
+                        lambda done, uri=uri: done.exception() is None or log.warning(
+                            "could not subscribe to %s again after reconnecting: %s", uri, done.exception()))
+                except MCPError as exc:
+                    log.warning("could not subscribe to %s again after reconnecting: %s", uri, exc)
+            return
+        for subscription in suspended:
+            if subscription.closed:
+                continue
+            try:
+                self._open_listen(subscription)
+            except MCPError as exc:
+                subscription.end(ended_by(exc))
+        if uris:
+            try:
+                self._change(None, None, None)
+            except MCPError as exc:
+                log.warning("could not listen again for subscribed resources after reconnecting: %s", exc)
 
     def _end(self, subscription: Subscription) -> None:
         """The user closed ``subscription``."""

@@ -122,6 +122,13 @@ class Transport(ABC):
         transport cannot be started again."""
         return None
 
+    def reopen(self) -> Optional["Transport"]:
+        """A fresh, unstarted transport to the same server with the same settings (and
+        ``instance``), for a new connection after this one was lost, or in a forked child (where
+        this one belongs to the parent and must not be touched); ``None`` if it cannot be made.
+        By default what ``relaunch()`` gives."""
+        return self.relaunch()
+
     def fallback(self, error: BaseException) -> Optional["Transport"]:
         """A replacement transport to try after the first handshake failed with ``error`` (a
         Streamable HTTP endpoint that turns out to be an old HTTP+SSE server), or ``None``."""

@@ -201,6 +201,17 @@ class HTTPTransport(HTTPBase):
         except Exception as exc:  # best effort, bounded
             log.debug("DELETE of the session failed: %s", type(exc).__name__)
 
+    def reopen(self) -> "HTTPTransport":
+        """A new transport to the same URL with the same settings and instance number: a new
+        session on the server (after the connection was lost, or in a forked child)."""
+        fresh = HTTPTransport(self.url, headers=self.headers, auth=self.auth, session=self._session_to_share(),
+                              connect_timeout=self.connect_timeout, follow_redirects=self.follow_redirects,
+                              pool_size=self.pool_size, retry=self._retry_given, reconnect=self.reconnect,
+                              on_session_change=self.on_session_change, name=self.name,
+                              sse_fallback=self.sse_fallback)
+        fresh.instance = self.instance
+        return fresh
+
     def fallback(self, error: BaseException) -> Optional[Transport]:
         """An ``SSETransport`` to the same URL, with the same headers, credentials, ``requests``
         session (a user's), ``retry`` (if one was given), connect timeout, name and instance

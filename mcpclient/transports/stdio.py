@@ -20,6 +20,7 @@ import weakref
 from collections import deque
 from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
 
+from .. import _fork
 from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
@@ -101,13 +102,40 @@ def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool) -> None:
         pass
 
 
-def _reap_at_exit(transport_ref: "weakref.ref[StdioTransport]", proc: "subprocess.Popen[bytes]") -> None:
-    """Finalizer for forgotten transports: never leave the child (or its group) running."""
+def _reap_at_exit(transport_ref: "weakref.ref[StdioTransport]", proc: "subprocess.Popen[bytes]", owner: int) -> None:
+    """Finalizer for forgotten transports: never leave the child (or its group) running. Only
+    in the process that started it: a forked child that exits must not kill its parent's server."""
+    if _fork.pid != owner:
+        return
     transport = transport_ref()
     lock = transport._reap_lock if transport is not None else threading.Lock()
     with lock:
         if proc.returncode is None:
             _kill_group(proc, hard=True)
+
+
+#: Started transports whose stdin is open, for the at-fork hook below.
+_open: "weakref.WeakSet[StdioTransport]" = weakref.WeakSet()
+
+
+def _forked() -> None:
+    """In a forked child: the servers are the parent's. Each transport is marked inherited (its
+    close() and finalizer do nothing here), and the child's copy of each server's stdin is
+    pointed at /dev/null, so that the server still sees EOF when the parent closes its end."""
+    null = -1
+    for transport in list(_open):
+        transport._inherited = True
+        try:
+            if null < 0:
+                null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, transport._stdin_fd)
+        except OSError:
+            pass
+    if null >= 0:
+        os.close(null)
+
+
+_fork.in_child(_forked)
 
 
 class StdioTransport(Transport):
@@ -180,6 +208,7 @@ class StdioTransport(Transport):
         self.instance = next_instance()
         self.skipped_lines = 0
         self._receiving = False
+        self._inherited = False  # in a forked child: the server is the parent's (see _forked)
 
     def relaunch(self) -> "StdioTransport":
         """A new, unstarted transport for the same command and settings, and the same thread
@@ -235,7 +264,8 @@ class StdioTransport(Transport):
         self._stdin_fd = proc.stdin.fileno()  # type: ignore[union-attr]
         if _POSIX:
             os.set_blocking(self._stdin_fd, False)  # writes wait in select(), bounded by deadlines
-        self._finalizer = weakref.finalize(self, _reap_at_exit, weakref.ref(self), proc)
+        self._finalizer = weakref.finalize(self, _reap_at_exit, weakref.ref(self), proc, _fork.pid)
+        _open.add(self)
         prefix = f"mcpclient-{self.instance}"
         self._threads = [
             start_thread(self._drain_stderr, f"{prefix}-stderr"),
@@ -259,12 +289,15 @@ class StdioTransport(Transport):
         """Close stdin, give the child ``terminate_grace`` s, SIGTERM, the same again, then SIGKILL
         the group; the graces shrink to fit ``deadline`` (default: ``CLOSE_BUDGET`` s from now;
         4.5 s at worst with the default grace)."""
+        if self._inherited:  # a forked child's copy: the server, its pipes and threads are the parent's
+            return
         with self._lifecycle:
             first = not self._closing.is_set()
             self._closing.set()  # writers stuck on a full pipe see this within _POLL and give up
             proc = self._proc
         if proc is None:
             return
+        _open.discard(self)  # before stdin closes (its fd number may be reused after)
         if deadline is None:
             deadline = time.monotonic() + CLOSE_BUDGET
         if not first:
