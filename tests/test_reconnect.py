@@ -229,3 +229,26 @@ def test_killed_under_load_calls_fail_fast_and_later_ones_succeed():
     assert 1 <= len(failed) <= threads_n, failed  # at most the calls in flight at the kill
     assert max(failed_at) - killed_at[0] < 0.1, max(failed_at) - killed_at[0]
     assert client._conn.reconnects == 1
+
+
+@pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
+@pytest.mark.parametrize("protocol", ["legacy", "2026-07-28"])
+def test_http_keepalive_finds_a_frozen_server_and_the_next_call_reconnects(protocol):
+    from conftest import child_pids
+    from http_servers import official_http_server
+
+    before = child_pids()
+    with official_http_server("--http") as url:
+        (server,) = child_pids() - before
+        with Client(url, protocol=protocol, timeout=LONG, reconnect=True,
+                    keepalive=Keepalive(0.1, failures=2, timeout=0.3)) as client:
+            first = client.transport
+            assert client.call_tool("add", {"a": 1, "b": 1}).structured_content == {"sum": 2}
+            os.kill(server, signal.SIGSTOP)
+            try:
+                assert wait_until(lambda: client._conn.state == "lost")
+            finally:
+                os.kill(server, signal.SIGCONT)
+            assert client.call_tool("add", {"a": 2, "b": 5}).structured_content == {"sum": 7}
+            assert client.transport is not first and client._conn.reconnects == 1
+            assert client.protocol_version == (protocol if protocol != "legacy" else client.protocol_version)
