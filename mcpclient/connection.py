@@ -19,7 +19,7 @@ import shlex
 import threading
 import time
 import weakref
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _fork
 from ._sentinel import DEFAULT
@@ -221,6 +221,9 @@ class _State(enum.Enum):
 
 #: Every Connection of this process: a forked child marks them inherited (``_inherited_by_fork``).
 _live: "weakref.WeakSet[Connection]" = weakref.WeakSet()
+#: Sessions a forked child inherited and replaced: kept, never collected, because freeing them
+#: would close file objects whose locks a thread of the parent may have held at the fork.
+_abandoned: List[Session] = []
 
 
 def _inherited_by_fork() -> None:
@@ -377,7 +380,9 @@ class Connection:
                 raise ConnectError(f"{name}: a {type(old.transport).__name__} cannot be opened again; make a new Client")
             if self._replace(transport) is None:
                 raise ClientClosedError("the client was closed while reconnecting")
-            if not inherited:  # (an inherited session is the parent's: left alone, never closed)
+            if inherited:  # the parent's: left alone, never closed (nor freed)
+                _abandoned.append(old)
+            else:
                 old.close(time.monotonic() + CLOSE_BUDGET)  # lost already: this only joins its threads
             session, negotiated = self._connector.connect(self.session, timeout, self._replace)
             era = self._make_era(negotiated, session.transport)
