@@ -5,12 +5,19 @@ their deadlines on a blocking pipe (that path is real: forced on POSIX, against 
 """
 from __future__ import annotations
 
-from typing import List
+import os
+import shutil
+import subprocess
+import sys
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
+from conftest import LONG
+from mcpclient import Client, StdioTransport
 from mcpclient.connection import make_transport
-from mcpclient.transports import _cmdline
+from mcpclient.errors import ConnectError
+from mcpclient.transports import _cmdline, stdio
 from mcpclient.transports._cmdline import split_command
 
 pytestmark = pytest.mark.timeout(60)
@@ -47,3 +54,63 @@ def test_a_command_string_target_is_split_the_windows_way_on_windows(monkeypatch
     monkeypatch.setattr(_cmdline, "_WINDOWS", True)
     transport = make_transport(r'C:\Users\me\srv.exe --root "C:\data dir"', None, None)
     assert transport.argv == [r"C:\Users\me\srv.exe", "--root", r"C:\data dir"]  # type: ignore[attr-defined]
+
+
+class FakePopen:
+    """Records how ``Popen`` was called, then fails like a missing program (nothing starts)."""
+
+    calls: List[Dict[str, Any]] = []
+
+    def __init__(self, args: List[str], **kwargs: Any) -> None:
+        FakePopen.calls.append(dict(kwargs, args=args))
+        raise FileNotFoundError(2, "No such file or directory", args[0])
+
+
+@pytest.fixture
+def fake_popen(monkeypatch) -> List[Dict[str, Any]]:
+    FakePopen.calls = []
+    monkeypatch.setattr(subprocess, "Popen", FakePopen)
+    return FakePopen.calls
+
+
+def test_on_windows_argv0_is_found_with_pathext_and_replaces_argv0(monkeypatch, fake_popen):
+    looked_up: List[Tuple[str, Optional[str]]] = []
+
+    def which(name: str, mode: int = 0, path: Optional[str] = None) -> Optional[str]:
+        looked_up.append((name, path))
+        return r"C:\nodejs\npx.cmd" if name == "npx" else None
+
+    monkeypatch.setattr(stdio, "_POSIX", False)
+    monkeypatch.setattr(shutil, "which", which)
+    transport = StdioTransport(["npx", "-y", "@x/srv"], env={"PATH": "/nodejs"})
+    with pytest.raises(ConnectError, match="'npx'"):  # the error names the command as given
+        transport.start()
+    assert looked_up == [("npx", "/nodejs")]  # in the child's PATH
+    assert fake_popen[0]["args"] == [r"C:\nodejs\npx.cmd", "-y", "@x/srv"]
+    assert fake_popen[0]["executable"] is None
+    assert transport.argv == ["npx", "-y", "@x/srv"] and transport.name == "srv"  # identity unchanged
+
+
+def test_on_posix_argv0_is_found_but_the_child_sees_it_as_given(monkeypatch, fake_popen):
+    monkeypatch.setattr(shutil, "which", lambda name, mode=0, path=None: "/opt/bin/srv")
+    with pytest.raises(ConnectError):
+        StdioTransport(["srv", "--flag"]).start()
+    assert fake_popen[0]["args"] == ["srv", "--flag"] and fake_popen[0]["executable"] == "/opt/bin/srv"
+
+
+def test_argv0_not_found_or_with_a_directory_is_passed_as_given(monkeypatch, fake_popen):
+    monkeypatch.setattr(stdio, "_POSIX", False)
+    monkeypatch.setattr(shutil, "which", lambda name, mode=0, path=None: None)
+    with pytest.raises(ConnectError, match="could not start server 'nosuch'"):
+        StdioTransport(["nosuch", "x"]).start()
+    monkeypatch.setattr(shutil, "which", lambda name, mode=0, path=None: "/elsewhere/bin/srv")
+    with pytest.raises(ConnectError):
+        StdioTransport(["bin/srv"]).start()  # relative to the child's cwd: not searched
+    assert [(c["args"], c["executable"]) for c in fake_popen] == [(["nosuch", "x"], None), (["bin/srv"], None)]
+
+
+def test_a_bare_program_name_found_only_in_the_childs_path_runs():
+    program_dir, program = os.path.split(sys.executable)
+    transport = StdioTransport([program, "-m", "mcpclient.testing"], env={"PATH": program_dir}, stderr=None)
+    with Client(transport, timeout=LONG) as client:
+        assert client.call_tool("echo", {"text": "hi"}).text == "hi"

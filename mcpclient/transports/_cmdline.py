@@ -1,4 +1,5 @@
-"""Command lines: a command string split into argv the way the platform's programs would see it.
+"""Command lines: a command string split into argv the way the platform's programs would see it,
+and the program an argv names found the way the platform finds it.
 
 ``shlex`` has no Windows mode (in POSIX mode it eats the backslashes of ``C:\\Users\\me\\srv.exe``)
 and ``subprocess.list2cmdline`` only goes the other way (argv -> command line), so the Windows rules
@@ -9,9 +10,9 @@ from __future__ import annotations
 
 import os
 import shlex
-from typing import List, Optional
+from typing import List, Mapping, Optional, Sequence, Tuple
 
-__all__ = ["split_command"]
+__all__ = ["launch_args", "split_command"]
 
 _BLANKS = " \t"
 _WINDOWS = os.name == "nt"
@@ -77,3 +78,28 @@ def _split_windows(command: str) -> List[str]:
                 chars.append(c)
                 i += 1
         args.append("".join(chars))
+
+
+def launch_args(argv: Sequence[str], env: Mapping[str, str], posix: bool) -> Tuple[List[str], Optional[str]]:
+    """``(args, executable)`` for ``Popen``: a bare program name is looked up in the child's
+    ``PATH`` with ``shutil.which``, which on Windows also tries ``PATHEXT``, so ``npx`` runs
+    ``npx.cmd`` (``CreateProcess`` alone looks for ``npx.exe`` only). On POSIX the found file is
+    passed as ``executable`` and the child's argv[0] stays as given (the search ``exec`` would do
+    anyway); on Windows it replaces argv[0]. A name with a directory part (run relative to the
+    child's ``cwd``) or not found is left as given, so starting it fails as it always did.
+
+    ``CreateProcess`` starts a ``.cmd``/``.bat`` file through ``%ComSpec% /c`` by itself (with
+    ``shell=False``, in every Python version: python/cpython#77696), so ``npx.cmd`` runs; but
+    ``cmd.exe`` then reads the arguments by its own rules, not the C runtime's."""
+    import shutil  # deferred: import cost (shutil); only starting a process needs it
+
+    args = list(argv)
+    program = args[0]
+    if os.path.dirname(program):
+        return args, None
+    found = shutil.which(program, path=os.pathsep.join(os.get_exec_path(dict(env))))
+    if found is None:
+        return args, None
+    if posix:
+        return args, found
+    return [found] + args[1:], None

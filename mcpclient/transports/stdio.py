@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping,
 
 from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
+from ._cmdline import launch_args
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
 from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
 
@@ -120,7 +121,8 @@ class StdioTransport(Transport):
             print(client.list_tools())
 
     Args:
-        argv: the command as a list (never run through a shell).
+        argv: the command as a list (never run through a shell). A bare argv[0] is looked up in
+            the child's ``PATH`` (on Windows with ``PATHEXT``, so ``npx`` finds ``npx.cmd``).
         env: variables set for the child, over ``DEFAULT_ENV_KEYS`` taken from this process
             (or over all of ``os.environ`` when ``inherit_env=True``).
         cwd: the child's working directory.
@@ -216,10 +218,12 @@ class StdioTransport(Transport):
             self._starting = True
         kwargs: Dict[str, Any] = {"start_new_session": True} if _POSIX else {
             "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+        env = self._child_env()
+        args, executable = launch_args(self.argv, env, _POSIX)  # npx -> npx.cmd on Windows
         try:
             proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=self._child_env(), cwd=self.cwd, **kwargs)
+                args, executable=executable, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=env, cwd=self.cwd, **kwargs)
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
         with self._lifecycle:
