@@ -114,3 +114,18 @@ def test_a_bare_program_name_found_only_in_the_childs_path_runs():
     transport = StdioTransport([program, "-m", "mcpclient.testing"], env={"PATH": program_dir}, stderr=None)
     with Client(transport, timeout=LONG) as client:
         assert client.call_tool("echo", {"text": "hi"}).text == "hi"
+
+
+def test_a_batch_file_argument_cmd_exe_would_misread_is_refused(monkeypatch, fake_popen):
+    """cmd.exe (which CreateProcess puts in front of a .cmd file) expands % and runs what follows
+    an unquoted &; such an argument is refused before anything starts, and is not shown."""
+    monkeypatch.setattr(stdio, "_POSIX", False)
+    monkeypatch.setattr(shutil, "which", lambda name, mode=0, path=None: r"C:\nodejs\npx.CMD")
+    for arg in ["https://h/sse?a=1&b=2", "%SECRET%", 'say "hi"', "a\nb"]:
+        with pytest.raises(ConnectError, match="npx.CMD is a batch file") as info:
+            StdioTransport(["npx", "mcp-remote", arg]).start()
+        assert arg not in str(info.value)
+    assert fake_popen == []
+    with pytest.raises(ConnectError, match="No such file"):  # quoted by list2cmdline: & and () are safe
+        StdioTransport(["npx", "-y", "pkg", r"C:\Program Files (x86)\a & b", ""]).start()
+    assert fake_popen[0]["args"][-2:] == [r"C:\Program Files (x86)\a & b", ""]

@@ -80,6 +80,12 @@ def _split_windows(command: str) -> List[str]:
         args.append("".join(chars))
 
 
+#: What ``cmd.exe`` reads its own way in a batch file's arguments: always, and outside quotes
+#: (``list2cmdline`` quotes an argument only when it holds a blank).
+_CMD_ALWAYS = frozenset('%!"\r\n')
+_CMD_UNQUOTED = frozenset("&|<>^()")
+
+
 def launch_args(argv: Sequence[str], env: Mapping[str, str], posix: bool) -> Tuple[List[str], Optional[str]]:
     """``(args, executable)`` for ``Popen``: a bare program name is looked up in the child's
     ``PATH`` with ``shutil.which``, which on Windows also tries ``PATHEXT``, so ``npx`` runs
@@ -90,16 +96,23 @@ def launch_args(argv: Sequence[str], env: Mapping[str, str], posix: bool) -> Tup
 
     ``CreateProcess`` starts a ``.cmd``/``.bat`` file through ``%ComSpec% /c`` by itself (with
     ``shell=False``, in every Python version: python/cpython#77696), so ``npx.cmd`` runs; but
-    ``cmd.exe`` then reads the arguments by its own rules, not the C runtime's."""
+    ``cmd.exe`` then reads the arguments by its own rules (``%`` expands, ``&`` starts another
+    command), so an argument it would misread raises ``ValueError`` instead (run the program the
+    batch file wraps, e.g. ``node``, to pass it)."""
     import shutil  # deferred: import cost (shutil); only starting a process needs it
 
     args = list(argv)
-    program = args[0]
-    if os.path.dirname(program):
-        return args, None
-    found = shutil.which(program, path=os.pathsep.join(os.get_exec_path(dict(env))))
-    if found is None:
-        return args, None
+    found = None
+    if not os.path.dirname(args[0]):
+        found = shutil.which(args[0], path=os.pathsep.join(os.get_exec_path(dict(env))))
     if posix:
         return args, found
-    return [found] + args[1:], None
+    if found is not None:
+        args[0] = found
+    if args[0].lower().endswith((".cmd", ".bat")):
+        for arg in args[1:]:
+            unsafe = _CMD_ALWAYS if " " in arg or "\t" in arg else _CMD_ALWAYS | _CMD_UNQUOTED
+            if unsafe.intersection(arg):  # the argument itself is not shown: it may be a secret
+                raise ValueError(f"{os.path.basename(args[0])} is a batch file and cmd.exe would misread "
+                                 f"{''.join(sorted(unsafe.intersection(arg)))!r} in an argument")
+    return args, None

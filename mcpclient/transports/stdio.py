@@ -219,8 +219,8 @@ class StdioTransport(Transport):
         kwargs: Dict[str, Any] = {"start_new_session": True} if _POSIX else {
             "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
         env = self._child_env()
-        args, executable = launch_args(self.argv, env, _POSIX)  # npx -> npx.cmd on Windows
         try:
+            args, executable = launch_args(self.argv, env, _POSIX)  # npx -> npx.cmd on Windows
             proc = subprocess.Popen(
                 args, executable=executable, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, env=env, cwd=self.cwd, **kwargs)
