@@ -9,14 +9,17 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
-from conftest import LONG
+from conftest import LONG, faulty, pid_alive, wait_until
 from mcpclient import Client, StdioTransport
 from mcpclient.connection import make_transport
 from mcpclient.errors import ConnectError
+from mcpclient.transports.base import CLOSE_BUDGET
 from mcpclient.transports import _cmdline, stdio
 from mcpclient.transports._cmdline import split_command
 
@@ -129,3 +132,98 @@ def test_a_batch_file_argument_cmd_exe_would_misread_is_refused(monkeypatch, fak
     with pytest.raises(ConnectError, match="No such file"):  # quoted by list2cmdline: & and () are safe
         StdioTransport(["npx", "-y", "pkg", r"C:\Program Files (x86)\a & b", ""]).start()
     assert fake_popen[0]["args"][-2:] == [r"C:\Program Files (x86)\a & b", ""]
+
+
+# --- the process tree is killed (taskkill /T /F) ---------------------------------------------------
+
+class FakeProc:
+    pid = 4321
+
+    def __init__(self) -> None:
+        self.killed = 0
+
+    def kill(self) -> None:
+        self.killed += 1
+
+
+@pytest.mark.parametrize("outcome, falls_back", [
+    (0, False),  # taskkill killed the tree
+    (128, True),  # "process not found" or denied: the child itself is killed
+    (FileNotFoundError(2, "no taskkill"), True),
+    (subprocess.TimeoutExpired("taskkill", 0.5), True),
+])
+def test_kill_tree_runs_taskkill_on_the_tree_bounded_else_kills_the_child(monkeypatch, outcome, falls_back):
+    calls: List[Tuple[List[str], Dict[str, Any]]] = []
+
+    def run(args: List[str], **kwargs: Any) -> Any:
+        calls.append((args, kwargs))
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return subprocess.CompletedProcess(args, outcome)
+
+    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setenv("SYSTEMROOT", "/win")
+    monkeypatch.setattr(stdio, "_POSIX", False)
+    proc = FakeProc()
+    stdio._kill_group(proc, hard=False, timeout=0.5)  # type: ignore[arg-type]  # no SIGTERM on Windows: the tree
+    assert calls[0][0] == [os.path.join("/win", "System32", "taskkill.exe"), "/T", "/F", "/PID", "4321"]
+    assert calls[0][1]["timeout"] == 0.5 and calls[0][1]["stdin"] == subprocess.DEVNULL
+    assert proc.killed == (1 if falls_back else 0)
+
+
+#: A stand-in for taskkill.exe: /T /F /PID kills the process and its descendants (found in /proc).
+TASKKILL = """
+import os, signal, sys
+open(LOG, "a").write(" ".join(sys.argv[1:]) + "\\n")
+root = int(sys.argv[sys.argv.index("/PID") + 1])
+parents = {}
+for entry in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        with open(f"/proc/{entry}/stat") as f:
+            parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        pass
+tree, grew = {root}, True
+while grew:
+    found = {pid for pid, parent in parents.items() if parent in tree} - tree
+    tree |= found
+    grew = bool(found)
+for pid in tree:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+def test_on_windows_close_kills_the_whole_tree_so_pipes_held_by_grandchildren_end(tmp_path, monkeypatch):
+    """The server ignores stdin EOF and SIGTERM and has a grandchild holding its stdout and
+    stderr. Windows has no process group: the old code terminated the child alone, leaving the
+    grandchild (and the pipes it holds) behind. A stand-in taskkill.exe here kills the tree."""
+    log = tmp_path / "taskkill.log"
+    system32 = tmp_path / "System32"
+    system32.mkdir()
+    taskkill = system32 / "taskkill.exe"
+    taskkill.write_text(f"#!{sys.executable}\n" + TASKKILL.replace("LOG", repr(str(log))))
+    taskkill.chmod(0o755)
+    monkeypatch.setenv("SYSTEMROOT", str(tmp_path))
+    monkeypatch.setattr(stdio, "_POSIX", False)
+    grandchild: List[int] = []
+    seen = threading.Event()
+
+    def on_stderr(line: str) -> None:
+        if line.startswith("grandchild="):
+            grandchild.append(int(line.split("=", 1)[1]))
+            seen.set()
+
+    transport = StdioTransport(faulty("ignore-sigterm"), stderr=on_stderr, terminate_grace=0.2)
+    transport.start()
+    try:
+        assert seen.wait(LONG)
+    finally:
+        started = time.monotonic()
+        transport.close()
+    assert time.monotonic() - started < CLOSE_BUDGET
+    assert log.read_text().splitlines()[0] == f"/T /F /PID {transport.pid}"
+    assert not any(t.is_alive() for t in transport._threads)  # the stderr drain saw EOF: no holder left
+    assert wait_until(lambda: not pid_alive(grandchild[0])), "the grandchild survived"

@@ -2,8 +2,9 @@
 
 Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment,
 draining its stderr on a thread, noticing its exit on another, writing without ever blocking past
-a deadline or a close, and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the
-whole process group). Standard library only.
+a deadline or a close, and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
+Windows, ``taskkill`` of the process tree). Windows specifics are in ``_windows``. Standard
+library only.
 
 Process-group signals are sent only while the group leader is alive or a zombie (not yet reaped),
 so its pid, which names the group, cannot have been reused by an unrelated process.
@@ -22,8 +23,9 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping,
 
 from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
-from ._cmdline import launch_args
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
+from ._cmdline import launch_args
+from ._windows import kill_tree
 from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -51,6 +53,7 @@ _POSIX = os.name == "posix"
 _PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 _POLL = 0.05  # how often a writer stuck on a full pipe looks whether the transport is closing
 _KILL_WAIT = 0.5  # after SIGKILL, how long to wait for the exit
+_TASKKILL_WAIT = 2.0  # Windows: how long taskkill may take at most
 #: Bytes senders may leave queued for the writer; past it a sender waits for room (the server is
 #: not reading: the queue would grow without bound). One frame larger than this still goes alone.
 _OUTBOX_MAX = 4 << 20
@@ -86,18 +89,19 @@ def _default_name(argv: Sequence[str]) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", label).strip("_") or "server"
 
 
-def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool) -> None:
+def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool, timeout: float = _TASKKILL_WAIT) -> None:
     """SIGTERM (or with ``hard`` SIGKILL) the child's process group; ignore 'already gone'.
 
-    On Windows there are no process groups to signal: the child itself is terminated.
+    Windows has neither process groups nor a SIGTERM for a console child: either way its whole
+    process tree is killed (``taskkill``, for at most ``timeout`` s), before its pipes are closed.
     """
+    if not _POSIX:
+        kill_tree(proc, timeout)
+        return
     import signal  # deferred: import cost (signal); only closing a child needs it
 
     try:
-        if _POSIX:
-            os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
-        else:
-            proc.terminate()
+        os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
     except OSError:  # ProcessLookupError, PermissionError: the group is gone already
         pass
 
@@ -232,7 +236,10 @@ class StdioTransport(Transport):
                 self._proc = proc
         if closed_meanwhile:  # close() ran during Popen and found nothing to stop: stop it here
             _kill_group(proc, hard=True)
-            proc.wait()
+            try:
+                proc.wait(_KILL_WAIT)
+            except subprocess.TimeoutExpired:  # not reaped yet: subprocess reaps it later
+                pass
             for pipe in (proc.stdin, proc.stdout, proc.stderr):
                 pipe.close()  # type: ignore[union-attr]
             raise ConnectionClosed("the transport was closed while starting")
@@ -261,7 +268,7 @@ class StdioTransport(Transport):
 
     def close(self, deadline: Optional[float] = None) -> None:
         """Close stdin, give the child ``terminate_grace`` s, SIGTERM, the same again, then SIGKILL
-        the group; the graces shrink to fit ``deadline`` (default: ``CLOSE_BUDGET`` s from now;
+        the group (on Windows both steps kill the process tree); the graces shrink to fit ``deadline`` (default: ``CLOSE_BUDGET`` s from now;
         4.5 s at worst with the default grace)."""
         with self._lifecycle:
             first = not self._closing.is_set()
@@ -278,12 +285,12 @@ class StdioTransport(Transport):
         stdin_closed = self._close_stdin(proc, timeout=min(_POLL * 4, grace))
         if not self._exited.wait(grace):
             log.info("server %s did not exit after stdin closed; sending SIGTERM", self.name)
-            self._signal(proc, hard=False)
+            self._signal(proc, hard=False, deadline=deadline)
             if not self._exited.wait(grace):
                 log.warning("server %s ignored SIGTERM; killing its process group", self.name)
-                self._signal(proc, hard=True)
+                self._signal(proc, hard=True, deadline=deadline)
                 self._exited.wait(max(0.0, min(_KILL_WAIT, deadline - time.monotonic())))
-        self._signal(proc, hard=True)  # whatever the leader left behind in its group goes too
+        self._signal(proc, hard=True, deadline=deadline)  # whatever the leader left behind in its group goes too
         if not stdin_closed:
             self._close_stdin(proc, timeout=max(0.0, deadline - time.monotonic()))
         self._join_threads(deadline)
@@ -305,11 +312,12 @@ class StdioTransport(Transport):
             self._wlock.release()
         return True
 
-    def _signal(self, proc: "subprocess.Popen[bytes]", hard: bool) -> None:
+    def _signal(self, proc: "subprocess.Popen[bytes]", hard: bool, deadline: Optional[float] = None) -> None:
         """Signal the group, but only while its leader is unreaped (see the module docstring)."""
+        timeout = _TASKKILL_WAIT if deadline is None else min(_TASKKILL_WAIT, deadline - time.monotonic())
         with self._reap_lock:
             if proc.returncode is None:
-                _kill_group(proc, hard)
+                _kill_group(proc, hard, timeout)
 
     def _join_threads(self, deadline: float) -> None:
         join_all(self._threads, deadline)
