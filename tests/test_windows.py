@@ -5,20 +5,22 @@ their deadlines on a blocking pipe (that path is real: forced on POSIX, against 
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
-from conftest import LONG, faulty, pid_alive, wait_until
+from conftest import LONG, SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
 from mcpclient import Client, StdioTransport
 from mcpclient.connection import make_transport
-from mcpclient.errors import ConnectError
+from mcpclient.errors import ConnectError, ConnectionClosed, ProcessExited, SendTimeout
 from mcpclient.transports.base import CLOSE_BUDGET
 from mcpclient.transports import _cmdline, stdio
 from mcpclient.transports._cmdline import split_command
@@ -227,3 +229,117 @@ def test_on_windows_close_kills_the_whole_tree_so_pipes_held_by_grandchildren_en
     assert log.read_text().splitlines()[0] == f"/T /F /PID {transport.pid}"
     assert not any(t.is_alive() for t in transport._threads)  # the stderr drain saw EOF: no holder left
     assert wait_until(lambda: not pid_alive(grandchild[0])), "the grandchild survived"
+
+
+# --- writes keep their deadlines on a blocking pipe ------------------------------------------------
+
+@pytest.fixture
+def blocking_pipes(monkeypatch) -> None:
+    """The Windows write path, on this machine: stdin stays blocking (``os.set_blocking`` does
+    nothing on a Windows pipe), so a write the server does not read blocks in ``os.write``."""
+    monkeypatch.setattr(stdio, "_BLOCKING_PIPES", True)
+    monkeypatch.setattr(os, "set_blocking", lambda fd, blocking: None)
+
+
+def slow_reader(out: Path, pause: float, answer: bool = False) -> List[str]:
+    """A peer that reads nothing for ``pause`` s, then 64 KiB every 1 ms (tests/servers/slow_reader.py)."""
+    return [sys.executable, str(SERVERS / "slow_reader.py"), str(out), str(pause), "65536", "0.001",
+            "1" if answer else "0"]
+
+
+def notification(method: str, size: int = 900) -> Dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": method, "params": {"p": "x" * size}}
+
+
+def test_blocking_pipes_a_send_to_a_server_that_does_not_read_times_out_at_its_deadline(tmp_path, blocking_pipes):
+    transport = StdioTransport(slow_reader(tmp_path / "got.jsonl", pause=60), stderr=None, terminate_grace=0.2)
+    transport.start()
+    outcome: Dict[str, BaseException] = {}
+
+    def send_forever() -> None:
+        try:
+            transport.send(notification("patient"))
+        except BaseException as exc:  # noqa: BLE001 - asserted below
+            outcome["patient"] = exc
+
+    patient = threading.Thread(target=send_forever)
+    try:
+        assert os.get_blocking(transport._stdin_fd)  # the non-blocking path is not in play
+        for _ in range(200):  # ~180 KiB: more than the pipe holds
+            try:
+                transport.send(notification("fill"), deadline=time.monotonic() + 0.05)
+            except SendTimeout:
+                break
+        else:
+            raise AssertionError("the pipe never filled")
+        for _ in range(3):
+            began = time.monotonic()
+            with pytest.raises(SendTimeout):
+                transport.send(notification("late"), deadline=began + 0.3)
+            assert 0.3 <= time.monotonic() - began < 0.3 + 1.0  # at its deadline, not later
+        assert transport.returncode is None  # the server was not killed for it
+        patient.start()  # no deadline: waits until the close
+    finally:
+        closing = time.monotonic()
+        transport.close()
+        if patient.ident is not None:
+            patient.join(LONG)
+    assert time.monotonic() - closing < CLOSE_BUDGET
+    assert isinstance(outcome.get("patient"), ConnectionClosed), outcome
+
+
+def test_blocking_pipes_a_timed_out_frame_is_dropped_or_sent_whole_never_cut(tmp_path, blocking_pipes):
+    out = tmp_path / "got.jsonl"
+    transport = StdioTransport(slow_reader(out, pause=1.0), stderr=None)
+    transport.start()
+    try:
+        taken, timed_out = [], 0
+        for n in range(400):  # ~360 KiB, most of it while the server does not read
+            try:
+                transport.send(notification(f"n{n}", 900), deadline=time.monotonic() + 0.005)
+                taken.append(f"n{n}")
+            except SendTimeout:
+                timed_out += 1
+        transport.send(notification("last", 300_000), deadline=time.monotonic() + LONG)  # once it reads
+        assert timed_out, "no send timed out: nothing was tested"
+        assert wait_until(lambda: out.exists() and out.read_bytes().endswith(b"\n") and b'"last"' in out.read_bytes())
+        sent = [json.loads(line)["method"] for line in out.read_text().splitlines()]  # every line whole
+        assert sent[-1] == "last" and set(taken) <= set(sent)  # what was taken arrived
+        assert len(sent) < 400 + 1  # frames not begun by their deadline were dropped
+        assert sent[:-1] == sorted(sent[:-1], key=lambda m: int(m[1:]))  # in order
+    finally:
+        transport.close()
+
+
+def test_blocking_pipes_carry_a_real_clients_traffic(blocking_pipes):
+    transport = StdioTransport(TESTING_SERVER, stderr=None)
+    with Client(transport, timeout=LONG) as client:
+        assert transport._pipe_writer is not None and os.get_blocking(transport._stdin_fd)
+        assert "echo" in [tool.name for tool in client.list_tools()]
+        big = "y" * (1 << 20)  # 1 MiB: many pipe-fulls through the writer thread
+        assert client.call_tool("echo", {"text": big}).text == big
+        results: Dict[int, str] = {}
+
+        def caller(i: int) -> None:
+            for j in range(20):
+                results[i * 100 + j] = client.call_tool("echo", {"text": f"{i}-{j}"}).text
+
+        threads = [threading.Thread(target=caller, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(LONG)
+        assert results == {i * 100 + j: f"{i}-{j}" for i in range(8) for j in range(20)}
+
+
+def test_blocking_pipes_a_send_to_a_server_that_exited_reports_the_exit(blocking_pipes):
+    transport = StdioTransport([sys.executable, "-c", "import sys; sys.stdin.close(); print('bye', file=sys.stderr)"],
+                               stderr=None)
+    transport.start()
+    try:
+        assert transport._exited.wait(LONG)
+        with pytest.raises(ProcessExited):
+            for _ in range(100):  # the first write may still land in the pipe before it breaks
+                transport.send(notification("x", 100_000), deadline=time.monotonic() + LONG)
+    finally:
+        transport.close()

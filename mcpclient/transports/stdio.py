@@ -2,7 +2,8 @@
 
 Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment,
 draining its stderr on a thread, noticing its exit on another, writing without ever blocking past
-a deadline or a close, and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
+a deadline or a close (on a writer thread where pipes cannot be non-blocking: Windows), and the
+bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
 Windows, ``taskkill`` of the process tree). Windows specifics are in ``_windows``. Standard
 library only.
 
@@ -25,7 +26,7 @@ from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
 from ._cmdline import launch_args
-from ._windows import kill_tree
+from ._windows import PipeWriter, kill_tree
 from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -49,6 +50,8 @@ StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
 
 _STDERR_TAIL_LINES = 20
 _POSIX = os.name == "posix"
+#: Pipes cannot be made non-blocking (Windows): writes go through a ``PipeWriter`` thread.
+_BLOCKING_PIPES = not _POSIX
 #: Wait for the child's exit without reaping it (the zombie keeps its pid, and so its group, ours).
 _PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 _POLL = 0.05  # how often a writer stuck on a full pipe looks whether the transport is closing
@@ -178,6 +181,7 @@ class StdioTransport(Transport):
         self._queued = 0  # bytes in _outbox (at most _OUTBOX_MAX, or one larger frame)
         self._handoff: Optional[bytes] = None  # what the stdin thread must write first
         self._flusher: Optional[threading.Thread] = None
+        self._pipe_writer: Optional[PipeWriter] = None  # with blocking pipes (Windows): all writes
         self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
         self._exited = threading.Event()
         self._closing = threading.Event()
@@ -244,7 +248,7 @@ class StdioTransport(Transport):
                 pipe.close()  # type: ignore[union-attr]
             raise ConnectionClosed("the transport was closed while starting")
         self._stdin_fd = proc.stdin.fileno()  # type: ignore[union-attr]
-        if _POSIX:
+        if not _BLOCKING_PIPES:
             os.set_blocking(self._stdin_fd, False)  # writes wait in select(), bounded by deadlines
         self._finalizer = weakref.finalize(self, _reap_at_exit, weakref.ref(self), proc)
         prefix = f"mcpclient-{self.instance}"
@@ -252,6 +256,9 @@ class StdioTransport(Transport):
             start_thread(self._drain_stderr, f"{prefix}-stderr"),
             start_thread(self._wait_exit, f"{prefix}-waiter"),
         ]
+        if _BLOCKING_PIPES:  # every write on its own thread; senders wait till their deadline
+            self._pipe_writer = PipeWriter(self._stdin_fd, self.name, f"{prefix}-stdin", self._wlock, self._closing)
+            self._threads.append(self._pipe_writer.thread)
         log.debug("started %s (pid %s)", self.name, proc.pid)  # not argv: it may hold secrets
 
     @property
@@ -302,6 +309,8 @@ class StdioTransport(Transport):
         with self._olock:
             self._olock_cond.notify_all()  # the stdin thread, if idle, sees the close and ends
             self._room.notify_all()  # senders waiting for room raise ConnectionClosed
+        if self._pipe_writer is not None:
+            self._pipe_writer.wake()
         if not self._wlock.acquire(timeout=timeout):
             return False
         try:
@@ -339,11 +348,18 @@ class StdioTransport(Transport):
         only when the server stopped reading and the queue holds ``_OUTBOX_MAX`` bytes already
         (a larger frame still goes behind an empty queue): for room, until its own ``deadline``
         (then ``SendTimeout``, nothing of its frame sent). Once the transport is closing, every
-        send raises ``ConnectionClosed``.
+        send raises ``ConnectionClosed``. Where pipes cannot be non-blocking (Windows), every frame
+        is written on the stdin thread instead and its sender waits for it until its deadline
+        (``_windows.PipeWriter``).
         """
         data = encode_frame(message) + b"\n"
         if self._stdin_fd < 0:
             raise ConnectionClosed("transport not started")
+        if self._pipe_writer is not None:  # blocking pipes (Windows): the writer thread writes
+            failure = self._pipe_writer.send(data, deadline)
+            if failure is not None:
+                raise self._exit_error() from failure
+            return
         with self._olock:
             while True:
                 if self._closing.is_set():
