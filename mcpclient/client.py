@@ -86,8 +86,9 @@ class Client(ExtensionMethods):
             print(client.call_tool("add", {"a": 1, "b": 2}).structured_content)
 
     Args:
-        target: a command string (split with ``shlex``, run over stdio), an argv list, an
-            ``http(s)://`` URL (Streamable HTTP, falling back to HTTP+SSE), or a ``Transport``.
+        target: a command string (split with ``shlex``, or by the Windows rules on Windows; run
+            over stdio), an argv list, an ``http(s)://`` URL (Streamable HTTP, falling back to
+            HTTP+SSE), or a ``Transport``.
         headers / auth: HTTP headers, and a bearer token, a callable returning one, or an
             ``AuthProvider`` such as ``mcpclient.auth.OAuth`` (URL targets only).
         client_info: ``(name, version)``, a dict, or an ``Implementation`` sent to the server.

@@ -15,7 +15,6 @@ from __future__ import annotations
 import enum
 import logging
 import re
-import shlex
 import threading
 import time
 import weakref
@@ -40,6 +39,7 @@ from .protocol import check_server_version, initialize_params
 from .reconnect import Keepalive, Reconnect
 from .rounds import Answer
 from .session import Session
+from .transports._cmdline import split_command
 from .transports.base import CLOSE_BUDGET, Transport
 from .transports.stdio import StdioTransport
 from .types import Implementation
@@ -67,7 +67,7 @@ def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any)
             raise ValueError(f"{target!r}: only http(s) URLs and commands are supported targets")
         if headers or auth:
             raise ValueError("headers= and auth= apply to HTTP targets only")
-        argv = shlex.split(target)
+        argv = split_command(target)  # the Windows rules on Windows: C:\dir\srv.exe keeps its backslashes
         if not argv:
             raise ValueError("empty command")
         return StdioTransport(argv)
