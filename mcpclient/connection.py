@@ -275,6 +275,7 @@ class Connection:
         self._next_try = 0.0  # monotonic time before which no reconnect is tried
         self._last_failure: Optional[BaseException] = None
         self._watch: Optional[KeepaliveWatch] = None
+        self._closing_elsewhere: Optional[Session] = None  # lost by a keepalive: closed on its own thread
         self.reconnects = 0  # successful reconnects (for tests and diagnostics)
         _live.add(self)
 
@@ -382,7 +383,7 @@ class Connection:
                 raise ClientClosedError("the client was closed while reconnecting")
             if inherited:  # the parent's: left alone, never closed (nor freed)
                 _abandoned.append(old)
-            else:
+            elif old is not self._closing_elsewhere:  # (a failed keepalive's closer has it)
                 old.close(time.monotonic() + CLOSE_BUDGET)  # lost already: this only joins its threads
             session, negotiated = self._connector.connect(self.session, timeout, self._replace)
             era = self._make_era(negotiated, session.transport)
@@ -506,6 +507,7 @@ class Connection:
             self._state = _State.LOST
             self._lost = error
             self._watch = None
+            self._closing_elsewhere = session
         log.warning("%s: %s", session.transport.name, error)
         text, kind = str(error), type(error)
         start_thread(lambda: session.close(time.monotonic() + CLOSE_BUDGET, lambda: kind(text)),
