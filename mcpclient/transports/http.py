@@ -14,7 +14,8 @@ The transport knows no MCP method: what it must know about a message comes with 
 client (``send``'s ``headers``, ``idempotent``, ``setup``). The session id is taken from the
 answer to a ``setup`` request only, and an expired session is renewed by replaying the recorded
 setup messages, once, however many threads meet the 404 (``_threads.SingleFlight``); the old id
-stays in use until the new session is ready. Retries, auth rounds and renewal: ``_http.HTTPBase``.
+stays in use until the new session is ready. Then the GET stream moves to the new session.
+Retries, auth rounds and renewal: ``_http.HTTPBase``.
 POSTs go straight to ``requests``' connection pool (``_posters.FastPoster``) unless a user's session, a
 proxy or ``follow_redirects`` needs ``requests``' own machinery (``_posters.SessionPoster``, ``Session.post``).
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
 from ..errors import ConnectionClosed, HTTPError, ProtocolError, SessionExpired, TransportError
@@ -133,11 +134,13 @@ class HTTPTransport(HTTPBase):
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # id of a request in flight -> its response being read, or None
         self._cancelled: Set[Any] = set()  # 2026: requests in flight that were cancelled (see _track)
-        # Guards _open/_streams/_cancelled/_change only; never held across I/O, a callback or
-        # another lock (renewals and auth flows are single flights: no lock while they run).
+        self._get_open: Optional[Tuple[Response, Optional[str]]] = None  # the GET stream read, its session
+        # Guards _open/_streams/_cancelled/_change/_get_open only; never held across I/O, a callback
+        # or another lock (renewals and auth flows are single flights: no lock while they run).
         self._open_lock = threading.Lock()
         self._get_thread: Optional[threading.Thread] = None
         self._get_answered = threading.Event()
+        self._get_wake = threading.Event()  # a renewal (or close) ends the GET stream's wait to reopen
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -169,6 +172,7 @@ class HTTPTransport(HTTPBase):
         deadline = self._begin_close(deadline)
         if deadline is None:
             return
+        self._get_wake.set()
         try:
             with self._open_lock:
                 streams, self._open = list(self._open), set()
@@ -405,6 +409,11 @@ class HTTPTransport(HTTPBase):
         with self._open_lock:
             self._change = (expired, new_id)
         self.session_id = new_id  # published last: nothing goes out on a session not yet initialized
+        with self._open_lock:  # (after the new id: _hold_get registers or refuses a stream by it)
+            stale = self._get_open
+        if stale is not None and stale[1] != new_id:
+            abort(stale[0])  # the old session's GET stream: _listen reopens it on the new one
+        self._get_wake.set()
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -464,8 +473,11 @@ class HTTPTransport(HTTPBase):
         for _ in range(_MAX_RESUMES):
             if self._closing.wait(retry if retry is not None else _RETRY_DEFAULT) or rid in self._cancelled:
                 return
-            response = self._get_stream(last_id)
+            origin = self.session_id
+            response, session = self._get_stream(last_id)
             try:
+                if session != origin:  # renewed on the way: the new session never had this stream
+                    raise SessionExpired(f"{self.name} lost our session before the answer stream was resumed")
                 if response.status_code != 200 or media_type(response) != SSE:
                     raise status_error(self.name, response)
                 answered, last_id, retry = self._read_events(response, rid, last_id, retry)
@@ -475,15 +487,21 @@ class HTTPTransport(HTTPBase):
                 return
         raise ConnectionClosed(f"gave up resuming the answer stream from {self.name} after {_MAX_RESUMES} tries")
 
-    def _get_stream(self, last_event_id: Optional[str] = None) -> Response:
+    def _get_stream(self, last_event_id: Optional[str] = None) -> Tuple[Response, Optional[str]]:
         """A GET for an event stream (resumed after ``last_event_id``), through ``_exchange`` like
         every request: auth rounds on 401/403, a new session on 404, the retry policy. Returns
-        the answer whatever its status; raises what ``_exchange`` raises."""
+        the answer whatever its status, and the session id it was sent with (``Last-Event-ID``
+        only goes to the session whose stream it names, not to one a 404 renewed on the way);
+        raises what ``_exchange`` raises."""
         import requests  # deferred: import cost (requests); stdio-only programs never load it
+
+        origin = self.session_id
+        sent: List[Optional[str]] = [origin]
 
         def get(headers: Dict[str, str], read: Optional[float]) -> Response:
             headers["Accept"] = SSE
-            if last_event_id is not None:
+            sent[0] = headers.get(SESSION_HEADER)
+            if last_event_id is not None and sent[0] == origin:
                 headers["Last-Event-ID"] = last_event_id
             try:  # no read timeout: a server may stay silent on an event stream for long
                 return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
@@ -491,7 +509,16 @@ class HTTPTransport(HTTPBase):
             except requests.exceptions.RequestException as exc:
                 raise request_error(self.name, exc, self.connect_timeout) from exc
 
-        return self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
+        response = self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
+        return response, sent[0]
+
+    def _hold_get(self, response: Optional[Response], session: Optional[str]) -> bool:
+        """Register (``None``: unregister) the GET stream of ``session`` for ``_renew`` to end;
+        False if a renewal replaced that session already (the stream is then not read)."""
+        with self._open_lock:
+            current = response is None or session == self.session_id
+            self._get_open = (response, session) if response is not None and current else None
+        return current
 
     def _track(self, response: Response, rid: Any) -> bool:
         """Before reading ``response`` (of request ``rid``, or of no request): let ``close()``
@@ -546,17 +573,20 @@ class HTTPTransport(HTTPBase):
 
     def _listen(self) -> None:
         """The GET stream for server-initiated messages, reopened until close: after the server's
-        ``retry:`` delay with ``Last-Event-ID`` when it gave ids, else with capped backoff."""
+        ``retry:`` delay with ``Last-Event-ID`` when it gave ids, else with capped backoff; at
+        once, from its start, when a new session replaced ours (``_renew`` ends the old stream)."""
         import random  # deferred: import cost (random); only backoff needs it
 
         delay = 0.5
         last_id: Optional[str] = None
         retry: Optional[float] = None
+        session = self.session_id
         while not self._closing.is_set():
             response: Optional[Response] = None
             ended: Optional[Exception] = None
+            self._get_wake.clear()
             try:
-                response = self._get_stream(last_id)
+                response, session = self._get_stream(last_id if session == self.session_id else None)
             except SessionExpired as exc:  # our session is gone and no new one came
                 ended = exc
             except TransportError as exc:  # no connection, or it broke: try again later
@@ -580,14 +610,19 @@ class HTTPTransport(HTTPBase):
                         return
                     if status == 200 and media_type(response) == SSE:
                         delay = 0.5
-                        _, last_id, retry = self._read_events(response, None, last_id, retry)
+                        if self._hold_get(response, session):  # (not if a renewal replaced its session)
+                            _, last_id, retry = self._read_events(response, None, last_id, retry)
                     else:
                         log.debug("GET stream to %s answered %s", self.name, status)
                 except ConnectionClosed as exc:
                     log.debug("%s", exc)
                 finally:
+                    self._hold_get(None, None)
                     response.close()
+                if session != self.session_id:  # renewed: the new session's stream opens now, from its start
+                    last_id, retry, delay = None, None, 0.5
+                    continue
             wait = retry if retry is not None else delay * (0.5 + random.random())
-            if self._closing.wait(wait):
+            if self._get_wake.wait(wait) and self._closing.is_set():
                 return
             delay = min(delay * 2, 30.0)
