@@ -153,6 +153,7 @@ class Client(ExtensionMethods):
         requests.on_quick_request = lambda rid, method, params: self._responder.quick(rid, method, params, requests.reply)
         session.on_quick_notification = self._subscriptions.route_quick
         session.on_lost = self._subscriptions.end_all
+        transport.on_session_renewed = self._subscriptions.resubscribe
         return session
 
     def close(self) -> None:

@@ -14,8 +14,9 @@ The transport knows no MCP method: what it must know about a message comes with 
 client (``send``'s ``headers``, ``idempotent``, ``setup``). The session id is taken from the
 answer to a ``setup`` request only, and an expired session is renewed by replaying the recorded
 setup messages, once, however many threads meet the 404 (``_threads.SingleFlight``); the old id
-stays in use until the new session is ready. Then the GET stream moves to the new session.
-Retries, auth rounds and renewal: ``_http.HTTPBase``.
+stays in use until the new session is ready. Then the GET stream moves to the new session and the
+client hears of it (``on_session_renewed``: it subscribes again). Retries, auth rounds and
+renewal: ``_http.HTTPBase``.
 POSTs go straight to ``requests``' connection pool (``_posters.FastPoster``) unless a user's session, a
 proxy or ``follow_redirects`` needs ``requests``' own machinery (``_posters.SessionPoster``, ``Session.post``).
 
@@ -375,11 +376,15 @@ class HTTPTransport(HTTPBase):
                                  f"after {timeout:.3g} s") from None
         with self._open_lock:  # exactly one of the threads that waited reports the change
             change, self._change = self._change, None
-        if change is not None and self.on_session_change is not None:
-            try:
-                self.on_session_change(*change)
-            except Exception:
-                log.exception("on_session_change callback failed")
+        if change is None:
+            return
+        for name, callback, args in (("on_session_change", self.on_session_change, change),
+                                     ("on_session_renewed", self.on_session_renewed, ())):
+            if callback is not None:
+                try:
+                    callback(*args)
+                except Exception:
+                    log.exception("%s callback failed", name)
 
     def _renew(self, expired: str, deadline: Optional[float]) -> None:
         """The renewal itself (one flight): the setup request without a session id, then the
