@@ -8,7 +8,8 @@ Notifications and responses are POSTed on the caller's thread, which keeps them 
 what the caller sends next. In the handshake era a GET stream (``mcpclient-<n>-http-get``)
 carries server-initiated messages. An HTTP failure fails only the request it belongs to
 (``DeliveryFailed``). A request's SSE stream that ends before its answer is resumed with a GET
-carrying ``Last-Event-ID``, after the server's ``retry:`` delay (2025-11-25 polling).
+carrying ``Last-Event-ID`` (2025-11-25 polling), or in the 2026 era sent again under a new id if
+it is safe to repeat (``_recovery``).
 
 The transport knows no MCP method: what it must know about a message comes with it from the
 client (``send``'s ``headers``, ``idempotent``, ``setup``). The session id is taken from the
@@ -32,11 +33,12 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional,
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
 from ..errors import ConnectionClosed, HTTPError, ProtocolError, SessionExpired, TransportError
 from ._http import (
-    JSON, SESSION_HEADER, SSE, Auth, HTTPBase, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse,
+    JSON, SESSION_HEADER, SSE, Auth, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse,
     request_error, rpc_error_body, status_error,
 )
 from ..auth.base import BearerToken
 from ._posters import FastPoster, SessionPoster
+from ._recovery import AnswerRecovery, StreamBroken
 from .base import Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -49,14 +51,12 @@ __all__ = ["HTTPTransport"]
 log = logging.getLogger("mcpclient.transport.http")
 
 _DELETE_TIMEOUT = 2.0  # the most the session's DELETE may take of close()'s budget
-_RETRY_DEFAULT = 0.5  # seconds to wait before resuming a stream whose server named no retry: delay
 _RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
-_MAX_RESUMES = 10  # resumptions of one request's stream before giving up
 _RENEW_ID = "mcpclient-renew-session"  # the id of a replayed setup request (its answer is read here)
 _LEGACY_REFUSALS = (400, 404, 405)  # how an HTTP+SSE server refuses the Streamable HTTP setup POST
 
 
-class HTTPTransport(HTTPBase):
+class HTTPTransport(AnswerRecovery):
     """Talk to an MCP server over Streamable HTTP.
 
     Example::
@@ -281,7 +281,7 @@ class HTTPTransport(HTTPBase):
                         # A stream is read by a worker: the caller waits for its answer in the
                         # engine, whose deadline a stream that trickles or never ends cannot stretch.
                         streaming = self._posts.try_submit(  # type: ignore[union-attr]
-                            "stream", self._read_answer, rid, response, deadline)
+                            "stream", self._read_answer, rid, response, deadline, body, extra, idempotent)
                         if streaming:
                             return None
                     return self._deliver_body(response, rid, inline)
@@ -298,6 +298,8 @@ class HTTPTransport(HTTPBase):
             finally:
                 if not streaming:
                     response.close()
+        except StreamBroken as broke:  # 2026-07-28
+            self._reissue(rid, body, deadline, extra, idempotent, broke)
         except Exception as exc:
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
@@ -306,13 +308,18 @@ class HTTPTransport(HTTPBase):
                 self._end(rid)
         return None
 
-    def _read_answer(self, rid: Any, response: Response, deadline: Optional[float]) -> None:
+    def _read_answer(self, rid: Any, response: Response, deadline: Optional[float], body: bytes,
+                     extra: Optional[Dict[str, str]], idempotent: Optional[bool]) -> None:
         """Worker: a blocking call's SSE answer (see ``_request``). It may be read for long: the
         lane may have one more worker meanwhile, so ``pool_size`` such streams never hold up
         the POSTs of futures (which the lane's size is for)."""
         try:
             with self._posts.waiting():  # type: ignore[union-attr]
-                self._deliver_body(response, rid)
+                try:
+                    self._deliver_body(response, rid)
+                except StreamBroken as broke:  # 2026-07-28
+                    response.close()
+                    self._reissue(rid, body, deadline, extra, idempotent, broke)
         except Exception as exc:
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
@@ -422,10 +429,12 @@ class HTTPTransport(HTTPBase):
 
     # --- receiving ------------------------------------------------------------------------------
 
-    def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False) -> Optional[Any]:
+    def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False,
+                      wire: Any = None) -> Optional[Any]:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
-        (resumed until the answer to ``rid`` came, if the server lets it be resumed). ``inline``:
-        this is the caller's own thread, which gets a JSON answer back instead (see ``send``)."""
+        (resumed until the answer to ``rid`` came, if the server lets it be resumed; 2026: raises
+        ``StreamBroken`` instead). ``inline``: this is the caller's own thread, which gets a JSON answer
+        back instead (see ``send``). ``wire``: the id ``rid`` was re-issued under (``_reissue``)."""
         kind = media_type(response)
         if kind == JSON:
             if not self._track(response, rid):
@@ -434,6 +443,8 @@ class HTTPTransport(HTTPBase):
                 message = decode_frame(response.content)
             finally:
                 self._untrack(response, rid)
+            if wire is not None and type(message) is dict and message.get("id") == wire:
+                message["id"] = rid
             if inline and type(message) is dict and message.get("id") == rid and (
                     "result" in message or "error" in message):
                 return message
@@ -441,22 +452,25 @@ class HTTPTransport(HTTPBase):
             return None
         if kind != SSE:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
-        answered, last_id, retry = self._read_events(response, rid, None, None)
+        answered, last_id, retry = self._read_events(response, rid, None, None, wire)
         if answered or rid is None or self._closing.is_set() or rid in self._cancelled:
             return None
+        if self._stateless:  # no GET, no resumption: the caller may send the request again
+            raise StreamBroken(f"{self.name} ended the answer stream before the answer")
         if last_id is None:
             raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
                                    "to resume from")
         self._resume(rid, last_id, retry)
         return None
 
-    def _read_events(self, response: Response, rid: Any, last_id: Optional[str],
-                     retry: Optional[float]) -> Tuple[bool, Optional[str], Optional[float]]:
+    def _read_events(self, response: Response, rid: Any, last_id: Optional[str], retry: Optional[float],
+                     wire: Any = None) -> Tuple[bool, Optional[str], Optional[float]]:
         """Queue one stream's messages; return (the answer to ``rid`` came, or ``rid`` was cancelled:
-        nothing more to read; the last event id; the retry delay)."""
+        nothing more to read; the last event id; the retry delay). ``wire``: as in ``_deliver_body``."""
         if not self._track(response, rid):
             return True, last_id, retry  # cancelled (2026): the response is closed unread
         answered = False
+        expected = rid if wire is None else wire
         try:
             for event in self._events(response):
                 last_id = event.id if event.id is not None else last_id
@@ -464,33 +478,15 @@ class HTTPTransport(HTTPBase):
                 message = self._event_message(event)
                 if message is None:
                     continue
-                self._inbox.put(message)
-                if rid is not None and isinstance(message, dict) and message.get("id") == rid \
+                if rid is not None and isinstance(message, dict) and message.get("id") == expected \
                         and ("result" in message or "error" in message):
                     answered = True
+                    if wire is not None:
+                        message["id"] = rid  # the answer to the re-issued request is the original's
+                self._inbox.put(message)
         finally:
             self._untrack(response, rid)
         return answered, last_id, retry
-
-    def _resume(self, rid: Any, last_id: Optional[str], retry: Optional[float]) -> None:
-        """2025-11-25 polling: after the server's retry delay, GET with ``Last-Event-ID`` and read
-        on, until the answer to ``rid`` came."""
-        for _ in range(_MAX_RESUMES):
-            if self._closing.wait(retry if retry is not None else _RETRY_DEFAULT) or rid in self._cancelled:
-                return
-            origin = self.session_id
-            response, session = self._get_stream(last_id)
-            try:
-                if session != origin:  # renewed on the way: the new session never had this stream
-                    raise SessionExpired(f"{self.name} lost our session before the answer stream was resumed")
-                if response.status_code != 200 or media_type(response) != SSE:
-                    raise status_error(self.name, response)
-                answered, last_id, retry = self._read_events(response, rid, last_id, retry)
-            finally:
-                response.close()
-            if answered or self._closing.is_set():
-                return
-        raise ConnectionClosed(f"gave up resuming the answer stream from {self.name} after {_MAX_RESUMES} tries")
 
     def _get_stream(self, last_event_id: Optional[str] = None) -> Tuple[Response, Optional[str]]:
         """A GET for an event stream (resumed after ``last_event_id``), through ``_exchange`` like
