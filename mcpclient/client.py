@@ -213,6 +213,7 @@ class Client(ExtensionMethods):
         requests = session.requests
         requests.on_quick_request = lambda rid, method, params: responder.quick(rid, method, params, requests.reply)
         session.on_quick_notification = self._subscriptions.route_quick
+        transport.on_session_renewed = self._subscriptions.resubscribe
         return session
 
     def _make_era(self, negotiated: Any, transport: Transport) -> Any:
