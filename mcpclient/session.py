@@ -47,6 +47,7 @@ NotificationHandler = Callable[[str, Dict[str, Any]], Any]
 _INF = float("inf")
 _ABANDONED_MEMORY = 10_000  # how many timed-out/cancelled ids we remember to recognise late replies
 HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
+_LOSS_WAIT = 0.5  # after a send found the pipe broken, how long to wait for the reader to see the end
 _NO_RESULT = object()
 
 
@@ -84,7 +85,8 @@ class Session:
         #: queued for ``on_notification``: for what must not wait behind the notification thread.
         #: It must never block or run user code.
         self.on_quick_notification: Optional[NotificationHandler] = None
-        #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``).
+        #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``),
+        #: before the pending calls fail.
         self.on_lost: Optional[Callable[[BaseException], None]] = None
         self.instance = transport.instance or next_instance()
         self._prefix = prefix = f"mcpclient-{self.instance}"
@@ -300,6 +302,12 @@ class Session:
             if isinstance(exc, SendTimeout):
                 raise RequestTimeout(f"{method} (id {rid}) could not be sent in time: {exc}",
                                      method=method, request_id=rid) from exc
+            reader = self._reader
+            if isinstance(exc, ConnectionClosed) and reader is not None and reader.ident != _get_ident() \
+                    and not self.transport.remote:
+                # The pipe broke: the reader meets the end of the stream next. Wait (briefly) for
+                # it, so the caller's next call finds the connection known lost (reconnect).
+                reader.join(_LOSS_WAIT)
             raise
         if reply is not None:  # answered on this thread (HTTP with a JSON body): no hand-off
             if wire_log.isEnabledFor(logging.DEBUG):
@@ -564,12 +572,12 @@ class Session:
             pending, self._pending = self._pending, {}
         if pending and not self._closing:
             log.warning("connection lost with %d calls pending: %s", len(pending), reason)
-        for call in pending.values():
-            exc = factory()
-            exc.__cause__ = reason
-            call.land(None, exc)
-        if self.on_lost is not None:
+        if self.on_lost is not None:  # first: a caller woken below finds the connection known lost
             try:
                 self.on_lost(factory())
             except Exception:
                 log.exception("on_lost callback failed")
+        for call in pending.values():
+            exc = factory()
+            exc.__cause__ = reason
+            call.land(None, exc)

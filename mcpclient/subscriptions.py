@@ -327,10 +327,17 @@ class SubscriptionRouter:
         with self._lock:
             self._listens.pop(subscription.subscription_id, None)
             self._early.pop(subscription.subscription_id, None)
-            if self.keep_on_loss and isinstance(error, ConnectionClosed) and subscription is not self._resource_listen \
-                    and not subscription.closed and self._session().is_closed:
-                self._suspended.append(subscription)  # the connection is lost: restore() listens again
+            again = self.keep_on_loss and isinstance(error, ConnectionClosed) and not subscription.closed \
+                and subscription is not self._resource_listen and done._session.is_closed  # its session is lost
+            if again and self._session() is done._session:  # (read and appended under the lock: see restore)
+                self._suspended.append(subscription)  # the next connection's restore() listens again
                 return
+        if again:  # a new connection replaced the lost one already: listen there now
+            try:
+                self._open_listen(subscription)
+                return
+            except MCPError as exc:
+                error = exc
         subscription.end(ended_by(error))
 
     def active(self) -> bool:
