@@ -2,8 +2,8 @@
 
 The app's module-level clients call the bundled server over stdio and, where the ``mcp`` package
 is installed, the official SDK's server over Streamable HTTP. Each configuration (sync and gthread
-workers, with and without ``--preload``) runs two workers that recycle every 5 requests
-(``--max-requests 5``) under 40 requests, 4 at a time, each asking for a distinct ``add(a, b)``, so
+workers, with and without ``--preload``) runs two workers that recycle every 8 requests
+(``--max-requests 8``) under 40 requests, 4 at a time, each asking for a distinct ``add(a, b)``, so
 a misrouted answer cannot pass. Then gunicorn is stopped (SIGTERM to the arbiter) and no server
 process may be left. With ``--preload`` the clients are made in the arbiter and inherited by the
 forked workers: ``reconnect=Reconnect()`` gives each worker its own connection, and the arbiter's
@@ -41,7 +41,7 @@ NO_CONTROL_SOCKET = [option for setting in gunicorn_config.KNOWN_SETTINGS for op
 
 REQUESTS = 40
 CONCURRENCY = 4
-MAX_REQUESTS = 5
+MAX_REQUESTS = 8
 #: Seconds one HTTP request may take (a worker boot included); gunicorn's own worker timeout is 10.
 REQUEST_TIMEOUT = 20.0
 
@@ -129,7 +129,7 @@ def test_flask_under_gunicorn_answers_every_request_and_leaves_no_server(tmp_pat
             assert answer["server_pid"] not in arbiter_servers, answer
             server_pids.add(answer["server_pid"])
         # Workers were recycled during the run (2 workers, a new one every MAX_REQUESTS requests).
-        assert len(workers) >= REQUESTS // MAX_REQUESTS - 2, sorted(workers)
+        assert len(workers) >= REQUESTS // MAX_REQUESTS - 2, sorted(workers)  # gthread may take a few more
         assert len(server_pids) == len(workers), workers
         if preload:
             assert len(arbiter_servers) == 1, (arbiter_servers, server.why())
