@@ -2,7 +2,7 @@
 
 - ``Spawned``: a process started in its own session with its output in a file; ``stop()`` sends
   SIGTERM, waits a bounded time, then SIGKILLs its whole group, and always reaps it.
-- ``children_of(pid)``, ``server_children(pid)`` (bundled test servers), ``pid_alive`` (a zombie
+- ``children_of(pid)``, ``descendants(pid)``, ``server_children(pid)`` (bundled test servers), ``pid_alive`` (a zombie
   counts as dead) and ``wait_until`` (polling with a deadline, only for what no event can signal:
   a process's death or a port opening).
 - ``free_port()``: a loopback port to try (callers retry on collision).
@@ -20,7 +20,7 @@ from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
 from conftest import pid_alive, wait_until  # tests/conftest.py
 
 __all__ = ["EXAMPLES", "PY", "REPO", "SERVER_EXIT_WAIT", "Spawned", "all_dead", "children_of", "cmdline",
-           "env_with", "free_port", "pid_alive", "server_children", "still_alive", "wait_until"]
+           "descendants", "env_with", "free_port", "pid_alive", "server_children", "still_alive", "wait_until"]
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -47,9 +47,9 @@ def cmdline(pid: int) -> str:
         return ""
 
 
-def children_of(parent: int) -> List[int]:
-    """Live (non-zombie) processes whose parent is ``parent``."""
-    found = []
+def _parents() -> Dict[int, int]:
+    """pid -> parent pid of every live (non-zombie) process."""
+    found = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -58,8 +58,24 @@ def children_of(parent: int) -> List[int]:
                 fields = f.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if fields[1] == str(parent) and fields[0] != "Z":
-            found.append(int(entry))
+        if fields[0] != "Z":
+            found[int(entry)] = int(fields[1])
+    return found
+
+
+def children_of(parent: int) -> List[int]:
+    """Live (non-zombie) processes whose parent is ``parent``."""
+    return [pid for pid, ppid in _parents().items() if ppid == parent]
+
+
+def descendants(ancestor: int) -> List[int]:
+    """Live processes below ``ancestor`` (children, their children, ...)."""
+    parents = _parents()
+    found: List[int] = []
+    level = [ancestor]
+    while level:
+        level = [pid for pid, ppid in parents.items() if ppid in level]
+        found.extend(level)
     return found
 
 

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from ._procs import (
-    EXAMPLES, PY, SERVER_EXIT_WAIT, Spawned, all_dead, children_of, env_with, pid_alive, server_children,
+    EXAMPLES, PY, SERVER_EXIT_WAIT, Spawned, all_dead, descendants, env_with, pid_alive, server_children,
     still_alive, wait_until,
 )
 
@@ -74,12 +74,12 @@ def test_celery_prefork_tasks_use_per_process_and_inherited_clients(tmp_path, re
             assert answer["server_pid"] not in main_servers, (name, answer)
         assert len(main_servers) == 1, (main_servers, worker.log_tail())
         assert pid_alive(main_servers[0])  # the children used their own connections
-        pool = [pid for pid in children_of(worker.pid) if pid not in main_servers]
+        below = descendants(worker.pid)  # pool processes and every server
     finally:
         status = worker.stop()  # SIGTERM: warm shutdown
         sender.close()
     assert status == 0, f"the worker did not stop by itself ({status}):\n{worker.log_tail()}"
     servers = {server for per_task in pids.values() for server in per_task.values()}
     assert len(servers) == len(pids["add"]) + len(pids["add_shared"]), pids  # none shared between processes
-    tracked = sorted(servers | set(main_servers) | set(pool))
+    tracked = sorted(servers | set(main_servers) | set(below))
     assert wait_until(all_dead(tracked), SERVER_EXIT_WAIT), f"left running: {still_alive(tracked)}"

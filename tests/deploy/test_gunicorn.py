@@ -27,8 +27,8 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 from ._procs import (
-    EXAMPLES, PY, SERVER_EXIT_WAIT, Spawned, all_dead, env_with, pid_alive, server_children, still_alive,
-    wait_until,
+    EXAMPLES, PY, SERVER_EXIT_WAIT, Spawned, all_dead, descendants, env_with, pid_alive, server_children,
+    still_alive, wait_until,
 )
 
 pytest.importorskip("gunicorn")
@@ -137,7 +137,8 @@ def test_flask_under_gunicorn_answers_every_request_and_leaves_no_server(tmp_pat
             assert pid_alive(arbiter_servers[0])
         else:
             assert arbiter_servers == [], "without --preload the arbiter never imports the app"
-    tracked = sorted(server_pids | set(arbiter_servers) | set(workers))
+        below = descendants(server.pid)  # workers and servers that served nothing yet included
+    tracked = sorted(server_pids | set(arbiter_servers) | set(workers) | set(below))
     assert wait_until(all_dead(tracked), SERVER_EXIT_WAIT), f"left running: {still_alive(tracked)}"
 
 
@@ -154,4 +155,5 @@ def test_an_inherited_client_without_reconnect_fails_clearly_in_the_worker(tmp_p
             assert status == 500 and body.startswith("ForkedClientError"), \
                 f"add({a}, {b}) -> {status} {body}\n{server.why()}"
         assert len(arbiter_servers) == 1 and pid_alive(arbiter_servers[0]), server.why()
-    assert wait_until(all_dead(arbiter_servers), SERVER_EXIT_WAIT), f"left running: {still_alive(arbiter_servers)}"
+        below = descendants(server.pid)
+    assert wait_until(all_dead(below), SERVER_EXIT_WAIT), f"left running: {still_alive(below)}"
