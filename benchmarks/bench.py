@@ -66,17 +66,17 @@ SIZES = {
     # Calls per round; *_conc is the total over all threads/tasks (split evenly). Every measurement
     # runs `rounds` times; the median round's p50 and calls/s are reported (p99 pools all rounds).
     "full": dict(rounds=5, warmup=500, raw_seq=8000, raw_conc=16000, mc_seq=8000, mc_conc=9600,
-                 off_seq=3000, off_conc=4800, import_runs=20,
+                 off_seq=3000, off_conc=4800, import_runs=20, idle_s=6.0,
                  http_rounds=3, http_warmup=300, http_raw_seq=1500, http_raw_conc=2400, http_mc_seq=1500,
                  http_mc_conc=2400, http_off_seq=800, http_off_conc=1280),
     "quick": dict(rounds=3, warmup=200, raw_seq=1500, raw_conc=3200, mc_seq=1500, mc_conc=2400,
-                  off_seq=600, off_conc=1280, import_runs=10,
+                  off_seq=600, off_conc=1280, import_runs=10, idle_s=3.0,
                   http_rounds=3, http_warmup=100, http_raw_seq=400, http_raw_conc=640, http_mc_seq=400,
                   http_mc_conc=640, http_off_seq=200, http_off_conc=320),
     # CI smoke (tests/test_benchmark.py): a handful of calls per phase, one round. It proves every
     # row and section runs and is reported; its numbers are noise, never read them as results.
     "smoke": dict(rounds=1, warmup=20, raw_seq=40, raw_conc=64, mc_seq=40, mc_conc=64,
-                  off_seq=20, off_conc=64, import_runs=3,
+                  off_seq=20, off_conc=64, import_runs=3, idle_s=0.3,
                   http_rounds=1, http_warmup=10, http_raw_seq=20, http_raw_conc=64, http_mc_seq=20,
                   http_mc_conc=64, http_off_seq=10, http_off_conc=64),
 }
@@ -95,6 +95,8 @@ TARGETS = {
     "http_vs_official_at_32": 2.0,
     # 2026-07-28 era (the modern sections; the other modern ratios are reported only)
     "modern_vs_official_at_1": 3.0,  # stdio, each placement: mcpclient calls/s / official calls/s  >=
+    # Issue 10: an idle client with keepalive on (1 s interval: it pings every other second)
+    "idle_keepalive_cpu_ms_per_s": 1.0,  # CPU of the whole client process per idle second  <=
 }
 #: Modules ``import mcpclient`` must not load (the verdict) ...
 HEAVY = ("requests", "jsonschema", "urllib3")
@@ -609,6 +611,41 @@ def bench_import(runs: int) -> Dict[str, Any]:
             "heavy_modules_loaded": heavy, "slowest_modules": top}
 
 
+IDLE_PROBE = """
+import sys, time
+from mcpclient import Client
+keepalive = float(sys.argv[2]) or None
+with Client([sys.executable, sys.argv[3]], protocol="legacy", keepalive=keepalive) as client:
+    client.ping()
+    t0, c0 = time.monotonic(), time.process_time()
+    time.sleep(float(sys.argv[1]))
+    idle_s, cpu_s = time.monotonic() - t0, time.process_time() - c0
+    pings = client._conn._watch.pings if keepalive else 0
+print(cpu_s * 1000 / idle_s, pings)
+"""
+
+
+def bench_idle(seconds: float) -> Dict[str, Any]:
+    """CPU an idle connected client burns per second, without and with a 1 s keepalive."""
+    out: Dict[str, Any] = {"seconds": seconds}
+    for label, keepalive in (("no_keepalive", 0.0), ("keepalive_1s", 1.0)):
+        got = subprocess.run([PY, "-c", IDLE_PROBE, str(seconds), str(keepalive), SERVER], check=True,
+                             capture_output=True, text=True, cwd=ROOT).stdout.split()
+        out[label] = {"cpu_ms_per_s": float(got[0]), "pings": int(got[1])}
+    return out
+
+
+def report_idle(idle: Dict[str, Any]) -> List[Dict[str, Any]]:
+    base, kept = idle["no_keepalive"], idle["keepalive_1s"]
+    print(f"== idle client for {idle['seconds']:g} s: CPU {base['cpu_ms_per_s']:.3f} ms/s without keepalive, "
+          f"{kept['cpu_ms_per_s']:.3f} ms/s with keepalive=1 ({kept['pings']} pings)")
+    ok = kept["cpu_ms_per_s"] <= TARGETS["idle_keepalive_cpu_ms_per_s"]
+    print(f"  {'idle CPU with keepalive (ms/s)':{NAME_W}}{kept['cpu_ms_per_s']:>7.3f}    "
+          f"{'<= ' + format(TARGETS['idle_keepalive_cpu_ms_per_s'], 'g'):>6}  {'PASS' if ok else 'FAIL'}")
+    return [{"placement": None, "name": "idle CPU with keepalive (ms/s)", "value": kept["cpu_ms_per_s"], "op": "<=",
+             "target": TARGETS["idle_keepalive_cpu_ms_per_s"], "result": "PASS" if ok else "FAIL"}]
+
+
 # --- report -------------------------------------------------------------------------------------
 
 def _fmt(v: Optional[float], width: int, digits: int = 0) -> str:
@@ -759,7 +796,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--era", choices=("both", "legacy", "modern"), default="both",
                     help="protocol era: the handshake era (initialize), 2026-07-28 (server/discover, "
                          "servers run with --modern), or both (default)")
-    ap.add_argument("--only", choices=("raw", "raw_threaded", "mcpclient", "official", "import"), action="append",
+    ap.add_argument("--only", choices=("raw", "raw_threaded", "mcpclient", "official", "import", "idle"),
+                    action="append",
                     help=argparse.SUPPRESS)  # debugging aid: run just some parts
     opts = ap.parse_args(argv)
     mode = "smoke" if opts.smoke else "quick" if opts.quick else "full"
@@ -834,6 +872,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         res["import"] = bench_import(sz["import_runs"])
         log(f"[bench] import done in {time.perf_counter() - t0:.1f} s")
         rows += report_import(res["import"])
+    if not opts.only or "idle" in opts.only:
+        t0 = time.perf_counter()
+        res["idle"] = bench_idle(sz["idle_s"])
+        log(f"[bench] idle done in {time.perf_counter() - t0:.1f} s")
+        rows += report_idle(res["idle"])
     res["elapsed_s"] = time.perf_counter() - started
     res["targets"] = rows
     failed = [r for r in rows if r["result"] == "FAIL"]

@@ -15,13 +15,14 @@ from ._lazy import lazy_names as _lazy_names
 from ._version import __version__
 from .client import DEFAULT, Client
 from .errors import (
-    AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, InternalError,
+    AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError, HTTPError, InternalError,
     InvalidParams, InvalidRequest, MCPError, MethodNotFound, ParseError, ProcessExited, ProtocolError,
     ReaderThreadError, RequestCancelled, RequestTimeout, ResourceNotFound, RPCError, SchemaValidationError,
     SendTimeout, SessionExpired, SubscriptionLost, ToolError, TransportError, URLElicitationRequired, HeaderMismatch,
     InputRoundsExceeded, MissingClientCapability, UnsupportedProtocolVersion,
 )
 from .futures import CallFuture
+from .reconnect import Keepalive, Reconnect
 from .subscriptions import Event, Subscription
 from .transports.base import Transport
 from .transports.memory import MemoryTransport
@@ -49,6 +50,7 @@ __all__ = [
     "ElicitationResult",
     "EmbeddedResource",
     "Event",
+    "ForkedClientError",
     "HTTPError",
     "HTTPTransport",
     "HeaderMismatch",
@@ -58,6 +60,7 @@ __all__ = [
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
+    "Keepalive",
     "LoadedSkill",
     "MCPError",
     "MemoryTransport",
@@ -72,6 +75,7 @@ __all__ = [
     "ProtocolError",
     "RPCError",
     "ReaderThreadError",
+    "Reconnect",
     "RequestCancelled",
     "RequestTimeout",
     "Resource",

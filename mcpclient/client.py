@@ -7,6 +7,8 @@ whose ``result()`` is the blocking method (README, "How it is built").
 from __future__ import annotations
 
 import logging
+import warnings
+import weakref
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Union, overload
 
@@ -18,9 +20,11 @@ from ._tools import ToolRegistry
 from ._version import __version__
 from .cache import ResultCache
 from .connection import Connection, Connector, Target, client_identity, era_for, make_transport
-from .errors import CapabilityError
+from ._threads import start_thread
+from .errors import CapabilityError, ClientClosedError, MCPError
 from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
+from .reconnect import Keepalive, Reconnect
 from .session import Session
 from .subscriptions import SubscriptionRouter, filter_params
 from .transports.base import CLOSE_BUDGET, Transport
@@ -36,6 +40,41 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT", "Client"]
 
+log = logging.getLogger("mcpclient")
+
+
+def _weakly(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` of a client, without keeping the client alive: the connection's threads hold
+    only these, so a client nobody references is collected (and closed: ``_release``)."""
+    ref = weakref.WeakMethod(method)  # type: ignore[arg-type]
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        bound = ref()
+        if bound is None:
+            raise ClientClosedError("the client was garbage-collected")
+        return bound(*args, **kwargs)
+    return call
+
+
+def _release(conn: Connection, responder: Responder, notifications: NotificationRouter,
+             subscriptions: SubscriptionRouter, collected: bool = False) -> None:
+    """Close a client's connection: ``close()``, or the collection of a client nobody closed
+    (then a ``ResourceWarning`` says so, as for an unclosed file)."""
+    if collected and conn.state not in ("new", "closed"):
+        warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
+                      ResourceWarning, stacklevel=2)
+    deadline = _monotonic() + CLOSE_BUDGET
+    session = conn.mark_closed()  # from here on every call is refused
+    tasks = responder.tasks
+    if tasks is not None:
+        tasks.release()  # unfinished tasks end; nothing new is accepted
+    notifications.elicitations.close()
+    subscriptions.end_all(None)
+    if session is not None:  # (None in a forked child: the connection is the parent's)
+        session.close(deadline)
+    if tasks is not None:
+        tasks.close(deadline)
+
 
 class Client(ExtensionMethods):
     """A blocking MCP client; every method is safe to call from many threads at once.
@@ -47,8 +86,9 @@ class Client(ExtensionMethods):
             print(client.call_tool("add", {"a": 1, "b": 2}).structured_content)
 
     Args:
-        target: a command string (split with ``shlex``, run over stdio), an argv list, an
-            ``http(s)://`` URL (Streamable HTTP, falling back to HTTP+SSE), or a ``Transport``.
+        target: a command string (split with ``shlex``, or by the Windows rules on Windows; run
+            over stdio), an argv list, an ``http(s)://`` URL (Streamable HTTP, falling back to
+            HTTP+SSE), or a ``Transport``.
         headers / auth: HTTP headers, and a bearer token, a callable returning one, or an
             ``AuthProvider`` such as ``mcpclient.auth.OAuth`` (URL targets only).
         client_info: ``(name, version)``, a dict, or an ``Implementation`` sent to the server.
@@ -82,6 +122,14 @@ class Client(ExtensionMethods):
         max_input_rounds: how many ``input_required`` rounds one 2026 request may take.
         cache: reuse list and read results while the server's ``ttlMs`` says they are fresh
             (2026 servers; private results only for the same credentials). ``invalidate_cache()``.
+        reconnect: a ``Reconnect`` policy (or ``True`` for the default one): after the
+            connection is lost, the next call opens a new one (calls in flight still fail), and
+            in a forked child a new connection is opened on first use. Off by default: a new
+            connection is a new server session (README, "Using mcpclient in web apps and workers").
+        keepalive: seconds (or a ``Keepalive``): ping an idle connection that often; unanswered
+            pings mark it lost.
+        on_reconnect: ``(client)`` after a reconnect, once subscriptions are restored (on the
+            notification thread).
 
     Threads (README, "Threads: who runs what"): handlers run on a pool of ``max_workers``;
     ``on_notification``, ``on_log``, ``on_resource_updated`` and ``on_progress`` in arrival order on
@@ -104,9 +152,14 @@ class Client(ExtensionMethods):
         on_resources_changed: Optional[Callable[[List[Resource]], Any]] = None,
         on_resource_updated: Optional[Callable[[str], Any]] = None, task_requests: bool = False,
         max_workers: int = 4, validate_output: bool = True, probe_timeout: float = 2.0, max_input_rounds: int = 10,
-        cache: bool = True,
+        cache: bool = True, reconnect: Union[None, bool, Reconnect] = None,
+        keepalive: Union[None, float, Keepalive] = None, on_reconnect: Optional[Callable[["Client"], Any]] = None,
     ) -> None:
         transport = make_transport(target, headers, auth)
+        if reconnect is True:
+            reconnect = Reconnect()
+        elif reconnect is not None and reconnect is not False and not isinstance(reconnect, Reconnect):
+            raise TypeError("reconnect must be a Reconnect, True, False or None")
         self.timeout = _params.check_timeout(timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
         self.max_total_timeout = max_total_timeout
@@ -114,15 +167,17 @@ class Client(ExtensionMethods):
         self.max_input_rounds = max_input_rounds
         self._client_info = client_identity(client_info)
         self._max_workers = max_workers
-        self._cache = ResultCache(lambda: self.transport.credentials()) if cache else None
+        self.on_reconnect = on_reconnect
+        # The connection's threads reach the client only through _weakly(): see _release.
+        self._cache = ResultCache(_weakly(self._credentials)) if cache else None
         self._tools = ToolRegistry()
-        self._subscriptions = SubscriptionRouter(self._call, lambda: self._conn.session)
+        self._subscriptions = SubscriptionRouter(_weakly(self._call), _weakly(self._current_session))
         self._notifications = NotificationRouter(
             logging.getLogger(f"mcpclient.server.{transport.name}"), on_notification, on_log,
             {"tools": on_tools_changed, "prompts": on_prompts_changed, "resources": on_resources_changed},
-            on_resource_updated, {"tools": self.list_tools, "prompts": self.list_prompts,
-                                  "resources": self.list_resources},
-            self._subscriptions.route, self._invalidate, lambda: self._conn.session.lane("refresh", 1))
+            on_resource_updated, {"tools": _weakly(self.list_tools), "prompts": _weakly(self.list_prompts),
+                                  "resources": _weakly(self.list_resources)},
+            self._subscriptions.route, _weakly(self._invalidate), _weakly(self._refresh_lane))
         tasks = None
         if task_requests:
             from .tasks import TaskStore  # deferred: import cost (only clients that use tasks need it)
@@ -132,9 +187,14 @@ class Client(ExtensionMethods):
                                     tasks)
         connector = Connector(protocol, self._client_info, self._responder.capabilities, probe_timeout,
                               reuse_discovery=cache)
-        self._conn = Connection(transport, self._new_session, connector, lambda negotiated, moved: era_for(
-            negotiated, self._responder.capabilities(), self._client_info, self._responder.answer,
-            self.max_input_rounds, self._cache, moved.sends_headers))
+        self._conn = Connection(transport, _weakly(self._new_session), connector, _weakly(self._make_era),
+                                reconnect=reconnect or None, keepalive=Keepalive.of(keepalive),
+                                timeout=_weakly(self._default_timeout), on_lost=_weakly(self._lost),
+                                on_restored=_weakly(self._restored))
+        self._subscriptions.keep_on_loss = reconnect is not None and reconnect is not False
+        self._finalizer = weakref.finalize(self, _release, self._conn, self._responder, self._notifications,
+                                           self._subscriptions, True)
+        self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -147,27 +207,65 @@ class Client(ExtensionMethods):
         return self
 
     def _new_session(self, transport: Transport) -> Session:
-        session = Session(transport, on_request=self._responder.answer, on_notification=self._notifications.handle,
+        responder = self._responder
+        session = Session(transport, on_request=responder.answer, on_notification=self._notifications.handle,
                           max_workers=self._max_workers)
         requests = session.requests
-        requests.on_quick_request = lambda rid, method, params: self._responder.quick(rid, method, params, requests.reply)
+        requests.on_quick_request = lambda rid, method, params: responder.quick(rid, method, params, requests.reply)
         session.on_quick_notification = self._subscriptions.route_quick
-        session.on_lost = self._subscriptions.end_all
+        transport.on_session_renewed = self._subscriptions.resubscribe
         return session
+
+    def _make_era(self, negotiated: Any, transport: Transport) -> Any:
+        return era_for(negotiated, self._responder.capabilities(), self._client_info, self._responder.answer,
+                       self.max_input_rounds, self._cache, transport.sends_headers)
+
+    def _lost(self, error: MCPError) -> None:
+        """The connection was lost (reader or timer thread): subscriptions end, or with a
+        reconnect policy wait for the next connection, which, while any are open, is made at
+        once (on a thread of its own) rather than by the next call."""
+        if self._conn.reconnect is None:
+            self._subscriptions.end_all(error)
+        elif self._subscriptions.active():
+            start_thread(_weakly(self._reconnect_now), f"mcpclient-{self._conn.session.instance}-reconnect")
+
+    def _reconnect_now(self) -> None:
+        conn = self._conn
+        while True:
+            try:
+                conn.ready("reconnect", None)
+                return
+            except ClientClosedError:
+                return
+            except MCPError as exc:
+                if conn.gave_up:
+                    log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
+                    return
+
+    def _restored(self, era: Any) -> None:
+        """A reconnect succeeded: subscriptions again, then ``on_reconnect``."""
+        self._subscriptions.restore(era.stateless)
+        if self.on_reconnect is not None:
+            self._conn.session.after_notifications("on_reconnect callback", self.on_reconnect, self)
+
+    def _current_session(self) -> Session:
+        return self._conn.session
+
+    def _credentials(self) -> Optional[str]:
+        return self.transport.credentials()
+
+    def _refresh_lane(self) -> Any:
+        return self._conn.session.lane("refresh", 1)
+
+    def _default_timeout(self) -> Optional[float]:
+        return self.timeout
 
     def close(self) -> None:
         """Fail pending calls, stop the server and every thread. Idempotent, any thread; returns
-        within ``CLOSE_BUDGET`` (5 s) whatever the server or a callback does."""
-        deadline = _monotonic() + CLOSE_BUDGET
-        session = self._conn.mark_closed()  # from here on every call is refused
-        tasks = self._responder.tasks
-        if tasks is not None:
-            tasks.release()  # unfinished tasks end; nothing new is accepted
-        self._notifications.elicitations.close()
-        self._subscriptions.end_all(None)
-        session.close(deadline)
-        if tasks is not None:
-            tasks.close(deadline)
+        within ``CLOSE_BUDGET`` (5 s) whatever the server or a callback does. In a process forked
+        from the one that made the client, only this process's side is released."""
+        self._finalizer.detach()
+        _release(self._conn, self._responder, self._notifications, self._subscriptions)
 
     def __enter__(self) -> "Client":
         return self.connect()
@@ -226,10 +324,11 @@ class Client(ExtensionMethods):
         """Send ``method`` the way the negotiated era does; ``owned``: the caller waits in
         ``result()`` at once (a blocking method). ``check``: refuse (``CapabilityError``)
         what the server did not declare."""
-        era = self._conn.ready(method)
+        timeout = self._timeout(timeout)
+        era = self._conn.ready(method, timeout)
         era.check(method, capabilities=check)
         reset = self.reset_timeout_on_progress if reset is None else reset
-        return era.call(self._conn.session, method, params, transform, owned=owned, timeout=self._timeout(timeout),
+        return era.call(self._conn.session, method, params, transform, owned=owned, timeout=timeout,
                         on_progress=on_progress, reset=reset, max_total=self.max_total_timeout if reset else None)
 
     def _iter(self, method: str, key: str, parse: Callable[[Any], Any], timeout: Any) -> Iterator[Any]:
@@ -266,8 +365,9 @@ class Client(ExtensionMethods):
     # tools
 
     def _tool_parser(self) -> Callable[[Any], Optional[Tool]]:
-        generation, headers = self._tools.generation(), self._conn.ready("tools/list").tool_headers
-        return lambda raw: self._tools.parse(raw, generation, headers)
+        tools = self._tools  # (not self: a detached future must not keep the client alive)
+        generation, headers = tools.generation(), self._conn.ready("tools/list").tool_headers
+        return lambda raw: tools.parse(raw, generation, headers)
 
     def iter_tools(self, *, timeout: Any = DEFAULT) -> Iterator[Tool]:
         """Yield tools page by page (each page fetched when needed)."""

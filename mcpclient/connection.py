@@ -15,24 +15,31 @@ from __future__ import annotations
 import enum
 import logging
 import re
-import shlex
 import threading
 import time
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
+from . import _fork
+from ._sentinel import DEFAULT
+from ._keepalive import KeepaliveWatch
+from ._params import none
+from ._threads import start_thread
 from .cache import ResultCache
 from .eras import Era, Handshake, Stateless
 from .errors import (
-    ClientClosedError, ConnectError, ConnectionClosed, HTTPError, MCPError, ProtocolError, TransportError,
-    UnsupportedProtocolVersion,
+    ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError, HTTPError, MCPError, ProcessExited,
+    ProtocolError, TransportError, UnsupportedProtocolVersion,
 )
 from .negotiation import (
     LEGACY, Negotiated, era_setting, forget_era, fresh_discovery, keep_discovery, probe, remember_era,
     remembered_era,
 )
 from .protocol import check_server_version, initialize_params
+from .reconnect import Keepalive, Reconnect
 from .rounds import Answer
 from .session import Session
+from .transports._cmdline import split_command
 from .transports.base import CLOSE_BUDGET, Transport
 from .transports.stdio import StdioTransport
 from .types import Implementation
@@ -60,7 +67,7 @@ def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any)
             raise ValueError(f"{target!r}: only http(s) URLs and commands are supported targets")
         if headers or auth:
             raise ValueError("headers= and auth= apply to HTTP targets only")
-        argv = shlex.split(target)
+        argv = split_command(target)  # the Windows rules on Windows: C:\dir\srv.exe keeps its backslashes
         if not argv:
             raise ValueError("empty command")
         return StdioTransport(argv)
@@ -206,51 +213,128 @@ def era_for(negotiated: Negotiated, capabilities: Dict[str, Any], client_info: D
 
 class _State(enum.Enum):
     NEW = "new"  # constructed; no I/O yet
-    CONNECTING = "connecting"  # connect() is negotiating
+    CONNECTING = "connecting"  # connect() (or a reconnect) is negotiating
     READY = "ready"  # calls allowed
-    CLOSED = "closed"  # terminal: close() was called (a connection that died stays READY until then)
+    LOST = "lost"  # the connection ended (server exit, failed keepalive, fork): connect() or Reconnect restarts it
+    CLOSED = "closed"  # terminal: close() was called
+
+
+#: Every Connection of this process: a forked child marks them inherited (``_inherited_by_fork``).
+_live: "weakref.WeakSet[Connection]" = weakref.WeakSet()
+#: Sessions a forked child inherited and replaced: kept, never collected, because freeing them
+#: would close file objects whose locks a thread of the parent may have held at the fork.
+_abandoned: List[Session] = []
+
+
+def _inherited_by_fork() -> None:
+    for connection in list(_live):
+        connection._forked()
+
+
+_fork.in_child(_inherited_by_fork)
 
 
 class Connection:
     """One client's connection and its lifecycle: the transport and its session (a relaunch or
-    a fallback replaces both while connecting), the state, what was negotiated and the era
-    strategy built from it. ``_lock`` guards state, transport and session; it is never held
-    across I/O, a join or a spawn, so ``close()`` never waits for a connect in progress.
-    Lock order where two nest: ``Connection._lock``, then ``Session._lock``."""
+    a fallback replaces both while connecting, a reconnect after a loss), the state, what was
+    negotiated and the era strategy built from it. ``_lock`` guards state, transport and
+    session; it is never held across I/O, a join or a spawn, so ``close()`` never waits for a
+    connect in progress. Lock order where two nest: ``Connection._lock``, then ``Session._lock``.
+
+    A connection lost (the session's reader ended, a keepalive failed) stays ``LOST`` until
+    ``connect()`` or, with a ``Reconnect`` policy, the next call opens a new one on a fresh
+    transport (``Transport.reopen``). In a process forked after it was made, the connection is
+    the parent's: it is never used, closed or finalized here (``ForkedClientError``, or a new
+    connection with ``Reconnect(after_fork=True)``).
+    """
 
     def __init__(self, transport: Transport, make_session: Callable[[Transport], Session], connector: Connector,
-                 make_era: Callable[[Negotiated, Transport], Era]) -> None:
-        self.transport = transport
+                 make_era: Callable[[Negotiated, Transport], Era], *, reconnect: Optional[Reconnect] = None,
+                 keepalive: Optional[Keepalive] = None, timeout: Callable[[], Optional[float]] = lambda: None,
+                 on_lost: Optional[Callable[[MCPError], Any]] = None,
+                 on_restored: Optional[Callable[[Era], Any]] = None) -> None:
         self._make_session = make_session
         self._connector = connector
         self._make_era = make_era
-        self.session = make_session(transport)
+        self.reconnect = reconnect
+        self.keepalive = keepalive
+        self._timeout = timeout
+        self._on_lost = on_lost
+        self._on_restored = on_restored
+        self.transport = transport
+        self.session = self._new_session(transport)
         self.negotiated: Optional[Negotiated] = None
         self.era: Optional[Era] = None
         self._state = _State.NEW
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a (re)connect ended, or close()
+        self._pid = _fork.pid  # the process the connection belongs to
+        self._inherited = False  # forked: the session is the parent's (never closed here)
+        self._lost: Optional[MCPError] = None  # why the connection was lost
+        self._failures = 0  # reconnects failed in a row
+        self._next_try = 0.0  # monotonic time before which no reconnect is tried
+        self._last_failure: Optional[BaseException] = None
+        self._watch: Optional[KeepaliveWatch] = None
+        self._closing_elsewhere: Optional[Session] = None  # lost by a keepalive: closed on its own thread
+        self.reconnects = 0  # successful reconnects (for tests and diagnostics)
+        _live.add(self)
+
+    def _new_session(self, transport: Transport) -> Session:
+        session = self._make_session(transport)
+        session.on_lost = lambda error: self._session_lost(session, error)
+        return session
+
+    def _forked(self) -> None:
+        """In a forked child, before any other code runs: the locks may be held by threads that
+        do not exist here, and the session, if started, belongs to the parent."""
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._watch = None
+        if self._state is not _State.NEW and self._state is not _State.CLOSED:
+            self._inherited = True
+            if self._state is _State.CONNECTING:
+                self._state = _State.LOST
 
     @property
     def state(self) -> str:
-        return self._state.value
+        return "forked" if self._inherited else self._state.value
+
+    @property
+    def gave_up(self) -> bool:
+        """The reconnect policy gave up (until ``connect()``)."""
+        return self.reconnect is not None and self.reconnect.gave_up(self._failures)
 
     @property
     def is_closed(self) -> bool:
-        return self._state is _State.CLOSED or self.session.is_closed
+        state = self._state
+        if state is _State.CLOSED:
+            return True
+        if self.reconnect is not None:  # a lost connection is reopened by the next call
+            return False
+        return state is _State.LOST or self._inherited or self.session.is_closed
+
+    # --- connecting -----------------------------------------------------------------------------
 
     def open(self, timeout: Optional[float]) -> None:
-        """Connect and negotiate; on failure everything started is torn down, then it raises."""
+        """``connect()``: connect and negotiate (again, after a loss); on a first connect's
+        failure everything started is torn down, then it raises."""
         with self._lock:
-            if self._state is not _State.NEW:
-                raise ClientClosedError(f"connect() on a client that is {self._state.value}; make a new Client")
+            state = self._state
+            if state is _State.READY and not self._inherited and not self.session.is_closed:
+                raise ClientClosedError("connect() on a client that is connected already")
+            if state is _State.CLOSED or state is _State.CONNECTING:
+                raise ClientClosedError(f"connect() on a client that is {state.value}"
+                                        + ("; make a new Client" if state is _State.CLOSED else ""))
             self._state = _State.CONNECTING
+            first = state is _State.NEW
+            self._failures = 0  # an explicit connect() starts the count again
+        if not first:
+            self._connect_again(timeout)
+            return
         try:
             session, negotiated = self._connector.connect(self.session, timeout, self._replace)
             era = self._make_era(negotiated, session.transport)
-            with self._lock:
-                if self._state is not _State.CONNECTING:
-                    raise ClientClosedError("the client was closed while connecting")
-                self.negotiated, self.era, self._state = negotiated, era, _State.READY
+            self._settle(negotiated, era)
         except BaseException as exc:
             closed_by_user = self._state is _State.CLOSED
             self.close(time.monotonic() + CLOSE_BUDGET)
@@ -261,22 +345,136 @@ class Connection:
                 raise ConnectError(f"the handshake with {self.transport.name} failed: {first_line}") from exc
             raise
 
+    def _settle(self, negotiated: Negotiated, era: Era) -> None:
+        """A (re)connect succeeded: calls may go, the keepalive starts."""
+        with self._lock:
+            if self._state is not _State.CONNECTING:
+                raise ClientClosedError("the client was closed while connecting")
+            self.negotiated, self.era, self._state = negotiated, era, _State.READY
+            self._pid, self._inherited, self._lost, self._failures = _fork.pid, False, None, 0
+            session = self.session
+            self._changed.notify_all()
+        if self.keepalive is not None:
+            self._watch = watch = KeepaliveWatch(session, self.keepalive, lambda timeout: era.call(
+                session, era.ping_method, None, none, owned=False, timeout=timeout),
+                lambda error: self.lose(session, error))
+            watch.start()
+
     def _replace(self, transport: Transport) -> Optional[Session]:
         """connect() moved to ``transport`` (a relaunch, a fallback): its session, or None if closing."""
-        session = self._make_session(transport)
+        session = self._new_session(transport)
         with self._lock:
             if self._state is not _State.CONNECTING:
                 return None
             self.transport, self.session = transport, session
         return session
 
-    def ready(self, method: str) -> Era:
-        """The era strategy, if calls are allowed now; else ``ClientClosedError`` naming ``method``."""
+    def _connect_again(self, timeout: Optional[float]) -> None:
+        """(State ``CONNECTING``, owned by this thread.) A new connection on a fresh transport in
+        place of the lost (or inherited) one; on failure the state is ``LOST`` again and the
+        failure counts for the backoff."""
+        old, inherited = self.session, self._inherited
+        name = old.transport.name
+        try:
+            transport = old.transport.reopen()
+            if transport is None:
+                raise ConnectError(f"{name}: a {type(old.transport).__name__} cannot be opened again; make a new Client")
+            if self._replace(transport) is None:
+                raise ClientClosedError("the client was closed while reconnecting")
+            if inherited:  # the parent's: left alone, never closed (nor freed)
+                _abandoned.append(old)
+            elif old is not self._closing_elsewhere:  # (a failed keepalive's closer has it)
+                old.close(time.monotonic() + CLOSE_BUDGET)  # lost already: this only joins its threads
+            session, negotiated = self._connector.connect(self.session, timeout, self._replace)
+            era = self._make_era(negotiated, session.transport)
+            self._settle(negotiated, era)
+        except BaseException as exc:
+            with self._lock:
+                closed = self._state is _State.CLOSED
+                failed = self.session if self.session is not old else None
+                if not closed:
+                    self._state = _State.LOST
+                    self._failures += 1
+                    delay = self.reconnect.delay(self._failures) if self.reconnect is not None else 0.0
+                    self._next_try = time.monotonic() + delay
+                    self._last_failure = exc
+                self._changed.notify_all()
+            if failed is not None:
+                failed.close(time.monotonic() + CLOSE_BUDGET)
+            if closed and isinstance(exc, MCPError):
+                raise ClientClosedError("the client was closed while reconnecting") from exc
+            if isinstance(exc, MCPError) and not isinstance(exc, (ConnectError, ClientClosedError)):
+                raise ConnectError(f"reconnecting to {name} failed: {str(exc).partition(chr(10))[0]}") from exc
+            raise
+        self.reconnects += 1
+        log.info("reconnected to %s (%s)", name, "a new process after fork" if inherited else "after a lost connection")
+        if self._on_restored is not None:
+            self._on_restored(era)
+
+    # --- calls ----------------------------------------------------------------------------------
+
+    def ready(self, method: str, timeout: Any = DEFAULT) -> Era:
+        """The era strategy, if calls are allowed now (after reconnecting, with a policy, if the
+        connection was lost); else the error that says why not, naming ``method``."""
         era = self.era
-        if self._state is not _State.READY or era is None:
-            state = "closed" if self._state is _State.CLOSED else "not connected; call connect() or use 'with'"
-            raise ClientClosedError(f"{method}: the client is {state}")
-        return era
+        if self._state is _State.READY and self._pid == _fork.pid:
+            return era  # type: ignore[return-value]
+        return self._recover(method, self._timeout() if timeout is DEFAULT else timeout)
+
+    def _recover(self, method: str, timeout: Optional[float]) -> Era:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._lock:
+                state = self._state
+                forked = self._inherited or (state is _State.READY and self._pid != _fork.pid)
+                if state is _State.READY and not forked:
+                    return self.era  # type: ignore[return-value]
+                if state is _State.CLOSED:
+                    raise ClientClosedError(f"{method}: the client is closed")
+                if state is _State.NEW or (state is _State.CONNECTING and self.era is None):
+                    raise ClientClosedError(f"{method}: the client is not connected; call connect() or use 'with'")
+                policy = self.reconnect
+                if forked and (policy is None or not policy.after_fork):
+                    raise ForkedClientError(
+                        f"{method}: this Client was made in process {self._pid} and is used in process {_fork.pid}, "
+                        "forked from it; its connection belongs to the parent. Make the client after the fork "
+                        "(gunicorn post_fork, Celery worker_process_init, the multiprocessing target), or pass "
+                        "Client(..., reconnect=Reconnect()) to open a new connection in each process on first use")
+                if policy is None:
+                    raise self._lost_error(method)
+                now = time.monotonic()
+                if state is _State.CONNECTING:  # another thread reconnects: wait for it
+                    wait = None if deadline is None else deadline - now
+                elif policy.gave_up(self._failures):
+                    raise ConnectError(f"{method}: gave up reconnecting to {self.transport.name} after "
+                                       f"{self._failures} failed attempts; call connect() to try again"
+                                       ) from self._last_failure
+                elif self._next_try > now:  # backing off after a failed attempt
+                    wait = self._next_try - now
+                    if deadline is not None and self._next_try > deadline:
+                        raise ConnectError(f"{method}: reconnecting to {self.transport.name} failed "
+                                           f"{self._failures} time(s); the next attempt is in {wait:.1f} s"
+                                           ) from self._last_failure
+                else:
+                    self._state = _State.CONNECTING  # this thread reconnects
+                    wait = -1.0
+                if wait is None or wait >= 0:
+                    if wait is not None and wait <= 0:
+                        raise ConnectError(f"{method}: the reconnect to {self.transport.name} in progress "
+                                           "did not finish in time")
+                    self._changed.wait(None if wait is None else min(wait, threading.TIMEOUT_MAX))
+                    continue
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            self._connect_again(remaining)
+
+    def _lost_error(self, method: str) -> MCPError:
+        """The error a call meets on a lost connection without a reconnect policy."""
+        lost = self._lost if self._lost is not None else ConnectionClosed("the connection was lost")
+        error = type(lost)(*lost.args) if not isinstance(lost, ProcessExited) else \
+            ProcessExited(lost.returncode, lost.stderr_tail)
+        error.args = (f"{method}: {error}\nthe connection is lost: call connect() to open a new one, or pass "
+                      "Client(..., reconnect=Reconnect()) to reconnect on the next call",)
+        return error
 
     def era_if_ready(self, what: str) -> Optional[Era]:
         """The era strategy once connected, None before; ``ClientClosedError`` once closed."""
@@ -285,11 +483,52 @@ class Connection:
                 raise ClientClosedError(f"{what}: the client is closed")
             return self.era if self._state is _State.READY else None
 
-    def mark_closed(self) -> Session:
-        """Refuse new calls from now on; returns the session to close."""
+    # --- losing and closing ---------------------------------------------------------------------
+
+    def _session_lost(self, session: Session, error: BaseException) -> None:
+        """``Session.on_lost`` (reader thread): the connection ended under us."""
+        with self._lock:
+            if session is not self.session or self._state is not _State.READY:
+                return
+            self._state = _State.LOST
+            self._lost = error if isinstance(error, MCPError) else ConnectionClosed(str(error))
+            watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.stop()
+        if self._on_lost is not None:
+            self._on_lost(self._lost)
+
+    def lose(self, session: Session, error: MCPError) -> None:
+        """A keepalive found ``session`` dead: fail its calls with ``error`` and mark it lost
+        (closed on a thread of its own: this runs on the timer or a worker)."""
+        with self._lock:
+            if session is not self.session or self._state is not _State.READY:
+                return
+            self._state = _State.LOST
+            self._lost = error
+            self._watch = None
+            self._closing_elsewhere = session
+        log.warning("%s: %s", session.transport.name, error)
+        text, kind = str(error), type(error)
+        start_thread(lambda: session.close(time.monotonic() + CLOSE_BUDGET, lambda: kind(text)),
+                     f"mcpclient-{session.instance}-closer")
+        if self._on_lost is not None:
+            self._on_lost(error)
+
+    def mark_closed(self) -> Optional[Session]:
+        """Refuse new calls from now on; returns the session to close (None in a forked child:
+        the session there is the parent's)."""
         with self._lock:
             self._state = _State.CLOSED
-            return self.session
+            watch, self._watch = self._watch, None
+            self._changed.notify_all()
+            inherited = self._inherited or (self._pid != _fork.pid and self.era is not None)
+            session = self.session
+        if watch is not None:
+            watch.stop()
+        return None if inherited else session
 
     def close(self, deadline: float) -> None:
-        self.mark_closed().close(deadline)
+        session = self.mark_closed()
+        if session is not None:
+            session.close(deadline)

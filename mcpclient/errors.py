@@ -19,6 +19,7 @@ __all__ = [
     "ClientClosedError",
     "ConnectError",
     "ConnectionClosed",
+    "ForkedClientError",
     "HTTPError",
     "HeaderMismatch",
     "InputRoundsExceeded",
@@ -265,6 +266,13 @@ class InputRoundsExceeded(ProtocolError):
 
 class ClientClosedError(MCPError, RuntimeError):
     """The client is closed (or closing); make a new ``Client``."""
+
+
+class ForkedClientError(ClientClosedError):
+    """The client was made in another process and inherited through ``fork()`` (gunicorn
+    ``--preload``, Celery prefork, ``multiprocessing``): its connection belongs to the parent.
+    Make the client after the fork, or pass ``reconnect=Reconnect()`` to open a new connection
+    in each process on first use."""
 
 
 class ReaderThreadError(MCPError, RuntimeError):

@@ -107,6 +107,7 @@ class Session:
         self._reader: Optional[threading.Thread] = None
         self._io_idents: Set[int] = set()  # reader and timer: a blocking call there would deadlock
         self._timer = DeadlineTimer(f"{prefix}-timer", self.expire, self._io_idents)
+        self.received = 0  # messages from the server (roughly: increments from two threads may race)
         self.late_replies = 0  # replies to calls that had timed out or been cancelled
         self.skipped_messages = 0  # JSON values that are not JSON-RPC messages
         self.unknown_replies = 0
@@ -147,14 +148,15 @@ class Session:
             self._extra.append(lane)
         return lane
 
-    def close(self, deadline: Optional[float] = None) -> None:
+    def close(self, deadline: Optional[float] = None, error: Optional[Callable[[], MCPError]] = None) -> None:
         """Refuse new calls, fail pending ones, close the transport, stop every thread.
 
         Idempotent and callable from any thread, a callback or handler included; returns by
         ``deadline`` (monotonic; default ``CLOSE_BUDGET`` s from now), of which running handlers
         and callbacks get at most ``HANDLER_GRACE`` s. A second caller waits for the first to
         finish (unless it is one of the threads the first is joining, or the first itself,
-        re-entering from a callback).
+        re-entering from a callback). ``error`` makes the errors pending and later calls get
+        (the connection was found dead: a failed keepalive); default ``ClientClosedError``.
         """
         if deadline is None:
             deadline = _monotonic() + CLOSE_BUDGET
@@ -163,7 +165,7 @@ class Session:
             if not already:
                 self._closing = self.requests.closing = True
                 self._closer = _get_ident()
-                self._closed_error = lambda: ClientClosedError("the client is closed")
+                self._closed_error = error or (lambda: ClientClosedError("the client is closed"))
                 pending, self._pending = self._pending, {}
                 deferred, self._deferred = self._deferred, {}
         if already:
@@ -171,7 +173,8 @@ class Session:
                 self._closed.wait(max(0.0, deadline - _monotonic()))
             return
         for call in pending.values():
-            call.land(None, ClientClosedError(f"{call.method} abandoned: the client was closed"))
+            call.land(None, error() if error is not None else
+                      ClientClosedError(f"{call.method} abandoned: the client was closed"))
         for call, msg in deferred.values():  # answered already: deliver the answer
             call.land(msg)
         try:
@@ -453,6 +456,7 @@ class Session:
             log.debug("delivery failure for a request no longer pending (%r): %s", rid, failure.error)
 
     def _dispatch(self, msg: Any) -> None:
+        self.received += 1  # (a keepalive counts these: traffic means the connection lives)
         try:
             if type(msg) is not dict:
                 self.skipped_messages += 1

@@ -17,6 +17,7 @@ request, a wait or a user callback. Events wait in a bounded queue per subscript
 from __future__ import annotations
 
 import collections
+import functools
 import logging
 import threading
 from concurrent.futures import CancelledError
@@ -242,6 +243,13 @@ def ended_by(exc: Optional[BaseException]) -> Optional[BaseException]:
     return lost
 
 
+def _resubscribed(uri: str, done: "CallFuture[Any]") -> None:
+    """A worker: how ``resubscribe``'s request for ``uri`` ended (only a failure is worth a word)."""
+    error = None if done.cancelled() else done.exception()
+    if error is not None and not isinstance(error, ClientClosedError):
+        log.warning("could not subscribe to %s again after the server forgot our session: %s", uri, error)
+
+
 def _event(method: str, params: Dict[str, Any]) -> Event:
     uri = params.get("uri")
     return Event(KINDS[method], uri if isinstance(uri, str) else None)
@@ -263,8 +271,14 @@ class SubscriptionRouter:
         self._resource_listen: Optional[Subscription] = None  # 2026: what carries them
         self._generation = 0  # bumped by every change of _subscribed (2026)
         self._waiters: List[_AckWait] = []  # subscribe/unsubscribe futures waiting for an acknowledgement
+        self._stateless = False  # the era subscriptions were made in (2026: resubscribe() has nothing to do)
+        #: With a reconnect policy: a lost connection suspends 2026 listens (``restore()`` opens
+        #: them again on the next connection) instead of ending them.
+        self.keep_on_loss = False
+        self._suspended: List[Subscription] = []
 
     def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]]) -> Subscription:
+        self._stateless = stateless
         subscription = Subscription(wanted, on_event, self._end)
         if not stateless:
             for uri in wanted.get("resourceSubscriptions") or []:
@@ -279,8 +293,13 @@ class SubscriptionRouter:
                         self._emulated.remove(subscription)
                 subscription.end(ended_by(ConnectionClosed("the connection is closed")))
             return subscription
-        request = self._call("subscriptions/listen", {"notifications": wanted}, None, timeout=None, owned=False,
-                             check=False)  # open until either side ends it
+        self._open_listen(subscription)
+        return subscription
+
+    def _open_listen(self, subscription: Subscription) -> None:
+        """2026: send the ``subscriptions/listen`` request that feeds ``subscription``."""
+        request = self._call("subscriptions/listen", {"notifications": subscription.wanted}, None, timeout=None,
+                             owned=False, check=False)  # open until either side ends it
         subscription.subscription_id, subscription.request = request.request_id, request
         with self._lock:
             self._listens[request.request_id] = subscription
@@ -292,7 +311,6 @@ class SubscriptionRouter:
                 "early listen events", self._replay, subscription):
             self._replay(subscription)  # closing: nothing else will run them
         request.add_done_callback(lambda done: self._listen_done(subscription, done))
-        return subscription
 
     def _replay(self, subscription: Subscription) -> None:
         """Notification thread: the events that came before ``listen()`` registered the
@@ -305,10 +323,41 @@ class SubscriptionRouter:
 
     def _listen_done(self, subscription: Subscription, done: "CallFuture") -> None:
         """The listen request finished (reader or worker thread): a result is a quiet end."""
+        error = None if done.cancelled() else done.exception()
         with self._lock:
             self._listens.pop(subscription.subscription_id, None)
             self._early.pop(subscription.subscription_id, None)
-        subscription.end(ended_by(None if done.cancelled() else done.exception()))
+            if self.keep_on_loss and isinstance(error, ConnectionClosed) and subscription is not self._resource_listen \
+                    and not subscription.closed and self._session().is_closed:
+                self._suspended.append(subscription)  # the connection is lost: restore() listens again
+                return
+        subscription.end(ended_by(error))
+
+    def active(self) -> bool:
+        """Whether any subscription is open (one that a lost connection interrupts)."""
+        return bool(self._subscribed or self._emulated or self._listens or self._suspended)
+
+    def restore(self, stateless: bool) -> None:
+        """After a reconnect: subscribe again (handshake era: ``resubscribe()``) or listen again
+        (2026: the suspended listens, and one listen for the subscribed URIs)."""
+        if not stateless:
+            self.resubscribe()
+            return
+        with self._lock:
+            suspended, self._suspended = self._suspended, []
+            uris = list(self._subscribed)
+        for subscription in suspended:
+            if subscription.closed:
+                continue
+            try:
+                self._open_listen(subscription)
+            except MCPError as exc:
+                subscription.end(ended_by(exc))
+        if uris:
+            try:
+                self._change(None, None, None)
+            except MCPError as exc:
+                log.warning("could not listen again for subscribed resources after reconnecting: %s", exc)
 
     def _end(self, subscription: Subscription) -> None:
         """The user closed ``subscription``."""
@@ -336,12 +385,35 @@ class SubscriptionRouter:
         for subscription in emulated:
             subscription.end(None if error is None else ended_by(error))
 
+    def resubscribe(self) -> None:
+        """The server forgot our session and a new one replaced it (or the client connected
+        again): send ``resources/subscribe`` again for every URI subscribed in the handshake era
+        (``subscribe_resource`` and ``listen(resource_uris=...)``), as futures, without waiting; a
+        failure is logged. Nothing in the 2026 era: its subscriptions are requests (listens)."""
+        with self._lock:
+            if self._stateless:
+                return
+            uris = list(self._subscribed)
+            for subscription in self._emulated:
+                uris += [u for u in subscription.wanted.get("resourceSubscriptions") or [] if u not in uris]
+        if not uris or self._session().is_closed:
+            return
+        log.debug("subscribing again to %d resource(s) in the new session", len(uris))
+        for uri in uris:
+            try:
+                future = self._call("resources/subscribe", {"uri": uri}, None, owned=False)
+            except MCPError as exc:  # closed meanwhile
+                log.debug("could not subscribe to %s again: %s", uri, exc)
+                return
+            future.add_done_callback(functools.partial(_resubscribed, uri))
+
     # --- subscribe_resource ------------------------------------------------------------------------
 
     def change(self, method: str, uri: str, stateless: bool, timeout: Optional[float], owned: bool) -> CallFuture:
         """``resources/subscribe`` or ``resources/unsubscribe`` ``uri``; ``owned``: the caller
         waits in ``result()`` at once (2026: a change of the one listen, see ``_change``)."""
         subscribe = method == "resources/subscribe"
+        self._stateless = stateless
         if stateless:
             return self._change(uri, None, timeout) if subscribe else self._change(None, uri, timeout)
         if not subscribe:

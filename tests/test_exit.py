@@ -27,10 +27,17 @@ pytestmark = [
 EXIT_LIMIT = 10.0
 
 
-def run_script(script: str, *args: str) -> Tuple[subprocess.CompletedProcess, float]:
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def run_script(script: str, *args: str, sigint_ignored: bool = False) -> Tuple[subprocess.CompletedProcess, float]:
+    """Run ``script`` in a child interpreter; ``sigint_ignored``: it starts with SIGINT ignored, as
+    under a CI job run in the background."""
     started = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script), *args], capture_output=True,
-                          text=True, timeout=EXIT_LIMIT * 3, stdin=subprocess.DEVNULL)
+                          text=True, timeout=EXIT_LIMIT * 3, stdin=subprocess.DEVNULL,
+                          preexec_fn=_ignore_sigint if sigint_ignored else None)
     return proc, time.monotonic() - started
 
 
@@ -107,9 +114,15 @@ def test_forgotten_client_of_a_sigterm_ignoring_server_kills_its_whole_group():
         kill_leftovers(pids)
 
 
-CTRL_C_DURING_CALL = """
-    import os
+#: First lines of every Ctrl-C script: a child started with SIGINT ignored (a CI job run in the
+#: background: ``cmd &`` sets SIG_IGN, and exec keeps it) would never see the signal it sends itself.
+RESTORE_SIGINT = """
     import signal
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+"""
+
+CTRL_C_DURING_CALL = RESTORE_SIGINT + """
+    import os
     import sys
     import threading
 
@@ -144,9 +157,20 @@ def test_ctrl_c_during_a_blocking_call_raises_keyboard_interrupt(timeout):
         kill_leftovers(pids)
 
 
-CTRL_C_THEN_CARRY_ON = """
+def test_ctrl_c_scripts_work_when_started_with_sigint_ignored():
+    """Regression: run from a background job (SIGINT ignored, inherited), the Ctrl-C scripts never
+    got their KeyboardInterrupt and failed; they restore the default handler first."""
+    proc, elapsed = run_script(CTRL_C_DURING_CALL, "5", *faulty("no-reply"), sigint_ignored=True)
+    pids = reported_pids(proc)
+    try:
+        assert proc.stdout.splitlines()[1:] == ["interrupted", "closed"], proc.stdout + proc.stderr
+        assert proc.returncode == 0, proc.stderr
+    finally:
+        kill_leftovers(pids)
+
+
+CTRL_C_THEN_CARRY_ON = RESTORE_SIGINT + """
     import os
-    import signal
     import sys
     import threading
 

@@ -1,5 +1,5 @@
-"""Streamable HTTP: how answer streams end (2026 cancellation) and who reads them, against the
-scripted server on 127.0.0.1. ``Reply(until_closed=event)`` sends the headers and then nothing:
+"""Streamable HTTP: how answer streams end (2026 cancellation, a 2026 stream that breaks) and who
+reads them, against the scripted server on 127.0.0.1. ``Reply(until_closed=event)`` sends the headers and then nothing:
 the event is set only when the client closes the connection, which is all a 2026 server sees of
 a cancel."""
 from __future__ import annotations
@@ -11,8 +11,9 @@ import pytest
 
 from conftest import LONG, wait_until
 from http_scripted import Reply, ScriptedHTTPServer, sse
-from mcpclient import Client, HTTPTransport
+from mcpclient import Client, ConnectionClosed, HTTPTransport
 from mcpclient.auth import AuthProvider, Challenge
+from mcpclient.retry import Retry
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -174,3 +175,71 @@ def test_pool_size_blocking_calls_reading_long_answer_streams_never_hold_up_anot
             for caller in callers:
                 caller.join(LONG)
     assert [type(exc).__name__ for exc in outcome] == ["ClientClosedError"] * 2
+
+
+# ---------------------------------------------------------------- 2026: a broken answer stream
+
+TOOLS = {"resultType": "complete", "tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+
+
+def cutting(times: int) -> Callable[[Any, Dict[str, Any]], Any]:
+    """A 2026 handler that ends the answer stream of its first ``times`` requests after the 200,
+    before the answer (with an event id and a retry delay, which a 2026 client must not use),
+    then answers."""
+    cuts: List[Any] = []
+
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        if len(cuts) < times:
+            cuts.append(msg["id"])
+            return sse({"id": f"ev-{len(cuts)}", "retry": 50, "data": ""})
+        if msg["method"] == "tools/call":
+            return {"resultType": "complete", "content": [{"type": "text", "text": "ran"}]}
+        return TOOLS
+    return handle
+
+
+def test_2026_a_safe_request_whose_answer_stream_broke_is_sent_again_under_a_new_id(scripted):
+    """Before: the client GET-resumed the stream with Last-Event-ID, which a 2026 server does not
+    have (405: the call failed); the 2026 rule is to send the request again with a new id."""
+    server = scripted(cutting(1), discover=DISCOVER)
+    with Client(server.url, timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert [t.name for t in client.list_tools()] == ["echo"]
+        assert client.session.unknown_replies == 0
+    first, again = server.requests("tools/list")
+    assert first.body["id"] != again.body["id"]
+    assert {k: v for k, v in first.body.items() if k != "id"} == {k: v for k, v in again.body.items() if k != "id"}
+    assert server.requests(http_method="GET") == []
+
+
+def test_2026_a_future_whose_answer_stream_broke_is_sent_again_too(scripted):
+    server = scripted(cutting(1), discover=DISCOVER)
+    with Client(server.url, timeout=LONG) as client:
+        assert [t.name for t in client.list_tools_future().result(LONG)] == ["echo"]
+    assert len({s.body["id"] for s in server.requests("tools/list")}) == 2
+    assert server.requests(http_method="GET") == []
+
+
+def test_2026_a_tool_call_whose_answer_stream_broke_fails_at_once_and_is_not_sent_again(scripted):
+    server = scripted(cutting(1), discover=DISCOVER)
+    with Client(server.url, timeout=LONG) as client:
+        with pytest.raises(ConnectionClosed, match="not sent again"):
+            client.call_tool("echo", {})
+    assert len(server.requests("tools/call")) == 1
+    assert server.requests(http_method="GET") == []
+
+
+def test_2026_a_tool_call_whose_answer_stream_broke_is_sent_again_if_the_retry_policy_allows_it(scripted):
+    server = scripted(cutting(1), discover=DISCOVER)
+    with Client(HTTPTransport(server.url, retry=Retry(retry_tool_calls=True)), timeout=LONG) as client:
+        assert client.call_tool("echo", {}).text == "ran"
+    assert len({s.body["id"] for s in server.requests("tools/call")}) == 2
+
+
+def test_2026_a_stream_that_keeps_breaking_is_sent_again_as_often_as_the_retry_policy_allows(scripted):
+    server = scripted(cutting(10), discover=DISCOVER)
+    with Client(HTTPTransport(server.url, retry=Retry(total=2, backoff_factor=0.01)), timeout=LONG) as client:
+        with pytest.raises(ConnectionClosed, match="gave up after sending the request 3 time"):
+            client.list_tools()
+    assert len({s.body["id"] for s in server.requests("tools/list")}) == 3
+    assert server.requests(http_method="GET") == []

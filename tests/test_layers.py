@@ -19,10 +19,10 @@ PACKAGE = Path(mcpclient.__file__).parent
 #: Bottom to top. A module name matches its entry or the longest dotted prefix listed.
 LAYERS: List[Tuple[str, List[str]]] = [
     ("bottom: data, errors, small utilities", [
-        "_version", "_sentinel", "_lazy", "_wire", "_threads", "errors", "elicitation", "types", "handlers",
-        "retry", "protocol", "modern", "cache", "_validation"]),
+        "_version", "_sentinel", "_lazy", "_wire", "_fork", "_threads", "errors", "elicitation", "types", "handlers",
+        "retry", "reconnect", "protocol", "modern", "cache", "_validation"]),
     ("transports and auth", ["auth", "transports"]),
-    ("engine", ["futures", "_timer", "serving", "session"]),
+    ("engine", ["futures", "_timer", "_keepalive", "serving", "session"]),
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
                   "subscriptions", "notifications", "tasks", "skills"]),
     ("facade", ["_extensions", "client", ""]),  # "" is the package itself (mcpclient/__init__.py)

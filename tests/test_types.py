@@ -19,8 +19,8 @@ import pytest
 import mcpclient
 from mcpclient import (
     AudioContent, Completion, CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult,
-    EmbeddedResource, Event, ImageContent, Implementation, Prompt, PromptArgument, PromptMessage, PromptResult, Resource,
-    ResourceContents, ResourceLink, ResourceTemplate, Retry, Root, SamplingMessage, Skill, SkillFile, Task, TextContent,
+    EmbeddedResource, Event, ImageContent, Implementation, Keepalive, Prompt, PromptArgument, PromptMessage, PromptResult, Resource,
+    ResourceContents, ResourceLink, ResourceTemplate, Reconnect, Retry, Root, SamplingMessage, Skill, SkillFile, Task, TextContent,
     Tool, ToolResult, UnknownContent,
 )
 
@@ -55,6 +55,8 @@ SAMPLES: Dict[str, Callable[[], Any]] = {
     "Completion": lambda: Completion(["a", "b"], 2, False, {"completion": {}}),
     "Event": lambda: Event("resource_updated", "file:///a"),
     "Retry": lambda: Retry(total=3, statuses=frozenset({503})),
+    "Reconnect": lambda: Reconnect(max_attempts=3, backoff_factor=0.1),
+    "Keepalive": lambda: Keepalive(10.0, failures=3),
     "CreateMessageRequest": lambda: CreateMessageRequest(
         [SamplingMessage("user", [TextContent("hi")])], 100, "be brief", {"hints": [{"name": "m"}]}, None, 0.5,
         ["STOP"], {"k": "v"}, [{"name": "t"}], {"mode": "auto"}, {"m": 1}, {"maxTokens": 100}),
@@ -135,7 +137,7 @@ def test_asdict_replace_hash_copy(name):
 
 
 def _other(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value + 1
     if isinstance(value, str):
         return value + "-changed"

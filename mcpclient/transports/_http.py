@@ -23,6 +23,7 @@ import time
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, Union
 
+from .. import _fork
 from .._threads import next_instance
 from ..auth.base import AuthProvider, Challenge, TokenSource, as_auth
 from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired, TransportError
@@ -93,6 +94,7 @@ class HTTPBase(Transport):
         self.instance = next_instance()
         self._http = session
         self._owns_http = session is None
+        self._pid = _fork.pid  # the process this transport was made in
         self._inbox: "SimpleQueue[Any]" = SimpleQueue()
         self._closing = threading.Event()  # set first thing in close(): every loop and wait checks it
         self._closed = threading.Event()  # close() finished: a second caller waits for this
@@ -116,6 +118,17 @@ class HTTPBase(Transport):
 
     def receive(self) -> Optional[Any]:
         return self._inbox.get()
+
+    def _session_to_share(self) -> Optional["requests.Session"]:
+        """For ``reopen()``: the user's ``requests`` session (None if the transport made its own).
+        In a forked child its pooled connections are the parent's sockets: they are dropped (the
+        child's copies closed; the parent's connections stay open) so that none is ever used here."""
+        if self._owns_http:
+            return None
+        if _fork.pid != self._pid and self._http is not None:
+            for adapter in list(self._http.adapters.values()):
+                adapter.close()
+        return self._http
 
     # --- what both do with what comes back ------------------------------------------------------
 

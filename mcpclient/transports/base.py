@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Union
+from typing import Any, Callable, Dict, Optional, Union
 
 from ..errors import ProtocolError
 
@@ -55,6 +55,12 @@ class Transport(ABC):
     remote: bool = False
     #: Per-request headers reach the server (HTTP): the client passes routing headers to ``send``.
     sends_headers: bool = False
+    #: Set by the client: called after the transport replaced a session the server forgot with a
+    #: new one (HTTP, ``reconnect``), so that what lived in the old session (resource
+    #: subscriptions) is set up again. Called once per renewal, after the new session is in use,
+    #: on the thread of a request that met the expiry (never the reader), with no lock held; it
+    #: must not block (send requests as futures).
+    on_session_renewed: Optional[Callable[[], None]] = None
 
     @abstractmethod
     def start(self) -> None:
@@ -121,6 +127,13 @@ class Transport(ABC):
         ``instance``), for a server that exited on the ``server/discover`` probe; ``None`` if this
         transport cannot be started again."""
         return None
+
+    def reopen(self) -> Optional["Transport"]:
+        """A fresh, unstarted transport to the same server with the same settings (and
+        ``instance``), for a new connection after this one was lost, or in a forked child (where
+        this one belongs to the parent and must not be touched); ``None`` if it cannot be made.
+        By default what ``relaunch()`` gives."""
+        return self.relaunch()
 
     def fallback(self, error: BaseException) -> Optional["Transport"]:
         """A replacement transport to try after the first handshake failed with ``error`` (a

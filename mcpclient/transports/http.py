@@ -8,13 +8,16 @@ Notifications and responses are POSTed on the caller's thread, which keeps them 
 what the caller sends next. In the handshake era a GET stream (``mcpclient-<n>-http-get``)
 carries server-initiated messages. An HTTP failure fails only the request it belongs to
 (``DeliveryFailed``). A request's SSE stream that ends before its answer is resumed with a GET
-carrying ``Last-Event-ID``, after the server's ``retry:`` delay (2025-11-25 polling).
+carrying ``Last-Event-ID`` (2025-11-25 polling), or in the 2026 era sent again under a new id if
+it is safe to repeat (``_recovery``).
 
 The transport knows no MCP method: what it must know about a message comes with it from the
 client (``send``'s ``headers``, ``idempotent``, ``setup``). The session id is taken from the
 answer to a ``setup`` request only, and an expired session is renewed by replaying the recorded
 setup messages, once, however many threads meet the 404 (``_threads.SingleFlight``); the old id
-stays in use until the new session is ready. Retries, auth rounds and renewal: ``_http.HTTPBase``.
+stays in use until the new session is ready. Then the GET stream moves to the new session and the
+client hears of it (``on_session_renewed``: it subscribes again). Retries, auth rounds and
+renewal: ``_http.HTTPBase``.
 POSTs go straight to ``requests``' connection pool (``_posters.FastPoster``) unless a user's session, a
 proxy or ``follow_redirects`` needs ``requests``' own machinery (``_posters.SessionPoster``, ``Session.post``).
 
@@ -25,16 +28,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
 from ..errors import ConnectionClosed, HTTPError, ProtocolError, SessionExpired, TransportError
 from ._http import (
-    JSON, SESSION_HEADER, SSE, Auth, HTTPBase, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse,
+    JSON, SESSION_HEADER, SSE, Auth, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse,
     request_error, rpc_error_body, status_error,
 )
 from ..auth.base import BearerToken
 from ._posters import FastPoster, SessionPoster
+from ._recovery import AnswerRecovery, StreamBroken
 from .base import Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -47,14 +51,12 @@ __all__ = ["HTTPTransport"]
 log = logging.getLogger("mcpclient.transport.http")
 
 _DELETE_TIMEOUT = 2.0  # the most the session's DELETE may take of close()'s budget
-_RETRY_DEFAULT = 0.5  # seconds to wait before resuming a stream whose server named no retry: delay
 _RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
-_MAX_RESUMES = 10  # resumptions of one request's stream before giving up
 _RENEW_ID = "mcpclient-renew-session"  # the id of a replayed setup request (its answer is read here)
 _LEGACY_REFUSALS = (400, 404, 405)  # how an HTTP+SSE server refuses the Streamable HTTP setup POST
 
 
-class HTTPTransport(HTTPBase):
+class HTTPTransport(AnswerRecovery):
     """Talk to an MCP server over Streamable HTTP.
 
     Example::
@@ -133,11 +135,13 @@ class HTTPTransport(HTTPBase):
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # id of a request in flight -> its response being read, or None
         self._cancelled: Set[Any] = set()  # 2026: requests in flight that were cancelled (see _track)
-        # Guards _open/_streams/_cancelled/_change only; never held across I/O, a callback or
-        # another lock (renewals and auth flows are single flights: no lock while they run).
+        self._get_open: Optional[Tuple[Response, Optional[str]]] = None  # the GET stream read, its session
+        # Guards _open/_streams/_cancelled/_change/_get_open only; never held across I/O, a callback
+        # or another lock (renewals and auth flows are single flights: no lock while they run).
         self._open_lock = threading.Lock()
         self._get_thread: Optional[threading.Thread] = None
         self._get_answered = threading.Event()
+        self._get_wake = threading.Event()  # a renewal (or close) ends the GET stream's wait to reopen
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -169,6 +173,7 @@ class HTTPTransport(HTTPBase):
         deadline = self._begin_close(deadline)
         if deadline is None:
             return
+        self._get_wake.set()
         try:
             with self._open_lock:
                 streams, self._open = list(self._open), set()
@@ -200,6 +205,17 @@ class HTTPTransport(HTTPBase):
                               allow_redirects=False).close()
         except Exception as exc:  # best effort, bounded
             log.debug("DELETE of the session failed: %s", type(exc).__name__)
+
+    def reopen(self) -> "HTTPTransport":
+        """A new transport to the same URL with the same settings and instance number: a new
+        session on the server (after the connection was lost, or in a forked child)."""
+        fresh = HTTPTransport(self.url, headers=self.headers, auth=self.auth, session=self._session_to_share(),
+                              connect_timeout=self.connect_timeout, follow_redirects=self.follow_redirects,
+                              pool_size=self.pool_size, retry=self._retry_given, reconnect=self.reconnect,
+                              on_session_change=self.on_session_change, name=self.name,
+                              sse_fallback=self.sse_fallback)
+        fresh.instance = self.instance
+        return fresh
 
     def fallback(self, error: BaseException) -> Optional[Transport]:
         """An ``SSETransport`` to the same URL, with the same headers, credentials, ``requests``
@@ -276,7 +292,7 @@ class HTTPTransport(HTTPBase):
                         # A stream is read by a worker: the caller waits for its answer in the
                         # engine, whose deadline a stream that trickles or never ends cannot stretch.
                         streaming = self._posts.try_submit(  # type: ignore[union-attr]
-                            "stream", self._read_answer, rid, response, deadline)
+                            "stream", self._read_answer, rid, response, deadline, body, extra, idempotent)
                         if streaming:
                             return None
                     return self._deliver_body(response, rid, inline)
@@ -293,6 +309,8 @@ class HTTPTransport(HTTPBase):
             finally:
                 if not streaming:
                     response.close()
+        except StreamBroken as broke:  # 2026-07-28
+            self._reissue(rid, body, deadline, extra, idempotent, broke)
         except Exception as exc:
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
@@ -301,13 +319,18 @@ class HTTPTransport(HTTPBase):
                 self._end(rid)
         return None
 
-    def _read_answer(self, rid: Any, response: Response, deadline: Optional[float]) -> None:
+    def _read_answer(self, rid: Any, response: Response, deadline: Optional[float], body: bytes,
+                     extra: Optional[Dict[str, str]], idempotent: Optional[bool]) -> None:
         """Worker: a blocking call's SSE answer (see ``_request``). It may be read for long: the
         lane may have one more worker meanwhile, so ``pool_size`` such streams never hold up
         the POSTs of futures (which the lane's size is for)."""
         try:
             with self._posts.waiting():  # type: ignore[union-attr]
-                self._deliver_body(response, rid)
+                try:
+                    self._deliver_body(response, rid)
+                except StreamBroken as broke:  # 2026-07-28
+                    response.close()
+                    self._reissue(rid, body, deadline, extra, idempotent, broke)
         except Exception as exc:
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
@@ -371,11 +394,15 @@ class HTTPTransport(HTTPBase):
                                  f"after {timeout:.3g} s") from None
         with self._open_lock:  # exactly one of the threads that waited reports the change
             change, self._change = self._change, None
-        if change is not None and self.on_session_change is not None:
-            try:
-                self.on_session_change(*change)
-            except Exception:
-                log.exception("on_session_change callback failed")
+        if change is None:
+            return
+        for name, callback, args in (("on_session_change", self.on_session_change, change),
+                                     ("on_session_renewed", self.on_session_renewed, ())):
+            if callback is not None:
+                try:
+                    callback(*args)
+                except Exception:
+                    log.exception("%s callback failed", name)
 
     def _renew(self, expired: str, deadline: Optional[float]) -> None:
         """The renewal itself (one flight): the setup request without a session id, then the
@@ -405,13 +432,20 @@ class HTTPTransport(HTTPBase):
         with self._open_lock:
             self._change = (expired, new_id)
         self.session_id = new_id  # published last: nothing goes out on a session not yet initialized
+        with self._open_lock:  # (after the new id: _hold_get registers or refuses a stream by it)
+            stale = self._get_open
+        if stale is not None and stale[1] != new_id:
+            abort(stale[0])  # the old session's GET stream: _listen reopens it on the new one
+        self._get_wake.set()
 
     # --- receiving ------------------------------------------------------------------------------
 
-    def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False) -> Optional[Any]:
+    def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False,
+                      wire: Any = None) -> Optional[Any]:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
-        (resumed until the answer to ``rid`` came, if the server lets it be resumed). ``inline``:
-        this is the caller's own thread, which gets a JSON answer back instead (see ``send``)."""
+        (resumed until the answer to ``rid`` came, if the server lets it be resumed; 2026: raises
+        ``StreamBroken`` instead). ``inline``: this is the caller's own thread, which gets a JSON answer
+        back instead (see ``send``). ``wire``: the id ``rid`` was re-issued under (``_reissue``)."""
         kind = media_type(response)
         if kind == JSON:
             if not self._track(response, rid):
@@ -420,6 +454,8 @@ class HTTPTransport(HTTPBase):
                 message = decode_frame(response.content)
             finally:
                 self._untrack(response, rid)
+            if wire is not None and type(message) is dict and message.get("id") == wire:
+                message["id"] = rid
             if inline and type(message) is dict and message.get("id") == rid and (
                     "result" in message or "error" in message):
                 return message
@@ -427,22 +463,25 @@ class HTTPTransport(HTTPBase):
             return None
         if kind != SSE:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
-        answered, last_id, retry = self._read_events(response, rid, None, None)
+        answered, last_id, retry = self._read_events(response, rid, None, None, wire)
         if answered or rid is None or self._closing.is_set() or rid in self._cancelled:
             return None
+        if self._stateless:  # no GET, no resumption: the caller may send the request again
+            raise StreamBroken(f"{self.name} ended the answer stream before the answer")
         if last_id is None:
             raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
                                    "to resume from")
         self._resume(rid, last_id, retry)
         return None
 
-    def _read_events(self, response: Response, rid: Any, last_id: Optional[str],
-                     retry: Optional[float]) -> Tuple[bool, Optional[str], Optional[float]]:
+    def _read_events(self, response: Response, rid: Any, last_id: Optional[str], retry: Optional[float],
+                     wire: Any = None) -> Tuple[bool, Optional[str], Optional[float]]:
         """Queue one stream's messages; return (the answer to ``rid`` came, or ``rid`` was cancelled:
-        nothing more to read; the last event id; the retry delay)."""
+        nothing more to read; the last event id; the retry delay). ``wire``: as in ``_deliver_body``."""
         if not self._track(response, rid):
             return True, last_id, retry  # cancelled (2026): the response is closed unread
         answered = False
+        expected = rid if wire is None else wire
         try:
             for event in self._events(response):
                 last_id = event.id if event.id is not None else last_id
@@ -450,40 +489,31 @@ class HTTPTransport(HTTPBase):
                 message = self._event_message(event)
                 if message is None:
                     continue
-                self._inbox.put(message)
-                if rid is not None and isinstance(message, dict) and message.get("id") == rid \
+                if rid is not None and isinstance(message, dict) and message.get("id") == expected \
                         and ("result" in message or "error" in message):
                     answered = True
+                    if wire is not None:
+                        message["id"] = rid  # the answer to the re-issued request is the original's
+                self._inbox.put(message)
         finally:
             self._untrack(response, rid)
         return answered, last_id, retry
 
-    def _resume(self, rid: Any, last_id: Optional[str], retry: Optional[float]) -> None:
-        """2025-11-25 polling: after the server's retry delay, GET with ``Last-Event-ID`` and read
-        on, until the answer to ``rid`` came."""
-        for _ in range(_MAX_RESUMES):
-            if self._closing.wait(retry if retry is not None else _RETRY_DEFAULT) or rid in self._cancelled:
-                return
-            response = self._get_stream(last_id)
-            try:
-                if response.status_code != 200 or media_type(response) != SSE:
-                    raise status_error(self.name, response)
-                answered, last_id, retry = self._read_events(response, rid, last_id, retry)
-            finally:
-                response.close()
-            if answered or self._closing.is_set():
-                return
-        raise ConnectionClosed(f"gave up resuming the answer stream from {self.name} after {_MAX_RESUMES} tries")
-
-    def _get_stream(self, last_event_id: Optional[str] = None) -> Response:
+    def _get_stream(self, last_event_id: Optional[str] = None) -> Tuple[Response, Optional[str]]:
         """A GET for an event stream (resumed after ``last_event_id``), through ``_exchange`` like
         every request: auth rounds on 401/403, a new session on 404, the retry policy. Returns
-        the answer whatever its status; raises what ``_exchange`` raises."""
+        the answer whatever its status, and the session id it was sent with (``Last-Event-ID``
+        only goes to the session whose stream it names, not to one a 404 renewed on the way);
+        raises what ``_exchange`` raises."""
         import requests  # deferred: import cost (requests); stdio-only programs never load it
+
+        origin = self.session_id
+        sent: List[Optional[str]] = [origin]
 
         def get(headers: Dict[str, str], read: Optional[float]) -> Response:
             headers["Accept"] = SSE
-            if last_event_id is not None:
+            sent[0] = headers.get(SESSION_HEADER)
+            if last_event_id is not None and sent[0] == origin:
                 headers["Last-Event-ID"] = last_event_id
             try:  # no read timeout: a server may stay silent on an event stream for long
                 return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
@@ -491,7 +521,16 @@ class HTTPTransport(HTTPBase):
             except requests.exceptions.RequestException as exc:
                 raise request_error(self.name, exc, self.connect_timeout) from exc
 
-        return self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
+        response = self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
+        return response, sent[0]
+
+    def _hold_get(self, response: Optional[Response], session: Optional[str]) -> bool:
+        """Register (``None``: unregister) the GET stream of ``session`` for ``_renew`` to end;
+        False if a renewal replaced that session already (the stream is then not read)."""
+        with self._open_lock:
+            current = response is None or session == self.session_id
+            self._get_open = (response, session) if response is not None and current else None
+        return current
 
     def _track(self, response: Response, rid: Any) -> bool:
         """Before reading ``response`` (of request ``rid``, or of no request): let ``close()``
@@ -546,17 +585,20 @@ class HTTPTransport(HTTPBase):
 
     def _listen(self) -> None:
         """The GET stream for server-initiated messages, reopened until close: after the server's
-        ``retry:`` delay with ``Last-Event-ID`` when it gave ids, else with capped backoff."""
+        ``retry:`` delay with ``Last-Event-ID`` when it gave ids, else with capped backoff; at
+        once, from its start, when a new session replaced ours (``_renew`` ends the old stream)."""
         import random  # deferred: import cost (random); only backoff needs it
 
         delay = 0.5
         last_id: Optional[str] = None
         retry: Optional[float] = None
+        session = self.session_id
         while not self._closing.is_set():
             response: Optional[Response] = None
             ended: Optional[Exception] = None
+            self._get_wake.clear()
             try:
-                response = self._get_stream(last_id)
+                response, session = self._get_stream(last_id if session == self.session_id else None)
             except SessionExpired as exc:  # our session is gone and no new one came
                 ended = exc
             except TransportError as exc:  # no connection, or it broke: try again later
@@ -580,14 +622,19 @@ class HTTPTransport(HTTPBase):
                         return
                     if status == 200 and media_type(response) == SSE:
                         delay = 0.5
-                        _, last_id, retry = self._read_events(response, None, last_id, retry)
+                        if self._hold_get(response, session):  # (not if a renewal replaced its session)
+                            _, last_id, retry = self._read_events(response, None, last_id, retry)
                     else:
                         log.debug("GET stream to %s answered %s", self.name, status)
                 except ConnectionClosed as exc:
                     log.debug("%s", exc)
                 finally:
+                    self._hold_get(None, None)
                     response.close()
+                if session != self.session_id:  # renewed: the new session's stream opens now, from its start
+                    last_id, retry, delay = None, None, 0.5
+                    continue
             wait = retry if retry is not None else delay * (0.5 + random.random())
-            if self._closing.wait(wait):
+            if self._get_wake.wait(wait) and self._closing.is_set():
                 return
             delay = min(delay * 2, 30.0)

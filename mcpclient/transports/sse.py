@@ -86,6 +86,7 @@ class SSETransport(HTTPBase):
         super().__init__(url, kind="SSE", headers=headers, auth=auth, auth_header=auth_header, session=session,
                          connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(total=0),
                          name=name)
+        self._retry_given = retry
         #: The URL messages are POSTed to, from the server's ``endpoint`` event.
         self.endpoint: Optional[str] = None
         self._posts: Optional[Lane] = None
@@ -96,6 +97,13 @@ class SSETransport(HTTPBase):
         self._start_error: Optional[Exception] = None
 
     # --- lifecycle ------------------------------------------------------------------------------
+
+    def reopen(self) -> "SSETransport":
+        """A new transport to the same URL with the same settings and instance number."""
+        fresh = SSETransport(self.url, headers=self.headers, auth=self.auth, session=self._session_to_share(),
+                             connect_timeout=self.connect_timeout, name=self.name, retry=self._retry_given)
+        fresh.instance = self.instance
+        return fresh
 
     def start(self) -> None:
         """Open the event stream and wait (up to ``connect_timeout``) for its ``endpoint`` event."""

@@ -2,8 +2,10 @@
 
 Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment,
 draining its stderr on a thread, noticing its exit on another, writing without ever blocking past
-a deadline or a close, and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the
-whole process group). Standard library only.
+a deadline or a close (on a writer thread where pipes cannot be non-blocking: Windows), and the
+bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
+Windows, ``taskkill`` of the process tree). Windows specifics are in ``_windows``. Standard
+library only.
 
 Process-group signals are sent only while the group leader is alive or a zombie (not yet reaped),
 so its pid, which names the group, cannot have been reused by an unrelated process.
@@ -20,9 +22,12 @@ import weakref
 from collections import deque
 from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
 
+from .. import _fork
 from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
+from ._cmdline import launch_args
+from ._windows import PipeWriter, kill_tree
 from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -46,10 +51,13 @@ StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
 
 _STDERR_TAIL_LINES = 20
 _POSIX = os.name == "posix"
+#: Pipes cannot be made non-blocking (Windows): writes go through a ``PipeWriter`` thread.
+_BLOCKING_PIPES = not _POSIX
 #: Wait for the child's exit without reaping it (the zombie keeps its pid, and so its group, ours).
 _PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 _POLL = 0.05  # how often a writer stuck on a full pipe looks whether the transport is closing
 _KILL_WAIT = 0.5  # after SIGKILL, how long to wait for the exit
+_TASKKILL_WAIT = 2.0  # Windows: how long taskkill may take at most
 #: Bytes senders may leave queued for the writer; past it a sender waits for room (the server is
 #: not reading: the queue would grow without bound). One frame larger than this still goes alone.
 _OUTBOX_MAX = 4 << 20
@@ -85,29 +93,57 @@ def _default_name(argv: Sequence[str]) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", label).strip("_") or "server"
 
 
-def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool) -> None:
+def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool, timeout: float = _TASKKILL_WAIT) -> None:
     """SIGTERM (or with ``hard`` SIGKILL) the child's process group; ignore 'already gone'.
 
-    On Windows there are no process groups to signal: the child itself is terminated.
+    Windows has neither process groups nor a SIGTERM for a console child: either way its whole
+    process tree is killed (``taskkill``, for at most ``timeout`` s), before its pipes are closed.
     """
+    if not _POSIX:
+        kill_tree(proc, timeout)
+        return
     import signal  # deferred: import cost (signal); only closing a child needs it
 
     try:
-        if _POSIX:
-            os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
-        else:
-            proc.terminate()
+        os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
     except OSError:  # ProcessLookupError, PermissionError: the group is gone already
         pass
 
 
-def _reap_at_exit(transport_ref: "weakref.ref[StdioTransport]", proc: "subprocess.Popen[bytes]") -> None:
-    """Finalizer for forgotten transports: never leave the child (or its group) running."""
+def _reap_at_exit(transport_ref: "weakref.ref[StdioTransport]", proc: "subprocess.Popen[bytes]", owner: int) -> None:
+    """Finalizer for forgotten transports: never leave the child (or its group) running. Only
+    in the process that started it: a forked child that exits must not kill its parent's server."""
+    if _fork.pid != owner:
+        return
     transport = transport_ref()
     lock = transport._reap_lock if transport is not None else threading.Lock()
     with lock:
         if proc.returncode is None:
             _kill_group(proc, hard=True)
+
+
+#: Started transports whose stdin is open, for the at-fork hook below.
+_open: "weakref.WeakSet[StdioTransport]" = weakref.WeakSet()
+
+
+def _forked() -> None:
+    """In a forked child: the servers are the parent's. Each transport is marked inherited (its
+    close() and finalizer do nothing here), and the child's copy of each server's stdin is
+    pointed at /dev/null, so that the server still sees EOF when the parent closes its end."""
+    null = -1
+    for transport in list(_open):
+        transport._inherited = True
+        try:
+            if null < 0:
+                null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, transport._stdin_fd)
+        except OSError:
+            pass
+    if null >= 0:
+        os.close(null)
+
+
+_fork.in_child(_forked)
 
 
 class StdioTransport(Transport):
@@ -120,7 +156,8 @@ class StdioTransport(Transport):
             print(client.list_tools())
 
     Args:
-        argv: the command as a list (never run through a shell).
+        argv: the command as a list (never run through a shell). A bare argv[0] is looked up in
+            the child's ``PATH`` (on Windows with ``PATHEXT``, so ``npx`` finds ``npx.cmd``).
         env: variables set for the child, over ``DEFAULT_ENV_KEYS`` taken from this process
             (or over all of ``os.environ`` when ``inherit_env=True``).
         cwd: the child's working directory.
@@ -172,6 +209,7 @@ class StdioTransport(Transport):
         self._queued = 0  # bytes in _outbox (at most _OUTBOX_MAX, or one larger frame)
         self._handoff: Optional[bytes] = None  # what the stdin thread must write first
         self._flusher: Optional[threading.Thread] = None
+        self._pipe_writer: Optional[PipeWriter] = None  # with blocking pipes (Windows): all writes
         self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
         self._exited = threading.Event()
         self._closing = threading.Event()
@@ -180,6 +218,7 @@ class StdioTransport(Transport):
         self.instance = next_instance()
         self.skipped_lines = 0
         self._receiving = False
+        self._inherited = False  # in a forked child: the server is the parent's (see _forked)
 
     def relaunch(self) -> "StdioTransport":
         """A new, unstarted transport for the same command and settings, and the same thread
@@ -216,10 +255,12 @@ class StdioTransport(Transport):
             self._starting = True
         kwargs: Dict[str, Any] = {"start_new_session": True} if _POSIX else {
             "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+        env = self._child_env()
         try:
+            args, executable = launch_args(self.argv, env, _POSIX)  # npx -> npx.cmd on Windows
             proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=self._child_env(), cwd=self.cwd, **kwargs)
+                args, executable=executable, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=env, cwd=self.cwd, **kwargs)
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
         with self._lifecycle:
@@ -228,19 +269,26 @@ class StdioTransport(Transport):
                 self._proc = proc
         if closed_meanwhile:  # close() ran during Popen and found nothing to stop: stop it here
             _kill_group(proc, hard=True)
-            proc.wait()
+            try:
+                proc.wait(_KILL_WAIT)
+            except subprocess.TimeoutExpired:  # not reaped yet: subprocess reaps it later
+                pass
             for pipe in (proc.stdin, proc.stdout, proc.stderr):
                 pipe.close()  # type: ignore[union-attr]
             raise ConnectionClosed("the transport was closed while starting")
         self._stdin_fd = proc.stdin.fileno()  # type: ignore[union-attr]
-        if _POSIX:
+        if not _BLOCKING_PIPES:
             os.set_blocking(self._stdin_fd, False)  # writes wait in select(), bounded by deadlines
-        self._finalizer = weakref.finalize(self, _reap_at_exit, weakref.ref(self), proc)
+        self._finalizer = weakref.finalize(self, _reap_at_exit, weakref.ref(self), proc, _fork.pid)
+        _open.add(self)
         prefix = f"mcpclient-{self.instance}"
         self._threads = [
             start_thread(self._drain_stderr, f"{prefix}-stderr"),
             start_thread(self._wait_exit, f"{prefix}-waiter"),
         ]
+        if _BLOCKING_PIPES:  # every write on its own thread; senders wait till their deadline
+            self._pipe_writer = PipeWriter(self._stdin_fd, self.name, f"{prefix}-stdin", self._wlock, self._closing)
+            self._threads.append(self._pipe_writer.thread)
         log.debug("started %s (pid %s)", self.name, proc.pid)  # not argv: it may hold secrets
 
     @property
@@ -257,14 +305,17 @@ class StdioTransport(Transport):
 
     def close(self, deadline: Optional[float] = None) -> None:
         """Close stdin, give the child ``terminate_grace`` s, SIGTERM, the same again, then SIGKILL
-        the group; the graces shrink to fit ``deadline`` (default: ``CLOSE_BUDGET`` s from now;
+        the group (on Windows both steps kill the process tree); the graces shrink to fit ``deadline`` (default: ``CLOSE_BUDGET`` s from now;
         4.5 s at worst with the default grace)."""
+        if self._inherited:  # a forked child's copy: the server, its pipes and threads are the parent's
+            return
         with self._lifecycle:
             first = not self._closing.is_set()
             self._closing.set()  # writers stuck on a full pipe see this within _POLL and give up
             proc = self._proc
         if proc is None:
             return
+        _open.discard(self)  # before stdin closes (its fd number may be reused after)
         if deadline is None:
             deadline = time.monotonic() + CLOSE_BUDGET
         if not first:
@@ -274,12 +325,12 @@ class StdioTransport(Transport):
         stdin_closed = self._close_stdin(proc, timeout=min(_POLL * 4, grace))
         if not self._exited.wait(grace):
             log.info("server %s did not exit after stdin closed; sending SIGTERM", self.name)
-            self._signal(proc, hard=False)
+            self._signal(proc, hard=False, deadline=deadline)
             if not self._exited.wait(grace):
                 log.warning("server %s ignored SIGTERM; killing its process group", self.name)
-                self._signal(proc, hard=True)
+                self._signal(proc, hard=True, deadline=deadline)
                 self._exited.wait(max(0.0, min(_KILL_WAIT, deadline - time.monotonic())))
-        self._signal(proc, hard=True)  # whatever the leader left behind in its group goes too
+        self._signal(proc, hard=True, deadline=deadline)  # whatever the leader left behind in its group goes too
         if not stdin_closed:
             self._close_stdin(proc, timeout=max(0.0, deadline - time.monotonic()))
         self._join_threads(deadline)
@@ -291,6 +342,8 @@ class StdioTransport(Transport):
         with self._olock:
             self._olock_cond.notify_all()  # the stdin thread, if idle, sees the close and ends
             self._room.notify_all()  # senders waiting for room raise ConnectionClosed
+        if self._pipe_writer is not None:
+            self._pipe_writer.wake()
         if not self._wlock.acquire(timeout=timeout):
             return False
         try:
@@ -301,11 +354,12 @@ class StdioTransport(Transport):
             self._wlock.release()
         return True
 
-    def _signal(self, proc: "subprocess.Popen[bytes]", hard: bool) -> None:
+    def _signal(self, proc: "subprocess.Popen[bytes]", hard: bool, deadline: Optional[float] = None) -> None:
         """Signal the group, but only while its leader is unreaped (see the module docstring)."""
+        timeout = _TASKKILL_WAIT if deadline is None else min(_TASKKILL_WAIT, deadline - time.monotonic())
         with self._reap_lock:
             if proc.returncode is None:
-                _kill_group(proc, hard)
+                _kill_group(proc, hard, timeout)
 
     def _join_threads(self, deadline: float) -> None:
         join_all(self._threads, deadline)
@@ -327,11 +381,18 @@ class StdioTransport(Transport):
         only when the server stopped reading and the queue holds ``_OUTBOX_MAX`` bytes already
         (a larger frame still goes behind an empty queue): for room, until its own ``deadline``
         (then ``SendTimeout``, nothing of its frame sent). Once the transport is closing, every
-        send raises ``ConnectionClosed``.
+        send raises ``ConnectionClosed``. Where pipes cannot be non-blocking (Windows), every frame
+        is written on the stdin thread instead and its sender waits for it until its deadline
+        (``_windows.PipeWriter``).
         """
         data = encode_frame(message) + b"\n"
         if self._stdin_fd < 0:
             raise ConnectionClosed("transport not started")
+        if self._pipe_writer is not None:  # blocking pipes (Windows): the writer thread writes
+            failure = self._pipe_writer.send(data, deadline)
+            if failure is not None:
+                raise self._exit_error() from failure
+            return
         with self._olock:
             while True:
                 if self._closing.is_set():

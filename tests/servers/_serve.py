@@ -11,14 +11,15 @@ import threading
 from typing import Any
 
 
-def serve_http(app: Any, path: str) -> None:
-    """Serve the ASGI ``app`` with uvicorn on 127.0.0.1:<free port>; print ``READY <url><path>``;
-    stop on SIGINT/SIGTERM or when stdin reaches EOF (a dying parent never leaves one behind)."""
+def serve_http(app: Any, path: str, port: int = 0) -> None:
+    """Serve the ASGI ``app`` with uvicorn on 127.0.0.1:<port> (0: a free one); print
+    ``READY <url><path>``; stop on SIGINT/SIGTERM or when stdin reaches EOF (a dying parent never
+    leaves one behind). A given port lets a test restart a server where its clients expect it."""
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     url = f"http://127.0.0.1:{sock.getsockname()[1]}{path}"
 
     class Server(uvicorn.Server):

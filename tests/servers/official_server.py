@@ -9,7 +9,8 @@ Run (needs the ``mcp`` 2.x package installed; the HTTP modes also need ``uvicorn
 - ``... --sse``: the legacy 2024-11-05 HTTP+SSE transport (``MCPServer.sse_app()``): GET ``/sse``
   sends an ``endpoint`` event, messages are POSTed to ``/messages/?session_id=...``.
 
-The HTTP modes listen on 127.0.0.1 on an OS-chosen free port, print exactly one line
+The HTTP modes listen on 127.0.0.1 on an OS-chosen free port (``--port N``: that one, to restart a
+server where its clients expect it), print exactly one line
 ``READY <url>`` (the MCP endpoint: ``.../mcp`` or ``.../sse``) to stdout once serving, and run
 until SIGTERM/SIGINT or until stdin reaches EOF (so a dying parent never leaves one behind).
 
@@ -725,12 +726,14 @@ def main(argv: list[str] | None = None) -> None:
     mode.add_argument("--sse", action="store_true", help="legacy HTTP+SSE at /sse (+ /messages/)")
     parser.add_argument("--json-response", action="store_true", help="--http: answer POSTs with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="--http: the SDK's stateless mode (no session)")
+    parser.add_argument("--port", type=int, default=0, help="--http: listen on this port (default: a free one)")
     args = parser.parse_args(argv)
     if (args.json_response or args.stateless) and not args.http:
         parser.error("--json-response and --stateless need --http")
 
     if args.http:
-        serve_http(mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless), "/mcp")
+        serve_http(mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless), "/mcp",
+                   args.port)
     elif args.sse:
         serve_http(mcp.sse_app(), "/sse")
     else:

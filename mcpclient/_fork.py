@@ -1,0 +1,39 @@
+"""Fork awareness: which process this is, and work to redo in a forked child.
+
+A client made before ``os.fork()`` (gunicorn ``--preload``, Celery prefork, ``multiprocessing``)
+is copied into the child with its pipes, sockets and locks, but without its threads. The child
+must never use that connection: it shares the pipe and the id counter with the parent, so the
+answers would cross. ``pid`` is the current process id, updated in the child by an at-fork hook
+(one module attribute read per call, no system call); ``Connection`` compares it with the pid it
+was made in. Modules with process-wide locks register a reset here (a lock held by another
+thread at the fork would be held forever in the child).
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable, List
+
+__all__ = ["in_child", "pid"]
+
+#: The id of this process (kept current across forks).
+pid = os.getpid()
+_resets: List[Callable[[], None]] = []
+
+
+def in_child(reset: Callable[[], None]) -> None:
+    """Run ``reset`` in every child forked from now on (it must not block or do I/O)."""
+    _resets.append(reset)
+
+
+def _after_fork_in_child() -> None:
+    global pid
+    pid = os.getpid()
+    for reset in _resets:
+        try:
+            reset()
+        except Exception:  # an at-fork hook must never stop the child
+            pass
+
+
+if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,0 +1,254 @@
+"""Long life (issue 10): a lost connection, ``Reconnect``, ``Keepalive``, and clients that are
+garbage-collected without ``close()``. Real servers over real pipes; the faults are real too
+(SIGKILL, SIGSTOP, a server that will not start)."""
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import LONG, OFFICIAL_SERVER, pid_alive, wait_until
+from mcpclient import (
+    Client, ClientClosedError, ConnectError, ConnectionClosed, Keepalive, ProcessExited, Reconnect, StdioTransport,
+)
+from mcpclient.testing import server_command
+
+try:
+    import mcp  # noqa: F401
+
+    HAVE_OFFICIAL = True
+except ImportError:
+    HAVE_OFFICIAL = False
+
+
+def kill(pid: int) -> None:
+    os.kill(pid, signal.SIGKILL)
+
+
+def lost(client: Client) -> bool:
+    return client._conn.state == "lost"
+
+
+def test_a_call_on_a_lost_connection_says_so_and_connect_opens_a_new_one():
+    with Client(server_command(), timeout=LONG) as client:
+        first = client.transport.pid
+        kill(first)
+        assert wait_until(lambda: lost(client))
+        assert client.is_closed
+        with pytest.raises(ProcessExited, match=r"connect\(\)") as info:
+            client.call_tool("add", {"a": 1, "b": 2})
+        assert info.value.returncode == -signal.SIGKILL
+        client.connect()  # was: "connect() on a client that is ready; make a new Client"
+        assert not client.is_closed and client.transport.pid != first
+        assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}
+        with pytest.raises(ClientClosedError, match="connected already"):
+            client.connect()
+    with pytest.raises(ClientClosedError, match="closed"):
+        client.connect()
+
+
+def test_with_a_policy_the_next_call_reconnects():
+    reconnected = threading.Event()
+    with Client(server_command(), timeout=LONG, reconnect=True,
+                on_reconnect=lambda c: reconnected.set()) as client:
+        first = client.transport.pid
+        kill(first)
+        assert wait_until(lambda: lost(client))
+        assert not client.is_closed  # the next call reconnects
+        assert client.call_tool("add", {"a": 2, "b": 2}).structured_content == {"sum": 4}
+        assert client.transport.pid != first and client._conn.reconnects == 1
+        assert reconnected.wait(LONG)
+        assert client.protocol_version is not None
+
+
+def test_failed_reconnects_back_off_give_up_and_connect_starts_again(tmp_path: Path):
+    """A server that cannot start again: each failure counts; a call during the backoff fails at
+    once (its timeout is shorter than the wait); after ``max_attempts`` the client gives up until
+    ``connect()``."""
+    broken = tmp_path / "broken"
+    script = (f"import os, runpy, sys\nif os.path.exists({str(broken)!r}): sys.exit(5)\n"
+              "sys.argv = ['mcpclient.testing']\nrunpy.run_module('mcpclient.testing', run_name='__main__')")
+    policy = Reconnect(max_attempts=2, backoff_factor=30.0)
+    with Client([sys.executable, "-c", script], timeout=LONG, reconnect=policy) as client:
+        broken.touch()
+        kill(client.transport.pid)
+        assert wait_until(lambda: lost(client))
+        with pytest.raises(ConnectError, match="reconnecting to .* failed"):
+            client.ping()
+        started = time.monotonic()
+        with pytest.raises(ConnectError, match=r"next attempt is in"):
+            client.ping(timeout=1.0)  # the backoff (15-30 s) is longer than this call's timeout
+        assert time.monotonic() - started < 0.5
+        client._conn._next_try = 0.0  # (the backoff has passed)
+        with pytest.raises(ConnectError):
+            client.ping()
+        with pytest.raises(ConnectError, match="gave up reconnecting .* after 2 failed attempts"):
+            client.ping()
+        broken.unlink()
+        client.connect()
+        assert client.call_tool("add", {"a": 1, "b": 1}).structured_content == {"sum": 2}
+
+
+@pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
+@pytest.mark.parametrize("protocol", ["legacy", "2026-07-28"])
+def test_subscriptions_and_listens_come_back_after_a_reconnect(protocol):
+    """Killed under an open subscription, the client reconnects at once (no call needed) and
+    subscribes again: updates reach ``on_resource_updated`` and the same ``listen()`` object."""
+    updated: List[str] = []
+    got = threading.Condition()
+
+    def on_updated(uri: str) -> None:
+        with got:
+            updated.append(uri)
+            got.notify_all()
+
+    with Client(OFFICIAL_SERVER, protocol=protocol, timeout=LONG, reconnect=True,
+                on_resource_updated=on_updated) as client:
+        client.subscribe_resource("test://a")
+        listen = client.listen(resource_uris=["test://b"])
+        assert listen.wait_acknowledged(LONG)
+        first = client.transport.pid
+        kill(first)
+        assert wait_until(lambda: client._conn.reconnects == 1 and client._conn.state == "ready")
+        assert client.transport.pid != first
+        # the subscriptions are re-sent asynchronously: touch until an update arrives
+        assert wait_until(lambda: bool(client.call_tool("touch", {"uri": "test://a"})) and
+                          got.acquire() and (got.wait_for(lambda: "test://a" in updated, 0.2), got.release())[0])
+        assert wait_until(lambda: bool(client.call_tool("touch", {"uri": "test://b"})) and
+                          listen.get(timeout=0.2) is not None)
+        assert not listen.closed
+
+
+def test_a_wedged_server_fails_the_keepalive_and_the_call_in_flight():
+    """SIGSTOP: the pipe stays open but nothing answers. Two unanswered pings mark the
+    connection lost; the call in flight fails with ``ConnectionClosed`` (not a 60 s timeout)
+    and, with ``Reconnect``, the next call runs on a new server."""
+    transport = StdioTransport(server_command(), terminate_grace=0.2)
+    with Client(transport, timeout=60, reconnect=True,
+                keepalive=Keepalive(0.1, failures=2, timeout=0.2)) as client:
+        stopped = client.transport.pid
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            with pytest.raises(ConnectionClosed, match="keepalive"):
+                client.call_tool("slow", {"steps": 1, "delay": 0})
+            assert time.monotonic() - started < 3.0
+            assert client.call_tool("add", {"a": 3, "b": 4}).structured_content == {"sum": 7}
+            assert client.transport.pid != stopped
+        finally:
+            if pid_alive(stopped):
+                os.kill(stopped, signal.SIGCONT)
+        assert wait_until(lambda: not pid_alive(stopped))
+
+
+def test_an_idle_connection_is_pinged_and_stays_up():
+    with Client(server_command(), timeout=LONG, keepalive=0.05) as client:
+        watch = client._conn._watch
+        assert watch is not None
+        assert wait_until(lambda: watch.pings >= 3)
+        assert client._conn.state == "ready"
+        assert client.call_tool("add", {"a": 1, "b": 1}).structured_content == {"sum": 2}
+        # no thread of its own: the session's timer thread does it
+        names = [t.name for t in client.session.threads()]
+        assert not any("keepalive" in n for n in names), names
+
+
+def test_a_client_nobody_closed_is_collected_with_its_server_and_threads():
+    """A notebook re-running a cell: the client is dropped unclosed. Collecting it stops the
+    server and every thread, with a ``ResourceWarning`` like an unclosed file's."""
+    client = Client(server_command(), timeout=LONG).connect()
+    client.call_tool("add", {"a": 1, "b": 1})
+    client.list_tools_future().result(LONG)  # a worker thread too
+    pid, threads = client.transport.pid, client.session.threads()
+    assert threads
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del client
+        gc.collect()
+    assert any(issubclass(w.category, ResourceWarning) and "unclosed mcpclient.Client" in str(w.message)
+               for w in caught), [str(w.message) for w in caught]
+    assert wait_until(lambda: not pid_alive(pid))
+    for thread in threads:
+        thread.join(LONG)
+        assert not thread.is_alive(), thread.name
+
+
+def test_a_closed_client_is_collected_without_a_warning():
+    client = Client(server_command(), timeout=LONG).connect()
+    client.close()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del client
+        gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+
+
+def test_killed_under_load_calls_fail_fast_and_later_ones_succeed():
+    """SIGKILL while 8 threads call: the calls in flight fail with a typed error within 100 ms
+    of the kill; after that every call succeeds (one reconnect); no answer is lost, duplicated
+    or given to the wrong call."""
+    threads_n, per_thread = 8, 60
+    outcomes: Dict[int, List[Any]] = {n: [] for n in range(threads_n)}
+    killed_at: List[float] = []
+    failed_at: List[float] = []
+    started = threading.Barrier(threads_n + 1)
+    with Client(server_command(), timeout=LONG, reconnect=Reconnect(backoff_factor=0.01)) as client:
+        def work(n: int) -> None:
+            started.wait()
+            for i in range(per_thread):
+                try:
+                    got = client.call_tool("add", {"a": n * 1000, "b": i}).structured_content
+                    outcomes[n].append(("ok", i, got))
+                except ConnectionClosed as exc:
+                    failed_at.append(time.monotonic())
+                    outcomes[n].append(("failed", i, type(exc).__name__))
+
+        workers = [threading.Thread(target=work, args=(n,)) for n in range(threads_n)]
+        for w in workers:
+            w.start()
+        started.wait()
+        assert wait_until(lambda: sum(len(o) for o in outcomes.values()) >= threads_n * 10)
+        killed_at.append(time.monotonic())
+        kill(client.transport.pid)
+        for w in workers:
+            w.join(LONG * 3)
+        assert not any(w.is_alive() for w in workers)
+    wrong = [(n, o) for n, rows in outcomes.items() for o in rows if o[0] == "ok" and o[2] != {"sum": n * 1000 + o[1]}]
+    counted = {n: [o[1] for o in rows] for n, rows in outcomes.items()}
+    failed = [o for rows in outcomes.values() for o in rows if o[0] == "failed"]
+    assert wrong == []  # misrouted: 0
+    assert all(c == list(range(per_thread)) for c in counted.values())  # lost or duplicated: 0
+    assert 1 <= len(failed) <= threads_n, failed  # at most the calls in flight at the kill
+    assert max(failed_at) - killed_at[0] < 0.1, max(failed_at) - killed_at[0]
+    assert client._conn.reconnects == 1
+
+
+@pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
+@pytest.mark.parametrize("protocol", ["legacy", "2026-07-28"])
+def test_http_keepalive_finds_a_frozen_server_and_the_next_call_reconnects(protocol):
+    from conftest import child_pids
+    from http_servers import official_http_server
+
+    before = child_pids()
+    with official_http_server("--http") as url:
+        (server,) = child_pids() - before
+        with Client(url, protocol=protocol, timeout=LONG, reconnect=True,
+                    keepalive=Keepalive(0.1, failures=2, timeout=0.3)) as client:
+            first = client.transport
+            assert client.call_tool("add", {"a": 1, "b": 1}).structured_content == {"sum": 2}
+            os.kill(server, signal.SIGSTOP)
+            try:
+                assert wait_until(lambda: client._conn.state == "lost")
+            finally:
+                os.kill(server, signal.SIGCONT)
+            assert client.call_tool("add", {"a": 2, "b": 5}).structured_content == {"sum": 7}
+            assert client.transport is not first and client._conn.reconnects == 1
+            assert client.protocol_version == (protocol if protocol != "legacy" else client.protocol_version)
