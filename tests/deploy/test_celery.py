@@ -10,6 +10,7 @@ gunicorn and multiprocessing tests recycle their workers.)
 """
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Dict, List, Tuple
 
@@ -51,7 +52,7 @@ def test_celery_prefork_tasks_use_per_process_and_inherited_clients(tmp_path, re
     from celery import Celery
 
     env = env_with(CELERY_BROKER_URL=redis_url, CELERY_RESULT_BACKEND=redis_url)
-    env["PYTHONPATH"] = f"{EXAMPLES}:{env['PYTHONPATH']}"
+    env["PYTHONPATH"] = os.pathsep.join((str(EXAMPLES), env["PYTHONPATH"]))
     argv = [PY, "-m", "celery", "-A", "celery_tasks", "worker", "--pool=prefork", "--concurrency=2",
             "--without-heartbeat", "--without-gossip", "--without-mingle", "--loglevel=INFO",
             "--hostname=deploy-test@%h"]
