@@ -60,7 +60,7 @@ def _release(conn: Connection, responder: Responder, notifications: Notification
              subscriptions: SubscriptionRouter, collected: bool = False) -> None:
     """Close a client's connection: ``close()``, or the collection of a client nobody closed
     (then a ``ResourceWarning`` says so, as for an unclosed file)."""
-    if collected and conn.state not in ("new", "closed"):
+    if collected and conn.state in ("connecting", "ready", "lost"):  # (not "forked": the parent's)
         warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
                       ResourceWarning, stacklevel=2)
     deadline = _monotonic() + CLOSE_BUDGET
@@ -302,6 +302,13 @@ class Client(ExtensionMethods):
     @property
     def instructions(self) -> Optional[str]:
         return self._conn.negotiated.instructions if self._conn.negotiated else None
+
+    @property
+    def state(self) -> str:
+        """``"new"``, ``"connecting"``, ``"ready"``, ``"lost"`` (the connection ended: ``connect()``
+        or a ``Reconnect`` policy opens a new one), ``"forked"`` (inherited by a forked process)
+        or ``"closed"``."""
+        return self._conn.state
 
     @property
     def is_closed(self) -> bool:

@@ -72,6 +72,8 @@ RACE = """
     child_servers = []
 
     def child():
+        if client.state != "forked":
+            return {"state": client.state}
         try:
             got = client.call_tool("add", {"a": 1000, "b": i}).structured_content
         except ForkedClientError as exc:

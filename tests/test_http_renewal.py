@@ -175,3 +175,19 @@ def test_a_restarted_official_server_gets_a_new_session_with_a_get_stream(caplog
     finally:
         client.close()
     assert "could not subscribe" not in caplog.text  # the subscription was sent again, and taken
+
+
+def test_a_silent_get_stream_is_reopened_after_the_idle_bound(scripted):
+    """A GET stream whose connection died without a FIN looks exactly like a silent one: after
+    ``stream_idle_timeout`` without a byte it is dropped and opened again."""
+    first_closed = threading.Event()
+
+    def on_get(seen: Seen) -> Reply:
+        if len(gets(server, SESSION_ID)) == 1:  # headers, then silence (until the client leaves)
+            return Reply(200, b": open\n\n", SSE_HEADERS, until_closed=first_closed)
+        return Reply(200, b": open\n\n", SSE_HEADERS, until_closed=threading.Event())
+
+    server = scripted(answer, on_get=on_get)
+    with Client(HTTPTransport(server.url, stream_idle_timeout=0.3), protocol="2025-11-25", timeout=LONG):
+        assert first_closed.wait(LONG), "the silent GET stream was never dropped"
+        assert wait_until(lambda: len(gets(server, SESSION_ID)) >= 2)

@@ -34,7 +34,7 @@ def kill(pid: int) -> None:
 
 
 def lost(client: Client) -> bool:
-    return client._conn.state == "lost"
+    return client.state == "lost"
 
 
 def test_a_call_on_a_lost_connection_says_so_and_connect_opens_a_new_one():
@@ -117,7 +117,7 @@ def test_subscriptions_and_listens_come_back_after_a_reconnect(protocol):
         assert listen.wait_acknowledged(LONG)
         first = client.transport.pid
         kill(first)
-        assert wait_until(lambda: client._conn.reconnects == 1 and client._conn.state == "ready")
+        assert wait_until(lambda: client._conn.reconnects == 1 and client.state == "ready")
         assert client.transport.pid != first
         # the subscriptions are re-sent asynchronously: touch until an update arrives
         assert wait_until(lambda: bool(client.call_tool("touch", {"uri": "test://a"})) and
@@ -154,7 +154,7 @@ def test_an_idle_connection_is_pinged_and_stays_up():
         watch = client._conn._watch
         assert watch is not None
         assert wait_until(lambda: watch.pings >= 3)
-        assert client._conn.state == "ready"
+        assert client.state == "ready"
         assert client.call_tool("add", {"a": 1, "b": 1}).structured_content == {"sum": 2}
         # no thread of its own: the session's timer thread does it
         names = [t.name for t in client.session.threads()]
@@ -246,7 +246,7 @@ def test_http_keepalive_finds_a_frozen_server_and_the_next_call_reconnects(proto
             assert client.call_tool("add", {"a": 1, "b": 1}).structured_content == {"sum": 2}
             os.kill(server, signal.SIGSTOP)
             try:
-                assert wait_until(lambda: client._conn.state == "lost")
+                assert wait_until(lambda: client.state == "lost")
             finally:
                 os.kill(server, signal.SIGCONT)
             assert client.call_tool("add", {"a": 2, "b": 5}).structured_content == {"sum": 7}

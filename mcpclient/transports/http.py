@@ -91,6 +91,9 @@ class HTTPTransport(AnswerRecovery):
             with ``reconnect=False``, the request fails with ``SessionExpired``.
         on_session_change: ``(old_id, new_id)`` after a new session replaced an expired one
             (called on the thread of a request that met the expiry).
+        stream_idle_timeout: the GET stream (handshake era) is reopened (with ``Last-Event-ID``)
+            after this many seconds without a byte from the server, so a connection that died
+            without a FIN (a NAT or proxy dropped it) is found; ``None``: wait forever.
         name: a label for logs, errors and thread names (default ``"http"``).
         sse_fallback: when the server refuses the first setup POST as an HTTP+SSE (2024-11-05)
             server does, ``fallback()`` offers an ``SSETransport`` to the same URL. ``Client``
@@ -104,7 +107,8 @@ class HTTPTransport(AnswerRecovery):
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
                  follow_redirects: bool = False, pool_size: int = 32, retry: Optional[Retry] = None,
                  reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
-                 name: Optional[str] = None, sse_fallback: bool = False) -> None:
+                 name: Optional[str] = None, sse_fallback: bool = False,
+                 stream_idle_timeout: Optional[float] = 300.0) -> None:
         from ..retry import Retry  # here, not at import: mcpclient's import stays cheap
 
         super().__init__(url, kind="HTTP", headers=headers, auth=auth, auth_header=auth_header, session=session,
@@ -119,6 +123,7 @@ class HTTPTransport(AnswerRecovery):
         self.reconnect = reconnect
         self.on_session_change = on_session_change
         self.sse_fallback = sse_fallback
+        self.stream_idle_timeout = stream_idle_timeout
         self._retry_given = retry  # what fallback() passes on (None: the SSE transport's own default)
         #: The server's session id, from the answer to the setup request (None: no session).
         self.session_id: Optional[str] = None
@@ -213,7 +218,7 @@ class HTTPTransport(AnswerRecovery):
                               connect_timeout=self.connect_timeout, follow_redirects=self.follow_redirects,
                               pool_size=self.pool_size, retry=self._retry_given, reconnect=self.reconnect,
                               on_session_change=self.on_session_change, name=self.name,
-                              sse_fallback=self.sse_fallback)
+                              sse_fallback=self.sse_fallback, stream_idle_timeout=self.stream_idle_timeout)
         fresh.instance = self.instance
         return fresh
 
@@ -515,9 +520,10 @@ class HTTPTransport(AnswerRecovery):
             sent[0] = headers.get(SESSION_HEADER)
             if last_event_id is not None and sent[0] == origin:
                 headers["Last-Event-ID"] = last_event_id
-            try:  # no read timeout: a server may stay silent on an event stream for long
+            try:  # the read timeout is the idle bound: a silent stream is reopened (_listen)
                 return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
-                                      timeout=(self.connect_timeout, None), allow_redirects=False)
+                                      timeout=(self.connect_timeout, self.stream_idle_timeout),
+                                      allow_redirects=False)
             except requests.exceptions.RequestException as exc:
                 raise request_error(self.name, exc, self.connect_timeout) from exc
 
