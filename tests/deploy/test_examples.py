@@ -1,0 +1,53 @@
+"""The notebook example (examples/notebook.py) run the way a kernel runs it: cell by cell in one
+namespace, the cell that makes the session's client run twice (a re-run must close the first
+client: the leak guard sees any server or thread left), then as a plain script.
+
+The other deployment examples run under their real servers: test_gunicorn.py (flask_app.py),
+test_django.py (django_view.py), test_celery.py (celery_tasks.py).
+"""
+from __future__ import annotations
+
+import subprocess
+from typing import Any, Dict, List
+
+import pytest
+
+from mcpclient import Client
+
+from ._procs import EXAMPLES, PY, env_with, pid_alive
+
+NOTEBOOK = EXAMPLES / "notebook.py"
+
+
+def _cells() -> List[str]:
+    source = NOTEBOOK.read_text()
+    cells = source.split("\n# %%")[1:]  # the docstring before the first cell is not a cell
+    return ["# %%" + cell for cell in cells]
+
+
+@pytest.mark.timeout(60)
+def test_notebook_cells_with_a_rerun_leave_nothing_running(capsys):
+    cells = _cells()
+    assert len(cells) == 5, [cell.splitlines()[0] for cell in cells]
+    namespace: Dict[str, Any] = {"__name__": "__notebook__"}
+    order = [0, 1, 2, 1, 2, 3, 4]  # the session cell (1) run again, as people do
+    clients = []
+    for index in order:
+        exec(compile(cells[index], f"{NOTEBOOK}[cell {index}]", "exec"), namespace)
+        if index == 1:
+            clients.append(namespace["mcp_client"])
+    first, second = clients
+    assert isinstance(first, Client) and first is not second
+    assert first.is_closed and not pid_alive(first.transport.pid or 0), "the re-run left the first client open"
+    assert second.is_closed
+    out = capsys.readouterr().out
+    assert "tools: echo, add, slow" in out
+    assert out.count("2 + 3 = 5") == 2
+    assert "doubles: [0, 2, 4, 6, 8]" in out
+
+
+@pytest.mark.timeout(60)
+def test_notebook_example_runs_as_a_script():
+    run = subprocess.run([PY, str(NOTEBOOK)], env=env_with(), capture_output=True, text=True, timeout=40)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[1:] == ["connected to mcpclient-testing", "2 + 3 = 5", "doubles: [0, 2, 4, 6, 8]"]
