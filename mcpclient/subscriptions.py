@@ -38,6 +38,7 @@ __all__ = ["Event", "Subscription", "SubscriptionRouter"]
 log = logging.getLogger("mcpclient")
 
 MAX_QUEUED = 1000
+_RELISTEN_MAX = 3  # a listen whose stream breaks this many times in a row without an event ends
 _EARLY_KEPT = 16  # notifications of a listen not registered yet, kept per listen (and listens)
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 
@@ -76,6 +77,7 @@ class Subscription:
         self.wanted = wanted
         self.acknowledged: Optional[Dict[str, Any]] = None
         self.dropped = 0
+        self.relistens = 0  # its stream broke and it was sent again, since the last event (router)
         #: the ``subscriptions/listen`` request's id (2026 era), else None
         self.subscription_id: Any = None
         #: the ``subscriptions/listen`` request (2026 era), else None
@@ -93,6 +95,7 @@ class Subscription:
     # --- fed by the router (notification thread / reader thread) ---------------------------------
 
     def deliver(self, event: Event) -> None:
+        self.relistens = 0
         with self._cond:
             if self._ended:
                 return
@@ -310,7 +313,7 @@ class SubscriptionRouter:
         if early is not None and not self._session().after_notifications(
                 "early listen events", self._replay, subscription):
             self._replay(subscription)  # closing: nothing else will run them
-        request.add_done_callback(lambda done: self._listen_done(subscription, done))
+        request.add_done_callback(lambda done: self._after_events(subscription, done))
 
     def _replay(self, subscription: Subscription) -> None:
         """Notification thread: the events that came before ``listen()`` registered the
@@ -321,18 +324,37 @@ class SubscriptionRouter:
             if method != ACKNOWLEDGED:  # (taken by listen())
                 self._route_listen(subscription, method, params)
 
+    def _after_events(self, subscription: Subscription, done: "CallFuture") -> None:
+        """The listen request finished: its end is handled on the notification thread, after the
+        events that came before it (else a last event could find the listen gone)."""
+        session = done._session
+        if session.is_closed or not session.after_notifications("end of a listen", self._listen_done,
+                                                                  subscription, done):
+            self._listen_done(subscription, done)  # (the connection is gone: its lanes are stopping)
+
     def _listen_done(self, subscription: Subscription, done: "CallFuture") -> None:
-        """The listen request finished (reader or worker thread): a result is a quiet end."""
+        """The listen request finished (notification thread): a result is a quiet end."""
         error = None if done.cancelled() else done.exception()
         with self._lock:
             self._listens.pop(subscription.subscription_id, None)
             self._early.pop(subscription.subscription_id, None)
-            again = self.keep_on_loss and isinstance(error, ConnectionClosed) and not subscription.closed \
-                and subscription is not self._resource_listen and done._session.is_closed  # its session is lost
-            if again and self._session() is done._session:  # (read and appended under the lock: see restore)
+            again = self.keep_on_loss and isinstance(error, ConnectionClosed) and not subscription.closed
+            carrier = subscription is self._resource_listen
+            lost = done._session.is_closed  # its connection is lost (not just its stream)
+            if again and lost and not carrier and self._session() is done._session:
                 self._suspended.append(subscription)  # the next connection's restore() listens again
+                return  # (the session read and the append under the lock: see restore)
+        if again and not lost:  # only its stream broke (an idle bound, a proxy): listen again
+            again = subscription.relistens < _RELISTEN_MAX
+            subscription.relistens += 1
+            if again and carrier:
+                log.info("the listen for subscribed resources broke (%s); listening again", error)
+                self._change(None, None, None)
+                with self._lock:
+                    if self._resource_listen is not None:  # (the count goes on with the new listen)
+                        self._resource_listen.relistens = subscription.relistens
                 return
-        if again:  # a new connection replaced the lost one already: listen there now
+        if again and not carrier:  # (or a new connection replaced the lost one already)
             try:
                 self._open_listen(subscription)
                 return

@@ -243,3 +243,43 @@ def test_2026_a_stream_that_keeps_breaking_is_sent_again_as_often_as_the_retry_p
             client.list_tools()
     assert len({s.body["id"] for s in server.requests("tools/list")}) == 3
     assert server.requests(http_method="GET") == []
+
+
+# ---------------------------------------------------------------- 2026: an idle listen stream
+
+def test_2026_a_listen_whose_stream_goes_silent_is_sent_again_with_reconnect(scripted):
+    """A listen stream that brings nothing (not even a keep-alive comment) for
+    ``stream_idle_timeout`` counts as broken; with ``reconnect=`` the listen is sent again and
+    the same ``Subscription`` gets the events of the new one."""
+    from mcpclient.modern import META_SUBSCRIPTION
+    from mcpclient.subscriptions import ACKNOWLEDGED
+
+    listens: List[Any] = []
+
+    def note(method: str, rid: Any, **params: Any) -> Dict[str, Any]:
+        params["_meta"] = {META_SUBSCRIPTION: rid}
+        return {"event": "message", "data": {"jsonrpc": "2.0", "method": method, "params": params}}
+
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        if msg["method"] != "subscriptions/listen":
+            return TOOLS
+        listens.append(msg["id"])
+        ack = note(ACKNOWLEDGED, msg["id"], notifications=msg["params"]["notifications"])
+        if len(listens) == 1:  # acknowledged, then silence (the next event would come after 5 s)
+            reply = sse(ack, {": keep-alive": ""})
+            reply.pace = 5.0
+            return reply
+        if len(listens) == 2:
+            reply = sse(ack, note("notifications/tools/list_changed", msg["id"]))
+            reply.pace = 0.05
+            return reply
+        return Reply(200, b": open\n\n", SSE_HEADERS, until_closed=threading.Event())
+
+    server = scripted(handle, discover=DISCOVER)
+    transport = HTTPTransport(server.url, stream_idle_timeout=0.3)
+    with Client(transport, timeout=LONG, reconnect=True) as client:
+        assert client.protocol_version == "2026-07-28"
+        with client.listen(tools=True) as subscription:
+            event = subscription.get(timeout=LONG)
+            assert event is not None and event.kind == "tools_changed", event
+            assert len(listens) >= 2 and listens[0] != listens[1]

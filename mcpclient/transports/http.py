@@ -91,9 +91,11 @@ class HTTPTransport(AnswerRecovery):
             with ``reconnect=False``, the request fails with ``SessionExpired``.
         on_session_change: ``(old_id, new_id)`` after a new session replaced an expired one
             (called on the thread of a request that met the expiry).
-        stream_idle_timeout: the GET stream (handshake era) is reopened (with ``Last-Event-ID``)
-            after this many seconds without a byte from the server, so a connection that died
-            without a FIN (a NAT or proxy dropped it) is found; ``None``: wait forever.
+        stream_idle_timeout: an event stream read without a deadline (the GET stream, a 2026
+            ``subscriptions/listen``, a call with ``timeout=None``) that brings no byte, not even
+            a keep-alive comment, for this many seconds counts as broken, so a connection that
+            died without a FIN (a NAT or proxy dropped it) is found: the GET stream is reopened
+            (with ``Last-Event-ID``), a listen is sent again; ``None``: wait forever.
         name: a label for logs, errors and thread names (default ``"http"``).
         sse_fallback: when the server refuses the first setup POST as an HTTP+SSE (2024-11-05)
             server does, ``fallback()`` offers an ``SSETransport`` to the same URL. ``Client``
@@ -445,6 +447,15 @@ class HTTPTransport(AnswerRecovery):
 
     # --- receiving ------------------------------------------------------------------------------
 
+    def _bound_idle(self, response: Response) -> None:
+        """An answer stream read without a deadline (a 2026 listen, a call with ``timeout=None``)
+        gets the idle bound: servers keep such streams alive with SSE comments, so silence for
+        ``stream_idle_timeout`` means the connection is dead (the stream then counts as broken)."""
+        connection = getattr(response.raw, "connection", None)  # urllib3's HTTPResponse (2.x)
+        sock = getattr(connection, "sock", None)
+        if self.stream_idle_timeout is not None and sock is not None and sock.gettimeout() is None:
+            sock.settimeout(self.stream_idle_timeout)
+
     def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False,
                       wire: Any = None) -> Optional[Any]:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
@@ -468,6 +479,7 @@ class HTTPTransport(AnswerRecovery):
             return None
         if kind != SSE:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
+        self._bound_idle(response)
         answered, last_id, retry = self._read_events(response, rid, None, None, wire)
         if answered or rid is None or self._closing.is_set() or rid in self._cancelled:
             return None
