@@ -224,6 +224,8 @@ def test_killed_under_load_calls_fail_fast_and_later_ones_succeed():
     wrong = [(n, o) for n, rows in outcomes.items() for o in rows if o[0] == "ok" and o[2] != {"sum": n * 1000 + o[1]}]
     counted = {n: [o[1] for o in rows] for n, rows in outcomes.items()}
     failed = [o for rows in outcomes.values() for o in rows if o[0] == "failed"]
+    print(f"\nkill under load: {sum(len(r) for r in outcomes.values())} calls, {len(failed)} failed "
+          f"(latest {1000 * (max(failed_at) - killed_at[0]):.1f} ms after the kill), misrouted {len(wrong)}")
     assert wrong == []  # misrouted: 0
     assert all(c == list(range(per_thread)) for c in counted.values())  # lost or duplicated: 0
     assert 1 <= len(failed) <= threads_n, failed  # at most the calls in flight at the kill
