@@ -1,0 +1,90 @@
+"""Review of issue 10 (fork safety, Reconnect, Keepalive): regressions found in review.
+
+Real servers over real pipes; faults are real (SIGKILL, a server that will not start again).
+No sleep is used to order events: gates (``threading.Event``) and ``wait_until`` on states.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import LONG, OFFICIAL_SERVER, wait_until
+from mcpclient import Client, Reconnect, SubscriptionLost
+
+try:
+    import mcp  # noqa: F401
+
+    HAVE_OFFICIAL = True
+except ImportError:
+    HAVE_OFFICIAL = False
+
+needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
+MODERN = "2026-07-28"
+
+
+def kill(pid: int) -> None:
+    os.kill(pid, signal.SIGKILL)
+
+
+def breakable_official(marker: Path) -> list:
+    """The official stdio server, which exits at once (code 5) on a start while ``marker`` exists."""
+    script = (f"import os, runpy, sys\nif os.path.exists({str(marker)!r}): sys.exit(5)\n"
+              f"sys.argv = [{OFFICIAL_SERVER[1]!r}]\nsys.path.insert(0, os.path.dirname(sys.argv[0]))\nrunpy.run_path({OFFICIAL_SERVER[1]!r}, run_name='__main__')")
+    return [sys.executable, "-c", script]
+
+
+# --- 1. a suspended listen never ends -----------------------------------------------------------
+
+
+@needs_official
+def test_close_ends_a_listen_suspended_by_a_lost_connection(tmp_path: Path):
+    """2026 era, Reconnect: the server dies and cannot start again (backing off). ``close()``
+    must end the suspended listen, else a thread iterating it blocks forever."""
+    broken = tmp_path / "broken"
+    client = Client(breakable_official(broken), protocol=MODERN, timeout=LONG,
+                    reconnect=Reconnect(max_attempts=None, backoff_factor=30.0))
+    with client:
+        listen = client.listen(tools=True)
+        assert listen.wait_acknowledged(LONG)
+        broken.touch()
+        kill(client.transport.pid)
+        assert wait_until(lambda: client._conn._failures >= 1)  # the background reconnect failed
+        assert not listen.closed  # suspended, waiting for the next connection
+    assert listen.closed, "close() left the suspended listen open: its consumer waits forever"
+
+
+@needs_official
+def test_giving_up_ends_a_suspended_listen(tmp_path: Path):
+    """After ``max_attempts`` failed reconnects the client gives up: a listen waiting for the
+    next connection must end (``SubscriptionLost``) instead of blocking its consumer forever."""
+    broken = tmp_path / "broken"
+    with Client(breakable_official(broken), protocol=MODERN, timeout=LONG,
+                reconnect=Reconnect(max_attempts=1, backoff_factor=0.0)) as client:
+        listen = client.listen(tools=True)
+        assert listen.wait_acknowledged(LONG)
+        broken.touch()
+        kill(client.transport.pid)
+        assert wait_until(lambda: client._conn.gave_up)
+        assert wait_until(lambda: listen.closed), "the client gave up but the listen stays open forever"
+        with pytest.raises(SubscriptionLost):
+            listen.get(timeout=LONG)
+
+
+@needs_official
+def test_a_user_closed_suspended_listen_does_not_keep_the_router_active(tmp_path: Path):
+    broken = tmp_path / "broken"
+    with Client(breakable_official(broken), protocol=MODERN, timeout=LONG,
+                reconnect=Reconnect(max_attempts=None, backoff_factor=30.0)) as client:
+        listen = client.listen(tools=True)
+        assert listen.wait_acknowledged(LONG)
+        broken.touch()
+        kill(client.transport.pid)
+        assert wait_until(lambda: client._conn._failures >= 1)
+        listen.close()
+        assert listen.closed
+        assert not client._subscriptions.active(), "a closed listen still counts as open"
