@@ -240,6 +240,7 @@ class Client(ExtensionMethods):
             except MCPError as exc:
                 if conn.gave_up:
                     log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
+                    self._subscriptions.end_all(exc)  # their consumers must not wait forever
                     return
 
     def _restored(self, era: Any) -> None:

@@ -276,6 +276,7 @@ class SubscriptionRouter:
         #: them again on the next connection) instead of ending them.
         self.keep_on_loss = False
         self._suspended: List[Subscription] = []
+        self._closed = False  # end_all(None) ran: the client is closing
 
     def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]]) -> Subscription:
         self._stateless = stateless
@@ -327,8 +328,9 @@ class SubscriptionRouter:
         with self._lock:
             self._listens.pop(subscription.subscription_id, None)
             self._early.pop(subscription.subscription_id, None)
-            if self.keep_on_loss and isinstance(error, ConnectionClosed) and subscription is not self._resource_listen \
-                    and not subscription.closed and self._session().is_closed:
+            if self.keep_on_loss and not self._closed and isinstance(error, ConnectionClosed) \
+                    and subscription is not self._resource_listen and not subscription.closed \
+                    and self._session().is_closed:
                 self._suspended.append(subscription)  # the connection is lost: restore() listens again
                 return
         subscription.end(ended_by(error))
@@ -362,6 +364,10 @@ class SubscriptionRouter:
     def _end(self, subscription: Subscription) -> None:
         """The user closed ``subscription``."""
         if subscription.request is not None:
+            with self._lock:
+                if subscription in self._suspended:  # waiting for a reconnect: nothing to cancel
+                    self._suspended.remove(subscription)
+                    return
             subscription.request.cancel()  # stdio: notifications/cancelled; 2026 HTTP: the stream is closed
             return
         with self._lock:
@@ -378,11 +384,15 @@ class SubscriptionRouter:
                     log.debug("unsubscribe %s failed: %s", uri, exc)
 
     def end_all(self, error: Optional[BaseException]) -> None:
-        """The client closed (``error`` None: quietly) or lost its connection: end handshake-era
-        subscriptions, which no request of their own would end."""
+        """The client closed (``error`` None: quietly), lost its connection without a reconnect
+        policy, or gave up reconnecting: end handshake-era subscriptions and suspended listens,
+        which no request of their own would end."""
         with self._lock:
+            if error is None:
+                self._closed = True  # no listen is suspended from now on (_listen_done)
             emulated, self._emulated = self._emulated, []
-        for subscription in emulated:
+            suspended, self._suspended = self._suspended, []
+        for subscription in emulated + suspended:
             subscription.end(None if error is None else ended_by(error))
 
     def resubscribe(self) -> None:
