@@ -88,3 +88,32 @@ def test_a_user_closed_suspended_listen_does_not_keep_the_router_active(tmp_path
         listen.close()
         assert listen.closed
         assert not client._subscriptions.active(), "a closed listen still counts as open"
+
+
+# --- 2. a listen whose end is processed after the reconnect is lost ----------------------------------
+
+
+@needs_official
+def test_a_listen_interrupted_while_the_workers_are_busy_is_restored():
+    """The listen's end (the connection lost) is queued on a worker that is busy with a user's
+    done-callback; the background reconnect replaces the session meanwhile. The listen must
+    still be restored on the new connection, not ended (quietly, or as lost)."""
+    gate = threading.Event()
+    entered = threading.Event()
+    with Client(OFFICIAL_SERVER, protocol=MODERN, timeout=LONG, reconnect=True, max_workers=1) as client:
+        busy = client.call_tool_future("slow", {"steps": 1, "delay": 600})  # pending until the kill
+        busy.add_done_callback(lambda _: (entered.set(), gate.wait(LONG)))
+        listen = client.listen(tools=True)  # pending behind it
+        assert listen.wait_acknowledged(LONG)
+        first = client.transport.pid
+        kill(first)
+        try:
+            assert entered.wait(LONG)  # the only worker is busy; the listen's end waits behind it
+            assert wait_until(lambda: client._conn.reconnects == 1 and client._conn.state == "ready")
+        finally:
+            gate.set()
+        assert not listen.closed, "the listen was ended instead of restored"
+        assert wait_until(lambda: client._subscriptions._listens), "the listen was not sent again"
+        client.call_tool("add_tool", {"name": "late"})
+        event = listen.get(timeout=LONG)
+        assert event is not None and event.kind == "tools_changed"
