@@ -86,6 +86,7 @@ class Subscription:
         self._cond = threading.Condition()
         self._error: Optional[BaseException] = None
         self._ended = False
+        self._carrier = False  # the router's listen for subscribe_resource URIs (restored from them)
         #: ``(acknowledged: bool, error)`` once, when the server acknowledged it or it ended first
         #: (the router's hook for subscribe_resource; runs on the reader thread, must not block).
         self.on_settled: Optional[Callable[[bool, Optional[BaseException]], None]] = None
@@ -277,10 +278,13 @@ class SubscriptionRouter:
         self.keep_on_loss = False
         self._suspended: List[Subscription] = []
         self._closed = False  # end_all(None) ran: the client is closing
+        self._restored_on: Optional["Session"] = None  # the session restore() last ran for
 
-    def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]]) -> Subscription:
+    def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]],
+               carrier: bool = False) -> Subscription:
         self._stateless = stateless
         subscription = Subscription(wanted, on_event, self._end)
+        subscription._carrier = carrier
         if not stateless:
             for uri in wanted.get("resourceSubscriptions") or []:
                 self._call("resources/subscribe", {"uri": uri}, None, owned=True).result()
@@ -325,14 +329,28 @@ class SubscriptionRouter:
     def _listen_done(self, subscription: Subscription, done: "CallFuture") -> None:
         """The listen request finished (reader or worker thread): a result is a quiet end."""
         error = None if done.cancelled() else done.exception()
+        # The session the listen was sent on (not the current one: a reconnect may have replaced
+        # it before this ran, on a busy worker, or on the closer of the old session).
+        made_on: Optional["Session"] = getattr(done, "_session", None)
         with self._lock:
             self._listens.pop(subscription.subscription_id, None)
             self._early.pop(subscription.subscription_id, None)
-            if self.keep_on_loss and not self._closed and isinstance(error, ConnectionClosed) \
-                    and subscription is not self._resource_listen and not subscription.closed \
-                    and self._session().is_closed:
-                self._suspended.append(subscription)  # the connection is lost: restore() listens again
+            interrupted = (self.keep_on_loss and not self._closed and not subscription._carrier
+                           and not subscription.closed and made_on is not None and made_on.is_closed
+                           # lost; or its queued end dropped when the lost session was closed
+                           and isinstance(error, (ConnectionClosed, ClientClosedError)))
+            if interrupted:
+                current = self._session()
+                if not (current is not made_on and self._restored_on is current and not current.is_closed):
+                    self._suspended.append(subscription)  # the connection is lost: restore() listens again
+                    return
+                # restore() has run for the new connection already: listen again here
+        if interrupted:
+            try:
+                self._open_listen(subscription)
                 return
+            except MCPError as exc:
+                error = exc
         subscription.end(ended_by(error))
 
     def active(self) -> bool:
@@ -348,6 +366,7 @@ class SubscriptionRouter:
         with self._lock:
             suspended, self._suspended = self._suspended, []
             uris = list(self._subscribed)
+            self._restored_on = self._session()  # a listen interrupted later is opened again at once
         for subscription in suspended:
             if subscription.closed:
                 continue
@@ -460,7 +479,7 @@ class SubscriptionRouter:
         if timeout is not None:
             session.watch(waiter)
         try:
-            fresh = self.listen(True, {"resourceSubscriptions": uris}, None)
+            fresh = self.listen(True, {"resourceSubscriptions": uris}, None, carrier=True)
         except BaseException as exc:  # not sent (closed meanwhile): the changes waiting for it fail
             self._settled(generation, False, exc)
             raise
