@@ -117,3 +117,50 @@ def test_a_listen_interrupted_while_the_workers_are_busy_is_restored():
         client.call_tool("add_tool", {"name": "late"})
         event = listen.get(timeout=LONG)
         assert event is not None and event.kind == "tools_changed"
+
+
+# --- 3. a forked child touches the parent's resource listen ---------------------------------------
+
+FORK_RESTORE = """
+    url = sys.argv[1]
+    updated = []
+    cond = threading.Condition()
+
+    def on_updated(uri):
+        with cond:
+            updated.append(uri)
+            cond.notify_all()
+
+    client = Client(url, protocol="2026-07-28", timeout=20, reconnect=Reconnect(),
+                    on_resource_updated=on_updated).connect()
+    client.subscribe_resource("test://a")
+    carrier = client._subscriptions._resource_listen
+
+    def child():
+        got = client.call_tool("add", {"a": 1, "b": 2}).structured_content  # a connection of its own
+        client.close()
+        return {"got": got}
+
+    out = in_child(child)
+    client.call_tool("touch", {"uri": "test://a"})
+    with cond:
+        got = cond.wait_for(lambda: "test://a" in updated, 10)
+    report(child=out, updated=got, carrier_closed=carrier.closed)
+    client.close()
+"""
+
+
+@needs_official
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_restoring_subscriptions_leaves_the_parents_listen_alone():
+    """HTTP, 2026 era: the parent keeps one listen for ``subscribe_resource``. A child with
+    ``Reconnect(after_fork=True)`` connects on first use and restores the subscription on its
+    own connection; replacing the inherited listen must not cancel the parent's request (on
+    HTTP that shuts down the parent's socket: its updates stop)."""
+    from http_servers import official_http_server
+    from test_fork import run
+
+    with official_http_server("--http") as url:
+        out = run(FORK_RESTORE, url)
+    assert out["child"] == {"got": {"sum": 3}}, out
+    assert not out["carrier_closed"] and out["updated"], f"the child broke the parent's subscription: {out}"
