@@ -382,12 +382,20 @@ class SubscriptionRouter:
 
     def _end(self, subscription: Subscription) -> None:
         """The user closed ``subscription``."""
-        if subscription.request is not None:
+        request = subscription.request
+        if request is not None:
             with self._lock:
                 if subscription in self._suspended:  # waiting for a reconnect: nothing to cancel
                     self._suspended.remove(subscription)
                     return
-            subscription.request.cancel()  # stdio: notifications/cancelled; 2026 HTTP: the stream is closed
+                # Sent on an earlier connection: lost (nothing to cancel), or, in a forked child,
+                # the parent's, which must not be touched (on HTTP, cancelling shuts its socket down).
+                earlier = getattr(request, "_session", None) is not self._session()
+                if earlier:
+                    self._listens.pop(subscription.subscription_id, None)
+                    self._early.pop(subscription.subscription_id, None)
+            if not earlier:
+                request.cancel()  # stdio: notifications/cancelled; 2026 HTTP: the stream is closed
             return
         with self._lock:
             if subscription in self._emulated:
