@@ -164,3 +164,26 @@ def test_a_forked_child_restoring_subscriptions_leaves_the_parents_listen_alone(
         out = run(FORK_RESTORE, url)
     assert out["child"] == {"got": {"sum": 3}}, out
     assert not out["carrier_closed"] and out["updated"], f"the child broke the parent's subscription: {out}"
+
+
+# --- 4. the background reconnect's handshake has no bound -------------------------------------------
+
+
+def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_handshake(tmp_path: Path):
+    """Open subscriptions make the client reconnect at once on a thread of its own. If the new
+    server starts but never answers ``initialize``, that attempt must end within the client's
+    timeout (and count as a failure), not hold the connection in CONNECTING forever (every
+    call would then fail with 'the reconnect in progress did not finish in time')."""
+    mute = tmp_path / "mute"
+    script = (f"import os, runpy, sys\nif os.path.exists({str(mute)!r}):\n    sys.stdin.read()\n    sys.exit(0)\n"
+              "sys.argv = ['mcpclient.testing']\nrunpy.run_module('mcpclient.testing', run_name='__main__')")
+    with Client([sys.executable, "-c", script], timeout=1.0, probe_timeout=0.2,
+                reconnect=Reconnect(max_attempts=None, backoff_factor=0.0)) as client:
+        client.subscribe_resource("test://static/hello")
+        mute.touch()
+        kill(client.transport.pid)
+        assert wait_until(lambda: client._conn._failures >= 1), \
+            f"the background reconnect is still waiting for initialize (state {client._conn.state})"
+        mute.unlink()
+        assert wait_until(lambda: client._conn.state == "ready")
+        assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}
