@@ -464,7 +464,13 @@ class Connection:
                                            "did not finish in time")
                     self._changed.wait(None if wait is None else min(wait, threading.TIMEOUT_MAX))
                     continue
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            # The handshake is bounded by the client's timeout even for a caller that waits
+            # forever (the background reconnect): a server that never answers must not hold the
+            # connection in CONNECTING, and every other caller with it.
+            bound = self._timeout()
+            remaining = bound if deadline is None else max(0.0, deadline - time.monotonic())
+            if bound is not None and remaining is not None:
+                remaining = min(remaining, bound)
             self._connect_again(remaining)
 
     def _lost_error(self, method: str) -> MCPError:
