@@ -187,3 +187,33 @@ def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_ha
         mute.unlink()
         assert wait_until(lambda: client._conn.state == "ready")
         assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}
+
+
+# --- 5. on_*_changed callbacks after a reconnect ----------------------------------------------------
+
+
+@needs_official
+def test_on_tools_changed_still_runs_after_a_reconnect():
+    """The refresh behind ``on_tools_changed`` runs on a lane of the session: a reconnect makes
+    a new session and closes the old one with its lane, so the router must not keep using the
+    first lane it got (every later change would be dropped, and marked queued forever)."""
+    seen = []
+    got = threading.Condition()
+
+    def changed(tools):
+        with got:
+            seen.append(sorted(t.name for t in tools))
+            got.notify_all()
+
+    with Client(OFFICIAL_SERVER, protocol="legacy", timeout=LONG, reconnect=True, on_tools_changed=changed) as client:
+        client.call_tool("add_tool", {"name": "first"})
+        with got:
+            assert got.wait_for(lambda: len(seen) >= 1, LONG)
+        first = client.transport.pid
+        kill(first)
+        assert wait_until(lambda: client._conn.state == "lost")
+        client.call_tool("add_tool", {"name": "second"})  # reconnects, then changes the tools
+        assert client._conn.reconnects == 1
+        with got:
+            assert got.wait_for(lambda: any("second" in names for names in seen), LONG), \
+                f"on_tools_changed did not run after the reconnect: {seen}"
