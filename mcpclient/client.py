@@ -168,6 +168,7 @@ class Client(ExtensionMethods):
         self._client_info = client_identity(client_info)
         self._max_workers = max_workers
         self.on_reconnect = on_reconnect
+        self._refresh: Optional[Any] = None  # (session, its refresh lane): see _refresh_lane
         # The connection's threads reach the client only through _weakly(): see _release.
         self._cache = ResultCache(_weakly(self._credentials)) if cache else None
         self._tools = ToolRegistry()
@@ -256,7 +257,12 @@ class Client(ExtensionMethods):
         return self.transport.credentials()
 
     def _refresh_lane(self) -> Any:
-        return self._conn.session.lane("refresh", 1)
+        """The current session's refresh lane (one per session: a reconnect closes the old one)."""
+        session = self._conn.session
+        made = self._refresh
+        if made is None or made[0] is not session:
+            self._refresh = made = (session, session.lane("refresh", 1))
+        return made[1]
 
     def _default_timeout(self) -> Optional[float]:
         return self.timeout
