@@ -217,3 +217,54 @@ def test_on_tools_changed_still_runs_after_a_reconnect():
         with got:
             assert got.wait_for(lambda: any("second" in names for names in seen), LONG), \
                 f"on_tools_changed did not run after the reconnect: {seen}"
+
+
+# --- 6. locks a parent thread held at the fork --------------------------------------------------------
+
+FORK_HELD_LOCK = """
+    import mcpclient.negotiation as negotiation
+    which = sys.argv[1]
+    client = Client(server_command(), timeout=5, reconnect=Reconnect()).connect()
+    client.subscribe_resource("test://static/hello")
+    client.list_tools()
+    lock = {"subscriptions": lambda: client._subscriptions._lock, "tools": lambda: client._tools._lock,
+            "eras": lambda: negotiation._eras_lock}[which]()
+    held, release = threading.Event(), threading.Event()
+
+    def holder():  # a thread of the parent inside the lock at the moment of the fork (it routes a
+        with lock:  # notification, forgets the tools on a change, or connects another client)
+            held.set()
+            release.wait()
+
+    threading.Thread(target=holder, daemon=True).start()
+    held.wait()
+
+    def child():
+        out = {}
+        for name, step in (("call", lambda: client.call_tool("add", {"a": 1, "b": 2})),
+                           ("list", lambda: client.list_tools()), ("close", client.close)):
+            worker = threading.Thread(target=step, daemon=True)
+            worker.start()
+            worker.join(5)
+            out[name] = "hung" if worker.is_alive() else "ok"
+            if worker.is_alive():
+                break
+        return out
+
+    out = in_child(child)
+    release.set()
+    client.close()
+    report(**out)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("which", ["subscriptions", "tools", "eras"])
+def test_a_forked_child_does_not_hang_on_a_lock_a_parent_thread_held_at_the_fork(which):
+    """Like ``Connection._lock`` (replaced in ``_forked``), every lock the child's first call,
+    its reconnect and its ``close()`` take must be usable in the child, though a thread of the
+    parent (which does not exist in the child) held it at the fork."""
+    from test_fork import run
+
+    out = run(FORK_HELD_LOCK, which)
+    assert out == {"call": "ok", "list": "ok", "close": "ok"}, out
