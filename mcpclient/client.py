@@ -191,7 +191,7 @@ class Client(ExtensionMethods):
         self._conn = Connection(transport, _weakly(self._new_session), connector, _weakly(self._make_era),
                                 reconnect=reconnect or None, keepalive=Keepalive.of(keepalive),
                                 timeout=_weakly(self._default_timeout), on_lost=_weakly(self._lost),
-                                on_restored=_weakly(self._restored))
+                                on_restored=_weakly(self._restored), on_forked=_weakly(self._forked))
         self._subscriptions.keep_on_loss = reconnect is not None and reconnect is not False
         self._finalizer = weakref.finalize(self, _release, self._conn, self._responder, self._notifications,
                                            self._subscriptions, True)
@@ -249,6 +249,16 @@ class Client(ExtensionMethods):
         self._subscriptions.restore(era.stateless)
         if self.on_reconnect is not None:
             self._conn.session.after_notifications("on_reconnect callback", self.on_reconnect, self)
+
+    def _forked(self) -> None:
+        """At-fork hook, in the child before any other code: the locks a thread of the parent
+        (the notification thread, a caller) may have held at the fork are replaced, as
+        ``Connection`` replaces its own; the child's first call, reconnect and close take them."""
+        self._subscriptions.forked()
+        self._notifications.forked()
+        self._tools.forked()
+        if self._cache is not None:
+            self._cache.forked()
 
     def _current_session(self) -> Session:
         return self._conn.session

@@ -228,7 +228,10 @@ _abandoned: List[Session] = []
 
 def _inherited_by_fork() -> None:
     for connection in list(_live):
-        connection._forked()
+        try:
+            connection._forked()
+        except Exception:  # (a client collected meanwhile): the others must still be reset
+            pass
 
 
 _fork.in_child(_inherited_by_fork)
@@ -252,7 +255,8 @@ class Connection:
                  make_era: Callable[[Negotiated, Transport], Era], *, reconnect: Optional[Reconnect] = None,
                  keepalive: Optional[Keepalive] = None, timeout: Callable[[], Optional[float]] = lambda: None,
                  on_lost: Optional[Callable[[MCPError], Any]] = None,
-                 on_restored: Optional[Callable[[Era], Any]] = None) -> None:
+                 on_restored: Optional[Callable[[Era], Any]] = None,
+                 on_forked: Optional[Callable[[], Any]] = None) -> None:
         self._make_session = make_session
         self._connector = connector
         self._make_era = make_era
@@ -261,6 +265,7 @@ class Connection:
         self._timeout = timeout
         self._on_lost = on_lost
         self._on_restored = on_restored
+        self._on_forked = on_forked  # at-fork hook: the owner replaces its own locks
         self.transport = transport
         self.session = self._new_session(transport)
         self.negotiated: Optional[Negotiated] = None
@@ -294,6 +299,8 @@ class Connection:
             self._inherited = True
             if self._state is _State.CONNECTING:
                 self._state = _State.LOST
+        if self._on_forked is not None:
+            self._on_forked()
 
     @property
     def state(self) -> str:

@@ -113,6 +113,11 @@ class NotificationRouter:
         self._lock = threading.Lock()  # lock order: this, then Session._lock (taken by refresh_lane())
         self.elicitations = ElicitationTracker()
 
+    def forked(self) -> None:
+        """In a forked child (at-fork hook): new locks, the old ones may be held by parent threads."""
+        self._lock = threading.Lock()
+        self.elicitations._cond = threading.Condition()
+
     def handle(self, method: str, params: Dict[str, Any]) -> None:
         """One notification (notification thread)."""
         try:

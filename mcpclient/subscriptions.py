@@ -380,6 +380,13 @@ class SubscriptionRouter:
             except MCPError as exc:
                 log.warning("could not listen again for subscribed resources after reconnecting: %s", exc)
 
+    def forked(self) -> None:
+        """In a forked child (at-fork hook): new locks, the old ones may be held by parent threads."""
+        self._lock = threading.Lock()
+        for subscription in list(self._listens.values()) + self._emulated + self._suspended + \
+                ([self._resource_listen] if self._resource_listen is not None else []):
+            subscription._cond = threading.Condition()
+
     def _end(self, subscription: Subscription) -> None:
         """The user closed ``subscription``."""
         request = subscription.request
