@@ -268,3 +268,42 @@ def test_a_forked_child_does_not_hang_on_a_lock_a_parent_thread_held_at_the_fork
 
     out = run(FORK_HELD_LOCK, which)
     assert out == {"call": "ok", "list": "ok", "close": "ok"}, out
+
+
+# --- 7. the keepalive ping is sent on the timer thread --------------------------------------------------
+
+
+def test_a_keepalive_ping_that_cannot_be_sent_does_not_stall_the_timer():
+    """The server stops reading (SIGSTOP) with more than the outbox bound queued for it. The
+    keepalive's ping then waits for room until its deadline (5 s here); if it does that on the
+    session's timer thread, no other call's timeout fires meanwhile: a 1.5 s timeout fires at
+    ~6 s. (Timer threads must never block: ``Session._post``.)"""
+    import time
+
+    from mcpclient import Keepalive, RequestTimeout, StdioTransport
+    from mcpclient.testing import server_command
+
+    transport = StdioTransport(server_command(), terminate_grace=0.2)
+    with Client(transport, timeout=60, keepalive=Keepalive(1.0, failures=2, timeout=5.0)) as client:
+        pid = client.transport.pid
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            call = client.call_tool_future("add", {"a": 1, "b": 2}, timeout=1.5)  # the timer enforces this
+
+            def big() -> None:  # two 5 MiB frames: one is being written, one waits in the outbox
+                try:
+                    client.call_tool_future("echo", {"text": "x" * (5 << 20)})
+                except Exception:
+                    pass
+
+            senders = [threading.Thread(target=big, daemon=True) for _ in range(2)]
+            for sender in senders:
+                sender.start()
+            assert wait_until(lambda: transport._queued >= (4 << 20))  # before the first tick (1 s)
+            with pytest.raises(RequestTimeout):
+                call.result(timeout=LONG)
+            took = time.monotonic() - started
+            assert took < 4.0, f"a 1.5 s timeout fired after {took:.1f} s: the timer was blocked in a ping"
+        finally:
+            os.kill(pid, signal.SIGCONT)
