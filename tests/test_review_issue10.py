@@ -307,3 +307,38 @@ def test_a_keepalive_ping_that_cannot_be_sent_does_not_stall_the_timer():
             assert took < 4.0, f"a 1.5 s timeout fired after {took:.1f} s: the timer was blocked in a ping"
         finally:
             os.kill(pid, signal.SIGCONT)
+
+
+# --- 8. the background reconnect keeps a dropped client alive -------------------------------------------
+
+
+def test_a_client_dropped_while_it_reconnects_in_the_background_is_collected(tmp_path: Path):
+    """``Reconnect(max_attempts=None)`` with an open subscription and a server that cannot start:
+    the background reconnect retries forever. A client dropped without ``close()`` must still be
+    collected (closed, with its ``ResourceWarning``) and that thread end; holding the client
+    between attempts keeps both alive for the life of the process."""
+    import gc
+    import warnings
+
+    broken = tmp_path / "broken"
+    script = (f"import os, runpy, sys\nif os.path.exists({str(broken)!r}): sys.exit(5)\n"
+              "sys.argv = ['mcpclient.testing']\nrunpy.run_module('mcpclient.testing', run_name='__main__')")
+    client = Client([sys.executable, "-c", script], timeout=LONG,
+                    reconnect=Reconnect(max_attempts=None, backoff_factor=30.0)).connect()
+    client.subscribe_resource("test://static/hello")
+    broken.touch()
+    kill(client.transport.pid)
+    conn = client._conn
+    assert wait_until(lambda: conn._failures >= 1)  # backing off (15-30 s) on its own thread
+
+    def reconnecting() -> list:
+        return [t for t in threading.enumerate() if t.name.endswith("-reconnect") and t.is_alive()]
+
+    assert reconnecting()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del client
+        gc.collect()
+    assert conn.state == "closed", "the dropped client was not collected: the reconnect thread holds it"
+    assert any(issubclass(w.category, ResourceWarning) for w in caught)
+    assert wait_until(lambda: not reconnecting())
