@@ -76,6 +76,22 @@ def _release(conn: Connection, responder: Responder, notifications: Notification
         tasks.close(deadline)
 
 
+def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:
+    """The background reconnect (while subscriptions are open). It holds the connection, never
+    the client: a client dropped meanwhile is still collected, and its close() ends this."""
+    while True:
+        try:
+            conn.ready("reconnect", None)
+            return
+        except ClientClosedError:
+            return
+        except MCPError as exc:
+            if conn.gave_up:
+                log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
+                subscriptions.end_all(exc)  # their consumers must not wait forever
+                return
+
+
 class Client(ExtensionMethods):
     """A blocking MCP client; every method is safe to call from many threads at once.
 
@@ -228,21 +244,8 @@ class Client(ExtensionMethods):
         if self._conn.reconnect is None:
             self._subscriptions.end_all(error)
         elif self._subscriptions.active():
-            start_thread(_weakly(self._reconnect_now), f"mcpclient-{self._conn.session.instance}-reconnect")
-
-    def _reconnect_now(self) -> None:
-        conn = self._conn
-        while True:
-            try:
-                conn.ready("reconnect", None)
-                return
-            except ClientClosedError:
-                return
-            except MCPError as exc:
-                if conn.gave_up:
-                    log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
-                    self._subscriptions.end_all(exc)  # their consumers must not wait forever
-                    return
+            conn, subscriptions = self._conn, self._subscriptions  # (the thread must not hold self)
+            start_thread(lambda: _reconnect_now(conn, subscriptions), f"mcpclient-{conn.session.instance}-reconnect")
 
     def _restored(self, era: Any) -> None:
         """A reconnect succeeded: subscriptions again, then ``on_reconnect``."""
