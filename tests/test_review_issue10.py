@@ -342,3 +342,49 @@ def test_a_client_dropped_while_it_reconnects_in_the_background_is_collected(tmp
     assert conn.state == "closed", "the dropped client was not collected: the reconnect thread holds it"
     assert any(issubclass(w.category, ResourceWarning) for w in caught)
     assert wait_until(lambda: not reconnecting())
+
+
+# --- 9. a forked child inherits the parent's failed attempts ---------------------------------------------
+
+FORK_AFTER_GIVING_UP = """
+    import runpy
+    broken = sys.argv[1]
+    script = (f"import os, runpy, sys\\nif os.path.exists({broken!r}): sys.exit(5)\\n"
+              "sys.argv = ['mcpclient.testing']\\nrunpy.run_module('mcpclient.testing', run_name='__main__')")
+    client = Client([sys.executable, "-c", script], timeout=20,
+                    reconnect=Reconnect(max_attempts=1, backoff_factor=30.0)).connect()
+    open(broken, "w").close()
+    os.kill(client.transport.pid, 9)
+    while client._conn.state != "lost":
+        time.sleep(0.01)
+    try:
+        client.ping()
+    except Exception as exc:
+        first = type(exc).__name__
+    assert client._conn.gave_up
+    os.unlink(broken)  # the server can start again: a process forked now connects on first use
+
+    def child():
+        try:
+            got = client.call_tool("add", {"a": 1, "b": 2}).structured_content
+        except Exception as exc:
+            got = repr(exc)
+        client.close()
+        return {"got": got}
+
+    out = in_child(child)
+    client.close()
+    report(first=first, **out)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_connects_on_first_use_though_the_parent_gave_up(tmp_path: Path):
+    """``Reconnect(after_fork=True)``: a process forked from a client that gave up (or is
+    backing off) has never tried: its first call opens its own connection, not 'gave up
+    reconnecting after 1 failed attempts' (a count and a backoff that are the parent's)."""
+    from test_fork import run
+
+    out = run(FORK_AFTER_GIVING_UP, str(tmp_path / "broken"))
+    assert out["first"] == "ConnectError"
+    assert out["got"] == {"sum": 3}, out
