@@ -299,6 +299,8 @@ class Connection:
             self._inherited = True
             if self._state is _State.CONNECTING:
                 self._state = _State.LOST
+            # The parent's failed attempts and backoff are not this process's: it has not tried.
+            self._failures, self._next_try, self._last_failure = 0, 0.0, None
         if self._on_forked is not None:
             self._on_forked()
 
