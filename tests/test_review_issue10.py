@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LONG, OFFICIAL_SERVER, wait_until
-from mcpclient import Client, Reconnect, SubscriptionLost
+from conftest import LONG, OFFICIAL_SERVER, TESTING_SERVER, wait_until
+from mcpclient import Client, ConnectError, ConnectionClosed, Reconnect, SubscriptionLost
 
 try:
     import mcp  # noqa: F401
@@ -388,3 +388,33 @@ def test_a_forked_child_connects_on_first_use_though_the_parent_gave_up(tmp_path
     out = run(FORK_AFTER_GIVING_UP, str(tmp_path / "broken"))
     assert out["first"] == "ConnectError"
     assert out["got"] == {"sum": 3}, out
+
+
+# --- 10. a connection lost between the handshake and READY ------------------------------------------------
+
+
+def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch):
+    """The new server dies after answering the handshake but before the connection is marked
+    READY: ``Session.on_lost`` fires while the state is CONNECTING and is ignored, so the
+    connection must not then be declared READY on a dead session (every later call would fail
+    with ``ProcessExited`` and, READY, never reconnect)."""
+    import mcpclient.client as client_module
+    from mcpclient import ProcessExited
+
+    real_era_for = client_module.era_for
+    with Client(TESTING_SERVER, timeout=LONG, reconnect=Reconnect(backoff_factor=0.0)) as client:
+        kill(client.transport.pid)
+        assert wait_until(lambda: client._conn.state == "lost")
+
+        def dies_first(*args, **kwargs):  # the handshake is done: the new server dies now
+            session = client._conn.session
+            kill(session.transport.pid)
+            assert wait_until(lambda: session.is_closed)
+            return real_era_for(*args, **kwargs)
+
+        monkeypatch.setattr(client_module, "era_for", dies_first)
+        with pytest.raises((ProcessExited, ConnectionClosed, ConnectError)):
+            client.call_tool("add", {"a": 1, "b": 1})
+        monkeypatch.setattr(client_module, "era_for", real_era_for)
+        assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}, \
+            "stuck READY on a dead session"
