@@ -359,6 +359,10 @@ class Connection:
         with self._lock:
             if self._state is not _State.CONNECTING:
                 raise ClientClosedError("the client was closed while connecting")
+            # Lost after the handshake, before now: its on_lost found CONNECTING and did nothing,
+            # so READY would be for good on a dead session. (Checked under the lock: a loss after
+            # this sees READY in _session_lost.)
+            self.session._check_open()
             self.negotiated, self.era, self._state = negotiated, era, _State.READY
             self._pid, self._inherited, self._lost, self._failures = _fork.pid, False, None, 0
             session = self.session
