@@ -1,9 +1,10 @@
-"""``KeepaliveWatch``: pings an idle connection from the session's timer thread.
+"""``KeepaliveWatch``: pings an idle connection; ticks on the session's timer thread.
 
 The watch is an entry of the session's ``DeadlineTimer`` (it has a ``deadline()``, is ``done()``
 once stopped, and the timer calls its ``expired()``), so keepalive needs no thread of its own and
 costs nothing between ticks. A tick that finds the server sent something since the last one does
-nothing; otherwise it sends one ping (never two at once). ``Keepalive.failures`` pings in a row
+nothing; otherwise it has one ping sent (never two at once) by a worker of the session, as a
+call's next step is (a send may wait for room in a full pipe: the timer must never wait). ``Keepalive.failures`` pings in a row
 that fail or time out report the connection lost (``lost``), once.
 """
 from __future__ import annotations
@@ -29,6 +30,7 @@ class KeepaliveWatch:
     future (it must not block); ``lost(error)`` is told once when the pings fail."""
 
     request_id = None  # (for the timer: not a request of its own)
+    method = "keepalive ping"  # (for the worker lane, which runs advance() like a call's next step)
 
     def __init__(self, session: "Session", policy: "Keepalive", ping: Callable[[float], "CallFuture"],
                  lost: Callable[[MCPError], Any]) -> None:
@@ -56,7 +58,7 @@ class KeepaliveWatch:
         return self._stopped or self._session.is_closed
 
     def expired(self) -> None:
-        """Timer thread: a tick. Never blocks on the server."""
+        """Timer thread: a tick. Never blocks (the ping is sent on a worker)."""
         if self.done():
             return
         self._due = _monotonic() + self._policy.interval
@@ -67,6 +69,22 @@ class KeepaliveWatch:
             return
         self._pinging = True
         self.pings += 1
+        # Sent on a worker, as a call's next step is: a send may wait for room in a full pipe (a
+        # server that stopped reading), which on this thread would stall every other timeout.
+        if not self._session.continue_call(self, None):  # type: ignore[arg-type]
+            self._pinging = False  # closing
+        if not self.done():
+            self._session.watch(self)  # type: ignore[arg-type]
+
+    def fail(self, error: BaseException) -> None:
+        """The worker lane dropped the ping (closing)."""
+        self._pinging = False
+
+    def advance(self, _: Any) -> None:
+        """A worker: send one ping; its outcome goes to ``_answered``."""
+        if self.done():
+            self._pinging = False
+            return
         try:
             future = self._ping(self._policy.ping_timeout)
         except MCPError as exc:
@@ -74,8 +92,6 @@ class KeepaliveWatch:
         else:
             future.add_done_callback(lambda done: self._answered(
                 None if done.cancelled() else done.exception()))
-        if not self.done():
-            self._session.watch(self)  # type: ignore[arg-type]
 
     def _answered(self, error: Optional[BaseException]) -> None:
         self._seen = self._session.received

@@ -31,6 +31,10 @@ class ToolRegistry:
         self._generation = 0
         self._lock = threading.Lock()
 
+    def forked(self) -> None:
+        """In a forked child (at-fork hook): a new lock, the old one may be held by a parent thread."""
+        self._lock = threading.Lock()
+
     def get(self, name: str) -> Optional[Tool]:
         return self._tools.get(name)
 

@@ -9,12 +9,22 @@ from __future__ import annotations
 import threading
 from typing import Any, Dict, Optional
 
+from . import _fork
 from .errors import SchemaValidationError
 
 __all__ = ["validate_structured"]
 
 _cache: Dict[int, Any] = {}  # id(schema) -> (schema, validator); the schema ref keeps the id valid
 _lock = threading.Lock()
+
+
+def _new_lock() -> None:
+    """In a forked child: a thread of the parent (validating a result) may have held it."""
+    global _lock
+    _lock = threading.Lock()
+
+
+_fork.in_child(_new_lock)
 
 
 def _validator(schema: Dict[str, Any], tool: Optional[str]) -> Any:

@@ -37,6 +37,10 @@ class ResultCache:
         self._lock = threading.Lock()
         self.hits = 0
 
+    def forked(self) -> None:
+        """In a forked child (at-fork hook): a new lock, the old one may be held by a parent thread."""
+        self._lock = threading.Lock()
+
     @staticmethod
     def _shape(method: str, params: Optional[Dict[str, Any]]) -> Hashable:
         params = params or {}

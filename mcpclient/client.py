@@ -76,6 +76,22 @@ def _release(conn: Connection, responder: Responder, notifications: Notification
         tasks.close(deadline)
 
 
+def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:
+    """The background reconnect (while subscriptions are open). It holds the connection, never
+    the client: a client dropped meanwhile is still collected, and its close() ends this."""
+    while True:
+        try:
+            conn.ready("reconnect", None)
+            return
+        except ClientClosedError:
+            return
+        except MCPError as exc:
+            if conn.gave_up:
+                log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
+                subscriptions.end_all(exc)  # their consumers must not wait forever
+                return
+
+
 class Client(ExtensionMethods):
     """A blocking MCP client; every method is safe to call from many threads at once.
 
@@ -168,6 +184,7 @@ class Client(ExtensionMethods):
         self._client_info = client_identity(client_info)
         self._max_workers = max_workers
         self.on_reconnect = on_reconnect
+        self._refresh: Optional[Any] = None  # (session, its refresh lane): see _refresh_lane
         # The connection's threads reach the client only through _weakly(): see _release.
         self._cache = ResultCache(_weakly(self._credentials)) if cache else None
         self._tools = ToolRegistry()
@@ -190,7 +207,7 @@ class Client(ExtensionMethods):
         self._conn = Connection(transport, _weakly(self._new_session), connector, _weakly(self._make_era),
                                 reconnect=reconnect or None, keepalive=Keepalive.of(keepalive),
                                 timeout=_weakly(self._default_timeout), on_lost=_weakly(self._lost),
-                                on_restored=_weakly(self._restored))
+                                on_restored=_weakly(self._restored), on_forked=_weakly(self._forked))
         self._subscriptions.keep_on_loss = reconnect is not None and reconnect is not False
         self._finalizer = weakref.finalize(self, _release, self._conn, self._responder, self._notifications,
                                            self._subscriptions, True)
@@ -227,26 +244,24 @@ class Client(ExtensionMethods):
         if self._conn.reconnect is None:
             self._subscriptions.end_all(error)
         elif self._subscriptions.active():
-            start_thread(_weakly(self._reconnect_now), f"mcpclient-{self._conn.session.instance}-reconnect")
-
-    def _reconnect_now(self) -> None:
-        conn = self._conn
-        while True:
-            try:
-                conn.ready("reconnect", None)
-                return
-            except ClientClosedError:
-                return
-            except MCPError as exc:
-                if conn.gave_up:
-                    log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
-                    return
+            conn, subscriptions = self._conn, self._subscriptions  # (the thread must not hold self)
+            start_thread(lambda: _reconnect_now(conn, subscriptions), f"mcpclient-{conn.session.instance}-reconnect")
 
     def _restored(self, era: Any) -> None:
         """A reconnect succeeded: subscriptions again, then ``on_reconnect``."""
         self._subscriptions.restore(era.stateless)
         if self.on_reconnect is not None:
             self._conn.session.after_notifications("on_reconnect callback", self.on_reconnect, self)
+
+    def _forked(self) -> None:
+        """At-fork hook, in the child before any other code: the locks a thread of the parent
+        (the notification thread, a caller) may have held at the fork are replaced, as
+        ``Connection`` replaces its own; the child's first call, reconnect and close take them."""
+        self._subscriptions.forked()
+        self._notifications.forked()
+        self._tools.forked()
+        if self._cache is not None:
+            self._cache.forked()
 
     def _current_session(self) -> Session:
         return self._conn.session
@@ -255,7 +270,12 @@ class Client(ExtensionMethods):
         return self.transport.credentials()
 
     def _refresh_lane(self) -> Any:
-        return self._conn.session.lane("refresh", 1)
+        """The current session's refresh lane (one per session: a reconnect closes the old one)."""
+        session = self._conn.session
+        made = self._refresh
+        if made is None or made[0] is not session:
+            self._refresh = made = (session, session.lane("refresh", 1))
+        return made[1]
 
     def _default_timeout(self) -> Optional[float]:
         return self.timeout

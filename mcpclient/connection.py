@@ -228,7 +228,10 @@ _abandoned: List[Session] = []
 
 def _inherited_by_fork() -> None:
     for connection in list(_live):
-        connection._forked()
+        try:
+            connection._forked()
+        except Exception:  # (a client collected meanwhile): the others must still be reset
+            pass
 
 
 _fork.in_child(_inherited_by_fork)
@@ -252,7 +255,8 @@ class Connection:
                  make_era: Callable[[Negotiated, Transport], Era], *, reconnect: Optional[Reconnect] = None,
                  keepalive: Optional[Keepalive] = None, timeout: Callable[[], Optional[float]] = lambda: None,
                  on_lost: Optional[Callable[[MCPError], Any]] = None,
-                 on_restored: Optional[Callable[[Era], Any]] = None) -> None:
+                 on_restored: Optional[Callable[[Era], Any]] = None,
+                 on_forked: Optional[Callable[[], Any]] = None) -> None:
         self._make_session = make_session
         self._connector = connector
         self._make_era = make_era
@@ -261,6 +265,7 @@ class Connection:
         self._timeout = timeout
         self._on_lost = on_lost
         self._on_restored = on_restored
+        self._on_forked = on_forked  # at-fork hook: the owner replaces its own locks
         self.transport = transport
         self.session = self._new_session(transport)
         self.negotiated: Optional[Negotiated] = None
@@ -294,6 +299,10 @@ class Connection:
             self._inherited = True
             if self._state is _State.CONNECTING:
                 self._state = _State.LOST
+            # The parent's failed attempts and backoff are not this process's: it has not tried.
+            self._failures, self._next_try, self._last_failure = 0, 0.0, None
+        if self._on_forked is not None:
+            self._on_forked()
 
     @property
     def state(self) -> str:
@@ -350,6 +359,10 @@ class Connection:
         with self._lock:
             if self._state is not _State.CONNECTING:
                 raise ClientClosedError("the client was closed while connecting")
+            # Lost after the handshake, before now: its on_lost found CONNECTING and did nothing,
+            # so READY would be for good on a dead session. (Checked under the lock: a loss after
+            # this sees READY in _session_lost.)
+            self.session._check_open()
             self.negotiated, self.era, self._state = negotiated, era, _State.READY
             self._pid, self._inherited, self._lost, self._failures = _fork.pid, False, None, 0
             session = self.session
@@ -464,7 +477,13 @@ class Connection:
                                            "did not finish in time")
                     self._changed.wait(None if wait is None else min(wait, threading.TIMEOUT_MAX))
                     continue
-            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            # The handshake is bounded by the client's timeout even for a caller that waits
+            # forever (the background reconnect): a server that never answers must not hold the
+            # connection in CONNECTING, and every other caller with it.
+            bound = self._timeout()
+            remaining = bound if deadline is None else max(0.0, deadline - time.monotonic())
+            if bound is not None and remaining is not None:
+                remaining = min(remaining, bound)
             self._connect_again(remaining)
 
     def _lost_error(self, method: str) -> MCPError:

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional
 
+from . import _fork
 from .errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
 from .modern import (
     LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_VERSIONS, mutual_version, request_meta, routing_headers,
@@ -32,6 +33,15 @@ log = logging.getLogger("mcpclient")
 LEGACY = "legacy"
 _eras: Dict[str, str] = {}  # target key -> "legacy" or the modern revision last seen
 _eras_lock = threading.Lock()
+
+
+def _new_lock() -> None:
+    """In a forked child: a thread of the parent (connecting another client) may have held it."""
+    global _eras_lock
+    _eras_lock = threading.Lock()
+
+
+_fork.in_child(_new_lock)
 
 
 @dataclass(frozen=True)

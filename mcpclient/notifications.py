@@ -90,8 +90,8 @@ class NotificationRouter:
         fetch: ``kind -> () -> list``: re-fetches a list that changed (for ``on_changed``).
         route: ``(method, params)``: the subscriptions' router.
         invalidate: ``(kind, uri=None)``: forget what a change made stale (cache, tools).
-        refresh_lane: ``() -> Lane``: makes the single refresh thread, on first use (the
-            session stops it when it closes).
+        refresh_lane: ``() -> Lane``: the current session's single refresh thread, made on
+            first use (the session stops it when it closes; a reconnect's session has its own).
     """
 
     def __init__(self, server_log: logging.Logger, on_notification: Optional[NotificationCallback],
@@ -112,6 +112,11 @@ class NotificationRouter:
         self._lane: Optional[Lane] = None
         self._lock = threading.Lock()  # lock order: this, then Session._lock (taken by refresh_lane())
         self.elicitations = ElicitationTracker()
+
+    def forked(self) -> None:
+        """In a forked child (at-fork hook): new locks, the old ones may be held by parent threads."""
+        self._lock = threading.Lock()
+        self.elicitations._cond = threading.Condition()
 
     def handle(self, method: str, params: Dict[str, Any]) -> None:
         """One notification (notification thread)."""
@@ -155,13 +160,15 @@ class NotificationRouter:
 
     def _schedule(self, kind: str) -> None:
         with self._lock:
+            lane = self._refresh_lane()  # the current connection's (a reconnect closed the old one)
+            if lane is not self._lane:  # refreshes queued on an earlier lane were dropped with it
+                self._lane, self._queued = lane, {}
             if self._queued.get(kind):
                 return  # a refresh that has not started yet will see this change too
             self._queued[kind] = True
-            if self._lane is None:
-                self._lane = self._refresh_lane()
-            lane = self._lane
-        lane.try_submit(f"on_{kind}_changed callback", self._refresh, kind)  # errors are logged
+        if not lane.try_submit(f"on_{kind}_changed callback", self._refresh, kind):  # errors are logged
+            with self._lock:
+                self._queued[kind] = False  # refused (closing): a later change must not be ignored
 
     def _refresh(self, kind: str) -> None:
         with self._lock:

@@ -88,6 +88,7 @@ class Subscription:
         self._cond = threading.Condition()
         self._error: Optional[BaseException] = None
         self._ended = False
+        self._carrier = False  # the router's listen for subscribe_resource URIs (restored from them)
         #: ``(acknowledged: bool, error)`` once, when the server acknowledged it or it ended first
         #: (the router's hook for subscribe_resource; runs on the reader thread, must not block).
         self.on_settled: Optional[Callable[[bool, Optional[BaseException]], None]] = None
@@ -279,10 +280,14 @@ class SubscriptionRouter:
         #: them again on the next connection) instead of ending them.
         self.keep_on_loss = False
         self._suspended: List[Subscription] = []
+        self._closed = False  # end_all(None) ran: the client is closing
+        self._restored_on: Optional["Session"] = None  # the session restore() last ran for
 
-    def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]]) -> Subscription:
+    def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]],
+               carrier: bool = False) -> Subscription:
         self._stateless = stateless
         subscription = Subscription(wanted, on_event, self._end)
+        subscription._carrier = carrier
         if not stateless:
             for uri in wanted.get("resourceSubscriptions") or []:
                 self._call("resources/subscribe", {"uri": uri}, None, owned=True).result()
@@ -335,26 +340,36 @@ class SubscriptionRouter:
     def _listen_done(self, subscription: Subscription, done: "CallFuture") -> None:
         """The listen request finished (notification thread): a result is a quiet end."""
         error = None if done.cancelled() else done.exception()
+        # The session the listen was sent on (not the current one: a reconnect may have replaced
+        # it before this ran, on a busy worker, or on the closer of the old session).
+        made_on = done._session
         with self._lock:
             self._listens.pop(subscription.subscription_id, None)
             self._early.pop(subscription.subscription_id, None)
-            again = self.keep_on_loss and isinstance(error, ConnectionClosed) and not subscription.closed
-            carrier = subscription is self._resource_listen
-            lost = done._session.is_closed  # its connection is lost (not just its stream)
-            if again and lost and not carrier and self._session() is done._session:
-                self._suspended.append(subscription)  # the next connection's restore() listens again
-                return  # (the session read and the append under the lock: see restore)
-        if again and not lost:  # only its stream broke (an idle bound, a proxy): listen again
-            again = subscription.relistens < _RELISTEN_MAX
+            lost = made_on.is_closed  # its connection is lost, not just its stream
+            interrupted = (self.keep_on_loss and not self._closed and not subscription._carrier
+                           and not subscription.closed and lost
+                           # lost; or its queued end dropped when the lost session was closed
+                           and isinstance(error, (ConnectionClosed, ClientClosedError)))
+            if interrupted:
+                current = self._session()
+                if not (current is not made_on and self._restored_on is current and not current.is_closed):
+                    self._suspended.append(subscription)  # the connection is lost: restore() listens again
+                    return
+                # restore() has run for the new connection already: listen again here
+            broken = (self.keep_on_loss and not self._closed and not lost and not subscription.closed
+                      and isinstance(error, ConnectionClosed))  # only its stream broke (an idle bound, a proxy)
+        if broken:
+            broken = subscription.relistens < _RELISTEN_MAX
             subscription.relistens += 1
-            if again and carrier:
+            if broken and subscription._carrier:
                 log.info("the listen for subscribed resources broke (%s); listening again", error)
                 self._change(None, None, None)
                 with self._lock:
                     if self._resource_listen is not None:  # (the count goes on with the new listen)
                         self._resource_listen.relistens = subscription.relistens
                 return
-        if again and not carrier:  # (or a new connection replaced the lost one already)
+        if interrupted or broken:
             try:
                 self._open_listen(subscription)
                 return
@@ -375,6 +390,7 @@ class SubscriptionRouter:
         with self._lock:
             suspended, self._suspended = self._suspended, []
             uris = list(self._subscribed)
+            self._restored_on = self._session()  # a listen interrupted later is opened again at once
         for subscription in suspended:
             if subscription.closed:
                 continue
@@ -388,10 +404,29 @@ class SubscriptionRouter:
             except MCPError as exc:
                 log.warning("could not listen again for subscribed resources after reconnecting: %s", exc)
 
+    def forked(self) -> None:
+        """In a forked child (at-fork hook): new locks, the old ones may be held by parent threads."""
+        self._lock = threading.Lock()
+        for subscription in list(self._listens.values()) + self._emulated + self._suspended + \
+                ([self._resource_listen] if self._resource_listen is not None else []):
+            subscription._cond = threading.Condition()
+
     def _end(self, subscription: Subscription) -> None:
         """The user closed ``subscription``."""
-        if subscription.request is not None:
-            subscription.request.cancel()  # stdio: notifications/cancelled; 2026 HTTP: the stream is closed
+        request = subscription.request
+        if request is not None:
+            with self._lock:
+                if subscription in self._suspended:  # waiting for a reconnect: nothing to cancel
+                    self._suspended.remove(subscription)
+                    return
+                # Sent on an earlier connection: lost (nothing to cancel), or, in a forked child,
+                # the parent's, which must not be touched (on HTTP, cancelling shuts its socket down).
+                earlier = getattr(request, "_session", None) is not self._session()
+                if earlier:
+                    self._listens.pop(subscription.subscription_id, None)
+                    self._early.pop(subscription.subscription_id, None)
+            if not earlier:
+                request.cancel()  # stdio: notifications/cancelled; 2026 HTTP: the stream is closed
             return
         with self._lock:
             if subscription in self._emulated:
@@ -407,11 +442,15 @@ class SubscriptionRouter:
                     log.debug("unsubscribe %s failed: %s", uri, exc)
 
     def end_all(self, error: Optional[BaseException]) -> None:
-        """The client closed (``error`` None: quietly) or lost its connection: end handshake-era
-        subscriptions, which no request of their own would end."""
+        """The client closed (``error`` None: quietly), lost its connection without a reconnect
+        policy, or gave up reconnecting: end handshake-era subscriptions and suspended listens,
+        which no request of their own would end."""
         with self._lock:
+            if error is None:
+                self._closed = True  # no listen is suspended from now on (_listen_done)
             emulated, self._emulated = self._emulated, []
-        for subscription in emulated:
+            suspended, self._suspended = self._suspended, []
+        for subscription in emulated + suspended:
             subscription.end(None if error is None else ended_by(error))
 
     def resubscribe(self) -> None:
@@ -479,7 +518,7 @@ class SubscriptionRouter:
         if timeout is not None:
             session.watch(waiter)
         try:
-            fresh = self.listen(True, {"resourceSubscriptions": uris}, None)
+            fresh = self.listen(True, {"resourceSubscriptions": uris}, None, carrier=True)
         except BaseException as exc:  # not sent (closed meanwhile): the changes waiting for it fail
             self._settled(generation, False, exc)
             raise
