@@ -7,27 +7,25 @@ whose ``result()`` is the blocking method (README, "How it is built").
 from __future__ import annotations
 
 import logging
-import warnings
 import weakref
-from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Union, overload
 
 from . import _params
 from ._extensions import ExtensionMethods
+from ._lifecycle import ConnectionHooks, release, weakly
 from ._responder import Responder
 from ._sentinel import DEFAULT
 from ._tools import ToolRegistry
 from ._version import __version__
 from .cache import ResultCache
-from .connection import Connection, Connector, Target, client_identity, era_for, make_transport
-from ._threads import start_thread
-from .errors import CapabilityError, ClientClosedError, MCPError
+from .connection import Connection, Connector, Target, client_identity, make_transport
+from .errors import CapabilityError
 from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
 from .reconnect import Keepalive, Reconnect
 from .session import Session
 from .subscriptions import SubscriptionRouter, filter_params
-from .transports.base import CLOSE_BUDGET, Transport
+from .transports.base import Transport
 from .types import Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool
 from .types import ToolResult
 
@@ -43,56 +41,7 @@ __all__ = ["DEFAULT", "Client"]
 log = logging.getLogger("mcpclient")
 
 
-def _weakly(method: Callable[..., Any]) -> Callable[..., Any]:
-    """``method`` of a client, without keeping the client alive: the connection's threads hold
-    only these, so a client nobody references is collected (and closed: ``_release``)."""
-    ref = weakref.WeakMethod(method)  # type: ignore[arg-type]
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        bound = ref()
-        if bound is None:
-            raise ClientClosedError("the client was garbage-collected")
-        return bound(*args, **kwargs)
-    return call
-
-
-def _release(conn: Connection, responder: Responder, notifications: NotificationRouter,
-             subscriptions: SubscriptionRouter, collected: bool = False) -> None:
-    """Close a client's connection: ``close()``, or the collection of a client nobody closed
-    (then a ``ResourceWarning`` says so, as for an unclosed file)."""
-    if collected and conn.state in ("connecting", "ready", "lost"):  # (not "forked": the parent's)
-        warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
-                      ResourceWarning, stacklevel=2)
-    deadline = _monotonic() + CLOSE_BUDGET
-    session = conn.mark_closed()  # from here on every call is refused
-    tasks = responder.tasks
-    if tasks is not None:
-        tasks.release()  # unfinished tasks end; nothing new is accepted
-    notifications.elicitations.close()
-    subscriptions.end_all(None)
-    if session is not None:  # (None in a forked child: the connection is the parent's)
-        session.close(deadline)
-    if tasks is not None:
-        tasks.close(deadline)
-
-
-def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:
-    """The background reconnect (while subscriptions are open). It holds the connection, never
-    the client: a client dropped meanwhile is still collected, and its close() ends this."""
-    while True:
-        try:
-            conn.ready("reconnect", None)
-            return
-        except ClientClosedError:
-            return
-        except MCPError as exc:
-            if conn.gave_up:
-                log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
-                subscriptions.end_all(exc)  # their consumers must not wait forever
-                return
-
-
-class Client(ExtensionMethods):
+class Client(ConnectionHooks, ExtensionMethods):
     """A blocking MCP client; every method is safe to call from many threads at once.
 
     Example::
@@ -185,16 +134,16 @@ class Client(ExtensionMethods):
         self._max_workers = max_workers
         self.on_reconnect = on_reconnect
         self._refresh: Optional[Any] = None  # (session, its refresh lane): see _refresh_lane
-        # The connection's threads reach the client only through _weakly(): see _release.
-        self._cache = ResultCache(_weakly(self._credentials)) if cache else None
+        # The connection's threads reach the client only through weakly(): see _release.
+        self._cache = ResultCache(weakly(self._credentials)) if cache else None
         self._tools = ToolRegistry()
-        self._subscriptions = SubscriptionRouter(_weakly(self._call), _weakly(self._current_session))
+        self._subscriptions = SubscriptionRouter(weakly(self._call), weakly(self._current_session))
         self._notifications = NotificationRouter(
             logging.getLogger(f"mcpclient.server.{transport.name}"), on_notification, on_log,
             {"tools": on_tools_changed, "prompts": on_prompts_changed, "resources": on_resources_changed},
-            on_resource_updated, {"tools": _weakly(self.list_tools), "prompts": _weakly(self.list_prompts),
-                                  "resources": _weakly(self.list_resources)},
-            self._subscriptions.route, _weakly(self._invalidate), _weakly(self._refresh_lane))
+            on_resource_updated, {"tools": weakly(self.list_tools), "prompts": weakly(self.list_prompts),
+                                  "resources": weakly(self.list_resources)},
+            self._subscriptions.route, weakly(self._invalidate), weakly(self._refresh_lane))
         tasks = None
         if task_requests:
             from .tasks import TaskStore  # deferred: import cost (only clients that use tasks need it)
@@ -204,12 +153,12 @@ class Client(ExtensionMethods):
                                     tasks)
         connector = Connector(protocol, self._client_info, self._responder.capabilities, probe_timeout,
                               reuse_discovery=cache)
-        self._conn = Connection(transport, _weakly(self._new_session), connector, _weakly(self._make_era),
+        self._conn = Connection(transport, weakly(self._new_session), connector, weakly(self._make_era),
                                 reconnect=reconnect or None, keepalive=Keepalive.of(keepalive),
-                                timeout=_weakly(self._default_timeout), on_lost=_weakly(self._lost),
-                                on_restored=_weakly(self._restored), on_forked=_weakly(self._forked))
+                                timeout=weakly(self._default_timeout), on_lost=weakly(self._lost),
+                                on_restored=weakly(self._restored), on_forked=weakly(self._forked))
         self._subscriptions.keep_on_loss = reconnect is not None and reconnect is not False
-        self._finalizer = weakref.finalize(self, _release, self._conn, self._responder, self._notifications,
+        self._finalizer = weakref.finalize(self, release, self._conn, self._responder, self._notifications,
                                            self._subscriptions, True)
         self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
 
@@ -223,69 +172,12 @@ class Client(ExtensionMethods):
         self._conn.open(self._timeout(timeout))
         return self
 
-    def _new_session(self, transport: Transport) -> Session:
-        responder = self._responder
-        session = Session(transport, on_request=responder.answer, on_notification=self._notifications.handle,
-                          max_workers=self._max_workers)
-        requests = session.requests
-        requests.on_quick_request = lambda rid, method, params: responder.quick(rid, method, params, requests.reply)
-        session.on_quick_notification = self._subscriptions.route_quick
-        transport.on_session_renewed = self._subscriptions.resubscribe
-        return session
-
-    def _make_era(self, negotiated: Any, transport: Transport) -> Any:
-        return era_for(negotiated, self._responder.capabilities(), self._client_info, self._responder.answer,
-                       self.max_input_rounds, self._cache, transport.sends_headers)
-
-    def _lost(self, error: MCPError) -> None:
-        """The connection was lost (reader or timer thread): subscriptions end, or with a
-        reconnect policy wait for the next connection, which, while any are open, is made at
-        once (on a thread of its own) rather than by the next call."""
-        if self._conn.reconnect is None:
-            self._subscriptions.end_all(error)
-        elif self._subscriptions.active():
-            conn, subscriptions = self._conn, self._subscriptions  # (the thread must not hold self)
-            start_thread(lambda: _reconnect_now(conn, subscriptions), f"mcpclient-{conn.session.instance}-reconnect")
-
-    def _restored(self, era: Any) -> None:
-        """A reconnect succeeded: subscriptions again, then ``on_reconnect``."""
-        self._subscriptions.restore(era.stateless)
-        if self.on_reconnect is not None:
-            self._conn.session.after_notifications("on_reconnect callback", self.on_reconnect, self)
-
-    def _forked(self) -> None:
-        """At-fork hook, in the child before any other code: the locks a thread of the parent
-        (the notification thread, a caller) may have held at the fork are replaced, as
-        ``Connection`` replaces its own; the child's first call, reconnect and close take them."""
-        self._subscriptions.forked()
-        self._notifications.forked()
-        self._tools.forked()
-        if self._cache is not None:
-            self._cache.forked()
-
-    def _current_session(self) -> Session:
-        return self._conn.session
-
-    def _credentials(self) -> Optional[str]:
-        return self.transport.credentials()
-
-    def _refresh_lane(self) -> Any:
-        """The current session's refresh lane (one per session: a reconnect closes the old one)."""
-        session = self._conn.session
-        made = self._refresh
-        if made is None or made[0] is not session:
-            self._refresh = made = (session, session.lane("refresh", 1))
-        return made[1]
-
-    def _default_timeout(self) -> Optional[float]:
-        return self.timeout
-
     def close(self) -> None:
         """Fail pending calls, stop the server and every thread. Idempotent, any thread; returns
         within ``CLOSE_BUDGET`` (5 s) whatever the server or a callback does. In a process forked
         from the one that made the client, only this process's side is released."""
         self._finalizer.detach()
-        _release(self._conn, self._responder, self._notifications, self._subscriptions)
+        release(self._conn, self._responder, self._notifications, self._subscriptions)
 
     def __enter__(self) -> "Client":
         return self.connect()

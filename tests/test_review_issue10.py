@@ -398,7 +398,7 @@ def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch
     READY: ``Session.on_lost`` fires while the state is CONNECTING and is ignored, so the
     connection must not then be declared READY on a dead session (every later call would fail
     with ``ProcessExited`` and, READY, never reconnect)."""
-    import mcpclient.client as client_module
+    import mcpclient._lifecycle as client_module
     from mcpclient import ProcessExited
 
     real_era_for = client_module.era_for
