@@ -318,9 +318,11 @@ class Connection:
         state = self._state
         if state is _State.CLOSED:
             return True
+        if self._inherited:  # forked: usable only if the policy opens a connection of its own
+            return self.reconnect is None or not self.reconnect.after_fork
         if self.reconnect is not None:  # a lost connection is reopened by the next call
             return False
-        return state is _State.LOST or self._inherited or self.session.is_closed
+        return state is _State.LOST or self.session.is_closed
 
     # --- connecting -----------------------------------------------------------------------------
 

@@ -77,6 +77,9 @@ class Keepalive:
     that fail or go unanswered for ``timeout`` seconds mark the connection lost: calls in
     flight fail with ``ConnectionClosed``, and with a ``Reconnect`` policy the next call
     reconnects. It runs on the connection's existing timer thread: no thread of its own.
+
+    A server that handles one request at a time cannot answer a ping during a long call: give
+    it an ``interval + failures * timeout`` longer than its longest call, or no keepalive.
     """
 
     interval: float

@@ -72,8 +72,8 @@ RACE = """
     child_servers = []
 
     def child():
-        if client.state != "forked":
-            return {"state": client.state}
+        if client.state != "forked" or client.is_closed != (mode == "default"):
+            return {"state": client.state, "is_closed": client.is_closed}
         try:
             got = client.call_tool("add", {"a": 1000, "b": i}).structured_content
         except ForkedClientError as exc:
