@@ -329,8 +329,17 @@ class Connection:
     def open(self, timeout: Optional[float]) -> None:
         """``connect()``: connect and negotiate (again, after a loss); on a first connect's
         failure everything started is torn down, then it raises."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             state = self._state
+            while state is _State.CONNECTING and self.era is not None:  # another thread reconnects
+                wait = None if deadline is None else deadline - time.monotonic()
+                if wait is not None and wait <= 0:
+                    raise ConnectError("connect(): the reconnect in progress did not finish in time")
+                self._changed.wait(None if wait is None else min(wait, threading.TIMEOUT_MAX))
+                state = self._state
+                if state is _State.READY:
+                    return  # it succeeded: connected, as asked
             if state is _State.READY and not self._inherited and not self.session.is_closed:
                 raise ClientClosedError("connect() on a client that is connected already")
             if state is _State.CLOSED or state is _State.CONNECTING:

@@ -254,3 +254,34 @@ def test_http_keepalive_finds_a_frozen_server_and_the_next_call_reconnects(proto
             assert client.call_tool("add", {"a": 2, "b": 5}).structured_content == {"sum": 7}
             assert client.transport is not first and client._conn.reconnects == 1
             assert client.protocol_version == (protocol if protocol != "legacy" else client.protocol_version)
+
+
+def test_connect_during_a_reconnect_by_another_thread_waits_for_it(tmp_path: Path):
+    """``connect()`` while another thread reconnects returns once that reconnect succeeded (it
+    said "connect() on a client that is connecting", a ClientClosedError)."""
+    gate = tmp_path / "gate"
+    script = (f"import os, runpy, sys, time\n"
+              f"while os.path.exists({str(gate)!r}): time.sleep(0.01)\n"  # the test holds the server here
+              "sys.argv = ['mcpclient.testing']\nrunpy.run_module('mcpclient.testing', run_name='__main__')")
+    with Client([sys.executable, "-c", script], timeout=LONG, reconnect=True) as client:
+        gate.touch()
+        kill(client.transport.pid)
+        assert wait_until(lambda: lost(client))
+        pinger = threading.Thread(target=client.ping)  # reconnects, held at the gate
+        pinger.start()
+        assert wait_until(lambda: client.state == "connecting")
+        errors: List[BaseException] = []
+
+        def connect() -> None:
+            try:
+                client.connect(timeout=LONG)
+            except BaseException as exc:  # noqa: BLE001 - asserted below
+                errors.append(exc)
+
+        connecting = threading.Thread(target=connect)
+        connecting.start()
+        assert wait_until(lambda: len(client._conn._changed._waiters) == 1)  # connect() waits for it
+        gate.unlink()
+        connecting.join(LONG)
+        pinger.join(LONG)
+        assert errors == [] and client.state == "ready"
