@@ -47,6 +47,8 @@ NotificationHandler = Callable[[str, Dict[str, Any]], Any]
 _INF = float("inf")
 _ABANDONED_MEMORY = 10_000  # how many timed-out/cancelled ids we remember to recognise late replies
 HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
+#: Seconds a notification or an answer to the server may take to send (it has no call deadline).
+SEND_BUDGET = 10.0
 _LOSS_WAIT = 0.5  # after a send found the pipe broken, how long to wait for the reader to see the end
 _NO_RESULT = object()
 
@@ -323,9 +325,11 @@ class Session:
         self._send(message, setup=setup)
 
     def _send(self, message: Dict[str, Any], setup: bool = False) -> None:
+        """Send a notification or an answer, within ``SEND_BUDGET`` (a server that stopped reading,
+        or an HTTP server that never answers the POST, must not hold the sender for ever)."""
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
-        self.transport.send(message, setup=setup)
+        self.transport.send(message, setup=setup, deadline=_monotonic() + SEND_BUDGET)
 
     def _post(self, message: Dict[str, Any]) -> None:
         """Send from a thread that must not block (reader, timer, a canceller): via the sender lane."""

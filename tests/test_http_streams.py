@@ -283,3 +283,29 @@ def test_2026_a_listen_whose_stream_goes_silent_is_sent_again_with_reconnect(scr
             event = subscription.get(timeout=LONG)
             assert event is not None and event.kind == "tools_changed", event
             assert len(listens) >= 2 and listens[0] != listens[1]
+
+
+def test_a_notification_the_server_never_answers_is_bounded(scripted, monkeypatch):
+    """Before: notifications went out with no deadline, so an HTTP server that took a
+    notification's POST and never answered held the sending thread (the caller's, or the sender
+    lane that carries cancellations) for ever. Now ``SEND_BUDGET`` bounds it."""
+    import time
+
+    from mcpclient import MCPError, session as session_module
+
+    monkeypatch.setattr(session_module, "SEND_BUDGET", 0.5)
+    release = threading.Event()
+
+    def before(seen: Any) -> None:
+        if isinstance(seen.body, dict) and seen.body.get("method") == "notifications/roots/list_changed":
+            release.wait(LONG)  # taken, never answered (until the test ends)
+
+    server = scripted(lambda seen, msg: TOOLS, before=before)
+    try:
+        with Client(server.url, protocol="2025-11-25", timeout=LONG, roots=[]) as client:
+            started = time.monotonic()
+            with pytest.raises(MCPError):
+                client.set_roots(["file:///tmp"])
+            assert time.monotonic() - started < 3.0
+    finally:
+        release.set()
