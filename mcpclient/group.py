@@ -75,6 +75,22 @@ def _hashed(text: str, key: str) -> str:
     return f"{text[:MAX_NAME - 9]}_{digest}"
 
 
+def namespaced_names(pairs: Sequence[Tuple[str, str]], separator: str = "_") -> List[str]:
+    """The exposed name of each ``(server, tool)``: ``<server><separator><tool>`` with characters
+    outside ``[a-zA-Z0-9_-]`` made ``_``; longer than 64, cut and given ``_`` and 8 hex digits of
+    the SHA-256 of the pair. Names two pairs would share are all given that suffix, so no name
+    depends on the order of the servers or tools."""
+    names = []
+    for server, tool in pairs:
+        base = f"{_sanitize(server)}{separator}{_sanitize(tool)}"
+        names.append(base if len(base) <= MAX_NAME else _hashed(base, f"{server}\0{tool}"))
+    claims: Dict[str, int] = {}
+    for name in names:
+        claims[name] = claims.get(name, 0) + 1
+    return [_hashed(name, f"{server}\0{tool}") if claims[name] > 1 else name
+            for name, (server, tool) in zip(names, pairs)]
+
+
 def _matches(name: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
@@ -259,23 +275,16 @@ class ServerGroup:
         with self._lock:
             members = [m for m in self._members.values() if self._state(m) == "ready"]
             changes = self._check_pins(members)
-            wanted: List[Tuple[str, Tool, str]] = []
+            wanted: List[Tuple[str, Tool]] = []
             for m in members:
                 for tool in m.tools:
-                    base = f"{_sanitize(m.name)}{self.separator}{_sanitize(tool.name)}"
-                    if self._filtered(m, tool.name, base) or (m.name, tool.name) in self._refused:
-                        continue
-                    wanted.append((m.name, tool, base if len(base) <= MAX_NAME else _hashed(base, f"{m.name}\0{tool.name}")))
-            claims: Dict[str, int] = {}
-            for _, _, name in wanted:
-                claims[name] = claims.get(name, 0) + 1
-            routes: Dict[str, Tuple[str, str]] = {}
-            exposed: List[Tool] = []
-            for server, tool, name in wanted:
-                if claims[name] > 1:  # every claimant is renamed, so the result does not depend on order
-                    name = _hashed(name, f"{server}\0{tool.name}")
-                routes[name] = (server, tool.name)
-                exposed.append(dataclasses.replace(tool, name=name, raw=dict(tool.raw, name=name)))
+                    plain = f"{_sanitize(m.name)}{self.separator}{_sanitize(tool.name)}"
+                    if not (self._filtered(m, tool.name, plain) or (m.name, tool.name) in self._refused):
+                        wanted.append((m.name, tool))
+            names = namespaced_names([(server, tool.name) for server, tool in wanted], self.separator)
+            routes = {name: (server, tool.name) for name, (server, tool) in zip(names, wanted)}
+            exposed = [dataclasses.replace(tool, name=name, raw=dict(tool.raw, name=name))
+                       for name, (_, tool) in zip(names, wanted)]
             self._routes, self._exposed, self._index = routes, exposed, None
             self.pin_changes = changes
 
@@ -291,6 +300,7 @@ class ServerGroup:
         if self.pins is None:
             return []
         found: List[ToolChange] = []
+        known = {(c.server, c.tool, c.kind, c.diff) for c in self.pin_changes}
         self._refused = {}
         for m in members:
             changes = self.pins.check(m.name, m.tools)
@@ -301,10 +311,10 @@ class ServerGroup:
                 if change.kind == "added":
                     continue
                 found.append(change)
-                if change.kind == "changed":
+                if change.kind == "changed" and (m.name, change.tool, change.kind, change.diff) not in known:
                     log.warning("tool %r of server %r changed since it was pinned:\n%s", change.tool, m.name, change.diff)
-                    if self.on_pin_change == "refuse":
-                        self._refused.setdefault((m.name, change.tool), []).append(change)
+                if change.kind == "changed" and self.on_pin_change == "refuse":
+                    self._refused.setdefault((m.name, change.tool), []).append(change)
         return found
 
     def accept_tool_changes(self, server: Optional[str] = None) -> None:
