@@ -27,7 +27,7 @@ from ._naming import namespaced_names, sanitize
 from ._sentinel import DEFAULT
 from .client import Client
 from .config import ServerConfig, load_config
-from .errors import ConnectError, MCPError, RequestTimeout, ToolChangedError, TransportError, UnknownToolError
+from .errors import ClientClosedError, ConnectError, MCPError, RequestTimeout, ToolChangedError, TransportError, UnknownToolError
 from .pins import ToolChange, ToolPins
 from .search import SEARCH_TOOL_NAME, ToolIndex, search_result
 from .types import _SLOTS, Tool, ToolResult, _Value
@@ -160,7 +160,7 @@ class ServerGroup:
         """Connect every enabled server in parallel and list its tools. A server that fails is
         recorded in ``status``; ``ConnectError`` only if every enabled server failed. Returns self."""
         if self._closed:
-            raise ConnectError("the group is closed")
+            raise ClientClosedError("the group is closed; make a new ServerGroup")
         todo = [m for m in self._members.values() if m.state in ("new", "failed", "lost")]
         self._parallel(self._connect_one, todo)
         self._rebuild()
@@ -175,12 +175,12 @@ class ServerGroup:
         with self._lock:
             self._closed = True
             members = [m for m in self._members.values() if m.client is not None]
-        self._parallel(self._close_one, members)
+        self._parallel(self._close_one, members, len(members))  # all at once: each close() is bounded
 
-    def _parallel(self, work: Any, members: List[_Member]) -> None:
+    def _parallel(self, work: Any, members: List[_Member], workers: int = _WORKERS) -> None:
         if not members:
             return
-        with ThreadPoolExecutor(min(_WORKERS, len(members)), thread_name_prefix="mcpclient-group") as pool:
+        with ThreadPoolExecutor(min(workers, len(members)), thread_name_prefix="mcpclient-group") as pool:
             for future in [pool.submit(work, m) for m in members]:
                 future.result()
 
@@ -318,9 +318,11 @@ class ServerGroup:
                 if name in (f"{srv}.{tl}", f"{sanitize(srv)}{self.separator}{sanitize(tl)}"):
                     raise ToolChangedError(srv, tl, changes)
             known = list(self._routes) + [f"{s}.{t}" for s, t in self._routes.values()]
-            detail = ""
+            detail = " (not connected: call connect())" if not self._routes and all(
+                m.state in ("new", "disabled") for m in self._members.values()) else ""
             for m in self._members.values():
-                if name.startswith((m.name + ".", sanitize(m.name) + self.separator)) and self._state(m) != "ready":
+                if not detail and name.startswith((m.name + ".", sanitize(m.name) + self.separator)) \
+                        and self._state(m) != "ready":
                     detail = f" (server {m.name!r} is {self._state(m)})"
         raise UnknownToolError(name, difflib.get_close_matches(name, known, n=3, cutoff=0.6), detail)
 
