@@ -57,7 +57,8 @@ class ServerConfig(_Value):
     extra: Dict[str, Any] = field(default_factory=dict, repr=False, hash=False)
 
     @classmethod
-    def from_dict(cls, name: str, entry: Mapping[str, Any], environ: Optional[Mapping[str, str]] = None) -> "ServerConfig":
+    def from_dict(cls, name: str, entry: Mapping[str, Any],
+                  environ: Optional[Mapping[str, str]] = None) -> "ServerConfig":
         """Parse one entry (the value under its name); ``ValueError`` names the server and the key."""
         return _parse(name, entry, os.environ if environ is None else environ)
 

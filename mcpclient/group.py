@@ -10,9 +10,6 @@ the others work. ``connect()`` raises only when every enabled server failed.
 """
 from __future__ import annotations
 
-import dataclasses
-import difflib
-import fnmatch
 import functools
 import logging
 import os
@@ -23,11 +20,14 @@ from concurrent.futures import wait as wait_all
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._naming import namespaced_names, sanitize
+from ._naming import namespaced_names, sanitize  # noqa: F401 - namespaced_names: also importable from here
 from ._sentinel import DEFAULT
+from ._tooltable import ToolTable, excluded
 from .client import Client
 from .config import ServerConfig, load_config
-from .errors import ClientClosedError, ConnectError, MCPError, RequestTimeout, ToolChangedError, TransportError, UnknownToolError
+from .errors import (
+    ClientClosedError, ConnectError, MCPError, RequestTimeout, ToolChangedError, TransportError, UnknownToolError,
+)
 from .pins import ToolChange, ToolPins
 from .search import SEARCH_TOOL_NAME, ToolIndex, search_result
 from .types import _SLOTS, Tool, ToolResult, _Value
@@ -62,10 +62,6 @@ class _Member:
         self.state = "new" if enabled else "disabled"
         self.error: Optional[BaseException] = None
         self.tools: List[Tool] = []
-
-
-def _matches(name: str, patterns: Sequence[str]) -> bool:
-    return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
 class ServerGroup:
@@ -121,8 +117,7 @@ class ServerGroup:
             self._members[name] = member
         if not self._members:
             raise ValueError("a ServerGroup needs at least one server")
-        self._routes: Dict[str, Tuple[str, str]] = {}
-        self._exposed: List[Tool] = []
+        self._table = ToolTable()
         self._index: Optional[ToolIndex] = None
         self._refused: Dict[Tuple[str, str], List[ToolChange]] = {}
         self._closed = False
@@ -219,9 +214,7 @@ class ServerGroup:
     def status(self) -> Dict[str, ServerStatus]:
         """``{server: ServerStatus}`` now, in the order given."""
         with self._lock:
-            counts: Dict[str, int] = {}
-            for server, _ in self._routes.values():
-                counts[server] = counts.get(server, 0) + 1
+            counts = self._table.counts()
             return {m.name: ServerStatus(self._state(m), m.error, counts.get(m.name, 0) if self._listed(m) else 0)
                     for m in self._members.values()}
 
@@ -232,8 +225,9 @@ class ServerGroup:
                                     and member.client._conn.reconnect is not None)
 
     def _state(self, member: _Member) -> str:
-        if member.state == "ready" and member.client is not None and member.client.state in ("lost", "closed", "forked"):
-            return "lost" if member.client.state != "closed" else "closed"
+        client_state = member.client.state if member.client is not None else None
+        if member.state == "ready" and client_state in ("lost", "closed", "forked"):
+            return "closed" if client_state == "closed" else "lost"
         return member.state
 
     # --- tools ----------------------------------------------------------------------------------
@@ -248,32 +242,17 @@ class ServerGroup:
             self._parallel(self._connect_one, live)
         self._rebuild()
         with self._lock:
-            return list(self._exposed)
+            return list(self._table.tools)
 
     def _rebuild(self) -> None:
         with self._lock:
             members = [m for m in self._members.values() if self._listed(m)]
-            changes = self._check_pins(members)
-            wanted: List[Tuple[str, Tool]] = []
-            for m in members:
-                for tool in m.tools:
-                    plain = f"{sanitize(m.name)}{self.separator}{sanitize(tool.name)}"
-                    if not (self._filtered(m, tool.name, plain) or (m.name, tool.name) in self._refused):
-                        wanted.append((m.name, tool))
-            names = namespaced_names([(server, tool.name) for server, tool in wanted], self.separator)
-            routes = {name: (server, tool.name) for name, (server, tool) in zip(names, wanted)}
-            exposed = [dataclasses.replace(tool, name=name, raw=dict(tool.raw, name=name))
-                       for name, (_, tool) in zip(names, wanted)]
-            self._routes, self._exposed, self._index = routes, exposed, None
-            self.pin_changes = changes
-
-    def _filtered(self, member: _Member, tool: str, exposed: str) -> bool:
-        for include, exclude in ((self.include, self.exclude), (member.include, member.exclude)):
-            if include and not (_matches(tool, include) or _matches(exposed, include)):
-                return True
-            if _matches(tool, exclude) or _matches(exposed, exclude):
-                return True
-        return False
+            self.pin_changes = self._check_pins(members)
+            entries = [(m.name, tool) for m in members for tool in m.tools
+                       if (m.name, tool.name) not in self._refused and not excluded(
+                           (tool.name, f"{sanitize(m.name)}{self.separator}{sanitize(tool.name)}"),
+                           ((self.include, self.exclude), (m.include, m.exclude)))]
+            self._table, self._index = ToolTable(entries, self.separator), None
 
     def _check_pins(self, members: List[_Member]) -> List[ToolChange]:
         if self.pins is None:
@@ -305,32 +284,25 @@ class ServerGroup:
         if not isinstance(name, str):
             raise TypeError("a tool name must be a string")
         with self._lock:
-            route = self._routes.get(name)
+            route = self._table.lookup(name)
             if route is not None:
                 return route
-            server, dot, tool = name.partition(".")
-            while dot:
-                if any(r == (server, tool) for r in self._routes.values()):
-                    return server, tool
-                head, dot, tool = tool.partition(".")
-                server = f"{server}.{head}"
-            for (srv, tl), changes in self._refused.items():
-                if name in (f"{srv}.{tl}", f"{sanitize(srv)}{self.separator}{sanitize(tl)}"):
-                    raise ToolChangedError(srv, tl, changes)
-            known = list(self._routes) + [f"{s}.{t}" for s, t in self._routes.values()]
-            detail = " (not connected: call connect())" if not self._routes and all(
-                m.state in ("new", "disabled") for m in self._members.values()) else ""
-            for m in self._members.values():
-                if not detail and name.startswith((m.name + ".", sanitize(m.name) + self.separator)) \
-                        and self._state(m) != "ready":
-                    detail = f" (server {m.name!r} is {self._state(m)})"
-        raise UnknownToolError(name, difflib.get_close_matches(name, known, n=3, cutoff=0.6), detail)
+            for (server, tool), changes in self._refused.items():
+                if name in (f"{server}.{tool}", f"{sanitize(server)}{self.separator}{sanitize(tool)}"):
+                    raise ToolChangedError(server, tool, changes)
+            states = {m.name: self._state(m) for m in self._members.values()}
+            detail = " (not connected: call connect())" if set(states.values()) <= {"new", "disabled"} else ""
+            for server, state in states.items():
+                prefixes = (server + ".", sanitize(server) + self.separator)
+                if not detail and state != "ready" and name.startswith(prefixes):
+                    detail = f" (server {server!r} is {state})"
+            raise UnknownToolError(name, self._table.suggestions(name), detail)
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
                   raise_on_error: bool = False) -> ToolResult:
         """Call a tool by its exposed (or ``"server.tool"``) name. ``search_tools`` is answered
         here (see ``search_tools``) unless a server's tool has that name."""
-        if name == SEARCH_TOOL_NAME and name not in self._routes:
+        if name == SEARCH_TOOL_NAME and name not in self._table.routes:
             return self._search_result(arguments)
         server, tool = self.resolve(name)
         client = self.client(server)
@@ -354,7 +326,7 @@ class ServerGroup:
         slots: List[Any] = []  # a result or an error now, or the call's future
         for name, arguments in calls:
             try:
-                if name == SEARCH_TOOL_NAME and name not in self._routes:
+                if name == SEARCH_TOOL_NAME and name not in self._table.routes:
                     slots.append(self._search_result(arguments))
                     continue
                 server, tool = self.resolve(name)
@@ -389,7 +361,7 @@ class ServerGroup:
     def _tool_index(self) -> ToolIndex:
         with self._lock:
             if self._index is None:
-                self._index = ToolIndex(self._exposed)
+                self._index = ToolIndex(self._table.tools)
             return self._index
 
     def _search_result(self, arguments: Optional[Dict[str, Any]]) -> ToolResult:

@@ -50,6 +50,7 @@ def test_vscode_servers_form_and_a_bare_dict():
     servers = load_config(vscode, environ={})
     assert [(s.name, s.type) for s in servers.values()] == [("gh", "http"), ("local", "stdio")]
     assert load_config({"one": {"command": "x"}}, environ={})["one"].command == "x"
+    assert ServerConfig.from_dict("w", {"url": "https://a/${P}"}, environ={"P": "mcp"}).url == "https://a/mcp"
 
 
 @pytest.mark.parametrize("entry, message", [

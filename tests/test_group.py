@@ -17,7 +17,8 @@ from conftest import SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
 from helpers import StderrLines
 from http_servers import official_http_server
 from mcpclient import (
-    Client, ClientClosedError, ConnectError, ProcessExited, RequestTimeout, ServerConfig, ServerGroup, ServerStatus, StdioTransport, ToolChangedError, ToolPins,
+    Client, ClientClosedError, ConnectError, ProcessExited, RequestTimeout, ServerConfig, ServerGroup, ServerStatus,
+    StdioTransport, ToolChangedError, ToolPins,
     ToolResult, UnknownToolError, load_config, search_tool_definition,
 )
 from mcpclient.group import namespaced_names
