@@ -238,3 +238,18 @@ def test_a_lost_server_with_a_reconnect_policy_keeps_its_tools_and_comes_back():
         assert "dies_echo" in [t.name for t in group.list_tools()]  # its next call reconnects
         group.list_tools(refresh=True)
         assert group.status["dies"] == ServerStatus("ready", None, 1)
+
+
+def test_secrets_stay_out_of_reprs_statuses_errors_and_logs(caplog):
+    secret = "s3cret-token-value"
+    config = load_config({"mcpServers": {
+        "remote": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "local": {"command": TESTING_SERVER[0], "args": TESTING_SERVER[1:], "env": {"API_KEY": "${TOKEN}"},
+                  "protocol": "legacy"},
+    }}, environ={"TOKEN": secret})
+    with caplog.at_level(logging.DEBUG, logger="mcpclient"):
+        with ServerGroup(config, client_options={"timeout": 10.0}) as group:
+            status = group.status
+            assert status["remote"].state == "failed" and status["local"].state == "ready"
+            shown = [repr(group), repr(status), str(status["remote"].error), repr(config)]
+    assert not [text for text in shown + [caplog.text] if secret in text]
