@@ -15,11 +15,12 @@ import logging
 import os
 import re
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import wait as wait_all
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
+from ._members import Member, in_parallel, watch
 from ._naming import namespaced_names, sanitize  # noqa: F401 - namespaced_names: also importable from here
 from ._sentinel import DEFAULT
 from ._tooltable import ToolTable, excluded
@@ -48,20 +49,6 @@ class ServerStatus(_Value):
     state: str
     error: Optional[BaseException] = field(default=None, compare=False, hash=False)
     tools: int = 0
-
-
-class _Member:
-    """A server of the group and what is known of it (guarded by the group's lock)."""
-
-    def __init__(self, name: str, source: Any, include: Sequence[str] = (), exclude: Sequence[str] = (),
-                 enabled: bool = True) -> None:
-        self.name = name
-        self.source = source  # a ServerConfig, a target, or an adopted Client
-        self.client: Optional[Client] = source if isinstance(source, Client) else None
-        self.include, self.exclude = tuple(include), tuple(exclude)
-        self.state = "new" if enabled else "disabled"
-        self.error: Optional[BaseException] = None
-        self.tools: List[Tool] = []
 
 
 class ServerGroup:
@@ -106,14 +93,14 @@ class ServerGroup:
         #: Pin changes seen by the latest ``list_tools()`` of each server (added tools excluded).
         self.pin_changes: List[ToolChange] = []
         self._lock = threading.RLock()
-        self._members: Dict[str, _Member] = {}
+        self._members: Dict[str, Member] = {}
         for name, source in servers.items():
             if not isinstance(name, str) or not name:
                 raise ValueError("server names must be non-empty strings")
             if isinstance(source, ServerConfig):
-                member = _Member(name, source, source.include, source.exclude, source.enabled)
+                member = Member(name, source, source.include, source.exclude, source.enabled)
             else:
-                member = _Member(name, source)
+                member = Member(name, source)
             self._members[name] = member
         if not self._members:
             raise ValueError("a ServerGroup needs at least one server")
@@ -124,7 +111,7 @@ class ServerGroup:
 
     def __repr__(self) -> str:
         with self._lock:
-            states = ", ".join(f"{m.name}={self._state(m)}" for m in self._members.values())
+            states = ", ".join(f"{m.name}={m.current_state}" for m in self._members.values())
         return f"<ServerGroup {states}>"
 
     def __enter__(self) -> "ServerGroup":
@@ -153,11 +140,12 @@ class ServerGroup:
 
     def connect(self) -> "ServerGroup":
         """Connect every enabled server in parallel and list its tools. A server that fails is
-        recorded in ``status``; ``ConnectError`` only if every enabled server failed. Returns self."""
+        recorded in ``status``; ``ConnectError`` only if every enabled server failed. Called again,
+        it retries the failed and lost servers. Returns self."""
         if self._closed:
             raise ClientClosedError("the group is closed; make a new ServerGroup")
-        todo = [m for m in self._members.values() if m.state in ("new", "failed", "lost")]
-        self._parallel(self._connect_one, todo)
+        todo = [m for m in self._members.values() if m.current_state in ("new", "failed", "lost")]
+        in_parallel(self._connect_one, todo, _WORKERS)
         self._rebuild()
         enabled = [m for m in self._members.values() if m.state != "disabled"]
         if enabled and all(m.state == "failed" for m in enabled):
@@ -170,26 +158,13 @@ class ServerGroup:
         with self._lock:
             self._closed = True
             members = [m for m in self._members.values() if m.client is not None]
-        self._parallel(self._close_one, members, len(members))  # all at once: each close() is bounded
+        in_parallel(self._close_one, members, len(members))  # all at once: each close() is bounded
 
-    def _parallel(self, work: Any, members: List[_Member], workers: int = _WORKERS) -> None:
-        if not members:
-            return
-        with ThreadPoolExecutor(min(workers, len(members)), thread_name_prefix="mcpclient-group") as pool:
-            for future in [pool.submit(work, m) for m in members]:
-                future.result()
-
-    def _connect_one(self, member: _Member) -> None:
+    def _connect_one(self, member: Member) -> None:
+        options = dict(self.client_options, on_tools_changed=watch(self, member.name,
+                                                                   self.client_options.get("on_tools_changed")))
         try:
-            if member.client is None:
-                source = member.source
-                if isinstance(source, ServerConfig):
-                    member.client = source.client(**self.client_options)
-                else:
-                    member.client = Client(source, **self.client_options)
-            if member.client.state != "ready":
-                member.client.connect(**({"timeout": self.connect_timeout} if self.connect_timeout else {}))
-            tools = member.client.list_tools()
+            tools = member.open(options, self.connect_timeout)
         except Exception as exc:  # recorded, not raised: the other servers keep working
             log.warning("server %r failed: %s", member.name, exc)
             with self._lock:
@@ -198,7 +173,14 @@ class ServerGroup:
         with self._lock:
             member.state, member.error, member.tools = "ready", None, tools
 
-    def _close_one(self, member: _Member) -> None:
+    def _tools_changed(self, server: str, tools: List[Tool]) -> None:
+        with self._lock:
+            member = self._members[server]
+            if member.state == "ready":
+                member.tools = tools
+                self._rebuild()
+
+    def _close_one(self, member: Member) -> None:
         assert member.client is not None
         try:
             member.client.close()
@@ -215,20 +197,8 @@ class ServerGroup:
         """``{server: ServerStatus}`` now, in the order given."""
         with self._lock:
             counts = self._table.counts()
-            return {m.name: ServerStatus(self._state(m), m.error, counts.get(m.name, 0) if self._listed(m) else 0)
+            return {m.name: ServerStatus(m.current_state, m.error, counts.get(m.name, 0) if m.listed else 0)
                     for m in self._members.values()}
-
-    def _listed(self, member: _Member) -> bool:
-        """Ready, or lost with a ``Reconnect`` policy (its next call reconnects): its tools are listed."""
-        state = self._state(member)
-        return state == "ready" or (state == "lost" and member.client is not None
-                                    and member.client._conn.reconnect is not None)
-
-    def _state(self, member: _Member) -> str:
-        client_state = member.client.state if member.client is not None else None
-        if member.state == "ready" and client_state in ("lost", "closed", "forked"):
-            return "closed" if client_state == "closed" else "lost"
-        return member.state
 
     # --- tools ----------------------------------------------------------------------------------
 
@@ -239,14 +209,14 @@ class ServerGroup:
         ``connect()`` are used."""
         if refresh:
             live = [m for m in self._members.values() if m.client is not None and m.state in ("ready", "lost")]
-            self._parallel(self._connect_one, live)
+            in_parallel(self._connect_one, live, _WORKERS)
         self._rebuild()
         with self._lock:
             return list(self._table.tools)
 
     def _rebuild(self) -> None:
         with self._lock:
-            members = [m for m in self._members.values() if self._listed(m)]
+            members = [m for m in self._members.values() if m.listed]
             self.pin_changes = self._check_pins(members)
             entries = [(m.name, tool) for m in members for tool in m.tools
                        if (m.name, tool.name) not in self._refused and not excluded(
@@ -254,7 +224,7 @@ class ServerGroup:
                            ((self.include, self.exclude), (m.include, m.exclude)))]
             self._table, self._index = ToolTable(entries, self.separator), None
 
-    def _check_pins(self, members: List[_Member]) -> List[ToolChange]:
+    def _check_pins(self, members: List[Member]) -> List[ToolChange]:
         if self.pins is None:
             return []
         known = {(c.server, c.tool, c.diff) for c in self.pin_changes}
@@ -290,7 +260,7 @@ class ServerGroup:
             for (server, tool), changes in self._refused.items():
                 if name in (f"{server}.{tool}", f"{sanitize(server)}{self.separator}{sanitize(tool)}"):
                     raise ToolChangedError(server, tool, changes)
-            states = {m.name: self._state(m) for m in self._members.values()}
+            states = {m.name: m.current_state for m in self._members.values()}
             detail = " (not connected: call connect())" if set(states.values()) <= {"new", "disabled"} else ""
             for server, state in states.items():
                 prefixes = (server + ".", sanitize(server) + self.separator)

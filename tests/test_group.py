@@ -9,11 +9,12 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 
 import pytest
 
-from conftest import SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
+from conftest import LONG, OFFICIAL_SERVER, SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
 from helpers import StderrLines
 from http_servers import official_http_server
 from mcpclient import (
@@ -63,6 +64,9 @@ def test_call_tools_runs_in_parallel_keeps_order_and_returns_errors_as_values():
         assert isinstance(results[3], ToolResult) and results[3].text == "z"
         assert results[4].is_error  # a tool error is data, as in call_tool
         assert group.status["dies"].state == "lost"
+        group.connect()  # retries the lost (and failed) servers only
+        assert group.status["dies"] == ServerStatus("ready", None, 1)
+        assert group.resolve("dies.echo") == ("dies", "echo")
 
 
 def test_call_tools_overall_timeout_cancels_the_unfinished_calls():
@@ -253,3 +257,20 @@ def test_secrets_stay_out_of_reprs_statuses_errors_and_logs(caplog):
             assert status["remote"].state == "failed" and status["local"].state == "ready"
             shown = [repr(group), repr(status), str(status["remote"].error), repr(config)]
     assert not [text for text in shown + [caplog.text] if secret in text]
+
+
+def test_a_server_announcing_new_tools_updates_the_group_and_pins_them(tmp_path):
+    changed = threading.Event()
+    pins = ToolPins(tmp_path / "pins.json")
+    def on_tools_changed(tools):  # the handshake era: the server announces changes unasked
+        if "extra" in [t.name for t in tools]:
+            changed.set()
+
+    options = {"timeout": 20.0, "protocol": "legacy", "on_tools_changed": on_tools_changed}
+    with ServerGroup({"srv": OFFICIAL_SERVER}, client_options=options, pins=pins) as group:
+        assert "srv_extra" not in [t.name for t in group.list_tools()]
+        group.call_tool("srv_add_tool", {"name": "extra"})
+        assert changed.wait(LONG)  # the user's callback runs after the group took the new list
+        assert "srv_extra" in [t.name for t in group.list_tools()]
+        assert group.call_tool("srv_extra").text == "I am extra"
+        assert "extra" in pins.pinned("srv") and group.pin_changes == []
