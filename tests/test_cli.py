@@ -394,20 +394,33 @@ def test_extra_headers_are_sent(protected):
     assert (seen["x-team"], seen["x-trace"]) == ("blue", "a=b:c")
 
 
-def test_config_entry_headers_and_type_are_honoured(protected, tmp_path):
+def test_config_entry_headers_with_env_expansion_and_type_are_honoured(protected, tmp_path):
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {
-        "remote": {"type": "http", "url": protected.url, "headers": {"Authorization": f"Bearer {SECRET}"}},
-        "as-sse": {"type": "sse", "url": protected.url, "headers": {"Authorization": f"Bearer {SECRET}"}},
+        "remote": {"type": "http", "url": protected.url, "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "as-sse": {"type": "sse", "url": protected.url, "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "unset": {"url": protected.url, "headers": {"Authorization": "Bearer ${NOT_SET_4242}"}},
     }}))
-    proc = run("call", "--config", str(config), "--server", "remote", "add", "a=2", "b=3")
+    token = {"TOKEN": SECRET}
+    proc = run("call", "--config", str(config), "--server", "remote", "add", "a=2", "b=3", env=token)
     assert (proc.returncode, proc.stdout) == (0, "5\n"), proc.stderr
+    assert _authorizations(protected)[-1] == f"Bearer {SECRET}"
     # "type": "sse" is the legacy transport: it opens a GET stream (the scripted server refuses it)
     before = len(protected.seen)
-    proc = run("tools", "--config", str(config), "--server", "as-sse")
+    proc = run("tools", "--config", str(config), "--server", "as-sse", env=token)
     assert proc.returncode == 1
     assert [s.method for s in protected.seen[before:]] == ["GET"]
     assert protected.seen[before].headers["authorization"] == f"Bearer {SECRET}"
+    # every server at once: the one naming an unset variable fails alone, naming it
+    proc = run("tools", "--config", str(config), "--json", env=token)
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert [t["name"] for t in report["remote"]] == ["add"]
+    assert "NOT_SET_4242" in report["unset"]["error"]
+    assert SECRET not in proc.stdout + proc.stderr
+    # without the variable, the entry's own header carries no token: the 401 hint, no secret shown
+    proc = run("tools", "--config", str(config), "--server", "remote", env={"TOKEN": "wrong"})
+    assert proc.returncode == 1 and "refused the ones given" in assert_one_error_line(proc)
 
 
 def test_a_missing_or_wrong_token_gets_the_401_hint_and_is_never_echoed(protected):

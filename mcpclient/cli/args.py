@@ -9,14 +9,21 @@ import argparse
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from mcpclient import StdioTransport, __version__
+from mcpclient import __version__
 from mcpclient.modern import MODERN_VERSIONS
 from mcpclient.protocol import HANDSHAKE_VERSIONS
 
 PROG = "mcpclient"
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class _Default(float):
+    """The ``--timeout`` not given: 60 s, unless a ``--config`` entry sets its own."""
+
+
+DEFAULT_TIMEOUT = _Default(60.0)
 
 
 class UsageError(Exception):
@@ -75,61 +82,24 @@ def _protocol_value(text: str) -> str:
     return text
 
 
-Spec = Tuple[Union[str, StdioTransport], Dict[str, str], Optional[str]]  # (target, headers, type)
-
-
-def _read_config(path: str) -> Dict[str, Any]:
-    with open(path, encoding="utf-8") as f:
-        try:
+def config_entries(path: str) -> Dict[str, Any]:
+    """The raw entries of a configuration file (``mcpServers``, or VS Code's ``servers``), in file
+    order. Each is parsed on its own (``connect.config_server``), so an entry naming an unset
+    ``${VAR}`` fails alone, not the servers beside it."""
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as f:
             data = json.load(f)
-        except ValueError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
     servers = data.get("mcpServers", data.get("servers")) if isinstance(data, dict) else None
     if not isinstance(servers, dict):
-        raise ValueError(f"{path}: no \"mcpServers\" object")
+        raise ValueError(f"{path}: no \"mcpServers\" (or \"servers\") object")
     return servers
 
 
-def _entry_spec(path: str, server: str, entry: Any) -> Spec:
-    """One ``mcpServers`` entry: ``url`` (+ ``headers``, ``type``: ``http``/``sse``) or
-    ``command`` (+ ``args``, ``env``, ``cwd``)."""
-    if not isinstance(entry, dict):
-        raise ValueError(f"{path}: server {server!r} is not an object")
-    kind = entry.get("type")
-    if kind is not None and kind not in ("http", "streamable-http", "streamableHttp", "sse", "stdio"):
-        raise ValueError(f"{path}: server {server!r}: \"type\" must be \"stdio\", \"http\" or \"sse\"")
-    if isinstance(entry.get("url"), str):
-        headers = entry.get("headers") or {}
-        if not isinstance(headers, dict):
-            raise ValueError(f"{path}: server {server!r}: \"headers\" must be an object")
-        if kind == "stdio":
-            raise ValueError(f"{path}: server {server!r}: \"type\" is \"stdio\" but it has a \"url\"")
-        return (entry["url"], {str(k): str(v) for k, v in headers.items()},
-                "sse" if kind == "sse" else ("http" if kind else None))
-    command = entry.get("command")
-    if not isinstance(command, str) or not command:
-        raise ValueError(f"{path}: server {server!r} has no \"command\" (or \"url\")")
-    args = entry.get("args", [])
-    if not isinstance(args, list):
-        raise ValueError(f"{path}: server {server!r}: \"args\" must be a list")
-    env = entry.get("env") or {}
-    if not isinstance(env, dict):
-        raise ValueError(f"{path}: server {server!r}: \"env\" must be an object")
-    cwd = entry.get("cwd")
-    if cwd is not None and not isinstance(cwd, str):
-        raise ValueError(f"{path}: server {server!r}: \"cwd\" must be a string")
-    return (StdioTransport([command, *(str(a) for a in args)], env={str(k): str(v) for k, v in env.items()},
-                           cwd=os.path.expanduser(cwd) if cwd else None, name=server), {}, None)
-
-
-def config_entries(path: str) -> Dict[str, Spec]:
-    """Every server of an ``mcpServers`` JSON file (Claude Desktop, Cursor and others use it)."""
-    return {name: _entry_spec(path, name, entry) for name, entry in _read_config(path).items()}
-
-
-def target_from_config(path: str, server: Optional[str]) -> Tuple[str, Spec]:
-    """The server named ``server`` (or the only one) of an ``mcpServers`` JSON file."""
-    servers = _read_config(path)
+def config_entry(path: str, server: Optional[str]) -> Tuple[str, Any]:
+    """The entry named ``server`` (or the only one) of a configuration file."""
+    servers = config_entries(path)
     names = ", ".join(sorted(servers)) or "(none)"
     if server is None:
         if len(servers) != 1:
@@ -137,7 +107,7 @@ def target_from_config(path: str, server: Optional[str]) -> Tuple[str, Spec]:
         server = next(iter(servers))
     if server not in servers:
         raise ValueError(f"{path}: no server {server!r} (available: {names})")
-    return server, _entry_spec(path, server, servers[server])
+    return server, servers[server]
 
 
 # --- the parser ---------------------------------------------------------------------------------
@@ -177,8 +147,9 @@ def _common_options(parser: argparse.ArgumentParser, *, target: bool, defaults: 
     group = parser.add_argument_group("common options")
     group.add_argument("--json", action="store_true", default=d(False),
                        help="print machine-readable JSON (the raw MCP results) on stdout")
-    group.add_argument("--timeout", type=_timeout_value, default=d(60.0), metavar="SECONDS",
-                       help="per-request timeout (default 60; 0 waits forever)")
+    group.add_argument("--timeout", type=_timeout_value, default=d(DEFAULT_TIMEOUT), metavar="SECONDS",
+                       help="per-request timeout (default 60, or the --config entry's \"timeout\"; "
+                            "0 waits forever)")
     group.add_argument("-v", "--verbose", action="count", default=d(0),
                        help="show wire traffic and server logs on stderr (-vv: all library debug logs)")
     if target:
@@ -270,7 +241,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     ns, unknown = sub.parse_known_intermixed_args(ns.args, namespace=ns)  # options may follow key=value pairs
     ns.parser = sub
     if unknown:
-        sub.error(f"unrecognized arguments: {' '.join(unknown)}{_quote_hint(ns, unknown)}")
+        hint = _quote_hint(ns, unknown)
+        options = [u.partition("=")[0] for u in unknown if u.startswith("-")]
+        if hint or not options:
+            sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+        sub.error(f"unrecognized option{'s' * (len(options) > 1)}: {' '.join(options)}")  # not their values
     try:
         _resolve_positionals(ns)
     except UsageError as exc:

@@ -8,10 +8,10 @@ import json
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from mcpclient import Client, InvalidParams, MCPError, Tool
+from mcpclient import Client, ConnectError, InvalidParams, MCPError, ServerGroup, Tool
 
 from .args import EXIT_ERROR, EXIT_OK, EXIT_USAGE, PROG, UsageError, parse_pairs
-from .connect import Server, open_client, servers
+from .connect import EntryError, Server, open_client, servers
 from .diagnostics import error_message
 from .render import (
     compact, print_message, print_server, prompt_arguments, render_block, render_contents, render_tool_result,
@@ -21,46 +21,80 @@ from .terminal import Output, ProgressBar, one_line
 
 
 def _connect(ns: argparse.Namespace) -> Client:
-    ns.server_used = servers(ns)[0]  # for the error's hints (diagnostics.error_message)
-    return open_client(ns, ns.server_used)
+    server = servers(ns)[0]
+    assert isinstance(server, Server)
+    ns.server_used = server  # for the error's hints (diagnostics.error_message)
+    return open_client(ns, server)
 
 
 def _each_server(ns: argparse.Namespace, out: Output, fetch: Callable[[Client], Any],
                  show: Callable[[Any], None], as_json: Callable[[Any], Any]) -> int:
     """Run ``fetch`` on one server, or on every server of ``--config`` when no ``--server`` is
-    given: each shown under its name; a server that fails is reported and the rest still run
-    (exit 1 if any failed)."""
+    given: those are connected in parallel (a ``ServerGroup``), each shown under its name; a
+    server that fails is reported and the rest still shown (exit 1 if any failed). Entries
+    disabled in the file are skipped."""
     chosen = servers(ns, every=True)
     if not ns.config or ns.server is not None or len(chosen) == 1:
-        ns.server_used = chosen[0]
-        with open_client(ns, chosen[0]) as client:
+        with _connect(ns) as client:
             found = fetch(client)
         if ns.json:
             out.json(as_json(found))
         else:
             show(found)
         return EXIT_OK
-    results: List[Tuple[Server, Any, Optional[BaseException]]] = []
-    for server in chosen:
+    results: Dict[str, Tuple[Any, Optional[BaseException]]] = {}
+    members: Dict[str, Client] = {}
+    names = {}
+    for i, item in enumerate(chosen):
+        if isinstance(item, EntryError):  # an entry that could not be parsed
+            results[item.name] = (None, item)
+            continue
+        name = item.name or f"#{i}"
+        names[name] = item
+        if not item.enabled:
+            continue
         try:
-            with open_client(ns, server) as client:
-                results.append((server, fetch(client), None))
-        except (MCPError, ValueError, TypeError, OSError) as exc:  # reported; the others still run
-            results.append((server, None, exc))
+            members[name] = open_client(ns, item)
+            results[name] = (None, None)
+        except (UsageError, ValueError, TypeError) as exc:
+            results[name] = (None, exc)
+    if members:
+        group = ServerGroup(members)
+        try:
+            try:
+                group.connect()
+            except ConnectError:
+                pass  # every server failed: each one's error is in its status
+            for name, status in group.status.items():
+                if status.error is not None:
+                    results[name] = (None, status.error)
+                    continue
+                try:
+                    results[name] = (fetch(group.client(name)), None)
+                except (MCPError, ValueError, TypeError, OSError) as exc:
+                    results[name] = (None, exc)
+        finally:
+            group.close()
+
+    def message(name: str, exc: BaseException, verbose: int) -> str:
+        if isinstance(exc, UsageError):
+            return str(exc)
+        return error_message(exc, verbose, ns, names.get(name))
+
     if ns.json:
-        out.json({server.name: as_json(found) if exc is None else {"error": error_message(exc, 0, ns, server)}
-                  for server, found, exc in results})
+        out.json({name: as_json(found) if exc is None else {"error": message(name, exc, 0)}
+                  for name, (found, exc) in results.items()})
     else:
-        for i, (server, found, exc) in enumerate(results):
+        for i, (name, (found, exc)) in enumerate(results.items()):
             if i:
                 out.line()
             if exc is None:
-                out.line(f"[{server.name}]")
+                out.line(f"[{name}]")
                 show(found)
             else:
-                out.line(f"[{server.name}] failed (the error is on stderr)")
-                out.err.write(f"{PROG}: error: {server.name}: {error_message(exc, ns.verbose, ns, server)}\n")
-    return EXIT_ERROR if any(exc is not None for _, _, exc in results) else EXIT_OK
+                out.line(f"[{name}] failed (the error is on stderr)")
+                out.err.write(f"{PROG}: error: {name}: {message(name, exc, ns.verbose)}\n")
+    return EXIT_ERROR if any(exc is not None for _, exc in results.values()) else EXIT_OK
 
 
 def _server_json(client: Client) -> Dict[str, Any]:

@@ -1,5 +1,6 @@
-"""Which server(s) a command talks to, and the ``Client`` for each: TARGET or ``--config`` entries,
-with ``--header``/``--auth``/``--auth-env`` and ``--protocol`` applied.
+"""Which server(s) a command talks to, and the ``Client`` for each: TARGET or ``--config`` entries
+(read with ``mcpclient.load_config``: ``type``, ``headers``, ``${VAR}`` expansion, ``timeout``,
+``protocol``), with ``--header``/``--auth``/``--auth-env``, ``--timeout`` and ``--protocol`` applied.
 
 A URL's transport is named after its ``host:port``, so errors and server logs say which server
 failed (``could not connect to 127.0.0.1:9``). Credentials never appear in a message.
@@ -11,18 +12,46 @@ import os
 from typing import Any, Dict, List, NamedTuple, Optional, Union
 from urllib.parse import urlsplit
 
-from mcpclient import Client, StdioTransport
+from mcpclient import Client, StdioTransport, load_config
 
-from .args import UsageError, config_entries, target_from_config
+from .args import DEFAULT_TIMEOUT, UsageError, config_entries, config_entry
 
 
 class Server(NamedTuple):
     """One server to talk to: ``target`` is a URL or a command (string or ``StdioTransport``);
-    ``kind`` is ``"http"``, ``"sse"`` or None (a URL: Streamable HTTP, falling back to HTTP+SSE)."""
+    ``kind`` is ``"http"``, ``"sse"`` or None (a URL: Streamable HTTP, falling back to HTTP+SSE).
+    ``timeout``/``protocol``: a config entry's own (None/"auto": the command line's)."""
     name: Optional[str]
     target: Union[str, StdioTransport]
     headers: Dict[str, str]
     kind: Optional[str] = None
+    timeout: Optional[float] = None
+    protocol: str = "auto"
+    enabled: bool = True
+
+
+class EntryError(ValueError):
+    """A ``--config`` entry that cannot be used (``name``: which)."""
+
+    def __init__(self, name: str, message: str) -> None:
+        self.name = name
+        super().__init__(message)
+
+
+def config_server(path: str, name: str, entry: Any) -> Server:
+    """One ``--config`` entry, parsed by ``load_config`` (``${VAR}`` expanded; an unset one is an
+    error naming it, never a value)."""
+    try:
+        config = load_config({"mcpServers": {name: entry}})[name]
+    except ValueError as exc:
+        raise EntryError(name, f"{path}: {exc}") from None
+    explicit = isinstance(entry, dict) and ("type" in entry or "transport" in entry)
+    if config.type == "stdio":
+        target: Union[str, StdioTransport] = config.transport()  # type: ignore[assignment]
+    else:
+        target = config.url or ""
+    return Server(name, target, dict(config.headers), config.type if explicit else None, config.timeout,
+                  config.protocol, config.enabled)
 
 
 def is_url(target: Any) -> bool:
@@ -56,15 +85,21 @@ def bearer_token(ns: argparse.Namespace) -> Optional[str]:
     return ns.auth
 
 
-def servers(ns: argparse.Namespace, *, every: bool = False) -> List[Server]:
+def servers(ns: argparse.Namespace, *, every: bool = False) -> List[Union[Server, EntryError]]:
     """The servers the command line names: TARGET, the ``--config`` entry chosen with ``--server``
-    (or its only one), or, with ``every``, each entry of ``--config`` when no ``--server`` is given."""
+    (or its only one), or, with ``every``, each entry of ``--config`` when no ``--server`` is given
+    (then an entry that cannot be parsed is its error, in its place)."""
     if not ns.config:
         return [Server(None, ns.target, {})]
     if every and ns.server is None:
-        return [Server(name, *spec) for name, spec in config_entries(ns.config).items()]
-    name, spec = target_from_config(ns.config, ns.server)
-    return [Server(name, *spec)]
+        found: List[Union[Server, EntryError]] = []
+        for name, entry in config_entries(ns.config).items():
+            try:
+                found.append(config_server(ns.config, name, entry))
+            except EntryError as exc:
+                found.append(exc)
+        return found
+    return [config_server(ns.config, *config_entry(ns.config, ns.server))]
 
 
 def open_client(ns: argparse.Namespace, server: Server) -> Client:
@@ -78,7 +113,7 @@ def open_client(ns: argparse.Namespace, server: Server) -> Client:
                              + (f" (server {server.name!r} is a command)" if server.name else ""))
         if headers:
             raise UsageError(f"server {server.name!r}: \"headers\" apply to \"url\" servers only")
-        return Client(server.target, timeout=ns.timeout, protocol=ns.protocol)
+        return Client(server.target, **_options(ns, server))
     url = server.target
     assert isinstance(url, str)
     name = host_port(url)
@@ -91,4 +126,12 @@ def open_client(ns: argparse.Namespace, server: Server) -> Client:
 
         transport = HTTPTransport(url, headers=headers or None, auth=token, name=name,
                                   sse_fallback=server.kind is None)
-    return Client(transport, timeout=ns.timeout, protocol=ns.protocol)
+    return Client(transport, **_options(ns, server))
+
+
+def _options(ns: argparse.Namespace, server: Server) -> Dict[str, Any]:
+    """``timeout`` and ``protocol``: the command line's when given, else the entry's, else the defaults."""
+    timeout = ns.timeout
+    if timeout is DEFAULT_TIMEOUT:
+        timeout = server.timeout if server.timeout is not None else float(DEFAULT_TIMEOUT)
+    return {"timeout": timeout, "protocol": ns.protocol if ns.protocol != "auto" else server.protocol}
