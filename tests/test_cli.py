@@ -237,6 +237,9 @@ def test_config_without_server_lists_every_servers_tools_and_reports_a_failing_o
     proc = run("info", "--config", str(config), "--json")
     assert json.loads(proc.stdout)["testing"]["serverInfo"]["name"] == "first"
 
+    proc = run("tools", "--config", str(config), "--auth", "tok")  # would go to every server
+    assert proc.returncode == 2 and "pick one with --server" in proc.stderr and "tok" not in proc.stderr
+
     proc = run("ping", "--config", str(config))  # one server at a time for the other commands
     assert proc.returncode == 1 and "choose one with --server" in assert_one_error_line(proc)
 

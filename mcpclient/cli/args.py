@@ -128,7 +128,8 @@ COMMANDS: Dict[str, Tuple[Tuple[str, ...], bool, str]] = {
 _EPILOG = """\
 TARGET is a URL or a quoted command line run over stdio, e.g. "python server.py" or
 "npx -y @modelcontextprotocol/server-everything". Instead of TARGET, --config FILE --server NAME
-picks a server from an mcpServers JSON file (the format desktop MCP hosts use).
+picks a server from an mcpServers JSON file (the format desktop MCP hosts use; "type", "headers"
+and ${VAR} are honoured); 'tools' and 'info' without --server show every server of the file.
 
 examples:
   mcpclient demo
@@ -136,6 +137,7 @@ examples:
   mcpclient call "python server.py" add a=1 b=2
   mcpclient call "python server.py" echo --args-json '{"text": "hi"}'
   mcpclient read --config ~/mcp.json --server files file:///tmp/notes.txt
+  mcpclient tools https://mcp.example.com/mcp --auth-env MCP_TOKEN -H 'X-Team: blue'
   mcpclient prompt "python server.py" greet name=bob --json
 """
 

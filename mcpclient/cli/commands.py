@@ -42,6 +42,9 @@ def _each_server(ns: argparse.Namespace, out: Output, fetch: Callable[[Client], 
         else:
             show(found)
         return EXIT_OK
+    if ns.header or ns.auth is not None or ns.auth_env is not None:
+        raise UsageError("--header/--auth with every server of --config would send them to each one; "
+                         "pick one with --server, or put \"headers\" in the entries")
     results: Dict[str, Tuple[Any, Optional[BaseException]]] = {}
     members: Dict[str, Client] = {}
     names = {}
@@ -82,19 +85,19 @@ def _each_server(ns: argparse.Namespace, out: Output, fetch: Callable[[Client], 
         return error_message(exc, verbose, ns, names.get(name))
 
     if ns.json:
-        out.json({name: as_json(found) if exc is None else {"error": message(name, exc, 0)}
-                  for name, (found, exc) in results.items()})
+        out.json({name: as_json(value) if error is None else {"error": message(name, error, 0)}
+                  for name, (value, error) in results.items()})
     else:
-        for i, (name, (found, exc)) in enumerate(results.items()):
+        for i, (name, (value, error)) in enumerate(results.items()):
             if i:
                 out.line()
-            if exc is None:
+            if error is None:
                 out.line(f"[{name}]")
-                show(found)
+                show(value)
             else:
                 out.line(f"[{name}] failed (the error is on stderr)")
-                out.err.write(f"{PROG}: error: {name}: {message(name, exc, ns.verbose)}\n")
-    return EXIT_ERROR if any(exc is not None for _, exc in results.values()) else EXIT_OK
+                out.err.write(f"{PROG}: error: {name}: {message(name, error, ns.verbose)}\n")
+    return EXIT_ERROR if any(error is not None for _, error in results.values()) else EXIT_OK
 
 
 def _server_json(client: Client) -> Dict[str, Any]:

@@ -82,7 +82,7 @@ def bearer_token(ns: argparse.Namespace) -> Optional[str]:
         return token
     if ns.auth is not None and not ns.auth.strip():
         raise UsageError("--auth: the token is empty")
-    return ns.auth
+    return None if ns.auth is None else str(ns.auth)
 
 
 def servers(ns: argparse.Namespace, *, every: bool = False) -> List[Union[Server, EntryError]]:

@@ -128,4 +128,4 @@ def _host_port(server: Any) -> Optional[str]:
     from .connect import host_port, is_url  # (connect imports this module's users, not this module)
 
     target = getattr(server, "target", None)
-    return host_port(target) if is_url(target) else None
+    return host_port(target) if isinstance(target, str) and is_url(target) else None
