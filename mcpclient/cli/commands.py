@@ -87,6 +87,8 @@ def _each_server(ns: argparse.Namespace, out: Output, fetch: Callable[[Client], 
     if ns.json:
         out.json({name: as_json(value) if error is None else {"error": message(name, error, 0)}
                   for name, (value, error) in results.items()})
+    elif not results:
+        out.line("(no enabled servers)")
     else:
         for i, (name, (value, error)) in enumerate(results.items()):
             if i:

@@ -118,11 +118,11 @@ def open_client(ns: argparse.Namespace, server: Server) -> Client:
     assert isinstance(url, str)
     name = host_port(url)
     if server.kind == "sse":
-        from mcpclient import SSETransport
+        from mcpclient import SSETransport  # deferred: import cost (requests); commands never need it
 
         transport: Any = SSETransport(url, headers=headers or None, auth=token, name=name)
     else:
-        from mcpclient import HTTPTransport
+        from mcpclient import HTTPTransport  # deferred: import cost (requests); commands never need it
 
         transport = HTTPTransport(url, headers=headers or None, auth=token, name=name,
                                   sse_fallback=server.kind is None)

@@ -435,7 +435,7 @@ def status_error(name: str, response: Response) -> Exception:
 def html_summary(html: str, limit: int = 120) -> str:
     """An HTML error page (a proxy's ``502 Bad Gateway``) in a few words: its ``<title>``, else
     its first text; whitespace folded, cut to ``limit`` characters."""
-    import re
+    import re  # deferred: only an HTML error page needs these (import cost kept off every HTTP user)
     from html import unescape
 
     found = re.search(r"<title[^>]*>(.*?)</title\s*>", html, re.I | re.S)
