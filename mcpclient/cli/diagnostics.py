@@ -80,7 +80,8 @@ def error_message(exc: BaseException, verbose: int, ns: Optional[argparse.Namesp
         first = str(auth).partition("\n")[0]
         given = ns is not None and _credentials_given(ns, server)
         if auth.status == 403:
-            return f"{first}: the server refused access with the credentials given"
+            return (f"{first}: the server refused access with the credentials given" if given else
+                    f"{first}: the server refused access: pass --auth TOKEN or --header 'Authorization: ...'")
         if given:
             return (f"{first}: the server wants credentials and refused the ones given "
                     "(check --auth TOKEN / --header)")
