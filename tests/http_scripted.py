@@ -11,6 +11,8 @@ there on an event). ``require_session``: requests other than ``initialize`` and
 ``server/discover`` without ``Mcp-Session-Id`` get 400, as servers that require one answer.
 ``keep_alive=False`` closes every connection after its answer; ``stop_accepting()`` then makes
 any new connection hang in ``connect`` (a server that stopped accepting, its backlog full).
+``authorization``: every request without exactly this ``Authorization`` header gets 401 with a
+``WWW-Authenticate: Bearer`` challenge (a bearer-protected server).
 """
 from __future__ import annotations
 
@@ -75,7 +77,8 @@ class ScriptedHTTPServer:
     def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None,
                  on_get: Optional[Callable[["Seen"], "Reply"]] = None, discover: Optional[Dict[str, Any]] = None,
                  before: Optional[Callable[["Seen"], None]] = None, require_session: bool = False,
-                 keep_alive: bool = True, tls: Optional[Tuple[str, str]] = None) -> None:
+                 keep_alive: bool = True, tls: Optional[Tuple[str, str]] = None,
+                 authorization: Optional[str] = None) -> None:
         """``discover``: answer ``server/discover`` with this result (a 2026 server); by default
         it is refused as a handshake-era server refuses it. ``tls``: (certificate file, key
         file): serve HTTPS with them."""
@@ -146,8 +149,17 @@ class ScriptedHTTPServer:
                         self.wfile.flush()
                         time.sleep(reply.pace)  # the scenario: a server that trickles its answer
 
+            def _refused(self, seen: Seen) -> bool:
+                if authorization is None or seen.headers.get("authorization") == authorization:
+                    return False
+                self._send(Reply(401, {"error": "invalid_token"},
+                                 {"WWW-Authenticate": 'Bearer realm="scripted", error="invalid_token"'}))
+                return True
+
             def do_POST(self) -> None:  # noqa: N802
                 seen = self._record()
+                if self._refused(seen):
+                    return
                 if outer.before is not None:
                     outer.before(seen)
                 msg = seen.body if isinstance(seen.body, dict) else {}
@@ -185,6 +197,8 @@ class ScriptedHTTPServer:
 
             def do_GET(self) -> None:  # noqa: N802
                 seen = self._record()
+                if self._refused(seen):
+                    return
                 self._send(outer.on_get(seen) if outer.on_get else Reply(405))
 
             def do_DELETE(self) -> None:  # noqa: N802

@@ -2,24 +2,28 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
-from typing import List
+from typing import Any, Dict, List, Optional
 
 import pytest
 
 import mcpclient.testing
 from mcpclient.cli import main, parse_value
+from mcpclient.cli.render import signature
+
+from http_scripted import Reply, ScriptedHTTPServer
 
 TARGET = " ".join(shlex.quote(a) for a in mcpclient.testing.server_command())
 RUN_TIMEOUT = 30
 
 
-def run(*args: str) -> "subprocess.CompletedProcess[str]":
+def run(*args: str, env: Optional[Dict[str, str]] = None) -> "subprocess.CompletedProcess[str]":
     """``python -m mcpclient ARGS`` in a child process; output captured as text."""
     return subprocess.run([sys.executable, "-m", "mcpclient", *args], capture_output=True, text=True,
-                          timeout=RUN_TIMEOUT)
+                          timeout=RUN_TIMEOUT, env=None if env is None else {**os.environ, **env})
 
 
 def error_lines(stderr: str) -> List[str]:
@@ -140,8 +144,38 @@ def test_url_target_is_one_error_line_exit_1():
 
 def test_unknown_tool_is_one_error_line():
     proc = run("call", TARGET, "no_such_tool")
-    assert proc.returncode != 0
-    assert "no_such_tool" in assert_one_error_line(proc)
+    assert proc.returncode == 2
+    line = assert_one_error_line(proc)
+    assert "no tool 'no_such_tool'" in line and "echo, add, slow" in line
+
+
+def test_unknown_tool_suggests_the_closest_names_and_exits_2():
+    proc = run("call", TARGET, "ad", "a=1", "b=2")
+    assert proc.returncode == 2
+    line = assert_one_error_line(proc)
+    assert line == "mcpclient: error: the server has no tool 'ad'; did you mean 'add'?"  # no "quote it" hint
+
+
+def test_a_command_split_by_the_shell_gets_the_quote_hint():
+    proc = run("tools", "python", "server.py")
+    assert proc.returncode == 2
+    assert 'quote it: mcpclient tools "python server.py"' in proc.stderr
+    proc = run("tools", "python", "-m", "mcpclient.testing")
+    assert proc.returncode == 2
+    assert 'quote it: mcpclient tools "python -m mcpclient.testing"' in proc.stderr
+    proc = run("call", "python", "server.py", "add", "a=1")
+    assert proc.returncode == 2
+    assert "expected key=value, got 'add'" in proc.stderr and '"python server.py add"' in proc.stderr
+    # a quoted command, a URL: no hint
+    for argv in (("call", TARGET, "add", "a"), ("tools", "http://127.0.0.1:9/mcp", "extra")):
+        proc = run(*argv)
+        assert proc.returncode == 2 and "quote" not in proc.stderr, proc.stderr
+
+
+def test_a_wrong_type_gets_the_json_quote_hint_only_for_string_parameters(capsys):
+    assert main(["call", TARGET, "add", "a=x", "b=1"]) == 1  # a number wanted: quoting would not help
+    err = capsys.readouterr().err
+    assert "must be of type number" in err and "quote" not in err
 
 
 def test_server_that_exits_at_once_is_reported_with_its_stderr():
@@ -179,6 +213,44 @@ def test_config_file_selects_a_server(tmp_path):
     assert "testing" in assert_one_error_line(proc)  # lists the available names
 
 
+def test_config_without_server_lists_every_servers_tools_and_reports_a_failing_one(tmp_path):
+    argv = mcpclient.testing.server_command("--name", "first")
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "testing": {"command": argv[0], "args": argv[1:]},
+        "broken": {"command": "definitely-not-a-command-4242"},
+    }}))
+    proc = run("tools", "--config", str(config))
+    assert proc.returncode == 1  # one server failed; the other is still listed
+    assert proc.stdout.splitlines()[:2] == ["[testing]", "echo(text: string)"]
+    assert "[broken] failed (the error is on stderr)" in proc.stdout
+    assert error_lines(proc.stderr) == [line for line in error_lines(proc.stderr)
+                                        if line.startswith("mcpclient: error: broken: ")]
+    assert "definitely-not-a-command-4242" in proc.stderr
+
+    proc = run("tools", "--config", str(config), "--json")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert [t["name"] for t in report["testing"]][:2] == ["echo", "add"]
+    assert "definitely-not-a-command-4242" in report["broken"]["error"]
+
+    proc = run("info", "--config", str(config), "--json")
+    assert json.loads(proc.stdout)["testing"]["serverInfo"]["name"] == "first"
+
+    proc = run("tools", "--config", str(config), "--auth", "tok")  # would go to every server
+    assert proc.returncode == 2 and "pick one with --server" in proc.stderr and "tok" not in proc.stderr
+
+    proc = run("ping", "--config", str(config))  # one server at a time for the other commands
+    assert proc.returncode == 1 and "choose one with --server" in assert_one_error_line(proc)
+
+
+def test_protocol_legacy_skips_the_discovery_probe():
+    proc = run("ping", TARGET, "--protocol", "legacy", "-v")
+    assert proc.returncode == 0, proc.stderr
+    assert "server/discover" not in proc.stderr and '"method": "initialize"' in proc.stderr
+    assert run("ping", TARGET, "--protocol", "1999-01-01").returncode == 2
+
+
 def test_verbose_shows_wire_traffic_on_stderr():
     proc = run("ping", TARGET, "-v")
     assert proc.returncode == 0, proc.stderr
@@ -200,13 +272,32 @@ def test_verbose_error_shows_traceback():
 
 # --- in process ---------------------------------------------------------------------------------
 
-def test_main_in_process_tools_table(capsys):
+def test_main_in_process_tools_signatures(capsys):
     assert main(["tools", TARGET]) == 0
-    out = capsys.readouterr().out
-    header, *rows = out.splitlines()
-    assert header.split() == ["TOOL", "ARGUMENTS", "DESCRIPTION"]
-    assert rows[0].split()[:2] == ["echo", "text"]
-    assert any(row.startswith("slow ") and "[steps], [delay]" in row for row in rows)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == ["echo(text: string)", "    Return the given text unchanged."]
+    assert "add(a: number, b: number)" in lines
+    assert "slow(steps: integer = 3, delay: number = 0.01)" in lines
+    assert any(line.startswith("log(level: 'debug'|'info'|") and line.endswith(", message: string)")
+               for line in lines)
+    assert "picture()" in lines
+
+
+def test_signature_types():
+    schema = {"type": "object", "required": ["mode"], "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "mode": {"enum": ["a", "b"]},
+        "n": {"type": "integer", "default": 5},
+        "x": {"type": ["number", "null"]},
+        "u": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        "k": {"type": "array", "items": {"enum": ["x", "y"]}},
+        "p": {"$ref": "#/$defs/Point"},
+        "free": {},
+    }}
+    assert signature("f", schema) == ("f(mode: 'a'|'b', tags?: string[], n: integer = 5, x?: number|null, "
+                                      "u?: string|null, k?: ('x'|'y')[], p?: Point, free?: any)")
+    assert signature("g", {"type": "object"}) == "g()"
+    assert signature("h", None) == "h()"
 
 
 def test_main_in_process_renders_every_content_type(capsys):
@@ -253,3 +344,113 @@ def test_main_in_process_usage_error_returns_2(capsys):
 ])
 def test_parse_value(text, value):
     assert parse_value(text) == value
+
+
+# --- HTTP: credentials, headers, errors -----------------------------------------------------------
+
+SECRET = "s3cret-tok-9f8e7d"
+
+TOOLS = [{"name": "add", "description": "Add two numbers.", "inputSchema": {
+    "type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}]
+
+
+def _tools_only(seen: Any, message: Dict[str, Any]) -> Any:
+    if message["method"] == "tools/list":
+        return {"tools": TOOLS}
+    if message["method"] == "tools/call":
+        args = message["params"]["arguments"]
+        return {"content": [{"type": "text", "text": str(args["a"] + args["b"])}]}
+    return Reply(200, {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "no"}})
+
+
+@pytest.fixture
+def protected():
+    """A bearer-protected MCP server on 127.0.0.1: every request needs ``Bearer SECRET``."""
+    server = ScriptedHTTPServer(_tools_only, authorization=f"Bearer {SECRET}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _authorizations(server: ScriptedHTTPServer) -> List[Optional[str]]:
+    return [s.headers.get("authorization") for s in server.requests(http_method="POST")]
+
+
+def test_auth_header_and_auth_env_reach_a_bearer_protected_server(protected):
+    for extra, env in ((["--auth", SECRET], None),
+                       (["--header", f"Authorization: Bearer {SECRET}"], None),
+                       (["-H", f"Authorization=Bearer {SECRET}"], None),
+                       (["--auth-env", "MY_MCP_TOKEN"], {"MY_MCP_TOKEN": SECRET})):
+        before = len(protected.seen)
+        proc = run("call", protected.url, "add", "a=1", "b=2", *extra, env=env)
+        assert (proc.returncode, proc.stdout) == (0, "3\n"), (extra, proc.stderr)
+        seen = protected.seen[before:]
+        assert seen and all(s.headers.get("authorization") == f"Bearer {SECRET}" for s in seen)
+
+
+def test_extra_headers_are_sent(protected):
+    proc = run("tools", protected.url, "--auth", SECRET, "-H", "X-Team: blue", "-H", "X-Trace=a=b:c", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert [t["name"] for t in json.loads(proc.stdout)] == ["add"]
+    seen = protected.requests("tools/list")[-1].headers
+    assert (seen["x-team"], seen["x-trace"]) == ("blue", "a=b:c")
+
+
+def test_config_entry_headers_with_env_expansion_and_type_are_honoured(protected, tmp_path):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "remote": {"type": "http", "url": protected.url, "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "as-sse": {"type": "sse", "url": protected.url, "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "unset": {"url": protected.url, "headers": {"Authorization": "Bearer ${NOT_SET_4242}"}},
+    }}))
+    token = {"TOKEN": SECRET}
+    proc = run("call", "--config", str(config), "--server", "remote", "add", "a=2", "b=3", env=token)
+    assert (proc.returncode, proc.stdout) == (0, "5\n"), proc.stderr
+    assert _authorizations(protected)[-1] == f"Bearer {SECRET}"
+    # "type": "sse" is the legacy transport: it opens a GET stream (the scripted server refuses it)
+    before = len(protected.seen)
+    proc = run("tools", "--config", str(config), "--server", "as-sse", env=token)
+    assert proc.returncode == 1
+    assert [s.method for s in protected.seen[before:]] == ["GET"]
+    assert protected.seen[before].headers["authorization"] == f"Bearer {SECRET}"
+    # every server at once: the one naming an unset variable fails alone, naming it
+    proc = run("tools", "--config", str(config), "--json", env=token)
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert [t["name"] for t in report["remote"]] == ["add"]
+    assert "NOT_SET_4242" in report["unset"]["error"]
+    assert SECRET not in proc.stdout + proc.stderr
+    # without the variable, the entry's own header carries no token: the 401 hint, no secret shown
+    proc = run("tools", "--config", str(config), "--server", "remote", env={"TOKEN": "wrong"})
+    assert proc.returncode == 1 and "refused the ones given" in assert_one_error_line(proc)
+
+
+def test_a_missing_or_wrong_token_gets_the_401_hint_and_is_never_echoed(protected):
+    port = protected.url.split(":")[2].split("/")[0]
+    proc = run("tools", protected.url)
+    assert proc.returncode == 1
+    line = assert_one_error_line(proc)
+    assert f"127.0.0.1:{port}" in line and "401" in line
+    assert "the server wants credentials: pass --auth TOKEN or --header" in line
+
+    for extra in (["--auth", "wrong-" + SECRET], ["-H", f"Authorization: Bearer wrong-{SECRET}"]):
+        for verbose in ([], ["-v"], ["-vv"]):
+            proc = run("tools", protected.url, *extra, *verbose)
+            assert proc.returncode == 1
+            assert SECRET not in proc.stdout + proc.stderr, (extra, verbose)
+            assert "refused the ones given" in proc.stderr.splitlines()[-1]
+
+
+def test_an_html_error_page_is_summarized_with_host_and_port():
+    page = (b"<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title><style>body{}</style></head>"
+            b"<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>")
+    server = ScriptedHTTPServer(lambda seen, message: Reply(502, page, {"Content-Type": "text/html"}))
+    try:
+        proc = run("tools", server.url)
+    finally:
+        server.stop()
+    assert proc.returncode == 1
+    line = assert_one_error_line(proc)
+    assert "DOCTYPE" not in line and "<" not in line
+    assert "HTTP 502: 502 Bad Gateway" in line and server.url.split("/")[2] in line

@@ -6,13 +6,16 @@
     mcpclient tools "python server.py"              # list a server's tools
     mcpclient call "python server.py" add a=1 b=2   # call one (values parsed as JSON)
     mcpclient tools --config mcp.json --server fs   # the mcpServers format desktop hosts use
+    mcpclient tools https://host/mcp --auth-env TOK # a bearer token (or --auth, --header)
 
 Every command takes ``--json`` (machine-readable output), ``--timeout SECONDS`` and ``-v``
-(wire traffic and server logs on stderr). Exit codes: 0 success, 1 runtime error (including a
+(wire traffic and server logs on stderr); those that talk to a server also ``--header``,
+``--auth``/``--auth-env`` and ``--protocol``. Exit codes: 0 success, 1 runtime error (including a
 tool result with ``isError``), 2 usage error, 130 interrupted.
 
 This module owns ``main()``: parse, run the command, turn exceptions into exit codes. The parts:
-``args`` (the grammar, ``--config``), ``commands`` and ``demo`` (what each command does),
+``args`` (the grammar, reading ``--config``), ``connect`` (the servers named and their clients:
+headers, token, protocol), ``commands`` and ``demo`` (what each command does),
 ``render`` (MCP results as text), ``terminal`` (output, tables, the progress bar) and
 ``diagnostics`` (logs and error lines on stderr). Only the standard library and mcpclient's public
 API are used; nothing heavy loads at import.
@@ -61,7 +64,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                     raise
                 if ns.verbose:
                     traceback.print_exc(file=out.err)
-                out.err.write(f"{PROG}: error: {error_message(exc, ns.verbose)}\n")
+                out.err.write(f"{PROG}: error: {error_message(exc, ns.verbose, ns, getattr(ns, 'server_used', None))}\n")
                 return EXIT_ERROR
             finally:
                 out.flush()

@@ -8,12 +8,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from mcpclient import StdioTransport, __version__
+from mcpclient import __version__
+from mcpclient.modern import MODERN_VERSIONS
+from mcpclient.protocol import HANDSHAKE_VERSIONS
 
 PROG = "mcpclient"
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class _Default(float):
+    """The ``--timeout`` not given: 60 s, unless a ``--config`` entry sets its own."""
+
+
+DEFAULT_TIMEOUT = _Default(60.0)
 
 
 class UsageError(Exception):
@@ -45,41 +55,59 @@ def parse_pairs(pairs: Sequence[str], *, typed: bool) -> Dict[str, Any]:
     return result
 
 
-def target_from_config(path: str, server: Optional[str]) -> Union[str, StdioTransport]:
-    """A URL or a transport from an ``mcpServers`` JSON file (Claude Desktop, Cursor and others use it)."""
-    with open(path, encoding="utf-8") as f:
-        try:
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP header name (RFC 9110 token)
+
+
+def parse_header(text: str) -> Tuple[str, str]:
+    """``"K: V"`` (curl's form) or ``"K=V"`` -> ``("K", "V")``. A header name holds neither ``:``
+    nor ``=``, so the first of them ends it; the value may contain both. The value is never
+    quoted back in an error (it may be a secret)."""
+    cut = min((i for i in (text.find(":"), text.find("=")) if i >= 0), default=-1)
+    name = text[:cut].strip() if cut >= 0 else text.strip()
+    if cut < 0 or not _TOKEN.fullmatch(name):
+        shown = name if _TOKEN.fullmatch(name or "-") else "(not a header name)"
+        raise argparse.ArgumentTypeError(f"expected 'Name: value' or Name=value, got a header named {shown}")
+    value = text[cut + 1:].strip()
+    if "\r" in value or "\n" in value:
+        raise argparse.ArgumentTypeError(f"header {name}: the value contains a line break")
+    return name, value
+
+
+PROTOCOLS = ("auto", "legacy", "modern") + tuple(MODERN_VERSIONS) + tuple(HANDSHAKE_VERSIONS)
+
+
+def _protocol_value(text: str) -> str:
+    if text not in PROTOCOLS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of: {', '.join(PROTOCOLS)}")
+    return text
+
+
+def config_entries(path: str) -> Dict[str, Any]:
+    """The raw entries of a configuration file (``mcpServers``, or VS Code's ``servers``), in file
+    order. Each is parsed on its own (``connect.config_server``), so an entry naming an unset
+    ``${VAR}`` fails alone, not the servers beside it."""
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as f:
             data = json.load(f)
-        except ValueError as exc:
-            raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    except ValueError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
     servers = data.get("mcpServers", data.get("servers")) if isinstance(data, dict) else None
     if not isinstance(servers, dict):
-        raise ValueError(f"{path}: no \"mcpServers\" object")
+        raise ValueError(f"{path}: no \"mcpServers\" (or \"servers\") object")
+    return servers
+
+
+def config_entry(path: str, server: Optional[str]) -> Tuple[str, Any]:
+    """The entry named ``server`` (or the only one) of a configuration file."""
+    servers = config_entries(path)
     names = ", ".join(sorted(servers)) or "(none)"
     if server is None:
         if len(servers) != 1:
             raise ValueError(f"{path} defines several servers; choose one with --server ({names})")
         server = next(iter(servers))
-    entry = servers.get(server)
-    if not isinstance(entry, dict):
+    if server not in servers:
         raise ValueError(f"{path}: no server {server!r} (available: {names})")
-    if isinstance(entry.get("url"), str):
-        return entry["url"]
-    command = entry.get("command")
-    if not isinstance(command, str) or not command:
-        raise ValueError(f"{path}: server {server!r} has no \"command\" (or \"url\")")
-    args = entry.get("args", [])
-    if not isinstance(args, list):
-        raise ValueError(f"{path}: server {server!r}: \"args\" must be a list")
-    env = entry.get("env") or {}
-    if not isinstance(env, dict):
-        raise ValueError(f"{path}: server {server!r}: \"env\" must be an object")
-    cwd = entry.get("cwd")
-    if cwd is not None and not isinstance(cwd, str):
-        raise ValueError(f"{path}: server {server!r}: \"cwd\" must be a string")
-    return StdioTransport([command, *(str(a) for a in args)],
-                          env={str(k): str(v) for k, v in env.items()},
-                          cwd=os.path.expanduser(cwd) if cwd else None, name=server)
+    return server, servers[server]
 
 
 # --- the parser ---------------------------------------------------------------------------------
@@ -100,7 +128,8 @@ COMMANDS: Dict[str, Tuple[Tuple[str, ...], bool, str]] = {
 _EPILOG = """\
 TARGET is a URL or a quoted command line run over stdio, e.g. "python server.py" or
 "npx -y @modelcontextprotocol/server-everything". Instead of TARGET, --config FILE --server NAME
-picks a server from an mcpServers JSON file (the format desktop MCP hosts use).
+picks a server from an mcpServers JSON file (the format desktop MCP hosts use; "type", "headers"
+and ${VAR} are honoured); 'tools' and 'info' without --server show every server of the file.
 
 examples:
   mcpclient demo
@@ -108,6 +137,7 @@ examples:
   mcpclient call "python server.py" add a=1 b=2
   mcpclient call "python server.py" echo --args-json '{"text": "hi"}'
   mcpclient read --config ~/mcp.json --server files file:///tmp/notes.txt
+  mcpclient tools https://mcp.example.com/mcp --auth-env MCP_TOKEN -H 'X-Team: blue'
   mcpclient prompt "python server.py" greet name=bob --json
 """
 
@@ -119,15 +149,29 @@ def _common_options(parser: argparse.ArgumentParser, *, target: bool, defaults: 
     group = parser.add_argument_group("common options")
     group.add_argument("--json", action="store_true", default=d(False),
                        help="print machine-readable JSON (the raw MCP results) on stdout")
-    group.add_argument("--timeout", type=_timeout_value, default=d(60.0), metavar="SECONDS",
-                       help="per-request timeout (default 60; 0 waits forever)")
+    group.add_argument("--timeout", type=_timeout_value, default=d(DEFAULT_TIMEOUT), metavar="SECONDS",
+                       help="per-request timeout (default 60, or the --config entry's \"timeout\"; "
+                            "0 waits forever)")
     group.add_argument("-v", "--verbose", action="count", default=d(0),
                        help="show wire traffic and server logs on stderr (-vv: all library debug logs)")
     if target:
         group.add_argument("--config", metavar="FILE", default=d(None),
                            help="read the server from an mcpServers JSON file instead of TARGET")
         group.add_argument("--server", metavar="NAME", default=d(None),
-                           help="which server in --config (optional when it defines only one)")
+                           help="which server in --config (optional when it defines only one; "
+                                "'tools' and 'info' without it show every server)")
+        group.add_argument("-H", "--header", metavar="'NAME: VALUE'", type=parse_header, action="append",
+                           default=d(None), help="an HTTP header to send (repeatable; NAME=VALUE works too); "
+                                                 "URL targets only")
+        group.add_argument("--auth", metavar="TOKEN", default=d(None),
+                           help="a bearer token: sends 'Authorization: Bearer TOKEN' (URL targets only; "
+                                "--auth-env keeps it out of the process list and shell history)")
+        group.add_argument("--auth-env", metavar="VAR", default=d(None),
+                           help="read the bearer token from the environment variable VAR")
+        group.add_argument("--protocol", metavar="VERSION", type=_protocol_value, default=d("auto"),
+                           help="auto (default: probe server/discover, else initialize), legacy "
+                                "(the initialize handshake), modern (2026), or an exact revision such as "
+                                "2025-06-18")
 
 
 def _timeout_value(text: str) -> Optional[float]:
@@ -196,8 +240,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
             raise SystemExit(EXIT_USAGE)
         top.error(f"choose a COMMAND: {', '.join(COMMANDS)}")
     sub = build_command_parser(ns.command)
-    ns = sub.parse_intermixed_args(ns.args, namespace=ns)  # options may follow key=value pairs
+    ns, unknown = sub.parse_known_intermixed_args(ns.args, namespace=ns)  # options may follow key=value pairs
     ns.parser = sub
+    if unknown:
+        hint = _quote_hint(ns, unknown)
+        options = [u.partition("=")[0] for u in unknown if u.startswith("-")]
+        if hint or not options:
+            sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+        sub.error(f"unrecognized option{'s' * (len(options) > 1)}: {' '.join(options)}")  # not their values
     try:
         _resolve_positionals(ns)
     except UsageError as exc:
@@ -205,13 +255,34 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return ns
 
 
+def looks_like_url(text: Any) -> bool:
+    return isinstance(text, str) and re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", text) is not None
+
+
+def _quote_hint(ns: argparse.Namespace, rest: Sequence[str]) -> str:
+    """When TARGET looks like the first word of a command the shell split (``mcpclient tools
+    python server.py``): a hint to quote the whole command. Empty otherwise."""
+    target = getattr(ns, "target", None)
+    if ns.command == "demo" or getattr(ns, "config", None) is not None or not isinstance(target, str):
+        return ""
+    if looks_like_url(target) or " " in target.strip() or not rest:
+        return ""
+    words = " ".join([target, *rest])
+    return (f" (TARGET is one argument: if the server's command is {words!r}, quote it: "
+            f"{PROG} {ns.command} \"{words}\" ...)")
+
+
 def _resolve_positionals(ns: argparse.Namespace) -> None:
     """Assign positionals by role; with --config there is no TARGET, so everything shifts left."""
     extra, pairs, _ = COMMANDS[ns.command]
     if ns.command == "demo":
-        if ns.config is not None or ns.server is not None:  # given before the command name
-            raise UsageError("demo runs the bundled test server; it takes no --config/--server")
+        if any(getattr(ns, name) not in (None, "auto") for name in ("config", "server", "header", "auth",
+                                                                    "auth_env", "protocol")):
+            raise UsageError("demo runs the bundled test server; it takes no --config/--server/--header/"
+                             "--auth/--protocol")  # given before the command name
         return
+    if ns.auth is not None and ns.auth_env is not None:
+        raise UsageError("give --auth or --auth-env, not both")
     flat: List[str] = []
     for name in ("target", *extra, *(("pairs",) if pairs else ())):
         value = getattr(ns, name)
@@ -231,10 +302,18 @@ def _resolve_positionals(ns: argparse.Namespace) -> None:
         if not flat:
             raise UsageError(f"the following argument is required: {name.upper()}")
         setattr(ns, name, flat.pop(0))
+    if ns.config is None and ns.target is not None and not looks_like_url(ns.target) \
+            and (ns.header or ns.auth is not None or ns.auth_env is not None):
+        raise UsageError("--header and --auth apply to URL targets only")
     if pairs:
         if ns.config is not None and flat and "=" not in flat[0]:
             raise UsageError("give either TARGET or --config/--server, not both")
+        bad = next((p for p in flat if "=" not in p), None)
+        if bad is not None:
+            split = [getattr(ns, name) for name in extra] + flat[:flat.index(bad) + 1]
+            raise UsageError(f"expected key=value, got {bad!r}{_quote_hint(ns, split)}")
         ns.pairs = flat
     elif flat:
-        hint = " (give either TARGET or --config/--server, not both)" if ns.config is not None else ""
+        hint = (" (give either TARGET or --config/--server, not both)" if ns.config is not None
+                else _quote_hint(ns, [getattr(ns, name) for name in extra] + flat))
         raise UsageError(f"unexpected argument {flat[0]!r}{hint}")

@@ -3,46 +3,161 @@ requests, and prints the result as text or, with ``--json``, as the raw MCP resu
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import time
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from mcpclient import Client, InvalidParams
+from mcpclient import Client, ConnectError, InvalidParams, MCPError, ServerGroup, Tool
 
-from .args import EXIT_ERROR, EXIT_OK, PROG, UsageError, parse_pairs, target_from_config
+from .args import EXIT_ERROR, EXIT_OK, EXIT_USAGE, PROG, UsageError, parse_pairs
+from .connect import EntryError, Server, open_client, servers
+from .diagnostics import error_message
 from .render import (
-    arguments_summary, compact, print_message, print_server, prompt_arguments, render_block, render_contents,
-    render_tool_result,
+    compact, print_message, print_server, prompt_arguments, render_block, render_contents, render_tool_result,
+    schema_type, signature,
 )
 from .terminal import Output, ProgressBar, one_line
 
 
 def _connect(ns: argparse.Namespace) -> Client:
-    target = target_from_config(ns.config, ns.server) if ns.config else ns.target
-    return Client(target, timeout=ns.timeout)
+    server = servers(ns)[0]
+    assert isinstance(server, Server)
+    ns.server_used = server  # for the error's hints (diagnostics.error_message)
+    return open_client(ns, server)
+
+
+def _each_server(ns: argparse.Namespace, out: Output, fetch: Callable[[Client], Any],
+                 show: Callable[[Any], None], as_json: Callable[[Any], Any]) -> int:
+    """Run ``fetch`` on one server, or on every server of ``--config`` when no ``--server`` is
+    given: those are connected in parallel (a ``ServerGroup``), each shown under its name; a
+    server that fails is reported and the rest still shown (exit 1 if any failed). Entries
+    disabled in the file are skipped."""
+    chosen = servers(ns, every=True)
+    if not ns.config or ns.server is not None or len(chosen) == 1:
+        with _connect(ns) as client:
+            found = fetch(client)
+        if ns.json:
+            out.json(as_json(found))
+        else:
+            show(found)
+        return EXIT_OK
+    if ns.header or ns.auth is not None or ns.auth_env is not None:
+        raise UsageError("--header/--auth with every server of --config would send them to each one; "
+                         "pick one with --server, or put \"headers\" in the entries")
+    results: Dict[str, Tuple[Any, Optional[BaseException]]] = {}
+    members: Dict[str, Client] = {}
+    names = {}
+    for i, item in enumerate(chosen):
+        if isinstance(item, EntryError):  # an entry that could not be parsed
+            results[item.name] = (None, item)
+            continue
+        name = item.name or f"#{i}"
+        names[name] = item
+        if not item.enabled:
+            continue
+        try:
+            members[name] = open_client(ns, item)
+            results[name] = (None, None)
+        except (UsageError, ValueError, TypeError) as exc:
+            results[name] = (None, exc)
+    if members:
+        group = ServerGroup(members)
+        try:
+            try:
+                group.connect()
+            except ConnectError:
+                pass  # every server failed: each one's error is in its status
+            for name, status in group.status.items():
+                if status.error is not None:
+                    results[name] = (None, status.error)
+                    continue
+                try:
+                    results[name] = (fetch(group.client(name)), None)
+                except (MCPError, ValueError, TypeError, OSError) as exc:
+                    results[name] = (None, exc)
+        finally:
+            group.close()
+
+    def message(name: str, exc: BaseException, verbose: int) -> str:
+        if isinstance(exc, UsageError):
+            return str(exc)
+        return error_message(exc, verbose, ns, names.get(name))
+
+    if ns.json:
+        out.json({name: as_json(value) if error is None else {"error": message(name, error, 0)}
+                  for name, (value, error) in results.items()})
+    elif not results:
+        out.line("(no enabled servers)")
+    else:
+        for i, (name, (value, error)) in enumerate(results.items()):
+            if i:
+                out.line()
+            if error is None:
+                out.line(f"[{name}]")
+                show(value)
+            else:
+                out.line(f"[{name}] failed (the error is on stderr)")
+                out.err.write(f"{PROG}: error: {name}: {message(name, error, ns.verbose)}\n")
+    return EXIT_ERROR if any(error is not None for _, error in results.values()) else EXIT_OK
+
+
+def _server_json(client: Client) -> Dict[str, Any]:
+    return {"serverInfo": client.server_info.raw, "protocolVersion": client.protocol_version,
+            "capabilities": client.server_capabilities, "instructions": client.instructions}
 
 
 def cmd_info(ns: argparse.Namespace, out: Output) -> int:
-    with _connect(ns) as client:
-        if ns.json:
-            out.json({"serverInfo": client.server_info.raw, "protocolVersion": client.protocol_version,
-                      "capabilities": client.server_capabilities, "instructions": client.instructions})
-        else:
-            print_server(out, client, indent="")
-    return EXIT_OK
+    def show(info: Dict[str, Any]) -> None:
+        print_server(out, info["client"], indent="")
+
+    def fetch(client: Client) -> Dict[str, Any]:
+        return {"client": client, "json": _server_json(client)}
+
+    return _each_server(ns, out, fetch, show, lambda info: info["json"])
+
+
+def show_tools(out: Output, tools: List[Tool]) -> None:
+    """Each tool as a typed signature, its description indented under it."""
+    if not tools:
+        out.line("(no tools)")
+    for tool in tools:
+        out.line(signature(tool.name, tool.input_schema))
+        description = one_line(tool.description or tool.display_name)
+        if description and description != tool.name:
+            out.wrapped(description, "    ", "    ")
 
 
 def cmd_tools(ns: argparse.Namespace, out: Output) -> int:
-    with _connect(ns) as client:
-        tools = client.list_tools()
-    if ns.json:
-        out.json([t.raw for t in tools])
-    elif not tools:
-        out.line("(no tools)")
-    else:
-        out.table([(t.name, arguments_summary(t.input_schema), one_line(t.description or t.display_name))
-                   for t in tools], ("TOOL", "ARGUMENTS", "DESCRIPTION"))
-    return EXIT_OK
+    return _each_server(ns, out, lambda client: client.list_tools(), lambda tools: show_tools(out, tools),
+                        lambda tools: [t.raw for t in tools])
+
+
+def _unknown_tool(client: Client, name: str) -> Optional[str]:
+    """When the server lists no tool ``name``: the message saying so, with the closest names."""
+    try:
+        tools = [t.name for t in client.list_tools()]
+    except MCPError:
+        return None
+    if name in tools:
+        return None
+    close = difflib.get_close_matches(name, tools, n=3, cutoff=0.6)
+    if close:
+        return f"the server has no tool {name!r}; did you mean {' or '.join(repr(c) for c in close)}?"
+    listed = ", ".join(tools[:10]) + (", ..." if len(tools) > 10 else "")
+    return f"the server has no tool {name!r} (its tools: {listed or 'none'})"
+
+
+def _string_params(client: Client, name: str) -> List[str]:
+    """The parameters of tool ``name`` whose schema allows a string (from the client's listing)."""
+    try:
+        tool = next((t for t in client.list_tools() if t.name == name), None)
+    except MCPError:
+        return []
+    props = tool.input_schema.get("properties") if tool is not None and isinstance(tool.input_schema, dict) else None
+    if not isinstance(props, dict):
+        return []
+    return [key for key, prop in props.items() if "string" in schema_type(prop).split("|")]
 
 
 def cmd_call(ns: argparse.Namespace, out: Output) -> int:
@@ -57,19 +172,33 @@ def cmd_call(ns: argparse.Namespace, out: Output) -> int:
     pairs = parse_pairs(ns.pairs, typed=True)
     arguments.update(pairs)
     bar = ProgressBar(ns.tool, out.err)
+    unknown: Optional[str] = None
     try:
         with _connect(ns) as client:
             try:
                 result = client.call_tool(ns.tool, arguments, on_progress=bar)
             except InvalidParams as exc:
-                coerced = [k for k, v in pairs.items() if not isinstance(v, str)]
-                if not coerced:
+                unknown = _unknown_tool(client, ns.tool)
+                if unknown is None:
+                    strings = set(_string_params(client, ns.tool))
+                    coerced = [k for k, v in pairs.items() if not isinstance(v, str) and k in strings]
+                    if not coerced:
+                        raise
+                    example = f"{coerced[0]}='\"{compact(pairs[coerced[0]])}\"'"
+                    raise ValueError(f"{exc} (note: key=value values are parsed as JSON; to send a string, "
+                                     f"quote it: {example})") from exc
+            except MCPError:
+                unknown = _unknown_tool(client, ns.tool)
+                if unknown is None:
                     raise
-                example = f"{coerced[0]}='\"{compact(pairs[coerced[0]])}\"'"
-                raise ValueError(f"{exc} (note: key=value values are parsed as JSON; to send a string, "
-                                 f"quote it: {example})") from exc
+            else:
+                if result.is_error:
+                    unknown = _unknown_tool(client, ns.tool)
     finally:
         bar.close()  # after the client closed (if the call failed, no late callback can redraw it)
+    if unknown is not None:
+        out.err.write(f"{PROG}: error: {unknown}\n")
+        return EXIT_USAGE
     if ns.json:
         out.json(result.raw)
     elif not result.is_error:

@@ -26,7 +26,7 @@ def cmd_demo(ns: argparse.Namespace, out: Output) -> int:
     bar = ProgressBar("slow" if ns.json else "  slow", out.err)
     report: Dict[str, Any] = {}
     try:
-        with Client(server_command(), timeout=ns.timeout) as client:
+        with Client(server_command(), timeout=float(ns.timeout) if ns.timeout else None) as client:
             if ns.json:
                 report = _report(client, bar)
             else:

@@ -8,11 +8,12 @@ with ``[logger]`` when the server names one). Both are shown as ``[<transport na
 """
 from __future__ import annotations
 
+import argparse
 import contextlib
 import logging
-from typing import IO, Iterator, Optional
+from typing import IO, Any, Iterator, Optional
 
-from mcpclient import ProcessExited
+from mcpclient import AuthError, HTTPError, ProcessExited, TransportError
 
 _SERVER = "mcpclient.server."
 
@@ -64,10 +65,34 @@ def stderr_logging(verbose: int, stream: IO[str]) -> Iterator[None]:
             logging.getLogger(name).setLevel(level)
 
 
-def error_message(exc: BaseException, verbose: int) -> str:
-    """One line describing ``exc``: the first line of its message, plus a hint where useful."""
+def error_message(exc: BaseException, verbose: int, ns: Optional[argparse.Namespace] = None,
+                  server: Any = None) -> str:
+    """One line describing ``exc``: the first line of its message, plus a hint where useful.
+
+    ``ns`` (the command line) and ``server`` (the ``connect.Server`` talked to) shape the hints:
+    a 401 asks for ``--auth``/``--header`` or says the credentials given were refused. No
+    credential is ever part of the line.
+    """
     if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
         return f"{exc.strerror}: {exc.filename}"
+    auth = _find_cause(exc, AuthError)
+    if isinstance(auth, AuthError) and auth.status in (401, 403):
+        first = str(auth).partition("\n")[0]
+        given = ns is not None and _credentials_given(ns, server)
+        if auth.status == 403:
+            return (f"{first}: the server refused access with the credentials given" if given else
+                    f"{first}: the server refused access: pass --auth TOKEN or --header 'Authorization: ...'")
+        if given:
+            return (f"{first}: the server wants credentials and refused the ones given "
+                    "(check --auth TOKEN / --header)")
+        return f"{first}: the server wants credentials: pass --auth TOKEN or --header 'Authorization: ...'"
+    where = _host_port(server)
+    http = _find_cause(exc, HTTPError)
+    if isinstance(http, HTTPError) and where:
+        return f"{where} answered {str(http).partition(chr(10))[0]}"
+    first = str(exc).strip().partition("\n")[0]
+    if isinstance(exc, TransportError) and where and where not in first:
+        return f"{where}: {first}"
     exited = _find_cause(exc, ProcessExited)
     if isinstance(exited, ProcessExited):
         # A wrapper (e.g. ConnectError) already names the exit in its first line.
@@ -91,3 +116,17 @@ def _find_cause(exc: Optional[BaseException], kind: type) -> Optional[BaseExcept
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return None
+
+
+def _credentials_given(ns: argparse.Namespace, server: Any) -> bool:
+    """Whether the command line or the config entry sent a token or headers (which may carry one)."""
+    return bool(getattr(ns, "auth", None) or getattr(ns, "auth_env", None) or getattr(ns, "header", None)
+                or getattr(server, "headers", None))
+
+
+def _host_port(server: Any) -> Optional[str]:
+    """``host:port`` of the server's URL (None for a command)."""
+    from .connect import host_port, is_url  # (connect imports this module's users, not this module)
+
+    target = getattr(server, "target", None)
+    return host_port(target) if isinstance(target, str) and is_url(target) else None

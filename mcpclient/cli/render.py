@@ -77,6 +77,55 @@ def arguments_summary(schema: Any) -> str:
     return ", ".join(name if name in required else f"[{name}]" for name in schema["properties"])
 
 
+def schema_type(schema: Any, depth: int = 0) -> str:
+    """A JSON Schema as a short type: ``string``, ``'a'|'b'`` (enum), ``string[]``,
+    ``number|null``, ``Name`` (a ``$ref``), ``any`` (no type given)."""
+    if not isinstance(schema, dict) or depth > 4:
+        return "any"
+    if "const" in schema:
+        return _literal(schema["const"])
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return "|".join(_literal(v) for v in schema["enum"])
+    if isinstance(schema.get("$ref"), str):
+        return schema["$ref"].rstrip("/").rpartition("/")[2] or "any"
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list) and schema[key]:
+            return "|".join(dict.fromkeys(schema_type(s, depth + 1) for s in schema[key]))
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return "|".join(dict.fromkeys(schema_type({**schema, "type": k}, depth + 1) for k in kind)) or "any"
+    if kind == "array":
+        items = schema_type(schema.get("items"), depth + 1) if "items" in schema else "any"
+        return (f"({items})" if "|" in items else items) + "[]"
+    return kind if isinstance(kind, str) else "any"
+
+
+def _literal(value: Any) -> str:
+    return "'" + value.replace("'", "\\'") + "'" if isinstance(value, str) else compact(value)
+
+
+def signature(name: str, schema: Any, *, default_limit: int = 30) -> str:
+    """``add(a: number, b: number)``: required parameters first as the schema lists them, then
+    optional ones, marked ``?`` or given their ``= default``."""
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        return f"{name}()"
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    params = []
+    for key, prop in sorted(props.items(), key=lambda item: item[0] not in required):
+        kind = schema_type(prop)
+        if key in required:
+            params.append(f"{key}: {kind}")
+        elif isinstance(prop, dict) and "default" in prop:
+            default = compact(prop["default"])
+            if len(default) > default_limit:
+                default = default[:default_limit - 3] + "..."
+            params.append(f"{key}: {kind} = {default}")
+        else:
+            params.append(f"{key}?: {kind}")
+    return f"{name}({', '.join(params)})"
+
+
 def prompt_arguments(prompt: Any) -> str:
     return ", ".join(a.name if a.required else f"[{a.name}]" for a in prompt.arguments)
 

@@ -423,10 +423,29 @@ def status_error(name: str, response: Response) -> Exception:
         return HTTPError(status, f"redirect to {response.headers.get('Location', '?')} refused "
                                  "(follow_redirects=False)")
     try:
-        text = response.text[:_BODY_IN_ERRORS].strip()
+        if media_type(response) in ("text/html", "application/xhtml+xml"):
+            text = html_summary(response.text[:_MAX_ERROR_BODY])
+        else:
+            text = " ".join(response.text[:_BODY_IN_ERRORS].split())
     except Exception:
         text = ""
     return HTTPError(status, text)
+
+
+def html_summary(html: str, limit: int = 120) -> str:
+    """An HTML error page (a proxy's ``502 Bad Gateway``) in a few words: its ``<title>``, else
+    its first text; whitespace folded, cut to ``limit`` characters."""
+    import re  # deferred: only an HTML error page needs these (import cost kept off every HTTP user)
+    from html import unescape
+
+    found = re.search(r"<title[^>]*>(.*?)</title\s*>", html, re.I | re.S)
+    if found and found.group(1).strip():
+        text = found.group(1)
+    else:
+        body = re.sub(r"<(script|style|head)\b.*?</\1\s*>|<!--.*?-->", " ", html, flags=re.I | re.S)
+        text = re.sub(r"<[^>]*>", " ", body)
+    text = " ".join(unescape(text).split())
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
 
 
 def request_error(name: str, exc: BaseException, connect_timeout: float) -> Exception:
