@@ -41,7 +41,7 @@ class Member:
         """Ready, or lost with a ``Reconnect`` policy (its next call reconnects): its tools are offered."""
         state = self.current_state
         return state == "ready" or (state == "lost" and self.client is not None
-                                    and self.client._conn.reconnect is not None)
+                                    and not self.client.is_closed)  # (lost is_closed only without a policy)
 
     def open(self, options: Mapping[str, Any], connect_timeout: Optional[float]) -> List[Tool]:
         """Make the client if there is none yet, connect it unless it is ready, and list its tools."""
