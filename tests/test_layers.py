@@ -26,7 +26,7 @@ LAYERS: List[Tuple[str, List[str]]] = [
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
                   "subscriptions", "notifications", "tasks", "skills"]),
     ("facade", ["_extensions", "_lifecycle", "client", ""]),  # "" is the package itself (mcpclient/__init__.py)
-    ("top", ["cli", "testing", "__main__"]),
+    ("top", ["cli", "testing", "adapters", "__main__"]),
 ]
 
 
