@@ -18,8 +18,8 @@ from .errors import (
     AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError, HTTPError, InternalError,
     InvalidParams, InvalidRequest, MCPError, MethodNotFound, ParseError, ProcessExited, ProtocolError,
     ReaderThreadError, RequestCancelled, RequestTimeout, ResourceNotFound, RPCError, SchemaValidationError,
-    SendTimeout, SessionExpired, SubscriptionLost, ToolError, TransportError, URLElicitationRequired, HeaderMismatch,
-    InputRoundsExceeded, MissingClientCapability, UnsupportedProtocolVersion,
+    SendTimeout, SessionExpired, SubscriptionLost, ToolChangedError, ToolError, TransportError, URLElicitationRequired,
+    HeaderMismatch, InputRoundsExceeded, MissingClientCapability, UnknownToolError, UnsupportedProtocolVersion,
 )
 from .futures import CallFuture
 from .reconnect import Keepalive, Reconnect
@@ -89,6 +89,9 @@ __all__ = [
     "SamplingMessage",
     "SchemaValidationError",
     "SendTimeout",
+    "ServerConfig",
+    "ServerGroup",
+    "ServerStatus",
     "SessionExpired",
     "Skill",
     "SkillFile",
@@ -99,16 +102,24 @@ __all__ = [
     "Task",
     "TextContent",
     "Tool",
+    "ToolChange",
+    "ToolChangedError",
     "ToolError",
+    "ToolIndex",
+    "ToolPins",
     "ToolResult",
     "ToolTask",
     "Transport",
     "TransportError",
     "URLElicitationRequired",
     "UnknownContent",
+    "UnknownToolError",
     "UnsupportedProtocolVersion",
     "__version__",
     "accept_defaults",
+    "load_config",
+    "search_tool_definition",
+    "tool_fingerprint",
 ]
 
 _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())
@@ -121,6 +132,10 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .transports.sse import SSETransport
     from .skills import LoadedSkill, Skill, SkillFile, SkillVerificationError
     from .tasks import Task, ToolTask
+    from .config import ServerConfig, load_config
+    from .group import ServerGroup, ServerStatus
+    from .pins import ToolChange, ToolPins, tool_fingerprint
+    from .search import ToolIndex, search_tool_definition
 
 #: Names whose modules load on first use (PEP 562): most programs never need them, and importing
 #: mcpclient stays cheap (see benchmarks/README.md, import time).
@@ -130,6 +145,9 @@ _LAZY = {
     "accept_defaults": "elicitation", "Task": "tasks", "ToolTask": "tasks", "LoadedSkill": "skills",
     "Skill": "skills", "SkillFile": "skills", "SkillVerificationError": "skills", "Retry": "retry",
     "HTTPTransport": "transports.http", "SSETransport": "transports.sse",
+    "ServerConfig": "config", "load_config": "config", "ServerGroup": "group", "ServerStatus": "group",
+    "ToolChange": "pins", "ToolPins": "pins", "tool_fingerprint": "pins", "ToolIndex": "search",
+    "search_tool_definition": "search",
 }
 
 

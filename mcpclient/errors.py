@@ -41,9 +41,11 @@ __all__ = [
     "SendTimeout",
     "SessionExpired",
     "SubscriptionLost",
+    "ToolChangedError",
     "ToolError",
     "TransportError",
     "URLElicitationRequired",
+    "UnknownToolError",
     "UnsupportedProtocolVersion",
 ]
 
@@ -302,6 +304,31 @@ class SchemaValidationError(MCPError, ValueError):
         self.tool = tool
         self.path = path
         super().__init__(message)
+
+
+class ToolChangedError(MCPError):
+    """A tool's definition differs from the one pinned (``ToolPins``) and the group was told to
+    refuse such calls (``on_pin_change="refuse"``). ``changes`` are the ``ToolChange`` values."""
+
+    def __init__(self, server: str, tool: str, changes: Any = ()):
+        self.server = server
+        self.tool = tool
+        self.changes = list(changes)
+        super().__init__(f"tool {tool!r} of server {server!r} changed since it was pinned; "
+                         "review the change and accept it (ToolPins.update) before calling it")
+
+
+class UnknownToolError(MCPError, KeyError):
+    """No tool of that name in the group (``ServerGroup.resolve``). ``suggestions`` are close names."""
+
+    def __init__(self, name: str, suggestions: Any = (), detail: str = ""):
+        self.name = name
+        self.suggestions = list(suggestions)
+        hint = f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""
+        super().__init__(f"no tool {name!r} in the group{detail}{hint}")
+
+    def __str__(self) -> str:  # KeyError would show the repr of the message
+        return str(self.args[0]) if self.args else ""
 
 
 class AuthError(MCPError):

@@ -21,7 +21,7 @@ from mcpclient import (
     AudioContent, Completion, CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult,
     EmbeddedResource, Event, ImageContent, Implementation, Keepalive, Prompt, PromptArgument, PromptMessage, PromptResult, Resource,
     ResourceContents, ResourceLink, ResourceTemplate, Reconnect, Retry, Root, SamplingMessage, Skill, SkillFile, Task, TextContent,
-    Tool, ToolResult, UnknownContent,
+    ServerConfig, ServerStatus, Tool, ToolChange, ToolResult, UnknownContent,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +30,7 @@ TYPECHECK = Path(__file__).resolve().parent / "typecheck"
 #: Public classes that are not values (they do things); every other non-exception class in
 #: ``mcpclient.__all__`` must be a frozen dataclass.
 NOT_VALUES = {"CallFuture", "Client", "HTTPTransport", "LoadedSkill", "MemoryTransport", "SSETransport",
-              "StdioTransport", "Subscription", "ToolTask", "Transport"}
+              "ServerGroup", "StdioTransport", "Subscription", "ToolIndex", "ToolPins", "ToolTask", "Transport"}
 #: Value types converted elsewhere that are not dataclasses yet (none left).
 PENDING: Set[str] = set()
 
@@ -86,6 +86,11 @@ SAMPLES: Dict[str, Callable[[], Any]] = {
     "Tool": lambda: Tool.from_wire({"name": "echo", "inputSchema": {"type": "object"}, "icons": [{"src": "x"}]}),
     "ToolResult": lambda: ToolResult.from_wire({"content": [TEXT_RAW], "structuredContent": {"a": [1]}}, "echo"),
     "UnknownContent": lambda: UnknownContent("video", {"type": "video"}),
+    "ServerConfig": lambda: ServerConfig("files", "npx", ("-y", "srv"), {"TOKEN": "s3cret"}, "/tmp",
+                                         headers={"Authorization": "Bearer s3cret"}, include=("read_*",),
+                                         extra={"alwaysAllow": ["x"]}),
+    "ServerStatus": lambda: ServerStatus("failed", ValueError("boom"), 0),
+    "ToolChange": lambda: ToolChange("files", "read", "changed", "description: 'a' -> 'b'"),
 }
 
 

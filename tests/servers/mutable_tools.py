@@ -1,0 +1,39 @@
+"""A handshake-era stdio MCP server whose one tool, ``lookup``, is defined by the environment:
+``TOOL_DESCRIPTION`` (its description) and ``TOOL_SCHEMA`` (its inputSchema, JSON). Restarted with
+other values it offers a changed tool under the same name (tests/test_group.py, pinned tools).
+Stdlib only; exits at stdin EOF."""
+import json
+import os
+import sys
+
+SCHEMA = {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}
+TOOL = {"name": "lookup", "description": os.environ.get("TOOL_DESCRIPTION", "Look a key up."),
+        "inputSchema": json.loads(os.environ["TOOL_SCHEMA"]) if os.environ.get("TOOL_SCHEMA") else SCHEMA}
+
+
+def answer(method, params):
+    if method == "initialize":
+        return {"protocolVersion": params.get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {}},
+                "serverInfo": {"name": "mutable", "version": "1"}}
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        return {"tools": [TOOL]}
+    if method == "tools/call":
+        key = (params.get("arguments") or {}).get("key", "")
+        return {"content": [{"type": "text", "text": f"value of {key}"}]}
+    return None
+
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    result = answer(msg["method"], msg.get("params") or {})
+    reply = {"jsonrpc": "2.0", "id": msg["id"]}
+    if result is None:
+        reply["error"] = {"code": -32601, "message": "Method not found"}
+    else:
+        reply["result"] = result
+    sys.stdout.write(json.dumps(reply) + "\n")
+    sys.stdout.flush()
