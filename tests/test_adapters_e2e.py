@@ -10,6 +10,7 @@ the SDK sends the results back; the second turn's final text quotes them. The RE
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import os
 import subprocess
@@ -19,13 +20,14 @@ from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
-from mcpclient import ServerGroup
+from mcpclient import Client, ServerGroup
+from mcpclient.adapters import to_strict_schema
 from mcpclient.adapters.anthropic import run_anthropic_tool_uses, to_anthropic_tools
 from mcpclient.adapters.openai import run_openai_tool_calls, to_openai_tools
 
 from conftest import TESTING_SERVER
 from http_servers import official_http_server
-from llm_endpoints import scripted_llm
+from llm_endpoints import check_anthropic_tool, check_openai_tool, scripted_llm
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,6 +53,24 @@ def group(official_url: str) -> Iterator[ServerGroup]:
     """Per test, so the leak guard sees its clients' threads end (the HTTP server is shared)."""
     with ServerGroup({"testing": TESTING_SERVER, "official": official_url}) as servers:
         yield servers
+
+
+def test_official_server_tools_convert(official_url: str) -> None:
+    """The schema corpus's real part: the official SDK server's tools, as ``list_tools()`` gives
+    them (pydantic-made schemas), pass every provider's shape checks, all strict."""
+    with Client(official_url) as client:
+        tools = client.list_tools()
+    assert len(tools) > 10
+    for api in ("chat", "responses"):
+        converted = to_openai_tools(tools, strict=True, api=api)
+        assert len(converted) == len(tools)
+        for tool in converted:
+            assert check_openai_tool(tool, api) == []
+        assert all((t["function"] if api == "chat" else t)["strict"] for t in converted)
+    for tool in to_anthropic_tools(tools):
+        assert check_anthropic_tool(tool) == []
+    slow = to_strict_schema(next(t for t in tools if t.name == "slow").input_schema)
+    assert slow["properties"]["steps"]["type"] == ["integer", "null"] and "Default: 3." in slow["properties"]["steps"]["description"]
 
 
 def _check_answers(texts: List[str], error: str = "Error") -> None:
@@ -166,16 +186,21 @@ async def _ainvoke(pairs: List[Tuple[Any, Any]]) -> List[Any]:
     return list(await asyncio.gather(*(tool.ainvoke(call) for tool, call in pairs)))
 
 
-@pytest.mark.parametrize("example,package", [("openai_tools.py", "openai"), ("anthropic_tools.py", "anthropic"),
-                                             ("langchain_tools.py", "langchain_core")])
-def test_readme_examples_run(example: str, package: str) -> None:
-    pytest.importorskip(package)
+def test_readme_examples_run() -> None:
+    """examples/{openai,anthropic,langchain}_tools.py as written (at once: each imports an SDK)."""
+    examples = [name for name, package in (("openai_tools.py", "openai"), ("anthropic_tools.py", "anthropic"),
+                                           ("langchain_tools.py", "langchain_core"))
+                if importlib.util.find_spec(package) is not None]
+    if not examples:
+        pytest.skip("no provider SDK installed")
     calls = [("testing_echo", {"text": "hello"}), ("testing_add", {"a": 2, "b": 3})]
     with scripted_llm(calls) as endpoint:
         env = dict(os.environ, OPENAI_BASE_URL=endpoint.url + "/v1", OPENAI_API_KEY="test",
                    ANTHROPIC_BASE_URL=endpoint.url, ANTHROPIC_API_KEY="test")
-        done = subprocess.run([sys.executable, str(ROOT / "examples" / example)], env=env, cwd=ROOT,
-                              capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, done.stderr
-        assert "final: hello | " in done.stdout, done.stdout
+        runs = [subprocess.Popen([sys.executable, str(ROOT / "examples" / name)], env=env, cwd=ROOT, text=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE) for name in examples]
+        outputs = [run.communicate(timeout=60) for run in runs]
+        for name, run, (out, err) in zip(examples, runs, outputs):
+            assert run.returncode == 0, (name, err)
+            assert out.startswith("final: hello | "), (name, out)
         assert endpoint.problems == []

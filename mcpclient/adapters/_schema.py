@@ -355,7 +355,7 @@ def to_strict_schema(schema: Optional[Schema]) -> Schema:
     for key in ("allOf", "anyOf", "oneOf"):
         if key in inlined:
             raise StrictSchemaError(f"the top level may not be {key!r} in strict mode")
-    if inlined.get("type", "object") != "object":
+    if inlined.setdefault("type", "object") != "object":  # a tool's arguments are an object
         raise StrictSchemaError("the top level must be an object")
     defs = inlined.pop("$defs", None) or {}
     state = _Strict()
