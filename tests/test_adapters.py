@@ -395,7 +395,7 @@ def test_content_mapping_per_provider() -> None:
 def test_a_client_runs_calls_too() -> None:
     """A ``Client`` (no ``call_tools``): its calls go out at once as futures."""
     with Client(TESTING_SERVER) as client:
-        tools = to_openai_tools(client.list_tools(), strict=True)
+        tools = to_openai_tools(client, strict=True)  # a client or group: its list_tools()
         assert {t["function"]["name"] for t in tools} >= {"echo", "mixed"}
         calls = [{"id": "a", "function": {"name": "mixed", "arguments": "{}"}},
                  {"id": "b", "function": {"name": "slow", "arguments": json.dumps({"steps": 1, "delay": None})}},

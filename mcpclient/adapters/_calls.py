@@ -53,6 +53,11 @@ class Call:
     arguments: Union[Dict[str, Any], str]
 
 
+def tool_list(tools: Any) -> List[Tool]:
+    """``tools`` as a list: a group's or client's ``list_tools()``, or the tools given."""
+    return list(tools.list_tools()) if hasattr(tools, "list_tools") else list(tools)
+
+
 def _schemas(target: Any, tools: Optional[Sequence[Tool]]) -> Dict[str, Any]:
     if tools is None:
         try:

@@ -102,7 +102,7 @@ def inline_refs(schema: Schema) -> Schema:
                 out[key] = copy.deepcopy(value)
         return out
 
-    result = walk(schema if isinstance(schema, dict) else {}, frozenset({"#"}))
+    result: Schema = walk(schema if isinstance(schema, dict) else {}, frozenset({"#"}))
     if emitted:
         result["$defs"] = emitted
     return result
@@ -382,8 +382,9 @@ def _prune(schema: Any, value: Any, defs: Dict[str, Any]) -> Any:
     if not isinstance(schema, dict):
         return value
     ref = schema.get("$ref")
-    if isinstance(ref, str) and _def_name(ref) in defs:
-        schema = {**defs[_def_name(ref)], **{k: v for k, v in schema.items() if k != "$ref"}}
+    name = _def_name(ref) if isinstance(ref, str) else None
+    if name is not None and name in defs:
+        schema = {**defs[name], **{k: v for k, v in schema.items() if k != "$ref"}}
     if isinstance(value, dict):
         properties = schema.get("properties")
         if not isinstance(properties, dict):

@@ -13,10 +13,10 @@ from __future__ import annotations
 import base64
 import logging
 import re
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ..types import EmbeddedResource, ImageContent, Tool, ToolResult
-from ._calls import Call, Outcome, describe, error_text, field, parse_arguments, run_calls, structured_text
+from ._calls import Call, Outcome, describe, error_text, field, parse_arguments, run_calls, structured_text, tool_list
 from ._schema import normalize
 
 __all__ = ["to_anthropic_tools", "run_anthropic_tool_uses"]
@@ -29,15 +29,16 @@ NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
-def to_anthropic_tools(tools: Iterable[Tool]) -> List[Dict[str, Any]]:
-    """Messages API tools (``name``, ``description``, ``input_schema``) for ``tools``.
+def to_anthropic_tools(tools: Union[Iterable[Tool], Any]) -> List[Dict[str, Any]]:
+    """Messages API tools (``name``, ``description``, ``input_schema``) for ``tools`` (``Tool``s, or
+    a group or client: its ``list_tools()``).
 
     The schema is normalized as Anthropic requires: ``type: object`` at the top, no top-level
     ``oneOf``/``anyOf``/``allOf`` (their object branches are folded in), no ``$schema``, local
     ``$ref``s inlined (recursive ones kept under ``$defs``). A tool whose name Anthropic does
     not accept is left out, with a warning (a ``ServerGroup`` gives every tool a valid name)."""
     converted = []
-    for tool in tools:
+    for tool in tool_list(tools):
         if not NAME.match(tool.name):
             log.warning("tool %r left out: Anthropic tool names must match %s", tool.name, NAME.pattern)
             continue

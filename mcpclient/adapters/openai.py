@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ..types import EmbeddedResource, ImageContent, TextContent, Tool, ToolResult
-from ._calls import Call, Outcome, as_text, data_url, describe, error_text, field, parse_arguments, run_calls, structured_text
+from ._calls import (Call, Outcome, as_text, data_url, describe, error_text, field, parse_arguments, run_calls,
+                     structured_text, tool_list)
 from ._schema import StrictSchemaError, normalize, to_strict_schema
 
 __all__ = ["to_openai_tools", "run_openai_tool_calls"]
@@ -34,8 +35,8 @@ def _check_api(api: str) -> None:
         raise ValueError(f"api must be 'chat' or 'responses', not {api!r}")
 
 
-def to_openai_tools(tools: Iterable[Tool], *, strict: bool = False, api: str = "chat") -> List[Dict[str, Any]]:
-    """OpenAI function tools for ``tools``: Chat Completions' ``{"type": "function", "function":
+def to_openai_tools(tools: Union[Iterable[Tool], Any], *, strict: bool = False, api: str = "chat") -> List[Dict[str, Any]]:
+    """OpenAI function tools for ``tools`` (``Tool``s, or a group or client: its ``list_tools()``): Chat Completions' ``{"type": "function", "function":
     {...}}`` (``api="chat"``) or the Responses API's flat ``{"type": "function", "name": ...}``.
 
     ``strict=True`` converts each schema to strict mode's subset (see ``to_strict_schema``); a
@@ -44,7 +45,7 @@ def to_openai_tools(tools: Iterable[Tool], *, strict: bool = False, api: str = "
     with a warning (a ``ServerGroup`` gives every tool a valid name)."""
     _check_api(api)
     converted = []
-    for tool in tools:
+    for tool in tool_list(tools):
         if not NAME.match(tool.name):
             log.warning("tool %r left out: OpenAI function names must match %s", tool.name, NAME.pattern)
             continue
