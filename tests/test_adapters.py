@@ -341,6 +341,9 @@ def test_run_back_errors_are_answers() -> None:
     assert answers[2]["content"] == "Error: arguments must be a JSON object, got list"
     assert answers[3]["content"].startswith("Error: UnknownToolError")
     assert group.calls == [[("echo", {"text": "hi"}), ("nope", {}), ("echo", {})]]  # the bad ones never sent
+    custom = run_openai_tool_calls(group, [{"id": "6", "type": "custom", "custom": {"name": "grammar", "input": "x"}}])
+    assert custom == [{"role": "tool", "tool_call_id": "6",
+                       "content": "Error: custom tool calls are not supported (MCP tools are functions)"}]
     assert group.listed == 0  # no null argument: no schemas needed
     blocks = [{"type": "text", "text": "thinking"}, {"type": "tool_use", "id": "t1", "name": "nope", "input": {}}]
     message = run_anthropic_tool_uses(group, blocks)

@@ -18,10 +18,12 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Tuple
 
+import jsonschema
 import pytest
 
 from mcpclient import Client, ServerGroup
 from mcpclient.adapters import to_strict_schema
+from mcpclient.adapters._schema import prune_nulls
 from mcpclient.adapters.anthropic import run_anthropic_tool_uses, to_anthropic_tools
 from mcpclient.adapters.openai import run_openai_tool_calls, to_openai_tools
 
@@ -44,6 +46,7 @@ CALLS: List[Tuple[str, Dict[str, Any]]] = [
 
 @pytest.fixture(scope="module")
 def official_url() -> Iterator[str]:
+    pytest.importorskip("mcp")  # the official SDK's server (Python 3.10+)
     with official_http_server("--http") as url:
         yield url
 
@@ -69,8 +72,32 @@ def test_official_server_tools_convert(official_url: str) -> None:
         assert all((t["function"] if api == "chat" else t)["strict"] for t in converted)
     for tool in to_anthropic_tools(tools):
         assert check_anthropic_tool(tool) == []
+    for tool in tools:  # examples made from each schema: strict accepts them (omitted as null) and maps them back
+        strict = jsonschema.Draft202012Validator(to_strict_schema(tool.input_schema))
+        original = jsonschema.Draft202012Validator(tool.input_schema)
+        for example in (_example(tool.input_schema, everything=False), _example(tool.input_schema, everything=True)):
+            assert original.is_valid(example), (tool.name, example)
+            sent = {**{name: None for name in tool.input_schema.get("properties", {})}, **example}
+            assert strict.is_valid(sent), (tool.name, sent)
+            assert original.is_valid(prune_nulls(tool.input_schema, sent))
     slow = to_strict_schema(next(t for t in tools if t.name == "slow").input_schema)
     assert slow["properties"]["steps"]["type"] == ["integer", "null"] and "Default: 3." in slow["properties"]["steps"]["description"]
+
+
+def _example(schema: Dict[str, Any], everything: bool) -> Any:
+    """A value ``schema`` accepts: the required properties only, or every property."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "anyOf" in schema:
+        return _example(next(b for b in schema["anyOf"] if b.get("type") != "null"), everything)
+    kind = schema.get("type", "object")
+    kind = next(k for k in kind if k != "null") if isinstance(kind, list) else kind
+    if kind == "object":
+        names = list(schema.get("properties", {})) if everything else schema.get("required", [])
+        return {name: _example(schema["properties"][name], everything) for name in names}
+    if kind == "array":
+        return [_example(schema.get("items", {"type": "string"}), everything)]
+    return {"string": "x", "integer": 1, "number": 1.5, "boolean": True}[kind]
 
 
 def _check_answers(texts: List[str], error: str = "Error") -> None:

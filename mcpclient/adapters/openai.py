@@ -81,7 +81,11 @@ def _calls(tool_calls: Any, api: str) -> List[Call]:
     for item in (items if items is not None else tool_calls) or []:
         if api == "chat":
             function = field(item, "function")
-            if field(item, "type", "function") != "function" or function is None:
+            if field(item, "type", "function") == "custom":  # a custom tool: none of ours, but it needs an answer
+                found.append(Call(str(field(item, "id")), str(field(field(item, "custom"), "name")),
+                                  "custom tool calls are not supported (MCP tools are functions)"))
+                continue
+            if function is None:
                 continue
             found.append(Call(str(field(item, "id")), str(field(function, "name")),
                               parse_arguments(field(function, "arguments"))))
