@@ -11,7 +11,7 @@ from mcpclient import ServerGroup
 from mcpclient.adapters.anthropic import run_anthropic_tool_uses, to_anthropic_tools
 
 llm = Anthropic()  # ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL from the environment
-model = os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-4-5")
+model = os.environ.get("ANTHROPIC_MODEL", "claude-sonnet-5-5")
 
 with ServerGroup({"testing": "python -m mcpclient.testing"}) as group:
     tools = to_anthropic_tools(group.list_tools())

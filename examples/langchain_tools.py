@@ -18,7 +18,7 @@ from mcpclient import ServerGroup
 from mcpclient.adapters.langchain import to_langchain_tools
 
 llm = OpenAI()  # OPENAI_API_KEY, OPENAI_BASE_URL from the environment
-model = os.environ.get("OPENAI_MODEL", "gpt-4.1")
+model = os.environ.get("OPENAI_MODEL", "gpt-5.5")
 
 with ServerGroup({"testing": "python -m mcpclient.testing"}) as group:
     tools = {tool.name: tool for tool in to_langchain_tools(group)}

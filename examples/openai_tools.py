@@ -14,7 +14,7 @@ from mcpclient import ServerGroup
 from mcpclient.adapters.openai import run_openai_tool_calls, to_openai_tools
 
 llm = OpenAI()  # OPENAI_API_KEY, OPENAI_BASE_URL from the environment
-model = os.environ.get("OPENAI_MODEL", "gpt-4.1")
+model = os.environ.get("OPENAI_MODEL", "gpt-5.5")
 
 with ServerGroup({"testing": "python -m mcpclient.testing"}) as group:
     tools = to_openai_tools(group.list_tools(), strict=True)
