@@ -33,6 +33,7 @@ _KNOWN = {"command", "args", "env", "cwd", "url", "type", "transport", "headers"
 _TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamableHttp": "http",
           "streamable_http": "http", "sse": "sse"}
 _VAR = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_OTHER = re.compile(r"\$\{[^}]*:[^}]*\}")
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -56,7 +57,8 @@ class ServerConfig(_Value):
     extra: Dict[str, Any] = field(default_factory=dict, repr=False, hash=False)
 
     @classmethod
-    def from_dict(cls, name: str, entry: Mapping[str, Any], environ: Optional[Mapping[str, str]] = None) -> "ServerConfig":
+    def from_dict(cls, name: str, entry: Mapping[str, Any],
+                  environ: Optional[Mapping[str, str]] = None) -> "ServerConfig":
         """Parse one entry (the value under its name); ``ValueError`` names the server and the key."""
         return _parse(name, entry, os.environ if environ is None else environ)
 
@@ -132,7 +134,12 @@ def _expand(value: str, server: str, key: str, environ: Mapping[str, str]) -> st
             return default
         raise ValueError(f"server {server!r}: {key} uses ${{{var}}}, but the environment variable {var} is not set")
 
-    return _VAR.sub(one, value)
+    expanded = _VAR.sub(one, value)
+    left = _OTHER.search(_VAR.sub("", value))
+    if left:  # VS Code's ${input:...}, ${workspaceFolder} and the like need the editor
+        raise ValueError(f"server {server!r}: {key} uses {left.group(0)}, which only the editor that wrote "
+                         "the file can fill in")
+    return expanded
 
 
 def _string(entry: Mapping[str, Any], key: str, server: str, environ: Mapping[str, str]) -> Optional[str]:

@@ -130,6 +130,15 @@ class ToolPins:
         changes.extend(ToolChange(server, name, "removed") for name in known if name not in seen)
         return sorted(changes, key=lambda c: (c.tool, c.kind))
 
+    def review(self, server: str, tools: Iterable[ToolLike]) -> List[ToolChange]:
+        """``check()``, then pin the ``added`` tools (trust on first use); the other changes."""
+        tools = list(tools)
+        changes = self.check(server, tools)
+        added = {c.tool for c in changes if c.kind == "added"}
+        if added:
+            self.pin(server, [t for t in tools if tool_definition(t).get("name") in added])
+        return [c for c in changes if c.kind != "added"]
+
     def pin(self, server: str, tools: Iterable[ToolLike]) -> None:
         """Trust these tools' current definitions (others of the server stay as pinned)."""
         entries = {d["name"]: {"fingerprint": tool_fingerprint(d), "definition": d}

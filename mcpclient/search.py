@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Any, Dict, Iterable, List, Sequence
+from typing import Any, Dict, Iterable, List, Optional, Sequence
 
-from .types import Tool
+from .types import TextContent, Tool, ToolResult
 
-__all__ = ["SEARCH_TOOL_NAME", "ToolIndex", "search_tool_definition", "tokenize"]
+__all__ = ["SEARCH_TOOL_NAME", "ToolIndex", "search_result", "search_tool_definition", "tokenize"]
 
 SEARCH_TOOL_NAME = "search_tools"
 
@@ -97,3 +97,16 @@ def search_tool_definition(name: str = SEARCH_TOOL_NAME) -> Tool:
                    "best matches; call one of them next.")
     return Tool(name, description=description, input_schema=schema,
                 raw={"name": name, "description": description, "inputSchema": schema})
+
+
+def search_result(index: ToolIndex, arguments: Optional[Dict[str, Any]]) -> ToolResult:
+    """The answer to a ``search_tools`` call: the matches' names and descriptions, as text and as
+    ``structured_content`` ``{"tools": [{"name", "description"}]}``; bad arguments are a tool error."""
+    arguments = arguments or {}
+    query, k = arguments.get("query"), arguments.get("k", 10)
+    if not isinstance(query, str) or isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        text = 'search_tools needs {"query": string, "k": positive integer}'
+        return ToolResult([TextContent(text)], None, True, tool=SEARCH_TOOL_NAME)
+    found = [{"name": t.name, "description": t.description or ""} for t in index.search(query, min(k, 50))]
+    text = "\n".join(f"{t['name']}: {t['description']}" for t in found) or "no matching tools"
+    return ToolResult([TextContent(text)], {"tools": found}, False, tool=SEARCH_TOOL_NAME)

@@ -50,6 +50,7 @@ def test_vscode_servers_form_and_a_bare_dict():
     servers = load_config(vscode, environ={})
     assert [(s.name, s.type) for s in servers.values()] == [("gh", "http"), ("local", "stdio")]
     assert load_config({"one": {"command": "x"}}, environ={})["one"].command == "x"
+    assert ServerConfig.from_dict("w", {"url": "https://a/${P}"}, environ={"P": "mcp"}).url == "https://a/mcp"
 
 
 @pytest.mark.parametrize("entry, message", [
@@ -61,6 +62,7 @@ def test_vscode_servers_form_and_a_bare_dict():
     ({"url": "ftp://x"}, "server 'bad': 'url' must be an http"),
     ({"command": "srv", "timeout": -1}, "server 'bad': 'timeout' must be a positive"),
     ({"command": "srv", "enabled": "yes"}, "server 'bad': 'enabled'"),
+    ({"command": "srv", "env": {"K": "${input:token}"}}, "server 'bad': env['K'] uses ${input:token}, which only"),
     ({"url": "https://x/${NOPE}"}, "server 'bad': url uses ${NOPE}, but the environment variable NOPE is not set"),
 ])
 def test_invalid_entries_name_the_server_and_the_key(entry, message):

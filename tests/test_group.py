@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
+import signal
 import sys
+import threading
 import time
 
 import pytest
 
-from conftest import SERVERS, TESTING_SERVER, faulty
+from conftest import LONG, OFFICIAL_SERVER, SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
+from helpers import StderrLines
 from http_servers import official_http_server
 from mcpclient import (
-    Client, ConnectError, ProcessExited, RequestTimeout, ServerConfig, ServerGroup, ToolChangedError, ToolPins,
+    Client, ClientClosedError, ConnectError, ProcessExited, RequestTimeout, ServerConfig, ServerGroup, ServerStatus,
+    StdioTransport, ToolChangedError, ToolPins,
     ToolResult, UnknownToolError, load_config, search_tool_definition,
 )
 from mcpclient.group import namespaced_names
@@ -59,6 +64,9 @@ def test_call_tools_runs_in_parallel_keeps_order_and_returns_errors_as_values():
         assert isinstance(results[3], ToolResult) and results[3].text == "z"
         assert results[4].is_error  # a tool error is data, as in call_tool
         assert group.status["dies"].state == "lost"
+        group.connect()  # retries the lost (and failed) servers only
+        assert group.status["dies"] == ServerStatus("ready", None, 1)
+        assert group.resolve("dies.echo") == ("dies", "echo")
 
 
 def test_call_tools_overall_timeout_cancels_the_unfinished_calls():
@@ -195,3 +203,74 @@ def test_server_config_client_is_unconnected_and_takes_the_entry_settings():
         assert client.state == "new" and client.timeout == 3.0
     finally:
         client.close()
+
+
+def test_close_is_parallel_and_bounded_even_with_servers_that_ignore_sigterm():
+    sinks = [StderrLines() for _ in range(3)]
+    servers = {f"s{i}": StdioTransport(faulty("ignore-sigterm"), stderr=sink) for i, sink in enumerate(sinks)}
+    group = ServerGroup(servers, client_options=OPTIONS)
+    grandchildren = []
+    try:
+        group.connect()
+        for sink in sinks:
+            line = sink.wait_for(lambda l: l.startswith("grandchild="))
+            assert line is not None
+            grandchildren.append(int(line.split("=", 1)[1]))
+        started = time.monotonic()
+        group.close()
+        assert time.monotonic() - started < 6.0  # one server's bound (test_faults.py); one after another: 3x
+        assert wait_until(lambda: not any(pid_alive(pid) for pid in grandchildren))
+        assert [s.state for s in group.status.values()] == ["closed"] * 3
+    finally:
+        group.close()
+        for pid in grandchildren:
+            if pid_alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    with pytest.raises(ClientClosedError):
+        group.connect()
+
+
+def test_a_lost_server_with_a_reconnect_policy_keeps_its_tools_and_comes_back():
+    group = ServerGroup({"dies": faulty("exit-on-call"), "a": TESTING_SERVER},
+                        client_options=dict(OPTIONS, reconnect=True))
+    with pytest.raises(UnknownToolError, match="not connected"):
+        group.resolve("a_echo")
+    with group:
+        with pytest.raises(ProcessExited):
+            group.call_tool("dies_echo", {"text": "x"})
+        assert group.status["dies"].state == "lost"
+        assert "dies_echo" in [t.name for t in group.list_tools()]  # its next call reconnects
+        group.list_tools(refresh=True)
+        assert group.status["dies"] == ServerStatus("ready", None, 1)
+
+
+def test_secrets_stay_out_of_reprs_statuses_errors_and_logs(caplog):
+    secret = "s3cret-token-value"
+    config = load_config({"mcpServers": {
+        "remote": {"url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "local": {"command": TESTING_SERVER[0], "args": TESTING_SERVER[1:], "env": {"API_KEY": "${TOKEN}"},
+                  "protocol": "legacy"},
+    }}, environ={"TOKEN": secret})
+    with caplog.at_level(logging.DEBUG, logger="mcpclient"):
+        with ServerGroup(config, client_options={"timeout": 10.0}) as group:
+            status = group.status
+            assert status["remote"].state == "failed" and status["local"].state == "ready"
+            shown = [repr(group), repr(status), str(status["remote"].error), repr(config)]
+    assert not [text for text in shown + [caplog.text] if secret in text]
+
+
+def test_a_server_announcing_new_tools_updates_the_group_and_pins_them(tmp_path):
+    changed = threading.Event()
+    pins = ToolPins(tmp_path / "pins.json")
+    def on_tools_changed(tools):  # the handshake era: the server announces changes unasked
+        if "extra" in [t.name for t in tools]:
+            changed.set()
+
+    options = {"timeout": 20.0, "protocol": "legacy", "on_tools_changed": on_tools_changed}
+    with ServerGroup({"srv": OFFICIAL_SERVER}, client_options=options, pins=pins) as group:
+        assert "srv_extra" not in [t.name for t in group.list_tools()]
+        group.call_tool("srv_add_tool", {"name": "extra"})
+        assert changed.wait(LONG)  # the user's callback runs after the group took the new list
+        assert "srv_extra" in [t.name for t in group.list_tools()]
+        assert group.call_tool("srv_extra").text == "I am extra"
+        assert "extra" in pins.pinned("srv") and group.pin_changes == []

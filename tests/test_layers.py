@@ -20,12 +20,12 @@ PACKAGE = Path(mcpclient.__file__).parent
 LAYERS: List[Tuple[str, List[str]]] = [
     ("bottom: data, errors, small utilities", [
         "_version", "_sentinel", "_lazy", "_wire", "_fork", "_threads", "errors", "elicitation", "types", "handlers",
-        "retry", "reconnect", "protocol", "modern", "cache", "_validation", "pins", "search"]),
+        "retry", "reconnect", "protocol", "modern", "cache", "_validation", "pins", "search", "_naming"]),
     ("transports and auth", ["auth", "transports"]),
     ("engine", ["futures", "_timer", "_keepalive", "serving", "session"]),
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
-                  "subscriptions", "notifications", "tasks", "skills"]),
-    ("facade", ["_extensions", "_lifecycle", "client", "config", "group", ""]),  # "" is the package itself (mcpclient/__init__.py)
+                  "subscriptions", "notifications", "tasks", "skills", "_tooltable"]),
+    ("facade", ["_extensions", "_lifecycle", "client", "config", "_members", "group", ""]),  # "" is the package itself (mcpclient/__init__.py)
     ("top", ["cli", "testing", "adapters", "__main__"]),
 ]
 

@@ -9,8 +9,9 @@ import dataclasses
 from typing import Dict, List, Optional
 
 from mcpclient import (
-    CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, Retry, Root, TextContent,
-    Tool, ToolResult,
+    CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, MCPError, Retry, Root,
+    ServerConfig, ServerGroup, ServerStatus, TextContent, Tool, ToolChange, ToolIndex, ToolPins, ToolResult,
+    load_config, search_tool_definition, tool_fingerprint,
 )
 
 policy = Retry(total=3, retry_tool_calls=True)
@@ -64,3 +65,18 @@ def ask_user(request: ElicitationRequest) -> ElicitationResult:
 
 def joined(result: ToolResult) -> str:
     return result.text if not result.is_error else ""
+
+
+def many_servers(path: str) -> List[str]:
+    configs: Dict[str, ServerConfig] = load_config(path)
+    timeout: Optional[float] = configs["files"].timeout
+    with ServerGroup(configs, client_options={"timeout": timeout}, pins=ToolPins("pins.json")) as group:
+        states: Dict[str, ServerStatus] = group.status
+        failed: Optional[BaseException] = states["files"].error
+        tools: List[Tool] = group.list_tools() + [search_tool_definition()]
+        found: List[Tool] = ToolIndex(tools).search("read a file", k=3) + group.search_tools("fetch")
+        result: ToolResult = group.call_tool("files_read", {"path": "a.txt"})
+        results: List[ToolResult | MCPError] = group.call_tools([("files_read", {"path": "b.txt"})], timeout=5)
+        changes: List[ToolChange] = group.pin_changes
+        pair: tuple[str, str] = group.resolve("files.read")
+        return [tool_fingerprint(t) for t in found] + [result.text, str(failed), str(len(results)), str(changes), *pair]
