@@ -107,6 +107,10 @@ CASES: Dict[str, Any] = {
         [{"mode": "c", "version": 2}, {"mode": "a", "version": 3}, {"mode": "a", "version": 2, "level": 4},
          {"mode": "a", "version": 2, "value": True}, {"mode": "a", "version": 2, "flag": "yes"}],
         True),
+    "keywords beside anyOf": ({
+        "type": "object", "properties": {"n": {"anyOf": [{"type": "integer"}, {"type": "string"}], "minimum": 3,
+                                              "description": "a count or a word"}}, "required": ["n"]},
+        [{"n": 3}, {"n": "two"}], [{"n": 2}, {"n": None}, {}], True),
     "overlapping oneOf": ({
         "type": "object", "properties": {"id": {"oneOf": [{"type": "string"}, {"type": "string", "maxLength": 3}]}}},
         [{"id": "long id"}], [], False),

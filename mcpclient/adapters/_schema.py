@@ -289,9 +289,16 @@ class _Strict:
                 raise StrictSchemaError("the top level may not be 'anyOf' in strict mode")
             if not isinstance(branches, list) or not branches:
                 raise StrictSchemaError(f"{path}: 'anyOf' must be a non-empty list")
-            if "type" in out or "enum" in out:  # a type beside anyOf: fold it into each branch
-                extra = {k: out.pop(k) for k in ("type", "enum") if k in out}
-                branches = [{**extra, **b} if isinstance(b, dict) else b for b in branches]
+            # keywords beside anyOf go into each branch ((A or B) and C is (A and C) or (B and C))
+            extra = {k: node[k] for k in node if k not in ("anyOf", "description", "title") and k not in _ANNOTATIONS}
+            if "enum" in out:
+                extra["enum"] = out["enum"]
+            for key in extra:
+                out.pop(key, None)
+            if extra:
+                if any(isinstance(b, dict) and any(k in b and b[k] != v for k, v in extra.items()) for b in branches):
+                    raise StrictSchemaError(f"{path}: keywords both beside 'anyOf' and in its branches")
+                branches = [{**b, **extra} if isinstance(b, dict) else b for b in branches]
             out["anyOf"] = [self.convert(b, f"{path}.anyOf[{i}]", depth + 1) for i, b in enumerate(branches)]
             return out
         types = _types(node)
