@@ -14,7 +14,7 @@ import logging
 import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
-from ..types import EmbeddedResource, ImageContent, TextContent, Tool, ToolResult
+from ..types import EmbeddedResource, ImageContent, Tool, ToolResult
 from ._calls import (Call, Outcome, as_text, data_url, describe, error_text, field, parse_arguments, run_calls,
                      structured_text, tool_list)
 from ._schema import StrictSchemaError, normalize, to_strict_schema
