@@ -226,3 +226,26 @@ def test_readme_examples_run(example: str, package: str, monkeypatch: pytest.Mon
         runpy.run_path(str(ROOT / "examples" / example), run_name="__main__")
         assert capsys.readouterr().out.startswith("final: hello | ")
         assert endpoint.problems == []
+
+
+def _readme_blocks() -> List[str]:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Tools for your LLM", 1)[1].split("\n## ", 1)[0]
+    return [block.split("```", 1)[0] for block in section.split("```python\n")[1:]]
+
+
+@pytest.mark.parametrize("index,package", [(0, "openai"), (1, "anthropic")])
+def test_readme_section_code_runs(index: int, package: str, monkeypatch: pytest.MonkeyPatch,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's own snippets, exactly as printed, against the scripted endpoint."""
+    pytest.importorskip(package)
+    code = _readme_blocks()[index]
+    assert f"from {package} import" in code
+    with scripted_llm([("testing_echo", {"text": "hello"}), ("testing_add", {"a": 2, "b": 3})]) as endpoint:
+        for name, value in (("OPENAI_BASE_URL", endpoint.url + "/v1"), ("OPENAI_API_KEY", "test"),
+                            ("ANTHROPIC_BASE_URL", endpoint.url), ("ANTHROPIC_API_KEY", "test")):
+            monkeypatch.setenv(name, value)
+        monkeypatch.chdir(ROOT)
+        exec(compile(code, f"README.md[{package}]", "exec"), {"__name__": "__main__"})
+        assert capsys.readouterr().out.startswith("final: hello | ")
+        assert endpoint.problems == []
