@@ -26,7 +26,7 @@ LAYERS: List[Tuple[str, List[str]]] = [
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
                   "subscriptions", "notifications", "tasks", "skills", "_tooltable"]),
     ("facade", ["_extensions", "_lifecycle", "client", "config", "_members", "group", ""]),  # "" is the package itself (mcpclient/__init__.py)
-    ("top", ["cli", "testing", "__main__"]),
+    ("top", ["cli", "testing", "adapters", "__main__"]),
 ]
 
 

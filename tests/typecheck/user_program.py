@@ -6,7 +6,7 @@ Not collected by pytest (no ``test_`` names) and never run: it only has to type-
 from __future__ import annotations
 
 import dataclasses
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from mcpclient import (
     CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, MCPError, Retry, Root,
@@ -80,3 +80,14 @@ def many_servers(path: str) -> List[str]:
         changes: List[ToolChange] = group.pin_changes
         pair: tuple[str, str] = group.resolve("files.read")
         return [tool_fingerprint(t) for t in found] + [result.text, str(failed), str(len(results)), str(changes), *pair]
+
+
+def llm_tools(group: ServerGroup, tool_calls: List[Dict[str, Any]], blocks: List[Dict[str, Any]]) -> int:
+    from mcpclient.adapters.anthropic import run_anthropic_tool_uses, to_anthropic_tools
+    from mcpclient.adapters.openai import run_openai_tool_calls, to_openai_tools
+
+    openai_tools: List[Dict[str, Any]] = to_openai_tools(group.list_tools(), strict=True, api="responses")
+    answers: List[Dict[str, Any]] = run_openai_tool_calls(group, tool_calls, api="chat", timeout=30)
+    claude_tools: List[Dict[str, Any]] = to_anthropic_tools(group)
+    message: Dict[str, Any] = run_anthropic_tool_uses(group, blocks)
+    return len(openai_tools) + len(answers) + len(claude_tools) + len(message["content"])

@@ -1,0 +1,160 @@
+"""Running a model's tool calls, shared by the adapters: argument parsing, the parallel call
+(through a group's ``call_tools``, or a client's futures), and MCP content as provider parts.
+
+A call that cannot run (arguments that are not a JSON object, an unknown tool, a failed
+request) becomes an error result for the model, never an exception: the model reads what went
+wrong and may try again.
+"""
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+from ..errors import MCPError
+from ..types import (AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent, Tool,
+                     ToolResult)
+from ._schema import prune_nulls
+
+Outcome = Union[ToolResult, MCPError, str]  # a str: why the call was not made
+
+
+def field(obj: Any, key: str, default: Any = None) -> Any:
+    """``obj[key]`` for a dict, ``obj.key`` for an SDK object."""
+    if isinstance(obj, dict):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def parse_arguments(raw: Any) -> Union[Dict[str, Any], str]:
+    """The arguments object from a JSON string (or a dict), or why it is not one."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, str):
+        return f"arguments must be a JSON object, got {type(raw).__name__}"
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        return f"arguments are not valid JSON ({exc})"
+    if not isinstance(value, dict):
+        return f"arguments must be a JSON object, got {type(value).__name__}"
+    return value
+
+
+@dataclass
+class Call:
+    """One tool call the model asked for: its id, tool name and parsed arguments (or the error)."""
+
+    id: str
+    name: str
+    arguments: Union[Dict[str, Any], str]
+
+
+def tool_list(tools: Any) -> List[Tool]:
+    """``tools`` as a list: a group's or client's ``list_tools()``, or the tools given."""
+    return list(tools.list_tools()) if hasattr(tools, "list_tools") else list(tools)
+
+
+def _schemas(target: Any, tools: Optional[Sequence[Tool]]) -> Dict[str, Any]:
+    if tools is None:
+        try:
+            tools = target.list_tools()
+        except MCPError:
+            return {}
+    return {tool.name: tool.input_schema for tool in tools}
+
+
+def run_calls(target: Any, calls: List[Call], *, tools: Optional[Sequence[Tool]] = None,
+              timeout: Optional[float] = None) -> List[Outcome]:
+    """Run ``calls`` at once through ``target.call_tools`` (a group) or ``target.call_tool_future``
+    (a client); one outcome per call, in order. ``null``s for omitted optional arguments (strict
+    mode) are dropped first, using ``tools``' schemas (by default ``target.list_tools()``, asked
+    only when some argument is ``null``)."""
+    outcomes: List[Outcome] = [c.arguments if isinstance(c.arguments, str) else "" for c in calls]
+    runnable = [(i, c) for i, c in enumerate(calls) if isinstance(c.arguments, dict)]
+    if any(None in c.arguments.values() for _, c in runnable):  # type: ignore[union-attr]
+        schemas = _schemas(target, tools)
+        for _, call in runnable:
+            if call.name in schemas:
+                call.arguments = prune_nulls(schemas[call.name], call.arguments)
+    pairs: List[Tuple[str, Dict[str, Any]]] = [(c.name, c.arguments) for _, c in runnable]  # type: ignore[misc]
+    if not pairs:
+        return outcomes
+    if hasattr(target, "call_tools"):
+        results = list(target.call_tools(pairs, timeout=timeout))
+    else:  # a Client: one future per call, all in flight together
+        futures = []
+        for name, arguments in pairs:
+            try:
+                futures.append(target.call_tool_future(name, arguments, timeout=timeout))
+            except MCPError as exc:
+                futures.append(exc)
+        results = []
+        for future in futures:
+            try:
+                results.append(future if isinstance(future, MCPError) else future.result())
+            except MCPError as exc:
+                results.append(exc)
+    for (index, _), result in zip(runnable, results):
+        outcomes[index] = result
+    return outcomes
+
+
+# --- content --------------------------------------------------------------------------------------
+
+def data_url(mime_type: str, data: bytes) -> str:
+    return f"data:{mime_type};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def describe(block: Content) -> str:
+    """A text stand-in for a block the provider cannot take as it is."""
+    if isinstance(block, (ImageContent, AudioContent)):
+        return f"[{block.type}: {block.mime_type or 'unknown type'}, {len(block.data)} bytes]"
+    if isinstance(block, ResourceLink):
+        parts = [f"[resource link: {block.name or block.uri} <{block.uri}>"]
+        if block.mime_type:
+            parts.append(f" ({block.mime_type})")
+        if block.description:
+            parts.append(f": {block.description}")
+        return "".join(parts) + "]"
+    if isinstance(block, EmbeddedResource):
+        res = block.resource
+        if res.text is not None:
+            return f"[resource <{res.uri}>]\n{res.text}"
+        return f"[resource <{res.uri}>: {res.mime_type or 'binary'}, {len(res.blob or b'')} bytes]"
+    if isinstance(block, TextContent):
+        return block.text
+    return f"[unsupported content: {block.type}]"
+
+
+def structured_text(result: ToolResult) -> Optional[str]:
+    """``structured_content`` as JSON text, unless a text block already carries the same value."""
+    if result.structured_content is None:
+        return None
+    for block in result.content:
+        if isinstance(block, TextContent):
+            try:
+                if json.loads(block.text) == result.structured_content:
+                    return None
+            except ValueError:
+                pass
+    return json.dumps(result.structured_content, ensure_ascii=False)
+
+
+def error_text(outcome: Union[MCPError, str]) -> str:
+    if isinstance(outcome, str):
+        return f"Error: {outcome}"
+    return f"Error: {type(outcome).__name__}: {outcome}"
+
+
+def as_text(result: ToolResult) -> str:
+    """The whole result as one string (images and other binary content as placeholders)."""
+    parts = [describe(block) for block in result.content]
+    extra = structured_text(result)
+    if extra is not None:
+        parts.append(extra)
+    text = "\n".join(p for p in parts if p)
+    return f"Error: {text}" if result.is_error else text

@@ -1,0 +1,48 @@
+"""MCP tools as LangChain ``StructuredTool``s (needs ``langchain-core``: the ``langchain`` extra).
+
+Each tool keeps the server's JSON schema as its ``args_schema``, runs through the group or
+client (``func``; ``coroutine`` runs the same call in a worker thread), and answers with
+``response_format="content_and_artifact"``: the text for the model, the ``ToolResult`` as the
+artifact. A result with ``is_error`` raises ``ToolException``, which LangChain turns into an
+error ``ToolMessage`` (``status="error"``).
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
+
+from ..types import Tool, ToolResult
+from ._calls import as_text
+from ._schema import normalize, prune_nulls
+
+if TYPE_CHECKING:
+    from langchain_core.tools import StructuredTool
+
+__all__ = ["to_langchain_tools"]
+
+
+def _tool(target: Any, tool: Tool) -> "StructuredTool":
+    from langchain_core.tools import StructuredTool, ToolException  # optional dependency: imported when used
+
+    schema = normalize(tool.input_schema)
+
+    def call(**arguments: Any) -> Tuple[str, ToolResult]:
+        result = target.call_tool(tool.name, prune_nulls(tool.input_schema, arguments))
+        if result.is_error:
+            raise ToolException(as_text(result))
+        return as_text(result), result
+
+    async def acall(**arguments: Any) -> Tuple[str, ToolResult]:
+        return await asyncio.to_thread(call, **arguments)
+
+    return StructuredTool(name=tool.name, description=tool.description or tool.title or tool.name,
+                          args_schema=schema, func=call, coroutine=acall,
+                          response_format="content_and_artifact", handle_tool_error=True,
+                          metadata={"mcp_tool": tool.name})
+
+
+def to_langchain_tools(group_or_client: Any, *, tools: Optional[Sequence[Tool]] = None) -> List["StructuredTool"]:
+    """One ``StructuredTool`` per tool of ``group_or_client`` (``tools``, or its ``list_tools()``),
+    each calling it through ``call_tool``."""
+    found = group_or_client.list_tools() if tools is None else tools
+    return [_tool(group_or_client, tool) for tool in found]
