@@ -213,6 +213,23 @@ def test_config_file_selects_a_server(tmp_path):
     assert "testing" in assert_one_error_line(proc)  # lists the available names
 
 
+def test_tools_applies_a_config_entrys_include_and_exclude_filters(tmp_path):
+    argv = mcpclient.testing.server_command()
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "a": {"command": argv[0], "args": argv[1:], "include": ["a*", "e*"], "exclude": ["echo"]},
+        "b": {"command": argv[0], "args": argv[1:], "include": ["echo"]},
+    }}))
+    proc = run("tools", "--config", str(config), "--server", "a", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(t["name"] for t in json.loads(proc.stdout)) == ["add", "ask_client"]
+    proc = run("tools", "--config", str(config), "--json")  # every server at once
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert sorted(t["name"] for t in report["a"]) == ["add", "ask_client"]
+    assert [t["name"] for t in report["b"]] == ["echo"]
+
+
 def test_config_without_server_lists_every_servers_tools_and_reports_a_failing_one(tmp_path):
     argv = mcpclient.testing.server_command("--name", "first")
     config = tmp_path / "mcp.json"

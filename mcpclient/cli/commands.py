@@ -12,6 +12,7 @@ from mcpclient import Client, ConnectError, InvalidParams, MCPError, ServerGroup
 
 from .args import EXIT_ERROR, EXIT_OK, EXIT_USAGE, PROG, UsageError, parse_pairs
 from .connect import EntryError, Server, open_client, servers
+from .._tooltable import excluded
 from .diagnostics import error_message
 from .render import (
     compact, print_message, print_server, prompt_arguments, render_block, render_contents, render_tool_result,
@@ -28,7 +29,8 @@ def _connect(ns: argparse.Namespace) -> Client:
 
 
 def _each_server(ns: argparse.Namespace, out: Output, fetch: Callable[[Client], Any],
-                 show: Callable[[Any], None], as_json: Callable[[Any], Any]) -> int:
+                 show: Callable[[Any], None], as_json: Callable[[Any], Any],
+                 keep: Callable[[Any, Any], Any] = lambda found, server: found) -> int:
     """Run ``fetch`` on one server, or on every server of ``--config`` when no ``--server`` is
     given: those are connected in parallel (a ``ServerGroup``), each shown under its name; a
     server that fails is reported and the rest still shown (exit 1 if any failed). Entries
@@ -37,6 +39,8 @@ def _each_server(ns: argparse.Namespace, out: Output, fetch: Callable[[Client], 
     if not ns.config or ns.server is not None or len(chosen) == 1:
         with _connect(ns) as client:
             found = fetch(client)
+        if chosen and isinstance(chosen[0], Server):
+            found = keep(found, chosen[0])
         if ns.json:
             out.json(as_json(found))
         else:
@@ -73,7 +77,7 @@ def _each_server(ns: argparse.Namespace, out: Output, fetch: Callable[[Client], 
                     results[name] = (None, status.error)
                     continue
                 try:
-                    results[name] = (fetch(group.client(name)), None)
+                    results[name] = (keep(fetch(group.client(name)), names[name]), None)
                 except (MCPError, ValueError, TypeError, OSError) as exc:
                     results[name] = (None, exc)
         finally:
@@ -129,8 +133,11 @@ def show_tools(out: Output, tools: List[Tool]) -> None:
 
 
 def cmd_tools(ns: argparse.Namespace, out: Output) -> int:
+    """The server's tools; a config entry's ``include``/``exclude`` globs apply, as in a group."""
     return _each_server(ns, out, lambda client: client.list_tools(), lambda tools: show_tools(out, tools),
-                        lambda tools: [t.raw for t in tools])
+                        lambda tools: [t.raw for t in tools],
+                        lambda tools, server: [t for t in tools if not excluded([t.name], [(server.include,
+                                                                                             server.exclude)])])
 
 
 def _unknown_tool(client: Client, name: str) -> Optional[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any, Dict, List, NamedTuple, Optional, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 from urllib.parse import urlsplit
 
 from mcpclient import Client, StdioTransport, load_config
@@ -28,6 +28,8 @@ class Server(NamedTuple):
     timeout: Optional[float] = None
     protocol: str = "auto"
     enabled: bool = True
+    include: Tuple[str, ...] = ()  # a config entry's tool filters (globs)
+    exclude: Tuple[str, ...] = ()
 
 
 class EntryError(ValueError):
@@ -51,7 +53,7 @@ def config_server(path: str, name: str, entry: Any) -> Server:
     else:
         target = config.url or ""
     return Server(name, target, dict(config.headers), config.type if explicit else None, config.timeout,
-                  config.protocol, config.enabled)
+                  config.protocol, config.enabled, tuple(config.include), tuple(config.exclude))
 
 
 def is_url(target: Any) -> bool:
