@@ -1,0 +1,43 @@
+"""Review of issue 11 (server groups, LLM adapters, config, pins, search): regressions found in review.
+
+Real servers over real pipes (``tests/servers/review_nested.py`` is the official SDK's
+``MCPServer``, which validates arguments with pydantic). No sleep orders events.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from conftest import SERVERS, TESTING_SERVER
+from mcpclient import ServerGroup
+
+try:
+    import mcp  # noqa: F401
+
+    HAVE_OFFICIAL = True
+except ImportError:
+    HAVE_OFFICIAL = False
+
+needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
+NESTED = [sys.executable, str(SERVERS / "review_nested.py")]
+
+
+def _chat_call(name: str, arguments: dict) -> dict:
+    return {"id": "call_1", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+@needs_official
+def test_strict_mode_null_for_a_nested_optional_argument_is_dropped_before_the_call():
+    """Strict mode makes ``filter.limit`` (optional, not nullable) required-and-nullable, so the
+    model sends ``null`` for "omitted". The adapter must drop it at any depth, not only when a
+    top-level argument is null; the server (pydantic) refuses ``limit: null``."""
+    from mcpclient.adapters.openai import run_openai_tool_calls, to_openai_tools
+
+    with ServerGroup({"s": NESTED}) as group:
+        [tool] = to_openai_tools(group, strict=True)
+        assert tool["function"]["strict"] is True
+        assert tool["function"]["parameters"]["properties"]["filter"]["properties"]["limit"]["type"] == ["integer", "null"]
+        [answer] = run_openai_tool_calls(group, [_chat_call("s_find", {"query": "q", "filter": {"kind": "k", "limit": None}})])
+    assert answer["content"] == "q k 10", answer["content"]
