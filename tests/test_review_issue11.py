@@ -40,4 +40,4 @@ def test_strict_mode_null_for_a_nested_optional_argument_is_dropped_before_the_c
         assert tool["function"]["strict"] is True
         assert tool["function"]["parameters"]["properties"]["filter"]["properties"]["limit"]["type"] == ["integer", "null"]
         [answer] = run_openai_tool_calls(group, [_chat_call("s_find", {"query": "q", "filter": {"kind": "k", "limit": None}})])
-    assert answer["content"] == "q k 10", answer["content"]
+    assert answer["content"].startswith("q k 10"), answer["content"]
