@@ -67,15 +67,23 @@ def _schemas(target: Any, tools: Optional[Sequence[Tool]]) -> Dict[str, Any]:
     return {tool.name: tool.input_schema for tool in tools}
 
 
+def _has_null(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(v is None or _has_null(v) for v in value.values())
+    if isinstance(value, list):
+        return any(v is None or _has_null(v) for v in value)
+    return False
+
+
 def run_calls(target: Any, calls: List[Call], *, tools: Optional[Sequence[Tool]] = None,
               timeout: Optional[float] = None) -> List[Outcome]:
     """Run ``calls`` at once through ``target.call_tools`` (a group) or ``target.call_tool_future``
     (a client); one outcome per call, in order. ``null``s for omitted optional arguments (strict
     mode) are dropped first, using ``tools``' schemas (by default ``target.list_tools()``, asked
-    only when some argument is ``null``)."""
+    only when some argument, at any depth, is ``null``)."""
     outcomes: List[Outcome] = [c.arguments if isinstance(c.arguments, str) else "" for c in calls]
     runnable = [(i, c) for i, c in enumerate(calls) if isinstance(c.arguments, dict)]
-    if any(None in c.arguments.values() for _, c in runnable):  # type: ignore[union-attr]
+    if any(_has_null(c.arguments) for _, c in runnable):  # at any depth: strict mode nests them too
         schemas = _schemas(target, tools)
         for _, call in runnable:
             if call.name in schemas:
