@@ -6,11 +6,12 @@ Real servers over real pipes (``tests/servers/review_nested.py`` is the official
 from __future__ import annotations
 
 import json
+import time
 import sys
 
 import pytest
 
-from conftest import SERVERS, TESTING_SERVER
+from conftest import LONG, SERVERS, TESTING_SERVER
 from mcpclient import ServerGroup
 
 try:
@@ -41,3 +42,17 @@ def test_strict_mode_null_for_a_nested_optional_argument_is_dropped_before_the_c
         assert tool["function"]["parameters"]["properties"]["filter"]["properties"]["limit"]["type"] == ["integer", "null"]
         [answer] = run_openai_tool_calls(group, [_chat_call("s_find", {"query": "q", "filter": {"kind": "k", "limit": None}})])
     assert answer["content"].startswith("q k 10"), answer["content"]
+
+
+def test_running_tool_calls_through_a_bare_client_keeps_the_clients_timeout():
+    """``run_openai_tool_calls(client, ...)`` with no ``timeout`` must use the client's default
+    per-request timeout, as a group does, not wait forever for a tool that hangs."""
+    from mcpclient import Client
+    from mcpclient.adapters.openai import run_openai_tool_calls
+
+    with Client(TESTING_SERVER, timeout=0.5) as client:
+        started = time.monotonic()
+        [answer] = run_openai_tool_calls(client, [_chat_call("slow", {"steps": 1, "delay": 30})])
+        took = time.monotonic() - started
+    assert answer["content"].startswith("Error: RequestTimeout"), answer["content"]
+    assert took < LONG, took
