@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from .._sentinel import DEFAULT
 from ..errors import MCPError
 from ..types import (AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent, Tool,
                      ToolResult)
@@ -97,7 +98,8 @@ def run_calls(target: Any, calls: List[Call], *, tools: Optional[Sequence[Tool]]
         futures = []
         for name, arguments in pairs:
             try:
-                futures.append(target.call_tool_future(name, arguments, timeout=timeout))
+                futures.append(target.call_tool_future(  # None: the client's own timeout, as a group's calls
+                    name, arguments, timeout=DEFAULT if timeout is None else timeout))
             except MCPError as exc:
                 futures.append(exc)
         results = []
