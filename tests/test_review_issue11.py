@@ -56,3 +56,21 @@ def test_running_tool_calls_through_a_bare_client_keeps_the_clients_timeout():
         took = time.monotonic() - started
     assert answer["content"].startswith("Error: RequestTimeout"), answer["content"]
     assert took < LONG, took
+
+
+needs_langchain = pytest.mark.skipif(sys.version_info < (3, 11), reason="langchain-core is pinned for Python 3.11+")
+
+
+@needs_langchain
+def test_a_langchain_tool_whose_call_fails_answers_an_error_tool_message_not_an_exception():
+    """As the OpenAI and Anthropic adapters do, a call that fails (here: the client's timeout)
+    is an error for the model (``ToolMessage(status="error")``), not an exception that ends the
+    agent loop."""
+    from mcpclient.adapters.langchain import to_langchain_tools
+
+    with ServerGroup({"t": TESTING_SERVER}, client_options={"timeout": 0.5}) as group:
+        tools = {tool.name: tool for tool in to_langchain_tools(group)}
+        message = tools["t_slow"].invoke({"type": "tool_call", "id": "c1", "name": "t_slow",
+                                          "args": {"steps": 1, "delay": 5}})
+    assert message.status == "error"
+    assert "RequestTimeout" in message.content
