@@ -74,3 +74,21 @@ def test_a_langchain_tool_whose_call_fails_answers_an_error_tool_message_not_an_
                                           "args": {"steps": 1, "delay": 5}})
     assert message.status == "error"
     assert "RequestTimeout" in message.content
+
+
+NO_TOOLS = [sys.executable, str(SERVERS / "review_no_tools.py")]
+
+
+def test_a_connected_server_without_the_tools_capability_is_ready_with_no_tools_not_failed():
+    """A prompts- or resources-only server of a desktop config connects fine: the group must
+    report it ``ready`` with 0 tools (its client usable), not ``failed``, and must not refuse
+    to connect when it is the only server."""
+    with ServerGroup({"t": TESTING_SERVER, "p": NO_TOOLS}) as group:
+        status = group.status
+        assert status["p"].state == "ready", status["p"]
+        assert status["p"].error is None and status["p"].tools == 0
+        assert group.client("p").list_prompts() == []
+        assert status["t"].state == "ready" and status["t"].tools > 0
+    with ServerGroup({"p": NO_TOOLS}) as group:
+        assert group.status["p"].state == "ready"
+        assert group.list_tools() == []
