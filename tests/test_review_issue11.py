@@ -92,3 +92,30 @@ def test_a_connected_server_without_the_tools_capability_is_ready_with_no_tools_
     with ServerGroup({"p": NO_TOOLS}) as group:
         assert group.status["p"].state == "ready"
         assert group.list_tools() == []
+
+
+MUTABLE = [sys.executable, str(SERVERS / "mutable_tools.py")]
+
+
+def _mutable_server(schema: dict) -> dict:
+    return {"command": MUTABLE[0], "args": MUTABLE[1:], "env": {"TOOL_SCHEMA": json.dumps(schema)}, "protocol": "legacy"}
+
+
+def test_openai_tools_have_no_top_level_not_enum_or_const():
+    """OpenAI refuses a function whose parameters have ``oneOf``/``anyOf``/``allOf``/``enum``/
+    ``const``/``not`` at the top level ("schema must have type 'object' and not have ... at the
+    top level") — and refuses the whole request with it. "a or b, not both" is a common
+    ``not``; strict mode cannot say it either, so both the strict and the non-strict tool must
+    leave it out (the server still validates)."""
+    from mcpclient import load_config
+    from mcpclient.adapters.openai import to_openai_tools
+
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+              "not": {"required": ["a", "b"]}}
+    with ServerGroup(load_config({"mcpServers": {"kv": _mutable_server(schema)}})) as group:
+        for strict in (False, True):
+            for api in ("chat", "responses"):
+                [tool] = to_openai_tools(group, strict=strict, api=api)
+                parameters = (tool["function"] if api == "chat" else tool)["parameters"]
+                assert not {"oneOf", "anyOf", "allOf", "enum", "const", "not"} & set(parameters), parameters
+                assert set(parameters["properties"]) == {"a", "b"}
