@@ -119,3 +119,34 @@ def test_openai_tools_have_no_top_level_not_enum_or_const():
                 parameters = (tool["function"] if api == "chat" else tool)["parameters"]
                 assert not {"oneOf", "anyOf", "allOf", "enum", "const", "not"} & set(parameters), parameters
                 assert set(parameters["properties"]) == {"a", "b"}
+
+
+def _hangs_on_restart(marker) -> list:
+    """The testing server; started again while ``marker`` exists, it never answers (a restart
+    that hangs: a reconnect waits for its whole timeout)."""
+    script = (f"import os, runpy, sys\nif os.path.exists({str(marker)!r}):\n    sys.stdin.read()\n    sys.exit(0)\n"
+              "sys.argv = ['mcpclient.testing']\nrunpy.run_module('mcpclient.testing', run_name='__main__')")
+    return [sys.executable, "-c", script]
+
+
+def test_call_tools_overall_timeout_holds_while_a_lost_server_reconnects(tmp_path):
+    """A lost server with a ``Reconnect`` policy keeps its tools listed, and its next call
+    reconnects — in the thread that makes the call. ``call_tools`` must neither wait for that
+    reconnect before sending the other calls nor let it outlast the overall ``timeout``."""
+    import os
+    import signal
+
+    from conftest import wait_until
+
+    marker = tmp_path / "hang"
+    with ServerGroup({"lost": _hangs_on_restart(marker), "a": TESTING_SERVER},
+                     client_options={"timeout": 8.0, "reconnect": True}) as group:
+        marker.touch()
+        os.kill(group.client("lost").transport.pid, signal.SIGKILL)
+        assert wait_until(lambda: group.status["lost"].state == "lost")
+        assert "lost_echo" in [t.name for t in group.list_tools()]
+        started = time.monotonic()
+        results = group.call_tools([("lost_echo", {"text": "x"}), ("a_echo", {"text": "y"})], timeout=1.0)
+        took = time.monotonic() - started
+        assert results[1].text == "y"
+        assert took < 4.0, (took, results)
