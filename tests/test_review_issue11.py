@@ -150,3 +150,23 @@ def test_call_tools_overall_timeout_holds_while_a_lost_server_reconnects(tmp_pat
         took = time.monotonic() - started
         assert results[1].text == "y"
         assert took < 4.0, (took, results)
+
+
+def test_a_disabled_entry_needs_none_of_its_variables(tmp_path, monkeypatch):
+    """Desktop hosts keep servers switched off with ``"disabled": true`` — often because their
+    token is not set here. Such an entry must not make the whole file unusable."""
+    from mcpclient import load_config
+
+    monkeypatch.delenv("UNSET_REVIEW_4242", raising=False)
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {
+        "t": {"command": TESTING_SERVER[0], "args": TESTING_SERVER[1:]},
+        "off": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${UNSET_REVIEW_4242}"},
+                "disabled": True},
+    }}))
+    assert load_config(path)["off"].enabled is False
+    with ServerGroup(path) as group:
+        assert group.status["t"].state == "ready" and group.status["off"].state == "disabled"
+    with pytest.raises(ValueError, match="UNSET_REVIEW_4242"):  # enabled, it still names the variable
+        load_config({"mcpServers": {"on": {"url": "https://example.com/mcp",
+                                           "headers": {"Authorization": "Bearer ${UNSET_REVIEW_4242}"}}}})
