@@ -170,3 +170,18 @@ def test_a_disabled_entry_needs_none_of_its_variables(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="UNSET_REVIEW_4242"):  # enabled, it still names the variable
         load_config({"mcpServers": {"on": {"url": "https://example.com/mcp",
                                            "headers": {"Authorization": "Bearer ${UNSET_REVIEW_4242}"}}}})
+
+
+def test_connect_again_retries_a_server_that_failed_to_start(tmp_path):
+    """``connect()`` "called again, retries the failed and lost servers": a server whose first
+    start failed (its client closed by that failure) must get a new client and come up."""
+    marker = tmp_path / "fail"
+    marker.touch()
+    script = (f"import os, runpy, sys\nif os.path.exists({str(marker)!r}): sys.exit(3)\n"
+              "sys.argv = ['mcpclient.testing']\nrunpy.run_module('mcpclient.testing', run_name='__main__')")
+    with ServerGroup({"a": TESTING_SERVER, "f": [sys.executable, "-c", script]}) as group:
+        assert group.status["f"].state == "failed"
+        marker.unlink()
+        group.connect()
+        assert group.status["f"].state == "ready", group.status["f"]
+        assert group.call_tool("f_echo", {"text": "back"}).text == "back"
