@@ -47,6 +47,8 @@ class Member:
     def open(self, options: Mapping[str, Any], connect_timeout: Optional[float]) -> List[Tool]:
         """Make the client if there is none yet, connect it unless it is ready, and list its tools
         (none when it does not declare the ``tools`` capability)."""
+        if self.client is not None and self.client.state == "closed" and not isinstance(self.source, Client):
+            self.client = None  # a first connect that failed closed its client: try again with a new one
         if self.client is None:
             source = self.source
             self.client = source.client(**options) if isinstance(source, ServerConfig) else Client(source, **options)
