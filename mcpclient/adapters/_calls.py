@@ -141,17 +141,32 @@ def describe(block: Content) -> str:
 
 
 def structured_text(result: ToolResult) -> Optional[str]:
-    """``structured_content`` as JSON text, unless a text block already carries the same value."""
-    if result.structured_content is None:
+    """``structured_content`` as JSON text, unless the text blocks already carry the same value
+    (also as the official SDK sends a wrapped return: ``{"result": <the text>}``)."""
+    value = result.structured_content
+    if value is None:
         return None
-    for block in result.content:
-        if isinstance(block, TextContent):
-            try:
-                if json.loads(block.text) == result.structured_content:
-                    return None
-            except ValueError:
-                pass
-    return json.dumps(result.structured_content, ensure_ascii=False)
+    same = [value]
+    if isinstance(value, dict) and list(value) == ["result"]:  # the official SDK wraps a str/int/list return so
+        same.append(value["result"])
+    texts = [block.text for block in result.content if isinstance(block, TextContent)]
+    for text in texts:
+        if text in same or _json(text) in same:
+            return None
+    if isinstance(same[-1], list) and len(texts) == len(same[-1]) and texts \
+            and all(t == v or _json(t) == v for t, v in zip(texts, same[-1])):  # a list: one block per item
+        return None
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+_NOT_JSON = object()
 
 
 def error_text(outcome: Union[MCPError, str]) -> str:
