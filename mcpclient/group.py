@@ -342,7 +342,7 @@ def _start_call(client: Client, tool: str, arguments: Optional[Dict[str, Any]]) 
     """``client.call_tool_future(...)``, never blocking the caller: a client that is not ready
     (lost, with a ``Reconnect`` policy) reconnects inside that call, so it is made on a thread of
     its own, and the returned future follows it (cancelling it cancels the call)."""
-    if client.state == "ready":
+    if client.state not in ("lost", "connecting", "forked"):  # ready, or an error at once (closed, new)
         return client.call_tool_future(tool, arguments)
     outer: "Future[Any]" = Future()
 
