@@ -223,3 +223,11 @@ def test_the_sdks_wrapped_primitive_result_is_not_sent_twice():
     assert chat["content"] == "q k 10"
     assert responses["output"] == "q k 10"
     assert message["content"][0]["content"] == [{"type": "text", "text": "q k 10"}]
+
+
+def test_call_tools_takes_an_iterable_of_calls_without_losing_them():
+    """A generator of ``(name, arguments)`` pairs was consumed by the argument check, and
+    ``call_tools`` silently returned ``[]``: every call lost, no error."""
+    with ServerGroup({"t": TESTING_SERVER}) as group:
+        results = group.call_tools((name, {"text": name}) for name in ("t_echo", "t_echo"))
+    assert [r.text for r in results] == ["t_echo", "t_echo"]
