@@ -291,7 +291,10 @@ class ServerGroup:
         """Run ``(name, arguments)`` calls in parallel; their results in the same order. A call that
         fails is its exception in the list, never raised; after ``timeout`` seconds (overall) the
         unfinished calls are cancelled and reported as ``RequestTimeout``."""
-        if isinstance(calls, (str, bytes)) or not all(isinstance(c, (tuple, list)) and len(c) == 2 for c in calls):
+        if isinstance(calls, (str, bytes)):
+            raise TypeError("calls must be a sequence of (name, arguments) pairs")
+        calls = list(calls)  # an iterator is checked, then run, not used up by the check
+        if not all(isinstance(c, (tuple, list)) and len(c) == 2 for c in calls):
             raise TypeError("calls must be a sequence of (name, arguments) pairs")
         slots: List[Any] = []  # a result or an error now, or the call's future
         for name, arguments in calls:
