@@ -8,6 +8,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from .client import Client
 from .config import ServerConfig
+from .errors import CapabilityError
 from .types import Tool
 
 __all__ = ["Member", "in_parallel", "watch"]
@@ -44,13 +45,19 @@ class Member:
                                     and not self.client.is_closed)  # (lost is_closed only without a policy)
 
     def open(self, options: Mapping[str, Any], connect_timeout: Optional[float]) -> List[Tool]:
-        """Make the client if there is none yet, connect it unless it is ready, and list its tools."""
+        """Make the client if there is none yet, connect it unless it is ready, and list its tools
+        (none when it does not declare the ``tools`` capability)."""
+        if self.client is not None and self.client.state == "closed" and not isinstance(self.source, Client):
+            self.client = None  # a first connect that failed closed its client: try again with a new one
         if self.client is None:
             source = self.source
             self.client = source.client(**options) if isinstance(source, ServerConfig) else Client(source, **options)
         if self.client.state != "ready":
             self.client.connect(**({"timeout": connect_timeout} if connect_timeout else {}))
-        return self.client.list_tools()
+        try:
+            return self.client.list_tools()
+        except CapabilityError:  # a prompts- or resources-only server: connected, with no tools
+            return []
 
 
 def watch(owner: Any, server: str, then: Optional[ToolsCallback]) -> ToolsCallback:

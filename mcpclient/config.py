@@ -7,7 +7,8 @@ VS Code's ``servers`` form, read into frozen ``ServerConfig`` values.
 
 ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` are expanded from the environment in
 ``command``, ``args``, ``env``, ``cwd``, ``url`` and ``headers``; a missing variable is a
-``ValueError`` naming it and the server (never its value). ``~`` is expanded in ``command``,
+``ValueError`` naming it and the server (never its value), except in a disabled entry, where it
+stays as written. ``~`` is expanded in ``command``,
 ``cwd`` and arguments that start with it. Keys this module does not know are kept in ``extra``.
 """
 from __future__ import annotations
@@ -125,6 +126,11 @@ def load_config(source: Source, *, environ: Optional[Mapping[str, str]] = None) 
 
 # --- parsing ------------------------------------------------------------------------------------
 
+class _Disabled(dict):  # type: ignore[type-arg]
+    """The environment of a disabled entry: a variable not set stays ``${VAR}``, not an error
+    (a server switched off often is because its token is not set here)."""
+
+
 def _expand(value: str, server: str, key: str, environ: Mapping[str, str]) -> str:
     def one(match: "re.Match[str]") -> str:
         var, default = match.group(1), match.group(2)
@@ -132,11 +138,13 @@ def _expand(value: str, server: str, key: str, environ: Mapping[str, str]) -> st
             return environ[var]
         if default is not None:
             return default
+        if isinstance(environ, _Disabled):
+            return match.group(0)
         raise ValueError(f"server {server!r}: {key} uses ${{{var}}}, but the environment variable {var} is not set")
 
     expanded = _VAR.sub(one, value)
     left = _OTHER.search(_VAR.sub("", value))
-    if left:  # VS Code's ${input:...}, ${workspaceFolder} and the like need the editor
+    if left and not isinstance(environ, _Disabled):  # VS Code's ${input:...}, ${workspaceFolder} and the like need the editor
         raise ValueError(f"server {server!r}: {key} uses {left.group(0)}, which only the editor that wrote "
                          "the file can fill in")
     return expanded
@@ -178,6 +186,8 @@ def _home(path: str) -> str:
 
 
 def _parse(name: str, entry: Mapping[str, Any], environ: Mapping[str, str]) -> ServerConfig:
+    if entry.get("enabled", True) is False or entry.get("disabled", False) is True:
+        environ = _Disabled(environ)
     command = _string(entry, "command", name, environ)
     url = _string(entry, "url", name, environ)
     given = entry.get("type", entry.get("transport"))

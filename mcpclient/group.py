@@ -15,7 +15,7 @@ import logging
 import os
 import re
 import threading
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import wait as wait_all
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -291,7 +291,10 @@ class ServerGroup:
         """Run ``(name, arguments)`` calls in parallel; their results in the same order. A call that
         fails is its exception in the list, never raised; after ``timeout`` seconds (overall) the
         unfinished calls are cancelled and reported as ``RequestTimeout``."""
-        if isinstance(calls, (str, bytes)) or not all(isinstance(c, (tuple, list)) and len(c) == 2 for c in calls):
+        if isinstance(calls, (str, bytes)):
+            raise TypeError("calls must be a sequence of (name, arguments) pairs")
+        calls = list(calls)  # an iterator is checked, then run, not used up by the check
+        if not all(isinstance(c, (tuple, list)) and len(c) == 2 for c in calls):
             raise TypeError("calls must be a sequence of (name, arguments) pairs")
         slots: List[Any] = []  # a result or an error now, or the call's future
         for name, arguments in calls:
@@ -300,7 +303,7 @@ class ServerGroup:
                     slots.append(self._search_result(arguments))
                     continue
                 server, tool = self.resolve(name)
-                future = self.client(server).call_tool_future(tool, arguments)
+                future = _start_call(self.client(server), tool, arguments)
                 future.add_done_callback(functools.partial(self._note, server))
                 slots.append(future)
             except Exception as exc:  # per call, as a value
@@ -336,3 +339,38 @@ class ServerGroup:
 
     def _search_result(self, arguments: Optional[Dict[str, Any]]) -> ToolResult:
         return search_result(self._tool_index(), arguments)
+
+
+def _start_call(client: Client, tool: str, arguments: Optional[Dict[str, Any]]) -> "Future[Any]":
+    """``client.call_tool_future(...)``, never blocking the caller: a client that is not ready
+    (lost, with a ``Reconnect`` policy) reconnects inside that call, so it is made on a thread of
+    its own, and the returned future follows it (cancelling it cancels the call)."""
+    if client.state not in ("lost", "connecting", "forked"):  # ready, or an error at once (closed, new)
+        return client.call_tool_future(tool, arguments)
+    outer: "Future[Any]" = Future()
+
+    def follow(inner: "Future[Any]") -> None:
+        try:
+            if inner.cancelled():
+                outer.cancel()
+            elif inner.exception() is not None:
+                outer.set_exception(inner.exception())
+            else:
+                outer.set_result(inner.result())
+        except InvalidStateError:  # cancelled meanwhile (call_tools' overall timeout)
+            pass
+
+    def run() -> None:
+        try:
+            inner = client.call_tool_future(tool, arguments)
+        except BaseException as exc:  # the reconnect failed: the call's error
+            try:
+                outer.set_exception(exc)
+            except InvalidStateError:
+                pass
+            return
+        outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
+        inner.add_done_callback(follow)
+
+    threading.Thread(target=run, name=f"mcpclient-group-call-{tool}", daemon=True).start()
+    return outer

@@ -58,7 +58,8 @@ def tool_fingerprint(tool: ToolLike) -> str:
 class ToolChange(_Value):
     """One difference between a server's tools and the pinned ones. ``kind`` is ``"changed"``,
     ``"added"`` (not pinned yet) or ``"removed"`` (pinned, no longer offered); ``diff`` is readable:
-    ``description: 'a' -> 'b'`` for text fields, a unified diff for schemas."""
+    ``description: 'a' -> 'b'`` for one-line text fields, a unified diff for schemas and
+    multi-line text."""
 
     server: str
     tool: str
@@ -73,7 +74,11 @@ def _diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
         if before == after:
             continue
         if isinstance(before, (str, type(None))) and isinstance(after, (str, type(None))):
-            lines.append(f"{key}: {before!r} -> {after!r}")
+            if "\n" not in (before or "") + (after or ""):
+                lines.append(f"{key}: {before!r} -> {after!r}")
+                continue
+            text = [(v or "").splitlines() for v in (before, after)]  # long text: line by line
+            lines.extend(difflib.unified_diff(text[0], text[1], f"{key} (pinned)", f"{key} (now)", lineterm=""))
             continue
         pretty = [json.dumps(v, sort_keys=True, indent=2, ensure_ascii=False).splitlines() if v is not None else []
                   for v in (before, after)]

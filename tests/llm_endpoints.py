@@ -141,6 +141,10 @@ def check_openai_tool(tool: Any, api: str, where: str = "tool") -> List[str]:
         problems.append(f"{where}: bad name {function.get('name')!r}")
     if "description" in function and not isinstance(function["description"], str):
         problems.append(f"{where}: description must be a string")
+    parameters = function.get("parameters")
+    for key in ("enum", "const", "not"):  # beside the combinators check_parameters refuses
+        if isinstance(parameters, dict) and key in parameters:
+            problems.append(f"{where}({function.get('name')}): top-level {key!r} is not allowed")
     if function.get("strict"):
         problems += check_strict(function.get("parameters"), f"{where}({function.get('name')})")
     else:

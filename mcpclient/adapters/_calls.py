@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from .._sentinel import DEFAULT
 from ..errors import MCPError
 from ..types import (AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent, Tool,
                      ToolResult)
@@ -67,15 +68,23 @@ def _schemas(target: Any, tools: Optional[Sequence[Tool]]) -> Dict[str, Any]:
     return {tool.name: tool.input_schema for tool in tools}
 
 
+def _has_null(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(v is None or _has_null(v) for v in value.values())
+    if isinstance(value, list):
+        return any(v is None or _has_null(v) for v in value)
+    return False
+
+
 def run_calls(target: Any, calls: List[Call], *, tools: Optional[Sequence[Tool]] = None,
               timeout: Optional[float] = None) -> List[Outcome]:
     """Run ``calls`` at once through ``target.call_tools`` (a group) or ``target.call_tool_future``
     (a client); one outcome per call, in order. ``null``s for omitted optional arguments (strict
     mode) are dropped first, using ``tools``' schemas (by default ``target.list_tools()``, asked
-    only when some argument is ``null``)."""
+    only when some argument, at any depth, is ``null``)."""
     outcomes: List[Outcome] = [c.arguments if isinstance(c.arguments, str) else "" for c in calls]
     runnable = [(i, c) for i, c in enumerate(calls) if isinstance(c.arguments, dict)]
-    if any(None in c.arguments.values() for _, c in runnable):  # type: ignore[union-attr]
+    if any(_has_null(c.arguments) for _, c in runnable):  # at any depth: strict mode nests them too
         schemas = _schemas(target, tools)
         for _, call in runnable:
             if call.name in schemas:
@@ -89,7 +98,8 @@ def run_calls(target: Any, calls: List[Call], *, tools: Optional[Sequence[Tool]]
         futures = []
         for name, arguments in pairs:
             try:
-                futures.append(target.call_tool_future(name, arguments, timeout=timeout))
+                futures.append(target.call_tool_future(  # None: the client's own timeout, as a group's calls
+                    name, arguments, timeout=DEFAULT if timeout is None else timeout))
             except MCPError as exc:
                 futures.append(exc)
         results = []
@@ -131,17 +141,32 @@ def describe(block: Content) -> str:
 
 
 def structured_text(result: ToolResult) -> Optional[str]:
-    """``structured_content`` as JSON text, unless a text block already carries the same value."""
-    if result.structured_content is None:
+    """``structured_content`` as JSON text, unless the text blocks already carry the same value
+    (also as the official SDK sends a wrapped return: ``{"result": <the text>}``)."""
+    value = result.structured_content
+    if value is None:
         return None
-    for block in result.content:
-        if isinstance(block, TextContent):
-            try:
-                if json.loads(block.text) == result.structured_content:
-                    return None
-            except ValueError:
-                pass
-    return json.dumps(result.structured_content, ensure_ascii=False)
+    same = [value]
+    if isinstance(value, dict) and list(value) == ["result"]:  # the official SDK wraps a str/int/list return so
+        same.append(value["result"])
+    texts = [block.text for block in result.content if isinstance(block, TextContent)]
+    for text in texts:
+        if text in same or _json(text) in same:
+            return None
+    if isinstance(same[-1], list) and len(texts) == len(same[-1]) and texts \
+            and all(t == v or _json(t) == v for t, v in zip(texts, same[-1])):  # a list: one block per item
+        return None
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+_NOT_JSON = object()
 
 
 def error_text(outcome: Union[MCPError, str]) -> str:

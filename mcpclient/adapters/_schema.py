@@ -151,10 +151,15 @@ def _merge_combinators(schema: Schema) -> Schema:
     return schema
 
 
+#: Besides the combinators, what OpenAI refuses at the top of a function's parameters ("schema
+#: must have type 'object' and not have 'oneOf'/'anyOf'/'allOf'/'enum'/'const'/'not' at the top level").
+_TOP_REFUSED = ("not", "enum", "const")
+
+
 def normalize(schema: Optional[Schema]) -> Schema:
     """The parameters schema every provider takes: local ``$ref``s inlined (recursive ones kept
     under ``$defs``), no ``$schema``, ``type: object`` with ``properties`` at the top and no
-    top-level ``allOf``/``anyOf``/``oneOf``."""
+    top-level ``allOf``/``anyOf``/``oneOf``/``not``/``enum``/``const``."""
     try:
         result = inline_refs(schema or {})
     except StrictSchemaError:  # a remote $ref: keep the schema as it is, minus its $defs
@@ -162,6 +167,8 @@ def normalize(schema: Optional[Schema]) -> Schema:
     result.pop("$schema", None)
     if any(key in result for key in ("allOf", "anyOf", "oneOf")):
         result = _merge_combinators(result)
+    for key in _TOP_REFUSED:  # OpenAI refuses them at the top (a looser schema: the server still validates)
+        result.pop(key, None)
     if result.get("type") != "object":
         result["type"] = "object"
     result.setdefault("properties", {})

@@ -4,15 +4,16 @@ Each tool keeps the server's JSON schema as its ``args_schema``, runs through th
 client (``func``; ``coroutine`` runs the same call in a worker thread), and answers with
 ``response_format="content_and_artifact"``: the text for the model, the ``ToolResult`` as the
 artifact. A result with ``is_error`` raises ``ToolException``, which LangChain turns into an
-error ``ToolMessage`` (``status="error"``).
+error ``ToolMessage`` (``status="error"``); so does a call that fails (a timeout, a lost server).
 """
 from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
+from ..errors import MCPError
 from ..types import Tool, ToolResult
-from ._calls import as_text
+from ._calls import as_text, error_text
 from ._schema import normalize, prune_nulls
 
 if TYPE_CHECKING:
@@ -27,7 +28,10 @@ def _tool(target: Any, tool: Tool) -> "StructuredTool":
     schema = normalize(tool.input_schema)
 
     def call(**arguments: Any) -> Tuple[str, ToolResult]:
-        result = target.call_tool(tool.name, prune_nulls(tool.input_schema, arguments))
+        try:
+            result = target.call_tool(tool.name, prune_nulls(tool.input_schema, arguments))
+        except MCPError as exc:  # a failed call is an error for the model, as in the other adapters
+            raise ToolException(error_text(exc)) from exc
         if result.is_error:
             raise ToolException(as_text(result))
         return as_text(result), result

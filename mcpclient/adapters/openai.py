@@ -146,7 +146,7 @@ def run_openai_tool_calls(group: Any, tool_calls: Any, *, api: str = "chat", too
     PDFs as input parts). Errors (``is_error``, bad JSON arguments, unknown tools, failed
     requests) are answered with text starting ``Error:``. ``tools``: the tools given to the
     model, whose schemas say which ``null`` arguments mean "omitted" (strict mode); by default
-    ``group.list_tools()``, asked only when an argument is ``null``."""
+    ``group.list_tools()``, asked only when an argument (at any depth) is ``null``."""
     _check_api(api)
     calls = _calls(tool_calls, api)
     outcomes = run_calls(group, calls, tools=tools, timeout=timeout)
