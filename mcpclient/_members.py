@@ -49,6 +49,8 @@ class Member:
         (none when it does not declare the ``tools`` capability)."""
         if self.client is not None and self.client.state == "closed" and not isinstance(self.source, Client):
             self.client = None  # a first connect that failed closed its client: try again with a new one
+        if isinstance(self.source, ValueError):  # a config entry that cannot be used
+            raise self.source
         if self.client is None:
             source = self.source
             self.client = source.client(**options) if isinstance(source, ServerConfig) else Client(source, **options)

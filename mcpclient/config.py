@@ -94,6 +94,18 @@ def load_config(source: Source, *, environ: Optional[Mapping[str, str]] = None) 
     """Read a configuration (a JSON file path, or the already-parsed dict) into ``{name: ServerConfig}``,
     in file order. Accepts ``{"mcpServers": {...}}``, VS Code's ``{"servers": {...}}``, or the bare
     ``{name: entry}`` mapping of a dict. ``ValueError`` for anything malformed."""
+    result: Dict[str, ServerConfig] = {}
+    for name, config in load_each(source, environ=environ).items():
+        if isinstance(config, ValueError):
+            raise config
+        result[name] = config
+    return result
+
+
+def load_each(source: Source, *, environ: Optional[Mapping[str, str]] = None) -> Dict[str, Union[ServerConfig, ValueError]]:
+    """As ``load_config``, but an entry that cannot be used is its ``ValueError``, in its place (a
+    ``ServerGroup`` reports it as that server's failure; the others still run). A file that is
+    not a configuration at all still raises."""
     where = "config"
     if isinstance(source, Mapping):
         data: Any = source
@@ -114,13 +126,16 @@ def load_config(source: Source, *, environ: Optional[Mapping[str, str]] = None) 
     if not isinstance(servers, Mapping):
         raise ValueError(f"{where}: no \"mcpServers\" (or \"servers\") object")
     env = os.environ if environ is None else environ
-    result: Dict[str, ServerConfig] = {}
+    result: Dict[str, Union[ServerConfig, ValueError]] = {}
     for name, entry in servers.items():
         if not isinstance(name, str) or not name:
             raise ValueError(f"{where}: server names must be non-empty strings")
-        if not isinstance(entry, Mapping):
-            raise ValueError(f"{where}: server {name!r}: expected an object")
-        result[name] = _parse(name, entry, env)
+        try:
+            if not isinstance(entry, Mapping):
+                raise ValueError(f"{where}: server {name!r}: expected an object")
+            result[name] = _parse(name, entry, env)
+        except ValueError as exc:
+            result[name] = exc
     return result
 
 

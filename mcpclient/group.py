@@ -25,7 +25,7 @@ from ._naming import namespaced_names, sanitize  # noqa: F401 - namespaced_names
 from ._sentinel import DEFAULT
 from ._tooltable import ToolTable, excluded
 from .client import Client
-from .config import ServerConfig, load_config
+from .config import ServerConfig, load_each
 from .errors import (
     ClientClosedError, ConnectError, MCPError, RequestTimeout, ToolChangedError, TransportError, UnknownToolError,
 )
@@ -83,7 +83,7 @@ class ServerGroup:
             if isinstance(value, str) or not all(isinstance(p, str) for p in value):
                 raise TypeError(f"{what} must be a sequence of glob strings")
         if not isinstance(servers, Mapping):
-            servers = load_config(servers)
+            servers = load_each(servers)  # an entry that cannot be used fails alone (its status)
         self.separator = separator
         self.include, self.exclude = tuple(include), tuple(exclude)
         self.client_options = dict(client_options or {})
@@ -99,6 +99,9 @@ class ServerGroup:
                 raise ValueError("server names must be non-empty strings")
             if isinstance(source, ServerConfig):
                 member = Member(name, source, source.include, source.exclude, source.enabled)
+            elif isinstance(source, ValueError):  # (from load_each: this entry cannot be used)
+                member = Member(name, source)
+                member.state, member.error = "failed", source
             else:
                 member = Member(name, source)
             self._members[name] = member

@@ -275,3 +275,20 @@ def test_a_server_announcing_new_tools_updates_the_group_and_pins_them(tmp_path)
         assert "srv_extra" in [t.name for t in group.list_tools()]
         assert group.call_tool("srv_extra").text == "I am extra"
         assert "extra" in pins.pinned("srv") and group.pin_changes == []
+
+
+def test_a_config_entry_naming_an_unset_variable_fails_alone(tmp_path, monkeypatch):
+    """One entry of the file cannot be used (``${VAR}`` not set): that server is reported failed
+    with the error naming the variable; the others connect and serve (it failed the whole group)."""
+    monkeypatch.delenv("MCPCLIENT_TEST_UNSET", raising=False)
+    argv = list(TESTING_SERVER)
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {
+        "good": {"command": argv[0], "args": argv[1:]},
+        "bad": {"command": argv[0], "args": argv[1:], "env": {"TOKEN": "${MCPCLIENT_TEST_UNSET}"}},
+    }}))
+    with ServerGroup(str(path)) as group:
+        assert group.status["good"].state == "ready"
+        bad = group.status["bad"]
+        assert bad.state == "failed" and "MCPCLIENT_TEST_UNSET" in str(bad.error)
+        assert group.call_tool("good_add", {"a": 1, "b": 2}).structured_content == {"sum": 3}
