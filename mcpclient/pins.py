@@ -18,11 +18,11 @@ import difflib
 import hashlib
 import json
 import os
-import tempfile
 import threading
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Union
 
+from ._files import write_json
 from .types import _SLOTS, Tool, _Value
 
 __all__ = ["ToolChange", "ToolPins", "tool_definition", "tool_fingerprint"]
@@ -165,18 +165,6 @@ class ToolPins:
                 self._write()
 
     def _write(self) -> None:
-        directory = os.path.dirname(os.path.abspath(self.path))
-        fd, temp = tempfile.mkstemp(prefix=".pins-", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"version": 1, "servers": self._servers}, f, sort_keys=True, indent=2, ensure_ascii=False)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(temp, self.path)
-        except BaseException:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-            raise
+        # (0644: pins are no secret; a team may keep the file in its repository)
+        write_json(self.path, {"version": 1, "servers": self._servers}, mode=0o644, sort_keys=True, indent=2,
+                   ensure_ascii=False)

@@ -157,3 +157,15 @@ def test_bm25_ranks_names_descriptions_and_parameters():
     assert index.search("zebra") == [] and len(index) == 4
     with pytest.raises(ValueError):
         index.search("x", k=-1)
+
+
+def test_the_pin_file_is_readable_by_others(tmp_path):
+    """Pins are no secret (a team keeps them in its repository): 0644 (tokens stay 0600: test_auth)."""
+    import stat
+
+    from mcpclient.pins import ToolPins
+    from mcpclient.types import Tool
+
+    pins = ToolPins(str(tmp_path / "pins.json"))
+    pins.pin("srv", [Tool.from_wire({"name": "echo", "inputSchema": {"type": "object"}})])
+    assert stat.S_IMODE(os.stat(tmp_path / "pins.json").st_mode) == 0o644

@@ -11,6 +11,8 @@ import os
 import threading
 from typing import Any, Dict, Optional
 
+from .._files import write_json
+
 __all__ = ["FileTokenStore", "MemoryTokenStore", "TokenStore"]
 
 Token = Dict[str, Any]
@@ -84,20 +86,7 @@ class FileTokenStore(TokenStore):
     def _write(self, data: Dict[str, Token]) -> None:
         directory = os.path.dirname(self.path)
         os.makedirs(directory, mode=0o700, exist_ok=True)
-        import tempfile  # a new file of our own (O_EXCL, mode 0600): never one someone planted
-
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(self.path) + ".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_json(self.path, data, mode=0o600)  # tokens: readable by this user only
 
     def _update(self, change: Any) -> None:
         with self._lock:
