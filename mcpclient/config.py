@@ -39,8 +39,8 @@ _OTHER = re.compile(r"\$\{[^}]*:[^}]*\}")
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
 class ServerConfig(_Value):
-    """One server of a configuration file. ``env`` and ``headers`` often hold secrets: they are
-    left out of ``repr()``. ``type`` is ``"stdio"``, ``"http"`` (Streamable HTTP) or ``"sse"``."""
+    """One server of a configuration file. ``env``, ``headers``, the command's arguments and the
+    URL's query and credentials may hold secrets: ``repr()`` leaves them out. ``type`` is ``"stdio"``, ``"http"`` (Streamable HTTP) or ``"sse"``."""
 
     name: str
     command: Optional[str] = None
@@ -56,6 +56,16 @@ class ServerConfig(_Value):
     include: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = ()
     extra: Dict[str, Any] = field(default_factory=dict, repr=False, hash=False)
+
+    def __repr__(self) -> str:
+        """Where the server is, without what may be a secret: ``env``, ``headers``, the URL's
+        credentials and query (``?api_key=...``), the command's arguments (``--token ...``)."""
+        if self.type == "stdio":
+            where = f"command={self.command!r} args={len(self.args)}"
+        else:
+            url = re.sub(r"//[^/@]*@", "//…@", self.url or "")
+            where = f"url={url.split('?', 1)[0] + ('?…' if '?' in url else '')!r}"
+        return f"<ServerConfig {self.name!r} {self.type} {where}{'' if self.enabled else ' disabled'}>"
 
     @classmethod
     def from_dict(cls, name: str, entry: Mapping[str, Any],

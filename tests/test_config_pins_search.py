@@ -169,3 +169,15 @@ def test_the_pin_file_is_readable_by_others(tmp_path):
     pins = ToolPins(str(tmp_path / "pins.json"))
     pins.pin("srv", [Tool.from_wire({"name": "echo", "inputSchema": {"type": "object"}})])
     assert stat.S_IMODE(os.stat(tmp_path / "pins.json").st_mode) == 0o644
+
+
+def test_a_server_configs_repr_leaves_out_what_may_be_a_secret():
+    from mcpclient import load_config
+
+    configs = load_config({"mcpServers": {
+        "remote": {"url": "https://user:pw@mcp.example/mcp?api_key=SECRET1", "headers": {"X-Key": "SECRET2"}},
+        "local": {"command": "npx", "args": ["srv", "--token", "SECRET3"], "env": {"KEY": "SECRET4"}},
+    }})
+    shown = repr(configs)
+    assert "SECRET" not in shown and "pw" not in shown
+    assert "mcp.example/mcp" in shown and "npx" in shown

@@ -191,12 +191,18 @@ def test_repr_is_unchanged():
     assert repr(Root("file:///a")) == "Root(uri='file:///a', name=None, meta=None)"
 
 
+#: Values whose repr is their own: ``ServerConfig`` shows where the server is but not the parts of
+#: it that may be secrets (URL query and credentials, command arguments), which no field flag can say.
+OWN_REPR = {"ServerConfig"}
+
+
 @pytest.mark.parametrize("name", VALUE_TYPES)
 def test_eq_hash_repr_follow_the_field_flags(name):
     """The shared ``__eq__``/``__hash__``/``__repr__`` behave as ``@dataclass`` would generate them."""
     obj = _sample(name)
     shown = ", ".join(f"{f.name}={getattr(obj, f.name)!r}" for f in dataclasses.fields(obj) if f.repr)
-    assert repr(obj) == f"{type(obj).__qualname__}({shown})"
+    if name not in OWN_REPR:
+        assert repr(obj) == f"{type(obj).__qualname__}({shown})"
     assert obj != object() and obj.__eq__(object()) is NotImplemented
     hashed = tuple(getattr(obj, f.name) for f in dataclasses.fields(obj)
                    if (f.compare if f.hash is None else f.hash))
