@@ -29,6 +29,15 @@ NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 OPTIONS = {"timeout": 20.0, "protocol": "legacy"}
 
 
+try:
+    import mcp  # noqa: F401
+
+    HAVE_OFFICIAL = True
+except ImportError:
+    HAVE_OFFICIAL = False
+needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
+
+
 def test_one_fails_to_start_one_dies_mid_call_two_collide_and_the_rest_keep_working():
     servers = {"a": TESTING_SERVER, "b": TESTING_SERVER, "missing": ["/nonexistent/mcp-server"],
                "dies": faulty("exit-on-call")}
@@ -79,6 +88,7 @@ def test_call_tools_overall_timeout_cancels_the_unfinished_calls():
         assert group.call_tool("a_echo", {"text": "still fine"}).text == "still fine"
 
 
+@needs_official
 def test_a_stdio_and_an_http_server_in_one_group():
     with official_http_server("--http") as url:
         with ServerGroup({"local": TESTING_SERVER, "remote": url}, client_options={"timeout": 20.0}) as group:
@@ -260,6 +270,7 @@ def test_secrets_stay_out_of_reprs_statuses_errors_and_logs(caplog):
     assert not [text for text in shown + [caplog.text] if secret in text]
 
 
+@needs_official
 def test_a_server_announcing_new_tools_updates_the_group_and_pins_them(tmp_path):
     changed = threading.Event()
     pins = ToolPins(tmp_path / "pins.json")
