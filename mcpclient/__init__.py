@@ -23,7 +23,7 @@ from .errors import (
 )
 from .futures import CallFuture
 from .reconnect import Keepalive, Reconnect
-from .subscriptions import Event, Subscription
+from .events import Event, Subscription
 from .transports.base import Transport
 from .transports.memory import MemoryTransport
 from .transports.stdio import StdioTransport

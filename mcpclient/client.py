@@ -24,7 +24,8 @@ from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
 from .reconnect import Keepalive, Reconnect
 from .session import Session
-from .subscriptions import SubscriptionRouter, filter_params
+from .events import filter_params
+from .subscriptions import SubscriptionRouter
 from .transports.base import Transport
 from .types import Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool
 from .types import ToolResult
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
-    from .subscriptions import Event, Subscription
+    from .events import Event, Subscription
     from .tasks import ToolTask
 
 __all__ = ["DEFAULT", "Client"]

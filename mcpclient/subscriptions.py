@@ -10,25 +10,22 @@ so code written against ``listen()`` works with both. ``subscribe_resource`` kee
 era, one listen that carries every subscribed URI and replaces it on each change.
 
 ``SubscriptionRouter`` owns all of that state behind one small lock, never held across a
-request, a wait or a user callback. Events wait in a bounded queue per subscription
-(``MAX_QUEUED``): a consumer that stops reading loses the oldest events (counted in
-``dropped``), never memory.
+request, a wait or a user callback; what the user holds (``Event``, ``Subscription``) is in
+``events``. With a ``Reconnect`` policy a lost connection suspends listens, and ``restore()``
+opens them again on the next one.
 """
 from __future__ import annotations
 
-import collections
 import functools
 import logging
 import threading
-from concurrent.futures import CancelledError
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
+from .events import KINDS, Event, Subscription, ended_by, event_of, matches
 from .errors import ClientClosedError, ConnectionClosed, MCPError, RequestTimeout, SubscriptionLost
 from ._params import none
 from .futures import CallFuture, Requester
 from .modern import META_SUBSCRIPTION
-from .types import _SLOTS
 
 if TYPE_CHECKING:
     from .session import Session
@@ -37,152 +34,9 @@ __all__ = ["Event", "Subscription", "SubscriptionRouter"]
 
 log = logging.getLogger("mcpclient")
 
-MAX_QUEUED = 1000
 _RELISTEN_MAX = 3  # a listen whose stream breaks this many times in a row without an event ends
 _EARLY_KEPT = 16  # notifications of a listen not registered yet, kept per listen (and listens)
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
-
-#: notification method -> event kind
-KINDS = {
-    "notifications/tools/list_changed": "tools_changed",
-    "notifications/prompts/list_changed": "prompts_changed",
-    "notifications/resources/list_changed": "resources_changed",
-    "notifications/resources/updated": "resource_updated",
-}
-_FLAGS = {"tools_changed": "toolsListChanged", "prompts_changed": "promptsListChanged",
-          "resources_changed": "resourcesListChanged"}
-_END = object()
-
-
-
-@dataclass(frozen=True, **_SLOTS)
-class Event:
-    """One change: ``kind`` is ``tools_changed``, ``prompts_changed``, ``resources_changed`` or
-    ``resource_updated`` (then ``uri`` names the resource)."""
-
-    kind: str
-    uri: Optional[str] = None
-
-
-class Subscription:
-    """Iterate for events (blocking); ``get(timeout)`` for one; ``close()`` (or ``with``) ends it.
-
-    Ends quietly when the server or ``close()`` ends it; raises ``SubscriptionLost`` when the
-    stream broke. ``acknowledged`` is the filter the server honoured (2026 era), once known.
-    ``on_event`` runs on the notification thread.
-    """
-
-    def __init__(self, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]],
-                 closer: Callable[["Subscription"], None]) -> None:
-        self.wanted = wanted
-        self.acknowledged: Optional[Dict[str, Any]] = None
-        self.dropped = 0
-        self.relistens = 0  # its stream broke and it was sent again, since the last event (router)
-        #: the ``subscriptions/listen`` request's id (2026 era), else None
-        self.subscription_id: Any = None
-        #: the ``subscriptions/listen`` request (2026 era), else None
-        self.request: Optional[CallFuture] = None
-        self._on_event = on_event
-        self._closer = closer
-        self._queue: Deque[Any] = collections.deque()
-        self._cond = threading.Condition()
-        self._error: Optional[BaseException] = None
-        self._ended = False
-        self._carrier = False  # the router's listen for subscribe_resource URIs (restored from them)
-        #: ``(acknowledged: bool, error)`` once, when the server acknowledged it or it ended first
-        #: (the router's hook for subscribe_resource; runs on the reader thread, must not block).
-        self.on_settled: Optional[Callable[[bool, Optional[BaseException]], None]] = None
-
-    # --- fed by the router (notification thread / reader thread) ---------------------------------
-
-    def deliver(self, event: Event) -> None:
-        self.relistens = 0
-        with self._cond:
-            if self._ended:
-                return
-            if len(self._queue) >= MAX_QUEUED:
-                self._queue.popleft()
-                self.dropped += 1
-            self._queue.append(event)
-            self._cond.notify_all()
-        if self._on_event is not None:
-            try:
-                self._on_event(event)
-            except Exception:  # the other subscriptions, the cache and on_notification still get it
-                log.exception("on_event callback failed")
-
-    def acknowledge(self, honoured: Any) -> None:
-        with self._cond:
-            first = self.acknowledged is None and not self._ended
-            self.acknowledged = honoured if isinstance(honoured, dict) else {}
-            self._cond.notify_all()
-        if first:
-            self._settled(True, None)
-
-    def end(self, error: Optional[BaseException] = None) -> None:
-        with self._cond:
-            if self._ended:
-                return
-            unacknowledged = self.acknowledged is None
-            self._ended = True
-            self._error = error
-            self._queue.append(_END)
-            self._cond.notify_all()
-        if unacknowledged:
-            self._settled(False, error)
-
-    def _settled(self, acknowledged: bool, error: Optional[BaseException]) -> None:
-        hook = self.on_settled
-        if hook is not None:
-            hook(acknowledged, error)
-
-    # --- the user's side --------------------------------------------------------------------------
-
-    def get(self, timeout: Optional[float] = None) -> Optional[Event]:
-        """The next event; None after ``timeout`` seconds or once the subscription ended quietly;
-        ``SubscriptionLost`` if it broke."""
-        with self._cond:
-            if not self._cond.wait_for(lambda: self._queue, timeout):
-                return None
-            item = self._queue[0]
-            if item is _END:
-                if self._error is not None:
-                    raise self._error
-                return None
-            self._queue.popleft()
-            return item  # type: ignore[no-any-return]
-
-    def wait_acknowledged(self, timeout: Optional[float] = None) -> bool:
-        """True once the server acknowledged the filter (always True in the handshake era)."""
-        with self._cond:
-            return self._cond.wait_for(lambda: self.acknowledged is not None or self._ended, timeout) \
-                and self.acknowledged is not None
-
-    def __iter__(self) -> Iterator[Event]:
-        while True:
-            event = self.get()
-            if event is None:
-                return
-            yield event
-
-    @property
-    def closed(self) -> bool:
-        return self._ended
-
-    def close(self) -> None:
-        """End the subscription (idempotent; any thread)."""
-        if not self._ended:
-            self._closer(self)
-        self.end()
-
-    def __enter__(self) -> "Subscription":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<Subscription {self.wanted} {'ended' if self._ended else 'open'}>"
 
 
 class _AckWait(CallFuture):
@@ -218,45 +72,11 @@ class _AckWait(CallFuture):
 _TIMED_OUT = object()
 
 
-def filter_params(tools: bool, prompts: bool, resources: bool, resource_uris: List[str]) -> Dict[str, Any]:
-    wanted: Dict[str, Any] = {}
-    if tools:
-        wanted["toolsListChanged"] = True
-    if prompts:
-        wanted["promptsListChanged"] = True
-    if resources:
-        wanted["resourcesListChanged"] = True
-    if resource_uris:
-        wanted["resourceSubscriptions"] = list(resource_uris)
-    return wanted
-
-
-def matches(wanted: Dict[str, Any], event: Event) -> bool:
-    """Whether a handshake-era notification is one this subscription asked for."""
-    if event.kind == "resource_updated":
-        return event.uri in (wanted.get("resourceSubscriptions") or [])
-    return bool(wanted.get(_FLAGS[event.kind]))
-
-
-def ended_by(exc: Optional[BaseException]) -> Optional[BaseException]:
-    """The error a finished listen request leaves the user: None for a quiet end."""
-    if exc is None or isinstance(exc, (ClientClosedError, CancelledError)):
-        return None
-    lost = SubscriptionLost(f"the subscription ended unexpectedly: {exc}")
-    lost.__cause__ = exc
-    return lost
-
-
 def _resubscribed(uri: str, done: "CallFuture[Any]") -> None:
     """A worker: how ``resubscribe``'s request for ``uri`` ended (only a failure is worth a word)."""
     error = None if done.cancelled() else done.exception()
     if error is not None and not isinstance(error, ClientClosedError):
         log.warning("could not subscribe to %s again after the server forgot our session: %s", uri, error)
-
-
-def _event(method: str, params: Dict[str, Any]) -> Event:
-    uri = params.get("uri")
-    return Event(KINDS[method], uri if isinstance(uri, str) else None)
 
 
 class SubscriptionRouter:
@@ -601,7 +421,7 @@ class SubscriptionRouter:
             self._route_listen(subscription, method, params)
             return
         if self._emulated and method in KINDS:
-            event = _event(method, params)
+            event = event_of(method, params)
             with self._lock:
                 targets = [s for s in self._emulated if matches(s.wanted, event)]
             for subscription in targets:
@@ -611,6 +431,6 @@ class SubscriptionRouter:
         if method == ACKNOWLEDGED:
             subscription.acknowledge(params.get("notifications"))  # (on the reader: see route_quick)
         elif method in KINDS:
-            subscription.deliver(_event(method, params))
+            subscription.deliver(event_of(method, params))
         elif method == "notifications/cancelled":  # stdio: the server ended the listen
             self._session().forget(subscription.subscription_id)  # -> _listen_done: a quiet end

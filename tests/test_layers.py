@@ -24,7 +24,7 @@ LAYERS: List[Tuple[str, List[str]]] = [
     ("transports and auth", ["auth", "transports"]),
     ("engine", ["futures", "_timer", "_keepalive", "serving", "session"]),
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
-                  "subscriptions", "notifications", "tasks", "skills", "_tooltable"]),
+                  "events", "subscriptions", "notifications", "tasks", "skills", "_tooltable"]),
     ("facade", ["_extensions", "_lifecycle", "client", "config", "_members", "group", ""]),  # "" is the package itself (mcpclient/__init__.py)
     ("top", ["cli", "testing", "adapters", "__main__"]),
 ]
