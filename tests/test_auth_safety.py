@@ -14,6 +14,7 @@ import base64
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -263,6 +264,21 @@ def test_issue12_redis_compare_and_delete(redis_url):  # noqa: F811
     assert store.delete_if("k", "r2") is True
     assert store.get("k") is None
     assert store.delete_if("k", "r2") is False
+
+
+def test_issue12_an_unreachable_redis_is_an_auth_error_without_its_password():
+    pytest.importorskip("redis")
+    from mcpclient.auth import RedisTokenStore
+
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    store = RedisTokenStore(f"redis://:pw-secret@127.0.0.1:{port}/0")
+    assert "pw-secret" not in repr(store)
+    for attempt in (lambda: store.get("k"), lambda: store.set("k", {}), lambda: store.delete_if("k", "r1")):
+        with pytest.raises(AuthError) as err:
+            attempt()
+        assert "pw-secret" not in str(err.value) and "ConnectionError" in str(err.value)
 
 
 # --- item 8: locks whose holders die ----------------------------------------------------------

@@ -14,7 +14,7 @@ import secrets
 import time
 from typing import Any, Iterator, Optional
 
-from ..errors import MissingExtraError
+from ..errors import AuthError, MissingExtraError
 from .store import Token, TokenStore, _waits
 
 __all__ = ["RedisTokenStore"]
@@ -62,6 +62,7 @@ class RedisTokenStore(TokenStore):
                                     extra="redis", name="redis") from exc
         if lock_ttl <= 0:
             raise ValueError("lock_ttl must be positive")
+        self._errors = redis.RedisError
         self._redis = redis.Redis.from_url(url_or_client) if isinstance(url_or_client, str) else url_or_client
         self.prefix = prefix
         self.lock_ttl = lock_ttl
@@ -74,8 +75,18 @@ class RedisTokenStore(TokenStore):
     def _key(self, key: str) -> str:
         return f"{self.prefix}token:{key}"
 
+    @contextlib.contextmanager
+    def _failures(self) -> Iterator[None]:
+        """Redis's own errors (unreachable, refused, timed out) as ``AuthError``: the caller of a
+        request sees mcpclient's error types only. Never the URL (it may carry a password)."""
+        try:
+            yield
+        except self._errors as exc:
+            raise AuthError(f"the Redis token store failed ({type(exc).__name__})") from exc
+
     def get(self, key: str) -> Optional[Token]:
-        raw = self._redis.get(self._key(key))
+        with self._failures():
+            raw = self._redis.get(self._key(key))
         if raw is None:
             return None
         try:
@@ -85,10 +96,12 @@ class RedisTokenStore(TokenStore):
         return token if isinstance(token, dict) else None
 
     def set(self, key: str, token: Token) -> None:
-        self._redis.set(self._key(key), json.dumps(token))
+        with self._failures():
+            self._redis.set(self._key(key), json.dumps(token))
 
     def delete(self, key: str) -> None:
-        self._redis.delete(self._key(key))
+        with self._failures():
+            self._redis.delete(self._key(key))
 
     @contextlib.contextmanager
     def lock(self, key: str, timeout: float) -> Iterator[None]:
@@ -96,17 +109,20 @@ class RedisTokenStore(TokenStore):
         ``timeout`` seconds of waiting; the lock itself expires after ``lock_ttl``)."""
         name, mine = f"{self.prefix}lock:{key}", secrets.token_hex(16)
         ttl_ms = max(1, int(self.lock_ttl * 1000))
-        for _ in _waits(time.monotonic() + max(0.0, timeout)):
-            if self._redis.set(name, mine, nx=True, px=ttl_ms):
-                break
-        else:
-            raise TimeoutError(f"the token store's refresh lock was busy for {timeout:.3g} s")
+        with self._failures():
+            for _ in _waits(time.monotonic() + max(0.0, timeout)):
+                if self._redis.set(name, mine, nx=True, px=ttl_ms):
+                    break
+            else:
+                raise TimeoutError(f"the token store's refresh lock was busy for {timeout:.3g} s")
         try:
             yield
         finally:
-            self._release(keys=[name], args=[mine])
+            with self._failures():
+                self._release(keys=[name], args=[mine])
 
     def delete_if(self, key: str, refresh_token: Optional[str]) -> bool:
         if refresh_token is None:  # nothing to compare with in Lua (JSON null is not nil): plain path
             return super().delete_if(key, refresh_token)
-        return bool(self._delete_if(keys=[self._key(key)], args=[refresh_token]))
+        with self._failures():
+            return bool(self._delete_if(keys=[self._key(key)], args=[refresh_token]))
