@@ -254,6 +254,21 @@ def test_issue12_a_failing_token_endpoint_does_not_delete_the_refresh_token(endp
     assert store.get(endpoint.key())["refresh_token"] == "r1"
 
 
+def test_issue12_a_refresh_lock_held_too_long_is_an_auth_error_and_no_request(endpoint, tmp_path):
+    """Waiting for another client's refresh is bounded by OAuth's timeout."""
+    store = FileTokenStore(str(tmp_path / "tokens.json"))
+    store.set(endpoint.key(), endpoint.expired_token("r1"))
+    oauth = OAuth(grant="client_credentials", client_id="worker", client_secret="unused", token_store=store,
+                  timeout=0.3)
+    oauth.bind(endpoint.key())
+    with store.lock(endpoint.key(), LONG):  # another client is refreshing (this test holds its lock)
+        started = time.monotonic()
+        with pytest.raises(AuthError, match="refresh lock"):
+            oauth.token()
+        assert time.monotonic() - started < LONG
+    assert endpoint.refreshes == []
+
+
 def test_issue12_redis_compare_and_delete(redis_url):  # noqa: F811
     from mcpclient.auth import RedisTokenStore
 

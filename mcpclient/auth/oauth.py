@@ -245,7 +245,7 @@ class OAuth(AuthProvider):
         """Refresh under the store's refresh lock, which other processes sharing the store honour
         too: re-read the stored token first, and adopt it without a request if it is ``usable``
         (another process refreshed it while we waited); else refresh it. Waiting for the lock is
-        bounded by ``timeout`` (then: keep the current token, as when the server is unreachable)."""
+        bounded by ``timeout`` (then ``AuthError``, as when waiting for another thread's refresh)."""
         key = self._key or ""
         try:
             with self.token_store.lock(key, self.timeout):
@@ -255,9 +255,8 @@ class OAuth(AuthProvider):
                     return True
                 return self._refresh(stored)
         except TimeoutError:
-            log.info("another client held the token store's refresh lock for %.3g s; keeping the current token",
-                     self.timeout)
-            return False
+            raise AuthError(f"gave up after {self.timeout:.3g} s waiting for another client's token refresh "
+                            f"with {key or 'the server'} (the token store's refresh lock is still held)") from None
 
     def _adopt(self, stored: Dict[str, Any]) -> None:
         self._token = stored["access_token"]
