@@ -167,7 +167,7 @@ class _FileLock:
 
     def _release(self, fd: int) -> None:
         if sys.platform == "win32":
-            import msvcrt
+            import msvcrt  # deferred: Windows only
 
             os.lseek(fd, 0, os.SEEK_SET)
             msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
