@@ -19,7 +19,7 @@ from .errors import (
     InvalidParams, InvalidRequest, MCPError, MethodNotFound, ParseError, ProcessExited, ProtocolError,
     ReaderThreadError, RequestCancelled, RequestTimeout, ResourceNotFound, RPCError, SchemaValidationError,
     SendTimeout, SessionExpired, SubscriptionLost, ToolChangedError, ToolError, TransportError, URLElicitationRequired,
-    HeaderMismatch, InputRoundsExceeded, MissingClientCapability, UnknownToolError, UnsupportedProtocolVersion,
+    HeaderMismatch, InputRoundsExceeded, MissingClientCapability, MissingExtraError, UnknownToolError, UnsupportedProtocolVersion,
 )
 from .futures import CallFuture
 from .reconnect import Keepalive, Reconnect
@@ -66,6 +66,7 @@ __all__ = [
     "MemoryTransport",
     "MethodNotFound",
     "MissingClientCapability",
+    "MissingExtraError",
     "ParseError",
     "ProcessExited",
     "Prompt",

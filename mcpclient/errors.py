@@ -29,6 +29,7 @@ __all__ = [
     "MCPError",
     "MethodNotFound",
     "MissingClientCapability",
+    "MissingExtraError",
     "ParseError",
     "ProcessExited",
     "ProtocolError",
@@ -348,6 +349,19 @@ class AuthError(MCPError):
         """The ``WWW-Authenticate`` challenge parsed: ``{"scheme": "Bearer", "realm": …,
         "error": …, "scope": …, "resource_metadata": …}`` (parameter names lower-cased)."""
         return parse_challenge(self.www_authenticate or "")
+
+
+class MissingExtraError(AuthError, ImportError):
+    """An authorization feature needs an optional extra that is not installed: DPoP and
+    ``private_key_jwt`` need ``mcpclient[oauth]`` (the ``cryptography`` package),
+    ``RedisTokenStore`` needs ``mcpclient[redis]``. The message names the ``pip install`` command;
+    ``extra`` is the extra's name. An ``ImportError`` too, so ``except ImportError`` still works.
+    """
+
+    def __init__(self, message: str, *, extra: str, name: Optional[str] = None):
+        self.extra = extra
+        super().__init__(message)
+        self.msg, self.name = message, name  # what an ImportError carries
 
 
 def parse_challenge(header: str) -> Dict[str, str]:

@@ -220,6 +220,9 @@ def test_sixteen_threads_meeting_a_401_cause_one_token_request(world):
     with Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=oauth) as client:
         client.call_tool("echo", {"text": "warm"})  # (the handshake itself went through one flow)
         oauth._token = None  # the token is gone: every thread's next call meets a 401
+        # (from the store too: a valid stored token other than the refused one would be adopted
+        # without any token request, as one another process stored is)
+        oauth.token_store.delete(w.base + "/mcp")
         w.release.clear()  # hold the token answer until every thread has met its 401
         assert w.release.wait(0) is False
         results = sixteen_calls(client, w)

@@ -4,7 +4,9 @@
 returning one becomes a ``BearerToken``. ``OAuth`` runs discovery, client registration and the
 grant when the server first answers 401, and again for more scope on a 403
 ``insufficient_scope``; ``headless_authorize`` completes the authorization step for servers that
-approve without a user, ``loopback_authorize`` for desktop logins.
+approve without a user, ``loopback_authorize`` for desktop logins. Token stores: ``MemoryTokenStore``
+(the default), ``FileTokenStore`` (one machine, several processes), ``RedisTokenStore`` (worker
+fleets; the ``mcpclient[redis]`` extra).
 
 The OAuth machinery loads on first use (module ``__getattr__``): the transports import this
 package for ``AuthProvider``, and ``import mcpclient`` must stay cheap.
@@ -17,16 +19,18 @@ from .base import AuthProvider, BearerToken, Challenge, as_auth
 if TYPE_CHECKING:
     from .loopback import loopback_authorize
     from .oauth import OAuth, headless_authorize
+    from .redis_store import RedisTokenStore
     from .store import FileTokenStore, MemoryTokenStore, TokenStore
 
 __all__ = [
-    "AuthProvider", "BearerToken", "Challenge", "FileTokenStore", "MemoryTokenStore", "OAuth", "TokenStore",
+    "AuthProvider", "BearerToken", "Challenge", "FileTokenStore", "MemoryTokenStore", "OAuth", "RedisTokenStore",
+    "TokenStore",
     "as_auth", "headless_authorize", "loopback_authorize",
 ]
 
 _LAZY = {
     "OAuth": "oauth", "headless_authorize": "oauth", "loopback_authorize": "loopback",
-    "FileTokenStore": "store", "MemoryTokenStore": "store", "TokenStore": "store",
+    "FileTokenStore": "store", "MemoryTokenStore": "store", "TokenStore": "store", "RedisTokenStore": "redis_store",
 }
 
 

@@ -7,12 +7,14 @@ the documents' own values (``resource``, ``issuer``) are kept exactly as publish
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+import ipaddress
+import socket
+from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 from urllib.parse import urlsplit
 
 from ..errors import AuthError
 
-__all__ = ["AuthServer", "Resource", "discover_resource", "discover_server"]
+__all__ = ["AddressGuard", "AuthServer", "Resource", "discover_resource", "discover_server"]
 
 Fetch = Callable[[str], Tuple[int, Optional[Dict[str, Any]]]]
 
@@ -49,6 +51,85 @@ def _checked_url(url: str, what: str) -> str:
     if parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in _LOOPBACK):
         return url
     raise AuthError(f"{what} {url!r} is not an https URL; refusing to send credentials over it")
+
+
+IPAddress = Any  # ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def address_class(ip: IPAddress) -> str:
+    """``"loopback"``, ``"link-local"``, ``"private"`` (RFC 1918, ULA, shared and other
+    non-global ranges), ``"reserved"`` (multicast, unspecified, reserved) or ``"global"``.
+    An IPv4-mapped IPv6 address is judged as the IPv4 address it carries."""
+    mapped = getattr(ip, "ipv4_mapped", None)
+    if mapped is not None:
+        ip = mapped
+    if ip.is_loopback:
+        return "loopback"
+    if ip.is_link_local:
+        return "link-local"
+    if ip.is_multicast or ip.is_unspecified or ip.is_reserved:
+        return "reserved"
+    if ip.is_private or not ip.is_global:
+        return "private"
+    return "global"
+
+
+def _addresses(host: str, port: Optional[int]) -> List[IPAddress]:
+    """Every address ``host`` resolves to (an IP literal: itself; unresolvable: none)."""
+    try:
+        return [ipaddress.ip_address(host.split("%", 1)[0])]
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, port or 443, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return []  # the request itself will fail to connect, with its own error
+    return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
+
+
+class AddressGuard:
+    """Refuses authorization URLs (metadata, token and registration endpoints) that point into
+    this machine or its networks, so that an MCP server cannot make the client fetch internal
+    URLs (cloud metadata services on link-local addresses, admin endpoints on loopback or
+    private addresses). Every address the host resolves to must be ``global``, or of a class
+    the MCP server itself is on: a server on loopback may use loopback authorization servers,
+    one on a private network private ones. Link-local and reserved addresses are never allowed,
+    unless ``allow_all`` (``OAuth(allow_private_addresses=True)``) turns the guard off.
+
+    The check resolves the name once and the request resolves it again: it stops a server that
+    names an internal address, not one that controls its DNS and answers differently each time.
+    """
+
+    def __init__(self, server_url: str, allow_all: bool = False) -> None:
+        self.allow_all = allow_all
+        self._allowed: Optional[FrozenSet[str]] = None
+        self.server_url = server_url
+
+    def allowed(self) -> FrozenSet[str]:
+        """The address classes authorization URLs may use: global, and the server's own."""
+        if self._allowed is None:
+            parts = urlsplit(self.server_url)
+            own = {address_class(ip) for ip in _addresses(parts.hostname or "", parts.port)}
+            self._allowed = frozenset({"global"} | (own & {"loopback", "private"}))
+        return self._allowed
+
+    def check(self, url: str, what: str) -> str:
+        """``url`` if its host is allowed, else ``AuthError`` naming the host (never a token)."""
+        if self.allow_all:
+            return url
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        try:
+            port = parts.port
+        except ValueError:
+            raise AuthError(f"{what} has an invalid port (host {host!r}); refusing it") from None
+        for ip in _addresses(host, port):
+            kind = address_class(ip)
+            if kind not in self.allowed():
+                raise AuthError(
+                    f"{what} is on {host!r}, a {kind} address ({ip}), and the MCP server is not; refusing to "
+                    "fetch it (OAuth(allow_private_addresses=True) allows it)")
+        return url
 
 
 def _origin(url: str) -> str:

@@ -8,8 +8,11 @@ registration), runs the grant (authorization code + PKCE through ``authorize``, 
 credentials) and stores the token. Many threads hitting the same 401 cause one flow, and many
 meeting the same expiring token one refresh (``_threads.SingleFlight``): the rest wait, each
 bounded by its own request's deadline, and reuse the new token. No lock is held across a network
-round trip or the ``authorize`` callback, which may wait minutes for a human. No token, code,
-verifier or secret is ever logged or put in an error.
+round trip or the ``authorize`` callback, which may wait minutes for a human — except the token
+store's refresh lock (``TokenStore.lock``), held by the one refreshing thread across re-reading
+the stored token and the refresh request, so that clients in other processes sharing the store
+(``FileTokenStore``, ``RedisTokenStore``) refresh a rotating refresh token once, not each. No
+token, code, verifier or secret is ever logged or put in an error.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 from .._threads import FlightTimeout, SingleFlight
 from ..errors import AuthError, parse_challenge
 from .base import AuthProvider, Challenge
-from .discovery import AuthServer, Resource, discover_resource, discover_server, legacy_server
+from .discovery import AddressGuard, AuthServer, Resource, discover_resource, discover_server, legacy_server
 from .store import MemoryTokenStore, TokenStore
 
 __all__ = ["OAuth", "headless_authorize"]
@@ -60,7 +63,8 @@ class OAuth(AuthProvider):
             ``loopback_authorize`` for desktops). Without it the code flow raises ``AuthError``.
         client_id / client_secret: a pre-registered client (else a CIMD URL, else registration).
         private_key: an EC P-256 private key (PEM) for ``private_key_jwt`` client authentication
-            (RFC 7523; signed without extra dependencies), instead of a secret.
+            (RFC 7523), instead of a secret. Needs ``pip install 'mcpclient[oauth]'``
+            (``cryptography``); without it ``MissingExtraError`` here.
         client_metadata_url: an HTTPS URL that identifies this client (Client ID Metadata
             Document), used when the authorization server supports it.
         redirect_uri: where the authorization server sends the user back.
@@ -75,6 +79,12 @@ class OAuth(AuthProvider):
             they are used with); credentials are never sent to another one.
         dpop: bind tokens to a key with DPoP (RFC 9449): ``"auto"`` when the authorization server
             supports ES256 proofs, ``True``, or ``False``. Each request then carries a fresh proof.
+            Proofs need ``mcpclient[oauth]``: without it ``True`` raises ``MissingExtraError`` at
+            the first token request, and ``"auto"`` does too where the server offers DPoP.
+        allow_private_addresses: fetch metadata and use endpoints on loopback, private and
+            link-local addresses even when the MCP server is not on one (by default a server on
+            loopback may use loopback ones and one on a private network private ones; link-local
+            never: ``AuthError`` naming the host).
     """
 
     def __init__(self, *, grant: str = "authorization_code", authorize: Optional[Authorize] = None,
@@ -85,12 +95,12 @@ class OAuth(AuthProvider):
                  token_store: Optional[TokenStore] = None, refresh_margin: float = 30.0,
                  assertion: Any = None, id_token: Any = None, idp_token_endpoint: Optional[str] = None,
                  idp_client_id: Optional[str] = None, private_key: Optional[str] = None,
-                 dpop: Any = "auto", issuer: Optional[str] = None) -> None:
+                 dpop: Any = "auto", issuer: Optional[str] = None, allow_private_addresses: bool = False) -> None:
         if grant not in GRANTS:
             raise ValueError(f"grant must be one of {', '.join(GRANTS)}")
         if grant == "client_credentials" and not (client_id and (client_secret or private_key)):
             raise ValueError("the client_credentials grant needs client_id and client_secret (or private_key)")
-        self._signing_key: Optional[int] = None
+        self._signing_key: Any = None  # a cryptography EC private key
         if private_key is not None:
             # deferred: import cost (auth.jwt); only private_key_jwt and DPoP use it
             from .jwt import load_ec_private_key
@@ -106,6 +116,8 @@ class OAuth(AuthProvider):
         if dpop not in ("auto", True, False):
             raise ValueError("dpop must be 'auto', True or False")
         self.dpop = dpop
+        self.allow_private_addresses = allow_private_addresses
+        self._guard: Optional[AddressGuard] = None
         self._dpop_key: Any = None  # DPoPKey once the token is DPoP-bound
         self._token_type = "Bearer"
         self._nonces: Dict[str, str] = {}  # origin -> the DPoP nonce its server asked for
@@ -227,11 +239,24 @@ class OAuth(AuthProvider):
         expires_at = self._expires_at
         if self._token is not None and (expires_at is None or time.time() + self.refresh_margin < expires_at):
             return True  # a flight that ended just before this one started renewed it
-        stored = self.token_store.get(self._key or "") or {}
-        if isinstance(stored.get("access_token"), str) and not self._expiring(stored):
-            self._adopt(stored)  # another process (with a file store) refreshed it
-            return True
-        return self._refresh(stored)
+        return self._locked_refresh(lambda stored: not self._expiring(stored))
+
+    def _locked_refresh(self, usable: Callable[[Dict[str, Any]], bool]) -> bool:
+        """Refresh under the store's refresh lock, which other processes sharing the store honour
+        too: re-read the stored token first, and adopt it without a request if it is ``usable``
+        (another process refreshed it while we waited); else refresh it. Waiting for the lock is
+        bounded by ``timeout`` (then ``AuthError``, as when waiting for another thread's refresh)."""
+        key = self._key or ""
+        try:
+            with self.token_store.lock(key, self.timeout):
+                stored = self.token_store.get(key) or {}
+                if isinstance(stored.get("access_token"), str) and usable(stored):
+                    self._adopt(stored)  # another process refreshed it: no request of ours
+                    return True
+                return self._refresh(stored)
+        except TimeoutError:
+            raise AuthError(f"gave up after {self.timeout:.3g} s waiting for another client's token refresh "
+                            f"with {key or 'the server'} (the token store's refresh lock is still held)") from None
 
     def _adopt(self, stored: Dict[str, Any]) -> None:
         self._token = stored["access_token"]
@@ -262,8 +287,19 @@ class OAuth(AuthProvider):
             log.info("token refresh failed (%s); keeping the current token", type(exc).__name__)
             return False
         except AuthError as exc:
-            log.info("token refresh failed (%s); a new authorization is needed", exc)
-            self.token_store.delete(self._key or "")
+            if exc.status not in (400, 401):  # the server failed, not our refresh token: keep it
+                log.info("token refresh failed (%s); keeping the current token", exc)
+                return False
+            # The refresh token was refused (invalid_grant): forget that generation only. A newer
+            # one another client stored meanwhile is kept, and adopted.
+            if self.token_store.delete_if(self._key or "", refresh_token):
+                log.info("token refresh failed (%s); a new authorization is needed", exc)
+            else:
+                newer = self.token_store.get(self._key or "") or {}
+                if isinstance(newer.get("access_token"), str) and newer.get("refresh_token") != refresh_token:
+                    log.info("token refresh failed (%s); adopting the token another client stored", exc)
+                    self._adopt(newer)
+                    return not self._expiring(newer)
             self._token = self._expires_at = None
             return False
         self._keep(doc, server, client_id, str(stored.get("auth_method") or "none"), stored.get("resource"),
@@ -279,8 +315,10 @@ class OAuth(AuthProvider):
         if self._token is not None and self._token != challenge.sent_token:
             return True  # another flight got a new token after this request was sent
         if challenge.status == 401:
-            stored = self.token_store.get(server_url) or {}
-            if self._once("refresh", lambda: self._refresh(stored), challenge.deadline, "token refresh"):
+            def usable(stored: Dict[str, Any]) -> bool:  # not the refused one, and fresh
+                return stored.get("access_token") != challenge.sent_token and not self._expiring(stored)
+
+            if self._once("refresh", lambda: self._locked_refresh(usable), challenge.deadline, "token refresh"):
                 return True
         wanted = (parsed.get("scope") or "").split()
         if challenge.status == 403:
@@ -405,6 +443,7 @@ class OAuth(AuthProvider):
         body = {"client_name": self.client_name, "redirect_uris": [self.redirect_uri],
                 "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
                 "application_type": "native", "token_endpoint_auth_method": "none"}
+        self._checked(server.registration_endpoint, "the registration endpoint")
         response = self._session().post(server.registration_endpoint, json=body, timeout=self.timeout)
         if response.status_code not in (200, 201):
             raise AuthError(f"registration at {server.issuer} failed with HTTP {response.status_code}",
@@ -464,6 +503,8 @@ class OAuth(AuthProvider):
 
     def _token_request(self, server: AuthServer, fields: Dict[str, str], client_id: str,
                        secret: Optional[str], method: str, add_client_id: bool = True) -> Dict[str, Any]:
+        if add_client_id:  # not the enterprise IdP's endpoint: the user configured that one
+            self._checked(server.token_endpoint, "the token endpoint")
         headers = {"Accept": "application/json"}
         if method == "client_secret_basic" and secret is not None:
             pair = f"{quote(client_id, safe='')}:{quote(secret, safe='')}".encode()
@@ -526,7 +567,15 @@ class OAuth(AuthProvider):
             self._http = requests.Session()
         return self._http
 
+    def _checked(self, url: str, what: str) -> str:
+        """``url`` if the address guard lets authorization traffic go there (``AuthError`` if not)."""
+        server_url = self._key or ""
+        if self._guard is None or self._guard.server_url != server_url:
+            self._guard = AddressGuard(server_url, self.allow_private_addresses)
+        return self._guard.check(url, what)
+
     def _get(self, url: str) -> Tuple[int, Optional[Dict[str, Any]]]:
+        self._checked(url, "the authorization metadata URL")
         response = self._session().get(url, headers={"Accept": "application/json"}, timeout=self.timeout,
                                        allow_redirects=False)
         try:
