@@ -636,7 +636,7 @@ class StdioTransport(Transport):
                 if sink is not None:
                     try:
                         sink(line)
-                    except Exception:  # a broken sink must not stop the drain (the child would block)
+                    except BaseException:  # a broken sink (sys.exit() too) must not stop the drain (the child would block)
                         log.exception("stderr sink for %s failed", self.name)
         except (OSError, ValueError):
             pass
@@ -669,5 +669,5 @@ class StdioTransport(Transport):
         if self.on_exit is not None:
             try:
                 self.on_exit(code)
-            except Exception:
+            except BaseException:  # (waiter thread) SystemExit included
                 log.exception("on_exit callback for %s failed", self.name)
