@@ -27,6 +27,7 @@ from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
 from ._cmdline import launch_args
+from ._pipes import PipeLines
 from ._windows import PipeWriter, kill_tree
 from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
 
@@ -47,12 +48,18 @@ DEFAULT_ENV_KEYS = (
     "COMSPEC", "PATHEXT", "PROGRAMDATA", "PROGRAMFILES", "WINDIR",
 )
 
+_allowed_name = frozenset(DEFAULT_ENV_KEYS).__contains__
+
 StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
 
 _STDERR_TAIL_LINES = 20
+_STDERR_LINE_MAX = 1 << 16  # a longer stderr line is passed on in pieces of this size
 _POSIX = os.name == "posix"
 #: Pipes cannot be made non-blocking (Windows): writes go through a ``PipeWriter`` thread.
 _BLOCKING_PIPES = not _POSIX
+#: Pipes can be polled: stdout and stderr are read through ``PipeLines``, whose reader the exit
+#: watcher lets go when the server exits though a descendant still holds the pipe (see _pipes).
+_POLLED_READS = _POSIX
 #: Wait for the child's exit without reaping it (the zombie keeps its pid, and so its group, ours).
 _PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 _POLL = 0.05  # how often a writer stuck on a full pipe looks whether the transport is closing
@@ -197,6 +204,8 @@ class StdioTransport(Transport):
         self._stderr_sink = self._make_sink(stderr)
         self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._proc: Optional["subprocess.Popen[bytes]"] = None
+        self._stdout: Any = None  # PipeLines, or the raw file where pipes cannot be polled
+        self._stderr: Any = None
         self._stdin_fd = -1
         self._lifecycle = threading.Lock()  # orders start() against close()
         self._wlock = threading.Lock()  # held while bytes go to stdin (close() takes it to close stdin)
@@ -237,10 +246,16 @@ class StdioTransport(Transport):
     # --- lifecycle ------------------------------------------------------------------------------
 
     def _child_env(self) -> Dict[str, str]:
+        """The child's environment: ``DEFAULT_ENV_KEYS`` from ours (or all of it with
+        ``inherit_env``), then ``env``. Names match exactly on POSIX, where ``path`` is not
+        ``PATH``; on Windows, whose names ignore case, in any case. An allow-listed value that
+        looks like an exported shell function (``() {``: shellshock-style input for a server that
+        runs bash) is left out; values given in ``env`` are passed as they are."""
         if self.inherit_env:
             base = dict(os.environ)
         else:
-            base = {k: v for k, v in os.environ.items() if k.upper() in DEFAULT_ENV_KEYS}
+            allowed = _allowed_name if _POSIX else (lambda k: k.upper() in DEFAULT_ENV_KEYS)
+            base = {k: v for k, v in os.environ.items() if allowed(k) and not v.startswith("() {")}
         base.update(self.env)
         return base
 
@@ -263,6 +278,10 @@ class StdioTransport(Transport):
                 stderr=subprocess.PIPE, env=env, cwd=self.cwd, **kwargs)
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
+        if _POLLED_READS:  # before the process is published: close() may use them at once
+            self._stdout, self._stderr = PipeLines(proc.stdout), PipeLines(proc.stderr)  # type: ignore[arg-type]
+        else:
+            self._stdout, self._stderr = proc.stdout, proc.stderr
         with self._lifecycle:
             closed_meanwhile = self._closing.is_set()
             if not closed_meanwhile:
@@ -273,7 +292,7 @@ class StdioTransport(Transport):
                 proc.wait(_KILL_WAIT)
             except subprocess.TimeoutExpired:  # not reaped yet: subprocess reaps it later
                 pass
-            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            for pipe in (proc.stdin, self._stdout, self._stderr):
                 pipe.close()  # type: ignore[union-attr]
             raise ConnectionClosed("the transport was closed while starting")
         self._stdin_fd = proc.stdin.fileno()  # type: ignore[union-attr]
@@ -331,11 +350,12 @@ class StdioTransport(Transport):
                 self._signal(proc, hard=True, deadline=deadline)
                 self._exited.wait(max(0.0, min(_KILL_WAIT, deadline - time.monotonic())))
         self._signal(proc, hard=True, deadline=deadline)  # whatever the leader left behind in its group goes too
+        self._release_readers()  # a descendant out of the group's reach may still hold stdout/stderr
         if not stdin_closed:
             self._close_stdin(proc, timeout=max(0.0, deadline - time.monotonic()))
         self._join_threads(deadline)
         if not self._receiving:  # nobody reads stdout (a transport used without a session): close it here
-            proc.stdout.close()  # type: ignore[union-attr]
+            self._stdout.close()
         self._finalizer.detach()
 
     def _close_stdin(self, proc: "subprocess.Popen[bytes]", timeout: float) -> bool:
@@ -363,6 +383,13 @@ class StdioTransport(Transport):
 
     def _join_threads(self, deadline: float) -> None:
         join_all(self._threads, deadline)
+
+    def _release_readers(self) -> None:
+        """The server is gone (or being closed): the threads reading its stdout and stderr take
+        what the pipes hold and stop, though a descendant may keep the pipes open (POSIX)."""
+        for lines in (self._stdout, self._stderr):
+            if isinstance(lines, PipeLines):
+                lines.release()
 
     # --- I/O ------------------------------------------------------------------------------------
 
@@ -568,7 +595,7 @@ class StdioTransport(Transport):
 
     def receive(self) -> Optional[Any]:
         self._receiving = True  # from now on the reader closes stdout when it sees EOF
-        stdout = self._proc.stdout  # type: ignore[union-attr]
+        stdout = self._stdout
         limit = self.max_message_size
         while True:
             try:
@@ -593,7 +620,7 @@ class StdioTransport(Transport):
                     log.warning("server %s wrote a line that is not JSON (%d so far); skipped: %.200r",
                                 self.name, self.skipped_lines, line)
 
-    def _skip_rest_of_line(self, stdout: IO[bytes], seen: int) -> None:
+    def _skip_rest_of_line(self, stdout: Any, seen: int) -> None:
         while True:
             chunk = stdout.readline(1 << 20)
             seen += len(chunk)
@@ -627,10 +654,10 @@ class StdioTransport(Transport):
         raise TypeError("stderr must be 'logger', None, a callable or a text file")
 
     def _drain_stderr(self) -> None:
-        stream = self._proc.stderr  # type: ignore[union-attr]
+        stream = self._stderr
         sink = self._stderr_sink
         try:
-            for raw in iter(stream.readline, b""):
+            for raw in iter(lambda: stream.readline(_STDERR_LINE_MAX), b""):
                 line = raw.decode("utf-8", "replace").rstrip("\r\n")
                 self._stderr_tail.append(line)
                 if sink is not None:
@@ -665,6 +692,7 @@ class StdioTransport(Transport):
         else:
             code = proc.wait()  # type: ignore[union-attr]
         self._exited.set()
+        self._release_readers()  # pending calls fail now, though a descendant may hold stdout
         log.debug("server %s exited with %s", self.name, code)
         if self.on_exit is not None:
             try:
