@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import select
 import threading
 import time
@@ -26,7 +25,7 @@ from .. import _fork
 from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
-from ._cmdline import launch_args
+from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
 from ._pipes import PipeLines
 from ._windows import PipeWriter, kill_tree
 from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
@@ -37,18 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
 
 log = logging.getLogger("mcpclient.transport.stdio")
-
-#: Environment variables a child inherits by default; everything else (tokens, keys) stays behind
-#: unless passed in ``env=`` or ``inherit_env=True`` is given.
-DEFAULT_ENV_KEYS = (
-    "HOME", "LOGNAME", "USER", "USERNAME", "SHELL", "PATH", "TERM", "TZ",
-    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
-    # Windows essentials
-    "APPDATA", "LOCALAPPDATA", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "SYSTEMROOT", "SYSTEMDRIVE",
-    "COMSPEC", "PATHEXT", "PROGRAMDATA", "PROGRAMFILES", "WINDIR",
-)
-
-_allowed_name = frozenset(DEFAULT_ENV_KEYS).__contains__
 
 StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
 
@@ -70,9 +57,6 @@ _TASKKILL_WAIT = 2.0  # Windows: how long taskkill may take at most
 _OUTBOX_MAX = 4 << 20
 
 
-_LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "bun", "bunx", "deno")
-
-
 class _Stalled(Exception):
     """The pipe is full and the frames being written are not this thread's to wait for: ``rest``
     goes to the stdin thread."""
@@ -80,24 +64,6 @@ class _Stalled(Exception):
     def __init__(self, rest: bytes) -> None:
         super().__init__("stdin is full")
         self.rest = rest
-
-
-def _default_name(argv: Sequence[str]) -> str:
-    """A readable label for a command: the script, module or package a launcher runs, else argv[0].
-
-    ``python server.py`` -> ``server``; ``python -m pkg.mod`` -> ``pkg_mod``; ``npx -y @x/srv`` -> ``srv``.
-    """
-    program = os.path.basename(argv[0])
-    label = program
-    if re.sub(r"[\d.]+$", "", program.lower().replace(".exe", "")) in _LAUNCHERS:
-        rest = list(argv[1:])
-        while rest and rest[0] in ("run", "x", "-y", "--yes", "-u", "-q"):
-            rest.pop(0)
-        if rest[:1] == ["-m"] and len(rest) > 1:
-            label = rest[1]
-        elif rest and not rest[0].startswith("-"):
-            label = os.path.splitext(os.path.basename(rest[0].rstrip("/")))[0]
-    return re.sub(r"[^A-Za-z0-9_-]+", "_", label).strip("_") or "server"
 
 
 def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool, timeout: float = _TASKKILL_WAIT) -> None:
@@ -199,7 +165,7 @@ class StdioTransport(Transport):
         self.max_message_size = max_message_size
         self.on_exit = on_exit
         self.terminate_grace = terminate_grace
-        self.name = name or _default_name(self.argv)
+        self.name = name or default_name(self.argv)
         self._stderr_setting = stderr
         self._stderr_sink = self._make_sink(stderr)
         self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
@@ -246,18 +212,7 @@ class StdioTransport(Transport):
     # --- lifecycle ------------------------------------------------------------------------------
 
     def _child_env(self) -> Dict[str, str]:
-        """The child's environment: ``DEFAULT_ENV_KEYS`` from ours (or all of it with
-        ``inherit_env``), then ``env``. Names match exactly on POSIX, where ``path`` is not
-        ``PATH``; on Windows, whose names ignore case, in any case. An allow-listed value that
-        looks like an exported shell function (``() {``: shellshock-style input for a server that
-        runs bash) is left out; values given in ``env`` are passed as they are."""
-        if self.inherit_env:
-            base = dict(os.environ)
-        else:
-            allowed = _allowed_name if _POSIX else (lambda k: k.upper() in DEFAULT_ENV_KEYS)
-            base = {k: v for k, v in os.environ.items() if allowed(k) and not v.startswith("() {")}
-        base.update(self.env)
-        return base
+        return child_env(self.env, self.inherit_env, _POSIX)
 
     def start(self) -> None:
         import subprocess  # here, not at the top: it costs import time for users of other transports
