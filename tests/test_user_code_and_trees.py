@@ -258,3 +258,17 @@ def test_on_windows_env_names_match_whatever_their_case(monkeypatch):
                                         "TEMP": "() { :;}; echo pwned"})
     env = StdioTransport(["srv"])._child_env()
     assert env == {"Path": r"C:\bin", "SystemRoot": r"C:\Windows"}
+
+
+def test_where_pipes_cannot_be_polled_the_plain_pipe_files_are_read(monkeypatch):
+    """The Windows read path (platform faked: no poll on pipes, blocking writes): stdout and
+    stderr are read from the subprocess files as before; calls, server stderr and close() work."""
+    monkeypatch.setattr(stdio, "_POLLED_READS", False)
+    monkeypatch.setattr(stdio, "_BLOCKING_PIPES", True)
+    lines: List[str] = []
+    script = ("import sys, runpy; sys.stderr.write('hello\\n'); sys.stderr.flush(); "
+              "runpy.run_module('mcpclient.testing', run_name='__main__')")
+    with Client(StdioTransport([sys.executable, "-c", script], stderr=lines.append), timeout=LONG) as client:
+        assert not isinstance(client.transport._stdout, stdio.PipeLines)  # type: ignore[attr-defined]
+        assert client.call_tool("echo", {"text": "plain"}).text == "plain"
+        assert wait_until(lambda: "hello" in lines)
