@@ -272,3 +272,41 @@ def test_where_pipes_cannot_be_polled_the_plain_pipe_files_are_read(monkeypatch)
         assert not isinstance(client.transport._stdout, stdio.PipeLines)  # type: ignore[attr-defined]
         assert client.call_tool("echo", {"text": "plain"}).text == "plain"
         assert wait_until(lambda: "hello" in lines)
+
+
+def _stream_transport(url: str, legacy: bool, token: Any) -> Any:
+    from mcpclient.transports.http import HTTPTransport
+    from mcpclient.transports.sse import SSETransport
+
+    return (SSETransport if legacy else HTTPTransport)(url, auth=token, connect_timeout=8)
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["streamable-http", "legacy-sse"])
+def test_sys_exit_in_a_token_callable_on_a_stream_thread_is_contained(legacy, caplog):
+    """Issue 12 (item 4, found while auditing the client threads): a token callable that exits when
+    called on the Streamable HTTP GET listener (or the legacy SSE reader) killed that thread
+    silently: connecting waited out connect_timeout, and the server's messages stopped with no
+    word in the log. Now: logged, at once; over legacy SSE, where that stream is the connection,
+    connecting fails at once with a typed error."""
+    from http_servers import official_http_server
+
+    from mcpclient.errors import MCPError
+
+    def token() -> str:
+        name = threading.current_thread().name
+        if name.endswith("-http-get") or name.endswith("-sse"):
+            sys.exit(1)
+        return "t"
+
+    with official_http_server("--sse" if legacy else "--http") as url:
+        with caplog.at_level(logging.WARNING, logger="mcpclient"):
+            began = time.monotonic()
+            if legacy:
+                with pytest.raises(MCPError):
+                    Client(_stream_transport(url, legacy, token), timeout=LONG).connect()
+                assert time.monotonic() - began < 4.0  # not connect_timeout (8 s)
+                return
+            with Client(_stream_transport(url, legacy, token), timeout=LONG, protocol="legacy") as client:
+                assert time.monotonic() - began < 4.0  # not connect_timeout (8 s)
+                assert client.call_tool("echo", {"text": "on"}).text == "on"
+        assert any("GET stream" in r.getMessage() for r in caplog.records)

@@ -204,7 +204,7 @@ class SSETransport(HTTPBase):
             response = self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
         except (AuthError, ConnectError) as exc:
             error = exc
-        except Exception as exc:  # no answer in time, or the token provider failed
+        except BaseException as exc:  # no answer in time, or the token provider failed (sys.exit() too)
             error = ConnectError(f"could not open the event stream of {self.name}: {type(exc).__name__}")
             error.__cause__ = exc
         else:
