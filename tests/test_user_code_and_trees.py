@@ -310,3 +310,30 @@ def test_sys_exit_in_a_token_callable_on_a_stream_thread_is_contained(legacy, ca
                 assert time.monotonic() - began < 4.0  # not connect_timeout (8 s)
                 assert client.call_tool("echo", {"text": "on"}).text == "on"
         assert any("GET stream" in r.getMessage() for r in caplog.records)
+
+
+def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_once():
+    """Issue 12 (item 4, the same audit): a future's POST runs on an ``http`` lane worker; a token
+    callable that exits there left the call waiting for its whole timeout. Now it fails at once
+    with a typed error, and the next calls go through."""
+    from http_servers import official_http_server
+
+    from mcpclient.errors import MCPError
+
+    armed = threading.Event()
+
+    def token() -> str:
+        name = threading.current_thread().name
+        if armed.is_set() and "-http" in name and not name.endswith("-http-get"):
+            armed.clear()
+            sys.exit(1)
+        return "t"
+
+    with official_http_server("--http") as url:
+        with Client(_stream_transport(url, False, token), timeout=LONG, protocol="legacy") as client:
+            armed.set()
+            began = time.monotonic()
+            with pytest.raises(MCPError):
+                client.call_tool_future("echo", {"text": "x"}).result(LONG)
+            assert time.monotonic() - began < 3.0
+            assert client.call_tool_future("echo", {"text": "next"}).result(LONG).text == "next"

@@ -318,7 +318,10 @@ class HTTPTransport(AnswerRecovery):
                     response.close()
         except StreamBroken as broke:  # 2026-07-28
             self._reissue(rid, body, deadline, extra, idempotent, broke)
-        except Exception as exc:
+        except BaseException as exc:
+            if inline and not isinstance(exc, Exception):
+                raise  # the caller's own thread: a Ctrl-C or sys.exit() there is the caller's
+            # On the lane, a token callable's sys.exit() too: the call fails now, not at its timeout.
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
         finally:
@@ -338,7 +341,7 @@ class HTTPTransport(AnswerRecovery):
                 except StreamBroken as broke:  # 2026-07-28
                     response.close()
                     self._reissue(rid, body, deadline, extra, idempotent, broke)
-        except Exception as exc:
+        except BaseException as exc:  # (a lane thread) a token callable's sys.exit() too
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
         finally:

@@ -154,7 +154,7 @@ class SSETransport(HTTPBase):
         """Worker: POST one request; its answer comes on the event stream, a failure goes to the reader."""
         try:
             self._post(body, deadline, idempotent)
-        except Exception as exc:
+        except BaseException as exc:  # a token callable's sys.exit() too: the call fails now, not at its timeout
             self._fail(rid, exc, deadline)
 
     def _post(self, body: bytes, deadline: Optional[float], idempotent: Optional[bool]) -> None:
