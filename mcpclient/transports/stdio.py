@@ -1,11 +1,10 @@
 """stdio transport: the server is a child process speaking newline-delimited JSON-RPC.
 
-Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment,
-draining its stderr on a thread, noticing its exit on another (which then lets the stdout and
-stderr readers go, though a descendant outside its process group may still hold the pipes:
-``_pipes``), writing without ever blocking past
-a deadline or a close (on a writer thread where pipes cannot be non-blocking: Windows), and the
-bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
+Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment
+(``_cmdline``), draining its stderr on a thread, noticing its exit on another (which then lets
+the stdout and stderr readers go, though a descendant outside its process group may still hold
+the pipes: ``_pipes``), writing without ever blocking past a deadline or a close (on a writer
+thread where pipes cannot be non-blocking: Windows), and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
 Windows, ``taskkill`` of the process tree). Windows specifics are in ``_windows``. Standard
 library only.
 
