@@ -337,3 +337,25 @@ def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_
                 client.call_tool_future("echo", {"text": "x"}).result(LONG)
             assert time.monotonic() - began < 3.0
             assert client.call_tool_future("echo", {"text": "next"}).result(LONG).text == "next"
+
+
+@pytest.mark.skipif(not POSIX, reason="poll() on pipes")
+def test_pipe_lines_closed_while_a_thread_reads_lets_it_go_and_closes_after_it():
+    """``close()`` during a blocked read releases the reader, which closes the descriptors itself
+    on its way out (closed under its poll(), their numbers could be reused and read from)."""
+    from mcpclient.transports._pipes import PipeLines
+
+    read_end, write_end = os.pipe()
+    lines = PipeLines(os.fdopen(read_end, "rb", buffering=0))
+    got: List[bytes] = []
+    os.write(write_end, b"first\nsecond")
+    reader = threading.Thread(target=lambda: got.extend(iter(lambda: lines.readline(100), b"")))
+    reader.start()
+    try:
+        assert wait_until(lambda: got == [b"first\n"])
+        lines.close()  # the reader is in poll(): it takes what is there and stops
+        reader.join(LONG)
+        assert not reader.is_alive() and got == [b"first\n", b"second"]
+        assert lines._stream.closed  # type: ignore[attr-defined]  # by the reader, on its way out
+    finally:
+        os.close(write_end)

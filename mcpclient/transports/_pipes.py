@@ -30,7 +30,9 @@ class PipeLines:
     directly), ``readline`` as ``io.BufferedReader.readline`` has it, until EOF or ``release()``.
 
     One thread reads; ``release()`` and ``close()`` may be called from any thread. ``close()``
-    closes the pipe and the wake-up pipe; call it once the reader is done (or never started).
+    closes the pipe and the wake-up pipe; while the reader is in a system call on them, it only
+    releases the reader, which closes them on its way out (a descriptor closed under a ``poll()``
+    or ``read()`` could be reused for another file meanwhile and read from).
     """
 
     def __init__(self, stream: IO[bytes]) -> None:
@@ -43,6 +45,8 @@ class PipeLines:
         self._eof = False
         self._released = False  # seen by the reader: take what is there, then EOF
         self._closed = False
+        self._busy = False  # the reader is in poll()/read() on our descriptors
+        self._close_pending = False  # close() came meanwhile: the reader closes on its way out
         if _HAS_POLL:
             self._poll: Optional["select.poll"] = select.poll()
             self._poll.register(self._fd, select.POLLIN)
@@ -58,13 +62,20 @@ class PipeLines:
                 self._wake_w = -1
 
     def close(self) -> None:
-        """Close the pipe and the wake-up pipe (idempotent). Not while a thread reads."""
+        """Close the pipe and the wake-up pipe (idempotent); if the reader is in a system call on
+        them, it is released and closes them itself when it returns."""
         self.release()
         with self._lock:
             if self._closed:
                 return
+            if self._busy:
+                self._close_pending = True
+                return
             self._closed = True
-            os.close(self._wake_r)
+        self._close_fds()
+
+    def _close_fds(self) -> None:
+        os.close(self._wake_r)
         try:
             self._stream.close()
         except OSError:
@@ -92,7 +103,24 @@ class PipeLines:
         return line
 
     def _fill(self) -> bool:
-        """Read more into the buffer; False at EOF (or released with nothing left to read)."""
+        """Read more into the buffer; False at EOF (or released with nothing left to read, or
+        closed)."""
+        with self._lock:
+            if self._closed or self._close_pending:
+                return False
+            self._busy = True
+        try:
+            return self._fill_busy()
+        finally:
+            with self._lock:
+                self._busy = False
+                close_now = self._close_pending and not self._closed
+                if close_now:
+                    self._closed = True
+            if close_now:
+                self._close_fds()
+
+    def _fill_busy(self) -> bool:
         while True:
             if self._readable():
                 try:
