@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 from ._responder import Responder
 from ._threads import start_thread
 from .connection import Connection, era_for
-from .errors import ClientClosedError, MCPError
+from .errors import ClientClosedError, ConnectionClosed, MCPError
 from .notifications import NotificationRouter
 from .session import Session
 from .subscriptions import SubscriptionRouter
@@ -79,6 +79,10 @@ def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:
                 log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
                 subscriptions.end_all(exc)  # their consumers must not wait forever
                 return
+        except BaseException as exc:  # user code run meanwhile (an auth hook...) raised, sys.exit() too:
+            log.exception("reconnecting to %s failed", conn.transport.name)  # end, never hang
+            subscriptions.end_all(ConnectionClosed(f"reconnecting failed: {type(exc).__name__}"))
+            return
 
 
 class ConnectionHooks:

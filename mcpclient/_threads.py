@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Set, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["FlightTimeout", "Lane", "SingleFlight", "join_all", "next_instance", "start_thread"]
+__all__ = ["FlightTimeout", "Lane", "SingleFlight", "contain", "join_all", "next_instance", "start_thread"]
 
 log = logging.getLogger("mcpclient")
 
@@ -37,6 +37,20 @@ def start_thread(target: Callable[[], Any], name: str) -> threading.Thread:
     thread = threading.Thread(target=target, name=name, daemon=True)
     thread.start()
     return thread
+
+
+def contain(exc: BaseException) -> None:
+    """Called with what user code raised: raise it again where it must not be contained, else
+    return (the caller logs it and goes on).
+
+    On a client thread everything is contained, ``SystemExit`` and ``KeyboardInterrupt`` too: a
+    ``sys.exit()`` there would end only that thread, silently (``threading.excepthook`` ignores
+    ``SystemExit``), and a real Ctrl-C is never raised there (Python delivers signals to the main
+    thread). On the main thread (a done-callback run by ``cancel()``, say) a ``SystemExit`` or
+    ``KeyboardInterrupt`` is the user's, and goes on up.
+    """
+    if not isinstance(exc, Exception) and threading.current_thread() is threading.main_thread():
+        raise exc
 
 
 def join_all(threads: List[threading.Thread], deadline: float) -> None:
@@ -159,8 +173,9 @@ class Lane:
                 continue
             if self._on_drop is not None:
                 try:
-                    self._on_drop(*item[2])
-                except Exception:
+                    self._on_drop(*item[2])  # (may run user code: done-callbacks of the dropped call)
+                except BaseException as exc:
+                    contain(exc)
                     log.exception("%s: cleanup of dropped work failed", self.name)
         for _ in threads:
             self._queue.put(_STOP)

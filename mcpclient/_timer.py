@@ -83,7 +83,8 @@ class DeadlineTimer:
                 for call in due:
                     try:
                         self._expire(call)
-                    except Exception:  # the timer must outlive any surprise, or every timeout stops
+                    except BaseException:  # the timer must outlive any surprise (a done-callback's
+                        # sys.exit() included), or every timeout stops
                         log.exception("timer thread error")
         finally:
             self._idents.discard(threading.get_ident())

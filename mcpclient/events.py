@@ -87,7 +87,7 @@ class Subscription:
         if self._on_event is not None:
             try:
                 self._on_event(event)
-            except Exception:  # the other subscriptions, the cache and on_notification still get it
+            except BaseException:  # (SystemExit too) the other subscriptions, the cache and on_notification still get it
                 log.exception("on_event callback failed")
 
     def acknowledge(self, honoured: Any) -> None:

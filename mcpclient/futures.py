@@ -17,6 +17,7 @@ the call's id from the pending table (reader, canceller, timer, closer): see ``s
 """
 from __future__ import annotations
 
+import logging
 import threading
 from _thread import allocate_lock as _allocate_lock
 from concurrent.futures import CancelledError, Future, InvalidStateError
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, Optional, Tuple, TypeVar
 
+from ._threads import contain
 from .errors import ClientClosedError, ProtocolError, RequestCancelled, RPCError
 
 if TYPE_CHECKING:
@@ -40,8 +42,27 @@ Prepare = Callable[[str, Optional[Dict[str, Any]]], Tuple[Optional[Dict[str, Any
 #: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
 Requester = Callable[..., "CallFuture"]
 
+log = logging.getLogger("mcpclient")
+
 _INF = float("inf")
 _WAIT_MAX = min(threading.TIMEOUT_MAX, 365 * 86400.0)  # longer waits overflow the lock APIs
+
+
+def _guarded(fn: Callable[["Future[Any]"], object]) -> Callable[["Future[Any]"], object]:
+    """``fn`` as a done-callback that cannot take the others down: ``concurrent.futures`` logs an
+    ``Exception`` and goes on, but a ``SystemExit`` skipped the callbacks after it and ended the
+    client thread that ran it (a worker, the timer). Here it is logged and contained, except on the
+    main thread (see ``_threads.contain``)."""
+    def run(future: "Future[Any]") -> object:
+        try:
+            return fn(future)
+        except Exception:
+            raise  # concurrent.futures logs it
+        except BaseException as exc:
+            contain(exc)
+            log.exception("done-callback %s of a call raised", getattr(fn, "__qualname__", type(fn).__name__))
+            return None
+    return run
 
 
 @dataclass(frozen=True)
@@ -285,7 +306,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
         if self._owned:
             raise RuntimeError("a blocking call's future is waited for with result() only")
-        super().add_done_callback(fn)
+        super().add_done_callback(_guarded(fn))
 
     def _cancelled_error(self) -> RequestCancelled:
         return RequestCancelled(f"{self.method} (id {self.request_id}) was cancelled")

@@ -126,7 +126,7 @@ class NotificationRouter:
                 self._log(params)
             else:
                 self._typed(method, params)
-        except Exception:  # one failing callback must not silence on_notification
+        except BaseException:  # one failing callback (sys.exit() too) must not silence on_notification
             log.exception("callback for %s failed", method)
         callback = self._on_notification
         if callback is not None:

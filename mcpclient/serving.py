@@ -74,7 +74,7 @@ class ServerRequests:
             except RPCError as exc:
                 self.reply(rid, error=exc)
                 return
-            except Exception:
+            except BaseException:  # (reader thread) SystemExit included: the reader must live on
                 log.exception("quick handler for server request %s failed", method)
                 self.reply(rid, error=InternalError(-32603, f"client handler for {method} failed"))
                 return
@@ -103,7 +103,9 @@ class ServerRequests:
             result = handler(method, params)
         except RPCError as exc:
             error = exc
-        except Exception:
+        except BaseException:  # SystemExit, KeyboardInterrupt raised by the handler: answered all the same
+            # (a handler thread is never the main thread, where a real Ctrl-C lands). The server
+            # gets a fixed message: what was raised may hold secrets; the details go to the log.
             log.exception("handler for server request %s failed", method)
             error = InternalError(-32603, f"client handler for {method} failed")
         self._deliver(rid, result, error, self._send)

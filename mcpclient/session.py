@@ -451,7 +451,7 @@ class Session:
                     self._dispatch(message)
         except MCPError as exc:
             reason = exc
-        except Exception as exc:  # a bug here must still fail the pending calls, never hang them
+        except BaseException as exc:  # a bug here must still fail the pending calls, never hang them
             log.exception("reader thread failed")
             reason = ConnectionClosed(f"reader thread failed: {exc!r}")
         finally:
@@ -479,7 +479,7 @@ class Session:
                 self._dispatch_incoming(msg)
             else:
                 self._complete(msg)
-        except Exception:
+        except BaseException:  # SystemExit from user code a dispatch may run (done-callbacks) too
             log.exception("failed to dispatch a message; skipped: %.200s", format_message(msg))
 
     def _complete(self, msg: Dict[str, Any]) -> None:
@@ -537,7 +537,7 @@ class Session:
         if quick is not None:
             try:
                 quick(method, params)
-            except Exception:
+            except BaseException:  # (reader thread) the reader must live on
                 log.exception("quick handler for notification %s failed", method)
         if method == "notifications/progress":
             self._progress(params)
@@ -579,7 +579,7 @@ class Session:
         if self.on_lost is not None:  # first: a caller woken below finds the connection known lost
             try:
                 self.on_lost(factory())
-            except Exception:
+            except BaseException:  # the pending calls below must fail all the same
                 log.exception("on_lost callback failed")
         for call in pending.values():
             exc = factory()

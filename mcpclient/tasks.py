@@ -212,7 +212,7 @@ class TaskStore:
             result = run()
         except RPCError as exc:
             error = exc
-        except Exception:  # the handler's bug: a safe message for the server, details in the log
+        except BaseException:  # the handler's bug (SystemExit too): a safe message for the server, details in the log
             log.exception("task handler for %s failed", task.method)
             error = InternalError(-32603, f"client handler for {task.method} failed")
         finally:

@@ -1,5 +1,6 @@
 """Command lines: a command string split into argv the way the platform's programs would see it,
-and the program an argv names found the way the platform finds it.
+the program an argv names found the way the platform finds it, the environment a stdio server
+is started with (the allow-list), and the readable name of a command (for threads and loggers).
 
 ``shlex`` has no Windows mode (in POSIX mode it eats the backslashes of ``C:\\Users\\me\\srv.exe``)
 and ``subprocess.list2cmdline`` only goes the other way (argv -> command line), so the Windows rules
@@ -9,10 +10,23 @@ arguments"; ``CommandLineToArgvW`` agrees except for ``""`` inside quotes).
 from __future__ import annotations
 
 import os
+import re
 import shlex
-from typing import List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-__all__ = ["launch_args", "split_command"]
+__all__ = ["DEFAULT_ENV_KEYS", "child_env", "default_name", "launch_args", "split_command"]
+
+#: Environment variables a child inherits by default; everything else (tokens, keys) stays behind
+#: unless passed in ``env=`` or ``inherit_env=True`` is given.
+DEFAULT_ENV_KEYS = (
+    "HOME", "LOGNAME", "USER", "USERNAME", "SHELL", "PATH", "TERM", "TZ",
+    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
+    # Windows essentials
+    "APPDATA", "LOCALAPPDATA", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "SYSTEMROOT", "SYSTEMDRIVE",
+    "COMSPEC", "PATHEXT", "PROGRAMDATA", "PROGRAMFILES", "WINDIR",
+)
+
+_ALLOWED = frozenset(DEFAULT_ENV_KEYS)
 
 _BLANKS = " \t"
 _WINDOWS = os.name == "nt"
@@ -116,3 +130,39 @@ def launch_args(argv: Sequence[str], env: Mapping[str, str], posix: bool) -> Tup
                 raise ValueError(f"{os.path.basename(args[0])} is a batch file and cmd.exe would misread "
                                  f"{''.join(sorted(unsafe.intersection(arg)))!r} in an argument")
     return args, None
+
+
+def child_env(env: Mapping[str, str], inherit_env: bool, posix: bool) -> Dict[str, str]:
+    """A stdio server's environment: ``DEFAULT_ENV_KEYS`` from ours (or all of it with
+    ``inherit_env``), then ``env``. Names match exactly on POSIX, where ``path`` is not ``PATH``;
+    on Windows, whose names ignore case, in any case. An allow-listed value that looks like an
+    exported shell function (``() {``: shellshock-style input for a server that runs bash) is left
+    out; what ``env`` (or ``inherit_env``) asks for is passed as it is."""
+    if inherit_env:
+        base = dict(os.environ)
+    else:
+        allowed = _ALLOWED.__contains__ if posix else (lambda k: k.upper() in _ALLOWED)
+        base = {k: v for k, v in os.environ.items() if allowed(k) and not v.startswith("() {")}
+    base.update(env)
+    return base
+
+
+_LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "bun", "bunx", "deno")
+
+
+def default_name(argv: Sequence[str]) -> str:
+    """A readable label for a command: the script, module or package a launcher runs, else argv[0].
+
+    ``python server.py`` -> ``server``; ``python -m pkg.mod`` -> ``pkg_mod``; ``npx -y @x/srv`` -> ``srv``.
+    """
+    program = os.path.basename(argv[0])
+    label = program
+    if re.sub(r"[\d.]+$", "", program.lower().replace(".exe", "")) in _LAUNCHERS:
+        rest = list(argv[1:])
+        while rest and rest[0] in ("run", "x", "-y", "--yes", "-u", "-q"):
+            rest.pop(0)
+        if rest[:1] == ["-m"] and len(rest) > 1:
+            label = rest[1]
+        elif rest and not rest[0].startswith("-"):
+            label = os.path.splitext(os.path.basename(rest[0].rstrip("/")))[0]
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", label).strip("_") or "server"

@@ -318,7 +318,10 @@ class HTTPTransport(AnswerRecovery):
                     response.close()
         except StreamBroken as broke:  # 2026-07-28
             self._reissue(rid, body, deadline, extra, idempotent, broke)
-        except Exception as exc:
+        except BaseException as exc:
+            if inline and not isinstance(exc, Exception):
+                raise  # the caller's own thread: a Ctrl-C or sys.exit() there is the caller's
+            # On the lane, a token callable's sys.exit() too: the call fails now, not at its timeout.
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
         finally:
@@ -338,7 +341,7 @@ class HTTPTransport(AnswerRecovery):
                 except StreamBroken as broke:  # 2026-07-28
                     response.close()
                     self._reissue(rid, body, deadline, extra, idempotent, broke)
-        except Exception as exc:
+        except BaseException as exc:  # (a lane thread) a token callable's sys.exit() too
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
         finally:
@@ -613,7 +616,7 @@ class HTTPTransport(AnswerRecovery):
         session = self.session_id
         while not self._closing.is_set():
             response: Optional[Response] = None
-            ended: Optional[Exception] = None
+            ended: Optional[BaseException] = None
             self._get_wake.clear()
             try:
                 response, session = self._get_stream(last_id if session == self.session_id else None)
@@ -621,12 +624,13 @@ class HTTPTransport(AnswerRecovery):
                 ended = exc
             except TransportError as exc:  # no connection, or it broke: try again later
                 log.debug("%s", exc)
-            except Exception as exc:  # the credentials could not be had (AuthError), or a bug
-                ended = exc
+            except BaseException as exc:  # the credentials could not be had (AuthError), a bug, or
+                ended = exc  # user code (a token callable) that exited: never a silently dead listener
             self._get_answered.set()
             if ended is not None:
                 if not self._closing.is_set():
-                    log.warning("the GET stream of %s ended; server-initiated messages stop: %s", self.name, ended)
+                    log.warning("the GET stream of %s ended; server-initiated messages stop: %s", self.name,
+                                ended if isinstance(ended, Exception) else f"{type(ended).__name__} raised")
                 return
             if response is not None:
                 try:

@@ -154,7 +154,7 @@ class SSETransport(HTTPBase):
         """Worker: POST one request; its answer comes on the event stream, a failure goes to the reader."""
         try:
             self._post(body, deadline, idempotent)
-        except Exception as exc:
+        except BaseException as exc:  # a token callable's sys.exit() too: the call fails now, not at its timeout
             self._fail(rid, exc, deadline)
 
     def _post(self, body: bytes, deadline: Optional[float], idempotent: Optional[bool]) -> None:
@@ -204,7 +204,7 @@ class SSETransport(HTTPBase):
             response = self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
         except (AuthError, ConnectError) as exc:
             error = exc
-        except Exception as exc:  # no answer in time, or the token provider failed
+        except BaseException as exc:  # no answer in time, or the token provider failed (sys.exit() too)
             error = ConnectError(f"could not open the event stream of {self.name}: {type(exc).__name__}")
             error.__cause__ = exc
         else:

@@ -1,9 +1,10 @@
 """stdio transport: the server is a child process speaking newline-delimited JSON-RPC.
 
-Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment,
-draining its stderr on a thread, noticing its exit on another, writing without ever blocking past
-a deadline or a close (on a writer thread where pipes cannot be non-blocking: Windows), and the
-bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
+Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment
+(``_cmdline``), draining its stderr on a thread, noticing its exit on another (which then lets
+the stdout and stderr readers go, though a descendant outside its process group may still hold
+the pipes: ``_pipes``), writing without ever blocking past a deadline or a close (on a writer
+thread where pipes cannot be non-blocking: Windows), and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
 Windows, ``taskkill`` of the process tree). Windows specifics are in ``_windows``. Standard
 library only.
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import select
 import threading
 import time
@@ -26,7 +26,8 @@ from .. import _fork
 from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
-from ._cmdline import launch_args
+from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
+from ._pipes import PipeLines
 from ._windows import PipeWriter, kill_tree
 from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
 
@@ -37,22 +38,16 @@ __all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
 
 log = logging.getLogger("mcpclient.transport.stdio")
 
-#: Environment variables a child inherits by default; everything else (tokens, keys) stays behind
-#: unless passed in ``env=`` or ``inherit_env=True`` is given.
-DEFAULT_ENV_KEYS = (
-    "HOME", "LOGNAME", "USER", "USERNAME", "SHELL", "PATH", "TERM", "TZ",
-    "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
-    # Windows essentials
-    "APPDATA", "LOCALAPPDATA", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "SYSTEMROOT", "SYSTEMDRIVE",
-    "COMSPEC", "PATHEXT", "PROGRAMDATA", "PROGRAMFILES", "WINDIR",
-)
-
 StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
 
 _STDERR_TAIL_LINES = 20
+_STDERR_LINE_MAX = 1 << 16  # a longer stderr line is passed on in pieces of this size
 _POSIX = os.name == "posix"
 #: Pipes cannot be made non-blocking (Windows): writes go through a ``PipeWriter`` thread.
 _BLOCKING_PIPES = not _POSIX
+#: Pipes can be polled: stdout and stderr are read through ``PipeLines``, whose reader the exit
+#: watcher lets go when the server exits though a descendant still holds the pipe (see _pipes).
+_POLLED_READS = _POSIX
 #: Wait for the child's exit without reaping it (the zombie keeps its pid, and so its group, ours).
 _PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
 _POLL = 0.05  # how often a writer stuck on a full pipe looks whether the transport is closing
@@ -63,9 +58,6 @@ _TASKKILL_WAIT = 2.0  # Windows: how long taskkill may take at most
 _OUTBOX_MAX = 4 << 20
 
 
-_LAUNCHERS = ("python", "python3", "py", "node", "npx", "uv", "uvx", "pipx", "bun", "bunx", "deno")
-
-
 class _Stalled(Exception):
     """The pipe is full and the frames being written are not this thread's to wait for: ``rest``
     goes to the stdin thread."""
@@ -73,24 +65,6 @@ class _Stalled(Exception):
     def __init__(self, rest: bytes) -> None:
         super().__init__("stdin is full")
         self.rest = rest
-
-
-def _default_name(argv: Sequence[str]) -> str:
-    """A readable label for a command: the script, module or package a launcher runs, else argv[0].
-
-    ``python server.py`` -> ``server``; ``python -m pkg.mod`` -> ``pkg_mod``; ``npx -y @x/srv`` -> ``srv``.
-    """
-    program = os.path.basename(argv[0])
-    label = program
-    if re.sub(r"[\d.]+$", "", program.lower().replace(".exe", "")) in _LAUNCHERS:
-        rest = list(argv[1:])
-        while rest and rest[0] in ("run", "x", "-y", "--yes", "-u", "-q"):
-            rest.pop(0)
-        if rest[:1] == ["-m"] and len(rest) > 1:
-            label = rest[1]
-        elif rest and not rest[0].startswith("-"):
-            label = os.path.splitext(os.path.basename(rest[0].rstrip("/")))[0]
-    return re.sub(r"[^A-Za-z0-9_-]+", "_", label).strip("_") or "server"
 
 
 def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool, timeout: float = _TASKKILL_WAIT) -> None:
@@ -192,11 +166,13 @@ class StdioTransport(Transport):
         self.max_message_size = max_message_size
         self.on_exit = on_exit
         self.terminate_grace = terminate_grace
-        self.name = name or _default_name(self.argv)
+        self.name = name or default_name(self.argv)
         self._stderr_setting = stderr
         self._stderr_sink = self._make_sink(stderr)
         self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._proc: Optional["subprocess.Popen[bytes]"] = None
+        self._stdout: Any = None  # PipeLines, or the raw file where pipes cannot be polled
+        self._stderr: Any = None
         self._stdin_fd = -1
         self._lifecycle = threading.Lock()  # orders start() against close()
         self._wlock = threading.Lock()  # held while bytes go to stdin (close() takes it to close stdin)
@@ -237,12 +213,7 @@ class StdioTransport(Transport):
     # --- lifecycle ------------------------------------------------------------------------------
 
     def _child_env(self) -> Dict[str, str]:
-        if self.inherit_env:
-            base = dict(os.environ)
-        else:
-            base = {k: v for k, v in os.environ.items() if k.upper() in DEFAULT_ENV_KEYS}
-        base.update(self.env)
-        return base
+        return child_env(self.env, self.inherit_env, _POSIX)
 
     def start(self) -> None:
         import subprocess  # here, not at the top: it costs import time for users of other transports
@@ -263,6 +234,10 @@ class StdioTransport(Transport):
                 stderr=subprocess.PIPE, env=env, cwd=self.cwd, **kwargs)
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
+        if _POLLED_READS:  # before the process is published: close() may use them at once
+            self._stdout, self._stderr = PipeLines(proc.stdout), PipeLines(proc.stderr)  # type: ignore[arg-type]
+        else:
+            self._stdout, self._stderr = proc.stdout, proc.stderr
         with self._lifecycle:
             closed_meanwhile = self._closing.is_set()
             if not closed_meanwhile:
@@ -273,7 +248,7 @@ class StdioTransport(Transport):
                 proc.wait(_KILL_WAIT)
             except subprocess.TimeoutExpired:  # not reaped yet: subprocess reaps it later
                 pass
-            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            for pipe in (proc.stdin, self._stdout, self._stderr):
                 pipe.close()  # type: ignore[union-attr]
             raise ConnectionClosed("the transport was closed while starting")
         self._stdin_fd = proc.stdin.fileno()  # type: ignore[union-attr]
@@ -331,11 +306,12 @@ class StdioTransport(Transport):
                 self._signal(proc, hard=True, deadline=deadline)
                 self._exited.wait(max(0.0, min(_KILL_WAIT, deadline - time.monotonic())))
         self._signal(proc, hard=True, deadline=deadline)  # whatever the leader left behind in its group goes too
+        self._release_readers()  # a descendant out of the group's reach may still hold stdout/stderr
         if not stdin_closed:
             self._close_stdin(proc, timeout=max(0.0, deadline - time.monotonic()))
         self._join_threads(deadline)
         if not self._receiving:  # nobody reads stdout (a transport used without a session): close it here
-            proc.stdout.close()  # type: ignore[union-attr]
+            self._stdout.close()
         self._finalizer.detach()
 
     def _close_stdin(self, proc: "subprocess.Popen[bytes]", timeout: float) -> bool:
@@ -363,6 +339,13 @@ class StdioTransport(Transport):
 
     def _join_threads(self, deadline: float) -> None:
         join_all(self._threads, deadline)
+
+    def _release_readers(self) -> None:
+        """The server is gone (or being closed): the threads reading its stdout and stderr take
+        what the pipes hold and stop, though a descendant may keep the pipes open (POSIX)."""
+        for lines in (self._stdout, self._stderr):
+            if isinstance(lines, PipeLines):
+                lines.release()
 
     # --- I/O ------------------------------------------------------------------------------------
 
@@ -568,7 +551,7 @@ class StdioTransport(Transport):
 
     def receive(self) -> Optional[Any]:
         self._receiving = True  # from now on the reader closes stdout when it sees EOF
-        stdout = self._proc.stdout  # type: ignore[union-attr]
+        stdout = self._stdout
         limit = self.max_message_size
         while True:
             try:
@@ -593,7 +576,7 @@ class StdioTransport(Transport):
                     log.warning("server %s wrote a line that is not JSON (%d so far); skipped: %.200r",
                                 self.name, self.skipped_lines, line)
 
-    def _skip_rest_of_line(self, stdout: IO[bytes], seen: int) -> None:
+    def _skip_rest_of_line(self, stdout: Any, seen: int) -> None:
         while True:
             chunk = stdout.readline(1 << 20)
             seen += len(chunk)
@@ -627,16 +610,16 @@ class StdioTransport(Transport):
         raise TypeError("stderr must be 'logger', None, a callable or a text file")
 
     def _drain_stderr(self) -> None:
-        stream = self._proc.stderr  # type: ignore[union-attr]
+        stream = self._stderr
         sink = self._stderr_sink
         try:
-            for raw in iter(stream.readline, b""):
+            for raw in iter(lambda: stream.readline(_STDERR_LINE_MAX), b""):
                 line = raw.decode("utf-8", "replace").rstrip("\r\n")
                 self._stderr_tail.append(line)
                 if sink is not None:
                     try:
                         sink(line)
-                    except Exception:  # a broken sink must not stop the drain (the child would block)
+                    except BaseException:  # a broken sink (sys.exit() too) must not stop the drain (the child would block)
                         log.exception("stderr sink for %s failed", self.name)
         except (OSError, ValueError):
             pass
@@ -665,9 +648,10 @@ class StdioTransport(Transport):
         else:
             code = proc.wait()  # type: ignore[union-attr]
         self._exited.set()
+        self._release_readers()  # pending calls fail now, though a descendant may hold stdout
         log.debug("server %s exited with %s", self.name, code)
         if self.on_exit is not None:
             try:
                 self.on_exit(code)
-            except Exception:
+            except BaseException:  # (waiter thread) SystemExit included
                 log.exception("on_exit callback for %s failed", self.name)

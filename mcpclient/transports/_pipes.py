@@ -1,0 +1,159 @@
+"""Reading a child's stdout and stderr so that the reading thread can be let go (POSIX).
+
+A thread blocked in ``read()`` on a pipe wakes only when data comes or every write end is
+closed. When the server exits but a descendant it started in a session of its own (out of reach
+of our process-group signals) still holds its stdout, that EOF never comes: calls would hang
+and ``close()`` would leave the reader behind. Closing our end from another thread does not wake
+a blocked ``read()`` on Linux either (and frees the fd number for reuse under it). So
+``PipeLines`` waits in ``poll()`` on the pipe and on a wake-up pipe of its own; ``release()``
+(from the exit watcher, or ``close()``) closes the wake-up's write end, and the reader then
+takes what the pipe still holds, without waiting for more, and reports EOF.
+
+Windows pipes cannot be polled: there the transport reads the ``subprocess`` file objects as
+before (``_windows`` kills the process tree at close, which ends the pipe).
+"""
+from __future__ import annotations
+
+import os
+import select
+import threading
+from typing import IO, Optional
+
+__all__ = ["PipeLines"]
+
+_CHUNK = 1 << 16  # a pipe's default capacity on Linux: one read takes what is there
+_HAS_POLL = hasattr(select, "poll")
+
+
+class PipeLines:
+    """Lines from the read end of a pipe (``stream``, a ``subprocess`` pipe whose fd we read
+    directly), ``readline`` as ``io.BufferedReader.readline`` has it, until EOF or ``release()``.
+
+    One thread reads; ``release()`` and ``close()`` may be called from any thread. ``close()``
+    closes the pipe and the wake-up pipe; while the reader is in a system call on them, it only
+    releases the reader, which closes them on its way out (a descriptor closed under a ``poll()``
+    or ``read()`` could be reused for another file meanwhile and read from).
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._fd = stream.fileno()
+        self._wake_r, self._wake_w = os.pipe()
+        self._lock = threading.Lock()  # release()/close() against each other
+        self._buf = bytearray()
+        self._scanned = 0  # bytes of _buf already searched for a newline
+        self._eof = False
+        self._released = False  # seen by the reader: take what is there, then EOF
+        self._closed = False
+        self._busy = False  # the reader is in poll()/read() on our descriptors
+        self._close_pending = False  # close() came meanwhile: the reader closes on its way out
+        if _HAS_POLL:
+            self._poll: Optional["select.poll"] = select.poll()
+            self._poll.register(self._fd, select.POLLIN)
+            self._poll.register(self._wake_r, select.POLLIN)
+        else:
+            self._poll = None
+
+    def release(self) -> None:
+        """Let the reader go: it reads what the pipe holds now, then sees EOF (idempotent)."""
+        with self._lock:
+            if self._wake_w >= 0:
+                os.close(self._wake_w)  # the wake-up pipe's read end becomes readable (EOF)
+                self._wake_w = -1
+
+    def close(self) -> None:
+        """Close the pipe and the wake-up pipe (idempotent); if the reader is in a system call on
+        them, it is released and closes them itself when it returns."""
+        self.release()
+        with self._lock:
+            if self._closed:
+                return
+            if self._busy:
+                self._close_pending = True
+                return
+            self._closed = True
+        self._close_fds()
+
+    def _close_fds(self) -> None:
+        os.close(self._wake_r)
+        try:
+            self._stream.close()
+        except OSError:
+            pass
+
+    def readline(self, limit: int) -> bytes:
+        """Up to ``limit`` bytes, ending at the first newline if there is one within them; ``b""``
+        at EOF (or once released and the pipe holds nothing more)."""
+        buf = self._buf
+        while True:
+            end = buf.find(b"\n", self._scanned, limit)
+            if end >= 0:
+                return self._take(end + 1)
+            if len(buf) >= limit:
+                return self._take(limit)
+            self._scanned = len(buf)
+            if self._eof or not self._fill():
+                return self._take(len(buf))
+
+    def _take(self, n: int) -> bytes:
+        buf = self._buf
+        line = bytes(buf[:n])
+        del buf[:n]
+        self._scanned = 0
+        return line
+
+    def _fill(self) -> bool:
+        """Read more into the buffer; False at EOF (or released with nothing left to read, or
+        closed)."""
+        with self._lock:
+            if self._closed or self._close_pending:
+                return False
+            self._busy = True
+        try:
+            return self._fill_busy()
+        finally:
+            with self._lock:
+                self._busy = False
+                close_now = self._close_pending and not self._closed
+                if close_now:
+                    self._closed = True
+            if close_now:
+                self._close_fds()
+
+    def _fill_busy(self) -> bool:
+        while True:
+            if self._readable():
+                try:
+                    data = os.read(self._fd, _CHUNK)
+                except InterruptedError:
+                    continue
+                except OSError:  # closed under us, or the pipe broke: as good as EOF
+                    data = b""
+                if not data:
+                    self._eof = True
+                    return False
+                self._buf += data
+                return True
+            if self._released:
+                self._eof = True
+                return False
+
+    def _readable(self) -> bool:
+        """Wait until the pipe has data (True) or the reader is released (False, and from then on
+        only what is there at once is read)."""
+        wait = 0 if self._released else None
+        while True:
+            try:
+                if self._poll is not None:
+                    ready = {fd for fd, _ in self._poll.poll(None if wait is None else 0)}
+                else:
+                    ready = set(select.select([self._fd, self._wake_r], [], [], wait)[0])
+                break
+            except InterruptedError:
+                continue
+            except (OSError, ValueError):  # our fds were closed under us: nothing more to read
+                ready = {self._fd}
+                break
+        if self._wake_r in ready:
+            self._released = True
+        return self._fd in ready
