@@ -28,7 +28,7 @@ from .._wire import rarely
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
 from ._cmdline import launch_args
 from ._windows import PipeWriter, kill_tree
-from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
+from .base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import subprocess
@@ -50,6 +50,7 @@ DEFAULT_ENV_KEYS = (
 StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
 
 _STDERR_TAIL_LINES = 20
+_STDERR_LINE_MAX = 1 << 16  # bytes of one stderr line kept: a longer one is cut into pieces this long
 _POSIX = os.name == "posix"
 #: Pipes cannot be made non-blocking (Windows): writes go through a ``PipeWriter`` thread.
 _BLOCKING_PIPES = not _POSIX
@@ -178,7 +179,7 @@ class StdioTransport(Transport):
         inherit_env: bool = False,
         cwd: Optional[str] = None,
         stderr: StderrSink = "logger",
-        max_message_size: int = 64 * 1024 * 1024,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         on_exit: Optional[Callable[[Optional[int]], Any]] = None,
         terminate_grace: float = 2.0,
         name: Optional[str] = None,
@@ -630,7 +631,7 @@ class StdioTransport(Transport):
         stream = self._proc.stderr  # type: ignore[union-attr]
         sink = self._stderr_sink
         try:
-            for raw in iter(stream.readline, b""):
+            for raw in iter(lambda: stream.readline(_STDERR_LINE_MAX), b""):
                 line = raw.decode("utf-8", "replace").rstrip("\r\n")
                 self._stderr_tail.append(line)
                 if sink is not None:

@@ -1,0 +1,322 @@
+"""Issue 12, items 2 and 3: deadlines that hold for every blocking call whatever a server does
+with the stream, cancellation on Ctrl-C, memory bounds on HTTP bodies and SSE events, and a page
+cap on listings. Against a raw-socket hostile server on 127.0.0.1 (``Hostile``): the faults
+(keep-alive comments for ever, a body trickled byte by byte, an answer and then silence, a 50 MiB
+body, cursors without end) are what a real server can do on the wire, which the scripted servers
+(``Content-Length`` on every answer, written at once) cannot."""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from typing import Any, Callable, Dict, List, Optional
+
+import pytest
+
+from conftest import LONG, wait_until
+from mcpclient import Client, HTTPTransport
+from mcpclient.errors import MCPError, ProtocolError, RequestCancelled, RequestTimeout
+from mcpclient.retry import Retry
+
+TIMEOUT = 2.0
+SLACK = 1.5  # what a call may take past its timeout (generous: 2 cores shared by many tests)
+
+Script = Callable[["Conn", Dict[str, Any]], None]
+
+
+class Conn:
+    """One accepted connection of ``Hostile``: what a script writes its answer with."""
+
+    def __init__(self, sock: socket.socket, stop: threading.Event) -> None:
+        self.sock = sock
+        self.stop = stop
+
+    def head(self, content_type: str = "application/json", length: Optional[int] = None,
+             chunked: bool = False, extra: str = "") -> None:
+        framing = f"Content-Length: {length}\r\n" if length is not None else \
+            ("Transfer-Encoding: chunked\r\n" if chunked else "Connection: close\r\n")
+        self.sock.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n{framing}{extra}\r\n".encode())
+
+    def send(self, data: bytes) -> bool:
+        """Write ``data``; False once the client hung up (or the server stops)."""
+        if self.stop.is_set():
+            return False
+        try:
+            self.sock.sendall(data)
+            return True
+        except OSError:
+            return False
+
+    def hold(self, seconds: float = 30.0) -> None:
+        """Keep the connection open, silent, until the client hangs up or the server stops."""
+        self.sock.settimeout(0.1)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not self.stop.is_set():
+            try:
+                if self.sock.recv(65536) == b"":
+                    return
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+
+    def every(self, seconds: float, data: bytes, limit: float = 30.0) -> None:
+        """Write ``data`` every ``seconds`` until the client hangs up (the pace of a hostile server)."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline and self.send(data):
+            if self.stop.wait(seconds):
+                return
+
+
+def answer(message: Dict[str, Any], result: Any) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()
+
+
+def tool_result(text: str = "ok") -> Dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}]}
+
+
+class Hostile:
+    """An MCP server over HTTP/1.1 on a raw socket: ``initialize``, notifications and GET/DELETE
+    answered here, every other request by ``script(conn, message)``, which writes what it likes.
+    ``cancelled`` collects the request ids of ``notifications/cancelled`` (``cancel_seen`` is set
+    on each); ``calls`` counts the scripted requests."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.cancelled: List[Any] = []
+        self.cancel_seen = threading.Event()
+        self.calls = 0
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._socks: List[socket.socket] = []
+        self._threads: List[threading.Thread] = []
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}/mcp"
+        self._accepter = threading.Thread(target=self._accept, name="test-hostile-accept", daemon=True)
+        self._accepter.start()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                sock, _ = self.server.accept()
+            except OSError:
+                return
+            thread = threading.Thread(target=self._serve, args=(sock,), name="test-hostile-conn", daemon=True)
+            with self._lock:
+                self._socks.append(sock)
+                self._threads.append(thread)
+            thread.start()
+
+    def _serve(self, sock: socket.socket) -> None:
+        reader = sock.makefile("rb")
+        try:
+            while not self._stop.is_set():
+                line = reader.readline()
+                if not line:
+                    return
+                verb = line.split(b" ", 1)[0]
+                headers: Dict[str, str] = {}
+                while True:
+                    line = reader.readline()
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    key, _, value = line.decode("latin-1").partition(":")
+                    headers[key.strip().lower()] = value.strip()
+                body = reader.read(int(headers.get("content-length") or 0))
+                if verb != b"POST":
+                    status = "405 Method Not Allowed" if verb == b"GET" else "200 OK"
+                    sock.sendall(f"HTTP/1.1 {status}\r\nContent-Length: 0\r\n\r\n".encode())
+                    continue
+                message = json.loads(body)
+                method = message.get("method")
+                if method == "initialize":
+                    data = answer(message, {"protocolVersion": message["params"]["protocolVersion"],
+                                            "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
+                                            "serverInfo": {"name": "hostile", "version": "1"}})
+                    sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\n"
+                                 b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
+                    continue
+                if "id" not in message:
+                    if method == "notifications/cancelled":
+                        with self._lock:
+                            self.cancelled.append(message["params"]["requestId"])
+                        self.cancel_seen.set()
+                    sock.sendall(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+                    continue
+                with self._lock:
+                    self.calls += 1
+                self.script(Conn(sock, self._stop), message)
+                return  # a scripted answer may leave the connection in any state: never reuse it
+        except OSError:
+            return
+        finally:
+            reader.close()
+            sock.close()
+
+    def wait_cancel(self, timeout: float = LONG) -> List[Any]:
+        self.cancel_seen.wait(timeout)
+        with self._lock:
+            return list(self.cancelled)
+
+    def stop(self) -> None:
+        self._stop.set()
+        try:
+            self.server.shutdown(socket.SHUT_RDWR)  # (close() alone leaves accept() blocked)
+        except OSError:
+            pass
+        self.server.close()
+        with self._lock:
+            socks, threads = list(self._socks), list(self._threads)
+        for sock in socks:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._accepter.join(LONG)
+        for thread in threads:
+            thread.join(LONG)
+
+
+@pytest.fixture
+def hostile(started):
+    """``hostile(script)``: a started ``Hostile`` server, stopped after the test."""
+    return lambda script: started(Hostile(script))
+
+
+def client_for(url: str, **kwargs: Any) -> Client:
+    return Client(HTTPTransport(url, retry=Retry(total=0), **kwargs), protocol="legacy")
+
+
+# --- scripts ------------------------------------------------------------------------------------------
+
+def sse_comments(conn: Conn, message: Dict[str, Any]) -> None:
+    """An answer stream kept alive with comments for ever (never the answer)."""
+    conn.head("text/event-stream")
+    conn.every(0.2, b": keep-alive\n\n")
+
+
+def json_trickle(conn: Conn, message: Dict[str, Any]) -> None:
+    """A JSON answer one byte at a time, each in time for the read timeout."""
+    data = answer(message, tool_result())
+    conn.head(length=len(data))
+    for i in range(len(data)):
+        if not conn.send(data[i:i + 1]) or conn.stop.wait(0.3):
+            return
+
+
+def sse_trickle(conn: Conn, message: Dict[str, Any]) -> None:
+    """An SSE answer one byte at a time."""
+    data = b"data: " + answer(message, tool_result()) + b"\n\n"
+    conn.head("text/event-stream")
+    for i in range(len(data)):
+        if not conn.send(data[i:i + 1]) or conn.stop.wait(0.3):
+            return
+
+
+def sse_answer_then_silence(conn: Conn, message: Dict[str, Any]) -> None:
+    """The answer event, then the stream held open, silent."""
+    conn.head("text/event-stream")
+    conn.send(b"data: " + answer(message, tool_result("prompt")) + b"\n\n")
+    conn.hold()
+
+
+def json_chunk_then_silence(conn: Conn, message: Dict[str, Any]) -> None:
+    """A chunked JSON body whose last chunk never comes."""
+    data = answer(message, tool_result())
+    conn.head(chunked=True)
+    conn.send(b"%x\r\n%s\r\n" % (len(data), data))
+    conn.hold()
+
+
+# --- 1. deadlines of blocking calls (issue 12: "a blocking HTTP call ignores its timeout") -----------
+
+@pytest.mark.parametrize("script", [sse_comments, json_trickle, sse_trickle, json_chunk_then_silence],
+                         ids=lambda s: s.__name__)
+def test_a_blocking_http_call_ends_at_its_deadline_and_cancels_on_the_server(hostile, script):
+    # Issue 12: keep-alive comments / a 1 byte/s trickle left a blocking call_tool stuck 20-60 s.
+    server = hostile(script)
+    with client_for(server.url) as client:
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.call_tool("slow", {}, timeout=TIMEOUT)
+        took = time.monotonic() - started
+        assert took < TIMEOUT + SLACK, f"{script.__name__}: the call took {took:.2f} s"
+        assert server.wait_cancel(), "the server never saw notifications/cancelled"
+
+
+@pytest.mark.parametrize("script", [sse_comments, json_trickle], ids=lambda s: s.__name__)
+def test_the_future_twin_ends_at_its_deadline_too(hostile, script):
+    server = hostile(script)
+    with client_for(server.url) as client:
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.call_tool_future("slow", {}, timeout=TIMEOUT).result()
+        assert time.monotonic() - started < TIMEOUT + SLACK
+        assert server.wait_cancel()
+
+
+def test_an_answer_followed_by_silence_is_returned_at_once(hostile):
+    # Issue 12: "sends the answer and keeps the stream open" must not wait for the stream's end.
+    server = hostile(sse_answer_then_silence)
+    with client_for(server.url) as client:
+        started = time.monotonic()
+        result = client.call_tool("slow", {}, timeout=TIMEOUT * 5)
+        assert result.content[0].text == "prompt"
+        assert time.monotonic() - started < TIMEOUT
+
+
+def test_the_legacy_sse_transport_ends_a_silent_call_at_its_deadline(started):
+    # Issue 12, item 2 (every transport): the answer never comes on the HTTP+SSE stream.
+    from test_sse import ScriptedSSEServer, Status
+    from mcpclient.transports.sse import SSETransport
+
+    server = started(ScriptedSSEServer(lambda msg: Status(202) if msg["method"] == "tools/call" else {}))
+    with Client(SSETransport(server.url)) as client:
+        t0 = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.call_tool("slow", {}, timeout=TIMEOUT)
+        assert time.monotonic() - t0 < TIMEOUT + SLACK
+        assert wait_until(lambda: any((s[3] or {}).get("method") == "notifications/cancelled"
+                                      for s in server.requests("POST")))
+
+
+def test_stdio_ends_a_slow_call_at_its_deadline():
+    # Issue 12, item 2 (every transport): a tool that runs past the call's timeout, over stdio.
+    from mcpclient.testing import server_command
+
+    with Client(server_command()) as client:
+        t0 = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.call_tool("slow", {"steps": 1000, "delay": 0.05}, timeout=TIMEOUT)
+        assert time.monotonic() - t0 < TIMEOUT + SLACK
+        assert client.call_tool("echo", {"text": "after"}).content[0].text == "after"
+
+
+# --- 2. Ctrl-C in a blocking HTTP call (issue 12: "Ctrl-C ... does not tell the server") ---------------
+
+def test_an_interrupted_blocking_http_call_cancels_on_the_server(hostile):
+    # The caller's thread is interrupted while it reads the answer itself (the HTTP fast path):
+    # KeyboardInterrupt reaches the caller and notifications/cancelled reaches the server.
+    import _thread
+    in_call = threading.Event()
+
+    def trickle_and_signal(conn: Conn, message: Dict[str, Any]) -> None:
+        data = answer(message, tool_result())
+        conn.head(length=len(data))
+        conn.send(data[:1])
+        in_call.set()
+        conn.hold()
+
+    server = hostile(trickle_and_signal)
+    interrupter = threading.Thread(target=lambda: in_call.wait(LONG) and _thread.interrupt_main(),
+                                   name="test-interrupter")
+    with client_for(server.url) as client:
+        interrupter.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                client.call_tool("slow", {}, timeout=LONG * 3)
+        finally:
+            interrupter.join(LONG)
+        assert server.wait_cancel(), "the server never saw notifications/cancelled"
