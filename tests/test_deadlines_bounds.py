@@ -22,21 +22,28 @@ from mcpclient.retry import Retry
 TIMEOUT = 2.0
 SLACK = 1.5  # what a call may take past its timeout (generous: 2 cores shared by many tests)
 
-Script = Callable[["Conn", Dict[str, Any]], None]
+#: Writes the answer to a request; returns True if it was a whole answer (the connection is reused).
+Script = Callable[["Conn", Dict[str, Any]], Optional[bool]]
 
 
 class Conn:
     """One accepted connection of ``Hostile``: what a script writes its answer with."""
 
-    def __init__(self, sock: socket.socket, stop: threading.Event) -> None:
+    def __init__(self, sock: socket.socket, stop: threading.Event, hung_up: threading.Event) -> None:
         self.sock = sock
         self.stop = stop
+        self.hung_up = hung_up
 
     def head(self, content_type: str = "application/json", length: Optional[int] = None,
              chunked: bool = False, extra: str = "") -> None:
         framing = f"Content-Length: {length}\r\n" if length is not None else \
             ("Transfer-Encoding: chunked\r\n" if chunked else "Connection: close\r\n")
         self.sock.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n{framing}{extra}\r\n".encode())
+
+    def reply(self, data: bytes) -> bool:
+        """A whole JSON answer (the connection may be reused)."""
+        self.head(length=len(data))
+        return self.send(data)
 
     def send(self, data: bytes) -> bool:
         """Write ``data``; False once the client hung up (or the server stops)."""
@@ -46,6 +53,7 @@ class Conn:
             self.sock.sendall(data)
             return True
         except OSError:
+            self.hung_up.set()
             return False
 
     def hold(self, seconds: float = 30.0) -> None:
@@ -87,6 +95,7 @@ class Hostile:
         self.script = script
         self.cancelled: List[Any] = []
         self.cancel_seen = threading.Event()
+        self.hung_up = threading.Event()  # the client closed a connection a script was writing to
         self.calls = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -147,8 +156,8 @@ class Hostile:
                     continue
                 with self._lock:
                     self.calls += 1
-                self.script(Conn(sock, self._stop), message)
-                return  # a scripted answer may leave the connection in any state: never reuse it
+                if not self.script(Conn(sock, self._stop, self.hung_up), message):
+                    return  # a scripted answer may leave the connection in any state: not reused
         except OSError:
             return
         finally:
@@ -185,8 +194,10 @@ def hostile(started):
     return lambda script: started(Hostile(script))
 
 
-def client_for(url: str, **kwargs: Any) -> Client:
-    return Client(HTTPTransport(url, retry=Retry(total=0), **kwargs), protocol="legacy")
+def client_for(url: str, max_pages: Optional[int] = None, **kwargs: Any) -> Client:
+    """A client of ``url`` (the handshake era; no retries); ``kwargs`` go to the transport."""
+    options = {} if max_pages is None else {"max_pages": max_pages}
+    return Client(HTTPTransport(url, retry=Retry(total=0), **kwargs), protocol="legacy", **options)
 
 
 # --- scripts ------------------------------------------------------------------------------------------
@@ -244,6 +255,8 @@ def test_a_blocking_http_call_ends_at_its_deadline_and_cancels_on_the_server(hos
         took = time.monotonic() - started
         assert took < TIMEOUT + SLACK, f"{script.__name__}: the call took {took:.2f} s"
         assert server.wait_cancel(), "the server never saw notifications/cancelled"
+        if script is sse_comments:  # and nothing reads on for an answer nobody waits for
+            assert server.hung_up.wait(SLACK), "the answer stream was still being read"
 
 
 @pytest.mark.parametrize("script", [sse_comments, json_trickle], ids=lambda s: s.__name__)
@@ -255,6 +268,7 @@ def test_the_future_twin_ends_at_its_deadline_too(hostile, script):
             client.call_tool_future("slow", {}, timeout=TIMEOUT).result()
         assert time.monotonic() - started < TIMEOUT + SLACK
         assert server.wait_cancel()
+        assert server.hung_up.wait(SLACK), "the answer stream was still being read"
 
 
 def test_an_answer_followed_by_silence_is_returned_at_once(hostile):
@@ -320,3 +334,142 @@ def test_an_interrupted_blocking_http_call_cancels_on_the_server(hostile):
         finally:
             interrupter.join(LONG)
         assert server.wait_cancel(), "the server never saw notifications/cancelled"
+
+
+# --- 4. page cap (issue 12: endless cursors drove 290,592 page requests and +591 MB in 20 s) -------------
+
+def endless_cursors(conn: Conn, message: Dict[str, Any]) -> bool:
+    page = int((message.get("params") or {}).get("cursor") or 0)
+    return conn.reply(answer(message, {"tools": [{"name": f"t{page}", "inputSchema": {"type": "object"}}],
+                                       "nextCursor": str(page + 1)}))
+
+
+def test_endless_cursors_end_at_the_page_cap_with_a_typed_error(hostile):
+    from mcpclient.errors import TooManyPages
+
+    server = hostile(endless_cursors)
+    with client_for(server.url, max_pages=50) as client:
+        with pytest.raises(TooManyPages):
+            client.list_tools(timeout=LONG * 3)
+        assert server.calls == 50
+        with pytest.raises(TooManyPages):
+            list(client.iter_tools(timeout=LONG * 3))
+        assert server.calls == 100
+
+
+def test_the_listing_timeout_covers_all_pages(hostile):
+    def slow_endless(conn: Conn, message: Dict[str, Any]) -> bool:
+        conn.stop.wait(0.1)
+        return endless_cursors(conn, message)
+
+    server = hostile(slow_endless)
+    with client_for(server.url) as client:
+        t0 = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.list_tools(timeout=TIMEOUT)
+        assert time.monotonic() - t0 < TIMEOUT + SLACK
+        assert server.calls < 40
+
+
+# --- 3. memory bounds (issue 12: a 300 MB body or SSE data line cost ~900 MB; HTTP had no bound) ------
+
+LIMIT = 1 << 20  # the max_message_size these tests set
+HUGE = 50 << 20  # what the server sends
+
+
+def huge_body(kind: str) -> Script:
+    """A ``tools/call`` answer of ``HUGE`` bytes, sent from one 1 MiB block (the server itself stays
+    small); ``echo`` calls get a normal answer. ``kind``: ``length`` (a JSON body with its
+    Content-Length), ``chunked`` (no length given), ``sse`` (one data line of the whole size)."""
+    block = b"x" * (1 << 20)
+
+    def script(conn: Conn, message: Dict[str, Any]) -> bool:
+        if message["params"]["name"] == "echo":
+            return conn.reply(answer(message, tool_result("after")))
+        if kind == "length":
+            conn.head(length=HUGE)
+        elif kind == "chunked":
+            conn.head(chunked=True)
+        else:
+            conn.head("text/event-stream")
+            conn.send(b'data: {"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"' % message["id"])
+        for _ in range(HUGE // len(block)):
+            if not conn.send(b"%x\r\n%s\r\n" % (len(block), block) if kind == "chunked" else block):
+                break
+        return False
+
+    return script
+
+
+@pytest.mark.parametrize("kind", ["length", "chunked", "sse"])
+def test_an_answer_over_max_message_size_fails_its_call_and_is_never_buffered(hostile, kind):
+    import tracemalloc
+
+    from mcpclient.errors import MessageTooLarge
+
+    server = hostile(huge_body(kind))
+    with client_for(server.url, max_message_size=LIMIT) as client:
+        tracemalloc.start()
+        try:
+            with pytest.raises(MessageTooLarge):
+                client.call_tool("huge", {}, timeout=LONG * 3)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 8 * LIMIT, f"{peak / 2**20:.1f} MiB held for a {HUGE >> 20} MiB answer"
+        assert issubclass(MessageTooLarge, ProtocolError)
+        assert client.call_tool("echo", {}, timeout=LONG).content[0].text == "after"  # the connection lives on
+
+
+def test_an_event_over_max_message_size_on_the_legacy_stream_is_skipped(started):
+    # Issue 12: legacy HTTP+SSE had no bound either. Its answers all come on the one GET stream:
+    # an event over the bound is skipped (its call times out), the stream and later calls live on.
+    from test_sse import ScriptedSSEServer
+    from mcpclient.transports.sse import SSETransport
+
+    def handle(msg: Dict[str, Any]) -> Any:
+        text = "y" * (2 * LIMIT) if msg["params"]["name"] == "huge" else "after"
+        return tool_result(text)
+
+    server = started(ScriptedSSEServer(handle))
+    with Client(SSETransport(server.url, max_message_size=LIMIT)) as client:
+        with pytest.raises(RequestTimeout):
+            client.call_tool("huge", {}, timeout=TIMEOUT)
+        assert client.call_tool("echo", {}, timeout=LONG).content[0].text == "after"
+
+
+def test_max_message_size_defaults_to_the_stdio_one_and_is_checked():
+    from mcpclient.transports.base import DEFAULT_MAX_MESSAGE_SIZE
+    from mcpclient.transports.sse import SSETransport
+    from mcpclient.transports.stdio import StdioTransport
+
+    assert DEFAULT_MAX_MESSAGE_SIZE == 64 << 20
+    assert HTTPTransport("http://127.0.0.1:1/mcp").max_message_size == DEFAULT_MAX_MESSAGE_SIZE
+    assert SSETransport("http://127.0.0.1:1/sse").max_message_size == DEFAULT_MAX_MESSAGE_SIZE
+    assert StdioTransport(["true"]).max_message_size == DEFAULT_MAX_MESSAGE_SIZE
+    with pytest.raises(ValueError):
+        HTTPTransport("http://127.0.0.1:1/mcp", max_message_size=0)
+    with pytest.raises(ValueError):
+        Client("http://127.0.0.1:1/mcp", max_pages=0)
+
+
+def test_the_event_parser_holds_no_more_than_its_limit_however_the_bytes_are_chunked():
+    # The in-house SSE parser (issue 12: "SSE data line ... ~900 MB"): an event over the limit is
+    # reported once, as soon as it shows, and the events after it are parsed as usual; an
+    # over-long comment is dropped silently; id and retry fields a server inflates are ignored.
+    import random
+
+    from mcpclient.transports._http import parse_sse
+
+    stream = (b"data: small\n\n"
+              b"data: " + b"a" * 5000 + b"\n\n"  # one line over
+              b": " + b"c" * 5000 + b"\n"  # a comment over: nobody's loss
+              b"data: 1\ndata: " + b"b" * 2100 + b"\ndata: " + b"b" * 2100 + b"\n\n"  # lines that add up over
+              b"id: " + b"i" * 2000 + b"\nretry: " + b"9" * 3000 + b"\ndata: last\n\n")
+    rng = random.Random(12)
+    for _ in range(50):
+        cuts = sorted(rng.sample(range(1, len(stream)), rng.randrange(0, 200)))
+        pieces = [stream[i:j] for i, j in zip([0] + cuts, cuts + [len(stream)])]
+        events = [(e.oversized, e.data, e.id, e.retry) for e in parse_sse(iter(pieces), 4096)]
+        assert events == [(False, "small", None, None), (True, None, None, None), (True, None, None, None),
+                          (False, "last", None, None)], pieces

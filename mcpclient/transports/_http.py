@@ -332,7 +332,8 @@ def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) ->
     Events without data are yielded too (their ``id``/``retry`` matter); comments are skipped;
     an event cut off by the end of the stream is dropped, as the standard says. Never holds more
     than about ``limit`` bytes of one event: an event whose data (or any line) is longer is
-    dropped as it comes and yielded with ``oversized`` set and no data, so the caller can say so.
+    yielded as soon as that shows, with ``oversized`` set and no data (so the caller can say so),
+    and the rest of it is dropped as it comes.
     """
     partial: List[bytes] = []
     pending = 0  # bytes of the line being assembled (in partial)
@@ -350,9 +351,10 @@ def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) ->
                     pending += len(chunk) - start
                     if kept + pending > limit:  # a line that cannot fit: drop it as it comes
                         first = partial[0][:1] if partial else chunk[start:start + 1]
-                        if first != b":":  # (a comment's loss is nobody's)
-                            event.oversized, data, seen_field = True, [], True
                         partial, pending, dropping = [], 0, True
+                        if first != b":" and not event.oversized:  # (a comment's loss is nobody's)
+                            event.oversized, data = True, []
+                            yield event  # at once: the caller need not wait for the rest
                     else:
                         partial.append(chunk[start:])
                 break
@@ -366,7 +368,7 @@ def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) ->
                 piece, partial, pending = b"".join(partial), [], 0
             line = piece[:-1] if piece.endswith(b"\r") else piece
             if not line:  # a blank line dispatches the event
-                if seen_field:
+                if seen_field and not event.oversized:
                     event.data = "\n".join(data) if data else None
                     yield event
                 event, data, seen_field, kept = SSEEvent(), [], False, 0
@@ -379,10 +381,13 @@ def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) ->
             seen_field = True
             if name == b"data":
                 kept += len(value) + 1
-                if kept > limit or event.oversized:
+                if event.oversized:
+                    continue
+                if kept > limit:
                     event.oversized, data = True, []
-                else:
-                    data.append(value.decode("utf-8", "replace"))
+                    yield event
+                    continue
+                data.append(value.decode("utf-8", "replace"))
                 continue
             text = value.decode("utf-8", "replace")
             if name == b"event":
