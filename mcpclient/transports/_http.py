@@ -441,6 +441,7 @@ def read_body(response: Response, name: str, limit: int, deadline: Optional[floa
     raw = response.raw
     read1 = raw.read1
     sock = body_socket(response) if deadline is not None else None
+    pooled = getattr(raw, "connection", None) is not None
     parts: List[bytes] = []
     size = 0
     while True:
@@ -448,8 +449,12 @@ def read_body(response: Response, name: str, limit: int, deadline: Optional[floa
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise ConnectionClosed(f"{name} did not finish its answer in time")
-            if sock is not None:
-                sock.settimeout(remaining)
+            # (never once urllib3 gave the connection back to the pool: another request may own it)
+            if sock is not None and (not pooled or raw.connection is not None):
+                try:
+                    sock.settimeout(remaining)
+                except OSError:  # closed as the body ended (Connection: close): the read returns b""
+                    pass
         chunk = read1(_READ_SIZE, decode_content=True)
         if not chunk:
             break
