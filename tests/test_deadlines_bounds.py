@@ -91,8 +91,9 @@ class Hostile:
     ``cancelled`` collects the request ids of ``notifications/cancelled`` (``cancel_seen`` is set
     on each); ``calls`` counts the scripted requests."""
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, on_get: Optional[Callable[["Conn"], None]] = None) -> None:
         self.script = script
+        self.on_get = on_get
         self.cancelled: List[Any] = []
         self.cancel_seen = threading.Event()
         self.hung_up = threading.Event()  # the client closed a connection a script was writing to
@@ -134,6 +135,9 @@ class Hostile:
                     key, _, value = line.decode("latin-1").partition(":")
                     headers[key.strip().lower()] = value.strip()
                 body = reader.read(int(headers.get("content-length") or 0))
+                if verb == b"GET" and self.on_get is not None:
+                    self.on_get(Conn(sock, self._stop, self.hung_up))
+                    return
                 if verb != b"POST":
                     status = "405 Method Not Allowed" if verb == b"GET" else "200 OK"
                     sock.sendall(f"HTTP/1.1 {status}\r\nContent-Length: 0\r\n\r\n".encode())
@@ -190,8 +194,8 @@ class Hostile:
 
 @pytest.fixture
 def hostile(started):
-    """``hostile(script)``: a started ``Hostile`` server, stopped after the test."""
-    return lambda script: started(Hostile(script))
+    """``hostile(script, on_get=None)``: a started ``Hostile`` server, stopped after the test."""
+    return lambda script, **kwargs: started(Hostile(script, **kwargs))
 
 
 def client_for(url: str, max_pages: Optional[int] = None, **kwargs: Any) -> Client:
@@ -311,29 +315,38 @@ def test_stdio_ends_a_slow_call_at_its_deadline():
 # --- 2. Ctrl-C in a blocking HTTP call (issue 12: "Ctrl-C ... does not tell the server") ---------------
 
 def test_an_interrupted_blocking_http_call_cancels_on_the_server(hostile):
-    # The caller's thread is interrupted while it reads the answer itself (the HTTP fast path):
+    # Issue 12: Ctrl-C during a blocking HTTP call did not tell the server. The caller's thread is
+    # interrupted (a real SIGINT to it) while it reads the answer itself (the HTTP fast path):
     # KeyboardInterrupt reaches the caller and notifications/cancelled reaches the server.
-    import _thread
+    import signal
+
     in_call = threading.Event()
 
-    def trickle_and_signal(conn: Conn, message: Dict[str, Any]) -> None:
+    def first_byte_then_silence(conn: Conn, message: Dict[str, Any]) -> None:
         data = answer(message, tool_result())
         conn.head(length=len(data))
         conn.send(data[:1])
-        in_call.set()
+        in_call.set()  # the client is inside call_tool now: it waits for the rest of the body
         conn.hold()
 
-    server = hostile(trickle_and_signal)
-    interrupter = threading.Thread(target=lambda: in_call.wait(LONG) and _thread.interrupt_main(),
+    server = hostile(first_byte_then_silence)
+    main = threading.main_thread().ident
+    assert threading.get_ident() == main  # (signals go to the main thread)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupter = threading.Thread(target=lambda: in_call.wait(LONG) and signal.pthread_kill(main, signal.SIGINT),
                                    name="test-interrupter")
-    with client_for(server.url) as client:
-        interrupter.start()
-        try:
+    try:
+        with client_for(server.url) as client:
+            interrupter.start()
+            t0 = time.monotonic()
             with pytest.raises(KeyboardInterrupt):
                 client.call_tool("slow", {}, timeout=LONG * 3)
-        finally:
-            interrupter.join(LONG)
-        assert server.wait_cancel(), "the server never saw notifications/cancelled"
+            assert time.monotonic() - t0 < LONG
+            assert server.wait_cancel(), "the server never saw notifications/cancelled"
+            assert client.call_tool_future("slow", {}, timeout=0.5).exception(LONG) is not None  # still usable
+    finally:
+        interrupter.join(LONG)
+        signal.signal(signal.SIGINT, previous)
 
 
 # --- 4. page cap (issue 12: endless cursors drove 290,592 page requests and +591 MB in 20 s) -------------
@@ -473,3 +486,29 @@ def test_the_event_parser_holds_no_more_than_its_limit_however_the_bytes_are_chu
         events = [(e.oversized, e.data, e.id, e.retry) for e in parse_sse(iter(pieces), 4096)]
         assert events == [(False, "small", None, None), (True, None, None, None), (True, None, None, None),
                           (False, "last", None, None)], pieces
+
+
+def test_an_event_over_max_message_size_on_the_get_stream_is_skipped_and_the_stream_lives_on(hostile):
+    # Issue 12: on the Streamable HTTP GET stream an event over the bound is logged and skipped;
+    # what the server sends after it still arrives.
+    def get_stream(conn: Conn) -> None:
+        conn.head("text/event-stream")
+        notice = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+        conn.send(b"data: " + json.dumps(dict(notice, params={"level": "info", "data": "y" * 2 * LIMIT})).encode()
+                  + b"\n\n")
+        conn.send(b"data: " + json.dumps(notice).encode() + b"\n\n")
+        conn.hold()
+
+    logged: List[Any] = []
+    arrived = threading.Event()
+
+    def on_log(level: Any, logger: Any, data: Any) -> None:
+        logged.append(data)
+        arrived.set()
+
+    server = hostile(lambda conn, message: conn.reply(answer(message, tool_result())), on_get=get_stream)
+    with Client(HTTPTransport(server.url, retry=Retry(total=0), max_message_size=LIMIT), protocol="legacy",
+                on_log=on_log) as client:
+        assert arrived.wait(LONG)
+        assert logged == ["x"]
+        assert client.call_tool("echo", {}).content[0].text == "ok"
