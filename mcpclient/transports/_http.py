@@ -467,14 +467,13 @@ def read_body(response: Response, name: str, limit: int, deadline: Optional[floa
     return body
 
 
-def _keep_content(response: Response, body: bytes) -> None:
-    """Hand ``body`` to the response as its content (``requests`` then releases its connection
-    to the pool on close, as after reading ``.content``)."""
-    try:
-        response._content = body  # type: ignore[attr-defined]
-        response._content_consumed = True  # type: ignore[attr-defined]  # (requests.Response only)
-    except AttributeError:  # a FastResponse: _content only
-        pass
+def _keep_content(response: Response, body: bytes, complete: bool = True) -> None:
+    """Hand ``body`` to the response as its content. ``complete``: it is the whole body, so
+    ``requests`` may give the connection back to the pool on close, as after reading
+    ``.content`` (else it drops it: unread bytes must never reach another request)."""
+    response._content = body  # type: ignore[attr-defined]  # (a FastResponse has the slot too)
+    if complete and hasattr(response, "_content_consumed"):  # a requests.Response
+        response._content_consumed = True  # type: ignore[attr-defined]
 
 
 def error_body(response: Response) -> bytes:
@@ -485,9 +484,10 @@ def error_body(response: Response) -> bytes:
         return content[:_MAX_ERROR_BODY]
     try:
         body: bytes = response.raw.read(_MAX_ERROR_BODY, decode_content=True) or b""
+        complete = len(body) < _MAX_ERROR_BODY  # (a short read: the end came)
     except Exception:  # the connection broke mid-body: what came is all there is
-        body = b""
-    _keep_content(response, body)
+        body, complete = b"", False
+    _keep_content(response, body, complete)
     return body
 
 
