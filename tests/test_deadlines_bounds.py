@@ -35,10 +35,10 @@ class Conn:
         self.hung_up = hung_up
 
     def head(self, content_type: str = "application/json", length: Optional[int] = None,
-             chunked: bool = False, extra: str = "") -> None:
+             chunked: bool = False, extra: str = "", status: str = "200 OK") -> None:
         framing = f"Content-Length: {length}\r\n" if length is not None else \
             ("Transfer-Encoding: chunked\r\n" if chunked else "Connection: close\r\n")
-        self.sock.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n{framing}{extra}\r\n".encode())
+        self.sock.sendall(f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\n{framing}{extra}\r\n".encode())
 
     def reply(self, data: bytes) -> bool:
         """A whole JSON answer (the connection may be reused)."""
@@ -401,6 +401,8 @@ def huge_body(kind: str) -> Script:
             return conn.reply(answer(message, tool_result("after")))
         if kind == "length":
             conn.head(length=HUGE)
+        elif kind == "error":  # an error page without end (a proxy's): quoted from its first bytes only
+            conn.head("text/plain", status="502 Bad Gateway")
         elif kind == "chunked":
             conn.head(chunked=True)
         else:
@@ -414,17 +416,17 @@ def huge_body(kind: str) -> Script:
     return script
 
 
-@pytest.mark.parametrize("kind", ["length", "chunked", "sse"])
+@pytest.mark.parametrize("kind", ["length", "chunked", "sse", "error"])
 def test_an_answer_over_max_message_size_fails_its_call_and_is_never_buffered(hostile, kind):
     import tracemalloc
 
-    from mcpclient.errors import MessageTooLarge
+    from mcpclient.errors import HTTPError, MessageTooLarge
 
     server = hostile(huge_body(kind))
     with client_for(server.url, max_message_size=LIMIT) as client:
         tracemalloc.start()
         try:
-            with pytest.raises(MessageTooLarge):
+            with pytest.raises(HTTPError if kind == "error" else MessageTooLarge):
                 client.call_tool("huge", {}, timeout=LONG * 3)
             _, peak = tracemalloc.get_traced_memory()
         finally:
