@@ -514,3 +514,4 @@ def test_an_event_over_max_message_size_on_the_get_stream_is_skipped_and_the_str
         assert arrived.wait(LONG)
         assert logged == ["x"]
         assert client.call_tool("echo", {}).content[0].text == "ok"
+

@@ -50,7 +50,6 @@ DEFAULT_ENV_KEYS = (
 StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
 
 _STDERR_TAIL_LINES = 20
-_STDERR_LINE_MAX = 1 << 16  # bytes of one stderr line kept: a longer one is cut into pieces this long
 _POSIX = os.name == "posix"
 #: Pipes cannot be made non-blocking (Windows): writes go through a ``PipeWriter`` thread.
 _BLOCKING_PIPES = not _POSIX
@@ -631,7 +630,7 @@ class StdioTransport(Transport):
         stream = self._proc.stderr  # type: ignore[union-attr]
         sink = self._stderr_sink
         try:
-            for raw in iter(lambda: stream.readline(_STDERR_LINE_MAX), b""):
+            for raw in iter(stream.readline, b""):
                 line = raw.decode("utf-8", "replace").rstrip("\r\n")
                 self._stderr_tail.append(line)
                 if sink is not None:
