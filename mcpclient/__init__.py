@@ -21,6 +21,7 @@ from .errors import (
     SendTimeout, SessionExpired, SubscriptionLost, ToolChangedError, ToolError, TransportError, URLElicitationRequired,
     HeaderMismatch, InputRoundsExceeded, MissingClientCapability, MissingExtraError, UnknownToolError, UnsupportedProtocolVersion,
 )
+from .errors import MessageTooLarge, TooManyPages
 from .futures import CallFuture
 from .reconnect import Keepalive, Reconnect
 from .events import Event, Subscription
@@ -64,6 +65,7 @@ __all__ = [
     "LoadedSkill",
     "MCPError",
     "MemoryTransport",
+    "MessageTooLarge",
     "MethodNotFound",
     "MissingClientCapability",
     "MissingExtraError",
@@ -102,6 +104,7 @@ __all__ = [
     "SubscriptionLost",
     "Task",
     "TextContent",
+    "TooManyPages",
     "Tool",
     "ToolChange",
     "ToolChangedError",

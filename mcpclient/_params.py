@@ -11,7 +11,7 @@ import logging
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ._validation import validate_structured
-from .errors import ProtocolError, SchemaValidationError
+from .errors import ProtocolError, SchemaValidationError, TooManyPages
 from .futures import Again, Transform
 from .protocol import LOG_LEVELS
 from .types import Prompt, Resource, ResourceContents, ResourceTemplate, Tool, ToolResult
@@ -119,13 +119,20 @@ def page_items(result: Any, key: str, method: str) -> Tuple[list, Any]:
     return result[key], cursor
 
 
+#: Pages one listing may take (``Client(max_pages=)``): a server handing out new cursors for ever
+#: must not drive requests and memory without end (each page is bounded by ``max_message_size``).
+DEFAULT_MAX_PAGES = 1000
+
+
 class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
     """The transform of a whole listing: parse each page's items (``parse`` may return None to
     drop one) into ``items``, ask for the next page (``Again``) until there is none, return them
-    all. A cursor the server repeats ends the walk with a warning (a server paging in circles)."""
+    all. A cursor the server repeats ends the walk with a warning (a server paging in circles);
+    a next page past ``max_pages`` raises ``TooManyPages``."""
 
-    def __init__(self, method: str, key: str, parse: Callable[[Any], Any]) -> None:
+    def __init__(self, method: str, key: str, parse: Callable[[Any], Any], max_pages: int = DEFAULT_MAX_PAGES) -> None:
         self.method, self.key, self.parse = method, key, parse
+        self.max_pages = max_pages
         self.items: List[Any] = []
         self._seen: set = set()
 
@@ -140,15 +147,18 @@ class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
         if cursor in self._seen:
             log.warning("%s: server repeated cursor %.80r; stopping pagination", self.method, cursor)
             return self.items
+        if len(self._seen) + 1 >= self.max_pages:  # (the pages read so far: one per cursor seen, and this one)
+            raise TooManyPages(f"{self.method}: the server offered more than max_pages={self.max_pages} pages",
+                               method=self.method, pages=self.max_pages)
         self._seen.add(cursor)
         return Again({"cursor": cursor})
 
 
 def iterate(call: Callable[[Optional[Dict[str, Any]], Transform], Any], method: str, key: str,
-            parse: Callable[[Any], Any]) -> Iterator[Any]:
+            parse: Callable[[Any], Any], max_pages: int = DEFAULT_MAX_PAGES) -> Iterator[Any]:
     """A listing's items page by page, each page a call of its own made when it is needed:
     ``call(params, transform)`` returns the page's future."""
-    step = pages(method, key, parse)
+    step = pages(method, key, parse, max_pages)
     params = None
     while True:  # the transform is wrapped: an Again must come back here, not send the next page
         before = len(step.items)

@@ -86,6 +86,9 @@ class Client(ConnectionHooks, ExtensionMethods):
         validate_output: check ``structuredContent`` against an ``outputSchema`` seen in ``list_tools()``.
         probe_timeout: how long ``server/discover`` waits on stdio (silence means handshake era).
         max_input_rounds: how many ``input_required`` rounds one 2026 request may take.
+        max_pages: how many pages one listing (``list_*``, ``iter_*``) may take before it fails
+            with ``TooManyPages`` (a server handing out new cursors for ever). A ``list_*``
+            call's ``timeout`` covers all its pages; an ``iter_*`` page's covers that page.
         cache: reuse list and read results while the server's ``ttlMs`` says they are fresh
             (2026 servers; private results only for the same credentials). ``invalidate_cache()``.
         reconnect: a ``Reconnect`` policy (or ``True`` for the default one): after the
@@ -118,7 +121,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         on_resources_changed: Optional[Callable[[List[Resource]], Any]] = None,
         on_resource_updated: Optional[Callable[[str], Any]] = None, task_requests: bool = False,
         max_workers: int = 4, validate_output: bool = True, probe_timeout: float = 2.0, max_input_rounds: int = 10,
-        cache: bool = True, reconnect: Union[None, bool, Reconnect] = None,
+        max_pages: int = _params.DEFAULT_MAX_PAGES, cache: bool = True, reconnect: Union[None, bool, Reconnect] = None,
         keepalive: Union[None, float, Keepalive] = None, on_reconnect: Optional[Callable[["Client"], Any]] = None,
     ) -> None:
         transport = make_transport(target, headers, auth)
@@ -131,6 +134,9 @@ class Client(ConnectionHooks, ExtensionMethods):
         self.max_total_timeout = max_total_timeout
         self.validate_output = validate_output
         self.max_input_rounds = max_input_rounds
+        if not isinstance(max_pages, int) or max_pages < 1:
+            raise ValueError(f"max_pages must be a positive number, not {max_pages!r}")
+        self.max_pages = max_pages
         self._client_info = client_identity(client_info)
         self._max_workers = max_workers
         self.on_reconnect = on_reconnect
@@ -253,11 +259,12 @@ class Client(ConnectionHooks, ExtensionMethods):
 
     def _iter(self, method: str, key: str, parse: Callable[[Any], Any], timeout: Any) -> Iterator[Any]:
         return _params.iterate(lambda params, step: self._call(method, params, step, timeout=timeout, owned=True),
-                               method, key, parse)
+                               method, key, parse, self.max_pages)
 
     def _list(self, method: str, key: str, parse: Callable[[Any], Any], timeout: Any, owned: bool) -> CallFuture:
         try:
-            return self._call(method, None, _params.pages(method, key, parse), timeout=timeout, owned=owned)
+            return self._call(method, None, _params.pages(method, key, parse, self.max_pages), timeout=timeout,
+                              owned=owned)
         except CapabilityError as exc:
             if owned:
                 raise

@@ -371,3 +371,27 @@ def parse_challenge(header: str) -> Dict[str, str]:
     for key, quoted, bare in re.findall(r'([\w.-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))', rest):
         params[key.lower()] = re.sub(r"\\(.)", r"\1", quoted) if quoted else bare
     return params
+
+
+# --- issue 12: bounds (kept at the end of the module: other additions merge above) -------------------
+
+class MessageTooLarge(ProtocolError):
+    """A message from the server was over the transport's ``max_message_size``: it was not read
+    (never buffered whole), and the call it answers fails with this; the connection lives on."""
+
+    def __init__(self, message: str, *, limit: Optional[int] = None):
+        self.limit = limit
+        super().__init__(message)
+
+
+class TooManyPages(ProtocolError):
+    """A listing went on past the client's ``max_pages`` (a server that hands out a new cursor
+    for ever); the items gathered so far are dropped."""
+
+    def __init__(self, message: str, *, method: Optional[str] = None, pages: Optional[int] = None):
+        self.method = method
+        self.pages = pages
+        super().__init__(message)
+
+
+__all__ += ["MessageTooLarge", "TooManyPages"]

@@ -296,6 +296,11 @@ class Session:
             reply = self.transport.send(message, deadline=None if deadline == _INF else deadline, wait=call._owned,
                                         headers=headers, idempotent=call.idempotent, setup=call.setup)
         except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
+            if not isinstance(exc, Exception):
+                # Interrupted (Ctrl-C) while the transport sent it, or read its answer on this
+                # thread (HTTP): it may be running, so it is cancelled as an interrupted wait is.
+                self.abandon(rid, "interrupted")
+                raise
             with self._lock:
                 self._pending.pop(rid, None)
                 closing = self._closing

@@ -54,11 +54,11 @@ def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_s
         assert client.protocol_version == "2026-07-28"
         deliver = transport._deliver_body
 
-        def held_deliver(response: Any, rid: Any = None, inline: bool = False) -> Optional[Any]:
+        def held_deliver(response: Any, rid: Any = None, inline: bool = False, **kwargs: Any) -> Optional[Any]:
             if rid is not None and not go.is_set():  # the worker has the answer's headers, not yet read
                 reached.set()
                 go.wait(LONG)
-            return deliver(response, rid, inline)
+            return deliver(response, rid, inline, **kwargs)
 
         transport._deliver_body = held_deliver  # type: ignore[method-assign]
         try:

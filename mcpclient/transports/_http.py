@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List,
 from .. import _fork
 from .._threads import next_instance
 from ..auth.base import AuthProvider, Challenge, TokenSource, as_auth
-from ..errors import AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError, SessionExpired, TransportError
-from .base import CLOSE_BUDGET, DeliveryFailed, Transport, decode_frame
+from ..errors import (
+    AuthError, ConnectError, ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError, SessionExpired, TransportError,
+)
+from .base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, DeliveryFailed, Transport, decode_frame
 
 if TYPE_CHECKING:
     import requests
@@ -64,7 +66,10 @@ SESSION_HEADER = "Mcp-Session-Id"
 #: Authorization rounds (first login, step-ups) one request may go through before its refusal stands.
 MAX_AUTH_ROUNDS = 3
 _BODY_IN_ERRORS = 200  # characters of an error body quoted in HTTPError
-_MAX_ERROR_BODY = 1 << 20  # bytes of an error answer parsed for a JSON-RPC error
+_MAX_ERROR_BODY = 1 << 20  # bytes of an error answer read (parsed for a JSON-RPC error, quoted)
+_MAX_EVENT_ID = 1024  # characters of an SSE ``id`` kept (it goes back as Last-Event-ID); a longer one is ignored
+_MAX_RETRY_DIGITS = 10  # an SSE ``retry`` with more digits is ignored (int() of a huge one is costly)
+_READ_SIZE = 65536  # bytes asked of one read of a body
 
 log = logging.getLogger("mcpclient.transport.http")
 
@@ -82,14 +87,17 @@ class HTTPBase(Transport):
 
     def __init__(self, url: str, *, kind: str, headers: Optional[Dict[str, str]], auth: Auth, auth_header: str,
                  session: Optional["requests.Session"], connect_timeout: float, retry: Retry,
-                 name: Optional[str]) -> None:
+                 name: Optional[str], max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
         if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
             raise ValueError(f"an {kind} transport needs an http(s) URL, not {url!r}")
         self.url = url
         self.headers = dict(headers or {})
         self.auth: Optional[AuthProvider] = as_auth(auth, auth_header)
+        if not isinstance(max_message_size, int) or max_message_size < 1:
+            raise ValueError(f"max_message_size must be a positive number of bytes, not {max_message_size!r}")
         self.connect_timeout = connect_timeout
         self.retry = retry
+        self.max_message_size = max_message_size
         self.name = name or kind.lower()
         self.instance = next_instance()
         self._http = session
@@ -305,24 +313,32 @@ class HTTPBase(Transport):
 
 
 class SSEEvent:
-    """One server-sent event. ``data`` is ``None`` when the event had no data lines."""
+    """One server-sent event. ``data`` is ``None`` when the event had no data lines; ``oversized``:
+    its data (or a line of it) went over the parser's limit, and was dropped unread."""
 
-    __slots__ = ("event", "data", "id", "retry")
+    __slots__ = ("event", "data", "id", "retry", "oversized")
 
     def __init__(self) -> None:
         self.event = "message"
         self.data: Optional[str] = None
         self.id: Optional[str] = None
         self.retry: Optional[int] = None
+        self.oversized = False
 
 
-def parse_sse(chunks: Iterable[bytes]) -> Iterator[SSEEvent]:
+def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) -> Iterator[SSEEvent]:
     """Events from an SSE byte stream (WHATWG rules), in linear time however the bytes are chunked.
 
     Events without data are yielded too (their ``id``/``retry`` matter); comments are skipped;
-    an event cut off by the end of the stream is dropped, as the standard says.
+    an event cut off by the end of the stream is dropped, as the standard says. Never holds more
+    than about ``limit`` bytes of one event: an event whose data (or any line) is longer is
+    yielded as soon as that shows, with ``oversized`` set and no data (so the caller can say so),
+    and the rest of it is dropped as it comes.
     """
     partial: List[bytes] = []
+    pending = 0  # bytes of the line being assembled (in partial)
+    kept = 0  # bytes of the event's data so far
+    dropping = False  # inside a line over the limit: its bytes go, up to its newline
     event = SSEEvent()
     data: List[str] = []
     seen_field = False
@@ -331,34 +347,54 @@ def parse_sse(chunks: Iterable[bytes]) -> Iterator[SSEEvent]:
         while True:
             newline = chunk.find(b"\n", start)
             if newline < 0:
-                partial.append(chunk[start:])
+                if not dropping and start < len(chunk):
+                    pending += len(chunk) - start
+                    if kept + pending > limit:  # a line that cannot fit: drop it as it comes
+                        first = partial[0][:1] if partial else chunk[start:start + 1]
+                        partial, pending, dropping = [], 0, True
+                        if first != b":" and not event.oversized:  # (a comment's loss is nobody's)
+                            event.oversized, data = True, []
+                            yield event  # at once: the caller need not wait for the rest
+                    else:
+                        partial.append(chunk[start:])
                 break
             piece = chunk[start:newline]
             start = newline + 1
+            if dropping:  # the end of the line over the limit
+                dropping = False
+                continue
             if partial:
                 partial.append(piece)
-                piece, partial = b"".join(partial), []
+                piece, partial, pending = b"".join(partial), [], 0
             line = piece[:-1] if piece.endswith(b"\r") else piece
             if not line:  # a blank line dispatches the event
-                if seen_field:
+                if seen_field and not event.oversized:
                     event.data = "\n".join(data) if data else None
                     yield event
-                event, data, seen_field = SSEEvent(), [], False
+                event, data, seen_field, kept = SSEEvent(), [], False, 0
                 continue
             if line.startswith(b":"):
                 continue
             name, _, value = line.partition(b":")
             if value.startswith(b" "):
                 value = value[1:]
-            text = value.decode("utf-8", "replace")
             seen_field = True
             if name == b"data":
-                data.append(text)
-            elif name == b"event":
+                kept += len(value) + 1
+                if event.oversized:
+                    continue
+                if kept > limit:
+                    event.oversized, data = True, []
+                    yield event
+                    continue
+                data.append(value.decode("utf-8", "replace"))
+                continue
+            text = value.decode("utf-8", "replace")
+            if name == b"event":
                 event.event = text or "message"
-            elif name == b"id" and "\0" not in text:
+            elif name == b"id" and "\0" not in text and len(text) <= _MAX_EVENT_ID:
                 event.id = text
-            elif name == b"retry" and text.isdigit():
+            elif name == b"retry" and text.isdigit() and len(text) <= _MAX_RETRY_DIGITS:
                 event.retry = int(text)
 
 
@@ -393,6 +429,68 @@ def chunks(response: Response) -> Iterator[bytes]:
     return iter(lambda: read1(65536, decode_content=True), b"")
 
 
+def read_body(response: Response, name: str, limit: int, deadline: Optional[float]) -> bytes:
+    """The whole body of ``response``, read by ``deadline`` (monotonic; the whole body, not each
+    read: a server trickling it byte by byte cannot stretch it) and never more than ``limit``
+    bytes of it (``MessageTooLarge``, checked on ``Content-Length`` first, then as it arrives).
+    Past the deadline ``ConnectionClosed`` is raised (the session reports the call's timeout).
+    The response is left for the caller to close (unread bytes: its connection is dropped)."""
+    length = response.headers.get("Content-Length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        raise MessageTooLarge(f"{name} answered with a {length}-byte body, over max_message_size={limit}", limit=limit)
+    raw = response.raw
+    read1 = raw.read1
+    sock = body_socket(response) if deadline is not None else None
+    pooled = getattr(raw, "connection", None) is not None
+    parts: List[bytes] = []
+    size = 0
+    while True:
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ConnectionClosed(f"{name} did not finish its answer in time")
+            # (never once urllib3 gave the connection back to the pool: another request may own it)
+            if sock is not None and (not pooled or raw.connection is not None):
+                try:
+                    sock.settimeout(remaining)
+                except OSError:  # closed as the body ended (Connection: close): the read returns b""
+                    pass
+        chunk = read1(_READ_SIZE, decode_content=True)
+        if not chunk:
+            break
+        size += len(chunk)
+        if size > limit:
+            raise MessageTooLarge(f"{name} sent a body over max_message_size={limit} bytes", limit=limit)
+        parts.append(chunk)
+    body = parts[0] if len(parts) == 1 else b"".join(parts)
+    _keep_content(response, body)
+    return body
+
+
+def _keep_content(response: Response, body: bytes, complete: bool = True) -> None:
+    """Hand ``body`` to the response as its content. ``complete``: it is the whole body, so
+    ``requests`` may give the connection back to the pool on close, as after reading
+    ``.content`` (else it drops it: unread bytes must never reach another request)."""
+    response._content = body  # type: ignore[attr-defined]  # (a FastResponse has the slot too)
+    if complete and hasattr(response, "_content_consumed"):  # a requests.Response
+        response._content_consumed = True  # type: ignore[attr-defined]
+
+
+def error_body(response: Response) -> bytes:
+    """At most ``_MAX_ERROR_BODY`` bytes of an error answer's body (read once, then kept): an
+    error page is quoted and parsed, never read whole."""
+    content = getattr(response, "_content", None)
+    if type(content) is bytes:
+        return content[:_MAX_ERROR_BODY]
+    try:
+        body: bytes = response.raw.read(_MAX_ERROR_BODY, decode_content=True) or b""
+        complete = len(body) < _MAX_ERROR_BODY  # (a short read: the end came)
+    except Exception:  # the connection broke mid-body: what came is all there is
+        body, complete = b"", False
+    _keep_content(response, body, complete)
+    return body
+
+
 def media_type(response: Response) -> str:
     value: str = response.headers.get("Content-Type", "")
     return value.split(";", 1)[0].strip().lower()
@@ -404,7 +502,7 @@ def rpc_error_body(response: Response, rid: Any) -> Optional[Dict[str, Any]]:
     if rid is None or response.status_code in (401, 403) or media_type(response) != JSON:
         return None
     try:
-        body = json.loads(response.content[:_MAX_ERROR_BODY])
+        body = json.loads(error_body(response))
     except ValueError:
         return None
     error = body.get("error") if isinstance(body, dict) else None
@@ -423,13 +521,20 @@ def status_error(name: str, response: Response) -> Exception:
         return HTTPError(status, f"redirect to {response.headers.get('Location', '?')} refused "
                                  "(follow_redirects=False)")
     try:
+        page = error_body(response).decode(_charset(response) or "utf-8", "replace")
         if media_type(response) in ("text/html", "application/xhtml+xml"):
-            text = html_summary(response.text[:_MAX_ERROR_BODY])
+            text = html_summary(page)
         else:
-            text = " ".join(response.text[:_BODY_IN_ERRORS].split())
+            text = " ".join(page[:_BODY_IN_ERRORS].split())
     except Exception:
         text = ""
     return HTTPError(status, text)
+
+
+def _charset(response: Response) -> Optional[str]:
+    from requests.utils import get_encoding_from_headers  # deferred: import cost (requests), loaded already
+
+    return get_encoding_from_headers(response.headers)  # type: ignore[arg-type]  # (only .get is used)
 
 
 def html_summary(html: str, limit: int = 120) -> str:

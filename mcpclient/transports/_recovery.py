@@ -77,7 +77,7 @@ class AnswerRecovery(HTTPBase):
                                           url=self.url, deadline=deadline, idempotent=idempotent, extra=extra)
                 try:
                     if response.status_code == 200:
-                        self._deliver_body(response, rid, wire=wire)
+                        self._deliver_body(response, rid, wire=wire, deadline=deadline)
                         return
                     answer = rpc_error_body(response, rid)  # (a JSON-RPC error: the call's answer)
                     if answer is None:
@@ -105,5 +105,5 @@ class AnswerRecovery(HTTPBase):
         raise NotImplementedError
 
     def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False,
-                      wire: Any = None) -> Optional[Any]:
+                      wire: Any = None, deadline: Optional[float] = None) -> Optional[Any]:
         raise NotImplementedError

@@ -17,10 +17,13 @@ from typing import Any, Callable, Dict, Optional, Union
 
 from ..errors import ProtocolError
 
-__all__ = ["CLOSE_BUDGET", "DeliveryFailed", "Transport", "decode_frame", "encode_frame"]
+__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "DeliveryFailed", "Transport", "decode_frame", "encode_frame"]
 
 #: Seconds ``close()`` may take in all when no deadline is given.
 CLOSE_BUDGET = 5.0
+#: The largest message (bytes) a transport reads by default: a stdio line, an HTTP body, an SSE
+#: event's data. A bigger one is never buffered whole (``max_message_size`` on each transport).
+DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True)

@@ -31,15 +31,15 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
-from ..errors import ConnectionClosed, HTTPError, ProtocolError, SessionExpired, TransportError
+from ..errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError, SessionExpired, TransportError
 from ._http import (
-    JSON, SESSION_HEADER, SSE, Auth, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse,
+    JSON, SESSION_HEADER, SSE, Auth, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body,
     request_error, rpc_error_body, status_error,
 )
 from ..auth.base import BearerToken
 from ._posters import FastPoster, SessionPoster
 from ._recovery import AnswerRecovery, StreamBroken
-from .base import Transport, decode_frame, encode_frame
+from .base import DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import requests
@@ -96,6 +96,10 @@ class HTTPTransport(AnswerRecovery):
             a keep-alive comment, for this many seconds counts as broken, so a connection that
             died without a FIN (a NAT or proxy dropped it) is found: the GET stream is reopened
             (with ``Last-Event-ID``), a listen is sent again; ``None``: wait forever.
+        max_message_size: the largest message read, in bytes: a JSON body (checked on its
+            ``Content-Length``, then as it arrives) or one SSE event's data. A bigger one is
+            never buffered whole: the call it answers fails with ``MessageTooLarge`` (on the GET
+            stream it is logged and skipped); the connection lives on.
         name: a label for logs, errors and thread names (default ``"http"``).
         sse_fallback: when the server refuses the first setup POST as an HTTP+SSE (2024-11-05)
             server does, ``fallback()`` offers an ``SSETransport`` to the same URL. ``Client``
@@ -110,11 +114,13 @@ class HTTPTransport(AnswerRecovery):
                  follow_redirects: bool = False, pool_size: int = 32, retry: Optional[Retry] = None,
                  reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
                  name: Optional[str] = None, sse_fallback: bool = False,
-                 stream_idle_timeout: Optional[float] = 300.0) -> None:
+                 stream_idle_timeout: Optional[float] = 300.0,
+                 max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
         from ..retry import Retry  # here, not at import: mcpclient's import stays cheap
 
         super().__init__(url, kind="HTTP", headers=headers, auth=auth, auth_header=auth_header, session=session,
-                         connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(), name=name)
+                         connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(), name=name,
+                         max_message_size=max_message_size)
         if follow_redirects and isinstance(self.auth, BearerToken) and self.auth.header.lower() != "authorization":
             # requests drops only Authorization on a redirect to another host: refuse rather than leak
             # (checked on the provider: a BearerToken given as auth= carries its own header)
@@ -141,7 +147,7 @@ class HTTPTransport(AnswerRecovery):
         self._poster: Optional[Union[FastPoster, SessionPoster]] = None  # None: Session.post (follows redirects)
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # id of a request in flight -> its response being read, or None
-        self._cancelled: Set[Any] = set()  # 2026: requests in flight that were cancelled (see _track)
+        self._cancelled: Set[Any] = set()  # requests in flight the session gave up on (see _track)
         self._get_open: Optional[Tuple[Response, Optional[str]]] = None  # the GET stream read, its session
         # Guards _open/_streams/_cancelled/_change/_get_open only; never held across I/O, a callback
         # or another lock (renewals and auth flows are single flights: no lock while they run).
@@ -220,7 +226,8 @@ class HTTPTransport(AnswerRecovery):
                               connect_timeout=self.connect_timeout, follow_redirects=self.follow_redirects,
                               pool_size=self.pool_size, retry=self._retry_given, reconnect=self.reconnect,
                               on_session_change=self.on_session_change, name=self.name,
-                              sse_fallback=self.sse_fallback, stream_idle_timeout=self.stream_idle_timeout)
+                              sse_fallback=self.sse_fallback, stream_idle_timeout=self.stream_idle_timeout,
+                              max_message_size=self.max_message_size)
         fresh.instance = self.instance
         return fresh
 
@@ -236,7 +243,8 @@ class HTTPTransport(AnswerRecovery):
 
         self._fell_back = True
         sse = SSETransport(self.url, headers=self.headers, auth=self.auth, connect_timeout=self.connect_timeout,
-                           session=None if self._owns_http else self._http, retry=self._retry_given, name=self.name)
+                           session=None if self._owns_http else self._http, retry=self._retry_given, name=self.name,
+                           max_message_size=self.max_message_size)
         sse.instance = self.instance  # the same connection in thread names and logs
         log.info("%s refused the Streamable HTTP setup (%s); trying the HTTP+SSE transport", self.name, error)
         return sse
@@ -259,8 +267,12 @@ class HTTPTransport(AnswerRecovery):
             try:
                 if response.status_code not in (200, 202):
                     raise status_error(self.name, response)
-                if response.status_code == 200 and response.content:
-                    self._deliver_body(response)  # some servers answer a response with messages
+                if response.status_code == 200 and response.headers.get("Content-Length") != "0":
+                    if media_type(response) in (JSON, SSE):  # some servers answer a response with messages
+                        self._deliver_body(response, deadline=deadline)
+                    elif read_body(response, self.name, self.max_message_size, deadline):
+                        raise ProtocolError(f"{self.name} answered with Content-Type "
+                                            f"{media_type(response) or 'none'!r}, not JSON or SSE")
             finally:
                 response.close()
             return None
@@ -302,7 +314,7 @@ class HTTPTransport(AnswerRecovery):
                             "stream", self._read_answer, rid, response, deadline, body, extra, idempotent)
                         if streaming:
                             return None
-                    return self._deliver_body(response, rid, inline)
+                    return self._deliver_body(response, rid, inline, deadline=deadline)
                 answer = rpc_error_body(response, rid)
                 if answer is not None:  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
                     if inline:
@@ -337,7 +349,7 @@ class HTTPTransport(AnswerRecovery):
         try:
             with self._posts.waiting():  # type: ignore[union-attr]
                 try:
-                    self._deliver_body(response, rid)
+                    self._deliver_body(response, rid, deadline=deadline)
                 except StreamBroken as broke:  # 2026-07-28
                     response.close()
                     self._reissue(rid, body, deadline, extra, idempotent, broke)
@@ -433,7 +445,7 @@ class HTTPTransport(AnswerRecovery):
             if response.status_code != 200 or not new_id:
                 raise SessionExpired(f"{self.name} lost our session and refused a new one "
                                      f"(HTTP {response.status_code})")
-            response.content  # the setup answer: read and dropped (the client's view stands)
+            read_body(response, self.name, self.max_message_size, deadline)  # read and dropped (the client's view stands)
         finally:
             response.close()
         headers[SESSION_HEADER] = new_id
@@ -460,17 +472,22 @@ class HTTPTransport(AnswerRecovery):
             sock.settimeout(self.stream_idle_timeout)
 
     def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False,
-                      wire: Any = None) -> Optional[Any]:
+                      wire: Any = None, deadline: Optional[float] = None) -> Optional[Any]:
         """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
         (resumed until the answer to ``rid`` came, if the server lets it be resumed; 2026: raises
         ``StreamBroken`` instead). ``inline``: this is the caller's own thread, which gets a JSON answer
-        back instead (see ``send``). ``wire``: the id ``rid`` was re-issued under (``_reissue``)."""
+        back instead (see ``send``). ``wire``: the id ``rid`` was re-issued under (``_reissue``).
+        ``deadline``: a JSON body must be read whole by then (``read_body``); an event stream is
+        read until the session gives up on the call (``cancel_request`` ends it)."""
         kind = media_type(response)
         if kind == JSON:
             if not self._track(response, rid):
                 return None  # cancelled (2026): the response is closed unread
             try:
-                message = decode_frame(response.content)
+                body = read_body(response, self.name, self.max_message_size, deadline)
+                if not body and rid is None:
+                    return None  # an empty answer to a notification
+                message = decode_frame(body)
             finally:
                 self._untrack(response, rid)
             if wire is not None and type(message) is dict and message.get("id") == wire:
@@ -506,6 +523,13 @@ class HTTPTransport(AnswerRecovery):
             for event in self._events(response):
                 last_id = event.id if event.id is not None else last_id
                 retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
+                if event.oversized:
+                    error = MessageTooLarge(f"{self.name} sent an event over max_message_size="
+                                            f"{self.max_message_size} bytes", limit=self.max_message_size)
+                    if rid is not None:  # it may have been the answer: the call fails with it
+                        raise error
+                    log.warning("%s; skipped", error)
+                    continue
                 message = self._event_message(event)
                 if message is None:
                     continue
@@ -583,24 +607,24 @@ class HTTPTransport(AnswerRecovery):
             self._cancelled.discard(rid)
 
     def cancel_request(self, rid: Any) -> bool:
-        """2026-07-28: a request is cancelled by closing its response stream (no notification):
-        now if one is being read, else as soon as one comes (``_track``); a request no longer in
-        flight needs nothing."""
-        if not self._stateless:
-            return False
+        """The session gave up on ``rid`` (its timeout, a cancel, an interrupt): close its answer
+        stream now if one is being read, else as soon as one comes (``_track``), so no worker
+        reads on for an answer nobody waits for (a server keeping the stream alive with comments).
+        2026-07-28: that is the cancel (no notification; True); before, the notification follows
+        (False). A request no longer in flight needs nothing."""
         with self._open_lock:
             if rid not in self._streams:
-                return True
+                return self._stateless
             self._cancelled.add(rid)
             response = self._streams[rid]
         if response is not None:
             abort(response)
-        return True
+        return self._stateless
 
     def _events(self, response: Response) -> Iterator[SSEEvent]:
         """The events of an SSE response; a broken connection just ends them (the caller resumes)."""
         try:
-            yield from parse_sse(chunks(response))
+            yield from parse_sse(chunks(response), self.max_message_size)
         except Exception as exc:  # the stream broke (or close() aborted it)
             log.debug("event stream from %s ended: %s", self.name, type(exc).__name__)
 

@@ -21,8 +21,8 @@ from urllib.parse import urljoin, urlsplit
 from .._threads import Lane, join_all, start_thread
 from ..errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
 from ._http import JSON, SSE, Auth, HTTPBase, Response, abort, body_socket, chunks, media_type, parse_sse, \
-    request_error, status_error
-from .base import encode_frame
+    read_body, request_error, status_error
+from .base import DEFAULT_MAX_MESSAGE_SIZE, encode_frame
 
 if TYPE_CHECKING:
     import requests
@@ -71,6 +71,9 @@ class SSETransport(HTTPBase):
         name: a label for logs, errors and thread names (default ``"sse"``).
         retry: when a POST is sent again (``Retry``); by default never (``Retry(total=0)``): the
             POSTs of this transport are only acknowledged, their answers come on the stream.
+        max_message_size: the largest event (its data, in bytes) read from the stream; a bigger
+            one is never buffered whole: it is logged and skipped (the call it answered then
+            times out), and the stream lives on.
 
     Redirects are never followed: the token must not travel to a URL the user did not give.
     """
@@ -80,12 +83,13 @@ class SSETransport(HTTPBase):
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
-                 name: Optional[str] = None, retry: Optional[Retry] = None) -> None:
+                 name: Optional[str] = None, retry: Optional[Retry] = None,
+                 max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
         from ..retry import Retry  # here, not at import: mcpclient's import stays cheap
 
         super().__init__(url, kind="SSE", headers=headers, auth=auth, auth_header=auth_header, session=session,
                          connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(total=0),
-                         name=name)
+                         name=name, max_message_size=max_message_size)
         self._retry_given = retry
         #: The URL messages are POSTed to, from the server's ``endpoint`` event.
         self.endpoint: Optional[str] = None
@@ -101,7 +105,8 @@ class SSETransport(HTTPBase):
     def reopen(self) -> "SSETransport":
         """A new transport to the same URL with the same settings and instance number."""
         fresh = SSETransport(self.url, headers=self.headers, auth=self.auth, session=self._session_to_share(),
-                             connect_timeout=self.connect_timeout, name=self.name, retry=self._retry_given)
+                             connect_timeout=self.connect_timeout, name=self.name, retry=self._retry_given,
+                             max_message_size=self.max_message_size)
         fresh.instance = self.instance
         return fresh
 
@@ -166,8 +171,9 @@ class SSETransport(HTTPBase):
         def post(headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
             headers["Content-Type"] = JSON
             try:
-                return self._http.post(  # type: ignore[union-attr]
-                    endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read), allow_redirects=False)
+                return self._http.post(  # type: ignore[union-attr]  # (stream: the body is not wanted, or bounded)
+                    endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read), allow_redirects=False,
+                    stream=True)
             except requests.exceptions.RequestException as exc:
                 raise request_error(self.name, exc, self.connect_timeout) from exc
 
@@ -176,6 +182,7 @@ class SSETransport(HTTPBase):
         try:
             if response.status_code not in (200, 202):  # the answer itself comes on the event stream
                 raise status_error(self.name, response)
+            read_body(response, self.name, self.max_message_size, deadline)  # ("Accepted"): the connection is reused
         finally:
             response.close()
 
@@ -238,7 +245,10 @@ class SSETransport(HTTPBase):
             body_socket(response).settimeout(None)
         except Exception:
             log.debug("could not lift the read timeout of the event stream from %s", self.name)
-        for event in parse_sse(chunks(response)):
+        for event in parse_sse(chunks(response), self.max_message_size):
+            if event.oversized:
+                log.warning("%s sent an event over max_message_size=%d bytes; skipped", self.name, self.max_message_size)
+                continue
             if not event.data:
                 continue
             if event.event == "message":

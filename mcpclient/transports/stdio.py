@@ -29,7 +29,7 @@ from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolErro
 from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
 from ._pipes import PipeLines
 from ._windows import PipeWriter, kill_tree
-from .base import CLOSE_BUDGET, Transport, decode_frame, encode_frame
+from .base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import subprocess
@@ -152,7 +152,7 @@ class StdioTransport(Transport):
         inherit_env: bool = False,
         cwd: Optional[str] = None,
         stderr: StderrSink = "logger",
-        max_message_size: int = 64 * 1024 * 1024,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
         on_exit: Optional[Callable[[Optional[int]], Any]] = None,
         terminate_grace: float = 2.0,
         name: Optional[str] = None,
