@@ -75,6 +75,7 @@ __all__ = [
     "ProtocolError",
     "RPCError",
     "ReaderThreadError",
+    "Redirects",
     "Reconnect",
     "RequestCancelled",
     "RequestTimeout",
@@ -127,6 +128,7 @@ _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (below)
     from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
     from .handlers import CreateMessageRequest, CreateMessageResult, Root, SamplingMessage
+    from .redirects import Redirects
     from .retry import Retry
     from .transports.http import HTTPTransport
     from .transports.sse import SSETransport
@@ -143,7 +145,7 @@ _LAZY = {
     "CreateMessageRequest": "handlers", "CreateMessageResult": "handlers", "ElicitationRequest": "elicitation",
     "ElicitationResult": "elicitation", "Root": "handlers", "SamplingMessage": "handlers",
     "accept_defaults": "elicitation", "Task": "tasks", "ToolTask": "tasks", "LoadedSkill": "skills",
-    "Skill": "skills", "SkillFile": "skills", "SkillVerificationError": "skills", "Retry": "retry",
+    "Skill": "skills", "SkillFile": "skills", "SkillVerificationError": "skills", "Retry": "retry", "Redirects": "redirects",
     "HTTPTransport": "transports.http", "SSETransport": "transports.sse",
     "ServerConfig": "config", "load_config": "config", "ServerGroup": "group", "ServerStatus": "group",
     "ToolChange": "pins", "ToolPins": "pins", "tool_fingerprint": "pins", "ToolIndex": "search",

@@ -411,20 +411,14 @@ def test_a_slow_call_times_out_while_concurrent_calls_go_on(scripted):
             release.set()
 
 
-def test_a_custom_auth_header_cannot_follow_redirects():
-    with pytest.raises(ValueError, match="auth_header"):
-        HTTPTransport("http://127.0.0.1:9/mcp", auth="t", auth_header="X-Api-Key", follow_redirects=True)
-    HTTPTransport("http://127.0.0.1:9/mcp", auth="t", follow_redirects=True)  # Authorization is dropped by requests
-
-
-def test_a_bearer_token_provider_with_a_custom_header_cannot_follow_redirects_either():
-    """Before, the guard looked only at a raw token with ``auth_header=``: the same token given as
-    ``BearerToken(tok, header="X-API-Key")`` went on to whatever host a redirect named."""
+def test_a_custom_auth_header_may_follow_redirects_now_that_they_are_stripped():
+    """Before issue 12 a token in a header other than Authorization was refused with
+    follow_redirects (requests stripped only Authorization); the redirect policy now strips every
+    credential on a cross-origin hop (tests/test_checks.py), so the guard is gone."""
     from mcpclient.auth import BearerToken
 
-    with pytest.raises(ValueError, match="auth_header"):
-        HTTPTransport("http://127.0.0.1:9/mcp", auth=BearerToken("t", header="X-API-Key"), follow_redirects=True)
-    HTTPTransport("http://127.0.0.1:9/mcp", auth=BearerToken("t"), follow_redirects=True)
+    HTTPTransport("http://127.0.0.1:9/mcp", auth="t", auth_header="X-Api-Key", follow_redirects=True)
+    HTTPTransport("http://127.0.0.1:9/mcp", auth=BearerToken("t", header="X-API-Key"), follow_redirects=True)
 
 
 def test_a_blocking_call_answered_on_another_stream_returns_while_the_resumed_stream_stays_open(scripted):
