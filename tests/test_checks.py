@@ -22,13 +22,15 @@ def scripted(started):
 
 
 def echo(seen, msg):
+    if msg["method"] == "tools/list":
+        return {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
     return {"content": [{"type": "text", "text": f"{seen.path}:{msg['params']['arguments']['text']}"}]}
 
 
 def redirecting(location: str, status: int = 307):
     """A handler that sends every ``/mcp`` call to ``location`` and answers it anywhere else."""
     def handle(seen, msg):
-        if seen.path == "/mcp":
+        if seen.path == "/mcp" and msg["method"] == "tools/call":
             return Reply(status, b"", {"Location": location})
         return echo(seen, msg)
     return handle
@@ -92,7 +94,8 @@ def test_redirects_that_would_change_the_method_or_loop_are_refused(scripted):
         assert info.value.status == status
         assert [s.path for s in server.requests("tools/call")] == ["/mcp"]
 
-    loop = scripted(lambda seen, msg: Reply(308, b"", {"Location": "/mcp"}))
+    loop = scripted(lambda seen, msg: Reply(308, b"", {"Location": "/mcp"}) if msg["method"] == "tools/call"
+                    else echo(seen, msg))
     with Client(HTTPTransport(loop.url, follow_redirects=Redirects(max_redirects=3)), timeout=LONG,
                 protocol="legacy") as client:
         with pytest.raises(HTTPError, match="more than 3 redirects"):
@@ -136,3 +139,168 @@ def certificate(tmp_path):
                     "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
                    check=True, capture_output=True, timeout=60)
     return cert, key
+
+
+# --- item 9: output validation that does not depend on call order --------------------------------
+
+SHAPE = {"name": "shape", "inputSchema": {"type": "object"},
+         "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+
+
+def shapes(structured: Any, hold: "threading.Event" = None, tools: List[Dict[str, Any]] = (SHAPE,)):
+    """A server whose ``shape`` tool declares an outputSchema and answers ``structured``; its
+    ``tools/list`` waits for ``hold`` (if given) before answering."""
+    def handle(seen, msg):
+        if msg["method"] == "tools/list":
+            if hold is not None:
+                hold.wait(LONG)
+            return {"tools": list(tools)}
+        return {"content": [], "structuredContent": structured}
+    return handle
+
+
+def test_output_is_validated_on_the_first_call_without_list_tools(scripted):
+    """Issue 12: structuredContent was validated only if the caller had called list_tools() first."""
+    from mcpclient import SchemaValidationError
+
+    server = scripted(shapes({"n": "not a number"}))
+    with Client(server.url, timeout=LONG, protocol="legacy") as client:
+        with pytest.raises(SchemaValidationError, match="outputSchema"):
+            client.call_tool("shape")
+        with pytest.raises(SchemaValidationError):  # known now: no second listing
+            client.call_tool("shape")
+        with pytest.raises(SchemaValidationError):  # the future twin too (learned on its worker)
+            client.call_tool_future("shape").result(LONG)
+    assert len(server.requests("tools/list")) == 1
+
+
+def test_the_future_twin_lists_on_its_worker_and_returns_at_once(scripted):
+    from mcpclient import SchemaValidationError
+
+    hold = threading.Event()
+    server = scripted(shapes({"n": 1.5}, hold))
+    with Client(server.url, timeout=LONG, protocol="legacy") as client:
+        future = client.call_tool_future("shape")  # returns although the listing is held
+        hold.set()
+        with pytest.raises(SchemaValidationError):
+            future.result(LONG)
+    assert len(server.requests("tools/list")) == 1
+
+
+def test_many_threads_calling_an_unknown_tool_list_once(started):
+    """16 threads call a tool nobody listed, while the listing is held: one tools/list in all."""
+    from helpers import ScriptedServer
+    from mcpclient import SchemaValidationError
+
+    hold = threading.Event()
+    listings: List[int] = []
+
+    def handle(method, params):
+        if method == "tools/list":
+            listings.append(1)
+            hold.wait(LONG)
+            return {"tools": [SHAPE]}
+        return {"content": [], "structuredContent": {"n": "x"}}
+
+    srv = started(ScriptedServer(handle))
+    errors: List[BaseException] = []
+    with Client(srv.transport, timeout=LONG) as client:
+        gate = threading.Barrier(17)
+
+        def call() -> None:
+            gate.wait(LONG)
+            try:
+                client.call_tool("shape")
+            except BaseException as exc:  # noqa: B902 - collected for the assertion below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=call, name=f"test-caller-{i}") for i in range(16)]
+        for thread in threads:
+            thread.start()
+        gate.wait(LONG)
+        assert srv.wait_for(lambda m: m.get("method") == "tools/list") is not None
+        hold.set()
+        for thread in threads:
+            thread.join(LONG)
+    assert len(errors) == 16 and all(isinstance(e, SchemaValidationError) for e in errors), \
+        [e for e in errors if not isinstance(e, SchemaValidationError)][:3]
+    assert len(listings) == 1
+
+
+def test_a_tool_no_listing_names_is_called_unvalidated_and_not_listed_for_again(scripted, caplog):
+    server = scripted(shapes({"n": "x"}, tools=[]))
+    with Client(server.url, timeout=LONG, protocol="legacy") as client:
+        with caplog.at_level("DEBUG", logger="mcpclient"):
+            assert client.call_tool("shape").structured_content == {"n": "x"}
+        client.call_tool("shape")
+    assert len(server.requests("tools/list")) == 1
+    assert any("not validated" in r.getMessage() for r in caplog.records)
+
+
+def test_validate_output_listed_never_lists_and_false_never_validates(scripted):
+    from mcpclient import SchemaValidationError
+
+    server = scripted(shapes({"n": "x"}))
+    with Client(server.url, timeout=LONG, protocol="legacy", validate_output="listed") as client:
+        assert client.call_tool("shape").structured_content == {"n": "x"}
+        assert server.requests("tools/list") == []
+        client.list_tools()
+        with pytest.raises(SchemaValidationError):
+            client.call_tool("shape")
+    with Client(server.url, timeout=LONG, protocol="legacy", validate_output=False) as client:
+        client.list_tools()
+        client.call_tool("shape")
+    with pytest.raises(ValueError, match="validate_output"):
+        Client(server.url, validate_output="always")
+
+
+def test_a_listing_that_takes_the_whole_timeout_fails_the_call_unsent(scripted):
+    from mcpclient import RequestTimeout
+
+    hold = threading.Event()
+    server = scripted(shapes({"n": 1}, hold))
+    try:
+        with Client(server.url, timeout=LONG, protocol="legacy") as client:
+            with pytest.raises(RequestTimeout, match="outputSchema"):
+                client.call_tool("shape", timeout=0.5)
+            assert server.requests("tools/call") == []
+            hold.set()
+    finally:
+        hold.set()
+
+
+def test_a_list_changed_notification_makes_the_next_call_list_again(started):
+    """The listing is cached until the server says its tools changed."""
+    from helpers import ScriptedServer
+    from mcpclient import SchemaValidationError
+
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    listings: List[int] = []
+
+    def handle(method, params):
+        if method == "tools/list":
+            listings.append(1)
+            return {"tools": [dict(SHAPE, outputSchema=schema)]}
+        return {"content": [], "structuredContent": {"n": "x"}}
+
+    srv = started(ScriptedServer(handle))
+    changed = threading.Event()
+    with Client(srv.transport, timeout=LONG, on_notification=lambda method, params: changed.set()) as client:
+        with pytest.raises(SchemaValidationError):
+            client.call_tool("shape")
+        schema = {"type": "object"}  # the server's tool changed: anything goes now
+        srv.notify("notifications/tools/list_changed")
+        assert changed.wait(LONG)
+        assert client.call_tool("shape").structured_content == {"n": "x"}
+    assert len(listings) == 2
+
+
+@pytest.mark.parametrize("command", ["testing", "official"])
+def test_real_servers_structured_tools_validate_on_the_first_call(command):
+    from conftest import OFFICIAL_SERVER, TESTING_SERVER
+
+    if command == "official":
+        pytest.importorskip("mcp")
+    with Client(TESTING_SERVER if command == "testing" else OFFICIAL_SERVER, timeout=LONG) as client:
+        assert client.call_tool("add", {"a": 2, "b": 3}).structured_content == {"sum": 5}
+        assert client._tools.get("add") is not None  # the call listed the tools to learn its schema
