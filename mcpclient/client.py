@@ -28,7 +28,7 @@ from .reconnect import Keepalive, Reconnect
 from .session import Session
 from .events import filter_params
 from .subscriptions import SubscriptionRouter
-from .transports.base import Transport
+from .transports.base import Transport, encode_frame
 from .types import Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool
 from .types import ToolResult
 
@@ -313,18 +313,25 @@ class Client(ConnectionHooks, ExtensionMethods):
     def _tool_call(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
                    meta: Optional[Dict[str, Any]], timeout: Any, on_progress: Optional[ProgressCallback],
                    reset: Optional[bool], owned: bool) -> CallFuture:
-        known, learn = None, None
+        known: Optional[Tool] = None
+        learn: Optional[Callable[[], Optional[Tool]]] = None
         if self.validate_output and isinstance(name, str):
             known = self._tools.get(name)
             if known is None and self.validate_output is True:  # (a known tool costs nothing more)
                 seconds = self._timeout(timeout)
-                deadline = None if seconds is None else time.monotonic() + seconds
-                if owned:  # blocking: learn it now, the call gets what is left of its timeout
+                if owned:  # blocking: learn the tool now; the call gets what is left of its timeout
+                    if isinstance(arguments, dict):
+                        encode_frame(arguments)  # arguments that cannot be sent: refused before the listing
+                    deadline = None if seconds is None else time.monotonic() + seconds
                     known = self._learn_tool(name, seconds, deadline)
                     timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-                else:  # a future returns at once: its worker learns it when the answer has come
+                else:  # a future returns at once: its worker learns the tool once the answer came,
+                    # within the call's timeout from then (progress may have moved the call's deadline)
                     learn_tool = weakly(self._learn_tool)
-                    learn = lambda: learn_tool(name, seconds, deadline)  # noqa: E731
+
+                    def learn_later() -> Optional[Tool]:
+                        return learn_tool(name, seconds, None if seconds is None else time.monotonic() + seconds)
+                    learn = learn_later
         params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
         return self._call("tools/call", params, transform, timeout=timeout, owned=owned, on_progress=on_progress,
                           reset=reset)
