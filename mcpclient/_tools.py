@@ -18,7 +18,7 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._threads import SingleFlight
-from .errors import CapabilityError, ProtocolError, RPCError
+from .errors import CapabilityError, HTTPError, ProtocolError, RPCError
 from .modern import header_params
 from .types import Tool
 
@@ -62,9 +62,9 @@ class ToolRegistry:
         def listing() -> None:
             try:
                 fetch(timeout)
-            except (RPCError, ProtocolError, CapabilityError):  # the server's answer: not asked again
-                self._mark(generation)           # until the tools change (a timeout or a lost
-                raise                            # connection is asked again)
+            except (RPCError, ProtocolError, CapabilityError, HTTPError):  # the server's answer: not asked
+                self._mark(generation)  # again until the tools change (a timeout or a lost connection is)
+                raise
             self._mark(generation)
 
         self._flights.run(generation, listing, timeout)

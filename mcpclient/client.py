@@ -21,7 +21,7 @@ from ._version import __version__
 from .cache import ResultCache
 from .connection import Connection, Connector, Target, client_identity, make_transport
 from ._threads import FlightTimeout
-from .errors import CapabilityError, ProtocolError, RequestTimeout, RPCError
+from .errors import CapabilityError, MCPError, RequestTimeout
 from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
 from .reconnect import Keepalive, Reconnect
@@ -339,7 +339,7 @@ class Client(ConnectionHooks, ExtensionMethods):
     def _learn_tool(self, name: str, seconds: Optional[float], deadline: Optional[float]) -> Optional[Tool]:
         """List the tools to learn ``name``'s ``outputSchema`` (``ToolRegistry.lookup``) by
         ``deadline`` (monotonic; ``seconds``: the call's timeout, for the message). Returns the
-        tool, or None: the listing does not name it, or the server refused to list.
+        tool, or None: the listing does not name it, or it failed (the call then goes ahead unvalidated).
         ``RequestTimeout`` if the deadline passed first."""
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
@@ -348,7 +348,7 @@ class Client(ConnectionHooks, ExtensionMethods):
             raise RequestTimeout(f"tools/call {name!r}: no outputSchema known and the tools could not be listed "
                                  f"within the call's timeout ({seconds} s; Client(validate_output='listed') never lists)",
                                  method="tools/call") from None
-        except (RPCError, ProtocolError, CapabilityError) as exc:
+        except MCPError as exc:  # refused, malformed, or the connection failed: the call goes ahead
             log.debug("tools/call %r: could not list the tools (%s); its output is not validated", name,
                       type(exc).__name__)
             return None
