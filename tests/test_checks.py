@@ -54,6 +54,23 @@ def test_a_same_origin_redirect_is_followed_with_every_header(scripted):
     assert moved[0].body["params"]["arguments"] == {"text": "a"}  # 307: the POST and its body again
 
 
+def test_a_same_origin_hop_gets_a_dpop_proof_for_its_own_url(scripted):
+    """A DPoP proof names the URL it is for (htu): the hop to /moved carries a new one."""
+    from mcpclient.auth import AuthProvider
+
+    class ProofPerURL(AuthProvider):  # what a DPoP provider's headers look like, without the crypto
+        def headers(self, method, url):
+            return {"Authorization": "DPoP tok", "DPoP": f"proof {method} {url}"}
+
+    server = scripted(redirecting("/moved"))
+    with Client(HTTPTransport(server.url, auth=ProofPerURL(), follow_redirects=True), timeout=LONG,
+                protocol="legacy") as client:
+        assert client.call_tool("echo", {"text": "a"}).text == "/moved:a"
+    first, moved = [s for s in server.requests("tools/call")]
+    assert first.headers["dpop"] == f"proof POST {server.url}"
+    assert moved.headers["dpop"] == f"proof POST {server.url.replace('/mcp', '/moved')}"
+
+
 def test_a_cross_origin_redirect_is_refused_by_default(scripted):
     """Issue 12: with follow_redirects=True, X-Api-Key (headers=) and Mcp-Session-Id reached the
     other origin (127.0.0.1 and localhost, or another port, are other origins)."""

@@ -21,6 +21,8 @@ from ._posters import SessionPoster
 if TYPE_CHECKING:
     import requests
 
+    from ..auth.base import AuthProvider
+
 __all__ = ["RedirectPoster", "origin"]
 
 _REDIRECTS = (301, 302, 303, 307, 308)
@@ -51,10 +53,11 @@ class RedirectPoster(SessionPoster):
     """A ``SessionPoster`` that follows the redirects ``policy`` allows (see the module doc)."""
 
     def __init__(self, http: "requests.Session", url: str, headers: Dict[str, str], name: str,
-                 connect_timeout: float, policy: Redirects) -> None:
+                 connect_timeout: float, policy: Redirects, auth: Optional["AuthProvider"] = None) -> None:
         super().__init__(http, url, headers, name, connect_timeout)
         self._policy = policy
         self._origin = origin(self.url)
+        self._auth = auth  # re-signs a DPoP proof for a same-origin hop (the proof names the URL)
 
     def post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> Any:
         response = super().post(body, headers, read)
@@ -108,6 +111,8 @@ class RedirectPoster(SessionPoster):
         if stripped:
             for name in [k for k in merged if not self._policy.keeps(k)]:
                 del merged[name]
+        elif self._auth is not None and "DPoP" in merged:  # a proof is bound to its URL: a new one
+            merged.update(self._auth.headers("POST", target))
         request.headers = merged
         request.body = body
         request.hooks = http.hooks

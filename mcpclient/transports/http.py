@@ -161,7 +161,7 @@ class HTTPTransport(AnswerRecovery):
         assert http is not None  # (made by _open_http)
         if self.redirects is not None:  # each 3xx judged before anything follows it (_redirects)
             self._poster = RedirectPoster(http, self.url, self.headers, self.name, self.connect_timeout,
-                                          self.redirects)
+                                          self.redirects, self.auth)
         else:  # straight to the pool when nothing of requests' own is needed
             fast = FastPoster.open(http, self.url, self.headers, self.name, self.connect_timeout) \
                 if self._owns_http else None
