@@ -229,10 +229,10 @@ def _schema_errors(content: Raw, schema: Raw) -> Optional[str]:
 def _formats() -> Any:
     """A jsonschema ``FormatChecker`` for the formats elicitation forms may name (stdlib only:
     jsonschema's own ``uri`` and ``date-time`` checks need optional packages)."""
-    import re
+    import re  # deferred: only elicitation answers need these (import cost kept off import mcpclient)
     from datetime import date, datetime
 
-    import jsonschema
+    import jsonschema  # deferred: import cost (tens of ms), loaded already by _schema_errors
 
     checker = jsonschema.FormatChecker(formats=())
     uri = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")

@@ -247,7 +247,8 @@ def test_a_stream_cut_before_the_answer_is_resumed_once_with_last_event_id(scrip
                                            "result": {"content": [{"type": "text", "text": "resumed"}]}}})
 
     server = scripted(cut, on_get=resume)
-    with Client(HTTPTransport(server.url), timeout=LONG) as client:
+    # validate_output="listed": this server cuts every stream, a first call's tools/list too (issue 12)
+    with Client(HTTPTransport(server.url), timeout=LONG, validate_output="listed") as client:
         sent = time.monotonic()
         assert client.call_tool("echo", {"text": "x"}).text == "resumed"
         waited = time.monotonic() - sent
@@ -376,7 +377,8 @@ def test_an_expired_session_is_renewed_and_a_safe_call_repeated_once(scripted):
 
 def test_an_expired_session_does_not_repeat_a_tool_call(scripted):
     server = scripted(echo)
-    with Client(server.url, timeout=LONG) as client:
+    # validate_output="listed": a first call's tools/list (issue 12) would renew the session first
+    with Client(server.url, timeout=LONG, validate_output="listed") as client:
         server.expire_sessions()
         with pytest.raises(SessionExpired, match="not safe to repeat"):
             client.call_tool("echo", {"text": "once"})
