@@ -183,8 +183,8 @@ def _check_tool_pairing(messages: Any) -> None:
         results = [b for b in blocks if b.get("type") == "tool_result"]
         role = message.get("role") if isinstance(message, dict) else None
         if pending is not None:
-            answered = [b.get("toolUseId") for b in results]
-            if role != "user" or len(results) != len(blocks) or sorted(map(repr, answered)) != sorted(map(repr, pending)):
+            answered = sorted(repr(b.get("toolUseId")) for b in results)
+            if role != "user" or len(results) != len(blocks) or answered != sorted(map(repr, pending)):
                 raise InvalidParams(-32602, f"sampling message {index} must be a user message of tool_result blocks "
                                             f"answering each tool_use of message {index - 1} once "
                                             f"(ids {', '.join(map(repr, pending))[:200]})")
@@ -222,7 +222,8 @@ def _schema_errors(content: Raw, schema: Raw) -> Optional[str]:
         return None
     path = "/".join(str(p) for p in error.absolute_path)
     # (not error.message: it quotes the user's value, and this goes to the log)
-    why = error.message if error.validator == "required" else f"fails {error.validator!r} ({error.validator_value!r:.80})"
+    why = error.message if error.validator == "required" else \
+        f"fails {error.validator!r} ({error.validator_value!r:.80})"
     return f"{'at /' + path + ': ' if path else ''}{why}"[:300]
 
 

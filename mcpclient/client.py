@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 from . import _params
 from ._extensions import ExtensionMethods
@@ -124,7 +124,8 @@ class Client(ConnectionHooks, ExtensionMethods):
         on_prompts_changed: Optional[Callable[[List[Prompt]], Any]] = None,
         on_resources_changed: Optional[Callable[[List[Resource]], Any]] = None,
         on_resource_updated: Optional[Callable[[str], Any]] = None, task_requests: bool = False,
-        max_workers: int = 4, validate_output: Union[bool, str] = True, probe_timeout: float = 2.0, max_input_rounds: int = 10,
+        max_workers: int = 4, validate_output: Union[bool, str] = True, probe_timeout: float = 2.0,
+        max_input_rounds: int = 10,
         cache: bool = True, reconnect: Union[None, bool, Reconnect] = None,
         keepalive: Union[None, float, Keepalive] = None, on_reconnect: Optional[Callable[["Client"], Any]] = None,
     ) -> None:
@@ -313,40 +314,43 @@ class Client(ConnectionHooks, ExtensionMethods):
     def _tool_call(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
                    meta: Optional[Dict[str, Any]], timeout: Any, on_progress: Optional[ProgressCallback],
                    reset: Optional[bool], owned: bool) -> CallFuture:
-        known: Optional[Tool] = None
-        learn: Optional[Callable[[], Optional[Tool]]] = None
+        known, learn = None, None
         if self.validate_output and isinstance(name, str):
             known = self._tools.get(name)
             if known is None and self.validate_output is True:  # (a known tool costs nothing more)
-                seconds = self._timeout(timeout)
-                if owned:  # blocking: learn the tool now; the call gets what is left of its timeout
-                    if isinstance(arguments, dict):
-                        encode_frame(arguments)  # arguments that cannot be sent: refused before the listing
-                    deadline = None if seconds is None else time.monotonic() + seconds
-                    known = self._learn_tool(name, seconds, deadline)
-                    timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-                else:  # a future returns at once: its worker learns the tool once the answer came,
-                    # within the call's timeout from then (progress may have moved the call's deadline)
-                    learn_tool = weakly(self._learn_tool)
-
-                    def learn_later() -> Optional[Tool]:
-                        return learn_tool(name, seconds, None if seconds is None else time.monotonic() + seconds)
-                    learn = learn_later
+                known, learn, timeout = self._unlisted_tool(name, arguments, timeout, owned)
         params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
         return self._call("tools/call", params, transform, timeout=timeout, owned=owned, on_progress=on_progress,
                           reset=reset)
 
+    def _unlisted_tool(self, name: str, arguments: Any, timeout: Any, owned: bool
+                       ) -> Tuple[Optional[Tool], Optional[Callable[[], Optional[Tool]]], Any]:
+        """A call to ``name``, which no listing since the tools changed has shown: ``(tool,
+        learn, timeout)``. A blocking call lists now (``tool``) and keeps what is left of its
+        ``timeout``; a future returns at once, and its worker lists once the answer came
+        (``learn``), within the call's timeout from then (progress may have moved its deadline)."""
+        seconds = self._timeout(timeout)
+        if not owned:
+            learn_tool = weakly(self._learn_tool)  # (a detached future must not keep the client alive)
+            return None, lambda: learn_tool(name, seconds, None if seconds is None else time.monotonic() + seconds), \
+                timeout
+        if isinstance(arguments, dict):
+            encode_frame(arguments)  # arguments that cannot be sent are refused before the listing
+        deadline = None if seconds is None else time.monotonic() + seconds
+        known = self._learn_tool(name, seconds, deadline)
+        return known, None, None if deadline is None else max(0.0, deadline - time.monotonic())
+
     def _learn_tool(self, name: str, seconds: Optional[float], deadline: Optional[float]) -> Optional[Tool]:
         """List the tools to learn ``name``'s ``outputSchema`` (``ToolRegistry.lookup``) by
         ``deadline`` (monotonic; ``seconds``: the call's timeout, for the message). Returns the
-        tool, or None: the listing does not name it, or it failed (the call then goes ahead unvalidated).
-        ``RequestTimeout`` if the deadline passed first."""
+        tool, or None: the listing does not name it, or it failed (the call then goes ahead
+        unvalidated). ``RequestTimeout`` if the deadline passed first."""
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
             known = self._tools.lookup(name, lambda wait: self.list_tools(timeout=wait), left)
         except (RequestTimeout, FlightTimeout):
             raise RequestTimeout(f"tools/call {name!r}: no outputSchema known and the tools could not be listed "
-                                 f"within the call's timeout ({seconds} s; Client(validate_output='listed') never lists)",
+                                 f"within the call's timeout ({seconds} s; validate_output='listed' never lists)",
                                  method="tools/call") from None
         except MCPError as exc:  # refused, malformed, or the connection failed: the call goes ahead
             log.debug("tools/call %r: could not list the tools (%s); its output is not validated", name,
