@@ -79,6 +79,7 @@ __all__ = [
     "RPCError",
     "ReaderThreadError",
     "Reconnect",
+    "Redirects",
     "RequestCancelled",
     "RequestTimeout",
     "Resource",
@@ -131,6 +132,7 @@ _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (below)
     from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
     from .handlers import CreateMessageRequest, CreateMessageResult, Root, SamplingMessage
+    from .redirects import Redirects
     from .retry import Retry
     from .transports.http import HTTPTransport
     from .transports.sse import SSETransport
@@ -148,7 +150,7 @@ _LAZY = {
     "ElicitationResult": "elicitation", "Root": "handlers", "SamplingMessage": "handlers",
     "accept_defaults": "elicitation", "Task": "tasks", "ToolTask": "tasks", "LoadedSkill": "skills",
     "Skill": "skills", "SkillFile": "skills", "SkillVerificationError": "skills", "Retry": "retry",
-    "HTTPTransport": "transports.http", "SSETransport": "transports.sse",
+    "Redirects": "redirects", "HTTPTransport": "transports.http", "SSETransport": "transports.sse",
     "ServerConfig": "config", "load_config": "config", "ServerGroup": "group", "ServerStatus": "group",
     "ToolChange": "pins", "ToolPins": "pins", "tool_fingerprint": "pins", "ToolIndex": "search",
     "search_tool_definition": "search",

@@ -30,7 +30,7 @@ class ExtensionMethods:
     if TYPE_CHECKING:
         _conn: Connection
         _tools: ToolRegistry
-        validate_output: bool
+        validate_output: Union[bool, str]
         _call: Callable[..., CallFuture[Any]]
         _list: Callable[..., CallFuture[Any]]
         list_tools: Callable[..., Any]

@@ -84,9 +84,11 @@ def complete_params(ref: Any, name: str, value: str, context: Optional[Dict[str,
 
 
 def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool, meta: Optional[Dict[str, Any]],
-              known: Optional[Tool]) -> Tuple[Dict[str, Any], Callable[[Any], ToolResult]]:
+              known: Optional[Tool], learn: Optional[Callable[[], Optional[Tool]]] = None,
+              ) -> Tuple[Dict[str, Any], Callable[[Any], ToolResult]]:
     """``tools/call`` params and the transform that parses, validates (against ``known``'s
-    ``outputSchema``, when given) and optionally raises ``ToolError``."""
+    ``outputSchema``, when given; else against that of the tool ``learn()`` returns, if given:
+    a future's worker lists the tools then) and optionally raises ``ToolError``."""
     if not isinstance(name, str):
         raise TypeError("tool name must be a string")
     if arguments is not None and not isinstance(arguments, dict):
@@ -98,11 +100,15 @@ def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bo
 
     def transform(raw: Any) -> ToolResult:
         result = ToolResult.from_wire(raw, name)
-        if schema is not None and not result.is_error:
+        checked = schema
+        if checked is None and learn is not None and not result.is_error:
+            learned = learn()
+            checked = learned.output_schema if learned is not None else None
+        if checked is not None and not result.is_error:
             if result.structured_content is None:
                 raise SchemaValidationError(f"tool {name!r} declares an outputSchema but returned no "
                                             "structuredContent", tool=name)
-            validate_structured(result.structured_content, schema, name)
+            validate_structured(result.structured_content, checked, name)
         if raise_on_error:
             result.raise_for_error()
         return result

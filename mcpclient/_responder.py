@@ -6,7 +6,7 @@ Kept apart from ``handlers`` and ``elicitation`` (the typed requests and results
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Type
 
 from .errors import InvalidParams, MethodNotFound, ProtocolError
 
@@ -119,6 +119,7 @@ class Responder:
         from .handlers import CreateMessageRequest, CreateMessageResult  # deferred: import cost (handlers)
 
         request = _parsed(CreateMessageRequest, params, "sampling/createMessage")
+        _check_tool_pairing(params.get("messages"))
         if (request.tools is not None or request.tool_choice is not None) and \
                 not isinstance((self.capabilities().get("sampling") or {}).get("tools"), dict):
             raise InvalidParams(-32602, "this client did not declare sampling.tools; tools are not allowed")
@@ -169,12 +170,114 @@ def _parsed(kind: Any, params: Dict[str, Any], method: str, told_as_is: Tuple[Ty
         raise InvalidParams(-32602, f"malformed {method} request: {exc}") from None
 
 
+def _check_tool_pairing(messages: Any) -> None:
+    """The 2025-11-25 sampling rules for ``tool_use``/``tool_result``: ``InvalidParams`` (-32602)
+    unless every assistant message with ``tool_use`` blocks is followed at once by a user message
+    made only of ``tool_result`` blocks answering exactly those ids, each once, and no
+    ``tool_result`` appears anywhere else (nor a ``tool_use`` outside assistant messages)."""
+    pending: Optional[List[Any]] = None  # the ids the previous message's tool_use blocks await
+    for index, message in enumerate(messages if isinstance(messages, list) else ()):
+        content = message.get("content") if isinstance(message, dict) else None
+        blocks = [b for b in (content if isinstance(content, list) else [content]) if isinstance(b, dict)]
+        uses = [b for b in blocks if b.get("type") == "tool_use"]
+        results = [b for b in blocks if b.get("type") == "tool_result"]
+        role = message.get("role") if isinstance(message, dict) else None
+        if pending is not None:
+            answered = sorted(repr(b.get("toolUseId")) for b in results)
+            if role != "user" or len(results) != len(blocks) or answered != sorted(map(repr, pending)):
+                raise InvalidParams(-32602, f"sampling message {index} must be a user message of tool_result blocks "
+                                            f"answering each tool_use of message {index - 1} once "
+                                            f"(ids {', '.join(map(repr, pending))[:200]})")
+            pending = None
+            continue
+        if results:
+            raise InvalidParams(-32602, f"sampling message {index} has tool_result blocks but message {index - 1} "
+                                        "is not an assistant message with tool_use blocks")
+        if uses:
+            ids = [b.get("id") for b in uses]
+            if role != "assistant":
+                raise InvalidParams(-32602, f"sampling message {index}: tool_use blocks belong in assistant messages")
+            if not all(isinstance(i, str) and i for i in ids) or len(set(ids)) != len(ids):
+                raise InvalidParams(-32602, f"sampling message {index}: every tool_use needs its own string id")
+            pending = ids
+    if pending is not None:
+        raise InvalidParams(-32602, "the last sampling message has tool_use blocks no tool_result answers")
+
+
+def _schema_errors(content: Raw, schema: Raw) -> Optional[str]:
+    """The first way ``content`` breaks the form's ``schema`` (jsonschema, Draft 2020-12, formats
+    ``email``, ``uri``, ``date``, ``date-time`` checked), or None. A schema jsonschema cannot use
+    gives None (the request was sent as the server wrote it; nothing to hold the answer to)."""
+    import jsonschema  # deferred: import cost (tens of ms); only elicitation answers need it
+    from referencing import Registry
+
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+        validator = jsonschema.Draft202012Validator(schema, registry=Registry(), format_checker=_formats())
+        error = next(iter(validator.iter_errors(content)), None)
+    except Exception as exc:  # an unusable schema, an external $ref: the answer is not held to it
+        log.debug("elicitation answer not validated: the requested schema is unusable (%s)", type(exc).__name__)
+        return None
+    if error is None:
+        return None
+    path = "/".join(str(p) for p in error.absolute_path)
+    # (not error.message: it quotes the user's value, and this goes to the log)
+    why = error.message if error.validator == "required" else \
+        f"fails {error.validator!r} ({error.validator_value!r:.80})"
+    return f"{'at /' + path + ': ' if path else ''}{why}"[:300]
+
+
+def _formats() -> Any:
+    """A jsonschema ``FormatChecker`` for the formats elicitation forms may name (stdlib only:
+    jsonschema's own ``uri`` and ``date-time`` checks need optional packages)."""
+    import re  # deferred: only elicitation answers need these (import cost kept off import mcpclient)
+    from datetime import date, datetime
+
+    import jsonschema  # deferred: import cost (tens of ms), loaded already by _schema_errors
+
+    checker = jsonschema.FormatChecker(formats=())
+    uri = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")
+    day = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+    stamp = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+    def is_email(value: Any) -> bool:
+        return not isinstance(value, str) or (value.count("@") == 1 and all(value.split("@")) and " " not in value)
+
+    def is_uri(value: Any) -> bool:
+        return not isinstance(value, str) or bool(uri.match(value))
+
+    def is_date(value: Any) -> bool:
+        if not isinstance(value, str):
+            return True
+        try:
+            return bool(day.match(value)) and date.fromisoformat(value) is not None
+        except ValueError:
+            return False
+
+    def is_date_time(value: Any) -> bool:
+        if not isinstance(value, str):
+            return True
+        if not stamp.match(value):
+            return False
+        try:
+            datetime.fromisoformat(value[:19].replace("t", "T").replace(" ", "T"))
+            return True
+        except ValueError:
+            return False
+
+    for name, check in (("email", is_email), ("uri", is_uri), ("date", is_date), ("date-time", is_date_time)):
+        checker.checks(name)(check)
+    return checker
+
+
 _PRIMITIVES = (str, int, float, bool)
 
 
 def _checked_answer(request: "ElicitationRequest", result: Raw) -> Raw:
     """An elicitation answer as the spec allows it: a valid action; for a form, only the schema's
-    fields, each a string, number, boolean or list of strings; for a URL, no content at all."""
+    fields, each a string, number, boolean or list of strings, and valid against the requested
+    schema (required, enum, minimum/maximum, minLength/maxLength, format: ``_schema_errors``); for
+    a URL, no content at all. ``ProtocolError`` otherwise: the handler's bug, answered -32603."""
     action = result.get("action")
     if action not in ("accept", "decline", "cancel"):
         raise ProtocolError("elicitation_handler returned no valid 'action'")
@@ -191,6 +294,9 @@ def _checked_answer(request: "ElicitationRequest", result: Raw) -> Raw:
     for key, value in kept.items():
         if not (isinstance(value, _PRIMITIVES) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
             raise ProtocolError(f"elicitation answer field {key!r} is not a string, number, boolean or list of strings")
+    problem = _schema_errors(kept, request.requested_schema or {})
+    if problem is not None:  # the handler's bug: logged, and the server is answered -32603
+        raise ProtocolError(f"elicitation_handler's answer does not match the requested schema: {problem}")
     return dict(result, content=kept)
 
 

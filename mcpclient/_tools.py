@@ -5,13 +5,20 @@ its ``execution.taskSupport``, and a 2026 call over HTTP mirrors its ``x-mcp-hea
 into headers: all from the tool's last listing. A ``tools/list_changed`` notification forgets
 everything; each listing carries the generation it started in and writes only if no change
 came meanwhile, so a listing that raced with a change can never put old schemas back.
+
+``lookup`` is how a call learns a tool it has not seen listed (issue 12: validation used to
+depend on whether the caller happened to list first): one listing per generation, however many
+threads ask at once (``SingleFlight``); a tool missing from a complete listing is not listed for
+again until the tools change.
 """
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from ._threads import SingleFlight
+from .errors import CapabilityError, HTTPError, ProtocolError, RPCError
 from .modern import header_params
 from .types import Tool
 
@@ -29,14 +36,44 @@ class ToolRegistry:
     def __init__(self) -> None:
         self._tools: Dict[str, Tool] = {}
         self._generation = 0
+        self._listed = -1  # the generation a lookup's listing completed in (-1: none yet)
         self._lock = threading.Lock()
+        self._flights = SingleFlight()  # keyed by generation: one lookup listing per change
 
     def forked(self) -> None:
         """In a forked child (at-fork hook): a new lock, the old one may be held by a parent thread."""
         self._lock = threading.Lock()
+        self._flights = SingleFlight()
 
     def get(self, name: str) -> Optional[Tool]:
         return self._tools.get(name)
+
+    def lookup(self, name: str, fetch: Callable[[Optional[float]], Any], timeout: Optional[float]) -> Optional[Tool]:
+        """The tool ``name``, listed first (``fetch(timeout)``: the whole listing, which fills
+        this registry) if no listing since the last change has seen it. Threads asking at once
+        share one listing; a tool absent from it gives None until the tools change. Raises what
+        ``fetch`` raises, or ``FlightTimeout`` after ``timeout`` seconds of waiting for another
+        thread's listing."""
+        tool = self._tools.get(name)
+        generation = self._generation
+        if tool is not None or self._listed == generation:
+            return tool
+
+        def listing() -> None:
+            try:
+                fetch(timeout)
+            except (RPCError, ProtocolError, CapabilityError, HTTPError):  # the server's answer: not asked
+                self._mark(generation)  # again until the tools change (a timeout or a lost connection is)
+                raise
+            self._mark(generation)
+
+        self._flights.run(generation, listing, timeout)
+        return self._tools.get(name)
+
+    def _mark(self, generation: int) -> None:
+        with self._lock:
+            if self._generation == generation:
+                self._listed = generation
 
     def generation(self) -> int:
         """Pass to ``parse`` for every tool of the listing that starts now."""
@@ -46,7 +83,7 @@ class ToolRegistry:
         """The server's tools changed: what earlier listings said no longer holds."""
         with self._lock:
             self._generation += 1
-            self._tools = {}
+            self._tools = {}  # (and _listed now names an older generation: lookups list again)
 
     def parse(self, raw: Any, generation: int, headers: Optional[ToolHeaders]) -> Optional[Tool]:
         """One listed tool, remembered unless the tools changed since ``generation``. With a

@@ -7,8 +7,9 @@ whose ``result()`` is the blocking method (README, "How it is built").
 from __future__ import annotations
 
 import logging
+import time
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 from . import _params
 from ._extensions import ExtensionMethods
@@ -19,14 +20,15 @@ from ._tools import ToolRegistry
 from ._version import __version__
 from .cache import ResultCache
 from .connection import Connection, Connector, Target, client_identity, make_transport
-from .errors import CapabilityError
+from ._threads import FlightTimeout
+from .errors import CapabilityError, MCPError, RequestTimeout
 from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
 from .reconnect import Keepalive, Reconnect
 from .session import Session
 from .events import filter_params
 from .subscriptions import SubscriptionRouter
-from .transports.base import Transport
+from .transports.base import Transport, encode_frame
 from .types import Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool
 from .types import ToolResult
 
@@ -83,7 +85,12 @@ class Client(ConnectionHooks, ExtensionMethods):
         task_requests: let the server ask for sampling / elicitation as tasks (2025-11-25,
             experimental): the handler runs on a task thread; the server polls ``tasks/*``.
         max_workers: threads for server-initiated requests, and for results of ``*_future`` calls.
-        validate_output: check ``structuredContent`` against an ``outputSchema`` seen in ``list_tools()``.
+        validate_output: check ``structuredContent`` against the tool's ``outputSchema``
+            (``SchemaValidationError``). ``True`` (default): a call to a tool not seen in a listing
+            since the tools last changed lists them first (once, shared by every thread calling
+            then; the call's timeout covers it), as the official SDK does; a tool the listing does
+            not name is called unvalidated. ``"listed"``: only against schemas already listed
+            (``list_tools()``), never an extra request. ``False``: never.
         probe_timeout: how long ``server/discover`` waits on stdio (silence means handshake era).
         max_input_rounds: how many ``input_required`` rounds one 2026 request may take.
         max_pages: how many pages one listing (``list_*``, ``iter_*``) may take before it fails
@@ -120,8 +127,9 @@ class Client(ConnectionHooks, ExtensionMethods):
         on_prompts_changed: Optional[Callable[[List[Prompt]], Any]] = None,
         on_resources_changed: Optional[Callable[[List[Resource]], Any]] = None,
         on_resource_updated: Optional[Callable[[str], Any]] = None, task_requests: bool = False,
-        max_workers: int = 4, validate_output: bool = True, probe_timeout: float = 2.0, max_input_rounds: int = 10,
-        max_pages: int = _params.DEFAULT_MAX_PAGES, cache: bool = True, reconnect: Union[None, bool, Reconnect] = None,
+        max_workers: int = 4, validate_output: Union[bool, str] = True, probe_timeout: float = 2.0,
+        max_input_rounds: int = 10, max_pages: int = _params.DEFAULT_MAX_PAGES, cache: bool = True,
+        reconnect: Union[None, bool, Reconnect] = None,
         keepalive: Union[None, float, Keepalive] = None, on_reconnect: Optional[Callable[["Client"], Any]] = None,
     ) -> None:
         transport = make_transport(target, headers, auth)
@@ -132,6 +140,8 @@ class Client(ConnectionHooks, ExtensionMethods):
         self.timeout = _params.check_timeout(timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
         self.max_total_timeout = max_total_timeout
+        if validate_output not in (True, False, "listed"):
+            raise ValueError(f"validate_output must be True, False or 'listed', not {validate_output!r}")
         self.validate_output = validate_output
         self.max_input_rounds = max_input_rounds
         if not isinstance(max_pages, int) or max_pages < 1:
@@ -311,10 +321,51 @@ class Client(ConnectionHooks, ExtensionMethods):
     def _tool_call(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
                    meta: Optional[Dict[str, Any]], timeout: Any, on_progress: Optional[ProgressCallback],
                    reset: Optional[bool], owned: bool) -> CallFuture:
-        known = self._tools.get(name) if self.validate_output and isinstance(name, str) else None
-        params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known)
+        known, learn = None, None
+        if self.validate_output and isinstance(name, str):
+            known = self._tools.get(name)
+            if known is None and self.validate_output is True:  # (a known tool costs nothing more)
+                known, learn, timeout = self._unlisted_tool(name, arguments, timeout, owned)
+        params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
         return self._call("tools/call", params, transform, timeout=timeout, owned=owned, on_progress=on_progress,
                           reset=reset)
+
+    def _unlisted_tool(self, name: str, arguments: Any, timeout: Any, owned: bool
+                       ) -> Tuple[Optional[Tool], Optional[Callable[[], Optional[Tool]]], Any]:
+        """A call to ``name``, which no listing since the tools changed has shown: ``(tool,
+        learn, timeout)``. A blocking call lists now (``tool``) and keeps what is left of its
+        ``timeout``; a future returns at once, and its worker lists once the answer came
+        (``learn``), within the call's timeout from then (progress may have moved its deadline)."""
+        seconds = self._timeout(timeout)
+        if not owned:
+            learn_tool = weakly(self._learn_tool)  # (a detached future must not keep the client alive)
+            return None, lambda: learn_tool(name, seconds, None if seconds is None else time.monotonic() + seconds), \
+                timeout
+        if isinstance(arguments, dict):
+            encode_frame(arguments)  # arguments that cannot be sent are refused before the listing
+        deadline = None if seconds is None else time.monotonic() + seconds
+        known = self._learn_tool(name, seconds, deadline)
+        return known, None, None if deadline is None else max(0.0, deadline - time.monotonic())
+
+    def _learn_tool(self, name: str, seconds: Optional[float], deadline: Optional[float]) -> Optional[Tool]:
+        """List the tools to learn ``name``'s ``outputSchema`` (``ToolRegistry.lookup``) by
+        ``deadline`` (monotonic; ``seconds``: the call's timeout, for the message). Returns the
+        tool, or None: the listing does not name it, or it failed (the call then goes ahead
+        unvalidated). ``RequestTimeout`` if the deadline passed first."""
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        try:
+            known = self._tools.lookup(name, lambda wait: self.list_tools(timeout=wait), left)
+        except (RequestTimeout, FlightTimeout):
+            raise RequestTimeout(f"tools/call {name!r}: no outputSchema known and the tools could not be listed "
+                                 f"within the call's timeout ({seconds} s; validate_output='listed' never lists)",
+                                 method="tools/call") from None
+        except MCPError as exc:  # refused, malformed, or the connection failed: the call goes ahead
+            log.debug("tools/call %r: could not list the tools (%s); its output is not validated", name,
+                      type(exc).__name__)
+            return None
+        if known is None:
+            log.debug("tools/call %r: no listed tool of that name; its output is not validated", name)
+        return known
 
     @overload
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
@@ -337,7 +388,8 @@ class Client(ConnectionHooks, ExtensionMethods):
         A tool that fails reports ``is_error=True`` as data; pass ``raise_on_error=True`` (or call
         ``result.raise_for_error()``) to get a ``ToolError``. ``on_progress(progress, total,
         message)`` receives the call's progress on the notification thread. Structured output is
-        validated against the tool's ``outputSchema`` (``SchemaValidationError``) when known.
+        validated against the tool's ``outputSchema`` (``SchemaValidationError``; see
+        ``Client(validate_output=)``: an unlisted tool makes the client list the tools once).
 
         ``task=True`` (or ``task={"ttl": ms}``) runs the call as a task (2025-11-25,
         experimental) and returns a ``ToolTask`` at once: ``.status()``, ``.result(timeout=)``,

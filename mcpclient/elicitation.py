@@ -109,7 +109,12 @@ def accept_defaults(request: ElicitationRequest) -> ElicitationResult:
 
     Like every handler, it runs on one of the connection's handler threads
     (``mcpclient-<n>-handler_<k>``), or on a ``mcpclient-<n>-task`` thread for a task-augmented
-    request (``Client(task_requests=True)``)."""
+    request (``Client(task_requests=True)``). A form with a required field that has no default
+    is declined too: the defaults cannot answer it (and an answer is checked against the schema)."""
     if request.mode == "url":
         return ElicitationResult.decline()
-    return ElicitationResult.accept(request.defaults())
+    defaults = request.defaults()
+    required = (request.requested_schema or {}).get("required")
+    if isinstance(required, list) and any(name not in defaults for name in required):
+        return ElicitationResult.decline()
+    return ElicitationResult.accept(defaults)

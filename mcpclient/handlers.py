@@ -153,8 +153,44 @@ SamplingHandler = Callable[[CreateMessageRequest], Union[CreateMessageResult, Di
 ElicitationHandler = Callable[[ElicitationRequest], Union[ElicitationResult, Dict[str, Any]]]
 
 
+def normalized_root(uri: str) -> str:
+    """``uri`` as a root is sent: a local ``file://`` URI of an absolute path, its percent-encoding
+    decoded and re-encoded and its ``.``/``..`` segments resolved (``file:///srv/app/../../etc``
+    is sent as ``file:///etc``: what it really exposes), ``localhost`` dropped. ``ValueError`` for
+    anything else: another scheme, a host (``file://dir/x``: a missing slash), a relative path, a
+    query or fragment, a NUL or control character, percent-encoding that is not UTF-8. The file
+    system is not looked at (the server may see another one); symbolic links are not resolved."""
+    import posixpath  # deferred: import cost (only clients with roots need these)
+    from urllib.parse import quote, unquote, urlsplit
+
+    parts = urlsplit(uri)
+    if parts.scheme.lower() != "file":
+        raise ValueError(f"a root must be a file:// URI, not {uri!r:.200}")
+    if parts.netloc.lower() not in ("", "localhost"):
+        raise ValueError(f"a root must be a local file:///absolute/path URI, not one naming host "
+                         f"{parts.netloc!r:.100} ({uri!r:.200})")
+    if parts.query or parts.fragment or "?" in uri or "#" in uri:
+        raise ValueError(f"a root URI may not have a query or fragment: {uri!r:.200}")
+    try:
+        path = unquote(parts.path, errors="strict")
+    except UnicodeDecodeError:
+        raise ValueError(f"a root URI's percent-encoding is not UTF-8: {uri!r:.200}") from None
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        raise ValueError(f"a root URI may not hold NUL or control characters: {uri!r:.200}")
+    if not path.startswith("/"):
+        raise ValueError(f"a root must name an absolute path: {uri!r:.200}")
+    trailing = path.endswith("/")
+    path = posixpath.normpath(path)
+    if path.startswith("//"):  # (normpath keeps a leading '//')
+        path = "/" + path.lstrip("/")
+    if trailing and path != "/":  # a directory written with its slash keeps it
+        path += "/"
+    return "file://" + quote(path, safe="/:@!$&'()*+,;=~")
+
+
 def roots_to_wire(roots: Sequence[Any]) -> List[Raw]:
-    """Check and convert a roots list (``Root``, URI string, or wire dict per entry)."""
+    """Check and convert a roots list (``Root``, URI string, or wire dict per entry); each URI
+    as ``normalized_root`` makes it (``ValueError`` if it cannot be)."""
     if isinstance(roots, (str, bytes)) or not isinstance(roots, Sequence):
         raise TypeError("roots must be a list of Root objects, URI strings or dicts")
     wire = []
@@ -167,7 +203,6 @@ def roots_to_wire(roots: Sequence[Any]) -> List[Raw]:
             entry = root
         else:
             raise TypeError(f"not a root: {root!r:.100}")
-        if not entry["uri"].startswith("file://"):
-            raise ValueError(f"a root must be a file:// URI, not {entry['uri']!r:.200}")
-        wire.append(entry)
+        uri = normalized_root(entry["uri"])
+        wire.append(entry if uri == entry["uri"] else dict(entry, uri=uri))
     return wire

@@ -123,6 +123,9 @@ class AuthWorld:
                     elif "id" in msg and msg.get("method") == "tools/call":
                         world.events.put({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [
                             {"type": "text", "text": msg["params"]["arguments"]["text"]}]}})
+                    elif "id" in msg and msg.get("method") == "tools/list":  # (a first call lists: issue 12)
+                        world.events.put({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
+                            {"name": "echo", "inputSchema": {"type": "object"}}]}})
                 elif path == "/mcp":
                     if self.headers.get("Authorization") != f"Bearer {SECRET_TOKEN}":
                         self.reply(401, {"error": "invalid_token"}, {"WWW-Authenticate": (

@@ -56,7 +56,9 @@ def test_a_malformed_page_is_a_protocol_error(scripted):
             client.list_tools()
 
 
-def test_output_is_not_validated_for_an_error_result_or_an_unlisted_tool(scripted):
+def test_output_is_not_validated_for_an_error_result_or_with_listed_only_for_an_unlisted_tool(scripted):
+    """With validate_output="listed" an unlisted tool is not validated (by default, since issue 12,
+    the first call lists the tools: tests/test_checks.py)."""
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
     def handle(method, params):
@@ -66,7 +68,7 @@ def test_output_is_not_validated_for_an_error_result_or_an_unlisted_tool(scripte
             return {"content": [{"type": "text", "text": "broken"}], "isError": True}
         return {"content": [], "structuredContent": {"n": "not an int"}}
 
-    with Client(scripted(handle).transport, timeout=LONG) as client:
+    with Client(scripted(handle).transport, timeout=LONG, validate_output="listed") as client:
         assert client.call_tool("t").structured_content == {"n": "not an int"}  # schema not known yet
         client.list_tools()
         assert client.call_tool("t", {"fail": True}).is_error  # error results are not validated

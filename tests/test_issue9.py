@@ -35,7 +35,9 @@ def scripted(started):
 def test_set_logging_level_future_in_the_2026_era_sends_no_request_and_sets_the_level(scripted):
     """Before: the future twin sent ``logging/setLevel`` (removed in 2026) while the blocking method
     changed ``_meta``; against a server without that method it never completed."""
-    server = scripted(lambda method, params: {"content": []} if method == "tools/call" else None,
+    # (tools/list answered: a first call lists the tools to learn their outputSchema, issue 12)
+    server = scripted(lambda method, params: {"content": []} if method == "tools/call" else
+                      {"tools": []} if method == "tools/list" else None,
                       capabilities={"tools": {}, "logging": {}}, modern=True)
     with Client(server.transport, timeout=LONG) as client:
         assert client.protocol_version == "2026-07-28"
@@ -154,8 +156,14 @@ def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(sc
     answer_listing = threading.Event()
     listing_sent = threading.Event()
 
+    new_schema = {"type": "object", "properties": {"s": {"type": "string"}}, "required": ["s"]}
+    listings: List[int] = []
+
     def handle(method: str, params: Dict[str, Any]) -> Any:
         if method == "tools/list":
+            listings.append(1)
+            if len(listings) > 1:  # listed again after the change (issue 12: the call lists the unknown tool)
+                return {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": new_schema}]}
             listing_sent.set()
             assert answer_listing.wait(LONG)
             return {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": old_schema}]}
@@ -173,6 +181,7 @@ def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(sc
         assert [t.name for t in listing.result(LONG)] == ["t"]
         result = client.call_tool("t")  # not validated against the schema the change made stale
         assert result.structured_content == {"s": "the new tool's output"}
+    assert len(listings) == 2  # the stale listing was not kept: the call listed the new tool
 
 
 # --- bug 6: a subscription change held a lock across the listen's acknowledgement -------------------

@@ -134,6 +134,7 @@ def test_a_wedged_server_fails_the_keepalive_and_the_call_in_flight():
     transport = StdioTransport(server_command(), terminate_grace=0.2)
     with Client(transport, timeout=60, reconnect=True,
                 keepalive=Keepalive(0.1, failures=2, timeout=0.2)) as client:
+        client.list_tools()  # (else the call's first request would be a tools/list: issue 12)
         stopped = client.transport.pid
         os.kill(stopped, signal.SIGSTOP)
         try:

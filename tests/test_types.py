@@ -20,7 +20,7 @@ import mcpclient
 from mcpclient import (
     AudioContent, Completion, CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult,
     EmbeddedResource, Event, ImageContent, Implementation, Keepalive, Prompt, PromptArgument, PromptMessage, PromptResult, Resource,
-    ResourceContents, ResourceLink, ResourceTemplate, Reconnect, Retry, Root, SamplingMessage, Skill, SkillFile, Task, TextContent,
+    ResourceContents, ResourceLink, ResourceTemplate, Reconnect, Redirects, Retry, Root, SamplingMessage, Skill, SkillFile, Task, TextContent,
     ServerConfig, ServerStatus, Tool, ToolChange, ToolResult, UnknownContent,
 )
 
@@ -55,6 +55,7 @@ SAMPLES: Dict[str, Callable[[], Any]] = {
     "Completion": lambda: Completion(["a", "b"], 2, False, {"completion": {}}),
     "Event": lambda: Event("resource_updated", "file:///a"),
     "Retry": lambda: Retry(total=3, statuses=frozenset({503})),
+    "Redirects": lambda: Redirects(cross_origin=True, safe_headers=("X-Tenant",), max_redirects=2),
     "Reconnect": lambda: Reconnect(max_attempts=3, backoff_factor=0.1),
     "Keepalive": lambda: Keepalive(10.0, failures=3),
     "CreateMessageRequest": lambda: CreateMessageRequest(
@@ -142,7 +143,9 @@ def test_asdict_replace_hash_copy(name):
 
 
 def _other(value: Any) -> Any:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
         return value + 1
     if isinstance(value, str):
         return value + "-changed"

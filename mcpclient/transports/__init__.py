@@ -11,12 +11,13 @@ from .memory import MemoryTransport
 from .stdio import StdioTransport
 
 if TYPE_CHECKING:
+    from ..redirects import Redirects
     from .http import HTTPTransport
     from .sse import SSETransport
 
-__all__ = ["HTTPTransport", "MemoryTransport", "SSETransport", "StdioTransport", "Transport"]
+__all__ = ["HTTPTransport", "MemoryTransport", "Redirects", "SSETransport", "StdioTransport", "Transport"]
 
-_LAZY = {"HTTPTransport": "http", "SSETransport": "sse"}
+_LAZY = {"HTTPTransport": "http", "SSETransport": "sse", "Redirects": "_redirects"}
 
 
 __getattr__ = _lazy_names(__name__, _LAZY, globals())

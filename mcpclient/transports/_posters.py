@@ -11,7 +11,8 @@ verification settings as every request the session sends), the headers are the s
 once, and the session's cookie jar is still used, through ``requests``' cookie helpers, whenever it
 holds cookies or an answer sets one (a sticky load balancer's). With a user's session or a proxy the
 transport keeps sending through ``requests`` (``SessionPoster``), which still skips what
-``Session.request`` redoes per request; with ``follow_redirects`` it uses ``Session.post``.
+``Session.request`` redoes per request; with ``follow_redirects`` its subclass
+``_redirects.RedirectPoster`` judges every 3xx against the ``Redirects`` policy.
 
 ``FastResponse`` gives the rest of the transport the few things it reads of a ``requests.Response``
 (``status_code``, ``headers``, ``content``, ``text``, ``raw``, ``close``). Both posters map failures
@@ -153,7 +154,7 @@ class SessionPoster:
     headers, proxies and certificate settings are read once, at start; its cookies, auth, hooks
     and adapters are still honoured on every request: for a user's session, or through a proxy
     (a session of the transport's own going direct uses ``FastPoster``). Never follows
-    redirects (with ``follow_redirects=True`` the transport uses ``Session.post``)."""
+    redirects (with ``follow_redirects`` the transport uses ``_redirects.RedirectPoster``)."""
 
     def __init__(self, http: "requests.Session", url: str, headers: Dict[str, str], name: str,
                  connect_timeout: float) -> None:

@@ -19,7 +19,8 @@ stays in use until the new session is ready. Then the GET stream moves to the ne
 client hears of it (``on_session_renewed``: it subscribes again). Retries, auth rounds and
 renewal: ``_http.HTTPBase``.
 POSTs go straight to ``requests``' connection pool (``_posters.FastPoster``) unless a user's session, a
-proxy or ``follow_redirects`` needs ``requests``' own machinery (``_posters.SessionPoster``, ``Session.post``).
+proxy or ``follow_redirects`` needs ``requests``' own machinery (``_posters.SessionPoster``; redirects:
+``_redirects.RedirectPoster``, which judges each 3xx against the ``Redirects`` policy).
 
 ``requests`` is imported when a transport starts, not when mcpclient is imported.
 """
@@ -31,13 +32,14 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
 from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
+from ..redirects import Redirects
 from ..errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError, SessionExpired, TransportError
 from ._http import (
     JSON, SESSION_HEADER, SSE, Auth, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body,
     request_error, rpc_error_body, status_error,
 )
-from ..auth.base import BearerToken
 from ._posters import FastPoster, SessionPoster
+from ._redirects import RedirectPoster
 from ._recovery import AnswerRecovery, StreamBroken
 from .base import DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
 
@@ -78,9 +80,11 @@ class HTTPTransport(AnswerRecovery):
             and mounted adapters used on every request; the transport never changes it (nor
             closes it). By default the transport makes and owns one.
         connect_timeout: seconds to wait for a TCP/TLS connection.
-        follow_redirects: follow 3xx answers (off: a redirect is an ``HTTPError``). The token is
-            never sent to another host either way (``requests`` drops ``Authorization`` on
-            cross-host redirects; a token in another header is refused with this, ``ValueError``).
+        follow_redirects: a ``Redirects`` policy, ``True`` (``Redirects()``: 307/308 to the same
+            origin only) or ``False`` (default: a redirect is an ``HTTPError``). A redirect to
+            another origin is followed only with ``Redirects(cross_origin=True)``, and then
+            without the token, the session id, cookies or any header of ``headers=`` not marked
+            safe; HTTPS is never downgraded to HTTP.
         pool_size: the most requests in flight at once (connections and worker threads).
         retry: when a request is sent again (``Retry``); by default safe requests get two more
             tries after a 429/503 or a broken connection, ``tools/call`` only when the connection
@@ -111,7 +115,7 @@ class HTTPTransport(AnswerRecovery):
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
-                 follow_redirects: bool = False, pool_size: int = 32, retry: Optional[Retry] = None,
+                 follow_redirects: Union[bool, Redirects] = False, pool_size: int = 32, retry: Optional[Retry] = None,
                  reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
                  name: Optional[str] = None, sse_fallback: bool = False,
                  stream_idle_timeout: Optional[float] = 300.0,
@@ -121,12 +125,11 @@ class HTTPTransport(AnswerRecovery):
         super().__init__(url, kind="HTTP", headers=headers, auth=auth, auth_header=auth_header, session=session,
                          connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(), name=name,
                          max_message_size=max_message_size)
-        if follow_redirects and isinstance(self.auth, BearerToken) and self.auth.header.lower() != "authorization":
-            # requests drops only Authorization on a redirect to another host: refuse rather than leak
-            # (checked on the provider: a BearerToken given as auth= carries its own header)
-            raise ValueError("follow_redirects=True needs the token in Authorization (auth_header='Authorization'): "
-                             "a custom auth header would be sent on to whatever host the server redirects to")
+        if not isinstance(follow_redirects, (bool, Redirects)):
+            raise TypeError("follow_redirects must be a Redirects, True or False")
         self.follow_redirects = follow_redirects
+        #: The redirect policy applied (``None``: no redirect is followed).
+        self.redirects: Optional[Redirects] = Redirects() if follow_redirects is True else follow_redirects or None
         self.pool_size = pool_size
         self.reconnect = reconnect
         self.on_session_change = on_session_change
@@ -144,7 +147,7 @@ class HTTPTransport(AnswerRecovery):
         self._renewals = SingleFlight()  # keyed by the expired session id
         self._change: Optional[Tuple[str, str]] = None  # (old, new) session ids for on_session_change
         self._posts: Optional[Lane] = None
-        self._poster: Optional[Union[FastPoster, SessionPoster]] = None  # None: Session.post (follows redirects)
+        self._poster: Optional[Union[FastPoster, SessionPoster]] = None  # set by start()
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # id of a request in flight -> its response being read, or None
         self._cancelled: Set[Any] = set()  # requests in flight the session gave up on (see _track)
@@ -162,7 +165,10 @@ class HTTPTransport(AnswerRecovery):
         self._open_http(self.pool_size)
         http = self._http
         assert http is not None  # (made by _open_http)
-        if not self.follow_redirects:  # straight to the pool when nothing of requests' own is needed
+        if self.redirects is not None:  # each 3xx judged before anything follows it (_redirects)
+            self._poster = RedirectPoster(http, self.url, self.headers, self.name, self.connect_timeout,
+                                          self.redirects, self.auth)
+        else:  # straight to the pool when nothing of requests' own is needed
             fast = FastPoster.open(http, self.url, self.headers, self.name, self.connect_timeout) \
                 if self._owns_http else None
             self._poster = fast or SessionPoster(http, self.url, self.headers, self.name, self.connect_timeout)
@@ -376,18 +382,9 @@ class HTTPTransport(AnswerRecovery):
 
     def _post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> Response:
         """One POST, its failures mapped (``request_error``)."""
-        if self._poster is not None:
-            return self._poster.post(body, headers, read)
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
-
-        try:
-            headers["Accept"] = f"{JSON}, {SSE}"
-            headers["Content-Type"] = JSON
-            return self._http.post(  # type: ignore[union-attr]
-                self.url, data=body, headers=headers, stream=True, timeout=(self.connect_timeout, read),
-                allow_redirects=True)
-        except requests.exceptions.RequestException as exc:
-            raise request_error(self.name, exc, self.connect_timeout) from exc
+        if self._poster is None:
+            raise ConnectionClosed("the transport was not started")
+        return self._poster.post(body, headers, read)
 
     def _headers(self, verb: str, url: str, authorization: Optional[Dict[str, str]] = None) -> Dict[str, str]:
         headers = super()._headers(verb, url, authorization)
