@@ -268,8 +268,12 @@ def _text(raw: Raw) -> Content:
     text = raw.get("text")
     if not isinstance(text, str):
         raise ProtocolError("text content: 'text' must be a string")
-    return TextContent(text, _opt(raw, "annotations", dict, "text content"), _opt(raw, "_meta", dict, "text content"),
-                       raw)
+    annotations, meta = raw.get("annotations"), raw.get("_meta")  # (inline: the call_tool hot path)
+    if annotations is not None and type(annotations) is not dict:
+        annotations = _opt(raw, "annotations", dict, "text content")
+    if meta is not None and type(meta) is not dict:
+        meta = _opt(raw, "_meta", dict, "text content")
+    return TextContent(text, annotations, meta, raw)
 
 
 def _link(raw: Raw) -> Content:

@@ -484,7 +484,8 @@ class HTTPTransport(AnswerRecovery):
                     "result" in message or "error" in message):
                 return message
             self._inbox.put(message)
-            if rid is not None and not _answers(message, rid if wire is None else wire) and not _answers(message, rid):  # else the call would wait out its timeout
+            # A body without the answer (null, [1], another id) fails the call now, not at its timeout.
+            if rid is not None and not _answers(message, rid) and (wire is None or not _answers(message, wire)):
                 raise ProtocolError(f"{self.name} answered request {rid!r} with a JSON body that is not its response")
             return None
         if kind != SSE:

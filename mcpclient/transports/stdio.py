@@ -590,8 +590,8 @@ class StdioTransport(Transport):
             except ProtocolError as exc:  # not JSON, or not a message (null, a number, too deep)
                 self.skipped_lines += 1
                 if rarely(self.skipped_lines):
-                    log.warning("server %s wrote a line that is not a JSON-RPC message (%s; %d so far); "
-                                "skipped: %.200r", self.name, exc, self.skipped_lines, line[:200])
+                    log.warning("server %s wrote a line that is not a JSON-RPC message (%d so far); skipped: "
+                                "%.200r (%s)", self.name, self.skipped_lines, line[:200], exc)
 
     def _skip_rest_of_line(self, stdout: IO[bytes], seen: int) -> None:
         while True:
