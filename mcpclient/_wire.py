@@ -50,8 +50,6 @@ def _redact(value: Any, depth: int, budget: List[int], max_string: int) -> Any:
                 out["..."] = "..."
                 break
             budget[0] -= 1
-            if not isinstance(key, (str, int, float, bool)) and key is not None:
-                key = repr(type(key))  # (JSON keys are strings; a dict built in code may differ)
             out[key] = "***" if isinstance(key, str) and _is_secret(key) else \
                 _redact(item, depth - 1, budget, max_string)
         return out

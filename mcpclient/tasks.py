@@ -38,8 +38,8 @@ _KEPT_TASKS = 1000  # finished receiver-side tasks remembered for the server's l
 
 def _number(raw: Raw, key: str) -> Optional[int]:
     """A duration in milliseconds: a non-negative number (a float is rounded), else None."""
-    value = raw.get(key)
-    if type(value) in (int, float) and value >= 0 and value == value and value != float("inf"):
+    value: Any = raw.get(key)
+    if type(value) in (int, float) and 0 <= value < float("inf"):  # (NaN compares false)
         return int(value)
     return None
 
