@@ -20,7 +20,7 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from conftest import LONG
-from http_scripted import Reply, ScriptedHTTPServer, sse
+from http_scripted import Reply, ScriptedHTTPServer
 from mcpclient import Client, HTTPTransport, ProtocolError, SSETransport, StdioTransport
 from mcpclient._wire import format_message, redact
 from mcpclient.errors import SchemaValidationError
