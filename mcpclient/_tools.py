@@ -93,7 +93,7 @@ class ToolRegistry:
         if headers is not None:  # a call without them may be refused: the newest listing's are kept
             try:
                 headers[tool.name] = header_params(tool.input_schema)  # type: ignore[assignment]
-            except ValueError as exc:
+            except (ValueError, RecursionError) as exc:  # (a schema nested too deep to walk)
                 log.warning("dropped tool %r: invalid x-mcp-header annotation: %s", tool.name, exc)
                 return None
         with self._lock:

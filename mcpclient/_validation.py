@@ -42,6 +42,9 @@ def _validator(schema: Dict[str, Any], tool: Optional[str]) -> Any:
         validator = cls(schema, registry=Registry())
     except jsonschema.SchemaError as exc:
         raise SchemaValidationError(f"tool {tool!r} has an unusable outputSchema: {exc.message}", tool=tool) from None
+    except Exception as exc:  # e.g. "$schema" a number or a list: validator_for raises TypeError/AttributeError
+        raise SchemaValidationError(f"tool {tool!r} has an unusable outputSchema: {type(exc).__name__}",
+                                    tool=tool) from None
     with _lock:
         if len(_cache) > 1024:
             _cache.clear()

@@ -26,6 +26,7 @@ from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, Optional, Tuple, TypeVar
 
 from ._threads import contain
+from ._wire import format_message
 from .errors import ClientClosedError, ProtocolError, RequestCancelled, RPCError
 
 if TYPE_CHECKING:
@@ -73,11 +74,19 @@ class Again:
 
 
 def outcome(method: str, msg: Dict[str, Any]) -> Any:
-    """The raw result of a reply, or raise the typed error it carries."""
+    """The raw result of a reply, or raise the typed error it carries (``ProtocolError`` for a
+    reply of a malformed shape: both or neither of result and error, an error object that is not
+    ``{"code": int, "message": str, ...}``)."""
     if "result" in msg:
+        if "error" in msg:
+            raise ProtocolError(f"reply to {method} has both a result and an error")
         return msg["result"]
     if "error" in msg:
-        error = RPCError.from_wire(msg["error"], method)
+        wire = msg["error"]
+        if type(wire) is not dict or type(wire.get("code")) is not int or type(wire.get("message")) is not str:
+            raise ProtocolError(f"reply to {method} has a malformed error object (not "
+                                f"{{code: integer, message: string}}): {format_message(wire, 200)}")
+        error = RPCError.from_wire(wire, method)
         error.http_status = msg.get("httpStatus")  # set by HTTP transports for a 4xx/5xx body
         raise error
     raise ProtocolError(f"reply to {method} has neither result nor error")

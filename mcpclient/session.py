@@ -479,13 +479,13 @@ class Session:
                 self.skipped_messages += 1
                 if rarely(self.skipped_messages):
                     log.warning("skipped a message that is not a JSON object (%d so far): %.200s",
-                                self.skipped_messages, format_message(msg))
+                                self.skipped_messages, format_message(msg, 200))
             elif "method" in msg:
                 self._dispatch_incoming(msg)
             else:
                 self._complete(msg)
         except BaseException:  # SystemExit from user code a dispatch may run (done-callbacks) too
-            log.exception("failed to dispatch a message; skipped: %.200s", format_message(msg))
+            log.exception("failed to dispatch a message; skipped: %s", format_message(msg, 200))
 
     def _complete(self, msg: Dict[str, Any]) -> None:
         rid = msg.get("id")
@@ -519,7 +519,7 @@ class Session:
             self.late_replies += 1
             log.debug("dropped a late reply to abandoned request %s", rid)
         elif rid is None and "error" in msg:
-            log.warning("server reported an error not tied to a request: %.300s", format_message(msg["error"]))
+            log.warning("server reported an error not tied to a request: %.300s", format_message(msg["error"], 300))
         else:
             self.unknown_replies += 1
             if rarely(self.unknown_replies):

@@ -25,7 +25,7 @@ from ._threads import Lane
 from .errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
 from .futures import Requester
 from .protocol import server_has
-from .types import _SLOTS, _Value, Raw, Tool, ToolResult
+from .types import _SLOTS, _opt, _Value, Raw, Tool, ToolResult
 
 
 __all__ = ["Task", "TaskStore", "ToolTask", "start"]
@@ -34,6 +34,14 @@ log = logging.getLogger("mcpclient")
 
 TERMINAL = frozenset(("completed", "failed", "cancelled"))
 _KEPT_TASKS = 1000  # finished receiver-side tasks remembered for the server's late tasks/result
+
+
+def _number(raw: Raw, key: str) -> Optional[int]:
+    """A duration in milliseconds: a non-negative number (a float is rounded), else None."""
+    value: Any = raw.get(key)
+    if type(value) in (int, float) and 0 <= value < float("inf"):  # (NaN compares false)
+        return int(value)
+    return None
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -60,8 +68,10 @@ class Task(_Value):
     def from_wire(cls, raw: Any) -> "Task":
         if not isinstance(raw, dict) or not isinstance(raw.get("taskId"), str) or not isinstance(raw.get("status"), str):
             raise ProtocolError("task: expected an object with string 'taskId' and 'status'")
-        return cls(raw["taskId"], raw["status"], raw.get("statusMessage"), raw.get("createdAt"),
-                   raw.get("lastUpdatedAt"), raw.get("ttl"), raw.get("pollInterval"), raw.get("_meta"), raw)
+        what = "task"  # a wrong-typed optional field is dropped (types.py), never met later in arithmetic
+        return cls(raw["taskId"], raw["status"], _opt(raw, "statusMessage", str, what),
+                   _opt(raw, "createdAt", str, what), _opt(raw, "lastUpdatedAt", str, what), _number(raw, "ttl"),
+                   _number(raw, "pollInterval"), _opt(raw, "_meta", dict, what), raw)
 
 
 class ToolTask:

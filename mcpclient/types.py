@@ -2,8 +2,13 @@
 
 Each class carries the fields of every protocol revision (absent ones are ``None``) and keeps the
 wire dict untouched in ``.raw``, so fields this version does not know stay reachable. Parsing is
-lenient about extras and strict only where a missing field would make the object meaningless
-(that raises ``ProtocolError``). No pydantic: construction is a handful of ``dict.get`` calls.
+lenient about extras and strict only where a missing field would make the object meaningless.
+The declared types always hold, whatever the server sent: a required field that is missing or of
+the wrong type (a tool's ``name``, a resource's ``uri``, a list that is not a list) raises
+``ProtocolError`` for the call; an optional field of the wrong type (a ``title`` that is a number,
+``annotations`` that are a list) is dropped to ``None`` (or its default) with a DEBUG log on the
+``mcpclient`` logger, and stays in ``.raw``. No pydantic: construction is a handful of ``dict.get``
+calls.
 
 Every class is a standard ``@dataclass(frozen=True)`` (``slots=True`` too on Python 3.10+):
 ``dataclasses.fields``/``asdict``/``replace`` work, and assigning to a field raises
@@ -16,6 +21,7 @@ generated per class (``eq=False, repr=False``): the same behaviour, and building
 from __future__ import annotations
 
 import binascii
+import logging
 import sys
 from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Dict, List, Mapping, Optional, Type, TypeVar, Union
@@ -45,6 +51,8 @@ __all__ = [
 ]
 
 Raw = Dict[str, Any]
+
+log = logging.getLogger("mcpclient")
 
 
 #: ``slots=True`` where dataclasses has it (3.10+): ``@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)`` keeps one
@@ -95,6 +103,30 @@ def _require(raw: Any, key: str, what: str) -> Any:
     return value
 
 
+def _str(raw: Raw, key: str, what: str) -> str:
+    """A required string field; ``ProtocolError`` if it is missing or not a string."""
+    value = _require(raw, key, what)
+    if type(value) is not str:
+        raise ProtocolError(f"{what}: {key!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _opt(raw: Raw, key: str, kind: type, what: str) -> Any:
+    """An optional field: its value if it is of type ``kind`` (exactly: a bool is no int), else
+    ``None``. A value of the wrong type is dropped, with a DEBUG log (the raw dict keeps it)."""
+    value = raw.get(key)
+    if value is None or type(value) is kind:
+        return value
+    log.debug("%s: dropped %r, a %s where a %s belongs", what, key, type(value).__name__, kind.__name__)
+    return None
+
+
+def _opt_str(raw: Raw, key: str, what: str, default: str = "") -> str:
+    """An optional string field that defaults to ``default`` (also for a value of the wrong type)."""
+    value = _opt(raw, key, str, what)
+    return default if value is None else value
+
+
 def _b64decode(data: Any, what: str) -> bytes:
     if not isinstance(data, str):
         raise ProtocolError(f"{what}: base64 data must be a string")
@@ -121,8 +153,10 @@ class Implementation(_Value):
     @classmethod
     def from_wire(cls, raw: Raw) -> "Implementation":
         raw = raw if isinstance(raw, dict) else {}
-        return cls(str(raw.get("name", "")), str(raw.get("version", "")), raw.get("title"),
-                   raw.get("description"), raw.get("websiteUrl"), raw.get("icons"), raw)
+        what = "serverInfo"
+        return cls(_opt_str(raw, "name", what), _opt_str(raw, "version", what), _opt(raw, "title", str, what),
+                   _opt(raw, "description", str, what), _opt(raw, "websiteUrl", str, what),
+                   _opt(raw, "icons", list, what), raw)
 
 
 # --- content ------------------------------------------------------------------------------------
@@ -153,8 +187,9 @@ class _MediaContent(_Value):
 
     @classmethod
     def from_wire(cls: Type[_Media], raw: Raw) -> _Media:
-        return cls(_b64decode(raw.get("data"), f"{raw.get('type')} content"), str(raw.get("mimeType", "")),
-                   raw.get("annotations"), raw.get("_meta"), raw)
+        what = f"{raw.get('type')} content"
+        return cls(_b64decode(raw.get("data"), what), _opt_str(raw, "mimeType", what),
+                   _opt(raw, "annotations", dict, what), _opt(raw, "_meta", dict, what), raw)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -184,10 +219,11 @@ class ResourceContents(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "ResourceContents":
-        uri = _require(raw, "uri", "resource contents")
+        what = "resource contents"
+        uri = _str(raw, "uri", what)
         blob = raw.get("blob")
-        return cls(uri, raw.get("mimeType"), raw.get("text"),
-                   None if blob is None else _b64decode(blob, f"resource {uri}"), raw.get("_meta"), raw)
+        return cls(uri, _opt(raw, "mimeType", str, what), _opt(raw, "text", str, what),
+                   None if blob is None else _b64decode(blob, f"resource {uri}"), _opt(raw, "_meta", dict, what), raw)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -232,18 +268,26 @@ def _text(raw: Raw) -> Content:
     text = raw.get("text")
     if not isinstance(text, str):
         raise ProtocolError("text content: 'text' must be a string")
-    return TextContent(text, raw.get("annotations"), raw.get("_meta"), raw)
+    annotations, meta = raw.get("annotations"), raw.get("_meta")  # (inline: the call_tool hot path)
+    if annotations is not None and type(annotations) is not dict:
+        annotations = _opt(raw, "annotations", dict, "text content")
+    if meta is not None and type(meta) is not dict:
+        meta = _opt(raw, "_meta", dict, "text content")
+    return TextContent(text, annotations, meta, raw)
 
 
 def _link(raw: Raw) -> Content:
-    return ResourceLink(_require(raw, "uri", "resource_link"), str(raw.get("name", "")), raw.get("title"),
-                        raw.get("description"), raw.get("mimeType"), raw.get("size"),
-                        raw.get("annotations"), raw.get("_meta"), raw)
+    what = "resource_link"
+    return ResourceLink(_str(raw, "uri", what), _opt_str(raw, "name", what), _opt(raw, "title", str, what),
+                        _opt(raw, "description", str, what), _opt(raw, "mimeType", str, what),
+                        _opt(raw, "size", int, what), _opt(raw, "annotations", dict, what),
+                        _opt(raw, "_meta", dict, what), raw)
 
 
 def _embedded(raw: Raw) -> Content:
-    return EmbeddedResource(ResourceContents.from_wire(_require(raw, "resource", "embedded resource")),
-                            raw.get("annotations"), raw.get("_meta"), raw)
+    what = "embedded resource"
+    return EmbeddedResource(ResourceContents.from_wire(_require(raw, "resource", what)),
+                            _opt(raw, "annotations", dict, what), _opt(raw, "_meta", dict, what), raw)
 
 
 _CONTENT_PARSERS: Mapping[str, Callable[[Raw], Content]] = {
@@ -257,9 +301,13 @@ def parse_content(raw: Any) -> Content:
         raise ProtocolError(f"content block: expected an object, got {type(raw).__name__}")
     kind = raw.get("type")
     parser = _CONTENT_PARSERS.get(kind) if isinstance(kind, str) else None
-    if parser is None:
-        return UnknownContent(str(kind), raw)
+    if parser is None:  # (a type that is no string is named by its JSON kind, never str()'d whole)
+        return UnknownContent(kind if type(kind) is str else _json_kind(kind), raw)
     return parser(raw)
+
+
+def _json_kind(value: Any) -> str:
+    return "None" if value is None else str(value) if type(value) in (int, float, bool) else type(value).__name__
 
 
 def _parse_content_list(raw: Any, what: str) -> List[Content]:
@@ -292,9 +340,11 @@ class Tool(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "Tool":
-        return cls(_require(raw, "name", "tool"), raw.get("title"), raw.get("description"),
-                   raw.get("inputSchema") or {}, raw.get("outputSchema"), raw.get("annotations"),
-                   raw.get("icons"), raw.get("_meta"), raw)
+        what = "tool"
+        return cls(_str(raw, "name", what), _opt(raw, "title", str, what), _opt(raw, "description", str, what),
+                   _opt(raw, "inputSchema", dict, what) or {}, _opt(raw, "outputSchema", dict, what),
+                   _opt(raw, "annotations", dict, what), _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what),
+                   raw)
 
     @property
     def task_support(self) -> str:
@@ -306,7 +356,8 @@ class Tool(_Value):
     @property
     def display_name(self) -> str:
         """``title``, then ``annotations.title``, then ``name`` (the spec's precedence)."""
-        return self.title or (self.annotations or {}).get("title") or self.name
+        title = (self.annotations or {}).get("title")
+        return self.title or (title if type(title) is str else None) or self.name
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -324,8 +375,10 @@ class ToolResult(_Value):
     def from_wire(cls, raw: Raw, tool: Optional[str] = None) -> "ToolResult":
         if not isinstance(raw, dict):
             raise ProtocolError("tools/call result: expected an object")
+        meta = raw.get("_meta")
         return cls(_parse_content_list(raw.get("content"), "tools/call result"),
-                   raw.get("structuredContent"), raw.get("isError") is True, raw.get("_meta"),
+                   raw.get("structuredContent"), raw.get("isError") is True,
+                   meta if meta is None or type(meta) is dict else _opt(raw, "_meta", dict, "tools/call result"),
                    tool, raw)
 
     @property
@@ -359,9 +412,11 @@ class Resource(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "Resource":
-        return cls(_require(raw, "uri", "resource"), str(raw.get("name", "")), raw.get("title"),
-                   raw.get("description"), raw.get("mimeType"), raw.get("size"), raw.get("annotations"),
-                   raw.get("icons"), raw.get("_meta"), raw)
+        what = "resource"
+        return cls(_str(raw, "uri", what), _opt_str(raw, "name", what), _opt(raw, "title", str, what),
+                   _opt(raw, "description", str, what), _opt(raw, "mimeType", str, what), _opt(raw, "size", int, what),
+                   _opt(raw, "annotations", dict, what), _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what),
+                   raw)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -380,9 +435,11 @@ class ResourceTemplate(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "ResourceTemplate":
-        return cls(_require(raw, "uriTemplate", "resource template"), str(raw.get("name", "")),
-                   raw.get("title"), raw.get("description"), raw.get("mimeType"), raw.get("annotations"),
-                   raw.get("icons"), raw.get("_meta"), raw)
+        what = "resource template"
+        return cls(_str(raw, "uriTemplate", what), _opt_str(raw, "name", what), _opt(raw, "title", str, what),
+                   _opt(raw, "description", str, what), _opt(raw, "mimeType", str, what),
+                   _opt(raw, "annotations", dict, what), _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what),
+                   raw)
 
 
 # --- prompts and completion ---------------------------------------------------------------------
@@ -399,8 +456,9 @@ class PromptArgument(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "PromptArgument":
-        return cls(_require(raw, "name", "prompt argument"), raw.get("title"), raw.get("description"),
-                   bool(raw.get("required", False)), raw)
+        what = "prompt argument"
+        return cls(_str(raw, "name", what), _opt(raw, "title", str, what), _opt(raw, "description", str, what),
+                   raw.get("required") is True, raw)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -417,9 +475,11 @@ class Prompt(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "Prompt":
-        args = [PromptArgument.from_wire(a) for a in (raw.get("arguments") or [])] if isinstance(raw, dict) else []
-        return cls(_require(raw, "name", "prompt"), raw.get("title"), raw.get("description"), args,
-                   raw.get("icons"), raw.get("_meta"), raw)
+        what = "prompt"
+        name = _str(raw, "name", what)
+        args = [PromptArgument.from_wire(a) for a in (_opt(raw, "arguments", list, what) or ())]
+        return cls(name, _opt(raw, "title", str, what), _opt(raw, "description", str, what), args,
+                   _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what), raw)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -432,8 +492,7 @@ class PromptMessage(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "PromptMessage":
-        return cls(str(_require(raw, "role", "prompt message")),
-                   parse_content(_require(raw, "content", "prompt message")), raw)
+        return cls(_str(raw, "role", "prompt message"), parse_content(_require(raw, "content", "prompt message")), raw)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -450,8 +509,9 @@ class PromptResult(_Value):
         messages = _require(raw, "messages", "prompts/get result")
         if not isinstance(messages, list):
             raise ProtocolError("prompts/get result: 'messages' must be a list")
-        return cls([PromptMessage.from_wire(m) for m in messages], raw.get("description"),
-                   raw.get("_meta"), raw)
+        what = "prompts/get result"
+        return cls([PromptMessage.from_wire(m) for m in messages], _opt(raw, "description", str, what),
+                   _opt(raw, "_meta", dict, what), raw)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -465,8 +525,12 @@ class Completion(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "Completion":
-        comp = _require(raw, "completion", "completion/complete result")
+        what = "completion/complete result"
+        comp = _require(raw, "completion", what)
         values = comp.get("values") if isinstance(comp, dict) else None
         if not isinstance(values, list):
-            raise ProtocolError("completion/complete result: 'completion.values' must be a list")
-        return cls([str(v) for v in values], comp.get("total"), bool(comp.get("hasMore", False)), raw)
+            raise ProtocolError(f"{what}: 'completion.values' must be a list")
+        kept = [v for v in values if type(v) is str]
+        if len(kept) != len(values):
+            log.debug("%s: dropped %d values that are not strings", what, len(values) - len(kept))
+        return cls(kept, _opt(comp, "total", int, what), comp.get("hasMore") is True, raw)

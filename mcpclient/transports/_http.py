@@ -160,8 +160,9 @@ class HTTPBase(Transport):
             return None
         try:
             return decode_frame(event.data)
-        except ProtocolError:
-            log.warning("%s sent an SSE message that is not JSON; skipped", self.name)
+        except Exception as exc:  # ProtocolError (not a message, too deep); never end the stream for it
+            log.warning("%s sent an SSE message event that is not a JSON-RPC message; skipped: %s",
+                        self.name, str(exc)[:200])
             return None
 
     # --- plumbing -------------------------------------------------------------------------------

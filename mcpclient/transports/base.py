@@ -155,9 +155,22 @@ def encode_frame(message: Any) -> bytes:
 
 
 def decode_frame(data: Union[bytes, str]) -> Any:
-    """Parse one frame (UTF-8 bytes, or text: an SSE event's data); raise ``ProtocolError`` if it
-    is not JSON (the caller logs and skips)."""
+    """Parse one frame (UTF-8 bytes, or text: an SSE event's data) into a message: a JSON object,
+    or a non-empty array (a batch). Raise ``ProtocolError`` for anything else (the caller logs
+    and skips it): not JSON, nested deeper than the decoder can go, or a value that is not a
+    message (``null``, a number, a string, ``[]``). ``None`` is never returned: it means end of
+    stream to the reader."""
     try:
-        return _decode(data if type(data) is str else data.decode("utf-8"))  # type: ignore[union-attr]
+        message = _decode(data if type(data) is str else data.decode("utf-8"))  # type: ignore[union-attr]
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
-        raise ProtocolError(f"frame is not valid JSON: {exc}") from None
+        raise ProtocolError(f"frame is not valid JSON: {str(exc)[:200]}") from None
+    except RecursionError:  # nested deeper than the interpreter's recursion limit allows
+        raise ProtocolError("frame is nested too deep to decode") from None
+    except MemoryError:  # (the frame is dropped with it; what the decoder held is freed)
+        raise ProtocolError("frame is too large to decode") from None
+    if type(message) is dict or (type(message) is list and message):
+        return message
+    raise ProtocolError(f"frame is not a JSON-RPC message: {_KINDS.get(type(message), 'an empty array')}")
+
+
+_KINDS = {type(None): "null", bool: "a boolean", int: "a number", float: "a number", str: "a string"}

@@ -58,6 +58,14 @@ _RENEW_ID = "mcpclient-renew-session"  # the id of a replayed setup request (its
 _LEGACY_REFUSALS = (400, 404, 405)  # how an HTTP+SSE server refuses the Streamable HTTP setup POST
 
 
+def _answers(message: Any, rid: Any) -> bool:
+    """Whether a JSON body (a message or a batch) holds the response to request ``rid``."""
+    for item in message if type(message) is list else (message,):
+        if type(item) is dict and item.get("id") == rid and ("result" in item or "error" in item):
+            return True
+    return False
+
+
 class HTTPTransport(AnswerRecovery):
     """Talk to an MCP server over Streamable HTTP.
 
@@ -493,6 +501,9 @@ class HTTPTransport(AnswerRecovery):
                     "result" in message or "error" in message):
                 return message
             self._inbox.put(message)
+            # A body without the answer (null, [1], another id) fails the call now, not at its timeout.
+            if rid is not None and not _answers(message, rid) and (wire is None or not _answers(message, wire)):
+                raise ProtocolError(f"{self.name} answered request {rid!r} with a JSON body that is not its response")
             return None
         if kind != SSE:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
@@ -671,6 +682,9 @@ class HTTPTransport(AnswerRecovery):
                         log.debug("GET stream to %s answered %s", self.name, status)
                 except ConnectionClosed as exc:
                     log.debug("%s", exc)
+                except Exception as exc:  # whatever one message did, the listener lives on (reopens)
+                    log.warning("the GET stream of %s failed (%s); reopening it", self.name, type(exc).__name__,
+                                exc_info=True)
                 finally:
                     self._hold_get(None, None)
                     response.close()

@@ -570,11 +570,11 @@ class StdioTransport(Transport):
                 continue
             try:
                 return decode_frame(line)
-            except ProtocolError:
+            except ProtocolError as exc:  # not JSON, or not a message (null, a number, too deep)
                 self.skipped_lines += 1
                 if rarely(self.skipped_lines):
-                    log.warning("server %s wrote a line that is not JSON (%d so far); skipped: %.200r",
-                                self.name, self.skipped_lines, line)
+                    log.warning("server %s wrote a line that is not a JSON-RPC message (%d so far); skipped: "
+                                "%.200r (%s)", self.name, self.skipped_lines, line[:200], exc)
 
     def _skip_rest_of_line(self, stdout: Any, seen: int) -> None:
         while True:
