@@ -200,7 +200,11 @@ def hostile(started):
 
 def client_for(url: str, max_pages: Optional[int] = None, **kwargs: Any) -> Client:
     """A client of ``url`` (the handshake era; no retries); ``kwargs`` go to the transport."""
-    options = {} if max_pages is None else {"max_pages": max_pages}
+    # validate_output="listed": these scripted servers answer tools/call only, and what is timed is
+    # the call itself (a first call would otherwise list the tools first: see test_checks.py)
+    options: Dict[str, Any] = {"validate_output": "listed"}
+    if max_pages is not None:
+        options["max_pages"] = max_pages
     return Client(HTTPTransport(url, retry=Retry(total=0), **kwargs), protocol="legacy", **options)
 
 
@@ -291,7 +295,7 @@ def test_the_legacy_sse_transport_ends_a_silent_call_at_its_deadline(started):
     from mcpclient.transports.sse import SSETransport
 
     server = started(ScriptedSSEServer(lambda msg: Status(202) if msg["method"] == "tools/call" else {}))
-    with Client(SSETransport(server.url)) as client:
+    with Client(SSETransport(server.url), validate_output="listed") as client:
         t0 = time.monotonic()
         with pytest.raises(RequestTimeout):
             client.call_tool("slow", {}, timeout=TIMEOUT)
@@ -447,7 +451,7 @@ def test_an_event_over_max_message_size_on_the_legacy_stream_is_skipped(started)
         return tool_result(text)
 
     server = started(ScriptedSSEServer(handle))
-    with Client(SSETransport(server.url, max_message_size=LIMIT)) as client:
+    with Client(SSETransport(server.url, max_message_size=LIMIT), validate_output="listed") as client:
         with pytest.raises(RequestTimeout):
             client.call_tool("huge", {}, timeout=TIMEOUT)
         assert client.call_tool("echo", {}, timeout=LONG).content[0].text == "after"
@@ -510,7 +514,7 @@ def test_an_event_over_max_message_size_on_the_get_stream_is_skipped_and_the_str
 
     server = hostile(lambda conn, message: conn.reply(answer(message, tool_result())), on_get=get_stream)
     with Client(HTTPTransport(server.url, retry=Retry(total=0), max_message_size=LIMIT), protocol="legacy",
-                on_log=on_log) as client:
+                on_log=on_log, validate_output="listed") as client:
         assert arrived.wait(LONG)
         assert logged == ["x"]
         assert client.call_tool("echo", {}).content[0].text == "ok"
