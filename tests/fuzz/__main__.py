@@ -63,7 +63,7 @@ def minimize(runner: Runner, v: Violation, budget: int = 16) -> Dict[str, Any]:
         prefix = [c for c in v.history if c is not v.case][-12:]
         tries += 1
         if not _still_fails(runner, v.kind, prefix + [case]):
-            return dict(case, reproduced=False, prefix=len(prefix))
+            return dict(case, reproduced=False, prefix=len(prefix), before=prefix)
     for key in ("get", "frames"):
         i = len(case.get(key) or []) - 1
         while i >= 0 and tries < budget:
@@ -73,7 +73,7 @@ def minimize(runner: Runner, v: Violation, budget: int = 16) -> Dict[str, Any]:
             if _still_fails(runner, v.kind, prefix + [trial]):
                 case = trial
             i -= 1
-    return dict(case, reproduced=True, prefix=len(prefix))
+    return dict(case, reproduced=True, prefix=len(prefix), before=prefix)
 
 
 def run_worker(args: argparse.Namespace) -> Dict[str, Any]:
@@ -86,20 +86,26 @@ def run_worker(args: argparse.Namespace) -> Dict[str, Any]:
         n = args.exchanges // len(transports) + (1 if i < args.exchanges % len(transports) else 0)
         rng = random.Random(f"{args.seed}-{transport}")
         runner = Runner(transport, max_size=args.max_message_size, batch=args.batch)
+        until = time.monotonic() + args.budget / len(transports)  # each transport gets its share
         try:
             for _ in range(n):
                 runner.run_case(make_case(rng, transport, args.max_message_size))
-                if args.budget and time.monotonic() - start > args.budget:
+                if args.budget and time.monotonic() > until:
                     break
+            shrink_until = time.monotonic() + 30  # shrinking is bounded too
             runner._disconnect({"family": "close", "call": "close"})
             for key, found in summarize(runner.violations).items():
                 entry = classes.setdefault(f"[{transport}] {key}", {"count": 0, "where": {}})
                 entry["count"] += len(found)
                 for v in found:
                     entry["where"][v.where] = entry["where"].get(v.where, 0) + 1
-                if args.minimize and "repro" not in entry and len(classes) <= args.minimize:
+                if args.minimize and "repro" not in entry and len(classes) <= args.minimize \
+                        and time.monotonic() < shrink_until:
                     small = minimize(runner, found[0])
                     entry["repro"] = render(small)
+                    if small.get("before"):
+                        entry["repro"] = "\n".join(f"  earlier case {i + 1}:\n{render(c)}" for i, c in
+                                                   enumerate(small["before"])) + "\n  then:\n" + entry["repro"]
                     entry["reproduced"] = small["reproduced"]
                     entry["prefix"] = small["prefix"]
         finally:
@@ -118,7 +124,8 @@ def main(argv: Any = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--transport", choices=["stdio", "http", "all"], default="all")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (seeds seed .. seed+jobs-1)")
-    ap.add_argument("--budget", type=float, default=0, help="stop each worker after this many seconds (0: none)")
+    ap.add_argument("--budget", type=float, default=0,
+                    help="stop each worker's cases after this many seconds (0: none); shrinking adds at most 30 s")
     ap.add_argument("--max-message-size", type=int, default=MiB)
     ap.add_argument("--batch", type=int, default=500, help="exchanges per connection")
     ap.add_argument("--minimize", type=int, default=12, help="shrink the first violation of up to N classes (0: off)")

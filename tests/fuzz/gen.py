@@ -383,6 +383,11 @@ def make_case(rng: random.Random, transport: str, max_size: int) -> Dict[str, An
         slow = rng.random() < 0.5  # past the timeout: the call must still end on time
         case["timeout"] = 0.5 if slow else TIMEOUT
         case["trickle"] = 0.25 if slow else 0.02
+    elif r < 0.975:
+        family = "keepalive"  # keep-alives (SSE comments, blank lines) past the timeout, then the answer
+        beat = {"b": ": keep-alive\n\n"} if transport == "http" else {"b": "\n"}
+        frames = [[beat, {"sleep": 0.1}] for _ in range(15)]
+        case["timeout"] = 0.5
     elif r < 0.98 and transport == "stdio":
         family = "end"
         frames = [noise_frame(rng, method, max_size) for _ in range(rng.randrange(0, 2))] + [[{"close": 1}]]
@@ -404,12 +409,19 @@ def make_case(rng: random.Random, transport: str, max_size: int) -> Dict[str, An
             case["get"] = [sse_event(rng, f, rng.random() < 0.3) for f in frames]
             frames = []
     case["family"] = family
-    if transport == "stdio":
+    if transport == "stdio" and family == "keepalive":
+        case["frames"] = frames + [[{"ans": 1}, {"b": "\n"}]]
+    elif transport == "stdio":
         case["frames"] = stdio_frames(frames, rng)
         if answer:
             case["frames"].append([{"b": "\n"}, {"ans": 1}, {"b": "\n"}])  # after a blank line: a frame may lack its end
+        elif not case["ends"]:
+            case["frames"].append([{"b": "\n"}])  # end a frame left open: the follow-up ping's answer must not join it
     else:
         http_wrap(case, frames, answer, rng, mangle or family == "bytes")
+        if family == "keepalive":
+            case["frames"] = frames + [sse_event(rng, [{"ans": 1}], False, clean=True)]
+            case["http"] = {"headers": {"Content-Type": "text/event-stream"}, "length": "none"}
         if family == "trickle":
             case["http"]["length"] = rng.choice(["none", "chunked"])
         if family == "get":

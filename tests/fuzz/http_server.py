@@ -227,9 +227,16 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that hung up mid-request is routine here
+
+
 def main() -> None:
     control = Control(int(sys.argv[1]))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     control.send({"pid": os.getpid(), "port": server.server_address[1]})
     threading.Thread(target=control_loop, args=(control,), daemon=True).start()

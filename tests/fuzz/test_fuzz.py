@@ -18,8 +18,8 @@ from .harness import Runner
 from .strategies import cases
 
 LONG = os.environ.get("MCPCLIENT_FUZZ") == "1"
-BUDGET = 60.0 if LONG else 1.5  # seconds of seeded mutation cases per transport
-EXAMPLES = 500 if LONG else 25  # hypothesis cases per transport
+BUDGET = 60.0 if LONG else 1.0  # seconds of seeded mutation cases per transport
+EXAMPLES = 500 if LONG else 20  # hypothesis cases per transport
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux /proc")
 
