@@ -383,6 +383,12 @@ def make_case(rng: random.Random, transport: str, max_size: int) -> Dict[str, An
         slow = rng.random() < 0.5  # past the timeout: the call must still end on time
         case["timeout"] = 0.5 if slow else TIMEOUT
         case["trickle"] = 0.25 if slow else 0.02
+    elif r < 0.9725:
+        family = "dribble"  # the answer itself a byte at a time, past the timeout
+        case["timeout"] = 0.5
+        answer = False
+        dribble = {"ans": 1, "every": 0.1, "max": 10} if transport == "stdio" else {"ans": 1, "every": 0.2}
+        frames = [[dribble]]
     elif r < 0.975:
         family = "keepalive"  # keep-alives (SSE comments, blank lines) past the timeout, then the answer
         beat = {"b": ": keep-alive\n\n"} if transport == "http" else {"b": "\n"}
@@ -409,6 +415,11 @@ def make_case(rng: random.Random, transport: str, max_size: int) -> Dict[str, An
             case["get"] = [sse_event(rng, f, rng.random() < 0.3) for f in frames]
             frames = []
     case["family"] = family
+    if transport == "http" and family == "dribble":
+        case["frames"] = [[{"b": "data: "}, frames[0][0], {"b": "\n\n"}]] if rng.random() < 0.5 else frames
+        case["http"] = {"headers": {"Content-Type": "text/event-stream" if len(case["frames"][0]) > 1 else
+                                    "application/json"}, "length": rng.choice(["exact", "chunked"])}
+        return case_done(case)
     if transport == "stdio" and family == "keepalive":
         case["frames"] = frames + [[{"ans": 1}, {"b": "\n"}]]
     elif transport == "stdio":
@@ -431,6 +442,10 @@ def make_case(rng: random.Random, transport: str, max_size: int) -> Dict[str, An
             case["http"]["hold"] = 3.0  # answer (or nothing), then silence on an open stream
             if family == "sse":
                 case["timeout"] = 0.5
+    return case_done(case)
+
+
+def case_done(case: Dict[str, Any]) -> Dict[str, Any]:
     if case.get("trickle"):
         step = {"sleep": case["trickle"]}
         case["frames"] = [f + [step] for f in case["frames"]]

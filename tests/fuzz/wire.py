@@ -8,7 +8,8 @@ Each frame is a list of *pieces*, expanded on the server side (so a 32 MiB messa
 harness a few bytes): ``{"b": text}`` (latin-1: one char per byte), ``{"r": text, "n": count}``
 (``text`` repeated), ``{"id": k}`` (the JSON id of this request for ``k == 0``, of the ``-k``-th
 earlier request for ``k < 0``, or a fresh unknown one for ``k > 0``), ``{"uniq": 1}`` (a JSON string never sent before: endless cursors), ``{"ans": 1}`` (a valid
-result message for this request, no newline), ``{"sleep": s}`` (flush, then pause: trickling),
+result message for this request, no newline; with ``"every": s`` its first ``"max"`` bytes go one at
+a time, ``s`` seconds apart), ``{"sleep": s}`` (flush, then pause: trickling),
 ``{"close": 1}`` (end the stream: stdio exits, HTTP hangs up). ``http`` (HTTP only) holds the
 status, headers, ``length`` mode (``exact``/``none``/``short``/``chunked``) and ``hold`` seconds to
 keep the response open after the body; ``get`` frames go to the open GET stream first.
@@ -72,6 +73,15 @@ def expand(frames: List[List[Piece]], method: str, rid: Any, history: List[Any])
             elif "uniq" in p:
                 _UNIQ[0] += 1
                 buf.append(json.dumps(f"c{_UNIQ[0]}").encode())
+            elif "ans" in p and "every" in p:  # the answer trickled: its first ``max`` bytes one by one
+                data = answer(method, rid)
+                for i in range(min(int(p.get("max", len(data))), len(data))):
+                    buf.append(data[i:i + 1])
+                    yield b"".join(buf)
+                    buf = []
+                    yield float(p["every"])
+                    data_left = i + 1
+                buf.append(data[data_left:])
             elif "ans" in p:
                 buf.append(answer(method, rid))
             elif "sleep" in p:
