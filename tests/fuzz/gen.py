@@ -383,18 +383,18 @@ def make_case(rng: random.Random, transport: str, max_size: int) -> Dict[str, An
         slow = rng.random() < 0.5  # past the timeout: the call must still end on time
         case["timeout"] = 0.5 if slow else TIMEOUT
         case["trickle"] = 0.25 if slow else 0.02
-    elif r < 0.9725:
+    elif r < 0.975:
         family = "dribble"  # the answer itself a byte at a time, past the timeout
         case["timeout"] = 0.5
         answer = False
         dribble = {"ans": 1, "every": 0.1, "max": 10} if transport == "stdio" else {"ans": 1, "every": 0.2}
         frames = [[dribble]]
-    elif r < 0.975:
+    elif r < 0.9775:
         family = "keepalive"  # keep-alives (SSE comments, blank lines) past the timeout, then the answer
         beat = {"b": ": keep-alive\n\n"} if transport == "http" else {"b": "\n"}
         frames = [[beat, {"sleep": 0.1}] for _ in range(15)]
         case["timeout"] = 0.5
-    elif r < 0.98 and transport == "stdio":
+    elif r < 0.9825 and transport == "stdio":
         family = "end"
         frames = [noise_frame(rng, method, max_size) for _ in range(rng.randrange(0, 2))] + [[{"close": 1}]]
         answer = False
@@ -416,7 +416,7 @@ def make_case(rng: random.Random, transport: str, max_size: int) -> Dict[str, An
             frames = []
     case["family"] = family
     if transport == "http" and family == "dribble":
-        case["frames"] = [[{"b": "data: "}, frames[0][0], {"b": "\n\n"}]] if rng.random() < 0.5 else frames
+        case["frames"] = [[{"b": "data: "}, frames[0][0], {"b": "\n\n"}]] if rng.random() < 0.35 else frames
         case["http"] = {"headers": {"Content-Type": "text/event-stream" if len(case["frames"][0]) > 1 else
                                     "application/json"}, "length": rng.choice(["exact", "chunked"])}
         return case_done(case)
