@@ -75,6 +75,7 @@ def expand(frames: List[List[Piece]], method: str, rid: Any, history: List[Any])
                 buf.append(json.dumps(f"c{_UNIQ[0]}").encode())
             elif "ans" in p and "every" in p:  # the answer trickled: its first ``max`` bytes one by one
                 data = answer(method, rid)
+                data_left = 0
                 for i in range(min(int(p.get("max", len(data))), len(data))):
                     buf.append(data[i:i + 1])
                     yield b"".join(buf)
