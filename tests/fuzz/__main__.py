@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from .gen import make_case
 from .harness import MiB, Runner, Violation, summarize
@@ -80,7 +80,7 @@ def run_worker(args: argparse.Namespace) -> Dict[str, Any]:
     transports = ["stdio", "http"] if args.transport == "all" else [args.transport]
     counts: Counter = Counter()
     classes: Dict[str, Any] = {}
-    peak = 0
+    peak, bound = 0, 0
     start = time.monotonic()
     for i, transport in enumerate(transports):
         n = args.exchanges // len(transports) + (1 if i < args.exchanges % len(transports) else 0)
@@ -94,6 +94,11 @@ def run_worker(args: argparse.Namespace) -> Dict[str, Any]:
                     break
             shrink_until = time.monotonic() + 30  # shrinking is bounded too
             runner._disconnect({"family": "close", "call": "close"})
+            for k, v in runner.counts.items():  # before any shrinking: replays are not counted
+                counts[f"{transport}:{k}"] += v
+            peak = max(peak, runner.peak_growth)
+            bound = runner.memory_bound
+            shrinker: Optional[Runner] = None
             for key, found in summarize(runner.violations).items():
                 entry = classes.setdefault(f"[{transport}] {key}", {"count": 0, "where": {}})
                 entry["count"] += len(found)
@@ -101,19 +106,19 @@ def run_worker(args: argparse.Namespace) -> Dict[str, Any]:
                     entry["where"][v.where] = entry["where"].get(v.where, 0) + 1
                 if args.minimize and "repro" not in entry and len(classes) <= args.minimize \
                         and time.monotonic() < shrink_until:
-                    small = minimize(runner, found[0])
+                    if shrinker is None:  # replays run on their own runner (and connections)
+                        shrinker = Runner(transport, max_size=args.max_message_size, batch=args.batch)
+                    small = minimize(shrinker, found[0])
                     entry["repro"] = render(small)
                     if small.get("before"):
                         entry["repro"] = "\n".join(f"  earlier case {i + 1}:\n{render(c)}" for i, c in
                                                    enumerate(small["before"])) + "\n  then:\n" + entry["repro"]
                     entry["reproduced"] = small["reproduced"]
                     entry["prefix"] = small["prefix"]
+            if shrinker is not None:
+                shrinker.close()
         finally:
             runner.close()
-        for k, v in runner.counts.items():
-            counts[f"{transport}:{k}"] += v
-        peak = max(peak, runner.peak_growth)
-        bound = runner.memory_bound
     return {"counts": dict(counts), "classes": classes, "peak_growth": peak, "memory_bound": bound,
             "seconds": round(time.monotonic() - start, 1)}
 
