@@ -21,7 +21,7 @@ from .errors import (
     SendTimeout, SessionExpired, SubscriptionLost, ToolChangedError, ToolError, TransportError, URLElicitationRequired,
     HeaderMismatch, InputRoundsExceeded, MissingClientCapability, MissingExtraError, UnknownToolError, UnsupportedProtocolVersion,
 )
-from .errors import MessageTooLarge, TooManyPages
+from .errors import MessageTooLarge, TooManyPages, UnsendableMessage
 from .futures import CallFuture
 from .reconnect import Keepalive, Reconnect
 from .events import Event, Subscription
@@ -119,6 +119,7 @@ __all__ = [
     "URLElicitationRequired",
     "UnknownContent",
     "UnknownToolError",
+    "UnsendableMessage",
     "UnsupportedProtocolVersion",
     "__version__",
     "accept_defaults",

@@ -115,13 +115,22 @@ def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bo
     return params, transform
 
 
+def _utf8(text: str) -> bool:
+    """Whether ``text`` can be sent back (a lone surrogate, from JSON's ``\\ud800``, cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def page_items(result: Any, key: str, method: str) -> Tuple[list, Any]:
     """One page of a list result: its items and the next cursor (or None)."""
     if not isinstance(result, dict) or not isinstance(result.get(key), list):
         raise ProtocolError(f"{method} result has no {key!r} list")
     cursor = result.get("nextCursor")
-    if cursor is not None and not isinstance(cursor, str):
-        raise ProtocolError(f"{method} result has a nextCursor that is not a string")
+    if cursor is not None and (not isinstance(cursor, str) or not cursor.isascii() and not _utf8(cursor)):
+        raise ProtocolError(f"{method} result has a nextCursor that is not a string of Unicode text")
     return result[key], cursor
 
 

@@ -394,4 +394,9 @@ class TooManyPages(ProtocolError):
         super().__init__(message)
 
 
-__all__ += ["MessageTooLarge", "TooManyPages"]
+class UnsendableMessage(MCPError, ValueError):
+    """A message cannot be encoded as JSON (``NaN`` or infinity, a lone surrogate, an object JSON
+    has no form for): nothing was sent. Also a ``ValueError``, which ``json`` would have raised."""
+
+
+__all__ += ["MessageTooLarge", "TooManyPages", "UnsendableMessage"]

@@ -162,6 +162,29 @@ def test_a_malformed_tool_listing_raises_only_documented_errors(hostile, result)
     assert {t.name for t in hostile.list_tools()} >= {"echo"}
 
 
+def test_a_cursor_that_cannot_be_sent_back_is_a_protocol_error(hostile):
+    """Issue 12 (found by the fuzzer): a nextCursor holding a lone surrogate (JSON's "\\ud800")
+    raised an untyped UnicodeEncodeError when the next page was requested."""
+    hostile.call_tool("override", {"method": "tools/list", "json": '{"tools": [], "nextCursor": "\\ud800"}'})
+    with pytest.raises(ProtocolError, match="nextCursor"):
+        hostile.list_tools()
+    _override(hostile, "tools/list", None)
+    assert {t.name for t in hostile.list_tools()} >= {"echo"}
+
+
+@pytest.mark.parametrize("arguments", [{"text": "\ud800"}, {"text": float("nan")}, {"text": {1, 2}}])
+def test_arguments_json_cannot_carry_are_refused_typed_and_the_connection_lives(hostile, arguments):
+    """What JSON cannot carry (a lone surrogate, NaN, a set) was a bare UnicodeEncodeError,
+    ValueError or TypeError; now an UnsendableMessage (also a ValueError) and nothing is sent."""
+    from mcpclient.errors import UnsendableMessage
+
+    with pytest.raises(UnsendableMessage):
+        hostile.call_tool("echo", arguments)
+    with pytest.raises(ValueError):  # (what json raised before, for NaN and surrogates)
+        hostile.call_tool("echo", arguments)
+    assert hostile.call_tool("echo", {"text": "after"}).content[0].text == "after"
+
+
 @pytest.mark.parametrize("schema", [{"$schema": 5}, {"$schema": ["x"]}, {"$schema": {"a": 1}},
                                     {"type": 7}, {"$schema": "https://example.invalid/unknown"}])
 def test_an_unusable_output_schema_is_a_schema_validation_error(hostile, schema):

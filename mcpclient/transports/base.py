@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Union
 
-from ..errors import ProtocolError
+from ..errors import ProtocolError, UnsendableMessage
 
 __all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "DeliveryFailed", "Transport", "decode_frame", "encode_frame"]
 
@@ -150,8 +150,12 @@ _decode = json.JSONDecoder().decode
 
 
 def encode_frame(message: Any) -> bytes:
-    """Compact UTF-8 JSON without a newline (JSON escapes newlines inside strings)."""
-    return _encode(message).encode("utf-8")
+    """Compact UTF-8 JSON without a newline (JSON escapes newlines inside strings); what JSON
+    cannot carry (``NaN``, a lone surrogate, a ``set``...) is an ``UnsendableMessage``."""
+    try:
+        return _encode(message).encode("utf-8")
+    except (ValueError, TypeError, RecursionError) as exc:  # UnicodeEncodeError is a ValueError
+        raise UnsendableMessage(f"message cannot be sent as JSON: {type(exc).__name__}: {exc}") from None
 
 
 def decode_frame(data: Union[bytes, str]) -> Any:

@@ -10,7 +10,9 @@ It answers ``initialize`` (echoing the requested version), ``ping`` and these to
   - ``raw_reply``: answers with ``arguments.template`` written verbatim, ``ID`` replaced by the
     request's id (a reply of a malformed shape to a pending call).
   - ``override``: from now on, requests for ``arguments.method`` are answered with the raw
-    ``arguments.result`` (``null`` removes the override): a malformed ``tools/list`` and so on.
+    ``arguments.result`` (``null`` removes the override): a malformed ``tools/list`` and so on;
+    ``arguments.json`` instead gives the result as JSON text (what the client cannot send itself,
+    e.g. a lone surrogate ``"\\ud800"``).
 Other methods: -32601. Exits 0 on stdin EOF. Every line is written whole and flushed.
 """
 from __future__ import annotations
@@ -71,7 +73,9 @@ def main() -> None:
             elif name == "raw_reply":
                 write(args["template"].replace("ID", json.dumps(rid)))
             elif name == "override":
-                if args.get("result") is None:
+                if "json" in args:
+                    overrides[args["method"]] = json.loads(args["json"])
+                elif args.get("result") is None:
                     overrides.pop(args["method"], None)
                 else:
                     overrides[args["method"]] = args["result"]
