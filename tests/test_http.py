@@ -3,6 +3,8 @@ response modes, and against a scripted HTTP server for statuses a real server wo
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 import time
 from typing import Any, Dict, List
@@ -649,3 +651,29 @@ def test_close_wakes_a_blocking_call_without_a_timeout_still_waiting_for_its_ans
     finally:
         release.set()
         thread.join(LONG)
+
+
+def _socket_fds() -> set:
+    fds = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
+                fds.add(fd)
+        except OSError:  # (the listing's own descriptor, gone by now)
+            pass
+    return fds
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fd")
+def test_close_closes_the_pooled_connections_without_waiting_for_the_garbage_collector(http_url):
+    """Found by the issue-12 fuzzer: urllib3 2.8's PoolManager.clear() (called by Session.close())
+    no longer closes its pools, so the keep-alive connection stayed open after close() until the
+    client was collected."""
+    _, url = http_url
+    before = _socket_fds()
+    client = Client(url)
+    client.connect()
+    client.list_tools()
+    client.close()
+    assert _socket_fds() - before == set()
+    del client

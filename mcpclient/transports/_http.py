@@ -200,6 +200,7 @@ class HTTPBase(Transport):
 
     def _end_close(self) -> None:
         if self._owns_http and self._http is not None:
+            close_pools(self._http)
             self._http.close()
         self._inbox.put(None)
         self._closed.set()
@@ -552,6 +553,20 @@ def html_summary(html: str, limit: int = 120) -> str:
         text = re.sub(r"<[^>]*>", " ", body)
     text = " ".join(unescape(text).split())
     return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+
+
+def close_pools(http: "requests.Session") -> None:
+    """Close the idle connections of a session the transport made (its adapters are requests'
+    own ``HTTPAdapter``s). ``Session.close()`` alone no longer does: urllib3 2.8's
+    ``PoolManager.clear()`` forgets its pools without closing them, which left a socket open after
+    ``close()`` until the garbage collector came by."""
+    for adapter in list(http.adapters.values()):
+        managers = [adapter.poolmanager, *adapter.proxy_manager.values()]  # type: ignore[attr-defined]
+        for manager in managers:
+            for key in list(manager.pools.keys()):
+                pool = manager.pools.get(key)
+                if pool is not None:
+                    pool.close()
 
 
 def request_error(name: str, exc: BaseException, connect_timeout: float) -> Exception:
