@@ -1,0 +1,99 @@
+"""Issue 12, second review: bugs found in the authorization, redirect and checks changes.
+
+Each test names the issue-12 item it covers and fails on the code it was written against.
+Real servers on 127.0.0.1; nothing is faked.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Dict, Iterator, List, Tuple
+from urllib.parse import parse_qs
+
+import pytest
+
+from mcpclient.auth import MemoryTokenStore, OAuth
+
+from conftest import LONG
+
+
+class Recorder:
+    """A tiny HTTP server on 127.0.0.1: ``answer(method, path, body)`` gives (status, headers, body);
+    every request is recorded (method, path, headers, body)."""
+
+    def __init__(self, answer: Callable[[str, str, bytes], Tuple[int, Dict[str, str], bytes]]) -> None:
+        self.requests: List[Tuple[str, str, Dict[str, str], bytes]] = []
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def handle_any(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                recorder.requests.append((self.command, self.path, dict(self.headers), body))
+                status, headers, data = answer(self.command, self.path, body)
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_DELETE = handle_any  # noqa: N815
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, name="test-recorder", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(LONG)
+
+
+@pytest.fixture
+def servers() -> Iterator[Callable[..., Recorder]]:
+    made: List[Recorder] = []
+
+    def make(answer: Callable[[str, str, bytes], Tuple[int, Dict[str, str], bytes]]) -> Recorder:
+        made.append(Recorder(answer))
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for r in made:
+            r.stop()
+
+
+def _json(status: int, body: Any, **headers: str) -> Tuple[int, Dict[str, str], bytes]:
+    return status, dict(headers, **{"Content-Type": "application/json"}), json.dumps(body).encode()
+
+
+# --- item 10 (address guard) / item 6 (credentials): the token endpoint's redirects -----------
+
+def test_review12b_token_endpoint_redirect_is_not_followed(servers):
+    """Issue 12 item 10: the token (and registration) POSTs followed redirects (``requests``'
+    default), so a token endpoint that passed the address guard could 307 the client, refresh
+    token and client secret in the body, to any URL, unchecked by the guard."""
+    elsewhere = servers(lambda m, p, b: _json(200, {"access_token": "stolen", "token_type": "Bearer"}))
+    token = servers(lambda m, p, b: (307, {"Location": elsewhere.base + "/token"}, b""))
+    key = token.base + "/mcp"
+    store = MemoryTokenStore()
+    store.set(key, {"access_token": "a1", "token_type": "Bearer", "refresh_token": "r1-secret",
+                    "expires_at": time.time() - 60, "scope": "", "issuer": token.base,
+                    "token_endpoint": token.base + "/token", "client_id": "c", "auth_method": "client_secret_post",
+                    "resource": None})
+    oauth = OAuth(grant="client_credentials", client_id="c", client_secret="s3cret-value", token_store=store,
+                  timeout=LONG)
+    oauth.bind(key)
+    assert oauth.token() != "stolen"
+    assert len(token.requests) == 1
+    assert elsewhere.requests == [], "the refresh token went to a URL the address guard never saw"
