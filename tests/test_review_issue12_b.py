@@ -97,3 +97,26 @@ def test_review12b_token_endpoint_redirect_is_not_followed(servers):
     assert oauth.token() != "stolen"
     assert len(token.requests) == 1
     assert elsewhere.requests == [], "the refresh token went to a URL the address guard never saw"
+
+
+# --- item 6 (redirect policy) / item 1 (only typed errors): a Location that is no URL ----------
+
+@pytest.mark.parametrize("location", ["http://127.0.0.1:99999/mcp", "http://h:port/x", "http://127.0.0.1:-1/x"])
+@pytest.mark.parametrize("cross_origin", [False, True])
+def test_review12b_a_redirect_to_a_malformed_url_is_an_http_error(servers, location, cross_origin):
+    """Issue 12 items 6 and 1: a 307 whose Location has a port that is no port
+    raised a bare ValueError from ``urlsplit().port`` (while building the refusal's
+    message), which the transport reported as ConnectionClosed('... failed: ValueError')
+    instead of the documented ``HTTPError`` naming the redirect."""
+    from mcpclient import Client
+    from mcpclient.errors import HTTPError, MCPError
+    from mcpclient.redirects import Redirects
+    from mcpclient.transports.http import HTTPTransport
+
+    server = servers(lambda m, p, b: (307, {"Location": location}, b""))
+    transport = HTTPTransport(server.base + "/mcp", follow_redirects=Redirects(cross_origin=cross_origin))
+    with pytest.raises(MCPError) as err:
+        with Client(transport, timeout=LONG):
+            pass
+    error = err.value if isinstance(err.value, HTTPError) else err.value.__cause__
+    assert isinstance(error, HTTPError) and "redirect" in str(error), repr(err.value)
