@@ -120,3 +120,47 @@ def test_review12b_a_redirect_to_a_malformed_url_is_an_http_error(servers, locat
             pass
     error = err.value if isinstance(err.value, HTTPError) else err.value.__cause__
     assert isinstance(error, HTTPError) and "redirect" in str(error), repr(err.value)
+
+
+# --- item 8 (Redis store): the refresh lock must not expire under a holder still refreshing ----
+
+from deploy.conftest import redis_url  # noqa: E402,F401  (a throwaway redis-server on loopback)
+
+
+def test_review12b_a_live_holders_redis_lock_does_not_expire(redis_url):  # noqa: F811
+    """Issue 12 item 8: the Redis refresh lock expired after ``lock_ttl`` even while its holder
+    was still refreshing (a slow token endpoint: ``requests``' timeout is per read, and a DPoP
+    nonce retry makes two requests), so a second worker refreshed the same rotating refresh
+    token and the family was revoked. A live holder keeps its lock; a dead one's still expires
+    (``test_issue12_a_redis_refresh_lock_whose_holder_died_expires``)."""
+    import uuid
+
+    from mcpclient.auth import RedisTokenStore
+
+    prefix = f"test-{uuid.uuid4().hex}:"
+    store = RedisTokenStore(redis_url, prefix=prefix, lock_ttl=0.3)
+    other = RedisTokenStore(redis_url, prefix=prefix, lock_ttl=0.3)
+    holding, release = threading.Event(), threading.Event()
+    outcome: List[str] = []
+
+    def holder() -> None:
+        with store.lock("k", LONG):
+            holding.set()
+            release.wait(LONG)
+
+    thread = threading.Thread(target=holder, name="test-lock-holder")
+    thread.start()
+    try:
+        assert holding.wait(LONG)
+        try:
+            with other.lock("k", 1.5):  # five TTLs: an expiring lock would be taken
+                outcome.append("taken")
+        except TimeoutError:
+            outcome.append("waited")
+    finally:
+        release.set()
+        thread.join(LONG)
+    assert outcome == ["waited"], "a second worker took the lock while its holder was still refreshing"
+    with other.lock("k", LONG):  # released by its holder: free at once
+        pass
+    assert [t for t in threading.enumerate() if "redis-lock" in t.name] == []
