@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._threads import SingleFlight
-from .errors import CapabilityError, HTTPError, ProtocolError, RPCError
+from .errors import CapabilityError, HTTPError, ProtocolError, RequestTimeout, RPCError
 from .modern import header_params
 from .types import Tool
 
@@ -53,7 +54,8 @@ class ToolRegistry:
         this registry) if no listing since the last change has seen it. Threads asking at once
         share one listing; a tool absent from it gives None until the tools change. Raises what
         ``fetch`` raises, or ``FlightTimeout`` after ``timeout`` seconds of waiting for another
-        thread's listing."""
+        thread's listing (a listing that ended at its starter's shorter timeout is started
+        again, by the first waiter with time left)."""
         tool = self._tools.get(name)
         generation = self._generation
         if tool is not None or self._listed == generation:
@@ -67,8 +69,19 @@ class ToolRegistry:
                 raise
             self._mark(generation)
 
-        self._flights.run(generation, listing, timeout)
-        return self._tools.get(name)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                self._flights.run(generation, listing, timeout)
+            except RequestTimeout:
+                # Maybe the timeout of the thread that started the shared listing, not ours: with
+                # time left, list again (the next flight is ours).
+                timeout = None if deadline is None else deadline - time.monotonic()
+                if (timeout is not None and timeout <= 0) or self._listed == generation or \
+                        generation != self._generation:
+                    raise
+                continue
+            return self._tools.get(name)
 
     def _mark(self, generation: int) -> None:
         with self._lock:

@@ -164,3 +164,54 @@ def test_review12b_a_live_holders_redis_lock_does_not_expire(redis_url):  # noqa
     with other.lock("k", LONG):  # released by its holder: free at once
         pass
     assert [t for t in threading.enumerate() if "redis-lock" in t.name] == []
+
+
+# --- item 9: one caller's short timeout must not fail the others sharing its listing ----------
+
+def test_review12b_a_short_timeout_callers_listing_does_not_fail_a_patient_caller(started):
+    """Issue 12 item 9: threads calling an unlisted tool share one listing (SingleFlight). When the
+    thread that started it had a short timeout, its RequestTimeout was handed to every thread
+    waiting on the listing, so a caller with a long timeout failed at the other's deadline."""
+    from helpers import ScriptedServer
+    from mcpclient import Client, RequestTimeout, SchemaValidationError
+
+    shape = {"name": "shape", "inputSchema": {"type": "object"},
+             "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+    hold = threading.Event()
+
+    def handle(method, params):
+        if method == "tools/list":
+            hold.wait(LONG)
+            return {"tools": [shape]}
+        return {"content": [], "structuredContent": {"n": "x"}}
+
+    srv = started(ScriptedServer(handle))
+    outcome: List[BaseException] = []
+    with Client(srv.transport, timeout=LONG) as client:
+        hasty_done = threading.Event()
+
+        def hasty() -> None:
+            try:
+                client.call_tool("shape", timeout=0.5)
+            except RequestTimeout:
+                pass
+            finally:
+                hasty_done.set()
+
+        first = threading.Thread(target=hasty, name="test-hasty-caller")
+        first.start()
+        assert srv.wait_for(lambda m: m.get("method") == "tools/list") is not None  # its listing runs
+
+        def patient() -> None:
+            try:
+                client.call_tool("shape", timeout=LONG)
+            except BaseException as exc:  # noqa: B902 - collected for the assertion below
+                outcome.append(exc)
+
+        second = threading.Thread(target=patient, name="test-patient-caller")
+        second.start()
+        assert hasty_done.wait(LONG)
+        hold.set()
+        first.join(LONG)
+        second.join(LONG)
+    assert len(outcome) == 1 and isinstance(outcome[0], SchemaValidationError), outcome
