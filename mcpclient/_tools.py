@@ -30,6 +30,11 @@ log = logging.getLogger("mcpclient")
 ToolHeaders = Dict[str, List[Tuple[Tuple[str, ...], str]]]
 
 
+#: Listings one lookup may start: again after a change notification dropped one, or after the
+#: thread that started a shared one gave up at its (shorter) timeout; then the call goes on.
+_LISTINGS = 3
+
+
 class ToolRegistry:
     """Thread-safe: listings write from callers' or worker threads, changes come on the
     notification thread."""
@@ -61,7 +66,7 @@ class ToolRegistry:
         if tool is not None or self._listed == generation:
             return tool
 
-        def listing() -> None:
+        def listing() -> None:  # (reads generation and timeout as they are when it runs)
             try:
                 fetch(timeout)
             except (RPCError, ProtocolError, CapabilityError, HTTPError):  # the server's answer: not asked
@@ -70,7 +75,7 @@ class ToolRegistry:
             self._mark(generation)
 
         deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
+        for attempt in range(_LISTINGS):
             try:
                 self._flights.run(generation, listing, timeout)
             except RequestTimeout:
@@ -78,10 +83,19 @@ class ToolRegistry:
                 # time left, list again (the next flight is ours).
                 timeout = None if deadline is None else deadline - time.monotonic()
                 if (timeout is not None and timeout <= 0) or self._listed == generation or \
-                        generation != self._generation:
+                        attempt == _LISTINGS - 1:
                     raise
+                generation = self._generation
                 continue
-            return self._tools.get(name)
+            tool = self._tools.get(name)
+            if tool is not None or generation == self._generation:
+                return tool
+            # The tools changed while they were listed (the listing was dropped): list again.
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                break
+            generation = self._generation
+        return self._tools.get(name)
 
     def _mark(self, generation: int) -> None:
         with self._lock:

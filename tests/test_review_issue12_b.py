@@ -215,3 +215,33 @@ def test_review12b_a_short_timeout_callers_listing_does_not_fail_a_patient_calle
         first.join(LONG)
         second.join(LONG)
     assert len(outcome) == 1 and isinstance(outcome[0], SchemaValidationError), outcome
+
+
+def test_review12b_a_list_changed_during_the_first_listing_does_not_skip_validation(started):
+    """Issue 12 item 9: a ``tools/list_changed`` that arrived while a call's own listing ran made
+    the registry drop that listing (rightly: it may be stale) and the call went ahead
+    unvalidated; now the call lists again (bounded) and validates."""
+    from helpers import ScriptedServer
+    from mcpclient import Client, SchemaValidationError
+
+    shape = {"name": "shape", "inputSchema": {"type": "object"},
+             "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+    changed = threading.Event()
+    listings: List[int] = []
+    box: List[Any] = []
+
+    def handle(method, params):
+        if method == "tools/list":
+            listings.append(1)
+            if len(listings) == 1:  # the tools change while this listing is on its way
+                box[0].notify("notifications/tools/list_changed")
+                changed.wait(LONG)
+            return {"tools": [shape]}
+        return {"content": [], "structuredContent": {"n": "x"}}
+
+    srv = started(ScriptedServer(handle))
+    box.append(srv)
+    with Client(srv.transport, timeout=LONG, on_notification=lambda method, params: changed.set()) as client:
+        with pytest.raises(SchemaValidationError):
+            client.call_tool("shape")
+    assert len(listings) == 2
