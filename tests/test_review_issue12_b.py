@@ -245,3 +245,39 @@ def test_review12b_a_list_changed_during_the_first_listing_does_not_skip_validat
         with pytest.raises(SchemaValidationError):
             client.call_tool("shape")
     assert len(listings) == 2
+
+
+# --- item 10: the authorization endpoint is an authorization URL too ---------------------------
+
+def test_review12b_an_authorization_endpoint_inside_is_refused(servers):
+    """Issue 12 item 10: the address guard checked metadata, token and registration URLs but not
+    the authorization endpoint, which ``headless_authorize`` fetches (and ``loopback_authorize``
+    opens in the user's browser): a server could still aim the client at the cloud metadata
+    address. A loopback MCP server may use loopback authorization servers, never link-local."""
+    from mcpclient import AuthError, Client
+
+    box: List[str] = []
+
+    def answer(method: str, path: str, body: bytes) -> Tuple[int, Dict[str, str], bytes]:
+        base = box[0]
+        if method == "POST" and path == "/mcp":
+            return _json(401, {"error": "invalid_token"}, **{"WWW-Authenticate": (
+                f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"')})
+        if path.startswith("/.well-known/oauth-protected-resource"):
+            return _json(200, {"resource": base + "/mcp", "authorization_servers": [base]})
+        if path.startswith("/.well-known/oauth-authorization-server"):
+            return _json(200, {"issuer": base, "authorization_endpoint": "https://169.254.169.254/authorize",
+                               "token_endpoint": base + "/token", "code_challenge_methods_supported": ["S256"],
+                               "response_types_supported": ["code"]})
+        return _json(404, {"error": "not found"})
+
+    server = servers(answer)
+    box.append(server.base)
+    asked: List[str] = []
+    oauth = OAuth(client_id="c", authorize=lambda url: asked.append(url) or "http://127.0.0.1/cb?code=x",
+                  timeout=LONG)
+    with pytest.raises(AuthError) as err:
+        with Client(server.base + "/mcp", timeout=LONG, auth=oauth):
+            pass
+    assert asked == [], "the authorization URL on a link-local address was handed to authorize()"
+    assert "169.254.169.254" in str(err.value) and "link-local" in str(err.value)

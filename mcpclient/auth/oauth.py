@@ -475,6 +475,8 @@ class OAuth(AuthProvider):
                             "(e.g. loopback_authorize()) or use the client_credentials grant")
         if not server.authorization_endpoint:
             raise AuthError(f"{server.issuer} publishes no authorization endpoint")
+        # (headless_authorize fetches it, loopback_authorize opens it: an authorization URL too)
+        self._checked(server.authorization_endpoint, "the authorization endpoint")
         methods = server.raw.get("code_challenge_methods_supported")
         if isinstance(methods, list) and "S256" not in methods:
             raise AuthError(f"{server.issuer} does not support PKCE with S256; refusing to authorize")
