@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._threads import SingleFlight
-from .errors import CapabilityError, HTTPError, ProtocolError, RPCError
+from .errors import CapabilityError, HTTPError, ProtocolError, RequestTimeout, RPCError
 from .modern import header_params
 from .types import Tool
 
@@ -27,6 +28,11 @@ __all__ = ["ToolRegistry"]
 log = logging.getLogger("mcpclient")
 
 ToolHeaders = Dict[str, List[Tuple[Tuple[str, ...], str]]]
+
+
+#: Listings one lookup may start: again after a change notification dropped one, or after the
+#: thread that started a shared one gave up at its (shorter) timeout; then the call goes on.
+_LISTINGS = 3
 
 
 class ToolRegistry:
@@ -53,13 +59,14 @@ class ToolRegistry:
         this registry) if no listing since the last change has seen it. Threads asking at once
         share one listing; a tool absent from it gives None until the tools change. Raises what
         ``fetch`` raises, or ``FlightTimeout`` after ``timeout`` seconds of waiting for another
-        thread's listing."""
+        thread's listing (a listing that ended at its starter's shorter timeout is started
+        again, by the first waiter with time left)."""
         tool = self._tools.get(name)
         generation = self._generation
         if tool is not None or self._listed == generation:
             return tool
 
-        def listing() -> None:
+        def listing() -> None:  # (reads generation and timeout as they are when it runs)
             try:
                 fetch(timeout)
             except (RPCError, ProtocolError, CapabilityError, HTTPError):  # the server's answer: not asked
@@ -67,7 +74,27 @@ class ToolRegistry:
                 raise
             self._mark(generation)
 
-        self._flights.run(generation, listing, timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for attempt in range(_LISTINGS):
+            try:
+                self._flights.run(generation, listing, timeout)
+            except RequestTimeout:
+                # Maybe the timeout of the thread that started the shared listing, not ours: with
+                # time left, list again (the next flight is ours).
+                timeout = None if deadline is None else deadline - time.monotonic()
+                if (timeout is not None and timeout <= 0) or self._listed == generation or \
+                        attempt == _LISTINGS - 1:
+                    raise
+                generation = self._generation
+                continue
+            tool = self._tools.get(name)
+            if tool is not None or generation == self._generation:
+                return tool
+            # The tools changed while they were listed (the listing was dropped): list again.
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                break
+            generation = self._generation
         return self._tools.get(name)
 
     def _mark(self, generation: int) -> None:

@@ -444,7 +444,9 @@ class OAuth(AuthProvider):
                 "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
                 "application_type": "native", "token_endpoint_auth_method": "none"}
         self._checked(server.registration_endpoint, "the registration endpoint")
-        response = self._session().post(server.registration_endpoint, json=body, timeout=self.timeout)
+        # Never follow a redirect: its target would get the request unchecked by the address guard.
+        response = self._session().post(server.registration_endpoint, json=body, timeout=self.timeout,
+                                        allow_redirects=False)
         if response.status_code not in (200, 201):
             raise AuthError(f"registration at {server.issuer} failed with HTTP {response.status_code}",
                             status=response.status_code)
@@ -473,6 +475,8 @@ class OAuth(AuthProvider):
                             "(e.g. loopback_authorize()) or use the client_credentials grant")
         if not server.authorization_endpoint:
             raise AuthError(f"{server.issuer} publishes no authorization endpoint")
+        # (headless_authorize fetches it, loopback_authorize opens it: an authorization URL too)
+        self._checked(server.authorization_endpoint, "the authorization endpoint")
         methods = server.raw.get("code_challenge_methods_supported")
         if isinstance(methods, list) and "S256" not in methods:
             raise AuthError(f"{server.issuer} does not support PKCE with S256; refusing to authorize")
@@ -524,7 +528,9 @@ class OAuth(AuthProvider):
             if key is not None:
                 headers["DPoP"] = key.proof("POST", server.token_endpoint, None,
                                             self._nonces.get(_origin_of(server.token_endpoint)))
-            response = self._session().post(server.token_endpoint, data=fields, headers=headers, timeout=self.timeout)
+            # No redirects: the body (refresh token, code, secret) would go to a URL the guard never saw.
+            response = self._session().post(server.token_endpoint, data=fields, headers=headers, timeout=self.timeout,
+                                            allow_redirects=False)
             try:
                 doc = response.json()
             except ValueError:

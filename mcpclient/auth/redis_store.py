@@ -1,7 +1,8 @@
 """``RedisTokenStore``: tokens in Redis, shared by worker processes on several machines.
 
 Same guarantees as ``FileTokenStore`` across machines: the refresh lock is a Redis key taken
-with ``SET NX PX`` (an expiry, so a holder that dies frees it after ``lock_ttl`` seconds) and
+with ``SET NX PX`` (an expiry, so a holder that dies frees it after ``lock_ttl`` seconds; a live
+holder's keeper thread renews it every ``lock_ttl / 3`` seconds, so a slow refresh keeps it) and
 released by a Lua script only by the holder whose random value it still holds; ``delete_if``
 (compare-and-delete after ``invalid_grant``) is one Lua script, atomic on the server. Needs the
 ``redis`` package: ``pip install 'mcpclient[redis]'``.
@@ -10,19 +11,32 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import secrets
+import threading
 import time
 from typing import Any, Iterator, Optional
 
+from .._threads import start_thread
 from ..errors import AuthError, MissingExtraError
 from .store import Token, TokenStore, _waits
 
 __all__ = ["RedisTokenStore"]
 
+log = logging.getLogger(__name__)
+
 # KEYS[1]: the lock; ARGV[1]: the holder's value. Deletes it only if it is still ours.
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+# KEYS[1]: the lock; ARGV[1]: the holder's value, ARGV[2]: the new expiry (ms). Renews it only if still ours.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return 0
 """
@@ -50,8 +64,8 @@ class RedisTokenStore(TokenStore):
         url_or_client: a ``redis://`` URL, or a ``redis.Redis`` client to use as it is.
         prefix: put before every key this store uses.
         lock_ttl: seconds after which a refresh lock expires if its holder died without
-            releasing it. Keep it above ``OAuth(timeout=...)``: a holder still refreshing when
-            it expires could be joined by a second refresh.
+            releasing it. A live holder renews it (every ``lock_ttl / 3`` s) however long its
+            refresh takes, so another worker never refreshes the same token meanwhile.
     """
 
     def __init__(self, url_or_client: Any, prefix: str = "mcpclient:", lock_ttl: float = 60.0) -> None:
@@ -67,6 +81,7 @@ class RedisTokenStore(TokenStore):
         self.prefix = prefix
         self.lock_ttl = lock_ttl
         self._release = self._redis.register_script(_RELEASE)
+        self._renew = self._redis.register_script(_RENEW)
         self._delete_if = self._redis.register_script(_DELETE_IF)
 
     def __repr__(self) -> str:  # the URL may carry a password
@@ -115,11 +130,26 @@ class RedisTokenStore(TokenStore):
                     break
             else:
                 raise TimeoutError(f"the token store's refresh lock was busy for {timeout:.3g} s")
+        done = threading.Event()
+        keeper = start_thread(lambda: self._keep(name, mine, ttl_ms, done), "mcpclient-redis-lock-keeper")
         try:
             yield
         finally:
+            done.set()
+            keeper.join(self.lock_ttl)  # (a renewal under way ends within it, or Redis is gone)
             with self._failures():
                 self._release(keys=[name], args=[mine])
+
+    def _keep(self, name: str, mine: str, ttl_ms: int, done: threading.Event) -> None:
+        """Keeper thread: renew our lock until ``done`` (a holder still refreshing keeps it; one
+        that died stops renewing, and the lock expires)."""
+        while not done.wait(self.lock_ttl / 3):
+            try:
+                if not self._renew(keys=[name], args=[mine, ttl_ms]):
+                    log.warning("the Redis refresh lock expired before it could be renewed; another client may refresh")
+                    return
+            except Exception as exc:  # Redis unreachable a moment: try again at the next tick
+                log.debug("renewing the Redis refresh lock failed (%s)", type(exc).__name__)
 
     def delete_if(self, key: str, refresh_token: Optional[str]) -> bool:
         if refresh_token is None:  # nothing to compare with in Lua (JSON null is not nil): plain path

@@ -65,7 +65,12 @@ class RedirectPoster(SessionPoster):
         hops = 0
         while response.status_code in _REDIRECTS and response.headers.get("Location"):
             status = response.status_code
-            target = urljoin(url, response.headers["Location"])
+            try:
+                target = urljoin(url, response.headers["Location"])
+                urlsplit(target).port  # noqa: B018  (a port that is no port, a broken [IPv6]: ValueError)
+            except ValueError:
+                response.close()
+                raise HTTPError(status, "redirect to a malformed URL refused (its host or port is invalid)") from None
             try:
                 self._judge(status, url, target, hops)
             except HTTPError:
