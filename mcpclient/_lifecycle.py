@@ -122,7 +122,9 @@ class ConnectionHooks:
     def _lost(self, error: MCPError) -> None:
         """The connection was lost (reader or timer thread): subscriptions end, or with a
         reconnect policy wait for the next connection, which, while any are open, is made at
-        once (on a thread of its own) rather than by the next call."""
+        once (on a thread of its own) rather than by the next call. The tools learned for output
+        validation are forgotten: the next connection may reach a restarted server."""
+        self._tools.forget()
         if self._conn.reconnect is None:
             self._subscriptions.end_all(error)
         elif self._subscriptions.active():
@@ -130,7 +132,9 @@ class ConnectionHooks:
             start_thread(lambda: _reconnect_now(conn, subscriptions), f"mcpclient-{conn.session.instance}-reconnect")
 
     def _restored(self, era: Any) -> None:
-        """A reconnect succeeded: subscriptions again, then ``on_reconnect``."""
+        """A reconnect succeeded: the tools are learned again (a new server session, maybe a
+        restarted server: its output schemas may differ), subscriptions again, then ``on_reconnect``."""
+        self._tools.forget()
         self._subscriptions.restore(era.stateless)
         if self.on_reconnect is not None:
             self._conn.session.after_notifications("on_reconnect callback", self.on_reconnect, self)

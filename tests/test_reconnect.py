@@ -286,3 +286,27 @@ def test_connect_during_a_reconnect_by_another_thread_waits_for_it(tmp_path: Pat
         connecting.join(LONG)
         pinger.join(LONG)
         assert errors == [] and client.state == "ready"
+
+
+def test_after_a_reconnect_output_is_validated_against_the_new_servers_schema(tmp_path):
+    """Issue-12 review: the tools learned for output validation outlived the connection, so a
+    restarted server's changed outputSchema was never learned (its valid results were refused
+    against the old one) until a tools/list_changed."""
+    import json as _json
+    import sys as _sys
+
+    from mcpclient import StdioTransport
+
+    spec = tmp_path / "output.json"
+    spec.write_text(_json.dumps({"outputSchema": {"type": "object", "properties": {"value": {"type": "string"}},
+                                                  "required": ["value"]}, "structured": {"value": "a"}}))
+    server = os.path.join(os.path.dirname(__file__), "servers", "mutable_tools.py")
+    transport = StdioTransport([_sys.executable, server], env={"TOOL_OUTPUT_FILE": str(spec)})
+    with Client(transport, timeout=LONG, reconnect=Reconnect(backoff_factor=0.01)) as client:
+        assert client.call_tool("lookup", {"key": "k"}).structured_content == {"value": "a"}
+        spec.write_text(_json.dumps({"outputSchema": {"type": "object", "properties": {"value": {"type": "integer"}},
+                                                      "required": ["value"]}, "structured": {"value": 5}}))
+        kill(client.transport.pid)
+        # (the loss hook, which forgets the tools, runs on the reader thread just after the state changes)
+        assert wait_until(lambda: lost(client) and client._tools.get("lookup") is None)
+        assert client.call_tool("lookup", {"key": "k"}).structured_content == {"value": 5}

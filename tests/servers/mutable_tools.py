@@ -1,5 +1,6 @@
 """A handshake-era stdio MCP server whose one tool, ``lookup``, is defined by the environment:
-``TOOL_DESCRIPTION`` (its description) and ``TOOL_SCHEMA`` (its inputSchema, JSON). Restarted with
+``TOOL_DESCRIPTION`` (its description), ``TOOL_SCHEMA`` (its inputSchema, JSON) and
+``TOOL_OUTPUT_FILE`` (its output schema and structured result, below). Restarted with
 other values it offers a changed tool under the same name (tests/test_group.py, pinned tools).
 Stdlib only; exits at stdin EOF."""
 import json
@@ -9,6 +10,13 @@ import sys
 SCHEMA = {"type": "object", "properties": {"key": {"type": "string"}}, "required": ["key"]}
 TOOL = {"name": "lookup", "description": os.environ.get("TOOL_DESCRIPTION", "Look a key up."),
         "inputSchema": json.loads(os.environ["TOOL_SCHEMA"]) if os.environ.get("TOOL_SCHEMA") else SCHEMA}
+# TOOL_OUTPUT_FILE: a JSON file read at start, {"outputSchema": ..., "structured": ...}: the tool's
+# output schema and the structuredContent its calls return (a restarted server may change both).
+OUTPUT = None
+if os.environ.get("TOOL_OUTPUT_FILE"):
+    with open(os.environ["TOOL_OUTPUT_FILE"]) as f:
+        OUTPUT = json.load(f)
+    TOOL["outputSchema"] = OUTPUT["outputSchema"]
 
 
 def answer(method, params):
@@ -21,7 +29,10 @@ def answer(method, params):
         return {"tools": [TOOL]}
     if method == "tools/call":
         key = (params.get("arguments") or {}).get("key", "")
-        return {"content": [{"type": "text", "text": f"value of {key}"}]}
+        result = {"content": [{"type": "text", "text": f"value of {key}"}]}
+        if OUTPUT is not None:
+            result["structuredContent"] = OUTPUT["structured"]
+        return result
     return None
 
 
