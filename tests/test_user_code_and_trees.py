@@ -288,6 +288,7 @@ def test_sys_exit_in_a_token_callable_on_a_stream_thread_is_contained(legacy, ca
     silently: connecting waited out connect_timeout, and the server's messages stopped with no
     word in the log. Now: logged, at once; over legacy SSE, where that stream is the connection,
     connecting fails at once with a typed error."""
+    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
     from http_servers import official_http_server
 
     from mcpclient.errors import MCPError
@@ -316,6 +317,7 @@ def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_
     """Issue 12 (item 4, the same audit): a future's POST runs on an ``http`` lane worker; a token
     callable that exits there left the call waiting for its whole timeout. Now it fails at once
     with a typed error, and the next calls go through."""
+    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
     from http_servers import official_http_server
 
     from mcpclient.errors import MCPError
