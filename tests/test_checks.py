@@ -143,20 +143,6 @@ def test_the_redirect_policy_refuses_credential_headers_as_safe():
     assert HTTPTransport("http://127.0.0.1:9/mcp").redirects is None
 
 
-@pytest.fixture
-def certificate(tmp_path):
-    """A self-signed certificate for 127.0.0.1: (certificate file, key file)."""
-    import shutil
-    import subprocess
-
-    if shutil.which("openssl") is None:
-        pytest.skip("needs the openssl command")
-    cert, key = str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
-                   check=True, capture_output=True, timeout=60)
-    return cert, key
-
 
 # --- item 9: output validation that does not depend on call order --------------------------------
 

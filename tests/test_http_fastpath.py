@@ -190,20 +190,6 @@ def test_a_bad_header_value_fails_without_being_quoted(scripted):
     assert server.requests(http_method="POST") == []
 
 
-@pytest.fixture
-def certificate(tmp_path):
-    """A self-signed certificate for 127.0.0.1: (certificate file, key file)."""
-    import shutil
-    import subprocess
-
-    if shutil.which("openssl") is None:
-        pytest.skip("needs the openssl command")
-    cert, key = str(tmp_path / "cert.pem"), str(tmp_path / "key.pem")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert],
-                   check=True, capture_output=True, timeout=60)
-    return cert, key
-
 
 def test_https_keeps_requests_certificate_verification(scripted, certificate, monkeypatch):
     for name in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"):

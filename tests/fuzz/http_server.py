@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Deque, Dict, List, Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wire import CAPABILITIES, Control, answer, expand  # noqa: E402
+from wire import CAPABILITIES, Control, answer, expand, take_script  # noqa: E402
 
 SESSION = "fz-session-1"
 HOLD_MAX = 3.0  # no response is held open longer than this, whatever the script says
@@ -146,12 +146,7 @@ class Handler(BaseHTTPRequestHandler):
         rid = msg["id"]
         with lock:
             stats["requests"] += 1
-            pending = scripts.get(method)
-            script = pending[0] if pending else None
-            if script is not None:
-                script["times"] = script.get("times", 1) - 1
-                if script["times"] <= 0:
-                    pending.popleft()
+            script = take_script(scripts, method)
         if method == "initialize":
             result = {"protocolVersion": (msg.get("params") or {}).get("protocolVersion", "2025-11-25"),
                       "capabilities": CAPABILITIES, "serverInfo": {"name": "fuzz", "version": "1"}}

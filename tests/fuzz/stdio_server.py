@@ -17,7 +17,7 @@ import time
 from typing import Any, Deque, Dict, List
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wire import CAPABILITIES, Control, answer, expand  # noqa: E402
+from wire import CAPABILITIES, Control, answer, expand, take_script  # noqa: E402
 
 scripts: Dict[str, Deque[Dict[str, Any]]] = collections.defaultdict(collections.deque)
 lock = threading.Lock()
@@ -65,12 +65,7 @@ def main() -> None:
         rid = msg["id"]
         with lock:
             stats["requests"] += 1
-            queue = scripts.get(method)
-            script = queue[0] if queue else None
-            if script is not None:
-                script["times"] = script.get("times", 1) - 1
-                if script["times"] <= 0:
-                    queue.popleft()
+            script = take_script(scripts, method)
         if method == "initialize":
             result = {"protocolVersion": msg.get("params", {}).get("protocolVersion", "2025-11-25"),
                       "capabilities": CAPABILITIES, "serverInfo": {"name": "fuzz", "version": "1"}}

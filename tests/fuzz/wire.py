@@ -118,3 +118,15 @@ class Control:
 
 def split_method(script: Dict[str, Any]) -> Tuple[str, Dict[str, Any]]:
     return script["method"], script
+
+
+def take_script(scripts: Dict[str, Any], method: str) -> Optional[Dict[str, Any]]:
+    """The script for the next ``method`` request (or None), used up after its ``times`` uses.
+    The caller holds the lock that guards ``scripts`` (a method -> deque of scripts map)."""
+    pending = scripts.get(method)
+    script = pending[0] if pending else None
+    if script is not None:
+        script["times"] = script.get("times", 1) - 1
+        if script["times"] <= 0:
+            pending.popleft()
+    return script
