@@ -79,9 +79,9 @@ class AnswerRecovery(HTTPBase):
                     if response.status_code == 200:
                         self._deliver_body(response, rid, wire=wire, deadline=deadline)
                         return
-                    answer = rpc_error_body(response, rid)  # (a JSON-RPC error: the call's answer)
+                    answer = rpc_error_body(response, rid, deadline)  # (a JSON-RPC error: the call's answer)
                     if answer is None:
-                        raise status_error(self.name, response)
+                        raise status_error(self.name, response, deadline)
                     self._inbox.put(answer)
                     return
                 except StreamBroken as again:

@@ -280,7 +280,7 @@ class HTTPTransport(AnswerRecovery):
                                       idempotent=idempotent, extra=headers)
             try:
                 if response.status_code not in (200, 202):
-                    raise status_error(self.name, response)
+                    raise status_error(self.name, response, deadline)
                 if response.status_code == 200 and response.headers.get("Content-Length") != "0":
                     if media_type(response) in (JSON, SSE):  # some servers answer a response with messages
                         self._deliver_body(response, deadline=deadline)
@@ -329,13 +329,13 @@ class HTTPTransport(AnswerRecovery):
                         if streaming:
                             return None
                     return self._deliver_body(response, rid, inline, deadline=deadline)
-                answer = rpc_error_body(response, rid)
+                answer = rpc_error_body(response, rid, deadline)
                 if answer is not None:  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
                     if inline:
                         return answer
                     self._inbox.put(answer)
                     return None
-                error = status_error(self.name, response)
+                error = status_error(self.name, response, deadline)
                 if setup and not self._opened and response.status_code in _LEGACY_REFUSALS:
                     self._refused = True  # maybe an HTTP+SSE server: see fallback()
                 raise error

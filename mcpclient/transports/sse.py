@@ -181,7 +181,7 @@ class SSETransport(HTTPBase):
                                   idempotent=idempotent)
         try:
             if response.status_code not in (200, 202):  # the answer itself comes on the event stream
-                raise status_error(self.name, response)
+                raise status_error(self.name, response, deadline)
             read_body(response, self.name, self.max_message_size, deadline)  # ("Accepted"): the connection is reused
         finally:
             response.close()

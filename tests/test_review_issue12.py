@@ -1,0 +1,125 @@
+"""Independent review of issue 12 (items 1-5): regressions found after the fixes were merged.
+
+Each test names the issue-12 failure it covers. Hostile servers are real sockets on 127.0.0.1
+(``Hostile`` from test_deadlines_bounds) or real child processes."""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import LONG
+from test_deadlines_bounds import SLACK, TIMEOUT, Conn, Hostile, answer, client_for, hostile  # noqa: F401
+from mcpclient.errors import MCPError, RequestTimeout
+
+
+def error_trickle(conn: Conn, message: Dict[str, Any]) -> None:
+    """A 500 answer whose JSON body comes one byte at a time, each in time for the read timeout."""
+    data = b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32603,"message":"%s"}}' % (message["id"], b"e" * 100)
+    conn.head(length=len(data), status="500 Internal Server Error")
+    for i in range(len(data)):
+        if not conn.send(data[i:i + 1]) or conn.stop.wait(0.1):
+            return
+
+
+def test_a_blocking_call_ends_at_its_deadline_when_the_error_body_trickles(hostile):
+    # Issue 12 item 2 ("a blocking HTTP call ignores its timeout", trickling): the error body of a
+    # 4xx/5xx answer was read without the call's deadline (error_body: one read of up to 1 MiB).
+    server = hostile(error_trickle)
+    with client_for(server.url) as client:
+        started = time.monotonic()
+        with pytest.raises(MCPError):
+            client.call_tool("slow", {}, timeout=TIMEOUT)
+        took = time.monotonic() - started
+        assert took < TIMEOUT + SLACK, f"the call took {took:.2f} s"
+
+
+class EndlessForNotifications(Hostile):
+    """``Hostile`` whose answer to every POSTed notification is an SSE stream kept alive by
+    comments, never ended (``on_notification`` is set when one is being answered so)."""
+
+    def __init__(self) -> None:
+        self.on_notification = threading.Event()
+        super().__init__(lambda conn, message: conn.reply(answer(message, {"content": []})))
+
+    def _serve(self, sock: socket.socket) -> None:
+        reader = sock.makefile("rb")
+        try:
+            while not self._stop.is_set():
+                line = reader.readline()
+                if not line:
+                    return
+                verb = line.split(b" ", 1)[0]
+                length = 0
+                while True:
+                    line = reader.readline()
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    key, _, value = line.decode("latin-1").partition(":")
+                    if key.strip().lower() == "content-length":
+                        length = int(value)
+                body = reader.read(length)
+                if verb != b"POST":
+                    sock.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
+                    continue
+                message = json.loads(body)
+                if message.get("method") == "initialize":
+                    data = answer(message, {"protocolVersion": message["params"]["protocolVersion"],
+                                            "capabilities": {"tools": {}},
+                                            "serverInfo": {"name": "endless", "version": "1"}})
+                    sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\n"
+                                 b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
+                    continue
+                conn = Conn(sock, self._stop, self.hung_up)
+                if "id" not in message:
+                    self.on_notification.set()
+                    conn.head("text/event-stream")
+                    conn.every(0.2, b": keep-alive\n\n")
+                    return
+                if not self.script(conn, message):
+                    return
+        except OSError:
+            return
+        finally:
+            reader.close()
+            sock.close()
+
+
+def test_a_notification_answered_with_an_endless_stream_ends_within_its_budget(started, monkeypatch):
+    # Issue 12 item 2 ("deadlines hold ... whatever the server does with the stream"): a POSTed
+    # notification (here notifications/initialized, sent by connect()) answered with an SSE stream
+    # kept alive by comments held its sender for ever: the stream of an answer to no request was
+    # read to its end, without the send's deadline (SEND_BUDGET).
+    from mcpclient import session as session_module
+
+    monkeypatch.setattr(session_module, "SEND_BUDGET", TIMEOUT)
+    server = started(EndlessForNotifications())
+    client = client_for(server.url)
+    done = threading.Event()
+    failure: List[BaseException] = []
+
+    def connect() -> None:
+        try:
+            client.connect()
+        except BaseException as exc:  # reported below
+            failure.append(exc)
+        done.set()
+
+    thread = threading.Thread(target=connect, name="test-connect")
+    started_at = time.monotonic()
+    thread.start()
+    try:
+        assert server.on_notification.wait(LONG)
+        assert done.wait(TIMEOUT + SLACK + 1), "connect() still blocked on the notification's answer stream"
+        assert time.monotonic() - started_at < TIMEOUT + SLACK + 1
+        assert not failure, failure
+        assert client.call_tool("any", {}, timeout=LONG).content == []
+        assert server.hung_up.wait(SLACK), "the notification's answer stream was still being read"
+    finally:
+        server.stop()  # (unblocks the reader without the fix)
+        thread.join(LONG)
+        client.close()
