@@ -430,6 +430,28 @@ def chunks(response: Response) -> Iterator[bytes]:
     return iter(lambda: read1(65536, decode_content=True), b"")
 
 
+def timed_chunks(response: Response, deadline: float) -> Iterator[bytes]:
+    """``chunks``, ending by ``deadline`` (monotonic) with ``ConnectionClosed`` however the server
+    paces them (each read waits at most until the deadline): for a stream nobody's call ends."""
+    raw = response.raw
+    read1 = raw.read1
+    sock = body_socket(response)
+    pooled = getattr(raw, "connection", None) is not None
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ConnectionClosed("the stream was still open at its deadline")
+        if sock is not None and (not pooled or raw.connection is not None):  # (as in read_body)
+            try:
+                sock.settimeout(remaining)
+            except OSError:
+                pass
+        chunk = read1(_READ_SIZE, decode_content=True)
+        if not chunk:
+            return
+        yield chunk
+
+
 def read_body(response: Response, name: str, limit: int, deadline: Optional[float]) -> bytes:
     """The whole body of ``response``, read by ``deadline`` (monotonic; the whole body, not each
     read: a server trickling it byte by byte cannot stretch it) and never more than ``limit``

@@ -101,7 +101,7 @@ class AnswerRecovery(HTTPBase):
         raise NotImplementedError
 
     def _read_events(self, response: Response, rid: Any, last_id: Optional[str], retry: Optional[float],
-                     wire: Any = None) -> Tuple[bool, Optional[str], Optional[float]]:
+                     wire: Any = None, deadline: Optional[float] = None) -> Tuple[bool, Optional[str], Optional[float]]:
         raise NotImplementedError
 
     def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False,
