@@ -123,3 +123,28 @@ def test_a_notification_answered_with_an_endless_stream_ends_within_its_budget(s
         server.stop()  # (unblocks the reader without the fix)
         thread.join(LONG)
         client.close()
+
+
+def test_the_legacy_sse_get_refused_with_a_trickled_page_fails_start_in_time_and_leaves_no_thread(hostile):
+    # Issue 12 item 2 (trickling) and item 5's "close() ... leaves no thread": the HTTP+SSE GET
+    # answered 500 with an error page trickled byte by byte. The reader quoted the page without a
+    # deadline: start() gave up at connect_timeout, close() waited its whole budget (5 s) for the
+    # reader and left it running.
+    from mcpclient.transports.sse import SSETransport
+
+    def trickled_500(conn: Conn) -> None:
+        page = b"x" * 1000
+        conn.head("text/plain", length=len(page), status="500 Internal Server Error")
+        for i in range(len(page)):
+            if not conn.send(page[i:i + 1]) or conn.stop.wait(0.1):
+                return
+
+    server = hostile(lambda conn, message: None, on_get=trickled_500)
+    transport = SSETransport(server.url, connect_timeout=1.0)
+    started_at = time.monotonic()
+    with pytest.raises(MCPError):
+        transport.start()
+    took = time.monotonic() - started_at
+    assert took < 1.0 + SLACK + 1, f"start() took {took:.2f} s"
+    reader = f"mcpclient-{transport.instance}-sse"
+    assert not [t for t in threading.enumerate() if t.name == reader], "the SSE reader thread was left running"
