@@ -148,3 +148,38 @@ def test_the_legacy_sse_get_refused_with_a_trickled_page_fails_start_in_time_and
     assert took < 1.0 + SLACK + 1, f"start() took {took:.2f} s"
     reader = f"mcpclient-{transport.instance}-sse"
     assert not [t for t in threading.enumerate() if t.name == reader], "the SSE reader thread was left running"
+
+
+def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(hostile, monkeypatch):
+    # Issue 12 item 4 (BaseException containment must not swallow a main-thread Ctrl-C): a JSON
+    # answer read on the caller's own thread is dispatched there. A real SIGINT landing while it
+    # was dispatched was logged as "failed to dispatch a message" and swallowed: the caller then
+    # waited out its whole timeout instead of seeing KeyboardInterrupt.
+    import signal
+
+    from mcpclient.session import Session
+
+    assert threading.current_thread() is threading.main_thread()  # (signals go to the main thread)
+    server = hostile(lambda conn, message: conn.reply(answer(message, {"content": []})))
+    original = Session._complete
+    interrupt = [True]
+
+    def complete(self: Session, msg: Dict[str, Any]) -> None:
+        if interrupt[0] and threading.current_thread() is threading.main_thread():
+            interrupt[0] = False
+            signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C, at this very point
+        original(self, msg)
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with client_for(server.url) as client:
+            monkeypatch.setattr(Session, "_complete", complete)
+            started_at = time.monotonic()
+            with pytest.raises(KeyboardInterrupt):
+                client.call_tool("any", {}, timeout=TIMEOUT * 2)
+            assert time.monotonic() - started_at < TIMEOUT
+            assert not interrupt[0]
+            assert not client.session._pending  # (answered: nothing left waiting)
+            assert client.call_tool("any", {}, timeout=LONG).content == []  # still usable
+    finally:
+        signal.signal(signal.SIGINT, previous)
