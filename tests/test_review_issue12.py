@@ -5,15 +5,19 @@ Each test names the issue-12 failure it covers. Hostile servers are real sockets
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import sys
 import threading
 import time
 from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG
+from conftest import LONG, wait_until
 from test_deadlines_bounds import SLACK, TIMEOUT, Conn, Hostile, answer, client_for, hostile  # noqa: F401
+from mcpclient import Client
 from mcpclient.errors import MCPError, RequestTimeout
 
 
@@ -183,3 +187,60 @@ def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(h
             assert client.call_tool("any", {}, timeout=LONG).content == []  # still usable
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+# A stdio server whose setsid grandchild holds its stdout and, once the server is gone (the
+# grandchild is re-parented), writes to it without pause (a chatty helper daemon's log).
+CHATTY_SERVER = r'''
+import json, os, signal, subprocess, sys, time
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR1])  # (inherited: the grandchild waits for it)
+NOISE = "import fcntl, os, signal\nsignal.sigwait([signal.SIGUSR1])\n" \
+        "fcntl.fcntl(1, 1031, 1 << 20)\n" \
+        "line = b'noise ' * 30 + b'\\n'\nwhile True: os.write(1, line * 100)\n"
+child = subprocess.Popen([sys.executable, "-c", NOISE], stdin=subprocess.DEVNULL, start_new_session=True)
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    method, params = msg["method"], msg.get("params") or {}
+    if method == "initialize":
+        result = {"protocolVersion": params["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "chatty", "version": "1"}}
+    elif params.get("name") == "die":  # the grandchild starts writing, and goes on once we are gone
+        os.kill(child.pid, signal.SIGUSR1)
+        time.sleep(0.3)
+        os._exit(3)
+    else:
+        result = {"content": [{"type": "text", "text": str(child.pid)}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+'''
+
+
+@pytest.mark.skipif(os.name != "posix", reason="setsid")
+def test_calls_fail_at_once_when_the_server_exits_though_a_grandchild_keeps_writing_its_stdout():
+    # Issue 12 item 5 ("when the server exits, pending calls fail at once even if a descendant
+    # holds its stdout"; "close() ... leaves no thread"): once released, the stdout reader read on
+    # for as long as the pipe had data, so a descendant that kept writing kept it (and every
+    # pending call) going for ever.
+    from mcpclient.errors import ConnectionClosed
+
+    client = Client([sys.executable, "-c", CHATTY_SERVER], timeout=LONG, validate_output="listed").connect()
+    grandchild = int(client.call_tool("pid").content[0].text)
+    try:
+        instance = client.session.instance
+        started_at = time.monotonic()
+        with pytest.raises(ConnectionClosed):  # (ProcessExited)
+            client.call_tool("die", timeout=LONG)
+        assert time.monotonic() - started_at < 3.0
+        started_at = time.monotonic()
+        client.close()
+        assert time.monotonic() - started_at < 3.0
+        assert wait_until(lambda: not [t for t in threading.enumerate() if t.name.startswith(f"mcpclient-{instance}-")],
+                          timeout=2.0), [t.name for t in threading.enumerate()]
+    finally:
+        client.close()
+        try:
+            os.kill(grandchild, signal.SIGKILL)
+        except OSError:
+            pass
