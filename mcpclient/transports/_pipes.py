@@ -104,6 +104,11 @@ class PipeLines:
         while True:
             end = buf.find(b"\n", self._scanned, limit)
             if end >= 0:
+                if end + 1 == len(buf):  # (the common case: the buffer holds one line)
+                    line = bytes(buf)
+                    buf.clear()
+                    self._scanned = 0
+                    return line
                 return self._take(end + 1)
             if len(buf) >= limit:
                 return self._take(limit)
@@ -165,7 +170,10 @@ class PipeLines:
         while True:
             try:
                 if self._poll is not None:
-                    ready = {fd for fd, _ in self._poll.poll(None if wait is None else 0)}
+                    events = self._poll.poll(wait)
+                    if len(events) == 1 and events[0][0] == self._fd:  # (the common case, cheaply)
+                        return True
+                    ready = {fd for fd, _ in events}
                 else:
                     ready = set(select.select([self._fd, self._wake_r], [], [], wait)[0])
                 break
