@@ -244,3 +244,32 @@ def test_calls_fail_at_once_when_the_server_exits_though_a_grandchild_keeps_writ
             os.kill(grandchild, signal.SIGKILL)
         except OSError:
             pass
+
+
+def test_on_session_change_that_exits_is_contained_and_the_call_goes_on(started):
+    # Issue 12 item 4 ("SystemExit from user code ... is contained and logged"): the user's
+    # on_session_change callback ran with only Exception caught; its sys.exit() went up through
+    # the request that met the 404 (on a worker), which failed (ConnectionClosed "SystemExit")
+    # though the new session was in place (and on the GET listener it ended server-initiated messages for good).
+    from http_scripted import ScriptedHTTPServer
+    from mcpclient import HTTPTransport
+
+    def echo(seen: Any, msg: Dict[str, Any]) -> Dict[str, Any]:
+        if msg["method"] != "tools/call":
+            return {"tools": []} if msg["method"] == "tools/list" else {}
+        return {"content": [{"type": "text", "text": msg["params"]["arguments"]["text"]}]}
+
+    server = started(ScriptedHTTPServer(echo))
+    changes: List[Any] = []
+
+    def on_change(old: Any, new: Any) -> None:
+        changes.append((old, new))
+        sys.exit(1)
+
+    transport = HTTPTransport(server.url, on_session_change=on_change)
+    with Client(transport, protocol="legacy", validate_output="listed", timeout=LONG) as client:
+        assert client.call_tool("echo", {"text": "before"}).content[0].text == "before"
+        server.expire_sessions()
+        assert client.list_tools_future().result(LONG) == []  # (a request safe to repeat in the new session)
+        assert len(changes) == 1
+        assert client.call_tool("echo", {"text": "after"}).content[0].text == "after"

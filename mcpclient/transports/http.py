@@ -31,7 +31,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
-from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
+from .._threads import FlightTimeout, Lane, SingleFlight, contain, join_all, start_thread
 from ..redirects import Redirects
 from ..errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError, SessionExpired, TransportError
 from ._http import (
@@ -428,7 +428,8 @@ class HTTPTransport(AnswerRecovery):
             if callback is not None:
                 try:
                     callback(*args)
-                except Exception:
+                except BaseException as exc:  # (user code) sys.exit() too: the request, or the GET
+                    contain(exc)  # listener, that met the 404 goes on in the new session
                     log.exception("%s callback failed", name)
 
     def _renew(self, expired: str, deadline: Optional[float]) -> None:
