@@ -27,7 +27,7 @@ from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
-from ._threads import Lane, join_all, next_instance, start_thread
+from ._threads import Lane, contain, join_all, next_instance, start_thread
 from ._timer import DeadlineTimer
 from ._wire import format_message, rarely, wire_log
 from .errors import (
@@ -319,7 +319,12 @@ class Session:
         if reply is not None:  # answered on this thread (HTTP with a JSON body): no hand-off
             if wire_log.isEnabledFor(logging.DEBUG):
                 wire_log.debug("<- %s", format_message(reply))
-            self._dispatch(reply)
+            try:
+                self._dispatch(reply)
+            except BaseException:  # a Ctrl-C on this (the main) thread meanwhile: answered, so just forgotten
+                with self._lock:
+                    self._pending.pop(rid, None)
+                raise
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""
@@ -484,7 +489,8 @@ class Session:
                 self._dispatch_incoming(msg)
             else:
                 self._complete(msg)
-        except BaseException:  # SystemExit from user code a dispatch may run (done-callbacks) too
+        except BaseException as exc:  # SystemExit from user code a dispatch may run (done-callbacks) too,
+            contain(exc)  # but not a Ctrl-C on the main thread (a blocking HTTP call's answer is dispatched there)
             log.exception("failed to dispatch a message; skipped: %s", format_message(msg, 200))
 
     def _complete(self, msg: Dict[str, Any]) -> None:

@@ -431,6 +431,28 @@ def chunks(response: Response) -> Iterator[bytes]:
     return iter(lambda: read1(65536, decode_content=True), b"")
 
 
+def timed_chunks(response: Response, deadline: float) -> Iterator[bytes]:
+    """``chunks``, ending by ``deadline`` (monotonic) with ``ConnectionClosed`` however the server
+    paces them (each read waits at most until the deadline): for a stream nobody's call ends."""
+    raw = response.raw
+    read1 = raw.read1
+    sock = body_socket(response)
+    pooled = getattr(raw, "connection", None) is not None
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise ConnectionClosed("the stream was still open at its deadline")
+        if sock is not None and (not pooled or raw.connection is not None):  # (as in read_body)
+            try:
+                sock.settimeout(remaining)
+            except OSError:
+                pass
+        chunk = read1(_READ_SIZE, decode_content=True)
+        if not chunk:
+            return
+        yield chunk
+
+
 def read_body(response: Response, name: str, limit: int, deadline: Optional[float]) -> bytes:
     """The whole body of ``response``, read by ``deadline`` (monotonic; the whole body, not each
     read: a server trickling it byte by byte cannot stretch it) and never more than ``limit``
@@ -478,17 +500,39 @@ def _keep_content(response: Response, body: bytes, complete: bool = True) -> Non
         response._content_consumed = True  # type: ignore[attr-defined]
 
 
-def error_body(response: Response) -> bytes:
+def error_body(response: Response, deadline: Optional[float] = None) -> bytes:
     """At most ``_MAX_ERROR_BODY`` bytes of an error answer's body (read once, then kept): an
-    error page is quoted and parsed, never read whole."""
+    error page is quoted and parsed, never read whole. ``deadline`` (monotonic): what came by
+    then is all there is (a server trickling its error page cannot stretch the call)."""
     content = getattr(response, "_content", None)
     if type(content) is bytes:
         return content[:_MAX_ERROR_BODY]
+    raw = response.raw
+    sock = body_socket(response) if deadline is not None else None
+    pooled = getattr(raw, "connection", None) is not None
+    parts: List[bytes] = []
+    size = 0
+    complete = False
     try:
-        body: bytes = response.raw.read(_MAX_ERROR_BODY, decode_content=True) or b""
-        complete = len(body) < _MAX_ERROR_BODY  # (a short read: the end came)
-    except Exception:  # the connection broke mid-body: what came is all there is
-        body, complete = b"", False
+        while size < _MAX_ERROR_BODY:
+            if deadline is not None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    break
+                if sock is not None and (not pooled or raw.connection is not None):  # (as in read_body)
+                    try:
+                        sock.settimeout(remaining)
+                    except OSError:
+                        pass
+            chunk = raw.read1(_MAX_ERROR_BODY - size, decode_content=True)
+            if not chunk:
+                complete = True
+                break
+            parts.append(chunk)
+            size += len(chunk)
+    except Exception:  # the connection broke mid-body (or timed out): what came is all there is
+        complete = False
+    body = b"".join(parts)[:_MAX_ERROR_BODY]
     _keep_content(response, body, complete)
     return body
 
@@ -498,13 +542,14 @@ def media_type(response: Response) -> str:
     return value.split(";", 1)[0].strip().lower()
 
 
-def rpc_error_body(response: Response, rid: Any) -> Optional[Dict[str, Any]]:
+def rpc_error_body(response: Response, rid: Any, deadline: Optional[float] = None) -> Optional[Dict[str, Any]]:
     """The JSON-RPC error a non-2xx answer carries in a JSON body (2026 servers answer 400 with
-    ``-32022``, 404 with ``-32601``...), as the response to ``rid``; None if it carries none."""
+    ``-32022``, 404 with ``-32601``...), as the response to ``rid``; None if it carries none
+    (or not by ``deadline``: ``error_body``)."""
     if rid is None or response.status_code in (401, 403) or media_type(response) != JSON:
         return None
     try:
-        body = json.loads(error_body(response))
+        body = json.loads(error_body(response, deadline))
     except ValueError:
         return None
     error = body.get("error") if isinstance(body, dict) else None
@@ -513,8 +558,9 @@ def rpc_error_body(response: Response, rid: Any) -> Optional[Dict[str, Any]]:
     return {"jsonrpc": "2.0", "id": rid, "error": error, "httpStatus": response.status_code}
 
 
-def status_error(name: str, response: Response) -> Exception:
-    """The error for a status that is not a valid MCP answer (the token is never part of it)."""
+def status_error(name: str, response: Response, deadline: Optional[float] = None) -> Exception:
+    """The error for a status that is not a valid MCP answer (the token is never part of it);
+    the body quoted is what came by ``deadline`` (``error_body``)."""
     status = response.status_code
     if status in (401, 403):
         return AuthError(f"{name} answered HTTP {status}", status=status,
@@ -523,7 +569,7 @@ def status_error(name: str, response: Response) -> Exception:
         return HTTPError(status, f"redirect to {response.headers.get('Location', '?')} refused "
                                  "(follow_redirects=False)")
     try:
-        page = error_body(response).decode(_charset(response) or "utf-8", "replace")
+        page = error_body(response, deadline).decode(_charset(response) or "utf-8", "replace")
         if media_type(response) in ("text/html", "application/xhtml+xml"):
             text = html_summary(page)
         else:

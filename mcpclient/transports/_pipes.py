@@ -7,7 +7,8 @@ and ``close()`` would leave the reader behind. Closing our end from another thre
 a blocked ``read()`` on Linux either (and frees the fd number for reuse under it). So
 ``PipeLines`` waits in ``poll()`` on the pipe and on a wake-up pipe of its own; ``release()``
 (from the exit watcher, or ``close()``) closes the wake-up's write end, and the reader then
-takes what the pipe still holds, without waiting for more, and reports EOF.
+takes what the pipe still holds, without waiting for more (and no more than the pipe can hold:
+a descendant may go on writing), and reports EOF.
 
 Windows pipes cannot be polled: there the transport reads the ``subprocess`` file objects as
 before (``_windows`` kills the process tree at close, which ends the pipe).
@@ -23,6 +24,20 @@ __all__ = ["PipeLines"]
 
 _CHUNK = 1 << 16  # a pipe's default capacity on Linux: one read takes what is there
 _HAS_POLL = hasattr(select, "poll")
+#: Once released, at most this many more bytes are read (or the pipe's capacity, if larger): all
+#: an exited server can have left in the pipe. A descendant that goes on writing must not keep
+#: the reader (and every pending call) going for ever.
+_AFTER_RELEASE = 1 << 20
+
+
+def _pipe_size(fd: int) -> int:
+    """The pipe's capacity in bytes (Linux, Python 3.10+), else 0."""
+    try:
+        import fcntl  # deferred: POSIX only, and only a released reader needs it
+
+        return int(fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ)) if hasattr(fcntl, "F_GETPIPE_SZ") else 0
+    except OSError:
+        return 0
 
 
 class PipeLines:
@@ -47,6 +62,7 @@ class PipeLines:
         self._closed = False
         self._busy = False  # the reader is in poll()/read() on our descriptors
         self._close_pending = False  # close() came meanwhile: the reader closes on its way out
+        self._budget = -1  # bytes the reader may still read once released (set then)
         if _HAS_POLL:
             self._poll: Optional["select.poll"] = select.poll()
             self._poll.register(self._fd, select.POLLIN)
@@ -88,6 +104,11 @@ class PipeLines:
         while True:
             end = buf.find(b"\n", self._scanned, limit)
             if end >= 0:
+                if end + 1 == len(buf):  # (the common case: the buffer holds one line)
+                    line = bytes(buf)
+                    buf.clear()
+                    self._scanned = 0
+                    return line
                 return self._take(end + 1)
             if len(buf) >= limit:
                 return self._take(limit)
@@ -133,6 +154,10 @@ class PipeLines:
                     self._eof = True
                     return False
                 self._buf += data
+                if self._released:  # what is left of an exited server, not a descendant's endless output
+                    self._budget -= len(data)
+                    if self._budget <= 0:
+                        self._eof = True
                 return True
             if self._released:
                 self._eof = True
@@ -145,7 +170,10 @@ class PipeLines:
         while True:
             try:
                 if self._poll is not None:
-                    ready = {fd for fd, _ in self._poll.poll(None if wait is None else 0)}
+                    events = self._poll.poll(wait)
+                    if len(events) == 1 and events[0][0] == self._fd:  # (the common case, cheaply)
+                        return True
+                    ready = {fd for fd, _ in events}
                 else:
                     ready = set(select.select([self._fd, self._wake_r], [], [], wait)[0])
                 break
@@ -154,6 +182,7 @@ class PipeLines:
             except (OSError, ValueError):  # our fds were closed under us: nothing more to read
                 ready = {self._fd}
                 break
-        if self._wake_r in ready:
+        if self._wake_r in ready and not self._released:
             self._released = True
+            self._budget = max(_AFTER_RELEASE, _pipe_size(self._fd))
         return self._fd in ready

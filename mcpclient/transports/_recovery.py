@@ -79,9 +79,9 @@ class AnswerRecovery(HTTPBase):
                     if response.status_code == 200:
                         self._deliver_body(response, rid, wire=wire, deadline=deadline)
                         return
-                    answer = rpc_error_body(response, rid)  # (a JSON-RPC error: the call's answer)
+                    answer = rpc_error_body(response, rid, deadline)  # (a JSON-RPC error: the call's answer)
                     if answer is None:
-                        raise status_error(self.name, response)
+                        raise status_error(self.name, response, deadline)
                     self._inbox.put(answer)
                     return
                 except StreamBroken as again:
@@ -101,7 +101,7 @@ class AnswerRecovery(HTTPBase):
         raise NotImplementedError
 
     def _read_events(self, response: Response, rid: Any, last_id: Optional[str], retry: Optional[float],
-                     wire: Any = None) -> Tuple[bool, Optional[str], Optional[float]]:
+                     wire: Any = None, deadline: Optional[float] = None) -> Tuple[bool, Optional[str], Optional[float]]:
         raise NotImplementedError
 
     def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False,

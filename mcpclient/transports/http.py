@@ -31,12 +31,12 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
 
-from .._threads import FlightTimeout, Lane, SingleFlight, join_all, start_thread
+from .._threads import FlightTimeout, Lane, SingleFlight, contain, join_all, start_thread
 from ..redirects import Redirects
 from ..errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError, SessionExpired, TransportError
 from ._http import (
     JSON, SESSION_HEADER, SSE, Auth, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body,
-    request_error, rpc_error_body, status_error,
+    request_error, rpc_error_body, status_error, timed_chunks,
 )
 from ._posters import FastPoster, SessionPoster
 from ._redirects import RedirectPoster
@@ -280,7 +280,7 @@ class HTTPTransport(AnswerRecovery):
                                       idempotent=idempotent, extra=headers)
             try:
                 if response.status_code not in (200, 202):
-                    raise status_error(self.name, response)
+                    raise status_error(self.name, response, deadline)
                 if response.status_code == 200 and response.headers.get("Content-Length") != "0":
                     if media_type(response) in (JSON, SSE):  # some servers answer a response with messages
                         self._deliver_body(response, deadline=deadline)
@@ -329,13 +329,13 @@ class HTTPTransport(AnswerRecovery):
                         if streaming:
                             return None
                     return self._deliver_body(response, rid, inline, deadline=deadline)
-                answer = rpc_error_body(response, rid)
+                answer = rpc_error_body(response, rid, deadline)
                 if answer is not None:  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
                     if inline:
                         return answer
                     self._inbox.put(answer)
                     return None
-                error = status_error(self.name, response)
+                error = status_error(self.name, response, deadline)
                 if setup and not self._opened and response.status_code in _LEGACY_REFUSALS:
                     self._refused = True  # maybe an HTTP+SSE server: see fallback()
                 raise error
@@ -428,7 +428,8 @@ class HTTPTransport(AnswerRecovery):
             if callback is not None:
                 try:
                     callback(*args)
-                except Exception:
+                except BaseException as exc:  # (user code) sys.exit() too: the request, or the GET
+                    contain(exc)  # listener, that met the 404 goes on in the new session
                     log.exception("%s callback failed", name)
 
     def _renew(self, expired: str, deadline: Optional[float]) -> None:
@@ -508,7 +509,10 @@ class HTTPTransport(AnswerRecovery):
         if kind != SSE:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
         self._bound_idle(response)
-        answered, last_id, retry = self._read_events(response, rid, None, None, wire)
+        # A stream answering no request (a notification's, a response's) ends by the send's
+        # deadline: no call's timeout or cancel would end it (a server keeping it open for ever).
+        answered, last_id, retry = self._read_events(response, rid, None, None, wire,
+                                                     deadline if rid is None else None)
         if answered or rid is None or self._closing.is_set() or rid in self._cancelled:
             return None
         if self._stateless:  # no GET, no resumption: the caller may send the request again
@@ -520,15 +524,16 @@ class HTTPTransport(AnswerRecovery):
         return None
 
     def _read_events(self, response: Response, rid: Any, last_id: Optional[str], retry: Optional[float],
-                     wire: Any = None) -> Tuple[bool, Optional[str], Optional[float]]:
+                     wire: Any = None, deadline: Optional[float] = None) -> Tuple[bool, Optional[str], Optional[float]]:
         """Queue one stream's messages; return (the answer to ``rid`` came, or ``rid`` was cancelled:
-        nothing more to read; the last event id; the retry delay). ``wire``: as in ``_deliver_body``."""
+        nothing more to read; the last event id; the retry delay). ``wire``: as in ``_deliver_body``;
+        ``deadline``: the stream is read until then at most (``timed_chunks``)."""
         if not self._track(response, rid):
             return True, last_id, retry  # cancelled (2026): the response is closed unread
         answered = False
         expected = rid if wire is None else wire
         try:
-            for event in self._events(response):
+            for event in self._events(response, deadline):
                 last_id = event.id if event.id is not None else last_id
                 retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
                 if event.oversized:
@@ -629,11 +634,13 @@ class HTTPTransport(AnswerRecovery):
             abort(response)
         return self._stateless
 
-    def _events(self, response: Response) -> Iterator[SSEEvent]:
-        """The events of an SSE response; a broken connection just ends them (the caller resumes)."""
+    def _events(self, response: Response, deadline: Optional[float] = None) -> Iterator[SSEEvent]:
+        """The events of an SSE response (until ``deadline`` at most); a broken connection just
+        ends them (the caller resumes)."""
         try:
-            yield from parse_sse(chunks(response), self.max_message_size)
-        except Exception as exc:  # the stream broke (or close() aborted it)
+            source = chunks(response) if deadline is None else timed_chunks(response, deadline)
+            yield from parse_sse(source, self.max_message_size)
+        except Exception as exc:  # the stream broke (or close() aborted it, or its deadline came)
             log.debug("event stream from %s ended: %s", self.name, type(exc).__name__)
 
     def _listen(self) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Dict, Optional
 from urllib.parse import urljoin, urlsplit
 
@@ -181,7 +182,7 @@ class SSETransport(HTTPBase):
                                   idempotent=idempotent)
         try:
             if response.status_code not in (200, 202):  # the answer itself comes on the event stream
-                raise status_error(self.name, response)
+                raise status_error(self.name, response, deadline)
             read_body(response, self.name, self.max_message_size, deadline)  # ("Accepted"): the connection is reused
         finally:
             response.close()
@@ -232,8 +233,8 @@ class SSETransport(HTTPBase):
 
     def _consume(self, response: Response) -> Optional[Exception]:
         """Read the event stream; returns the error that ended it early (else ``None``)."""
-        if response.status_code != 200:
-            return status_error(self.name, response)
+        if response.status_code != 200:  # (its page quoted as it comes by then: start() waits no longer)
+            return status_error(self.name, response, time.monotonic() + self.connect_timeout)
         if media_type(response) != SSE:
             return ProtocolError(f"{self.name} answered the SSE GET with Content-Type "
                                  f"{media_type(response) or 'none'!r}, not an event stream")
