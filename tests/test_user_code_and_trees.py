@@ -361,3 +361,69 @@ def test_pipe_lines_closed_while_a_thread_reads_lets_it_go_and_closes_after_it()
         assert lines._stream.closed  # type: ignore[attr-defined]  # by the reader, on its way out
     finally:
         os.close(write_end)
+
+
+LINUX = sys.platform.startswith("linux")
+
+
+@pytest.mark.skipif(not LINUX, reason="WokenLines reopens the pipe through /proc (Linux)")
+def test_woken_lines_released_while_a_thread_reads_delivers_what_came_first_then_eof():
+    """stdout's reader on Linux (the fast path: a blocking readline, no poll per read, which cost
+    the benchmark ~10%): release() wakes it through a marker line written into the same pipe,
+    though a descendant still holds the write end (here: the test)."""
+    from mcpclient.transports._pipes import WokenLines
+
+    read_end, write_end = os.pipe()
+    lines = WokenLines(os.fdopen(read_end, "rb"))
+    got: List[bytes] = []
+    os.write(write_end, b"first\nsecond\n")
+    reader = threading.Thread(target=lambda: got.extend(iter(lambda: lines.readline(100), b"")))
+    reader.start()
+    try:
+        assert wait_until(lambda: len(got) == 2)  # the reader is now blocked in read()
+        os.write(write_end, b"partial")  # (an exited server's unfinished line)
+        lines.release()
+        reader.join(LONG)
+        assert not reader.is_alive()
+        assert got == [b"first\n", b"second\n", b"partial\n"]  # the marker's own newline ends it
+        assert lines.readline(100) == b""
+        lines.close()
+        lines.release()  # closed: nothing is opened, nothing written
+    finally:
+        os.close(write_end)
+
+
+@pytest.mark.skipif(not LINUX, reason="WokenLines reopens the pipe through /proc (Linux)")
+def test_woken_lines_stop_after_their_budget_when_a_descendant_writes_on():
+    """A full pipe takes the marker only once the reader made room; a descendant writing for
+    ever must still not keep the reader going: it stops after the released budget."""
+    from mcpclient.transports import _pipes
+
+    read_end, write_end = os.pipe()
+    lines = _pipes.WokenLines(os.fdopen(read_end, "rb"))
+    stop = threading.Event()
+
+    def firehose() -> None:
+        line = b"x" * 1000 + b"\n"
+        while not stop.is_set():
+            try:
+                os.write(write_end, line)
+            except OSError:
+                return
+
+    writer = threading.Thread(target=firehose)
+    writer.start()
+    read = 0
+    try:
+        assert lines.readline(2000)  # the pipe is flowing
+        lines.release(timeout=0.2)
+        began = time.monotonic()
+        while lines.readline(2000):
+            read += 1
+        assert time.monotonic() - began < LONG
+        assert read <= (max(_pipes._AFTER_RELEASE, 1 << 20) // 1000) + 70  # (plus what the buffer held)
+    finally:
+        stop.set()
+        lines.close()
+        writer.join(LONG)
+        os.close(write_end)

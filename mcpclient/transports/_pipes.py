@@ -10,6 +10,12 @@ a blocked ``read()`` on Linux either (and frees the fd number for reuse under it
 takes what the pipe still holds, without waiting for more (and no more than the pipe can hold:
 a descendant may go on writing), and reports EOF.
 
+``PipeLines`` costs a ``poll()`` and a lock per read. On Linux, stdout (every answer goes through
+it) is read by ``WokenLines`` instead: a plain blocking ``readline`` as before, and ``release()``
+opens a write end of the same pipe through ``/proc/self/fd`` (a pipe opens there like a FIFO)
+and writes a marker line only this reader knows. That wakes the blocked read, and the reader
+reports EOF at the marker (or once it has read what an exited server can have left).
+
 Windows pipes cannot be polled: there the transport reads the ``subprocess`` file objects as
 before (``_windows`` kills the process tree at close, which ends the pipe).
 """
@@ -17,10 +23,12 @@ from __future__ import annotations
 
 import os
 import select
+import sys
 import threading
-from typing import IO, Optional
+import time
+from typing import IO, Any, Optional
 
-__all__ = ["PipeLines"]
+__all__ = ["PipeLines", "WokenLines", "stdout_lines"]
 
 _CHUNK = 1 << 16  # a pipe's default capacity on Linux: one read takes what is there
 _HAS_POLL = hasattr(select, "poll")
@@ -186,3 +194,96 @@ class PipeLines:
             self._released = True
             self._budget = max(_AFTER_RELEASE, _pipe_size(self._fd))
         return self._fd in ready
+
+
+
+class WokenLines:
+    """Lines from a pipe's read end (``stream``, a buffered ``subprocess`` pipe) by a blocking
+    ``readline``, the fast path, until EOF or ``release()`` (Linux: see the module docstring).
+
+    One thread reads; ``release()`` may be called from any thread. ``close()`` closes the pipe:
+    the transport calls it only when nobody reads, or from the reader itself after EOF.
+    """
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._readline = stream.readline  # type: ignore[attr-defined]
+        fd = stream.fileno()
+        self._path = f"/proc/self/fd/{fd}"
+        self._pipe = os.fstat(fd).st_ino  # what the path must still open (not a file that reused the fd)
+        self._marker = b"\n" + os.urandom(16).hex().encode("ascii") + b"\n"  # one atomic pipe write
+        self._marker_line = self._marker[1:]  # (its first newline ends whatever line came before)
+        self._lock = threading.Lock()  # release() against close(): never open a reused fd number
+        self._closed = False
+        self._released = False
+        self._budget = 0  # bytes the reader may still read once released
+        self._eof = False
+
+    @staticmethod
+    def usable(stream: IO[bytes]) -> bool:
+        """Whether the pipe can be opened again through /proc (not where /proc is missing)."""
+        return os.path.exists(f"/proc/self/fd/{stream.fileno()}")
+
+    def release(self, timeout: float = 1.0) -> None:
+        """Let the reader go: it reads what the pipe holds now and then sees EOF (idempotent).
+        A full pipe (a descendant writing on) takes the marker once the reader made room, within
+        ``timeout``; the reader stops after ``_AFTER_RELEASE`` more bytes anyway."""
+        with self._lock:
+            if self._released or self._closed:  # (closed: nobody reads any more)
+                self._released = True
+                return
+            try:
+                self._budget = max(_AFTER_RELEASE, _pipe_size(self._stream.fileno()))
+                self._released = True
+                fd = os.open(self._path, os.O_WRONLY | os.O_NONBLOCK)  # (its own open file: nonblocking)
+            except (OSError, ValueError):  # (ValueError: the file object was closed)
+                self._released = True
+                return
+        try:
+            if os.fstat(fd).st_ino != self._pipe:
+                return
+            waiter = select.poll()
+            waiter.register(fd, select.POLLOUT)
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    os.write(fd, self._marker)
+                    return
+                except BlockingIOError:  # full: the reader is not blocked, it is reading
+                    left = deadline - time.monotonic()
+                    if left <= 0 or self._eof:
+                        return
+                    waiter.poll(min(left, 0.05) * 1000)
+                except OSError:  # no reader any more
+                    return
+        finally:
+            os.close(fd)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            try:
+                self._stream.close()
+            except OSError:
+                pass
+
+    def readline(self, limit: int) -> bytes:
+        """Up to ``limit`` bytes, ending at the first newline within them; ``b""`` at EOF, at the
+        marker, or once released and past the budget."""
+        if self._eof:
+            return b""
+        line: bytes = self._readline(limit)
+        if not self._released or not line:
+            return line
+        self._budget -= len(line)
+        if line == self._marker_line or self._budget < 0:
+            self._eof = True
+            return b""
+        return line
+
+
+def stdout_lines(stream: IO[bytes]) -> Any:
+    """The reader for a server's stdout: ``WokenLines`` where it works (Linux), else ``PipeLines``."""
+    if sys.platform.startswith("linux") and WokenLines.usable(stream):
+        return WokenLines(stream)
+    return PipeLines(stream)

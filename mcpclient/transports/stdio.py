@@ -27,7 +27,7 @@ from .._threads import join_all, next_instance, start_thread
 from .._wire import rarely
 from ..errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
 from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
-from ._pipes import PipeLines
+from ._pipes import PipeLines, WokenLines, stdout_lines
 from ._windows import PipeWriter, kill_tree
 from .base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
 
@@ -45,8 +45,9 @@ _STDERR_LINE_MAX = 1 << 16  # a longer stderr line is passed on in pieces of thi
 _POSIX = os.name == "posix"
 #: Pipes cannot be made non-blocking (Windows): writes go through a ``PipeWriter`` thread.
 _BLOCKING_PIPES = not _POSIX
-#: Pipes can be polled: stdout and stderr are read through ``PipeLines``, whose reader the exit
-#: watcher lets go when the server exits though a descendant still holds the pipe (see _pipes).
+#: Pipes can be polled: stdout and stderr are read so that the exit watcher can let their readers
+#: go when the server exits though a descendant still holds the pipes (``_pipes``: ``WokenLines``
+#: for stdout on Linux, ``PipeLines`` elsewhere and for stderr).
 _POLLED_READS = _POSIX
 #: Wait for the child's exit without reaping it (the zombie keeps its pid, and so its group, ours).
 _PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
@@ -171,7 +172,7 @@ class StdioTransport(Transport):
         self._stderr_sink = self._make_sink(stderr)
         self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._proc: Optional["subprocess.Popen[bytes]"] = None
-        self._stdout: Any = None  # PipeLines, or the raw file where pipes cannot be polled
+        self._stdout: Any = None  # WokenLines or PipeLines (see _pipes), or the raw file where pipes cannot be polled
         self._stderr: Any = None
         self._stdin_fd = -1
         self._lifecycle = threading.Lock()  # orders start() against close()
@@ -235,7 +236,7 @@ class StdioTransport(Transport):
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
         if _POLLED_READS:  # before the process is published: close() may use them at once
-            self._stdout, self._stderr = PipeLines(proc.stdout), PipeLines(proc.stderr)  # type: ignore[arg-type]
+            self._stdout, self._stderr = stdout_lines(proc.stdout), PipeLines(proc.stderr)  # type: ignore[arg-type]
         else:
             self._stdout, self._stderr = proc.stdout, proc.stderr
         with self._lifecycle:
@@ -344,7 +345,7 @@ class StdioTransport(Transport):
         """The server is gone (or being closed): the threads reading its stdout and stderr take
         what the pipes hold and stop, though a descendant may keep the pipes open (POSIX)."""
         for lines in (self._stdout, self._stderr):
-            if isinstance(lines, PipeLines):
+            if isinstance(lines, (PipeLines, WokenLines)):
                 lines.release()
 
     # --- I/O ------------------------------------------------------------------------------------
