@@ -273,3 +273,30 @@ def test_on_session_change_that_exits_is_contained_and_the_call_goes_on(started)
         assert client.list_tools_future().result(LONG) == []  # (a request safe to repeat in the new session)
         assert len(changes) == 1
         assert client.call_tool("echo", {"text": "after"}).content[0].text == "after"
+
+
+def test_a_resumption_get_refused_with_a_trickled_page_ends_by_the_connect_timeout(hostile):
+    # Issue 12 item 2 (trickling), found by the review: when an answer stream broke, the
+    # resumption GET's error page was quoted without a deadline; a trickled one held the worker
+    # (and close(), which then left it running) long after the call had timed out.
+    def broken_stream(conn: Conn, message: Dict[str, Any]) -> bool:
+        conn.head("text/event-stream")
+        conn.send(b"id: e1\nretry: 10\ndata: \n\n")  # a primed stream, then the connection drops
+        return False
+
+    def trickled_500(conn: Conn) -> None:
+        page = b"x" * 1000
+        conn.head("text/plain", length=len(page), status="500 Internal Server Error")
+        for i in range(len(page)):
+            if not conn.send(page[i:i + 1]) or conn.stop.wait(0.1):
+                return
+
+    server = hostile(broken_stream, on_get=trickled_500)
+    client = client_for(server.url, connect_timeout=1.0)
+    with client:
+        with pytest.raises(MCPError):
+            client.call_tool("slow", {}, timeout=TIMEOUT)
+        started = time.monotonic()
+    took = time.monotonic() - started
+    assert took < 1.0 + SLACK + 1, f"close() took {took:.2f} s"
+    # (the autouse leak guard checks that no mcpclient thread was left running)

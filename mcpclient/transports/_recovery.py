@@ -13,6 +13,7 @@ POSTs these use (the methods declared at the end).
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Dict, Optional, Set, Tuple
 
 from ..errors import ConnectionClosed, SessionExpired
@@ -44,8 +45,9 @@ class AnswerRecovery(HTTPBase):
             try:
                 if session != origin:  # renewed on the way: the new session never had this stream
                     raise SessionExpired(f"{self.name} lost our session before the answer stream was resumed")
-                if response.status_code != 200 or media_type(response) != SSE:
-                    raise status_error(self.name, response)
+                if response.status_code != 200 or media_type(response) != SSE:  # (its page is quoted
+                    # by the connect timeout: a trickled one must not hold this worker for ever)
+                    raise status_error(self.name, response, time.monotonic() + self.connect_timeout)
                 answered, last_id, retry = self._read_events(response, rid, last_id, retry)
             finally:
                 response.close()
@@ -88,7 +90,7 @@ class AnswerRecovery(HTTPBase):
                     broke = again
                 finally:
                     response.close()
-        except Exception as exc:
+        except BaseException as exc:  # (a lane thread) a token callable's sys.exit() too: the call fails now
             if rid not in self._cancelled:
                 self._fail(rid, exc, deadline)
 
