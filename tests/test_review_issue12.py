@@ -300,3 +300,24 @@ def test_a_resumption_get_refused_with_a_trickled_page_ends_by_the_connect_timeo
     took = time.monotonic() - started
     assert took < 1.0 + SLACK + 1, f"close() took {took:.2f} s"
     # (the autouse leak guard checks that no mcpclient thread was left running)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the pipe readers of POSIX")
+def test_a_server_whose_pipe_reader_cannot_be_made_is_a_connect_error_and_is_stopped(monkeypatch):
+    # Found by the review: when the stdout/stderr readers could not be made (out of file
+    # descriptors: fault injected, EMFILE), a raw OSError escaped start() and the child ran on.
+    import errno
+
+    from mcpclient.errors import ConnectError
+    from mcpclient.testing import server_command
+    from mcpclient.transports import _pipes
+
+    def no_fds(self: Any, stream: Any) -> None:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    monkeypatch.setattr(_pipes.PipeLines, "__init__", no_fds)
+    before = {t.name for t in threading.enumerate()}
+    with pytest.raises(ConnectError, match="Too many open files"):
+        Client(server_command()).connect()
+    assert {t.name for t in threading.enumerate()} - before == set()
+    # (the autouse leak guard checks that no child process was left running)

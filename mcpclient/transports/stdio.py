@@ -236,7 +236,17 @@ class StdioTransport(Transport):
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
         if _POLLED_READS:  # before the process is published: close() may use them at once
-            self._stdout, self._stderr = stdout_lines(proc.stdout), PipeLines(proc.stderr)  # type: ignore[arg-type]
+            try:
+                self._stdout, self._stderr = stdout_lines(proc.stdout), PipeLines(proc.stderr)  # type: ignore[arg-type]
+            except OSError as exc:  # (out of file descriptors for the wake-up pipe)
+                _kill_group(proc, hard=True)
+                for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                    pipe.close()  # type: ignore[union-attr]
+                try:
+                    proc.wait(_KILL_WAIT)
+                except subprocess.TimeoutExpired:  # not reaped yet: subprocess reaps it later
+                    pass
+                raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
         else:
             self._stdout, self._stderr = proc.stdout, proc.stderr
         with self._lifecycle:
