@@ -19,7 +19,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._threads import SingleFlight
-from .errors import CapabilityError, HTTPError, ProtocolError, RequestTimeout, RPCError
+from .errors import MCPError, RequestCancelled, RequestTimeout
 from .modern import header_params
 from .types import Tool
 
@@ -69,8 +69,10 @@ class ToolRegistry:
         def listing() -> None:  # (reads generation and timeout as they are when it runs)
             try:
                 fetch(timeout)
-            except (RPCError, ProtocolError, CapabilityError, HTTPError):  # the server's answer: not asked
-                self._mark(generation)  # again until the tools change (a timeout or a lost connection is)
+            except (RequestTimeout, RequestCancelled):  # asked again by the next call
+                raise
+            except MCPError:  # the server's answer, or a failed request: not asked again until the
+                self._mark(generation)  # tools change (a lost connection forgets them: asked again)
                 raise
             self._mark(generation)
 

@@ -460,3 +460,24 @@ def test_a_well_paired_sampling_request_reaches_the_handler(memory_server):
                 capabilities={"sampling": {"tools": {}}}):
         answer = srv.ask("sampling/createMessage", {"messages": messages, "maxTokens": 5})
     assert answer["result"]["content"] == {"type": "text", "text": "sunny"}
+
+
+def test_a_listing_that_fails_is_not_made_again_by_every_call(scripted):
+    """Found by the issue-12 suite-time review: a tools/list whose connection the server dropped
+    (retried, with backoff, then ConnectionClosed) was made again before every later call_tool,
+    each paying the retries."""
+    from http_scripted import DROP
+
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        if msg["method"] == "tools/list":
+            return DROP
+        return {"content": [{"type": "text", "text": "fine"}]}
+
+    server = scripted(handle)
+    with Client(HTTPTransport(server.url), timeout=LONG) as client:
+        assert client.call_tool("echo", {}).text == "fine"  # (listed first: it failed, the call went on)
+        listed = len(server.requests("tools/list"))
+        assert listed >= 1
+        for _ in range(3):
+            assert client.call_tool("echo", {}).text == "fine"
+        assert len(server.requests("tools/list")) == listed
