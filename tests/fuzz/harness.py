@@ -256,7 +256,10 @@ class Connection:
             time.sleep(0.02)
         if left:
             leaks.append(f"threads left after close: {sorted(left)[:4]}")
-        self.held_until_gc = max(0, fd_count() - self.fds_before)  # closed only when the client is collected
+        # What only collecting the client closes (the stdio control channel's own two sockets,
+        # closed below, are not the client's)
+        own = 2 if self.transport == "stdio" else 0
+        self.held_until_gc = max(0, fd_count() - own - self.fds_before)
         self.client = None  # type: ignore[assignment]
         gc.collect()
         if self.transport == "stdio":
