@@ -88,6 +88,20 @@ def _mcpclient_threads() -> Set[threading.Thread]:
 
 
 @pytest.fixture(autouse=True)
+def fresh_era_memory():
+    """Each test starts without the era verdicts and discovery results earlier tests left in this
+    process. They are keyed by URL, and a scripted server's free port may be one an earlier
+    test's server of the other era had: a remembered "legacy" made a 2026 test run its client in
+    the handshake era (the one-off failures of the 2026 re-issue tests, seen in issues 11 and 12)."""
+    from mcpclient import negotiation
+
+    with negotiation._eras_lock:
+        negotiation._eras.clear()
+        negotiation._discoveries.clear()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def leak_guard():
     threads_before = _mcpclient_threads()
     children_before = child_pids() if sys.platform.startswith("linux") else set()
