@@ -156,7 +156,8 @@ class Hostile:
                         with self._lock:
                             self.cancelled.append(message["params"]["requestId"])
                         self.cancel_seen.set()
-                    sock.sendall(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+                    if not self.notified(Conn(sock, self._stop, self.hung_up), message):
+                        return
                     continue
                 with self._lock:
                     self.calls += 1
@@ -167,6 +168,11 @@ class Hostile:
         finally:
             reader.close()
             sock.close()
+
+    def notified(self, conn: "Conn", message: Dict[str, Any]) -> bool:
+        """Answer a POSTed notification (202); False: the connection is not reused."""
+        conn.sock.sendall(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+        return True
 
     def wait_cancel(self, timeout: float = LONG) -> List[Any]:
         self.cancel_seen.wait(timeout)

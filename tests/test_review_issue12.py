@@ -4,10 +4,8 @@ Each test names the issue-12 failure it covers. Hostile servers are real sockets
 (``Hostile`` from test_deadlines_bounds) or real child processes."""
 from __future__ import annotations
 
-import json
 import os
 import signal
-import socket
 import sys
 import threading
 import time
@@ -42,6 +40,15 @@ def test_a_blocking_call_ends_at_its_deadline_when_the_error_body_trickles(hosti
         assert took < TIMEOUT + SLACK, f"the call took {took:.2f} s"
 
 
+def trickled_500(conn: Conn) -> None:
+    """A GET refused with a 500 page that comes one byte every 0.1 s."""
+    page = b"x" * 1000
+    conn.head("text/plain", length=len(page), status="500 Internal Server Error")
+    for i in range(len(page)):
+        if not conn.send(page[i:i + 1]) or conn.stop.wait(0.1):
+            return
+
+
 class EndlessForNotifications(Hostile):
     """``Hostile`` whose answer to every POSTed notification is an SSE stream kept alive by
     comments, never ended (``on_notification`` is set when one is being answered so)."""
@@ -50,47 +57,11 @@ class EndlessForNotifications(Hostile):
         self.on_notification = threading.Event()
         super().__init__(lambda conn, message: conn.reply(answer(message, {"content": []})))
 
-    def _serve(self, sock: socket.socket) -> None:
-        reader = sock.makefile("rb")
-        try:
-            while not self._stop.is_set():
-                line = reader.readline()
-                if not line:
-                    return
-                verb = line.split(b" ", 1)[0]
-                length = 0
-                while True:
-                    line = reader.readline()
-                    if line in (b"\r\n", b"\n", b""):
-                        break
-                    key, _, value = line.decode("latin-1").partition(":")
-                    if key.strip().lower() == "content-length":
-                        length = int(value)
-                body = reader.read(length)
-                if verb != b"POST":
-                    sock.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")
-                    continue
-                message = json.loads(body)
-                if message.get("method") == "initialize":
-                    data = answer(message, {"protocolVersion": message["params"]["protocolVersion"],
-                                            "capabilities": {"tools": {}},
-                                            "serverInfo": {"name": "endless", "version": "1"}})
-                    sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\n"
-                                 b"Content-Length: %d\r\n\r\n%s" % (len(data), data))
-                    continue
-                conn = Conn(sock, self._stop, self.hung_up)
-                if "id" not in message:
-                    self.on_notification.set()
-                    conn.head("text/event-stream")
-                    conn.every(0.2, b": keep-alive\n\n")
-                    return
-                if not self.script(conn, message):
-                    return
-        except OSError:
-            return
-        finally:
-            reader.close()
-            sock.close()
+    def notified(self, conn: Conn, message: Dict[str, Any]) -> bool:
+        self.on_notification.set()
+        conn.head("text/event-stream")
+        conn.every(0.2, b": keep-alive\n\n")
+        return False
 
 
 def test_a_notification_answered_with_an_endless_stream_ends_within_its_budget(started, monkeypatch):
@@ -135,13 +106,6 @@ def test_the_legacy_sse_get_refused_with_a_trickled_page_fails_start_in_time_and
     # deadline: start() gave up at connect_timeout, close() waited its whole budget (5 s) for the
     # reader and left it running.
     from mcpclient.transports.sse import SSETransport
-
-    def trickled_500(conn: Conn) -> None:
-        page = b"x" * 1000
-        conn.head("text/plain", length=len(page), status="500 Internal Server Error")
-        for i in range(len(page)):
-            if not conn.send(page[i:i + 1]) or conn.stop.wait(0.1):
-                return
 
     server = hostile(lambda conn, message: None, on_get=trickled_500)
     transport = SSETransport(server.url, connect_timeout=1.0)
@@ -283,13 +247,6 @@ def test_a_resumption_get_refused_with_a_trickled_page_ends_by_the_connect_timeo
         conn.head("text/event-stream")
         conn.send(b"id: e1\nretry: 10\ndata: \n\n")  # a primed stream, then the connection drops
         return False
-
-    def trickled_500(conn: Conn) -> None:
-        page = b"x" * 1000
-        conn.head("text/plain", length=len(page), status="500 Internal Server Error")
-        for i in range(len(page)):
-            if not conn.send(page[i:i + 1]) or conn.stop.wait(0.1):
-                return
 
     server = hostile(broken_stream, on_get=trickled_500)
     client = client_for(server.url, connect_timeout=1.0)
