@@ -16,7 +16,7 @@ import pytest
 
 from conftest import LONG, wait_until
 from mcpclient import Client, HTTPTransport
-from mcpclient.errors import MCPError, ProtocolError, RequestCancelled, RequestTimeout
+from mcpclient.errors import ProtocolError, RequestTimeout
 from mcpclient.retry import Retry
 
 TIMEOUT = 2.0

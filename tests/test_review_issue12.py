@@ -16,7 +16,7 @@ import pytest
 from conftest import LONG, wait_until
 from test_deadlines_bounds import SLACK, TIMEOUT, Conn, Hostile, answer, client_for, hostile  # noqa: F401
 from mcpclient import Client
-from mcpclient.errors import MCPError, RequestTimeout
+from mcpclient.errors import MCPError
 
 
 def error_trickle(conn: Conn, message: Dict[str, Any]) -> None:
