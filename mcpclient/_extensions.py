@@ -53,13 +53,30 @@ class ExtensionMethods:
         return tasks.start(self._call, self.server_capabilities, known, params, transform, task, timeout)
 
     def list_tasks(self, *, timeout: Any = DEFAULT) -> List[Task]:
-        """Every task the server knows of for this client (``tasks/list``, all pages)."""
+        """Every task the server knows of for this client (``tasks/list``, all pages).
+
+        Returns:
+            A list of ``Task``.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``tasks.list`` (nothing was sent).
+        """
         from .tasks import Task  # deferred: import cost (tasks); only task users need it
 
         return self._list("tasks/list", "tasks", Task.from_wire, timeout, True).result()  # type: ignore[no-any-return]
 
     def list_tasks_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Task]]:
-        """The future of ``list_tasks``."""
+        """``list_tasks``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a list of ``Task`` or raises what ``list_tasks`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         from .tasks import Task  # deferred: import cost (tasks); only task users need it
 
         return self._list("tasks/list", "tasks", Task.from_wire, timeout, False)
@@ -67,36 +84,99 @@ class ExtensionMethods:
     # skills (SEP-2640)
 
     def list_skills(self, *, timeout: Any = DEFAULT) -> List[Skill]:
-        """The skills the server offers (``skills/list``, all pages): manifests only, no file is read."""
+        """The skills the server offers (``skills/list``, all pages): manifests only, no file is read.
+
+        Args:
+            timeout: seconds (omitted: the client's default).
+
+        Returns:
+            A list of ``Skill`` manifests.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``the skills extension`` (nothing was sent).
+        """
         return self.list_skills_future(timeout=timeout).result()
 
     def list_skills_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Skill]]:
-        """The future of ``list_skills``."""
+        """``list_skills``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a list of ``Skill`` or raises what ``list_skills`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         from . import skills  # deferred: import cost (skills, hashlib); only skills users need it
 
         skills.require(self.server_capabilities, "skills/list")
         return self._call("skills/list", None, skills.listing(), timeout=timeout, owned=False)
 
     def get_skill(self, uri: str, *, timeout: Any = DEFAULT) -> Skill:
-        """One skill's manifest by its ``SKILL.md`` URI (``skills/get``; works for unlisted skills too)."""
+        """One skill's manifest by its ``SKILL.md`` URI (``skills/get``; works for unlisted skills too).
+
+        Args:
+            uri: the skill's ``SKILL.md`` URI.
+            timeout: seconds (omitted: the client's default).
+
+        Returns:
+            The ``Skill`` manifest.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``the skills extension`` (nothing was sent).
+        """
         return self.get_skill_future(uri, timeout=timeout).result()
 
     def get_skill_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[Skill]:
-        """The future of ``get_skill``."""
+        """``get_skill``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a ``Skill`` or raises what ``get_skill`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         from . import skills  # deferred: import cost (skills, hashlib); only skills users need it
 
         skills.require(self.server_capabilities, "skills/get")
         return self._call("skills/get", {"uri": _params.uri(uri)}, skills.entry, timeout=timeout, owned=False)
 
     def load_skill(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> LoadedSkill:
-        """Load a skill: its name (from ``list_skills()``), ``SKILL.md`` URI, or ``Skill``. Reads
-        ``SKILL.md`` only now, verifies its size, digest and frontmatter against the manifest, and
-        returns a ``LoadedSkill`` whose ``read(path)`` serves only listed, verified files.
-        ``SkillVerificationError`` if anything does not match (nothing else is read then)."""
+        """Load a skill: its name (from ``list_skills()``), ``SKILL.md`` URI, or ``Skill``.
+
+        Reads ``SKILL.md`` only now, and verifies its size, digest and frontmatter against the
+        manifest; ``read(path)`` of the result serves only listed, verified files.
+
+        Args:
+            skill: a name, a ``SKILL.md`` URI, or a ``Skill``.
+            timeout: seconds (omitted: the client's default).
+
+        Returns:
+            A ``LoadedSkill``.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``the skills extension`` (nothing was sent).
+            SkillVerificationError: the content does not match the manifest (nothing else is read then).
+        """
         return self.load_skill_future(skill, timeout=timeout).result()
 
     def load_skill_future(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> CallFuture[LoadedSkill]:
-        """The future of ``load_skill``."""
+        """``load_skill``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a ``LoadedSkill`` or raises what ``load_skill`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         from . import skills  # deferred: import cost (skills, hashlib); only skills users need it
 
         return skills.load(self._call, self._conn.session, self.server_capabilities, skill, timeout)

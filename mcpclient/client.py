@@ -182,9 +182,23 @@ class Client(ConnectionHooks, ExtensionMethods):
     # --- lifecycle ------------------------------------------------------------------------------
 
     def connect(self, timeout: Any = DEFAULT) -> "Client":
-        """Start the transport and negotiate with the server. Returns self.
+        """Start the transport and negotiate with the server.
 
-        On failure everything started is torn down before the error is raised.
+        On failure everything started is torn down before the error is raised. ``with Client(...)``
+        calls it for you.
+
+        Args:
+            timeout: seconds for the whole connection (omitted: the client's default).
+
+        Returns:
+            This client, ready for calls.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            ConnectError: the server could not be started or the handshake failed (safe to retry with a new client).
+            UnsupportedProtocolVersion: the server speaks none of the revisions asked for.
         """
         self._conn.open(self._timeout(timeout))
         return self
@@ -222,14 +236,17 @@ class Client(ConnectionHooks, ExtensionMethods):
 
     @property
     def server_info(self) -> Implementation:
+        """The server's ``Implementation`` (name, version, ...); empty fields before ``connect()``."""
         return self._conn.negotiated.server_info if self._conn.negotiated else Implementation("", "")
 
     @property
     def server_capabilities(self) -> Dict[str, Any]:
+        """The capabilities the server declared (``{}`` before ``connect()``)."""
         return self._conn.negotiated.capabilities if self._conn.negotiated else {}
 
     @property
     def instructions(self) -> Optional[str]:
+        """The server's ``instructions`` for the model, if it sent any (``None`` before ``connect()``)."""
         return self._conn.negotiated.instructions if self._conn.negotiated else None
 
     @property
@@ -283,20 +300,57 @@ class Client(ConnectionHooks, ExtensionMethods):
     # --- requests -------------------------------------------------------------------------------
 
     def request(self, method: str, params: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT) -> Any:
-        """Send any request and return the raw ``result`` (the escape hatch; no capability check)."""
+        """Send any request and return the raw ``result`` (the escape hatch; no capability check).
+
+        Args:
+            method: the JSON-RPC method, e.g. ``"tools/list"``.
+            params: its ``params`` object, sent as is.
+            timeout: seconds (omitted: the client's default; ``None``: no limit).
+
+        Returns:
+            The server's ``result`` object, unparsed (a dict).
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+        """
         return self._call(method, params, timeout=timeout, owned=True, check=False).result()
 
     def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                        timeout: Any = DEFAULT) -> CallFuture[Any]:
-        """The future of ``request``."""
+        """``request``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is the raw ``result`` or raises what ``request`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._call(method, params, timeout=timeout, owned=False, check=False)
 
     def ping(self, *, timeout: Any = DEFAULT) -> None:
-        """Check the server answers (``ping``; in the 2026 era, which has no ping, ``server/discover``)."""
+        """Check the server answers (``ping``; in the 2026 era, which has no ping, ``server/discover``).
+
+        Args:
+            timeout: seconds (omitted: the client's default).
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+        """
         self._call(self._conn.ready("ping").ping_method, None, _params.none, timeout=timeout, owned=True).result()
 
     def ping_future(self, *, timeout: Any = DEFAULT) -> CallFuture[None]:
-        """The future of ``ping``."""
+        """``ping``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is ``None`` or raises what ``ping`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._call(self._conn.ready("ping").ping_method, None, _params.none, timeout=timeout, owned=False)
 
     # tools
@@ -307,15 +361,42 @@ class Client(ConnectionHooks, ExtensionMethods):
         return lambda raw: tools.parse(raw, generation, headers)
 
     def iter_tools(self, *, timeout: Any = DEFAULT) -> Iterator[Tool]:
-        """Yield tools page by page (each page fetched when needed)."""
+        """Yield tools page by page (each page fetched when needed, with its own ``timeout``).
+
+        Yields:
+            Each tool, parsed.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``tools`` (nothing was sent).
+        """
         return self._iter("tools/list", "tools", self._tool_parser(), timeout)
 
     def list_tools(self, *, timeout: Any = DEFAULT) -> List[Tool]:
-        """Every tool the server offers (all pages)."""
+        """Every tool the server offers (all pages, one ``timeout`` for all of them).
+
+        Returns:
+            A list of ``Tool``; their output schemas are remembered for validating calls.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``tools`` (nothing was sent).
+        """
         return self._list("tools/list", "tools", self._tool_parser(), timeout, True).result()  # type: ignore[no-any-return]
 
     def list_tools_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Tool]]:
-        """The future of ``list_tools``."""
+        """``list_tools``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a list of ``Tool`` or raises what ``list_tools`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._list("tools/list", "tools", self._tool_parser(), timeout, False)
 
     def _tool_call(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
@@ -386,15 +467,38 @@ class Client(ConnectionHooks, ExtensionMethods):
         """Call a tool and return its ``ToolResult``.
 
         A tool that fails reports ``is_error=True`` as data; pass ``raise_on_error=True`` (or call
-        ``result.raise_for_error()``) to get a ``ToolError``. ``on_progress(progress, total,
-        message)`` receives the call's progress on the notification thread. Structured output is
-        validated against the tool's ``outputSchema`` (``SchemaValidationError``; see
-        ``Client(validate_output=)``: an unlisted tool makes the client list the tools once).
+        ``result.raise_for_error()``) to get a ``ToolError``. Structured output is validated against
+        the tool's ``outputSchema`` (see ``Client(validate_output=)``: an unlisted tool makes the
+        client list the tools once).
 
-        ``task=True`` (or ``task={"ttl": ms}``) runs the call as a task (2025-11-25,
-        experimental) and returns a ``ToolTask`` at once: ``.status()``, ``.result(timeout=)``,
-        ``.cancel()``. The server must declare task support for tool calls and the tool must not
-        forbid it (``Tool.task_support``), else ``CapabilityError``.
+        ``task=True`` (or ``task={"ttl": ms}``) runs the call as a task (2025-11-25, experimental)
+        and returns a ``ToolTask`` at once: ``.status()``, ``.result(timeout=)``, ``.cancel()``. The
+        server must declare task support for tool calls and the tool must not forbid it
+        (``Tool.task_support``).
+
+        Args:
+            name: the tool's name.
+            arguments: its arguments (a JSON object).
+            timeout: seconds (omitted: the client's default).
+            on_progress: ``(progress, total, message)``, called on the notification thread.
+            raise_on_error: raise ``ToolError`` instead of returning a result with ``is_error``.
+            meta: ``_meta`` sent with the request.
+            reset_timeout_on_progress: overrides the client's setting for this call.
+            task: run as a task (``True`` or ``{"ttl": milliseconds}``).
+
+        Returns:
+            The ``ToolResult`` (``.text``, ``.content``, ``.structured_content``, ``.is_error``), or a
+            ``ToolTask`` when ``task`` is set.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``tools`` (nothing was sent).
+            ToolError: the tool reported an error and ``raise_on_error`` is set.
+            SchemaValidationError: the structured output does not match the tool's ``outputSchema``.
+            UnsendableMessage: the arguments cannot be encoded as JSON (nothing was sent).
+            URLElicitationRequired: the server needs the user to complete URL elicitations first.
         """
         if task is True or isinstance(task, dict):
             return self._task(name, arguments, raise_on_error, meta, task, timeout)
@@ -407,61 +511,182 @@ class Client(ConnectionHooks, ExtensionMethods):
                          on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
                          meta: Optional[Dict[str, Any]] = None,
                          reset_timeout_on_progress: Optional[bool] = None) -> CallFuture[ToolResult]:
-        """The future of ``call_tool`` (not as a task)."""
+        """``call_tool``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is the ``ToolResult`` (tasks have no future twin) or raises what ``call_tool`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._tool_call(name, arguments, raise_on_error, meta, timeout, on_progress,
                                reset_timeout_on_progress, False)
 
     # resources
 
     def iter_resources(self, *, timeout: Any = DEFAULT) -> Iterator[Resource]:
-        """Yield resources page by page (each page fetched when needed)."""
+        """Yield resources page by page (each page fetched when needed, with its own ``timeout``).
+
+        Yields:
+            Each resource, parsed.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``resources`` (nothing was sent).
+        """
         return self._iter("resources/list", "resources", Resource.from_wire, timeout)
 
     def list_resources(self, *, timeout: Any = DEFAULT) -> List[Resource]:
-        """Every resource the server lists (all pages)."""
+        """Every resource the server lists (all pages, one ``timeout`` for all).
+
+        Returns:
+            A list of ``Resource``.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``resources`` (nothing was sent).
+        """
         return self._list("resources/list", "resources", Resource.from_wire, timeout, True).result()  # type: ignore[no-any-return]
 
     def list_resources_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Resource]]:
-        """The future of ``list_resources``."""
+        """``list_resources``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a list of ``Resource`` or raises what ``list_resources`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._list("resources/list", "resources", Resource.from_wire, timeout, False)
 
     def iter_resource_templates(self, *, timeout: Any = DEFAULT) -> Iterator[ResourceTemplate]:
-        """Yield resource templates page by page (each page fetched when needed)."""
+        """Yield resource templates page by page (each page fetched when needed, with its own ``timeout``).
+
+        Yields:
+            Each resource template, parsed.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``resources`` (nothing was sent).
+        """
         return self._iter("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout)
 
     def list_resource_templates(self, *, timeout: Any = DEFAULT) -> List[ResourceTemplate]:
-        """Every resource template (all pages)."""
+        """Every resource template (all pages, one ``timeout`` for all).
+
+        Returns:
+            A list of ``ResourceTemplate``.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``resources`` (nothing was sent).
+        """
         return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout,  # type: ignore[no-any-return]
                           True).result()
 
     def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceTemplate]]:
-        """The future of ``list_resource_templates``."""
+        """``list_resource_templates``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a list of ``ResourceTemplate`` or raises what ``list_resource_templates`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout, False)
 
     def read_resource(self, uri: str, *, timeout: Any = DEFAULT) -> List[ResourceContents]:
-        """Read a resource; text comes as ``.text``, binary as decoded ``.blob`` bytes."""
+        """Read a resource; text comes as ``.text``, binary as decoded ``.blob`` bytes.
+
+        Args:
+            uri: the resource's URI.
+            timeout: seconds (omitted: the client's default).
+
+        Returns:
+            A list of ``ResourceContents`` (one resource may have several parts).
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``resources`` (nothing was sent).
+            ResourceNotFound: no such resource (handshake-era servers; 2026 servers answer ``InvalidParams``).
+        """
         return self._call("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout=timeout,  # type: ignore[no-any-return]
                           owned=True).result()
 
     def read_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceContents]]:
-        """The future of ``read_resource``."""
+        """``read_resource``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a list of ``ResourceContents`` or raises what ``read_resource`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._call("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout=timeout, owned=False)
 
     def subscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
-        """Ask for ``notifications/resources/updated`` about ``uri`` (``on_resource_updated``,
-        ``on_notification``). 2026 era: kept in one ``subscriptions/listen`` for all such URIs."""
+        """Ask for ``notifications/resources/updated`` about ``uri``.
+
+        Updates reach ``on_resource_updated`` and ``on_notification``. 2026 era: kept in one
+        ``subscriptions/listen`` stream for all such URIs.
+
+        Args:
+            uri: the resource's URI.
+            timeout: seconds (omitted: the client's default).
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``resources.subscribe`` (nothing was sent).
+        """
         self._subscription("resources/subscribe", uri, timeout, True).result()
 
     def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
-        """The future of ``subscribe_resource``."""
+        """``subscribe_resource``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is ``None`` or raises what ``subscribe_resource`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._subscription("resources/subscribe", uri, timeout, False)
 
     def unsubscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
-        """Stop the updates ``subscribe_resource(uri)`` asked for."""
+        """Stop the updates ``subscribe_resource(uri)`` asked for.
+
+        Args:
+            uri: the resource's URI.
+            timeout: seconds (omitted: the client's default).
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``resources.subscribe`` (nothing was sent).
+        """
         self._subscription("resources/unsubscribe", uri, timeout, True).result()
 
     def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
-        """The future of ``unsubscribe_resource``."""
+        """``unsubscribe_resource``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is ``None`` or raises what ``unsubscribe_resource`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._subscription("resources/unsubscribe", uri, timeout, False)
 
     def _subscription(self, method: str, uri: str, timeout: Any, owned: bool) -> CallFuture:
@@ -471,26 +696,75 @@ class Client(ConnectionHooks, ExtensionMethods):
     # prompts and completion
 
     def iter_prompts(self, *, timeout: Any = DEFAULT) -> Iterator[Prompt]:
-        """Yield prompts page by page (each page fetched when needed)."""
+        """Yield prompts page by page (each page fetched when needed, with its own ``timeout``).
+
+        Yields:
+            Each prompt, parsed.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``prompts`` (nothing was sent).
+        """
         return self._iter("prompts/list", "prompts", Prompt.from_wire, timeout)
 
     def list_prompts(self, *, timeout: Any = DEFAULT) -> List[Prompt]:
-        """Every prompt (all pages)."""
+        """Every prompt (all pages, one ``timeout`` for all).
+
+        Returns:
+            A list of ``Prompt``.
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``prompts`` (nothing was sent).
+        """
         return self._list("prompts/list", "prompts", Prompt.from_wire, timeout, True).result()  # type: ignore[no-any-return]
 
     def list_prompts_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Prompt]]:
-        """The future of ``list_prompts``."""
+        """``list_prompts``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a list of ``Prompt`` or raises what ``list_prompts`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._list("prompts/list", "prompts", Prompt.from_wire, timeout, False)
 
     def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
                    timeout: Any = DEFAULT) -> PromptResult:
-        """Render a prompt with string ``arguments``."""
+        """Render a prompt with string ``arguments``.
+
+        Args:
+            name: the prompt's name.
+            arguments: its arguments, strings only.
+            timeout: seconds (omitted: the client's default).
+
+        Returns:
+            A ``PromptResult`` (``.description``, ``.messages``).
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``prompts`` (nothing was sent).
+        """
         return self._call("prompts/get", _params.prompt_params(name, arguments), PromptResult.from_wire,  # type: ignore[no-any-return]
                           timeout=timeout, owned=True).result()
 
     def get_prompt_future(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
                           timeout: Any = DEFAULT) -> CallFuture[PromptResult]:
-        """The future of ``get_prompt``."""
+        """``get_prompt``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a ``PromptResult`` or raises what ``get_prompt`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._call("prompts/get", _params.prompt_params(name, arguments), PromptResult.from_wire,
                           timeout=timeout, owned=False)
 
@@ -498,15 +772,36 @@ class Client(ConnectionHooks, ExtensionMethods):
                  context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> Completion:
         """Suggest values for an argument of a prompt or resource template.
 
-        ``ref`` is a ``Prompt``, a ``ResourceTemplate``/``Resource``, a wire dict
-        (``{"type": "ref/prompt", "name": ...}``), a prompt name, or a URI (template).
+        Args:
+            ref: a ``Prompt``, a ``ResourceTemplate``/``Resource``, a wire dict
+                (``{"type": "ref/prompt", "name": ...}``), a prompt name, or a URI (template).
+            argument_name: the argument being completed.
+            argument_value: what the user has typed so far.
+            context: the values of the other arguments already chosen.
+            timeout: seconds (omitted: the client's default).
+
+        Returns:
+            A ``Completion`` (``.values``, ``.total``, ``.has_more``).
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``completions`` (nothing was sent).
         """
         return self._call("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),  # type: ignore[no-any-return]
                           Completion.from_wire, timeout=timeout, owned=True).result()
 
     def complete_future(self, ref: Any, argument_name: str, argument_value: str,
                         context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> CallFuture[Completion]:
-        """The future of ``complete``."""
+        """``complete``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is a ``Completion`` or raises what ``complete`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         return self._call("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),
                           Completion.from_wire, timeout=timeout, owned=False)
 
@@ -514,11 +809,30 @@ class Client(ConnectionHooks, ExtensionMethods):
         """Ask the server to send log messages at ``level`` and above.
 
         In the 2026 era there is no ``logging/setLevel``: the level rides in the ``_meta`` of every
-        later request instead (and only those requests' log messages are sent)."""
+        later request instead (and only those requests' log messages are sent).
+
+        Args:
+            level: a syslog level name: ``"debug"``, ``"info"``, ... ``"emergency"``.
+            timeout: seconds (omitted: the client's default).
+
+        Raises:
+            RequestTimeout: no answer within ``timeout`` (the request is cancelled on the server).
+            MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
+                ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
+            CapabilityError: the server did not declare ``logging`` (nothing was sent).
+            ValueError: ``level`` is not a level name.
+        """
         self.set_logging_level_future(level, timeout=timeout).result()
 
     def set_logging_level_future(self, level: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
-        """The future of ``set_logging_level``."""
+        """``set_logging_level``, returning at once (``future.cancel()`` cancels the request on the server).
+
+        Returns:
+            A ``CallFuture``; its ``result()`` is ``None`` or raises what ``set_logging_level`` raises.
+
+        Raises:
+            ClientClosedError: the client is closed (other errors come from ``result()``).
+        """
         level = _params.level(level)
         return self._conn.ready("logging/setLevel").set_logging_level(
             self._conn.session, level, lambda method, params: self._call(method, params, _params.none, timeout=timeout,
@@ -530,10 +844,24 @@ class Client(ConnectionHooks, ExtensionMethods):
                resource_uris: Sequence[str] = (), on_event: Optional[Callable[[Event], Any]] = None) -> Subscription:
         """Receive change events: tools/prompts/resources list changes, updates of ``resource_uris``.
 
-        Returns a ``Subscription``: iterate it (blocking) or ``get(timeout)``; ``on_event(event)``
-        is also called for each, on the notification thread. ``close()`` (or ``with``) ends it.
-        2026 era: a ``subscriptions/listen`` request (not subject to the call timeout); handshake
-        era: the server's unsolicited notifications, plus ``resources/subscribe`` for each URI.
+        Iterate the subscription (blocking) or ``get(timeout)``; ``on_event(event)`` is also called
+        for each, on the notification thread. ``close()`` (or ``with``) ends it. 2026 era: a
+        ``subscriptions/listen`` request (not subject to the call timeout); handshake era: the server's
+        unsolicited notifications, plus ``resources/subscribe`` for each URI.
+
+        Args:
+            tools / prompts / resources: which list changes to receive.
+            resource_uris: resources whose updates to receive.
+            on_event: ``(Event)`` for each event, on the notification thread.
+
+        Returns:
+            A ``Subscription`` of ``Event`` objects.
+
+        Raises:
+            ValueError: nothing was asked for.
+            ClientClosedError: the client is closed.
+            CapabilityError: the server did not declare what a URI subscription needs.
+            SubscriptionLost: (from the subscription) its stream broke without the server ending it.
         """
         wanted = filter_params(tools, prompts, resources, [_params.uri(u) for u in resource_uris])
         if not wanted:
@@ -543,8 +871,15 @@ class Client(ConnectionHooks, ExtensionMethods):
     def set_roots(self, roots: RootsSetting) -> None:
         """Replace the roots and tell the server (``notifications/roots/list_changed``).
 
-        The client must have been built with ``roots=`` (``roots=[]`` declares the capability
-        with no roots yet); before ``connect()`` only the stored roots change.
+        The client must have been built with ``roots=`` (``roots=[]`` declares the capability with no
+        roots yet); before ``connect()`` only the stored roots change.
+
+        Args:
+            roots: a list of ``Root`` or ``file://`` URI strings, or a callable returning one per request.
+
+        Raises:
+            ClientClosedError: the client is closed.
+            TypeError: a root is neither a ``Root`` nor a string, or the client declared no roots.
         """
         era = self._conn.era_if_ready("set_roots")  # ClientClosedError once closed
         self._responder.set_roots(roots)
@@ -552,13 +887,29 @@ class Client(ConnectionHooks, ExtensionMethods):
             era.roots_changed(self._conn.session)
 
     def wait_for_elicitation(self, elicitation_id: str, timeout: Optional[float] = None) -> bool:
-        """Block until the server reports the URL elicitation ``elicitation_id`` complete
-        (``notifications/elicitation/complete``); False if ``timeout`` seconds passed first.
-        ``ClientClosedError`` if the client is closed or its connection lost meanwhile."""
+        """Block until the server reports the URL elicitation ``elicitation_id`` complete.
+
+        The server says so with ``notifications/elicitation/complete``; then repeat the request that
+        raised ``URLElicitationRequired``.
+
+        Args:
+            elicitation_id: the ``ElicitationRequest.elicitation_id`` to wait for.
+            timeout: seconds; ``None`` waits for ever.
+
+        Returns:
+            True once it completed; False if ``timeout`` seconds passed first.
+
+        Raises:
+            ClientClosedError: the client was closed, or its connection lost, meanwhile.
+        """
         return self._notifications.elicitations.wait(elicitation_id, timeout, lambda: self._conn.session.is_closed)
 
     def invalidate_cache(self) -> None:
-        """Forget every cached result (2026 servers' ``ttlMs`` hints; see ``Client(cache=)``)."""
+        """Forget every cached result (2026 servers' ``ttlMs`` hints; see ``Client(cache=)``).
+
+        Raises:
+            Nothing: it only clears this side's memory.
+        """
         if self._cache is not None:
             self._cache.invalidate()
 

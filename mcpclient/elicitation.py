@@ -26,7 +26,11 @@ _SLOTS: Dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
 
 class InvalidElicitation(ValueError):
     """A malformed ``elicitation/create`` request (the server's fault): the client answers it with
-    -32602 and this message."""
+    -32602 and this message.
+
+    Raised inside the client only (the server gets the -32602 answer); nothing to retry on this
+    side.
+    """
 
 
 @dataclass(frozen=True, **_SLOTS)
@@ -82,17 +86,24 @@ class ElicitationResult:
 
     @classmethod
     def accept(cls, content: Optional[Dict[str, Any]] = None) -> "ElicitationResult":
+        """An ``accept`` answer carrying the form's ``content``."""
         return cls("accept", content)
 
     @classmethod
     def decline(cls) -> "ElicitationResult":
+        """A ``decline`` answer (the user said no)."""
         return cls("decline")
 
     @classmethod
     def cancel(cls) -> "ElicitationResult":
+        """A ``cancel`` answer (the user dismissed the request)."""
         return cls("cancel")
 
     def to_wire(self) -> Raw:
+        """The ``ElicitResult`` wire dict.
+
+        Raises ``ValueError`` if ``action`` is not ``accept``, ``decline`` or ``cancel``.
+        """
         if self.action not in ("accept", "decline", "cancel"):
             raise ValueError(f"elicitation action must be accept, decline or cancel, not {self.action!r}")
         wire: Raw = {"action": self.action}

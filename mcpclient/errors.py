@@ -52,7 +52,11 @@ __all__ = [
 
 
 class MCPError(Exception):
-    """Root of everything mcpclient raises (except ``TypeError``/``ValueError`` for bad arguments)."""
+    """Root of everything mcpclient raises (except ``TypeError``/``ValueError`` for bad arguments).
+
+    Catch it to handle every mcpclient failure at once; whether retrying is safe depends on the
+    subclass (the errors page of the documentation lists each).
+    """
 
 
 # --- errors the server sent ---------------------------------------------------------------------
@@ -100,58 +104,89 @@ class RPCError(MCPError):
 
 
 class ParseError(RPCError):
-    """-32700: the server could not parse what we sent."""
+    """-32700: the server could not parse what we sent.
+
+    Retrying the same message fails the same way: not a transient fault (a bug on one side).
+    """
     code_value = -32700
 
 
 class InvalidRequest(RPCError):
-    """-32600: the server judged our message not a valid request."""
+    """-32600: the server judged our message not a valid request.
+
+    Retrying the same message fails the same way: not a transient fault.
+    """
     code_value = -32600
 
 
 class MethodNotFound(RPCError):
-    """-32601: the server does not implement the method."""
+    """-32601: the server does not implement the method.
+
+    Retrying is pointless: the server does not implement the method (check
+    ``Client.server_capabilities``).
+    """
     code_value = -32601
 
 
 class InvalidParams(RPCError):
-    """-32602: bad arguments, an unknown tool or prompt, or (2026) an unknown resource."""
+    """-32602: bad arguments, an unknown tool or prompt, or (2026) an unknown resource.
+
+    Retrying with the same arguments fails again: fix the arguments (or the name).
+    """
     code_value = -32602
 
 
 class InternalError(RPCError):
-    """-32603: the server failed while handling the request."""
+    """-32603: the server failed while handling the request.
+
+    Retrying may succeed if the fault was transient, but is safe only if the request is idempotent:
+    the server may have acted before it failed.
+    """
     code_value = -32603
 
 
 class ResourceNotFound(RPCError):
-    """-32002: the resource does not exist (handshake-era servers)."""
+    """-32002: the resource does not exist (handshake-era servers).
+
+    Retrying fails again unless the resource has appeared meanwhile.
+    """
     code_value = -32002
 
 
 class HeaderMismatch(RPCError):
-    """-32020 (2026-07-28): the HTTP routing headers did not match the request body."""
+    """-32020 (2026-07-28): the HTTP routing headers did not match the request body.
+
+    Retrying the same request fails again (a proxy rewriting headers, or a bug): not transient.
+    """
     code_value = -32020
 
 
 class MissingClientCapability(RPCError):
     """-32021 (2026-07-28): the request needs a client capability this client did not declare;
-    ``required_capabilities`` is what the server wants."""
+    ``required_capabilities`` is what the server wants.
+
+    Retrying fails again: make a ``Client`` that declares the capability (e.g. with a handler).
+    """
     code_value = -32021
 
     @property
     def required_capabilities(self) -> Dict[str, Any]:
+        """The ``requiredCapabilities`` object of the error's ``data`` (``{}`` if absent or malformed)."""
         found = self.data.get("requiredCapabilities") if isinstance(self.data, dict) else None
         return found if isinstance(found, dict) else {}
 
 
 class UnsupportedProtocolVersion(RPCError):
     """-32022 (2026-07-28): the server does not speak the requested revision; ``supported``
-    lists the ones it does."""
+    lists the ones it does.
+
+    Retrying with the same revision fails again: use ``protocol="auto"`` or one of ``supported``.
+    """
     code_value = -32022
 
     @property
     def supported(self) -> List[str]:
+        """The revisions the server lists in ``data.supported`` (``[]`` if absent or malformed)."""
         found = self.data.get("supported") if isinstance(self.data, dict) else None
         return [v for v in found if isinstance(v, str)] if isinstance(found, list) else []
 
@@ -162,11 +197,16 @@ class URLElicitationRequired(RPCError):
     ``elicitations`` lists them (``ElicitationRequest`` objects, mode ``"url"``): show each URL,
     and once the user is done (``Client.wait_for_elicitation`` can wait for the server's
     ``notifications/elicitation/complete``), repeat the original request.
+
+    Retrying before the user has completed them fails the same way; retrying after is what the
+    server expects.
     """
     code_value = -32042
 
     @property
     def elicitations(self) -> List[Any]:
+        """The URL elicitations in ``data.elicitations``, as ``ElicitationRequest`` objects (mode
+        ``"url"``); malformed entries are skipped. Raises nothing."""
         from .elicitation import ElicitationRequest  # here, not at the top: import cost
 
         found = self.data.get("elicitations") if isinstance(self.data, dict) else None
@@ -185,6 +225,8 @@ class CapabilityError(MCPError):
     """The server did not declare the capability a call needs; nothing was sent.
 
     ``capability`` is the dotted name, e.g. ``"resources.subscribe"``.
+
+    Retrying against the same server fails the same way (nothing was sent, so it is harmless).
     """
 
     def __init__(self, capability: str, method: Optional[str] = None):
@@ -195,7 +237,11 @@ class CapabilityError(MCPError):
 
 
 class TransportError(MCPError):
-    """The connection below JSON-RPC failed (process, pipe, socket or HTTP)."""
+    """The connection below JSON-RPC failed (process, pipe, socket or HTTP).
+
+    Whether the server acted on a pending request is unknown: retry only idempotent requests, on a
+    new connection (a new ``Client``, or ``Client(reconnect=Reconnect())``).
+    """
 
 
 class ConnectError(TransportError):
@@ -203,11 +249,19 @@ class ConnectError(TransportError):
 
 
 class ConnectionClosed(TransportError):
-    """The connection ended while a call was pending or before it was sent."""
+    """The connection ended while a call was pending or before it was sent.
+
+    A pending call may or may not have been acted on: retrying is safe only for idempotent requests,
+    and needs a new connection (a new ``Client``, or a ``Reconnect`` policy).
+    """
 
 
 class ProcessExited(ConnectionClosed):
-    """The stdio server process ended. ``returncode`` and the last lines of its stderr are kept."""
+    """The stdio server process ended. ``returncode`` and the last lines of its stderr are kept.
+
+    Retrying needs a new client (the process is gone) and is safe only for idempotent requests; the
+    stderr tail usually says why the server died.
+    """
 
     def __init__(self, returncode: Optional[int], stderr_tail: str = ""):
         self.returncode = returncode
@@ -220,20 +274,36 @@ class ProcessExited(ConnectionClosed):
 
 class SendTimeout(TransportError, TimeoutError):
     """The server did not take our message in time (it stopped reading). A call whose message
-    could not be sent raises ``RequestTimeout`` with this as its cause."""
+    could not be sent raises ``RequestTimeout`` with this as its cause.
+
+    Retrying on the same connection is unlikely to help (the server is not reading); part of the
+    message may have been written, so retry only idempotent requests, on a new connection.
+    """
 
 
 class SessionExpired(ConnectionClosed):
     """The HTTP server no longer knows our session (404), and the request could not be repeated
-    in a new one (it is not safe to repeat, or ``reconnect=False``, or re-initializing failed)."""
+    in a new one (it is not safe to repeat, or ``reconnect=False``, or re-initializing failed).
+
+    The client already repeated the request in a new session where that was safe; retrying yourself
+    is safe only for idempotent requests (a new session has none of the old one's state).
+    """
 
 
 class SubscriptionLost(ConnectionClosed):
-    """A ``listen()`` subscription's stream broke without the server ending it."""
+    """A ``listen()`` subscription's stream broke without the server ending it.
+
+    Retrying (a new ``listen()``) is safe: listening changes nothing on the server. Events in the
+    gap are lost, so re-list what you watch.
+    """
 
 
 class HTTPError(TransportError):
-    """The HTTP server answered with a status that is not a valid MCP reply."""
+    """The HTTP server answered with a status that is not a valid MCP reply.
+
+    A 5xx or 429 may be transient: retrying is safe for idempotent requests
+    (``HTTPTransport(retry=Retry(...))`` does that for you); another 4xx fails again.
+    """
 
     def __init__(self, status: int, message: str = ""):
         self.status = status
@@ -241,7 +311,10 @@ class HTTPError(TransportError):
 
 
 class ProtocolError(MCPError):
-    """Malformed traffic, or protocol-version negotiation failed."""
+    """Malformed traffic, or protocol-version negotiation failed.
+
+    Retrying usually fails the same way (the server sent something malformed): not transient.
+    """
 
 
 class RequestTimeout(MCPError, TimeoutError):
@@ -260,28 +333,44 @@ class RequestCancelled(MCPError, CancelledError):
     """The call was cancelled on this side (``Future.cancel()``) before an answer arrived.
 
     It is also a ``concurrent.futures.CancelledError``, what cancelled futures raise.
+
+    You cancelled it: retrying is safe only if the request is idempotent (the server may have
+    started on it).
     """
 
 
 class InputRoundsExceeded(ProtocolError):
-    """The server kept answering ``input_required`` beyond ``Client(max_input_rounds=)``."""
+    """The server kept answering ``input_required`` beyond ``Client(max_input_rounds=)``.
+
+    Retrying fails the same way unless ``max_input_rounds`` is raised.
+    """
 
 
 class ClientClosedError(MCPError, RuntimeError):
-    """The client is closed (or closing); make a new ``Client``."""
+    """The client is closed (or closing); make a new ``Client``.
+
+    Retrying on this client always fails; retrying with a new ``Client`` is safe.
+    """
 
 
 class ForkedClientError(ClientClosedError):
     """The client was made in another process and inherited through ``fork()`` (gunicorn
     ``--preload``, Celery prefork, ``multiprocessing``): its connection belongs to the parent.
     Make the client after the fork, or pass ``reconnect=Reconnect()`` to open a new connection
-    in each process on first use."""
+    in each process on first use.
+
+    Retrying in this process fails until it has its own client (make one, or use
+    ``reconnect=Reconnect()``).
+    """
 
 
 class ReaderThreadError(MCPError, RuntimeError):
     """A blocking call was made on the connection's reader thread, which would deadlock.
 
     Done-callbacks of futures run there: hand the work to another thread instead.
+
+    A programming error: retrying on the reader thread fails again; move the blocking call to
+    another thread.
     """
 
 
@@ -289,6 +378,9 @@ class ToolError(MCPError):
     """A tool result had ``isError`` set, and the caller asked for an exception.
 
     ``result`` is the full ``ToolResult``; its text is the message.
+
+    The tool ran and reported failure: retrying is safe only if the tool is idempotent
+    (``Tool.annotations`` may say so with ``idempotentHint``).
     """
 
     def __init__(self, result: Any, tool: Optional[str] = None):
@@ -299,7 +391,10 @@ class ToolError(MCPError):
 
 
 class SchemaValidationError(MCPError, ValueError):
-    """Structured tool output did not match the tool's ``outputSchema`` (or the schema is unusable)."""
+    """Structured tool output did not match the tool's ``outputSchema`` (or the schema is unusable).
+
+    The tool ran (and may have acted); retrying returns the same shape, so it is rarely useful.
+    """
 
     def __init__(self, message: str, *, tool: Optional[str] = None, path: str = ""):
         self.tool = tool
@@ -309,7 +404,11 @@ class SchemaValidationError(MCPError, ValueError):
 
 class ToolChangedError(MCPError):
     """A tool's definition differs from the one pinned (``ToolPins``) and the group was told to
-    refuse such calls (``on_pin_change="refuse"``). ``changes`` are the ``ToolChange`` values."""
+    refuse such calls (``on_pin_change="refuse"``). ``changes`` are the ``ToolChange`` values.
+
+    Nothing was sent; retrying fails until the change is reviewed and accepted
+    (``ToolPins.update``).
+    """
 
     def __init__(self, server: str, tool: str, changes: Any = ()):
         self.server = server
@@ -320,7 +419,10 @@ class ToolChangedError(MCPError):
 
 
 class UnknownToolError(MCPError, KeyError):
-    """No tool of that name in the group (``ServerGroup.resolve``). ``suggestions`` are close names."""
+    """No tool of that name in the group (``ServerGroup.resolve``). ``suggestions`` are close names.
+
+    Nothing was sent; retrying with the same name fails again (try one of ``suggestions``).
+    """
 
     def __init__(self, name: str, suggestions: Any = (), detail: str = ""):
         self.name = name
@@ -337,6 +439,9 @@ class AuthError(MCPError):
 
     ``status`` is the HTTP status and ``www_authenticate`` the server's challenge header, if any
     (it names the scheme, realm, scopes and resource metadata; it carries no secret of ours).
+
+    Retrying with the same credentials fails again (``OAuth`` already re-ran the grant on a 401
+    where it could); retry after re-authorizing or fixing the token.
     """
 
     def __init__(self, message: str, *, status: Optional[int] = None, www_authenticate: Optional[str] = None):
@@ -356,6 +461,8 @@ class MissingExtraError(AuthError, ImportError):
     ``private_key_jwt`` need ``mcpclient[oauth]`` (the ``cryptography`` package),
     ``RedisTokenStore`` needs ``mcpclient[redis]``. The message names the ``pip install`` command;
     ``extra`` is the extra's name. An ``ImportError`` too, so ``except ImportError`` still works.
+
+    Retrying fails until the extra is installed.
     """
 
     def __init__(self, message: str, *, extra: str, name: Optional[str] = None):
@@ -377,7 +484,10 @@ def parse_challenge(header: str) -> Dict[str, str]:
 
 class MessageTooLarge(ProtocolError):
     """A message from the server was over the transport's ``max_message_size``: it was not read
-    (never buffered whole), and the call it answers fails with this; the connection lives on."""
+    (never buffered whole), and the call it answers fails with this; the connection lives on.
+
+    Retrying gets the same oversized answer: raise ``max_message_size`` or ask for less.
+    """
 
     def __init__(self, message: str, *, limit: Optional[int] = None):
         self.limit = limit
@@ -386,7 +496,11 @@ class MessageTooLarge(ProtocolError):
 
 class TooManyPages(ProtocolError):
     """A listing went on past the client's ``max_pages`` (a server that hands out a new cursor
-    for ever); the items gathered so far are dropped."""
+    for ever); the items gathered so far are dropped.
+
+    Retrying starts the listing over and likely fails the same way: raise ``Client(max_pages=)`` if
+    the server is honest.
+    """
 
     def __init__(self, message: str, *, method: Optional[str] = None, pages: Optional[int] = None):
         self.method = method
@@ -396,7 +510,10 @@ class TooManyPages(ProtocolError):
 
 class UnsendableMessage(MCPError, ValueError):
     """A message cannot be encoded as JSON (``NaN`` or infinity, a lone surrogate, an object JSON
-    has no form for): nothing was sent. Also a ``ValueError``, which ``json`` would have raised."""
+    has no form for): nothing was sent. Also a ``ValueError``, which ``json`` would have raised.
+
+    Retrying with the same arguments fails again: fix the value.
+    """
 
 
 __all__ += ["MessageTooLarge", "TooManyPages", "UnsendableMessage"]

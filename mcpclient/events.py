@@ -75,6 +75,7 @@ class Subscription:
     # --- fed by the router (notification thread / reader thread) ---------------------------------
 
     def deliver(self, event: Event) -> None:
+        """Queue an event for the reader of this subscription (called by the client's router; drops the oldest past ``MAX_QUEUED``). Never raises."""
         self.relistens = 0
         with self._cond:
             if self._ended:
@@ -91,6 +92,7 @@ class Subscription:
                 log.exception("on_event callback failed")
 
     def acknowledge(self, honoured: Any) -> None:
+        """Record the server's acknowledgement of the filter (called by the client's router). Never raises."""
         with self._cond:
             first = self.acknowledged is None and not self._ended
             self.acknowledged = honoured if isinstance(honoured, dict) else {}
@@ -99,6 +101,7 @@ class Subscription:
             self._settled(True, None)
 
     def end(self, error: Optional[BaseException] = None) -> None:
+        """End the subscription: readers get ``None``, or ``error`` (e.g. ``SubscriptionLost``) if given. Called by the client's router; idempotent."""
         with self._cond:
             if self._ended:
                 return
@@ -146,6 +149,7 @@ class Subscription:
 
     @property
     def closed(self) -> bool:
+        """True once the subscription has ended (closed, or its stream finished or broke)."""
         return self._ended
 
     def close(self) -> None:

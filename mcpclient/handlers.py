@@ -41,10 +41,15 @@ class SamplingMessage(_Value):
 
     @property
     def text(self) -> str:
+        """The message's text parts joined (``""`` if it has none)."""
         return "".join(c.text for c in self.content if isinstance(c, TextContent))
 
     @classmethod
     def from_wire(cls, raw: Any) -> "SamplingMessage":
+        """Build a ``SamplingMessage`` from the request's wire dict.
+
+        Raises ``InvalidParams`` if it is malformed (the server is answered with -32602).
+        """
         if not isinstance(raw, dict):
             raise InvalidParams(-32602, "sampling message: expected an object")
         content = raw.get("content")
@@ -81,6 +86,10 @@ class CreateMessageRequest(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "CreateMessageRequest":
+        """Build a ``CreateMessageRequest`` from ``sampling/createMessage`` params.
+
+        Raises ``InvalidParams`` if they are malformed (the server is answered with -32602).
+        """
         messages = raw.get("messages")
         max_tokens = raw.get("maxTokens")
         if not isinstance(messages, list) or not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
@@ -106,6 +115,7 @@ class CreateMessageResult(_Value):
     meta: Optional[Raw] = field(default=None, hash=False)
 
     def to_wire(self) -> Raw:
+        """The ``CreateMessageResult`` wire dict sent to the server. Raises ``TypeError`` for content it cannot encode."""
         wire: Raw = {"role": self.role, "content": _content_to_wire(self.content), "model": self.model}
         if self.stop_reason is not None:
             wire["stopReason"] = self.stop_reason
@@ -140,6 +150,7 @@ class Root(_Value):
     meta: Optional[Raw] = field(default=None, hash=False)
 
     def to_wire(self) -> Raw:
+        """The ``Root`` wire dict (``uri``, and ``name`` and ``_meta`` when set)."""
         wire: Raw = {"uri": self.uri}
         if self.name is not None:
             wire["name"] = self.name

@@ -96,6 +96,7 @@ class Keepalive:
 
     @property
     def ping_timeout(self) -> float:
+        """Seconds to wait for a keepalive ping's answer: ``timeout``, else ``min(interval, 30)``."""
         return self.timeout if self.timeout is not None else min(self.interval, 30.0)
 
     @classmethod

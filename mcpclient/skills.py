@@ -32,7 +32,11 @@ MAX_TOTAL_SIZE = 16 * 1024 * 1024
 
 
 class SkillVerificationError(MCPError):
-    """A skill's content did not match its manifest (or cannot be verified); nothing of it is used."""
+    """A skill's content did not match its manifest (or cannot be verified); nothing of it is used.
+
+    Retrying reads the same content and fails again unless the server's skill changed; never use the
+    content anyway.
+    """
 
     def __init__(self, uri: str, reason: str) -> None:
         self.uri = uri
@@ -61,14 +65,20 @@ class Skill(_Value):
 
     @property
     def name(self) -> str:
+        """The skill's name: its frontmatter ``name``, else the name of its directory."""
         return str(self.frontmatter.get("name", posixpath.basename(posixpath.dirname(self.uri))))
 
     @property
     def description(self) -> str:
+        """The frontmatter ``description`` (``""`` if absent)."""
         return str(self.frontmatter.get("description", ""))
 
     @classmethod
     def from_wire(cls, raw: Any) -> "Skill":
+        """Build a ``Skill`` manifest from a ``skills/list`` entry.
+
+        Raises ``ProtocolError`` if the entry is malformed.
+        """
         if not isinstance(raw, dict) or not isinstance(raw.get("uri"), str) or not isinstance(raw.get("frontmatter"), dict):
             raise ProtocolError("skill entry: expected an object with 'uri' and 'frontmatter'")
         resources = raw.get("resources")
@@ -101,6 +111,19 @@ class LoadedSkill:
         return split_frontmatter(self.text)[1]
 
     def read(self, path: str) -> bytes:
+        """Read one of the skill's files, verified against the manifest.
+
+        Args:
+            path: a path relative to the skill's directory, or a file's full URI.
+
+        Returns:
+            The file's bytes, whose size and digest match the manifest.
+
+        Raises:
+            SkillVerificationError: the file is not in the manifest (nothing is read), or its content
+                does not match.
+            MCPError: reading it failed (as ``Client.read_resource`` does).
+        """
         base = self.skill.uri.rsplit("/", 1)[0] + "/"
         uri = path if "://" in path else base + posixpath.normpath(path).lstrip("/")
         listed = {f.uri: f for f in self.skill.files or []}

@@ -62,10 +62,15 @@ class Task(_Value):
 
     @property
     def is_terminal(self) -> bool:
+        """True once the task is ``completed``, ``failed`` or ``cancelled`` (its status will not change)."""
         return self.status in TERMINAL
 
     @classmethod
     def from_wire(cls, raw: Any) -> "Task":
+        """Build a ``Task`` from its wire dict.
+
+        Raises ``ProtocolError`` if ``taskId`` or ``status`` is missing or not a string.
+        """
         if not isinstance(raw, dict) or not isinstance(raw.get("taskId"), str) or not isinstance(raw.get("status"), str):
             raise ProtocolError("task: expected an object with string 'taskId' and 'status'")
         what = "task"  # a wrong-typed optional field is dropped (types.py), never met later in arithmetic
@@ -88,6 +93,7 @@ class ToolTask:
 
     @property
     def task_id(self) -> str:
+        """The server's id of the task."""
         return self.task.task_id
 
     def __repr__(self) -> str:

@@ -152,6 +152,7 @@ class Implementation(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "Implementation":
+        """Build an ``Implementation`` from ``serverInfo`` (lenient: a malformed one gives empty fields; never raises)."""
         raw = raw if isinstance(raw, dict) else {}
         what = "serverInfo"
         return cls(_opt_str(raw, "name", what), _opt_str(raw, "version", what), _opt(raw, "title", str, what),
@@ -187,6 +188,10 @@ class _MediaContent(_Value):
 
     @classmethod
     def from_wire(cls: Type[_Media], raw: Raw) -> _Media:
+        """Build image or audio content from its wire dict.
+
+        Raises ``ProtocolError`` if ``data`` is missing or not valid base64.
+        """
         what = f"{raw.get('type')} content"
         return cls(_b64decode(raw.get("data"), what), _opt_str(raw, "mimeType", what),
                    _opt(raw, "annotations", dict, what), _opt(raw, "_meta", dict, what), raw)
@@ -219,6 +224,10 @@ class ResourceContents(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "ResourceContents":
+        """Build a ``ResourceContents`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         what = "resource contents"
         uri = _str(raw, "uri", what)
         blob = raw.get("blob")
@@ -340,6 +349,10 @@ class Tool(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "Tool":
+        """Build a ``Tool`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         what = "tool"
         return cls(_str(raw, "name", what), _opt(raw, "title", str, what), _opt(raw, "description", str, what),
                    _opt(raw, "inputSchema", dict, what) or {}, _opt(raw, "outputSchema", dict, what),
@@ -373,6 +386,10 @@ class ToolResult(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw, tool: Optional[str] = None) -> "ToolResult":
+        """Build a ``ToolResult`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         if not isinstance(raw, dict):
             raise ProtocolError("tools/call result: expected an object")
         meta = raw.get("_meta")
@@ -412,6 +429,10 @@ class Resource(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "Resource":
+        """Build a ``Resource`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         what = "resource"
         return cls(_str(raw, "uri", what), _opt_str(raw, "name", what), _opt(raw, "title", str, what),
                    _opt(raw, "description", str, what), _opt(raw, "mimeType", str, what), _opt(raw, "size", int, what),
@@ -435,6 +456,10 @@ class ResourceTemplate(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "ResourceTemplate":
+        """Build a ``ResourceTemplate`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         what = "resource template"
         return cls(_str(raw, "uriTemplate", what), _opt_str(raw, "name", what), _opt(raw, "title", str, what),
                    _opt(raw, "description", str, what), _opt(raw, "mimeType", str, what),
@@ -456,6 +481,10 @@ class PromptArgument(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "PromptArgument":
+        """Build a ``PromptArgument`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         what = "prompt argument"
         return cls(_str(raw, "name", what), _opt(raw, "title", str, what), _opt(raw, "description", str, what),
                    raw.get("required") is True, raw)
@@ -475,6 +504,10 @@ class Prompt(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "Prompt":
+        """Build a ``Prompt`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         what = "prompt"
         name = _str(raw, "name", what)
         args = [PromptArgument.from_wire(a) for a in (_opt(raw, "arguments", list, what) or ())]
@@ -492,6 +525,10 @@ class PromptMessage(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "PromptMessage":
+        """Build a ``PromptMessage`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         return cls(_str(raw, "role", "prompt message"), parse_content(_require(raw, "content", "prompt message")), raw)
 
 
@@ -506,6 +543,10 @@ class PromptResult(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "PromptResult":
+        """Build a ``PromptResult`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         messages = _require(raw, "messages", "prompts/get result")
         if not isinstance(messages, list):
             raise ProtocolError("prompts/get result: 'messages' must be a list")
@@ -525,6 +566,10 @@ class Completion(_Value):
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "Completion":
+        """Build a ``Completion`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
         what = "completion/complete result"
         comp = _require(raw, "completion", what)
         values = comp.get("values") if isinstance(comp, dict) else None

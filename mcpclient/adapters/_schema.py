@@ -19,7 +19,11 @@ __all__ = ["StrictSchemaError", "inline_refs", "normalize", "to_strict_schema", 
 
 
 class StrictSchemaError(ValueError):
-    """A schema OpenAI's strict mode cannot express; the message says where and why."""
+    """A schema OpenAI's strict mode cannot express; the message says where and why.
+
+    Retrying fails the same way: send that tool non-strict (``to_openai_tools`` does so
+    itself) or fix its schema.
+    """
 
 
 #: Keywords whose value is one schema, a list of schemas, or a name -> schema map.

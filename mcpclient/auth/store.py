@@ -49,12 +49,24 @@ class TokenStore:
     compare-and-delete that make sharing a store between clients safe (see the module doc)."""
 
     def get(self, key: str) -> Optional[Token]:
+        """The token stored under ``key``, or ``None``.
+
+        Raises ``OSError`` (file store) or the backend's error (Redis) if the store cannot be read.
+        """
         raise NotImplementedError
 
     def set(self, key: str, token: Token) -> None:
+        """Store ``token`` under ``key``, replacing any other.
+
+        Raises ``OSError`` (file store) or the backend's error (Redis) if the store cannot be written.
+        """
         raise NotImplementedError
 
     def delete(self, key: str) -> None:
+        """Remove the token under ``key`` (nothing if there is none).
+
+        Raises the store's error as ``set`` does.
+        """
         raise NotImplementedError
 
     @contextlib.contextmanager

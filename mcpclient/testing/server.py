@@ -131,6 +131,7 @@ class Server:
                 pass
 
     def notify(self, method: str, params: Json) -> None:
+        """Send a notification (``method`` and ``params``) to the client."""
         self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
     def _reply(self, request_id: Any, result: Optional[Json] = None, error: Optional[RpcError] = None) -> None:

@@ -27,6 +27,7 @@ class _End:
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
+        """Queue one message for the other end. Raises ``ConnectionClosed`` once this end is closed."""
         if self._closed:
             raise ConnectionClosed("memory transport is closed")
         self._outbox.put(encode_frame(message))
@@ -45,6 +46,7 @@ class _End:
         return decode_frame(frame)
 
     def close(self, deadline: Optional[float] = None) -> None:
+        """Close both directions: each end's ``receive()`` then returns ``None``. Idempotent; never raises."""
         if not self._closed:
             self._closed = True
             self._outbox.put(_EOF)
@@ -69,6 +71,11 @@ class MemoryTransport(_End, Transport):
 
     @classmethod
     def pair(cls) -> Tuple["MemoryTransport", MemoryPeer]:
+        """Make a connected pair.
+
+        Returns:
+            ``(transport, peer)``: give the transport to ``Client``, serve on the peer.
+        """
         import queue  # deferred: import time
 
         to_server: "queue.Queue[bytes]" = queue.Queue()

@@ -279,14 +279,17 @@ class StdioTransport(Transport):
 
     @property
     def pid(self) -> Optional[int]:
+        """The server process's id (``None`` before it started)."""
         return self._proc.pid if self._proc else None
 
     @property
     def returncode(self) -> Optional[int]:
+        """The server's exit status once it has exited, else ``None``."""
         return self._proc.returncode if self._proc and self._exited.is_set() else None
 
     @property
     def stderr_tail(self) -> str:
+        """The last lines the server wrote to stderr (kept for ``ProcessExited`` messages)."""
         return "\n".join(self._stderr_tail)
 
     def close(self, deadline: Optional[float] = None) -> None:
