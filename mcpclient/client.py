@@ -850,7 +850,9 @@ class Client(ConnectionHooks, ExtensionMethods):
         unsolicited notifications, plus ``resources/subscribe`` for each URI.
 
         Args:
-            tools / prompts / resources: which list changes to receive.
+            tools: receive changes of the tool list.
+            prompts: receive changes of the prompt list.
+            resources: receive changes of the resource list.
             resource_uris: resources whose updates to receive.
             on_event: ``(Event)`` for each event, on the notification thread.
 

@@ -139,23 +139,6 @@ def test_every_exception_says_whether_retrying_is_safe() -> None:
 
 # --- the errors page's tree -------------------------------------------------------------------------
 
-def _tree_lines(root: type, classes: List[type]) -> List[str]:
-    """The hierarchy under ``root`` among ``classes``, drawn as the page draws it: one class a
-    line, indented four spaces per level under its first mcpclient base, children sorted by name."""
-    def children(parent: type) -> List[type]:
-        return sorted((c for c in classes if _first_base(c) is parent), key=lambda c: c.__name__)
-
-    lines: List[str] = []
-
-    def walk(cls: type, depth: int) -> None:
-        lines.append("    " * depth + cls.__name__)
-        for child in children(cls):
-            walk(child, depth + 1)
-
-    walk(root, 0)
-    return lines
-
-
 def _first_base(cls: type) -> Any:
     """The nearest mcpclient exception base (``SendTimeout(TransportError, TimeoutError)`` hangs
     under ``TransportError``)."""
@@ -165,28 +148,61 @@ def _first_base(cls: type) -> Any:
     return None
 
 
-def _drawn_tree() -> List[str]:
+def draw_tree() -> str:
+    """The ``MCPError`` hierarchy drawn as the errors page shows it: children sorted by name, each
+    with its JSON-RPC code (``RPCError`` subclasses) and the builtins it also is."""
+    classes = [c for c in _exception_classes() if issubclass(c, errors.MCPError)]
+    lines: List[str] = []
+
+    def label(cls: type) -> str:
+        notes = []
+        if "code_value" in vars(cls) and cls.code_value is not None:
+            notes.append(str(cls.code_value))
+        others = [b.__name__ for b in cls.__bases__ if not b.__module__.startswith("mcpclient") and b is not Exception]
+        if others:
+            notes.append("also " + ", ".join(others))
+        return cls.__name__ + (f"  ({'; '.join(notes)})" if notes else "")
+
+    def walk(cls: type, prefix: str, last: bool, root: bool) -> None:
+        lines.append(label(cls) if root else prefix + ("└── " if last else "├── ") + label(cls))
+        children = sorted((c for c in classes if _first_base(c) is cls), key=lambda c: c.__name__)
+        inner = "" if root else prefix + ("    " if last else "│   ")
+        for i, child in enumerate(children):
+            walk(child, inner, i == len(children) - 1, False)
+
+    walk(errors.MCPError, "", True, True)
+    return "\n".join(lines) + "\n"
+
+
+def _drawn_tree() -> str:
     text = ERRORS_PAGE.read_text(encoding="utf-8")
     block = re.search(r"<!-- tree -->\s*```text\n(.*?)```", text, re.S)
     assert block, "the errors page has no ```text block after <!-- tree -->"
-    # each line: the indentation, then the class name (anything after it, e.g. "(also TimeoutError)", is a note)
-    return [re.match(r"(\s*)(\w+)", line).group(0) for line in block.group(1).splitlines() if line.strip()]
+    return block.group(1)
 
 
 def test_errors_page_draws_the_real_exception_tree() -> None:
-    mcp = [c for c in _exception_classes() if issubclass(c, errors.MCPError)]
-    assert set(vars(errors)[n] for n in errors.__all__) <= set(mcp) | set()  # every errors class is in the walk
-    assert _drawn_tree() == _tree_lines(errors.MCPError, mcp)
+    """The drawing on the errors page is the real hierarchy (regenerate it with
+    ``python tests/test_docstrings.py`` after adding or moving an exception class)."""
+    assert _drawn_tree() == draw_tree(), "the errors page's tree is out of date; it should read:\n" + draw_tree()
 
 
-def test_tree_check_would_catch_a_wrong_drawing() -> None:
-    """The comparison is not vacuous: moving one class under another parent changes the drawing."""
-    mcp = [c for c in _exception_classes() if issubclass(c, errors.MCPError)]
-    real = _tree_lines(errors.MCPError, mcp)
-    assert "    TransportError" in real and "        ConnectError" in real
-    assert len(real) == len(mcp) >= 35
+def test_tree_covers_every_exception_class() -> None:
+    """Every class of ``mcpclient.errors`` and every public ``MCPError`` elsewhere is drawn, once;
+    the drawing is not vacuous (``ConnectError`` hangs under ``TransportError``)."""
+    drawn = re.findall(r"(\w+)(?:  \(.*\))?$", draw_tree(), re.M)
+    assert sorted(drawn) == sorted(set(drawn))
+    assert set(errors.__all__) | {"SkillVerificationError"} == set(drawn)
+    lines = draw_tree().splitlines()
+    transport = next(i for i, line in enumerate(lines) if line.endswith("TransportError"))
+    assert lines[transport + 1].endswith("── ConnectError")
 
 
-@pytest.mark.parametrize("page", ["errors.md", "index.md"])
-def test_pages_exist(page: str) -> None:
-    assert (ROOT / "docs" / "pages" / page).is_file()
+def test_pages_exist() -> None:
+    for page in ("index.md", "threads.md", "transports.md", "auth.md", "errors.md", "deployment.md", "adapters.md",
+                 "testing.md", "tracing.md", "reference.md"):
+        assert (ROOT / "docs" / "pages" / page).is_file(), page
+
+
+if __name__ == "__main__":
+    print(draw_tree(), end="")
