@@ -862,8 +862,11 @@ class Client(ConnectionHooks, ExtensionMethods):
         Raises:
             ValueError: nothing was asked for.
             ClientClosedError: the client is closed.
-            CapabilityError: the server did not declare what a URI subscription needs.
-            SubscriptionLost: (from the subscription) its stream broke without the server ending it.
+            CapabilityError: (handshake era) ``resource_uris`` given, and the server did not declare
+                ``resources.subscribe``.
+            MCPError: (handshake era) what ``subscribe_resource`` raises for one of ``resource_uris``.
+            SubscriptionLost: (from the subscription's ``get()`` or iteration) its stream broke
+                without the server ending it.
         """
         wanted = filter_params(tools, prompts, resources, [_params.uri(u) for u in resource_uris])
         if not wanted:
@@ -881,7 +884,9 @@ class Client(ConnectionHooks, ExtensionMethods):
 
         Raises:
             ClientClosedError: the client is closed.
-            TypeError: a root is neither a ``Root`` nor a string, or the client declared no roots.
+            ValueError: the client declared no roots (build it with ``roots=``), or a URI is not a
+                local ``file://`` path.
+            TypeError: ``roots`` is not a list of ``Root`` objects, URI strings or dicts.
         """
         era = self._conn.era_if_ready("set_roots")  # ClientClosedError once closed
         self._responder.set_roots(roots)
