@@ -24,6 +24,7 @@ from .errors import (
 from .errors import MessageTooLarge, TooManyPages, UnsendableMessage
 from .futures import CallFuture
 from .reconnect import Keepalive, Reconnect
+from .tracing import Tracing
 from .events import Event, Subscription
 from .transports.base import Transport
 from .transports.memory import MemoryTransport
@@ -114,6 +115,7 @@ __all__ = [
     "ToolPins",
     "ToolResult",
     "ToolTask",
+    "Tracing",
     "Transport",
     "TransportError",
     "URLElicitationRequired",

@@ -98,6 +98,7 @@ class ConnectionHooks:
         _client_info: Dict[str, Any]
         _max_workers: int
         _refresh: Optional[Tuple[Session, Any]]
+        _tracer: Optional[Any]
         max_input_rounds: int
         timeout: Optional[float]
         on_reconnect: Optional[Callable[[Any], Any]]
@@ -109,6 +110,7 @@ class ConnectionHooks:
         responder = self._responder
         session = Session(transport, on_request=responder.answer, on_notification=self._notifications.handle,
                           max_workers=self._max_workers)
+        session.tracer = self._tracer  # (None until the first connect() with tracing on)
         requests = session.requests
         requests.on_quick_request = lambda rid, method, params: responder.quick(rid, method, params, requests.reply)
         session.on_quick_notification = self._subscriptions.route_quick
