@@ -21,6 +21,7 @@ from .errors import ClientClosedError, ConnectionClosed, MCPError
 from .notifications import NotificationRouter
 from .session import Session
 from .subscriptions import SubscriptionRouter
+from .tracing import AUTOMATIC, CallTracer, Tracing, missing_extra
 from .transports.base import CLOSE_BUDGET, Transport
 
 if TYPE_CHECKING:
@@ -98,7 +99,8 @@ class ConnectionHooks:
         _client_info: Dict[str, Any]
         _max_workers: int
         _refresh: Optional[Tuple[Session, Any]]
-        _tracer: Optional[Any]
+        _tracer: Optional[CallTracer]
+        _tracing: Optional[Tracing]
         max_input_rounds: int
         timeout: Optional[float]
         on_reconnect: Optional[Callable[[Any], Any]]
@@ -150,6 +152,21 @@ class ConnectionHooks:
         self._tools.forked()
         if self._cache is not None:
             self._cache.forked()
+
+    def _start_tracing(self) -> None:
+        """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports
+        ``opentelemetry``) and install it on the session and the responder; later sessions get it
+        in ``_new_session``. Automatic tracing goes quietly off if the package cannot be imported."""
+        try:
+            from ._otel import ClientTracer  # deferred: opentelemetry loads only for a client that traces
+        except ImportError as exc:
+            if self._tracing is not AUTOMATIC:
+                raise missing_extra() from exc
+            log.debug("tracing is off: opentelemetry cannot be imported (%s)", exc)
+            self._tracing = None
+            return
+        self._tracer = ClientTracer(self._tracing, self._conn)  # type: ignore[arg-type]
+        self._responder.tracer = self._conn.session.tracer = self._tracer
 
     def _current_session(self) -> Session:
         return self._conn.session

@@ -197,10 +197,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         On failure everything started is torn down before the error is raised.
         """
         if self._tracing is not None and self._tracer is None:
-            from ._otel import ClientTracer  # deferred: opentelemetry loads only for a client that traces
-
-            self._tracer = ClientTracer(self._tracing, self._conn)
-            self._responder.tracer = self._conn.session.tracer = self._tracer
+            self._start_tracing()
         self._conn.open(self._timeout(timeout))
         return self
 

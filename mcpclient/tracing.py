@@ -22,7 +22,7 @@ try:
 except ImportError:  # pragma: no cover - Python < 3.8 is not supported anyway
     Protocol = object  # type: ignore[assignment]
 
-__all__ = ["CallTrace", "CallTracer", "Tracing", "TracingSetting", "wants_tracing"]
+__all__ = ["AUTOMATIC", "CallTrace", "CallTracer", "Tracing", "TracingSetting", "missing_extra", "wants_tracing"]
 
 
 @dataclass(frozen=True)
@@ -55,13 +55,16 @@ class Tracing:
 
 #: What ``Client(tracing=)`` takes: None (automatic), True, False, or a ``Tracing``.
 TracingSetting = Union[None, bool, Tracing]
+#: ``wants_tracing(None)`` with the package found: tracing goes quietly off if it cannot be imported.
+AUTOMATIC = Tracing()
 
 
 def wants_tracing(setting: TracingSetting) -> Optional[Tracing]:
-    """The ``Tracing`` a ``Client(tracing=setting)`` uses, or None for no tracing.
+    """The ``Tracing`` a ``Client(tracing=setting)`` uses, or None for no tracing (checked at
+    construction, without importing anything: the package is loaded at ``connect()``).
 
     Args:
-        setting: None (trace if ``opentelemetry`` is importable), True or a ``Tracing`` (trace;
+        setting: None (trace if ``opentelemetry`` is installed), True or a ``Tracing`` (trace;
             the package must be installed), or False (never).
 
     Returns:
@@ -77,18 +80,19 @@ def wants_tracing(setting: TracingSetting) -> Optional[Tracing]:
         raise TypeError("tracing must be None, True, False or a Tracing")
     from importlib.util import find_spec  # deferred: only clients that may trace need it
 
-    try:
-        found = find_spec("opentelemetry.trace") is not None
-    except (ImportError, ValueError):  # a broken or namespace-only install
-        found = False
-    if not found:
+    if find_spec("opentelemetry") is None:  # (a top-level name: found without importing it)
         if setting is None:
             return None
-        from .errors import MissingExtraError  # (errors is loaded already: no import cost)
+        raise missing_extra()
+    return setting if isinstance(setting, Tracing) else AUTOMATIC if setting is None else Tracing()
 
-        raise MissingExtraError("tracing needs the 'opentelemetry-api' package: pip install 'mcpclient[otel]'",
-                                extra="otel", name="opentelemetry")
-    return setting if isinstance(setting, Tracing) else Tracing()
+
+def missing_extra() -> Exception:
+    """The ``MissingExtraError`` for tracing asked for without ``opentelemetry-api``."""
+    from .errors import MissingExtraError  # (errors is loaded already: no import cost)
+
+    return MissingExtraError("tracing needs the 'opentelemetry-api' package: pip install 'mcpclient[otel]'",
+                             extra="otel", name="opentelemetry")
 
 
 class CallTrace(Protocol):
