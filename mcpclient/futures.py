@@ -258,7 +258,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 trace.end(None, exc, self.request_id)
                 raise
             trace.end(value, None, self.request_id)
-            return value
+            return value  # type: ignore[no-any-return]
         try:
             with self._session.waiting_for(self, timeout):
                 return super().result(timeout)
