@@ -189,14 +189,17 @@ def test_32_threads_each_get_a_span_under_their_own_parent(tel):
 
 def test_a_future_span_covers_the_call_not_the_callers_wait(tel):
     with Client(TRACE_ECHO, protocol="legacy", timeout=LONG, tracing=tel.tracing()) as client:
+        ended_when_done: List[int] = []
         with tel.tracer.start_as_current_span("caller") as caller:
             future = client.call_tool_future("meta")
+            future.add_done_callback(lambda f: ended_when_done.append(len(tel.finished("tools/call"))))
         # (the caller's span is over: the call keeps the context it was started in)
         assert wait([future], LONG).done
         [span] = tel.finished("tools/call")  # ended already: before anyone asked for the result
         before_result = time.time_ns()
         assert _ids(future.result().text) == (span.context.trace_id, span.context.span_id)
     assert span.end_time <= before_result
+    assert ended_when_done == [1]  # ended before the future completed (its callbacks see it ended)
     assert span.parent.span_id == caller.get_span_context().span_id
 
 
@@ -288,3 +291,21 @@ def test_import_and_construction_do_not_import_opentelemetry():
             "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LONG, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_official_sdk_server_gets_the_context_and_hands_it_back_in_its_sampling_request(tel):
+    """The official SDK's server extracts ``params._meta``'s context (its own OpenTelemetry
+    middleware) and injects it into the sampling request it sends while handling the call."""
+    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+    from conftest import OFFICIAL_SERVER
+
+    def sample(request: Any) -> Dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "text", "text": "sampled"}, "model": "m"}
+
+    with Client(OFFICIAL_SERVER, protocol="legacy", timeout=LONG, sampling_handler=sample,
+                tracing=tel.tracing()) as client:
+        assert client.call_tool("sample", {"prompt": "p"}).text == "m: sampled"
+    [call] = tel.finished("tools/call")
+    [served] = tel.finished("sampling/createMessage")
+    assert served.parent.is_remote and served.parent.span_id == call.context.span_id
+    assert served.context.trace_id == call.context.trace_id
