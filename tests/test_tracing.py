@@ -309,3 +309,18 @@ def test_the_official_sdk_server_gets_the_context_and_hands_it_back_in_its_sampl
     [served] = tel.finished("sampling/createMessage")
     assert served.parent.is_remote and served.parent.span_id == call.context.span_id
     assert served.context.trace_id == call.context.trace_id
+
+
+def test_by_default_the_callers_context_reaches_the_server_even_without_an_sdk(tel):
+    """``tracing`` left automatic with the global providers unset (no SDK configured): no span
+    is made, but a context the caller is in (here: one a web framework would have extracted from
+    an incoming request) still goes to the server."""
+    incoming = trace.SpanContext(0x0AF7651916CD43DD8448EB211C80319C, 0xB7AD6B7169203331, is_remote=True,
+                                 trace_flags=trace.TraceFlags(1))
+    with Client(TRACE_ECHO, protocol="legacy", timeout=LONG) as client:
+        if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):  # (no other test set one up)
+            assert client.call_tool("meta").structured_content == {}  # no context: nothing sent
+        with trace.use_span(trace.NonRecordingSpan(incoming)):
+            echoed = client.call_tool("meta").text
+    assert _ids(echoed)[0] == incoming.trace_id
+    assert tel.finished() == []  # (the test's own provider is not the global one)
