@@ -14,8 +14,9 @@ open-telemetry/semantic-conventions-genai):
 * the ``mcp.client.operation.duration`` histogram (seconds) with the low-cardinality attributes.
 * each request from the server (sampling, elicitation, roots; also those inside 2026
   ``input_required`` results): a ``SERVER`` span around its handler whose parent is the context in
-  the request's ``params._meta`` when there is one (then the ambient context, if any, is a link),
-  else the ambient context; the handler runs with that span current.
+  the request's ``params._meta`` when there is one (then the ambient context, if any and another,
+  is a link), else the ambient context (for a 2026 input round: the span of the call that got
+  it, current while its result is handled); the handler runs with its span current.
 
 Errors: ``error.type`` is the JSON-RPC code for an error reply (also ``rpc.response.status_code``,
 and the status description is the server's message), ``tool_error`` for an ``isError`` tool
@@ -31,6 +32,7 @@ from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 from urllib.parse import urlsplit, urlunsplit
 
+from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
@@ -128,6 +130,10 @@ class _Propagated:
     def end(self, value: Any, error: Optional[BaseException], request_id: Any) -> None:
         """Nothing to end."""
 
+    def run(self, fn: Callable[[Any], Any], arg: Any) -> Any:
+        """``fn(arg)``: the caller's context is not carried to other threads (no span to carry)."""
+        return fn(arg)
+
 
 class _Trace:
     """One request's span (``tracing.CallTrace``)."""
@@ -143,6 +149,14 @@ class _Trace:
         self._base = base  # the histogram's attributes known at the start (shared: never changed)
         self._started = _monotonic()
         self._once = [True]  # popped by the first end() (list.pop is atomic)
+
+    def run(self, fn: Callable[[Any], Any], arg: Any) -> Any:
+        """``fn(arg)`` with this span current (on whichever thread runs the call's transform)."""
+        token = otel_context.attach(trace.set_span_in_context(self._span))
+        try:
+            return fn(arg)
+        finally:
+            otel_context.detach(token)
 
     def end(self, value: Any, error: Optional[BaseException], request_id: Any) -> None:
         """End the span and record the duration (the first call only: a cancel may race the answer)."""
@@ -314,7 +328,8 @@ class ClientTracer:
             if parent is not None and not trace.get_current_span(parent).get_span_context().is_valid:
                 parent = None  # a malformed traceparent: the ambient context is the parent
             ambient = trace.get_current_span().get_span_context()
-            if parent is not None and ambient.is_valid:
+            if parent is not None and ambient.is_valid and \
+                    ambient.span_id != trace.get_current_span(parent).get_span_context().span_id:
                 links = [Link(ambient)]
         _, common, _ = self._common()
         attrs = dict(common)

@@ -211,7 +211,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def _step(self, raw: Any) -> Any:
         transform = self._transform
-        return raw if transform is None else transform(raw)
+        if transform is None:
+            return raw
+        trace = self.trace  # (traced: the transform, and input rounds' handlers, run in the call's span)
+        return transform(raw) if trace is None else trace.run(transform, raw)
 
     def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
         """Complete the future (False if it was cancelled or completed meanwhile: then the

@@ -128,6 +128,19 @@ class CallTrace(Protocol):
         """
 
 
+    def run(self, fn: Callable[[Any], Any], arg: Any) -> Any:
+        """``fn(arg)`` with the call's span current: the call's result transform, which runs the
+        handlers of 2026 ``input_required`` rounds (their spans are then children of the call's).
+
+        Args:
+            fn: the transform.
+            arg: the raw result it transforms.
+
+        Returns:
+            What ``fn`` returned.
+        """
+
+
 class CallTracer(Protocol):
     """What the engine calls when tracing is on (``Session.tracer``, ``Responder.tracer``)."""
 

@@ -241,7 +241,7 @@ def test_a_server_request_gets_a_server_span_under_the_context_it_carries(tel, e
 
     with Client(TRACE_ECHO, protocol="legacy" if era == "legacy" else "auto", timeout=LONG, sampling_handler=sample,
                 tracing=tel.tracing()) as client:
-        with tel.tracer.start_as_current_span("caller") as caller:
+        with tel.tracer.start_as_current_span("caller"):
             result = client.call_tool("sample")
     assert result.text == "sampled"
     [call] = tel.finished("tools/call")  # one span, though the 2026 call took two rounds
@@ -252,11 +252,23 @@ def test_a_server_request_gets_a_server_span_under_the_context_it_carries(tel, e
     assert seen_in_handler == [served.context]  # the handler runs with that span current
     rounds = result.structured_content["rounds"]
     assert [_ids(r["traceparent"]) for r in rounds] == [(call.context.trace_id, call.context.span_id)] * len(rounds)
-    if era == "legacy":  # on a handler thread: no ambient context, no link
-        assert len(rounds) == 1 and not served.links
-    else:  # an input round, run on the caller's thread: its context is linked
-        assert len(rounds) == 2
-        assert [link.context.span_id for link in served.links] == [caller.get_span_context().span_id]
+    assert not served.links  # (legacy: on a handler thread, no ambient context; 2026: the ambient one is the call's)
+    assert len(rounds) == (1 if era == "legacy" else 2)
+
+
+def test_an_input_round_without_a_context_is_served_under_the_calls_span(tel):
+    """2026-07-28: the handlers of ``input_required`` rounds run while the call's result is
+    handled, with the call's span current: a request that carries no context is its child."""
+    def sample(request: Any) -> Dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "text", "text": "sampled"}, "model": "m"}
+
+    with Client(TRACE_ECHO, timeout=LONG, sampling_handler=sample, tracing=tel.tracing()) as client:
+        with tel.tracer.start_as_current_span("caller"):
+            assert client.call_tool_future("sample", {"propagate": False}).result(LONG).text == "sampled"
+    [call] = tel.finished("tools/call")
+    [served] = tel.finished("sampling/createMessage")
+    assert not served.parent.is_remote and served.parent.span_id == call.context.span_id
+    assert served.end_time <= call.end_time
 
 
 def test_options_record_arguments_and_results_and_a_callers_own_traceparent_is_kept(tel):

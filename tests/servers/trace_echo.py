@@ -11,6 +11,7 @@ Handshake era after ``initialize``; the 2026-07-28 era after ``server/discover``
   ``traceparent`` of the calling request: a server->client request in the handshake era, an
   ``input_required`` round in the 2026 era (the retry's ``traceparent`` is compared with the
   first round's, which rides in ``requestState``). Returns the sampled text and both contexts.
+  ``{"propagate": false}``: the sampling request carries no ``_meta``.
 
 ``answer`` is also used in-process by the test's scripted HTTP server. Nothing imported but the
 standard library; exits at stdin EOF.
@@ -73,8 +74,9 @@ def _call(name, params, modern, ask):
     if name == "hang":
         return None
     if name == "sample":
-        request = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5,
-                   "_meta": seen}
+        request = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5}
+        if (params.get("arguments") or {}).get("propagate", True):
+            request["_meta"] = seen
         if not modern:
             text = ask("sampling/createMessage", request)["content"]["text"]
             return {"content": [{"type": "text", "text": text}], "structuredContent": {"rounds": [seen]}}
