@@ -105,7 +105,11 @@ def wants_tracing(setting: TracingSetting) -> Optional[Tracing]:
 
 
 def missing_extra() -> Exception:
-    """The ``MissingExtraError`` for tracing asked for without ``opentelemetry-api``."""
+    """The error for tracing asked for without ``opentelemetry-api``.
+
+    Returns:
+        A ``MissingExtraError`` naming the ``otel`` extra, to raise.
+    """
     from .errors import MissingExtraError  # (errors is loaded already: no import cost)
 
     return MissingExtraError("tracing needs the 'opentelemetry-api' package: pip install 'mcpclient[otel]'",
