@@ -24,7 +24,6 @@ from .errors import (
 from .errors import MessageTooLarge, TooManyPages, UnsendableMessage
 from .futures import CallFuture
 from .reconnect import Keepalive, Reconnect
-from .tracing import Tracing
 from .events import Event, Subscription
 from .transports.base import Transport
 from .transports.memory import MemoryTransport
@@ -145,6 +144,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .group import ServerGroup, ServerStatus
     from .pins import ToolChange, ToolPins, tool_fingerprint
     from .search import ToolIndex, search_tool_definition
+    from .tracing import Tracing
 
 #: Names whose modules load on first use (PEP 562): most programs never need them, and importing
 #: mcpclient stays cheap (see benchmarks/README.md, import time).
@@ -156,7 +156,7 @@ _LAZY = {
     "Redirects": "redirects", "HTTPTransport": "transports.http", "SSETransport": "transports.sse",
     "ServerConfig": "config", "load_config": "config", "ServerGroup": "group", "ServerStatus": "group",
     "ToolChange": "pins", "ToolPins": "pins", "tool_fingerprint": "pins", "ToolIndex": "search",
-    "search_tool_definition": "search",
+    "search_tool_definition": "search", "Tracing": "tracing",
 }
 
 

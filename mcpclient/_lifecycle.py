@@ -21,11 +21,12 @@ from .errors import ClientClosedError, ConnectionClosed, MCPError
 from .notifications import NotificationRouter
 from .session import Session
 from .subscriptions import SubscriptionRouter
-from .tracing import AUTOMATIC, CallTracer, Tracing, missing_extra
+from ._tracing import CallTracer, missing_extra
 from .transports.base import CLOSE_BUDGET, Transport
 
 if TYPE_CHECKING:
     from ._tools import ToolRegistry
+    from .tracing import Tracing
     from .cache import ResultCache
 
 __all__ = ["ConnectionHooks", "release", "weakly"]
@@ -101,6 +102,7 @@ class ConnectionHooks:
         _refresh: Optional[Tuple[Session, Any]]
         _tracer: Optional[CallTracer]
         _tracing: Optional[Tracing]
+        _tracing_asked: bool
         max_input_rounds: int
         timeout: Optional[float]
         on_reconnect: Optional[Callable[[Any], Any]]
@@ -160,7 +162,7 @@ class ConnectionHooks:
         try:
             from ._otel import ClientTracer  # deferred: opentelemetry loads only for a client that traces
         except ImportError as exc:
-            if self._tracing is not AUTOMATIC:
+            if self._tracing_asked:
                 raise missing_extra() from exc
             log.debug("tracing is off: opentelemetry cannot be imported (%s)", exc)
             self._tracing = None

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .elicitation import ElicitationRequest  # deferred: import cost (elicitation)
     from .handlers import ElicitationHandler, RootsSetting, SamplingHandler  # deferred: import cost (handlers)
     from .tasks import TaskStore
-    from .tracing import CallTracer
+    from ._tracing import CallTracer
 
 __all__ = ["Responder"]
 

@@ -28,7 +28,7 @@ from .reconnect import Keepalive, Reconnect
 from .session import Session
 from .events import filter_params
 from .subscriptions import SubscriptionRouter
-from .tracing import CallTracer, TracingSetting, wants_tracing
+from ._tracing import CallTracer, TracingSetting, wants_tracing
 from .transports.base import Transport, encode_frame
 from .types import Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool
 from .types import ToolResult
@@ -142,6 +142,7 @@ class Client(ConnectionHooks, ExtensionMethods):
     ) -> None:
         transport = make_transport(target, headers, auth)
         self._tracing = wants_tracing(tracing)
+        self._tracing_asked = tracing is not None  # (automatic tracing goes quietly off if it cannot load)
         self._tracer: Optional[CallTracer] = None  # made at the first connect() (imports opentelemetry)
         if reconnect is True:
             reconnect = Reconnect()

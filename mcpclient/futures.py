@@ -31,7 +31,7 @@ from .errors import ClientClosedError, ProtocolError, RequestCancelled, RPCError
 
 if TYPE_CHECKING:
     from .session import Session
-    from .tracing import CallTrace
+    from ._tracing import CallTrace
 
 __all__ = ["Again", "CallFuture", "ChainedFuture", "ProgressCallback", "Requester", "Transform"]
 

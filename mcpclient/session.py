@@ -36,7 +36,7 @@ from .errors import (
 )
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .serving import RequestHandler, ServerRequests
-from .tracing import CallTracer
+from ._tracing import CallTracer
 from .transports.base import CLOSE_BUDGET, DeliveryFailed, Transport
 
 __all__ = ["HANDLER_GRACE", "Session"]
