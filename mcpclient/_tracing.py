@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Protocol, Union
 if TYPE_CHECKING:
     from .tracing import Tracing
 
-__all__ = ["CallTrace", "CallTracer", "TracingSetting", "missing_extra", "wants_tracing"]
+__all__ = ["CallTrace", "CallTracer", "TracingSetting", "missing_extra", "wants_tracing", "with_context"]
 
 
 #: What ``Client(tracing=)`` takes: None (automatic), True, False, or a ``Tracing``.
@@ -66,6 +66,26 @@ def missing_extra() -> Exception:
 
     return MissingExtraError("tracing needs the 'opentelemetry-api' package: pip install 'mcpclient[otel]'",
                              extra="otel", name="opentelemetry")
+
+
+def with_context(params: Optional[Dict[str, Any]], context: Dict[str, str]) -> Dict[str, Any]:
+    """A round's params with the trace ``context`` (``traceparent``...) in ``_meta``.
+
+    Args:
+        params: the round's params (not changed).
+        context: the keys to add (``CallTrace.meta``).
+
+    Returns:
+        A copy of ``params`` whose ``_meta`` has them; a ``traceparent`` the caller put in
+        ``_meta`` is kept, with the rest of the caller's keys.
+    """
+    params = dict(params or {})
+    own = params.get("_meta")
+    if not isinstance(own, dict):
+        params["_meta"] = dict(context)
+    elif "traceparent" not in own:
+        params["_meta"] = {**context, **own}
+    return params
 
 
 class CallTrace(Protocol):

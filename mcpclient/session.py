@@ -36,7 +36,7 @@ from .errors import (
 )
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .serving import RequestHandler, ServerRequests
-from ._tracing import CallTracer
+from ._tracing import CallTracer, with_context
 from .transports.base import CLOSE_BUDGET, DeliveryFailed, Transport
 
 __all__ = ["HANDLER_GRACE", "Session"]
@@ -52,18 +52,6 @@ HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / call
 SEND_BUDGET = 10.0
 _LOSS_WAIT = 0.5  # after a send found the pipe broken, how long to wait for the reader to see the end
 _NO_RESULT = object()
-
-
-def _traced(params: Optional[Dict[str, Any]], context: Dict[str, str]) -> Dict[str, Any]:
-    """``params`` with the trace ``context`` (``traceparent``...) in ``_meta``; a ``traceparent``
-    the caller put there is kept, with the rest of the caller's context."""
-    params = dict(params or {})
-    own = params.get("_meta")
-    if not isinstance(own, dict):
-        params["_meta"] = dict(context)
-    elif "traceparent" not in own:
-        params["_meta"] = {**context, **own}
-    return params
 
 
 def _advance(call: CallFuture, payload: Any) -> None:
@@ -103,8 +91,7 @@ class Session:
         #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``),
         #: before the pending calls fail.
         self.on_lost: Optional[Callable[[BaseException], None]] = None
-        #: Traces each request (``tracing.CallTracer``; the client sets it at connect), or None.
-        self.tracer: Optional[CallTracer] = None
+        self.tracer: Optional[CallTracer] = None  # traces each request (the client sets it at connect)
         self.instance = transport.instance or next_instance()
         self._prefix = prefix = f"mcpclient-{self.instance}"
         self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
@@ -307,7 +294,7 @@ class Session:
             params["_meta"] = dict(params.get("_meta") or {}, progressToken=rid)
         trace = call.trace
         if trace is not None and trace.meta is not None:
-            params = _traced(params, trace.meta)
+            params = with_context(params, trace.meta)
         message: Dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             message["params"] = params
