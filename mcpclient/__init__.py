@@ -114,6 +114,7 @@ __all__ = [
     "ToolPins",
     "ToolResult",
     "ToolTask",
+    "Tracing",
     "Transport",
     "TransportError",
     "URLElicitationRequired",
@@ -143,6 +144,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .group import ServerGroup, ServerStatus
     from .pins import ToolChange, ToolPins, tool_fingerprint
     from .search import ToolIndex, search_tool_definition
+    from .tracing import Tracing
 
 #: Names whose modules load on first use (PEP 562): most programs never need them, and importing
 #: mcpclient stays cheap (see benchmarks/README.md, import time).
@@ -154,7 +156,7 @@ _LAZY = {
     "Redirects": "redirects", "HTTPTransport": "transports.http", "SSETransport": "transports.sse",
     "ServerConfig": "config", "load_config": "config", "ServerGroup": "group", "ServerStatus": "group",
     "ToolChange": "pins", "ToolPins": "pins", "tool_fingerprint": "pins", "ToolIndex": "search",
-    "search_tool_definition": "search",
+    "search_tool_definition": "search", "Tracing": "tracing",
 }
 
 

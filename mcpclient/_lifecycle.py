@@ -21,10 +21,12 @@ from .errors import ClientClosedError, ConnectionClosed, MCPError
 from .notifications import NotificationRouter
 from .session import Session
 from .subscriptions import SubscriptionRouter
+from ._tracing import CallTracer, missing_extra
 from .transports.base import CLOSE_BUDGET, Transport
 
 if TYPE_CHECKING:
     from ._tools import ToolRegistry
+    from .tracing import Tracing
     from .cache import ResultCache
 
 __all__ = ["ConnectionHooks", "release", "weakly"]
@@ -98,6 +100,9 @@ class ConnectionHooks:
         _client_info: Dict[str, Any]
         _max_workers: int
         _refresh: Optional[Tuple[Session, Any]]
+        _tracer: Optional[CallTracer]
+        _tracing: Optional[Tracing]
+        _tracing_asked: bool
         max_input_rounds: int
         timeout: Optional[float]
         on_reconnect: Optional[Callable[[Any], Any]]
@@ -109,6 +114,7 @@ class ConnectionHooks:
         responder = self._responder
         session = Session(transport, on_request=responder.answer, on_notification=self._notifications.handle,
                           max_workers=self._max_workers)
+        session.tracer = self._tracer  # (None until the first connect() with tracing on)
         requests = session.requests
         requests.on_quick_request = lambda rid, method, params: responder.quick(rid, method, params, requests.reply)
         session.on_quick_notification = self._subscriptions.route_quick
@@ -148,6 +154,21 @@ class ConnectionHooks:
         self._tools.forked()
         if self._cache is not None:
             self._cache.forked()
+
+    def _start_tracing(self) -> None:
+        """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports
+        ``opentelemetry``) and install it on the session and the responder; later sessions get it
+        in ``_new_session``. Automatic tracing goes quietly off if the package cannot be imported."""
+        try:
+            from ._otel import ClientTracer  # deferred: opentelemetry loads only for a client that traces
+        except ImportError as exc:
+            if self._tracing_asked:
+                raise missing_extra() from exc
+            log.debug("tracing is off: opentelemetry cannot be imported (%s)", exc)
+            self._tracing = None
+            return
+        self._tracer = ClientTracer(self._tracing, self._conn)  # type: ignore[arg-type]
+        self._responder.tracer = self._conn.session.tracer = self._tracer
 
     def _current_session(self) -> Session:
         return self._conn.session

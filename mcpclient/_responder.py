@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .elicitation import ElicitationRequest  # deferred: import cost (elicitation)
     from .handlers import ElicitationHandler, RootsSetting, SamplingHandler  # deferred: import cost (handlers)
     from .tasks import TaskStore
+    from ._tracing import CallTracer
 
 __all__ = ["Responder"]
 
@@ -49,6 +50,8 @@ class Responder:
         self.roots = roots
         self.extra_capabilities = dict(extra_capabilities or {})
         self.tasks = tasks
+        #: Traces the handlers (``tracing.CallTracer``; set by the client at connect), or None.
+        self.tracer: Optional["CallTracer"] = None
 
     def set_roots(self, roots: "RootsSetting") -> None:
         """``Client.set_roots``: replace the roots (checked now, not when the server asks)."""
@@ -98,8 +101,15 @@ class Responder:
         """The result for one server request, or an ``RPCError`` raised for the error reply.
 
         The request is parsed and checked first (-32602 for a malformed or undeclared one).
-        (Task-augmented requests never get here: ``quick`` takes them.)
+        (Task-augmented requests never get here: ``quick`` takes them.) With tracing on, the
+        handler runs in a span (``tracing.CallTracer.serve``).
         """
+        tracer = self.tracer
+        if tracer is not None and method != "ping":
+            return tracer.serve(method, params, lambda: self._answer(method, params))
+        return self._answer(method, params)
+
+    def _answer(self, method: str, params: Dict[str, Any]) -> Any:
         if method == "ping":
             return {}
         if method == "sampling/createMessage" and self.sampling is not None:

@@ -28,6 +28,7 @@ from .reconnect import Keepalive, Reconnect
 from .session import Session
 from .events import filter_params
 from .subscriptions import SubscriptionRouter
+from ._tracing import CallTracer, TracingSetting, wants_tracing
 from .transports.base import Transport, encode_frame
 from .types import Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool
 from .types import ToolResult
@@ -106,6 +107,12 @@ class Client(ConnectionHooks, ExtensionMethods):
             pings mark it lost.
         on_reconnect: ``(client)`` after a reconnect, once subscriptions are restored (on the
             notification thread).
+        tracing: OpenTelemetry tracing (README, "Tracing"): ``None`` (default) traces when
+            ``opentelemetry-api`` is installed (``pip install 'mcpclient[otel]'``); ``False``
+            never; ``True`` or a ``Tracing(...)`` (options: recording tool arguments and results,
+            providers) insists (``MissingExtraError`` here without the package). A span per
+            request, the ``mcp.client.operation.duration`` histogram, and the trace context in
+            every request's ``params._meta``; opentelemetry is imported at ``connect()``.
 
     Threads (README, "Threads: who runs what"): handlers run on a pool of ``max_workers``;
     ``on_notification``, ``on_log``, ``on_resource_updated`` and ``on_progress`` in arrival order on
@@ -131,8 +138,12 @@ class Client(ConnectionHooks, ExtensionMethods):
         max_input_rounds: int = 10, max_pages: int = _params.DEFAULT_MAX_PAGES, cache: bool = True,
         reconnect: Union[None, bool, Reconnect] = None,
         keepalive: Union[None, float, Keepalive] = None, on_reconnect: Optional[Callable[["Client"], Any]] = None,
+        tracing: TracingSetting = None,
     ) -> None:
         transport = make_transport(target, headers, auth)
+        self._tracing = wants_tracing(tracing)
+        self._tracing_asked = tracing is not None  # (automatic tracing goes quietly off if it cannot load)
+        self._tracer: Optional[CallTracer] = None  # made at the first connect() (imports opentelemetry)
         if reconnect is True:
             reconnect = Reconnect()
         elif reconnect is not None and reconnect is not False and not isinstance(reconnect, Reconnect):
@@ -200,6 +211,8 @@ class Client(ConnectionHooks, ExtensionMethods):
             ConnectError: the server could not be started or the handshake failed (safe to retry with a new client).
             UnsupportedProtocolVersion: the server speaks none of the revisions asked for.
         """
+        if self._tracing is not None and self._tracer is None:
+            self._start_tracing()
         self._conn.open(self._timeout(timeout))
         return self
 

@@ -31,6 +31,7 @@ from .errors import ClientClosedError, ProtocolError, RequestCancelled, RPCError
 
 if TYPE_CHECKING:
     from .session import Session
+    from ._tracing import CallTrace
 
 __all__ = ["Again", "CallFuture", "ChainedFuture", "ProgressCallback", "Requester", "Transform"]
 
@@ -124,6 +125,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     idempotent: Optional[bool] = False
     setup = False
     cancellable = True
+    trace: Optional["CallTrace"] = None  # its span, when tracing is on (ended once, when the call ends)
     _reply: Any = None  # owned: the reply that landed (or a _Final value), and
     _error: Optional[BaseException] = None  # the error that ended it
     _state = "PENDING"  # what repr() shows of an owned call (its Future state is never used)
@@ -209,11 +211,17 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def _step(self, raw: Any) -> Any:
         transform = self._transform
-        return raw if transform is None else transform(raw)
+        if transform is None:
+            return raw
+        trace = self.trace  # (traced: the transform, and input rounds' handlers, run in the call's span)
+        return transform(raw) if trace is None else trace.run(transform, raw)
 
     def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
         """Complete the future (False if it was cancelled or completed meanwhile: then the
         outcome is dropped)."""
+        trace = self.trace
+        if trace is not None:  # ended before the caller is woken: the span covers the call, not the wait
+            trace.end(value, error, self.request_id)
         try:
             if error is None:
                 self.set_result(value)
@@ -244,7 +252,16 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def result(self, timeout: Optional[float] = None) -> T:
         if self._owned:
-            return self._drive()
+            trace = self.trace
+            if trace is None:
+                return self._drive()
+            try:
+                value = self._drive()
+            except BaseException as exc:
+                trace.end(None, exc, self.request_id)
+                raise
+            trace.end(value, None, self.request_id)
+            return value  # type: ignore[no-any-return]
         try:
             with self._session.waiting_for(self, timeout):
                 return super().result(timeout)
@@ -304,6 +321,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             self.set_running_or_notify_cancel()
         except RuntimeError:  # cancelled (and notified) before: nothing more to do
             return True
+        if self.trace is not None:
+            self.trace.end(None, self._cancelled_error(), self.request_id)
         self._session.abandon(self.request_id, "cancelled by the client")
         return True
 

@@ -36,6 +36,7 @@ from .errors import (
 )
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .serving import RequestHandler, ServerRequests
+from ._tracing import CallTracer, with_context
 from .transports.base import CLOSE_BUDGET, DeliveryFailed, Transport
 
 __all__ = ["HANDLER_GRACE", "Session"]
@@ -90,6 +91,7 @@ class Session:
         #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``),
         #: before the pending calls fail.
         self.on_lost: Optional[Callable[[BaseException], None]] = None
+        self.tracer: Optional[CallTracer] = None  # traces each request (the client sets it at connect)
         self.instance = transport.instance or next_instance()
         self._prefix = prefix = f"mcpclient-{self.instance}"
         self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
@@ -252,10 +254,18 @@ class Session:
             call.idempotent = idempotent
         if prepare is not None or headers is not None or setup or not cancellable:
             call.prepare, call.headers, call.setup, call.cancellable = prepare, headers, setup, cancellable
-        if known is not _NO_RESULT:
-            call.start(known)
-        else:
-            self._send_round(call, params, headers)
+        tracer = self.tracer
+        if tracer is not None:  # (tracing off: this one test is all it costs)
+            call.trace = tracer.start(method, params)
+        try:
+            if known is not _NO_RESULT:
+                call.start(known)
+            else:
+                self._send_round(call, params, headers)
+        except BaseException as exc:  # not sent: its span ends here (else the call ends it when done)
+            if call.trace is not None:
+                call.trace.end(None, exc, call.request_id)
+            raise
         if not owned and call.deadline() != _INF and not call.done():
             self._timer.watch(call)
         return call
@@ -282,6 +292,9 @@ class Session:
         if call.on_progress is not None or call.reset_on_progress:
             params = dict(params or {})
             params["_meta"] = dict(params.get("_meta") or {}, progressToken=rid)
+        trace = call.trace
+        if trace is not None and trace.meta is not None:
+            params = with_context(params, trace.meta)
         message: Dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             message["params"] = params

@@ -20,11 +20,11 @@ PACKAGE = Path(mcpclient.__file__).parent
 LAYERS: List[Tuple[str, List[str]]] = [
     ("bottom: data, errors, small utilities", [
         "_version", "_sentinel", "_lazy", "_wire", "_fork", "_files", "_threads", "errors", "elicitation", "types", "handlers",
-        "retry", "redirects", "reconnect", "protocol", "modern", "cache", "_validation", "pins", "search", "_naming"]),
+        "retry", "redirects", "reconnect", "protocol", "modern", "cache", "_validation", "pins", "search", "_naming", "_tracing", "tracing"]),
     ("transports and auth", ["auth", "transports"]),
     ("engine", ["futures", "_timer", "_keepalive", "serving", "session"]),
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
-                  "events", "subscriptions", "notifications", "tasks", "skills", "_tooltable"]),
+                  "events", "subscriptions", "notifications", "tasks", "skills", "_tooltable", "_otel"]),
     ("facade", ["_extensions", "_lifecycle", "client", "config", "_members", "group", ""]),  # "" is the package itself (mcpclient/__init__.py)
     ("top", ["cli", "testing", "adapters", "__main__"]),
 ]

@@ -21,7 +21,7 @@ from mcpclient import (
     AudioContent, Completion, CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult,
     EmbeddedResource, Event, ImageContent, Implementation, Keepalive, Prompt, PromptArgument, PromptMessage, PromptResult, Resource,
     ResourceContents, ResourceLink, ResourceTemplate, Reconnect, Redirects, Retry, Root, SamplingMessage, Skill, SkillFile, Task, TextContent,
-    ServerConfig, ServerStatus, Tool, ToolChange, ToolResult, UnknownContent,
+    ServerConfig, ServerStatus, Tool, ToolChange, ToolResult, Tracing, UnknownContent,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,6 +92,7 @@ SAMPLES: Dict[str, Callable[[], Any]] = {
                                          extra={"alwaysAllow": ["x"]}),
     "ServerStatus": lambda: ServerStatus("failed", ValueError("boom"), 0),
     "ToolChange": lambda: ToolChange("files", "read", "changed", "description: 'a' -> 'b'"),
+    "Tracing": lambda: Tracing(record_arguments=True),
 }
 
 
