@@ -33,7 +33,7 @@ import json
 import re
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Union
 
 from .._version import __version__
 from ..errors import MCPError
@@ -51,7 +51,9 @@ _SECRET_KEY = re.compile(
     r"authori[sz]ation|token|secret|passw(or)?d|passphrase|api[-_]?key|cookie|credential|private[-_]?key|session[-_]?key",
     re.I)
 #: Keys that look secret but are protocol bookkeeping the replay needs (numbers in practice).
-_NOT_SECRET = {"progresstoken", "maxtokens", "nextcursor", "cursor"}
+_NOT_SECRET = {"progresstoken", "maxtokens", "nextcursor", "cursor", "token_type", "tokentype"}
+#: Redacted strings shorter than this are not scrubbed from the rest of the cassette (too common).
+_MIN_SCRUB = 6
 #: Error attributes kept in the cassette so the replay raises an equal error.
 _ERROR_ATTRS = ("status", "code", "message", "data", "method", "http_status", "returncode", "stderr_tail",
                 "www_authenticate", "limit", "request_id")
@@ -71,26 +73,34 @@ def _secret_key(key: Any) -> bool:
 
 def _hide(value: Any, found: Set[str]) -> Any:
     """``value`` replaced by ``REDACTED`` (numbers, booleans and ``None`` are left alone); the
-    strings it held go into ``found``."""
-    if value is None or isinstance(value, (bool, int, float)):
+    secret strings it held go into ``found`` (a path may name a whole object: its strings)."""
+    if value is None or isinstance(value, (bool, int, float)) or value == REDACTED:
         return value
-    if isinstance(value, str):
-        if value == REDACTED:
-            return value
-        found.add(value)
-        for word in value.split():  # "Bearer sk-..." : the token alone is scrubbed elsewhere too
-            if len(word) >= 8:
+    for string in _strings(value):
+        found.add(string)
+        for word in string.split():  # "Bearer sk-...": the token alone is scrubbed elsewhere too
+            if len(word) >= _MIN_SCRUB:
                 found.add(word)
-        return REDACTED
-    text = json.dumps(value, ensure_ascii=False)
-    for string in re.findall(r'"((?:[^"\\]|\\.)*)"', text):
-        found.add(json.loads(f'"{string}"'))
     return REDACTED
 
 
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
 def _by_keys(node: Any, found: Set[str]) -> Any:
+    """Strings under secret-looking keys redacted; objects under them are searched instead (a
+    tool's input schema has a ``password`` property, whose schema is no secret)."""
     if isinstance(node, dict):
-        return {k: (_hide(v, found) if _secret_key(k) else _by_keys(v, found)) for k, v in node.items()}
+        return {k: (_hide(v, found) if isinstance(v, str) and _secret_key(k) else _by_keys(v, found))
+                for k, v in node.items()}
     if isinstance(node, list):
         return [_by_keys(v, found) for v in node]
     return node
@@ -184,7 +194,7 @@ class _Recorder:
             if self.started is None:
                 return
             event = {"t": round(time.monotonic() - self.started, 4), **event}
-            self.secrets.update(s for s in found if len(s) >= 4)
+            self.secrets.update(s for s in found if len(s) >= _MIN_SCRUB)
             line = json.dumps(event, ensure_ascii=False, default=repr)
             for secret in sorted(self.secrets, key=len, reverse=True):
                 line = line.replace(json.dumps(secret, ensure_ascii=False)[1:-1], REDACTED)
