@@ -140,7 +140,15 @@ def redact_message(message: Any, paths: Iterable[str] = (), *, defaults: bool = 
 
 
 def error_to_json(exc: BaseException) -> Dict[str, Any]:
-    """An exception as a cassette entry: its class name, text and the attributes that matter."""
+    """An exception as a cassette entry, so that a replay raises an equal one.
+
+    Args:
+        exc: the exception a transport raised or reported.
+
+    Returns:
+        ``{"type": class name, "text": str(exc), "attrs": {...}}`` (attributes such as
+        ``status``, ``code``, ``data``, ``returncode``; only those the exception has).
+    """
     entry: Dict[str, Any] = {"type": type(exc).__name__, "text": str(exc)}
     attrs = {name: getattr(exc, name) for name in _ERROR_ATTRS if name in getattr(exc, "__dict__", {})}
     if attrs:

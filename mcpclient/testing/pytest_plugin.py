@@ -51,7 +51,7 @@ def pytest_addoption(parser: Any) -> None:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[None]:
     """Note whether the test itself failed (a failed recording is thrown away)."""
-    outcome = yield
+    outcome: Any = yield
     report = outcome.get_result()
     if report.when == "call" and not report.passed:
         item.stash[_OUTCOME] = False
@@ -78,7 +78,9 @@ class CassetteFixture:
     """
 
     def __init__(self, mode: str, directory: Path, stem: str) -> None:
-        """Args:
+        """Made by the ``mcp_cassette`` fixture, once per test.
+
+        Args:
             mode: ``none``, ``missing`` or ``all``.
             directory: the directory for this test's cassettes.
             stem: the base file name for this test's cassettes.

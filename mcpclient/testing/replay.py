@@ -99,8 +99,15 @@ def default_matcher(recorded: Dict[str, Any], sent: Dict[str, Any]) -> bool:
 
 
 def rebuild_error(entry: Any) -> MCPError:
-    """The exception a cassette's error entry describes (an ``mcpclient.errors`` class, its text
-    and attributes; ``ConnectionClosed`` for a class it does not know)."""
+    """The exception a cassette's error entry describes, to raise it again in a replay.
+
+    Args:
+        entry: ``{"type": class name, "text": message, "attrs": {...}}`` as ``error_to_json`` wrote it.
+
+    Returns:
+        An instance of that ``mcpclient.errors`` class with the same text and attributes
+        (``ConnectionClosed`` for a class it does not know).
+    """
     entry = entry if isinstance(entry, dict) else {}
     cls = getattr(_errors, str(entry.get("type")), None)
     if not (isinstance(cls, type) and issubclass(cls, MCPError)):
