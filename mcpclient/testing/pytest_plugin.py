@@ -175,7 +175,7 @@ def mcp_cassette(request: Any) -> Iterator[CassetteFixture]:
         A ``CassetteFixture``; call it with a target to get a transport.
     """
     node = request.node
-    module = Path(str(node.fspath))
+    module = Path(str(getattr(node, "path", None) or node.fspath))
     test = node.name if request.cls is None else f"{request.cls.__name__}.{node.name}"
     fixture = CassetteFixture(_mode(request.config), module.parent / "cassettes" / _safe(module.stem), _safe(test))
     yield fixture

@@ -34,6 +34,9 @@ Matcher = Callable[[Dict[str, Any], Dict[str, Any]], bool]
 #: ``_meta`` keys that differ from run to run (progress tokens are request ids; trace context).
 _VOLATILE_META = {"progressToken", "traceparent", "tracestate", "baggage"}
 _CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
+#: Client notifications that depend on timing (a timeout, a progress report): sent or not in a
+#: replay, they change nothing; what the server sent after one belongs to the send before it.
+_TRANSPARENT = ("notifications/cancelled", "notifications/progress")
 _END = object()
 _chains = itertools.count(1)
 
@@ -264,8 +267,7 @@ class ReplayTransport(Transport):
                 mismatch = None
                 deliveries, returned, unsent = self._consume(index, message, kind)
         if mismatch is not None:
-            if kind == "notification" and message.get("method") in ("notifications/cancelled",
-                                                                   "notifications/progress"):
+            if _transparent(message):
                 return None  # timing-dependent: never an error
             for failure in failures:
                 self._inbox.put(failure)
@@ -397,7 +399,7 @@ class ReplayTransport(Transport):
                 unsent = later.get("error")
             elif later.get("seq") == seq and later.get("via") == "return":
                 returned = self._translate(later["msg"])
-        deliveries = self._followers(index)
+        deliveries = [] if _transparent(recorded) else self._followers(index)
         for old, new in zip(items, live):
             if isinstance(old, dict) and "method" in old and "id" in old and isinstance(new, dict):
                 for held in self._held.pop(_key(old["id"]), []):
@@ -419,6 +421,8 @@ class ReplayTransport(Transport):
         for event in self._conn.events[index + 1:]:
             kind = event.get("dir")
             if kind == "send":
+                if _transparent(event.get("msg")):
+                    continue
                 break
             if kind == "recv" and event.get("via") != "return":
                 if "failed" in event:
@@ -499,6 +503,10 @@ def _kind(message: Any) -> str:
     if "method" in message:
         return "request" if "id" in message else "notification"
     return "answer"
+
+
+def _transparent(message: Any) -> bool:
+    return isinstance(message, dict) and "id" not in message and message.get("method") in _TRANSPARENT
 
 
 def _key(rid: Any) -> Any:
