@@ -242,6 +242,22 @@ def test_a_fallback_to_http_sse_is_replayed(tmp_path):
         assert [client.protocol_version, client.call_tool("echo", {"text": "sse"}).text] == recorded
 
 
+def test_a_server_exit_is_replayed_with_its_error(tmp_path):
+    """The server exits on tools/call (code 7, "bye" on stderr): the replayed call fails with the
+    same ProcessExited, return code and stderr tail included."""
+    from mcpclient import ProcessExited
+
+    path = tmp_path / "exit.jsonl"
+    with Client(RecordingTransport(StdioTransport(FAULTY + ["exit-on-call"]), path), protocol="legacy") as client:
+        with pytest.raises(ProcessExited) as live:
+            client.call_tool("echo", {"text": "x"})
+    with Client(ReplayTransport(path), protocol="legacy") as client:
+        with pytest.raises(ProcessExited) as replayed:
+            client.call_tool("echo", {"text": "x"})
+    assert replayed.value.returncode == live.value.returncode == 7
+    assert "bye" in replayed.value.stderr_tail and str(replayed.value) == str(live.value)
+
+
 def test_redaction_paths_wildcards_and_hooks(tmp_path):
     message = {"method": "tools/call", "params": {"name": "login", "arguments": {
         "user": "ann", "pin": "12345678", "Authorization": "Bearer abcdefgh123", "keys": [{"key": "k-1"}, {"key": "k-2"}],

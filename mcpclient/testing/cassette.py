@@ -192,7 +192,7 @@ class _Recorder:
     def write(self, event: Dict[str, Any]) -> None:
         """Redact ``event`` and append it as one line (flushed: a crash keeps what happened)."""
         found: Set[str] = set()
-        for key in ("msg", "headers"):
+        for key in ("msg", "headers", "error", "failed"):  # errors too: an RPCError's data may hold one
             if key in event:
                 event[key] = redact_message(event[key], self.paths if key == "msg" else (),
                                             defaults=self.defaults, found=found)

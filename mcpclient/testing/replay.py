@@ -213,7 +213,6 @@ class ReplayTransport(Transport):
         self._held: Dict[Any, List[Any]] = {}  # replies to requests not sent yet, by recorded id
         self._waiting: Set[Any] = set()  # live ids of matched requests whose reply is not delivered
         self._closed = False
-        self._started = False
         self._answered = self._answers()
 
     def _answers(self) -> Set[Any]:
@@ -234,7 +233,6 @@ class ReplayTransport(Transport):
     def start(self) -> None:
         """Deliver what the server sent before the client's first message (if anything)."""
         with self._lock:
-            self._started = True
             deliveries = self._followers(-1)
         self._deliver(deliveries)
 
@@ -293,6 +291,8 @@ class ReplayTransport(Transport):
             return None
         if isinstance(item, _Ended):
             self._inbox.put(_END)
+            if item.error is None:  # the server ended the stream cleanly
+                return None
             raise rebuild_error(item.error)
         return item
 
