@@ -39,7 +39,7 @@ from .._version import __version__
 from ..errors import MCPError
 from ..transports.base import DeliveryFailed, Transport
 
-__all__ = ["CASSETTE_FORMAT", "REDACTED", "RecordingTransport", "Redaction", "redact_message"]
+__all__ = ["CASSETTE_FORMAT", "REDACTED", "RecordingTransport", "error_to_json", "redact_message"]
 
 #: The cassette format version written in the header line.
 CASSETTE_FORMAT = 1

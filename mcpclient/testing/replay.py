@@ -26,7 +26,7 @@ from ..errors import CassetteMismatch, ConnectionClosed, MCPError, RequestTimeou
 from ..transports.base import DeliveryFailed, Transport
 from .cassette import CASSETTE_FORMAT, REDACTED, redact_message
 
-__all__ = ["Matcher", "ReplayTransport", "default_matcher", "normalize"]
+__all__ = ["ReplayTransport", "default_matcher", "normalize", "rebuild_error"]
 
 #: ``matcher(recorded, sent) -> bool``: does the live message ``sent`` match the recorded one?
 Matcher = Callable[[Dict[str, Any], Dict[str, Any]], bool]
