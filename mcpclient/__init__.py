@@ -21,7 +21,7 @@ from .errors import (
     SendTimeout, SessionExpired, SubscriptionLost, ToolChangedError, ToolError, TransportError, URLElicitationRequired,
     HeaderMismatch, InputRoundsExceeded, MissingClientCapability, MissingExtraError, UnknownToolError, UnsupportedProtocolVersion,
 )
-from .errors import MessageTooLarge, TooManyPages, UnsendableMessage
+from .errors import CassetteMismatch, MessageTooLarge, TooManyPages, UnsendableMessage
 from .futures import CallFuture
 from .reconnect import Keepalive, Reconnect
 from .events import Event, Subscription
@@ -39,6 +39,7 @@ __all__ = [
     "AuthError",
     "CallFuture",
     "CapabilityError",
+    "CassetteMismatch",
     "Client",
     "ClientClosedError",
     "Completion",

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Dict, List, Optional, Type
 __all__ = [
     "AuthError",
     "CapabilityError",
+    "CassetteMismatch",
     "ClientClosedError",
     "ConnectError",
     "ConnectionClosed",
@@ -518,3 +519,12 @@ class UnsendableMessage(MCPError, ValueError):
 
 
 __all__ += ["MessageTooLarge", "TooManyPages", "UnsendableMessage"]
+
+
+# --- issue 13: record and replay (mcpclient.testing) -----------------------------------------------
+
+class CassetteMismatch(MCPError, AssertionError):
+    """A replayed client sent a message its cassette does not have (``ReplayTransport``): the
+    code under test changed, or the cassette is stale. The message is a unified diff against the
+    closest recorded message (secrets redacted). Also an ``AssertionError``: a test failure, never
+    a connection problem to retry."""

@@ -13,16 +13,28 @@ It is the server behind ``mcpclient demo`` and a convenient subprocess for your 
     cmd = server_command("--page-size", "2")   # [python, "-m", "mcpclient.testing", ...]
 
 It uses only the standard library.
+
+Record and replay (loaded on first use): ``RecordingTransport(inner, path, redact=...)`` records a
+session to a cassette (JSON lines), ``ReplayTransport(path)`` serves it back without the server;
+the pytest plugin (``mcpclient.testing.pytest_plugin``) gives tests the ``mcp_cassette`` fixture.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import List
+from typing import TYPE_CHECKING, List
 
+from .._lazy import lazy_names as _lazy_names
 from .server import SERVER_NAME, SUPPORTED_VERSIONS, Server, serve
 
-__all__ = ["SERVER_NAME", "SUPPORTED_VERSIONS", "Server", "serve", "server_command"]
+__all__ = ["RecordingTransport", "ReplayTransport", "SERVER_NAME", "SUPPORTED_VERSIONS", "Server", "serve",
+           "server_command"]
+
+if TYPE_CHECKING:
+    from .cassette import RecordingTransport
+    from .replay import ReplayTransport
+
+__getattr__ = _lazy_names(__name__, {"RecordingTransport": "cassette", "ReplayTransport": "replay"}, globals())
 
 
 def server_command(*extra_args: str) -> List[str]:

@@ -1,0 +1,433 @@
+"""Record a client's session with a server to a cassette file, to replay it later without the server.
+
+A cassette is JSON lines, human-readable and diff-friendly. The first line is a header
+(``{"cassette": 1, "mcpclient": version, "redact": [...]}``); every other line is one event of one
+connection (``conn``: 0 for the first transport, then one number per relaunch, reopen or fallback)
+with ``t``, the seconds since recording started (informative: replay keeps the order, not the
+pace):
+
+- ``{"dir": "open", "how": "start"|"relaunch"|"reopen"|"fallback", "transport": {...}}``: a
+  transport was made, with what it declares (``name``, ``remote``, ``sends_headers``,
+  ``handshake_only``), so that the replay drives the client the same way;
+- ``{"dir": "send", "seq": n, "msg": {...}, "headers": {...}}``: the client sent a message
+  (routing headers, redacted, for transports that send them); ``{"dir": "unsent", "seq": n,
+  "error": {...}}`` when that send raised;
+- ``{"dir": "recv", "msg": {...}}``: a message from the server (``"via": "return", "seq": n``
+  when the transport answered on the sending thread), or ``{"dir": "recv", "failed": {"id": ...,
+  "error": {...}}}`` for a request that could not be delivered;
+- ``{"dir": "end"}`` (``"error"``: why): the server ended the connection; ``{"dir": "close"}``:
+  the client closed it; ``{"dir": "negotiated", ...}`` and ``{"dir": "renewed"}`` for the era
+  agreed and an HTTP session renewed.
+
+Secrets never reach the file: values under secret-looking keys (``authorization``, ``token``,
+``password``, ``api_key``, ``cookie``, ``secret``... in messages and headers alike) become
+``"<redacted>"``, then every occurrence of a redacted value (or of a ``secrets=`` literal, such as
+the bearer token the transport itself sends) is scrubbed from every later line, server answers
+included.
+"""
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import re
+import threading
+import time
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Union
+
+from .._version import __version__
+from ..errors import MCPError
+from ..transports.base import DeliveryFailed, Transport
+
+__all__ = ["CASSETTE_FORMAT", "REDACTED", "RecordingTransport", "error_to_json", "redact_message"]
+
+#: The cassette format version written in the header line.
+CASSETTE_FORMAT = 1
+#: What a redacted value is replaced with.
+REDACTED = "<redacted>"
+
+#: Keys whose (string or structured) values are secrets, in messages and headers alike.
+_SECRET_KEY = re.compile(
+    r"authori[sz]ation|token|secret|passw(or)?d|passphrase|api[-_]?key|cookie|credential|private[-_]?key|session[-_]?key",
+    re.I)
+#: Keys that look secret but are protocol bookkeeping the replay needs (numbers in practice).
+_NOT_SECRET = {"progresstoken", "maxtokens", "nextcursor", "cursor", "token_type", "tokentype"}
+#: Redacted strings shorter than this are not scrubbed from the rest of the cassette (too common).
+_MIN_SCRUB = 6
+#: Error attributes kept in the cassette so the replay raises an equal error.
+_ERROR_ATTRS = ("status", "code", "message", "data", "method", "http_status", "returncode", "stderr_tail",
+                "www_authenticate", "limit", "request_id")
+
+#: A redaction hook: takes an event (a dict about to be written) and returns it (changed or not).
+Hook = Callable[[Dict[str, Any]], Dict[str, Any]]
+#: What ``redact=`` takes: a dotted path (``"params.arguments.password"``; ``*`` matches any one
+#: key or index), a hook, or a sequence of either.
+Redaction = Union[str, Hook, Sequence[Union[str, Hook]], None]
+
+_chains = itertools.count(1)
+
+
+def _secret_key(key: Any) -> bool:
+    return isinstance(key, str) and key.lower() not in _NOT_SECRET and _SECRET_KEY.search(key) is not None
+
+
+def _hide(value: Any, found: Set[str]) -> Any:
+    """``value`` replaced by ``REDACTED`` (numbers, booleans and ``None`` are left alone); the
+    secret strings it held go into ``found`` (a path may name a whole object: its strings)."""
+    if value is None or isinstance(value, (bool, int, float)) or value == REDACTED:
+        return value
+    for string in _strings(value):
+        found.add(string)
+        for word in string.split():  # "Bearer sk-...": the token alone is scrubbed elsewhere too
+            if len(word) >= _MIN_SCRUB:
+                found.add(word)
+    return REDACTED
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _by_keys(node: Any, found: Set[str]) -> Any:
+    """Strings under secret-looking keys redacted; objects under them are searched instead (a
+    tool's input schema has a ``password`` property, whose schema is no secret)."""
+    if isinstance(node, dict):
+        return {k: (_hide(v, found) if isinstance(v, str) and _secret_key(k) else _by_keys(v, found))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_by_keys(v, found) for v in node]
+    return node
+
+
+def _by_path(node: Any, parts: List[str], found: Set[str]) -> Any:
+    if not parts:
+        return _hide(node, found)
+    head, rest = parts[0], parts[1:]
+    if isinstance(node, dict):
+        return {k: (_by_path(v, rest, found) if head in ("*", k) else v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_by_path(v, rest, found) if head in ("*", str(i)) else v for i, v in enumerate(node)]
+    return node
+
+
+def redact_message(message: Any, paths: Iterable[str] = (), *, defaults: bool = True,
+                   found: Optional[Set[str]] = None) -> Any:
+    """A copy of ``message`` with its secrets replaced by ``"<redacted>"``.
+
+    Args:
+        message: a JSON-RPC message (dict), a batch (list), or a dict of headers.
+        paths: extra dotted paths to redact (``"params.arguments.password"``; ``*`` matches any
+            one key or list index).
+        defaults: also redact values under secret-looking keys (``authorization``, ``token``,
+            ``password``, ``api_key``, ``secret``, ``cookie``...), case-insensitively.
+        found: if given, the secret strings removed are added to it.
+
+    Returns:
+        The redacted copy (``message`` itself is never changed).
+    """
+    seen: Set[str] = set() if found is None else found
+    result = _by_keys(message, seen) if defaults else copy.deepcopy(message)
+    for path in paths:
+        result = _by_path(result, path.split("."), seen)
+    return result
+
+
+def error_to_json(exc: BaseException) -> Dict[str, Any]:
+    """An exception as a cassette entry, so that a replay raises an equal one.
+
+    Args:
+        exc: the exception a transport raised or reported.
+
+    Returns:
+        ``{"type": class name, "text": str(exc), "attrs": {...}}`` (attributes such as
+        ``status``, ``code``, ``data``, ``returncode``; only those the exception has).
+    """
+    entry: Dict[str, Any] = {"type": type(exc).__name__, "text": str(exc)}
+    attrs = {name: getattr(exc, name) for name in _ERROR_ATTRS if name in getattr(exc, "__dict__", {})}
+    if attrs:
+        entry["attrs"] = attrs
+    return entry
+
+
+def _json_safe(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+class _Recorder:
+    """The file and state one recording chain (a transport and its replacements) shares."""
+
+    def __init__(self, path: str, paths: List[str], hooks: List[Hook], secrets: Iterable[str], defaults: bool) -> None:
+        self.path = path
+        self.paths = paths
+        self.hooks = hooks
+        self.defaults = defaults
+        self.secrets: Set[str] = {s for s in secrets if isinstance(s, str) and s}
+        self.lock = threading.Lock()
+        self.started: Optional[float] = None
+        self.conns = itertools.count()
+        self.seqs = itertools.count(1)
+        self.identity = f"cassette-record:{path}#{next(_chains)}"
+
+    def begin(self) -> None:
+        """Truncate the file and write the header (once per chain, at the first start)."""
+        with self.lock:
+            if self.started is not None:
+                return
+            self.started = time.monotonic()
+            header = {"cassette": CASSETTE_FORMAT, "mcpclient": __version__, "redact": self.paths}
+            with open(self.path, "w", encoding="utf-8") as f:
+                f.write(json.dumps(header, ensure_ascii=False) + "\n")
+
+    def write(self, event: Dict[str, Any]) -> None:
+        """Redact ``event`` and append it as one line (flushed: a crash keeps what happened)."""
+        found: Set[str] = set()
+        for key in ("msg", "headers", "error", "failed"):  # errors too: an RPCError's data may hold one
+            if key in event:
+                event[key] = redact_message(event[key], self.paths if key == "msg" else (),
+                                            defaults=self.defaults, found=found)
+        for hook in self.hooks:
+            event = hook(event)
+        with self.lock:
+            if self.started is None:
+                return
+            event = {"t": round(time.monotonic() - self.started, 4), **event}
+            self.secrets.update(s for s in found if len(s) >= _MIN_SCRUB)
+            line = json.dumps(event, ensure_ascii=False, default=repr)
+            for secret in sorted(self.secrets, key=len, reverse=True):
+                line = line.replace(json.dumps(secret, ensure_ascii=False)[1:-1], REDACTED)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+
+
+class RecordingTransport(Transport):
+    """Wraps any transport and records everything that crosses it to a cassette file.
+
+    Use it in place of the transport it wraps; the client cannot tell the difference, except
+    that the era verdict it remembers per server is kept apart (``identity()`` names the
+    recording), so that every recorded session starts with the full negotiation and replays the
+    same way whatever else ran in the process. Example::
+
+        transport = RecordingTransport(StdioTransport(["python", "server.py"]), "session.jsonl",
+                                       redact=["params.arguments.card_number"])
+        with Client(transport) as client:
+            client.call_tool("pay", {"card_number": "4111..."})
+
+    The file is written when the transport starts (truncated, then one line per event, flushed
+    as it happens); a relaunch, reopen or fallback of the inner transport records into the same
+    file as a new connection.
+    """
+
+    def __init__(self, inner: Transport, path: Any, redact: Redaction = None, *, secrets: Iterable[str] = (),
+                 redact_defaults: bool = True, _recorder: Optional[_Recorder] = None, _how: str = "start") -> None:
+        """Wrap ``inner``.
+
+        Args:
+            inner: the transport that talks to the real server (unstarted).
+            path: the cassette file to write (``str`` or ``os.PathLike``).
+            redact: extra redaction: dotted paths into messages (``"params.arguments.password"``,
+                ``"params.arguments.*.key"``) and/or hooks ``(event) -> event`` run on each
+                event before it is written.
+            secrets: literal strings scrubbed from every line (e.g. the bearer token the inner
+                transport sends, which this wrapper never sees).
+            redact_defaults: redact values under secret-looking keys (default True).
+
+        Raises:
+            TypeError: ``inner`` is not a ``Transport``.
+        """
+        if not isinstance(inner, Transport):
+            raise TypeError(f"inner must be a Transport, not {type(inner).__name__}")
+        self.inner = inner
+        if _recorder is None:
+            items = [redact] if isinstance(redact, str) or callable(redact) else list(redact or ())
+            paths = [p for p in items if isinstance(p, str)]
+            hooks = [h for h in items if callable(h)]
+            if len(paths) + len(hooks) != len(items):
+                raise TypeError("redact= takes dotted paths (str) and hooks (callables)")
+            _recorder = _Recorder(str(path), paths, hooks, secrets, redact_defaults)
+        self._rec = _recorder
+        self._how = _how
+        self._conn = next(_recorder.conns)
+        self._closed = False
+        self._renewed: Optional[Callable[[], None]] = None
+        self.name = inner.name
+        if _how != "start" and _recorder.started is not None:
+            self._note()
+
+    # --- what the inner transport declares, forwarded -------------------------------------------
+
+    @property  # type: ignore[override]
+    def instance(self) -> int:  # type: ignore[override]
+        """The inner transport's connection number (thread names)."""
+        return self.inner.instance
+
+    @instance.setter
+    def instance(self, value: int) -> None:
+        self.inner.instance = value
+
+    @property  # type: ignore[override]
+    def handshake_only(self) -> bool:  # type: ignore[override]
+        """As the inner transport declares."""
+        return self.inner.handshake_only
+
+    @property  # type: ignore[override]
+    def remote(self) -> bool:  # type: ignore[override]
+        """As the inner transport declares."""
+        return self.inner.remote
+
+    @property  # type: ignore[override]
+    def sends_headers(self) -> bool:  # type: ignore[override]
+        """As the inner transport declares."""
+        return self.inner.sends_headers
+
+    @property  # type: ignore[override]
+    def on_session_renewed(self) -> Optional[Callable[[], None]]:  # type: ignore[override]
+        """The client's renewal hook; the inner transport calls it through the recorder."""
+        return self._renewed
+
+    @on_session_renewed.setter
+    def on_session_renewed(self, hook: Optional[Callable[[], None]]) -> None:
+        self._renewed = hook
+        self.inner.on_session_renewed = None if hook is None else self._session_renewed
+
+    def _session_renewed(self) -> None:
+        self._event({"dir": "renewed"})
+        hook = self._renewed
+        if hook is not None:
+            hook()
+
+    def _declared(self) -> Dict[str, Any]:
+        return {"name": self.inner.name, "class": type(self.inner).__name__, "remote": self.inner.remote,
+                "sends_headers": self.inner.sends_headers, "handshake_only": self.inner.handshake_only,
+                "credentials": self.inner.credentials() is not None}
+
+    def _note(self) -> None:
+        self._event({"dir": "open", "how": self._how, "transport": self._declared()})
+
+    def _event(self, event: Dict[str, Any]) -> None:
+        self._rec.write({"conn": self._conn, **event})
+
+    # --- the Transport contract -----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the inner transport; the first start of a chain (re)writes the cassette file.
+
+        Raises:
+            ConnectError: the inner transport could not start (recorded as the end).
+        """
+        if self._rec.started is None:
+            self._rec.begin()
+            self._note()
+        self._event({"dir": "start"})
+        try:
+            self.inner.start()
+        except MCPError as exc:
+            self._event({"dir": "end", "error": error_to_json(exc)})
+            raise
+
+    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
+             setup: bool = False) -> Optional[Any]:
+        """Record ``message`` (before it goes: its answer is never recorded first), send it
+        through the inner transport, and record the reply it returned on this thread, if any.
+
+        Raises:
+            TransportError: as the inner transport raises (recorded as ``unsent``).
+        """
+        seq = next(self._rec.seqs)
+        event: Dict[str, Any] = {"dir": "send", "seq": seq, "msg": message}
+        if headers:
+            event["headers"] = dict(headers)
+        if wait:
+            event["wait"] = True
+        if setup:
+            event["setup"] = True
+        self._event(event)
+        try:
+            reply = self.inner.send(message, deadline=deadline, wait=wait, headers=headers, idempotent=idempotent,
+                                    setup=setup)
+        except Exception as exc:
+            self._event({"dir": "unsent", "seq": seq, "error": error_to_json(exc)})
+            raise
+        if reply is not None:
+            self._event({"dir": "recv", "via": "return", "seq": seq, "msg": reply})
+        return reply
+
+    def receive(self) -> Optional[Any]:
+        """The inner transport's next item, recorded: a message, a ``DeliveryFailed``, or the end.
+
+        Raises:
+            TransportError: the connection broke (recorded as the end, with its error).
+        """
+        try:
+            item = self.inner.receive()
+        except MCPError as exc:
+            if not self._closed:
+                self._event({"dir": "end", "error": error_to_json(exc)})
+            raise
+        if item is None:
+            if not self._closed:
+                self._event({"dir": "end"})
+        elif type(item) is DeliveryFailed:
+            self._event({"dir": "recv", "failed": {"id": _json_safe(item.request_id),
+                                                   "error": error_to_json(item.error)}})
+        else:
+            self._event({"dir": "recv", "msg": item})
+        return item
+
+    def close(self, deadline: Optional[float] = None) -> None:
+        """Record the close (what the server does after it is not recorded), close the inner."""
+        if not self._closed:
+            self._closed = True
+            if self._rec.started is not None:
+                self._event({"dir": "close"})
+        self.inner.close(deadline)
+
+    def negotiated(self, protocol_version: str, stateless: bool) -> None:
+        """Forwarded; recorded with how the inner transport cancels requests in this era."""
+        self.inner.negotiated(protocol_version, stateless)
+        # A request id never sent: the inner transport only says how it cancels (base.py).
+        cancels = bool(self.inner.cancel_request(object()))
+        self._event({"dir": "negotiated", "version": protocol_version, "stateless": stateless,
+                     "cancel_closes": cancels})
+
+    def cancel_request(self, request_id: Any) -> bool:
+        """Forwarded to the inner transport."""
+        return self.inner.cancel_request(request_id)
+
+    def identity(self) -> Optional[str]:
+        """The recording's own name (not the server's): era memory never skips the negotiation
+        in a recording, which the replay must find in the cassette."""
+        return self._rec.identity
+
+    def credentials(self) -> Optional[str]:
+        """Forwarded to the inner transport (a fingerprint, never written to the cassette)."""
+        return self.inner.credentials()
+
+    def _wrap(self, fresh: Optional[Transport], how: str) -> Optional[Transport]:
+        if fresh is None:
+            return None
+        wrapper = RecordingTransport(fresh, self._rec.path, _recorder=self._rec, _how=how)
+        return wrapper
+
+    def relaunch(self) -> Optional[Transport]:
+        """The inner transport's relaunch, recorded into the same cassette as a new connection."""
+        return self._wrap(self.inner.relaunch(), "relaunch")
+
+    def reopen(self) -> Optional[Transport]:
+        """The inner transport's reopen, recorded into the same cassette as a new connection."""
+        return self._wrap(self.inner.reopen(), "reopen")
+
+    def fallback(self, error: BaseException) -> Optional[Transport]:
+        """The inner transport's fallback, recorded into the same cassette as a new connection."""
+        return self._wrap(self.inner.fallback(error), "fallback")
