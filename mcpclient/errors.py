@@ -457,11 +457,10 @@ class AuthError(MCPError):
         return parse_challenge(self.www_authenticate or "")
 
 
-class MissingExtraError(AuthError, ImportError):
+class MissingExtraError(MCPError, ImportError):
     """A feature needs an optional extra that is not installed: DPoP and ``private_key_jwt``
     need ``mcpclient[oauth]`` (the ``cryptography`` package), ``RedisTokenStore`` needs
-    ``mcpclient[redis]``, ``Client(tracing=True)`` needs ``mcpclient[otel]`` (an ``AuthError``
-    because the first extras were authorization features). The message names the ``pip install`` command;
+    ``mcpclient[redis]``, ``Client(tracing=True)`` needs ``mcpclient[otel]``. The message names the ``pip install`` command;
     ``extra`` is the extra's name. An ``ImportError`` too, so ``except ImportError`` still works.
 
     Retrying fails until the extra is installed.

@@ -473,14 +473,14 @@ CHECK_EXTRA = r"""
 import sys
 sys.modules["cryptography"] = None  # as if the oauth extra were not installed
 import mcpclient
-from mcpclient import AuthError, MissingExtraError
+from mcpclient import AuthError, MCPError, MissingExtraError
 from mcpclient.auth import OAuth
 plain = OAuth(grant="client_credentials", client_id="c", client_secret="s")  # needs no extra
 assert "mcpclient.auth.jwt" not in sys.modules
 try:
     OAuth(grant="client_credentials", client_id="c", private_key=sys.argv[1])
 except MissingExtraError as exc:
-    assert isinstance(exc, ImportError) and isinstance(exc, AuthError) and exc.extra == "oauth"
+    assert isinstance(exc, ImportError) and isinstance(exc, MCPError) and not isinstance(exc, AuthError) and exc.extra == "oauth"
     print(exc)
 try:
     from mcpclient.auth.jwt import DPoPKey
@@ -491,7 +491,7 @@ except ImportError as exc:
 
 def test_issue12_without_the_oauth_extra_the_error_names_it():
     """Issue 12 item 7: without ``cryptography`` a plain OAuth client works; DPoP and
-    private_key_jwt raise ``MissingExtraError`` (an AuthError and an ImportError) naming the extra."""
+    private_key_jwt raise ``MissingExtraError`` (an MCPError and an ImportError) naming the extra."""
     pem = "-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----\n"
     done = subprocess.run([sys.executable, "-c", CHECK_EXTRA, pem], capture_output=True, text=True, env=_env(),
                           timeout=LONG * 3)

@@ -5,7 +5,7 @@ assertion with its key) and for DPoP proofs (RFC 9449). The signing itself is Op
 ``cryptography``: audited and constant-time, where a hand-made curve implementation is neither.
 ``cryptography`` is an optional extra (``pip install 'mcpclient[oauth]'``), imported only when
 this module is: a client that uses neither feature never loads it. Without it this module
-raises ``MissingExtraError`` (an ``AuthError`` and an ``ImportError``) naming the extra.
+raises ``MissingExtraError`` (an ``MCPError`` and an ``ImportError``) naming the extra.
 
 Keys come as PKCS#8 (``BEGIN PRIVATE KEY``) or SEC 1 (``BEGIN EC PRIVATE KEY``) PEM, unencrypted,
 on the P-256 curve.
