@@ -11,6 +11,7 @@ is in flight at the same time whatever the scheduling — and with the store's l
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import os
 import signal
@@ -32,6 +33,10 @@ from mcpclient.auth import FileTokenStore, MemoryTokenStore, OAuth
 
 from conftest import LONG
 from deploy.conftest import redis_url  # noqa: F401  (a fixture: a throwaway redis-server on loopback)
+
+#: The signing tests verify with ``cryptography`` itself (the oauth and test extras have it).
+needs_cryptography = pytest.mark.skipif(importlib.util.find_spec("cryptography") is None,
+                                        reason="cryptography comes with the oauth and test extras")
 
 REPO = Path(__file__).resolve().parents[1]
 HOLD = 1.0  # seconds the endpoint holds the first refresh answer, waiting for a racing second one
@@ -397,6 +402,7 @@ def _verify_es256(jws: str, x: int, y: int) -> None:
     public.verify(der, f"{head}.{payload}".encode(), ec.ECDSA(hashes.SHA256()))  # raises if invalid
 
 
+@needs_cryptography
 def test_issue12_dpop_proofs_verify_with_an_independent_verifier(tmp_path):
     """Issue 12 item 7: a DPoP proof from the cryptography-based signer verifies against its
     own JWK, with cryptography and with the openssl command line."""
@@ -435,6 +441,7 @@ def test_issue12_dpop_proofs_verify_with_an_independent_verifier(tmp_path):
         assert done.returncode == 0 and "Verified OK" in done.stdout, done.stdout + done.stderr
 
 
+@needs_cryptography
 @pytest.mark.parametrize("form", ["pkcs8", "sec1"])
 def test_issue12_private_key_jwt_assertions_verify(form):
     """Issue 12 item 7: a private_key_jwt assertion signed with a PEM key (PKCS#8 or SEC 1)

@@ -11,11 +11,13 @@ import time
 from typing import Any, Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 
-from .gen import make_case
-from .harness import Runner
-from .strategies import cases
+pytest.importorskip("hypothesis", reason="the fuzzer draws cases with hypothesis (the test extra)")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from .gen import make_case  # noqa: E402
+from .harness import Runner  # noqa: E402
+from .strategies import cases  # noqa: E402
 
 LONG = os.environ.get("MCPCLIENT_FUZZ") == "1"
 BUDGET = 60.0 if LONG else 1.0  # seconds of seeded mutation cases per transport
