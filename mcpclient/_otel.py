@@ -295,6 +295,14 @@ class ClientTracer:
         transport, common, known = self._common()
         name, base = self._named(method, params, common, known)
         span = self._tracer.start_span(name, kind=_CLIENT, attributes=base)
+        try:
+            return self._started(span, transport, method, params, base)
+        except BaseException:  # (a failing propagator...: the call goes untraced, its span is not left open)
+            span.end()
+            raise
+
+    def _started(self, span: Any, transport: "Transport", method: str, params: Optional[Dict[str, Any]],
+                 base: Dict[str, Any]) -> _Trace:
         if span.is_recording():
             extra: Dict[str, Any] = {}
             session_id = getattr(transport, "session_id", None)

@@ -1,0 +1,156 @@
+"""Review of the OpenTelemetry tracing (issue 13): every span started is ended once, whatever the
+call or the tracer does; a failing tracer never fails a call; the duration histogram measures
+only requests that went out.
+
+Real servers (tests/servers/trace_echo.py over stdio; a scripted 2026 HTTP server on 127.0.0.1
+for cached results). Spans are counted at start and at end by an SDK span processor, so a span
+that is never ended shows. The global propagator is replaced only inside a test, and restored.
+"""
+from __future__ import annotations
+
+import collections
+import sys
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk", reason="the tracing tests need opentelemetry-sdk")
+
+from opentelemetry import propagate  # noqa: E402
+from opentelemetry.propagators.textmap import TextMapPropagator  # noqa: E402
+from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider  # noqa: E402
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator  # noqa: E402
+
+from mcpclient import Client, Tracing  # noqa: E402
+
+from conftest import LONG, SERVERS  # noqa: E402
+from http_scripted import ScriptedHTTPServer  # noqa: E402
+from servers.trace_echo import answer  # noqa: E402
+
+pytestmark = pytest.mark.timeout(60)
+
+TRACE_ECHO = [sys.executable, str(SERVERS / "trace_echo.py")]
+
+
+class Counting(SpanProcessor):
+    """Counts the spans started and ended, by name."""
+
+    def __init__(self) -> None:
+        self.started: List[str] = []
+        self.ended: List[str] = []
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        self.started.append(span.name)
+
+    def on_end(self, span: Any) -> None:
+        self.ended.append(span.name)
+
+    def open(self) -> Dict[str, int]:
+        """The spans started and not ended (and, negative, those ended more often than started)."""
+        started, ended = collections.Counter(self.started), collections.Counter(self.ended)
+        started.subtract(ended)
+        return {name: n for name, n in started.items() if n}
+
+
+class Telemetry:
+    def __init__(self) -> None:
+        self.counting = Counting()
+        self.spans = InMemorySpanExporter()
+        self.tracer_provider = TracerProvider()
+        self.tracer_provider.add_span_processor(self.counting)
+        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans))
+        self.metrics = InMemoryMetricReader()
+        self.meter_provider = MeterProvider(metric_readers=[self.metrics])
+
+    def tracing(self) -> Tracing:
+        return Tracing(tracer_provider=self.tracer_provider, meter_provider=self.meter_provider)
+
+    def durations(self, method: str) -> List[Any]:
+        data = self.metrics.get_metrics_data()
+        return [p for r in (data.resource_metrics if data else ()) for s in r.scope_metrics for m in s.metrics
+                if m.name == "mcp.client.operation.duration" for p in m.data.data_points
+                if p.attributes.get("mcp.method.name") == method]
+
+
+@pytest.fixture
+def tel() -> Iterator[Telemetry]:
+    telemetry = Telemetry()
+    yield telemetry
+    telemetry.tracer_provider.shutdown()
+    telemetry.meter_provider.shutdown()
+
+
+class _Broken(TextMapPropagator):
+    """A propagator that fails (a buggy vendor propagator): on inject, or on extract only."""
+
+    def __init__(self, inject: bool) -> None:
+        self._inject = inject
+        self._good = TraceContextTextMapPropagator()
+
+    def inject(self, carrier: Any, context: Any = None, setter: Any = None) -> None:
+        if self._inject:
+            raise RuntimeError("broken propagator")
+        self._good.inject(carrier, context)
+
+    def extract(self, carrier: Any, context: Any = None, getter: Any = None) -> Any:
+        raise RuntimeError("broken propagator")
+
+    @property
+    def fields(self) -> set:
+        return self._good.fields
+
+
+@pytest.fixture
+def broken_propagator() -> Iterator[Any]:
+    old = propagate.get_global_textmap()
+    yield lambda inject: propagate.set_global_textmap(_Broken(inject))
+    propagate.set_global_textmap(old)
+
+
+def _sample(request: Any) -> Dict[str, Any]:
+    return {"role": "assistant", "content": {"type": "text", "text": "sampled"}, "model": "m"}
+
+
+def test_a_propagator_failing_on_inject_leaves_no_span_open(tel, broken_propagator):
+    """The span is started before the context is injected: when injecting fails, the call goes
+    on untraced, and the span it started must be ended all the same (else it leaks)."""
+    broken_propagator(True)
+    with Client(TRACE_ECHO, protocol="legacy", timeout=LONG, tracing=tel.tracing()) as client:
+        assert client.call_tool("meta").structured_content == {}
+    assert tel.counting.started  # (spans were started)
+    assert tel.counting.open() == {}
+
+
+@pytest.mark.parametrize("era", ["legacy", "2026"])
+def test_a_propagator_failing_on_extract_does_not_fail_the_servers_request(tel, broken_propagator, era):
+    """The sampling request carries a ``traceparent``; extracting it raises: the handler must still
+    run (untraced) and the call succeed."""
+    broken_propagator(False)
+    with Client(TRACE_ECHO, protocol="legacy" if era == "legacy" else "auto", timeout=LONG,
+                sampling_handler=_sample, tracing=tel.tracing()) as client:
+        assert client.call_tool("sample").text == "sampled"
+    assert tel.counting.open() == {}
+
+
+def test_cache_hits_make_no_duration_measures(tel):
+    """2026 results served from the cache send nothing: the histogram (time from sending to the
+    answer) must not get near-zero measures for them."""
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        result = answer(msg["method"], msg.get("params") or {})
+        return dict(result, ttlMs=60000, cacheScope="public") if msg["method"] == "tools/list" else result
+
+    server = ScriptedHTTPServer(handle, discover=answer("server/discover", {}))
+    try:
+        with Client(server.url, timeout=LONG, tracing=tel.tracing()) as client:
+            for _ in range(3):
+                client.list_tools()
+        assert len(server.requests("tools/list")) == 1  # (two cache hits)
+    finally:
+        server.stop()
+    [point] = tel.durations("tools/list")
+    assert point.count == 1
+    assert tel.counting.open() == {}
