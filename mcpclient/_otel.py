@@ -323,7 +323,37 @@ class ClientTracer:
         return _Trace(self, span, method, meta or None, base)
 
     def serve(self, method: str, params: Dict[str, Any], run: Callable[[], Any]) -> Any:
-        """Run a server request's handler in a ``SERVER`` span (``tracing.CallTracer.serve``)."""
+        """Run a server request's handler in a ``SERVER`` span (``tracing.CallTracer.serve``); a
+        failing tracer or propagator never keeps the handler from running, nor changes its outcome."""
+        try:
+            span, token = self._serving(method, params)
+        except Exception:
+            log.exception("could not start the span of %s", method)
+            return run()
+        try:
+            return run()
+        except BaseException as exc:
+            try:
+                kind = _error_type(exc)
+                if span.is_recording():
+                    span.set_attribute("error.type", kind)
+                    if isinstance(exc, RPCError):
+                        span.set_attribute("rpc.response.status_code", kind)
+                        span.set_status(Status(StatusCode.ERROR, exc.message))
+                    else:
+                        span.set_status(Status(StatusCode.ERROR, kind))
+            except Exception:
+                log.exception("could not record the outcome of %s", method)
+            raise
+        finally:
+            try:
+                otel_context.detach(token)
+                span.end()
+            except Exception:
+                log.exception("could not end the span of %s", method)
+
+    def _serving(self, method: str, params: Dict[str, Any]) -> Tuple[Any, Any]:
+        """The started ``SERVER`` span of a server request, and the token that made it current."""
         meta = params.get("_meta")
         parent = None
         links: Optional[List[Link]] = None
@@ -342,17 +372,9 @@ class ClientTracer:
         _, common, _ = self._common()
         attrs = dict(common)
         attrs["mcp.method.name"] = method
-        with self._tracer.start_as_current_span(method, context=parent, kind=_SERVER, attributes=attrs, links=links,
-                                                record_exception=False, set_status_on_exception=False) as span:
-            try:
-                return run()
-            except BaseException as exc:
-                kind = _error_type(exc)
-                if span.is_recording():
-                    span.set_attribute("error.type", kind)
-                    if isinstance(exc, RPCError):
-                        span.set_attribute("rpc.response.status_code", kind)
-                        span.set_status(Status(StatusCode.ERROR, exc.message))
-                    else:
-                        span.set_status(Status(StatusCode.ERROR, kind))
-                raise
+        span = self._tracer.start_span(method, context=parent, kind=_SERVER, attributes=attrs, links=links)
+        try:
+            return span, otel_context.attach(trace.set_span_in_context(span))
+        except BaseException:
+            span.end()
+            raise
