@@ -11,7 +11,8 @@ open-telemetry/semantic-conventions-genai):
   round of a call (2026-07-28 ``input_required`` rounds, list pages). Its context goes in
   ``params._meta`` of each round (``traceparent``, ``tracestate``, ``baggage``: unprefixed, as
   SEP-414 says), unless the caller put a ``traceparent`` there already: that one is kept.
-* the ``mcp.client.operation.duration`` histogram (seconds) with the low-cardinality attributes.
+* the ``mcp.client.operation.duration`` histogram (seconds) with the low-cardinality attributes,
+  for the requests that went out (a result served from the cache has a span, no measure).
 * each request from the server (sampling, elicitation, roots; also those inside 2026
   ``input_required`` results): a ``SERVER`` span around its handler whose parent is the context in
   the request's ``params._meta`` when there is one (then the ambient context, if any and another,
@@ -200,7 +201,8 @@ class _Trace:
                     if text is not None:
                         span.set_attribute("gen_ai.tool.call.result", text)
         span.end()
-        self._owner.duration.record(duration, attrs)
+        if request_id is not None:  # (None: nothing was sent, a cache hit: no request to time)
+            self._owner.duration.record(duration, attrs)
 
 
 class ClientTracer:
