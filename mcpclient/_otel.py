@@ -88,8 +88,13 @@ def _scrubbed_uri(uri: str) -> str:
     """A resource URI without what may be a secret: user info, query and fragment."""
     try:
         parts = urlsplit(uri)
-    except ValueError:
-        return uri.split("?", 1)[0].split("#", 1)[0]
+    except ValueError:  # (an unclosed IPv6 bracket...): cut by hand, user info included
+        uri = uri.split("?", 1)[0].split("#", 1)[0]
+        scheme, sep, rest = uri.partition("://")
+        if not sep:
+            return uri
+        authority, slash, path = rest.partition("/")
+        return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 

@@ -154,3 +154,22 @@ def test_cache_hits_make_no_duration_measures(tel):
     [point] = tel.durations("tools/list")
     assert point.count == 1
     assert tel.counting.open() == {}
+
+
+def test_a_resource_uri_that_does_not_parse_loses_its_user_info_too(tel):
+    """``mcp.resource.uri`` drops user info, query and fragment; a URI ``urlsplit`` refuses (an
+    unclosed IPv6 bracket) must not keep its credentials."""
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        uri = msg["params"]["uri"]
+        return {"contents": [{"uri": uri, "text": "x"}]}
+
+    server = ScriptedHTTPServer(handle, capabilities={"resources": {}})
+    try:
+        with Client(server.url, protocol="legacy", timeout=LONG, tracing=tel.tracing()) as client:
+            client.read_resource("db://user:s3cret@[db/table?token=t0k")
+    finally:
+        server.stop()
+    [span] = [s for s in tel.spans.get_finished_spans() if s.name == "resources/read"]
+    uri = span.attributes["mcp.resource.uri"]
+    assert "s3cret" not in uri and "user" not in uri and "t0k" not in uri
+    assert uri.startswith("db://") and uri.endswith("/table")
