@@ -313,6 +313,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         has finished already."""
         if self._owned:
             raise RuntimeError("a blocking call's future is waited for with result() only")
+        trace = self.trace
+        if trace is not None and not super().done():  # ended before anyone is woken, as _settle does
+            trace.end(None, self._cancelled_error(), self.request_id)
         if not super().cancel():
             return False
         # Future.cancel() wakes result() callers but not concurrent.futures.wait()/as_completed():
@@ -321,8 +324,6 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             self.set_running_or_notify_cancel()
         except RuntimeError:  # cancelled (and notified) before: nothing more to do
             return True
-        if self.trace is not None:
-            self.trace.end(None, self._cancelled_error(), self.request_id)
         self._session.abandon(self.request_id, "cancelled by the client")
         return True
 

@@ -173,3 +173,18 @@ def test_a_resource_uri_that_does_not_parse_loses_its_user_info_too(tel):
     uri = span.attributes["mcp.resource.uri"]
     assert "s3cret" not in uri and "user" not in uri and "t0k" not in uri
     assert uri.startswith("db://") and uri.endswith("/table")
+
+
+def test_a_cancelled_futures_span_is_ended_before_its_callbacks_run(tel):
+    """As for a call that completes, a cancelled call's span ends before anyone is told: a done
+    callback (or a waiter) sees it ended."""
+    with Client(TRACE_ECHO, protocol="legacy", timeout=LONG, tracing=tel.tracing()) as client:
+        future = client.call_tool_future("hang")
+        seen: List[int] = []
+        future.add_done_callback(lambda f: seen.append(len(
+            [s for s in tel.spans.get_finished_spans() if s.name == "tools/call hang"])))
+        assert future.cancel()
+    assert seen == [1]
+    [span] = [s for s in tel.spans.get_finished_spans() if s.name == "tools/call hang"]
+    assert span.attributes["error.type"] == "cancelled"
+    assert tel.counting.open() == {}
