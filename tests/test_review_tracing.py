@@ -188,3 +188,36 @@ def test_a_cancelled_futures_span_is_ended_before_its_callbacks_run(tel):
     [span] = [s for s in tel.spans.get_finished_spans() if s.name == "tools/call hang"]
     assert span.attributes["error.type"] == "cancelled"
     assert tel.counting.open() == {}
+
+
+def test_a_task_augmented_sampling_request_is_served_in_a_span_under_its_context(tel):
+    """A sampling request the server sends as a task (``task_requests=True``) runs on a task
+    thread: it gets its ``SERVER`` span too, child of the context in its ``_meta``, current in the
+    handler (as for a plain request). (The in-memory scripted server: a real one asking for a
+    task-augmented sampling needs the tasks venv.)"""
+    from opentelemetry import trace
+    from opentelemetry.trace import SpanKind
+
+    from helpers import ScriptedServer
+
+    seen: List[Any] = []
+
+    def sample(request: Any) -> Dict[str, Any]:
+        seen.append(trace.get_current_span().get_span_context())
+        return _sample(request)
+
+    traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    request = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5,
+               "task": {"ttl": 10000}, "_meta": {"traceparent": traceparent}}
+    srv = ScriptedServer(lambda method, params: {})
+    try:
+        with Client(srv.transport, timeout=LONG, sampling_handler=sample, task_requests=True, tracing=tel.tracing()):
+            task = srv.ask("sampling/createMessage", request)["result"]["task"]
+            result = srv.ask("tasks/result", {"taskId": task["taskId"]})["result"]
+            assert result["content"]["text"] == "sampled"
+    finally:
+        srv.stop()
+    [served] = [s for s in tel.spans.get_finished_spans() if s.name == "sampling/createMessage"]
+    assert served.kind is SpanKind.SERVER
+    assert served.parent.is_remote and served.parent.span_id == 0xB7AD6B7169203331
+    assert seen == [served.context]
