@@ -352,8 +352,13 @@ class ChainedFuture(CallFuture[T]):
     def __init__(self, session: "Session", method: str, first: CallFuture[Any],
                  link: Callable[[Any], Any]) -> None:
         super().__init__(session, method)
+        from contextvars import copy_context  # deferred: import cost (only chains need it)
+
         self._current: CallFuture[Any] = first
         self._link: Optional[Callable[[Any], Any]] = link
+        # The caller's context (its trace span...), for the links, which run on a worker thread:
+        # the requests they make are then the caller's children, as the first one is.
+        self._context = copy_context()
         first.add_done_callback(self._arrived)
 
     @property  # type: ignore[override]
@@ -376,7 +381,7 @@ class ChainedFuture(CallFuture[T]):
             return
         link, self._link = self._link, None
         try:
-            nxt = link(value) if link is not None else value
+            nxt = self._context.run(link, value) if link is not None else value
         except BaseException as exc:
             self._settle(None, exc)
             return

@@ -221,3 +221,37 @@ def test_a_task_augmented_sampling_request_is_served_in_a_span_under_its_context
     assert served.kind is SpanKind.SERVER
     assert served.parent.is_remote and served.parent.span_id == 0xB7AD6B7169203331
     assert seen == [served.context]
+
+
+def test_load_skills_later_requests_are_children_of_the_callers_span_too(tel):
+    """``load_skill`` chains requests: the manifest, then ``SKILL.md``, read from a worker thread.
+    Every span of the chain must be a child of the caller's span (one trace), not a new root."""
+    import hashlib
+
+    from helpers import ScriptedServer
+
+    uri, text = "skill://pdf/SKILL.md", "---\nname: pdf\ndescription: 'Fill PDF forms'\n---\n\nUse it.\n"
+    data = text.encode()
+    listed = {"uri": uri, "frontmatter": {"name": "pdf", "description": "Fill PDF forms"},
+              "resources": [{"uri": uri, "digest": "sha256:" + hashlib.sha256(data).hexdigest(), "size": len(data)}]}
+
+    def handle(method: str, params: Dict[str, Any]) -> Any:
+        if method == "skills/list":
+            return {"skills": [listed]}
+        if method == "resources/read":
+            return {"contents": [{"uri": params["uri"], "mimeType": "text/markdown", "text": text}]}
+        return {}
+
+    srv = ScriptedServer(handle, capabilities={"resources": {}, "extensions": {"io.modelcontextprotocol/skills": {}}})
+    tracer = tel.tracer_provider.get_tracer("test")
+    try:
+        with Client(srv.transport, timeout=LONG, tracing=tel.tracing()) as client:
+            with tracer.start_as_current_span("caller") as caller:
+                assert client.load_skill("pdf").text == text
+    finally:
+        srv.stop()
+    spans = {s.name: s for s in tel.spans.get_finished_spans() if s.name in ("skills/list", "resources/read")}
+    assert set(spans) == {"skills/list", "resources/read"}
+    for span in spans.values():
+        assert span.parent is not None and span.parent.span_id == caller.get_span_context().span_id, span.name
+        assert span.context.trace_id == caller.get_span_context().trace_id
