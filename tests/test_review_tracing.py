@@ -255,3 +255,26 @@ def test_load_skills_later_requests_are_children_of_the_callers_span_too(tel):
     for span in spans.values():
         assert span.parent is not None and span.parent.span_id == caller.get_span_context().span_id, span.name
         assert span.context.trace_id == caller.get_span_context().trace_id
+
+
+def test_a_group_call_to_a_lost_server_keeps_the_callers_parent(tel):
+    """``ServerGroup.call_tools`` makes the call to a lost server (which reconnects first) on a
+    thread of its own: its span (and the reconnect's) must still be the caller's children."""
+    from mcpclient import ServerGroup
+
+    from conftest import wait_until
+
+    options = {"protocol": "legacy", "timeout": LONG, "reconnect": True, "tracing": tel.tracing()}
+    tracer = tel.tracer_provider.get_tracer("test")
+    with ServerGroup({"t": TRACE_ECHO}, client_options=options) as group:
+        proc = group.client("t").transport._proc
+        proc.kill()
+        proc.wait(LONG)
+        assert wait_until(lambda: group.status["t"].state == "lost")
+        tel.spans.clear()
+        with tracer.start_as_current_span("caller") as caller:
+            [result] = group.call_tools([("t_meta", None)], timeout=LONG)
+    assert result.text.startswith("00-")
+    [span] = [s for s in tel.spans.get_finished_spans() if s.name == "tools/call meta"]
+    assert span.parent is not None and span.parent.span_id == caller.get_span_context().span_id
+    assert span.context.trace_id == caller.get_span_context().trace_id
