@@ -278,3 +278,22 @@ def test_a_group_call_to_a_lost_server_keeps_the_callers_parent(tel):
     [span] = [s for s in tel.spans.get_finished_spans() if s.name == "tools/call meta"]
     assert span.parent is not None and span.parent.span_id == caller.get_span_context().span_id
     assert span.context.trace_id == caller.get_span_context().trace_id
+
+
+def test_a_groups_parallel_connect_keeps_the_callers_parent(tel):
+    """``ServerGroup.connect()`` (and ``list_tools(refresh=True)``) work on a thread pool: the
+    ``initialize`` and ``tools/list`` spans must be the caller's children."""
+    from mcpclient import ServerGroup
+
+    options = {"protocol": "legacy", "timeout": LONG, "tracing": tel.tracing()}
+    tracer = tel.tracer_provider.get_tracer("test")
+    group = ServerGroup({"a": TRACE_ECHO, "b": TRACE_ECHO}, client_options=options)
+    try:
+        with tracer.start_as_current_span("caller") as caller:
+            group.connect()
+            group.list_tools(refresh=True)
+    finally:
+        group.close()
+    spans = [s for s in tel.spans.get_finished_spans() if s.name in ("initialize", "tools/list")]
+    assert len(spans) >= 4
+    assert [s.name for s in spans if s.parent is None or s.parent.span_id != caller.get_span_context().span_id] == []
