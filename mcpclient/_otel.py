@@ -355,9 +355,11 @@ class ClientTracer:
         finally:
             try:
                 otel_context.detach(token)
-                span.end()
-            except Exception:
-                log.exception("could not end the span of %s", method)
+            finally:
+                try:
+                    span.end()
+                except Exception:
+                    log.exception("could not end the span of %s", method)
 
     def _serving(self, method: str, params: Dict[str, Any]) -> Tuple[Any, Any]:
         """The started ``SERVER`` span of a server request, and the token that made it current."""
