@@ -80,7 +80,10 @@ def in_parallel(work: Callable[[Member], None], members: Sequence[Member], worke
     """``work(member)`` for each, on at most ``workers`` threads; returns when all are done."""
     if not members:
         return
+    from contextvars import copy_context  # deferred: import cost (groups only)
+
     with ThreadPoolExecutor(min(workers, len(members)), thread_name_prefix="mcpclient-group") as pool:
-        for future in [pool.submit(work, m) for m in members]:
+        # Each in the caller's context (its trace span...): the work is the caller's.
+        for future in [pool.submit(copy_context().run, work, m) for m in members]:
             future.result()
 

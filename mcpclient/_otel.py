@@ -11,7 +11,8 @@ open-telemetry/semantic-conventions-genai):
   round of a call (2026-07-28 ``input_required`` rounds, list pages). Its context goes in
   ``params._meta`` of each round (``traceparent``, ``tracestate``, ``baggage``: unprefixed, as
   SEP-414 says), unless the caller put a ``traceparent`` there already: that one is kept.
-* the ``mcp.client.operation.duration`` histogram (seconds) with the low-cardinality attributes.
+* the ``mcp.client.operation.duration`` histogram (seconds) with the low-cardinality attributes,
+  for the requests that went out (a result served from the cache has a span, no measure).
 * each request from the server (sampling, elicitation, roots; also those inside 2026
   ``input_required`` results): a ``SERVER`` span around its handler whose parent is the context in
   the request's ``params._meta`` when there is one (then the ambient context, if any and another,
@@ -87,8 +88,13 @@ def _scrubbed_uri(uri: str) -> str:
     """A resource URI without what may be a secret: user info, query and fragment."""
     try:
         parts = urlsplit(uri)
-    except ValueError:
-        return uri.split("?", 1)[0].split("#", 1)[0]
+    except ValueError:  # (an unclosed IPv6 bracket...): cut by hand, user info included
+        uri = uri.split("?", 1)[0].split("#", 1)[0]
+        scheme, sep, rest = uri.partition("://")
+        if not sep:
+            return uri
+        authority, slash, path = rest.partition("/")
+        return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
@@ -200,7 +206,8 @@ class _Trace:
                     if text is not None:
                         span.set_attribute("gen_ai.tool.call.result", text)
         span.end()
-        self._owner.duration.record(duration, attrs)
+        if request_id is not None:  # (None: nothing was sent, a cache hit: no request to time)
+            self._owner.duration.record(duration, attrs)
 
 
 class ClientTracer:
@@ -295,6 +302,14 @@ class ClientTracer:
         transport, common, known = self._common()
         name, base = self._named(method, params, common, known)
         span = self._tracer.start_span(name, kind=_CLIENT, attributes=base)
+        try:
+            return self._started(span, transport, method, params, base)
+        except BaseException:  # (a failing propagator...: the call goes untraced, its span is not left open)
+            span.end()
+            raise
+
+    def _started(self, span: Any, transport: "Transport", method: str, params: Optional[Dict[str, Any]],
+                 base: Dict[str, Any]) -> _Trace:
         if span.is_recording():
             extra: Dict[str, Any] = {}
             session_id = getattr(transport, "session_id", None)
@@ -315,7 +330,39 @@ class ClientTracer:
         return _Trace(self, span, method, meta or None, base)
 
     def serve(self, method: str, params: Dict[str, Any], run: Callable[[], Any]) -> Any:
-        """Run a server request's handler in a ``SERVER`` span (``tracing.CallTracer.serve``)."""
+        """Run a server request's handler in a ``SERVER`` span (``tracing.CallTracer.serve``); a
+        failing tracer or propagator never keeps the handler from running, nor changes its outcome."""
+        try:
+            span, token = self._serving(method, params)
+        except Exception:
+            log.exception("could not start the span of %s", method)
+            return run()
+        try:
+            return run()
+        except BaseException as exc:
+            try:
+                kind = _error_type(exc)
+                if span.is_recording():
+                    span.set_attribute("error.type", kind)
+                    if isinstance(exc, RPCError):
+                        span.set_attribute("rpc.response.status_code", kind)
+                        span.set_status(Status(StatusCode.ERROR, exc.message))
+                    else:
+                        span.set_status(Status(StatusCode.ERROR, kind))
+            except Exception:
+                log.exception("could not record the outcome of %s", method)
+            raise
+        finally:
+            try:
+                otel_context.detach(token)
+            finally:
+                try:
+                    span.end()
+                except Exception:
+                    log.exception("could not end the span of %s", method)
+
+    def _serving(self, method: str, params: Dict[str, Any]) -> Tuple[Any, Any]:
+        """The started ``SERVER`` span of a server request, and the token that made it current."""
         meta = params.get("_meta")
         parent = None
         links: Optional[List[Link]] = None
@@ -334,17 +381,9 @@ class ClientTracer:
         _, common, _ = self._common()
         attrs = dict(common)
         attrs["mcp.method.name"] = method
-        with self._tracer.start_as_current_span(method, context=parent, kind=_SERVER, attributes=attrs, links=links,
-                                                record_exception=False, set_status_on_exception=False) as span:
-            try:
-                return run()
-            except BaseException as exc:
-                kind = _error_type(exc)
-                if span.is_recording():
-                    span.set_attribute("error.type", kind)
-                    if isinstance(exc, RPCError):
-                        span.set_attribute("rpc.response.status_code", kind)
-                        span.set_status(Status(StatusCode.ERROR, exc.message))
-                    else:
-                        span.set_status(Status(StatusCode.ERROR, kind))
-                raise
+        span = self._tracer.start_span(method, context=parent, kind=_SERVER, attributes=attrs, links=links)
+        try:
+            return span, otel_context.attach(trace.set_span_in_context(span))
+        except BaseException:
+            span.end()
+            raise

@@ -93,6 +93,10 @@ class Responder:
                 (method == "sampling/createMessage" and self.sampling is not None)
                 or (method == "elicitation/create" and self.elicitation is not None)):
             run = self._prepare_sample(params) if method == "sampling/createMessage" else self._prepare_elicit(params)
+            tracer = self.tracer
+            if tracer is not None:  # (the handler runs later, on a task thread: in its span there)
+                untraced = run
+                run = lambda: tracer.serve(method, params, untraced)
             reply(rid, self.tasks.start(method, params, run))
             return True
         return False

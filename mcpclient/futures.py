@@ -313,6 +313,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         has finished already."""
         if self._owned:
             raise RuntimeError("a blocking call's future is waited for with result() only")
+        trace = self.trace
+        if trace is not None and not super().done():  # ended before anyone is woken, as _settle does
+            trace.end(None, self._cancelled_error(), self.request_id)
         if not super().cancel():
             return False
         # Future.cancel() wakes result() callers but not concurrent.futures.wait()/as_completed():
@@ -321,8 +324,6 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             self.set_running_or_notify_cancel()
         except RuntimeError:  # cancelled (and notified) before: nothing more to do
             return True
-        if self.trace is not None:
-            self.trace.end(None, self._cancelled_error(), self.request_id)
         self._session.abandon(self.request_id, "cancelled by the client")
         return True
 
@@ -351,8 +352,13 @@ class ChainedFuture(CallFuture[T]):
     def __init__(self, session: "Session", method: str, first: CallFuture[Any],
                  link: Callable[[Any], Any]) -> None:
         super().__init__(session, method)
+        from contextvars import copy_context  # deferred: import cost (only chains need it)
+
         self._current: CallFuture[Any] = first
         self._link: Optional[Callable[[Any], Any]] = link
+        # The caller's context (its trace span...), for the links, which run on a worker thread:
+        # the requests they make are then the caller's children, as the first one is.
+        self._context = copy_context()
         first.add_done_callback(self._arrived)
 
     @property  # type: ignore[override]
@@ -375,7 +381,7 @@ class ChainedFuture(CallFuture[T]):
             return
         link, self._link = self._link, None
         try:
-            nxt = link(value) if link is not None else value
+            nxt = self._context.run(link, value) if link is not None else value
         except BaseException as exc:
             self._settle(None, exc)
             return

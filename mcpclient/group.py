@@ -375,5 +375,8 @@ def _start_call(client: Client, tool: str, arguments: Optional[Dict[str, Any]]) 
         outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
         inner.add_done_callback(follow)
 
-    threading.Thread(target=run, name=f"mcpclient-group-call-{tool}", daemon=True).start()
+    from contextvars import copy_context  # deferred: import cost (only a lost server's calls need it)
+
+    # In the caller's context (its trace span...): the call is the caller's, made on another thread.
+    threading.Thread(target=copy_context().run, args=(run,), name=f"mcpclient-group-call-{tool}", daemon=True).start()
     return outer
