@@ -84,3 +84,34 @@ def test_a_stdio_servers_token_argument_and_environment_value_are_scrubbed_from_
         with pytest.raises(ProcessExited) as replayed:
             client.call_tool("x")
     assert replayed.value.returncode == 3
+
+
+@pytest.fixture(scope="module")
+def echo_cassette(tmp_path_factory) -> Any:
+    """One small handshake-era stdio recording (two echo calls), reused by the tests below."""
+    path = tmp_path_factory.mktemp("rev") / "echo.jsonl"
+    with Client(RecordingTransport(StdioTransport(server_command()), path), protocol="legacy") as client:
+        client.call_tool("echo", {"text": "one"})
+        client.call_tool("echo", {"text": "two"})
+    return path
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not-an-object", "no-header"])
+def test_a_damaged_cassette_fails_with_a_value_error_naming_the_file_and_line(echo_cassette, tmp_path, damage):
+    """A last line cut short (a run killed mid-write), a line that is JSON but not an event, or
+    no header: a ``ValueError`` naming the file (and the line), not a JSON or attribute error
+    from deep inside."""
+    lines = echo_cassette.read_text(encoding="utf-8").splitlines()
+    if damage == "truncated":
+        lines[-1] = lines[-1][: len(lines[-1]) // 2]
+    elif damage == "not-an-object":
+        lines.insert(3, "[1, 2]")
+    else:
+        lines = lines[1:]
+    path = tmp_path / "damaged.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        ReplayTransport(path)
+    assert type(caught.value) is ValueError and str(path) in str(caught.value)
+    if damage != "no-header":
+        assert f"line {len(lines) if damage == 'truncated' else 4}" in str(caught.value)

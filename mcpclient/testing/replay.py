@@ -122,6 +122,24 @@ def rebuild_error(entry: Any) -> MCPError:
     return exc
 
 
+def _load(path: str, lines: Any) -> List[Any]:
+    """The cassette's lines parsed; a line that is not a JSON object (a run killed mid-write, a
+    bad merge) is a ``ValueError`` naming the file and line, not an error from deep inside."""
+    out: List[Any] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{path}, line {number}: not JSON ({exc}); the cassette is damaged (a run "
+                             "interrupted while recording?): record it again") from None
+        if not isinstance(item, dict):
+            raise ValueError(f"{path}, line {number}: not a cassette event (a JSON object); record it again")
+        out.append(item)
+    return out
+
+
 class _Conn:
     """One recorded connection: its events, and what the replay consumed of them."""
 
@@ -140,7 +158,7 @@ class _Cassette:
         self.path = path
         try:
             with open(path, encoding="utf-8") as f:
-                lines = [json.loads(line) for line in f if line.strip()]
+                lines = _load(path, f)
         except FileNotFoundError:
             raise FileNotFoundError(f"no cassette at {path}: record it first (RecordingTransport, "
                                     "or pytest --mcp-record=missing)") from None
