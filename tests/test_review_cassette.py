@@ -115,3 +115,59 @@ def test_a_damaged_cassette_fails_with_a_value_error_naming_the_file_and_line(ec
     assert type(caught.value) is ValueError and str(path) in str(caught.value)
     if damage != "no-header":
         assert f"line {len(lines) if damage == 'truncated' else 4}" in str(caught.value)
+
+
+def _concurrently(client: Any, words: Any) -> Dict[str, str]:
+    """``echo`` each word (and ``add`` for a few) from its own thread, all released at once."""
+    barrier = threading.Barrier(len(words))
+    out: Dict[str, str] = {}
+
+    def call(word: str) -> None:
+        barrier.wait(LONG)
+        if word.startswith("n"):
+            out[word] = str(client.call_tool("add", {"a": len(word), "b": 1}, timeout=LONG).structured_content)
+        else:
+            out[word] = client.call_tool("echo", {"text": word}, timeout=LONG).text
+    threads = [threading.Thread(target=call, args=(w,)) for w in words]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(LONG * 2)
+    assert not any(t.is_alive() for t in threads)
+    return out
+
+
+def test_sixteen_concurrent_calls_replay_in_another_order(tmp_path):
+    """16 threads call two tools at once (the same tool with different arguments): the replay,
+    with the threads started in the reverse order, answers each call with its own answer."""
+    words = [f"w{i}" for i in range(12)] + ["n1", "n22", "n333", "n4444"]
+    path = tmp_path / "concurrent.jsonl"
+    with Client(RecordingTransport(StdioTransport(server_command()), path), protocol="legacy") as client:
+        live = _concurrently(client, words)
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
+        replayed = _concurrently(client, list(reversed(words)))
+    assert replayed == live and live["w3"] == "w3"
+
+
+COLLIDING_TESTS = textwrap.dedent("""
+    import os, pytest
+    from mcpclient import Client
+
+    @pytest.mark.parametrize("word", ["a b", "a_b", "a/b"])
+    def test_echo(mcp_cassette, word):
+        with Client(mcp_cassette(os.environ["INNER_SERVER"]), protocol="legacy") as client:
+            assert client.call_tool("echo", {"text": word}).text == word
+""")
+
+
+def test_parametrizations_whose_names_sanitize_alike_get_their_own_cassettes(pytester, monkeypatch):
+    """``[a b]``, ``[a_b]`` and ``[a/b]`` all sanitize to ``a_b``: each test still records (and
+    then replays) its own cassette, not another test's."""
+    pytester.makepyfile(test_inner=COLLIDING_TESTS)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("INNER_SERVER", " ".join(server_command()))
+    args = ("-p", "mcpclient.testing.pytest_plugin", "-p", "no:cacheprovider")
+    pytester.runpytest(*args).assert_outcomes(passed=3)
+    assert len(list((pytester.path / "cassettes" / "test_inner").glob("*.jsonl"))) == 3
+    monkeypatch.setenv("INNER_SERVER", "/nonexistent/server")
+    pytester.runpytest(*args, "--mcp-record=none").assert_outcomes(passed=3)
