@@ -171,3 +171,26 @@ def test_parametrizations_whose_names_sanitize_alike_get_their_own_cassettes(pyt
     assert len(list((pytester.path / "cassettes" / "test_inner").glob("*.jsonl"))) == 3
     monkeypatch.setenv("INNER_SERVER", "/nonexistent/server")
     pytester.runpytest(*args, "--mcp-record=none").assert_outcomes(passed=3)
+
+
+def _sampler(text: str) -> Any:
+    return lambda request: {"role": "assistant", "content": {"type": "text", "text": text}, "model": "m"}
+
+
+def test_a_server_request_answered_differently_in_replay_fails_the_call_with_a_diff(tmp_path):
+    """The sampling handler under test answers the server's request differently than when
+    recorded: the call fails at once with ``CassetteMismatch`` (a diff), as a different request
+    does, instead of passing on the recorded result."""
+    from mcpclient import CassetteMismatch
+
+    path = tmp_path / "sampling.jsonl"
+    ask = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
+    with Client(RecordingTransport(StdioTransport(server_command()), path), protocol="legacy",
+                sampling_handler=_sampler("recorded answer")) as client:
+        assert "recorded answer" in json.dumps(client.call_tool("ask_client", ask).structured_content)
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG, sampling_handler=_sampler("recorded answer")) as client:
+        assert "recorded answer" in json.dumps(client.call_tool("ask_client", ask).structured_content)
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG, sampling_handler=_sampler("a regression")) as client:
+        with pytest.raises(CassetteMismatch) as caught:
+            client.call_tool("ask_client", ask)
+    assert '-      "text": "recorded answer"' in str(caught.value) and '"a regression"' in str(caught.value)

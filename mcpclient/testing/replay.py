@@ -6,7 +6,8 @@ same connection that equals it once volatile parts are set aside (ids, progress 
 context, the client's own version); what the server sent after that request was recorded (its
 reply, server-to-client requests and notifications, the end of the connection) is then delivered
 in the recorded order, with the reply's id (and progress tokens) renumbered to the live request's.
-The client's answers to server-to-client requests are matched by id, its notifications by method.
+The client's answers to server-to-client requests are matched by id and must say what they said
+(a handler under test that answers differently is a mismatch), its notifications by method.
 A request the cassette does not have fails at once with ``CassetteMismatch``, whose message is a
 unified diff against the closest recorded request. A recorded request that never got an answer
 fails at once with ``RequestTimeout``, as the silence ended it when recorded (a ``server/discover``
@@ -362,10 +363,10 @@ class ReplayTransport(Transport):
                 if self._matcher(events[i]["msg"], message) if kind == "request" else \
                         _same(normalize(events[i]["msg"]), normalize(message)):
                     return i
-        elif kind == "answer":
+        elif kind == "answer":  # the one to the same server request, if it says the same
             for i in candidates:
                 if events[i]["msg"].get("id") == message.get("id"):
-                    return i
+                    return i if _same(normalize(events[i]["msg"]), normalize(message)) else None
         else:  # a notification: the same one if there, else the first of its method
             same = [i for i in candidates if events[i]["msg"].get("method") == message.get("method")]
             for i in same:
@@ -381,7 +382,10 @@ class ReplayTransport(Transport):
         unused = [e["msg"] for i, e in enumerate(events) if e.get("dir") == "send" and i not in self._used
                   and _kind(e.get("msg")) == kind]
         method = message.get("method") if isinstance(message, dict) else None
-        pool = [m for m in unused if isinstance(m, dict) and m.get("method") == method] or unused
+        if kind == "answer":
+            pool = [m for m in unused if m.get("id") == message.get("id")] or unused
+        else:
+            pool = [m for m in unused if isinstance(m, dict) and m.get("method") == method] or unused
         best, best_ratio = None, -1.0
         for candidate in pool:
             lines = json.dumps(normalize(candidate), indent=2, sort_keys=True, ensure_ascii=False).splitlines()
