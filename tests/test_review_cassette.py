@@ -194,3 +194,32 @@ def test_a_server_request_answered_differently_in_replay_fails_the_call_with_a_d
         with pytest.raises(CassetteMismatch) as caught:
             client.call_tool("ask_client", ask)
     assert '-      "text": "recorded answer"' in str(caught.value) and '"a regression"' in str(caught.value)
+
+
+def _listen_and_touch(client: Any, echo_first: bool) -> Any:
+    """A resource subscription (a listen: a request whose id names the subscription) and an echo,
+    in either order, then a change of the resource: the event the subscription gets."""
+    if echo_first:
+        client.call_tool("echo", {"text": "x"})
+    with client.listen(resource_uris=["test://text"]) as subscription:
+        if not echo_first:
+            client.call_tool("echo", {"text": "x"})
+        client.call_tool("touch", {"uri": "test://text"})
+        event = subscription.get(3.0)
+    return getattr(event, "uri", event)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="the official `mcp` SDK needs Python 3.10+")
+def test_a_2026_subscription_replays_when_its_request_id_changes(tmp_path):
+    """2026 era: the server names the subscription by the listen request's id (in ``_meta``); the
+    replay, which sends the listen as another id, renumbers it there too: the event arrives."""
+    pytest.importorskip("mcp")
+    from conftest import OFFICIAL_SERVER
+
+    path = tmp_path / "listen.jsonl"
+    with Client(RecordingTransport(StdioTransport(OFFICIAL_SERVER), path), timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28"
+        live = _listen_and_touch(client, echo_first=False)
+    assert live == "test://text"
+    with Client(ReplayTransport(path), timeout=LONG) as client:
+        assert _listen_and_touch(client, echo_first=True) == live

@@ -35,6 +35,7 @@ Matcher = Callable[[Dict[str, Any], Dict[str, Any]], bool]
 #: ``_meta`` keys that differ from run to run (progress tokens are request ids; trace context).
 _VOLATILE_META = {"progressToken", "traceparent", "tracestate", "baggage"}
 _CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
+_SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
 #: Client notifications that depend on timing (a timeout, a progress report): sent or not in a
 #: replay, they change nothing; what the server sent after one belongs to the send before it.
 _TRANSPARENT = ("notifications/cancelled", "notifications/progress")
@@ -233,6 +234,7 @@ class ReplayTransport(Transport):
         self._waiting: Set[Any] = set()  # live ids of matched requests whose reply is not delivered
         self._closed = False
         self._answered = self._answers()
+        self._let_go = self._let_go_ids()
 
     def _answers(self) -> Set[Any]:
         """Recorded request ids that got a reply (or a delivery failure) in this connection."""
@@ -245,6 +247,18 @@ class ReplayTransport(Transport):
                         found.add(_key(item["id"]))
                 if isinstance(event.get("failed"), dict):
                     found.add(_key(event["failed"].get("id")))
+        return found
+
+    def _let_go_ids(self) -> Set[Any]:
+        """Recorded request ids the client itself ended (a listen closed, a call cancelled: not
+        a timeout): unanswered, yet no silence to replay; the client ends them again."""
+        found: Set[Any] = set()
+        for event in self._conn.events:
+            msg = event.get("msg")
+            if event.get("dir") == "send" and _transparent(msg) and msg.get("method") == "notifications/cancelled":
+                params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+                if params.get("reason") != "timed out":
+                    found.add(_key(params.get("requestId")))
         return found
 
     # --- the Transport contract -----------------------------------------------------------------
@@ -430,7 +444,8 @@ class ReplayTransport(Transport):
                         deliveries.append(DeliveryFailed(new.get("id"), rebuild_error(held.failed.get("error"))))
                     else:
                         deliveries.append(self._translate(held))
-                if _key(old["id"]) not in self._answered and unsent is None:  # silence when recorded
+                if _key(old["id"]) not in self._answered and unsent is None and _key(old["id"]) not in self._let_go \
+                        and old.get("method") != "subscriptions/listen":  # silence when recorded (a timeout)
                     deliveries.append(DeliveryFailed(new.get("id"), RequestTimeout(
                         f"{old.get('method')}: no answer in the cassette (the server was silent when recorded)",
                         method=old.get("method"), request_id=new.get("id"))))
@@ -488,6 +503,9 @@ class ReplayTransport(Transport):
             for key in ("progressToken", "requestId"):
                 if key in params and _key(params[key]) in self._ids:
                     params[key] = self._ids[_key(params[key])]
+            meta = params.get("_meta")  # 2026: a listen's events name it by its request id
+            if isinstance(meta, dict) and _key(meta.get(_SUBSCRIPTION_META)) in self._ids:
+                meta[_SUBSCRIPTION_META] = self._ids[_key(meta[_SUBSCRIPTION_META])]
         return msg
 
     def _deliver(self, items: List[Any]) -> None:
