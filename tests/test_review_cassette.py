@@ -223,3 +223,18 @@ def test_a_2026_subscription_replays_when_its_request_id_changes(tmp_path):
     assert live == "test://text"
     with Client(ReplayTransport(path), timeout=LONG) as client:
         assert _listen_and_touch(client, echo_first=True) == live
+
+
+def test_a_numeric_secret_is_scrubbed_from_strings_only_and_the_cassette_stays_valid(tmp_path):
+    """A password of digits, then the same digits as a number (an argument, a result): the
+    scrubbing replaces the secret in strings, never inside a number of a line (invalid JSON)."""
+    path = tmp_path / "digits.jsonl"
+    with Client(RecordingTransport(StdioTransport(server_command()), path), protocol="legacy") as client:
+        client.call_tool("echo", {"text": "x", "password": "123456"})
+        live = client.call_tool("add", {"a": 123456, "b": 0}).structured_content
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert all(isinstance(json.loads(line), dict) for line in lines)
+    assert '"123456"' not in "".join(lines)
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
+        client.call_tool("echo", {"text": "x", "password": "123456"})
+        assert client.call_tool("add", {"a": 123456, "b": 0}).structured_content == live

@@ -213,6 +213,21 @@ def _sent_secrets(inner: Transport) -> Set[str]:
     return found
 
 
+def _scrub(node: Any, secrets: List[str]) -> Any:
+    """``node`` with every occurrence of ``secrets`` in its strings (keys too) replaced by
+    ``REDACTED``; numbers are left alone (a secret of digits never breaks a line's JSON)."""
+    if isinstance(node, str):
+        for secret in secrets:
+            if secret in node:
+                node = node.replace(secret, REDACTED)
+        return node
+    if isinstance(node, dict):
+        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_scrub(v, secrets) for v in node]
+    return node
+
+
 def _json_safe(value: Any) -> Any:
     try:
         json.dumps(value)
@@ -260,9 +275,8 @@ class _Recorder:
                 return
             event = {"t": round(time.monotonic() - self.started, 4), **event}
             self.secrets.update(s for s in found if len(s) >= _MIN_SCRUB)
-            line = json.dumps(event, ensure_ascii=False, default=repr)
-            for secret in sorted(self.secrets, key=len, reverse=True):
-                line = line.replace(json.dumps(secret, ensure_ascii=False)[1:-1], REDACTED)
+            plain = json.loads(json.dumps(event, default=repr))  # what the line will hold, as data
+            line = json.dumps(_scrub(plain, sorted(self.secrets, key=len, reverse=True)), ensure_ascii=False)
             with open(self.path, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
 
