@@ -59,8 +59,12 @@ LEAKY_SERVER = textwrap.dedent("""
                       "serverInfo": {"name": "leaky", "version": "1"}}
             print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
         elif msg.get("method") == "tools/list":
-            tools = [{"name": "x", "inputSchema": {"type": "object"}}]
+            tools = [{"name": n, "inputSchema": {"type": "object"}} for n in ("x", "login")]
             print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": tools}}), flush=True)
+        elif msg.get("method") == "tools/call" and msg["params"]["name"] == "login":
+            text = json.dumps({"access_token": "oauth-access-8f3e2a", "expires_in": 3600})
+            result = {"content": [{"type": "text", "text": text}]}
+            print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
         elif msg.get("method") == "tools/call":
             print("argv", sys.argv[1:], "env", os.environ.get("SERVICE_TOKEN"), file=sys.stderr, flush=True)
             sys.exit(3)
@@ -238,3 +242,16 @@ def test_a_numeric_secret_is_scrubbed_from_strings_only_and_the_cassette_stays_v
     with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
         client.call_tool("echo", {"text": "x", "password": "123456"})
         assert client.call_tool("add", {"a": 123456, "b": 0}).structured_content == live
+
+
+def test_a_token_in_a_json_text_result_is_redacted(tmp_path):
+    """A tool answers JSON as text (``{"access_token": ...}``, as many servers do): the token
+    under its secret-looking key is redacted there too, and the replay serves the redacted text."""
+    script = tmp_path / "leaky.py"
+    script.write_text(LEAKY_SERVER)
+    path = tmp_path / "login.jsonl"
+    with Client(RecordingTransport(StdioTransport([sys.executable, str(script)]), path), protocol="legacy") as client:
+        assert "oauth-access-8f3e2a" in client.call_tool("login").text
+    assert "oauth-access-8f3e2a" not in path.read_text(encoding="utf-8")
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
+        assert json.loads(client.call_tool("login").text) == {"access_token": "<redacted>", "expires_in": 3600}

@@ -98,7 +98,15 @@ def _strings(value: Any) -> Iterator[str]:
 
 def _by_keys(node: Any, found: Set[str]) -> Any:
     """Strings under secret-looking keys redacted; objects under them are searched instead (a
-    tool's input schema has a ``password`` property, whose schema is no secret)."""
+    tool's input schema has a ``password`` property, whose schema is no secret). A string that
+    holds a JSON object (a tool's JSON-as-text result) is searched too: its secrets go into
+    ``found``, to be scrubbed from the line."""
+    if isinstance(node, str) and node[:1] in ("{", "["):
+        try:
+            _by_keys(json.loads(node), found)
+        except (ValueError, RecursionError):
+            pass
+        return node
     if isinstance(node, dict):
         return {k: (_hide(v, found) if isinstance(v, str) and _secret_key(k) else _by_keys(v, found))
                 for k, v in node.items()}
