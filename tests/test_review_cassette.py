@@ -255,3 +255,15 @@ def test_a_token_in_a_json_text_result_is_redacted(tmp_path):
     assert "oauth-access-8f3e2a" not in path.read_text(encoding="utf-8")
     with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
         assert json.loads(client.call_tool("login").text) == {"access_token": "<redacted>", "expires_in": 3600}
+
+
+def test_a_secret_scrubbed_inside_a_longer_string_still_matches_on_replay(tmp_path):
+    """The client sends a secret inside a longer string (``"Bearer ..."`` in a JSON text): the
+    cassette has it scrubbed, and the replayed client, sending the real secret again, matches."""
+    text = json.dumps({"header": "Bearer tok-client-abcdef", "authorization": "Bearer tok-client-abcdef"})
+    path = tmp_path / "embedded.jsonl"
+    with Client(RecordingTransport(StdioTransport(server_command()), path), protocol="legacy") as client:
+        assert client.call_tool("echo", {"text": text}).text == text
+    assert "tok-client-abcdef" not in path.read_text(encoding="utf-8")
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
+        assert "<redacted>" in client.call_tool("echo", {"text": text}).text
