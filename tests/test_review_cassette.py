@@ -267,3 +267,31 @@ def test_a_secret_scrubbed_inside_a_longer_string_still_matches_on_replay(tmp_pa
     assert "tok-client-abcdef" not in path.read_text(encoding="utf-8")
     with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
         assert "<redacted>" in client.call_tool("echo", {"text": text}).text
+
+
+class _CountingReplay(ReplayTransport):
+    """A replay that tells when the client has sent ``pings`` pings (keepalive: timing-driven)."""
+
+    def __init__(self, path: Any, pings: int) -> None:
+        super().__init__(path)
+        self.pinged = threading.Event()
+        self._left = pings
+
+    def send(self, message: Any, **kwargs: Any) -> Any:
+        if isinstance(message, dict) and message.get("method") == "ping":
+            self._left -= 1
+            if self._left <= 0:
+                self.pinged.set()
+        return super().send(message, **kwargs)
+
+
+def test_keepalive_pings_the_recording_did_not_make_are_answered_on_replay(echo_cassette):
+    """Keepalive pings depend on the clock: a replay idle long enough to ping (the recording
+    never did) gets them answered, instead of a mismatch per ping and the connection lost."""
+    from mcpclient.reconnect import Keepalive
+
+    transport = _CountingReplay(echo_cassette, pings=3)
+    with Client(transport, protocol="legacy", timeout=LONG, keepalive=Keepalive(0.05, failures=1)) as client:
+        assert transport.pinged.wait(LONG)
+        assert client.call_tool("echo", {"text": "one"}).text == "one"
+        assert client.call_tool("echo", {"text": "two"}).text == "two"

@@ -9,7 +9,8 @@ in the recorded order, with the reply's id (and progress tokens) renumbered to t
 The client's answers to server-to-client requests are matched by id and must say what they said
 (a handler under test that answers differently is a mismatch), its notifications by method.
 A request the cassette does not have fails at once with ``CassetteMismatch``, whose message is a
-unified diff against the closest recorded request. A recorded request that never got an answer
+unified diff against the closest recorded request (but a ``ping`` beyond those recorded, as
+keepalive sends by the clock, is answered). A recorded request that never got an answer
 fails at once with ``RequestTimeout``, as the silence ended it when recorded (a ``server/discover``
 probe to a handshake-era stdio server), so replays never wait on the clock.
 """
@@ -304,6 +305,12 @@ class ReplayTransport(Transport):
         if mismatch is not None:
             if _transparent(message):
                 return None  # timing-dependent: never an error
+            if kind == "request" and message.get("method") == "ping":  # keepalive: the clock's, not the code's
+                pong = {"jsonrpc": "2.0", "id": message.get("id"), "result": {}}
+                if wait:
+                    return pong
+                self._inbox.put(pong)
+                return None
             for failure in failures:
                 self._inbox.put(failure)
             raise mismatch
