@@ -295,3 +295,18 @@ def test_keepalive_pings_the_recording_did_not_make_are_answered_on_replay(echo_
         assert transport.pinged.wait(LONG)
         assert client.call_tool("echo", {"text": "one"}).text == "one"
         assert client.call_tool("echo", {"text": "two"}).text == "two"
+
+
+def test_the_auth_scheme_word_is_not_scrubbed_as_a_secret(tmp_path):
+    """``headers={"Authorization": "Bearer <token>"}``: the token is a secret, the word ``Bearer``
+    is not: a server text that says "Bearer" replays as it was said."""
+    server = ScriptedHTTPServer(lambda seen, message: {"content": [{"type": "text", "text": "send a Bearer token"}]})
+    path = tmp_path / "scheme.jsonl"
+    try:
+        inner = HTTPTransport(server.url, headers={"Authorization": f"Bearer {BEARER}"})
+        with Client(RecordingTransport(inner, path), protocol="legacy", timeout=LONG) as client:
+            live = client.call_tool("hint").text
+    finally:
+        server.stop()
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
+        assert client.call_tool("hint").text == live == "send a Bearer token"

@@ -53,6 +53,8 @@ _SECRET_KEY = re.compile(
     re.I)
 #: Keys that look secret but are protocol bookkeeping the replay needs (numbers in practice).
 _NOT_SECRET = {"progresstoken", "maxtokens", "nextcursor", "cursor", "token_type", "tokentype"}
+#: Words of a secret value that are no secret (``"Bearer sk-..."``): never scrubbed on their own.
+_SCHEMES = {"bearer", "basic", "digest", "negotiate"}
 #: Redacted strings shorter than this are not scrubbed from the rest of the cassette (too common).
 _MIN_SCRUB = 6
 #: Error attributes kept in the cassette so the replay raises an equal error.
@@ -80,7 +82,7 @@ def _hide(value: Any, found: Set[str]) -> Any:
     for string in _strings(value):
         found.add(string)
         for word in string.split():  # "Bearer sk-...": the token alone is scrubbed elsewhere too
-            if len(word) >= _MIN_SCRUB:
+            if len(word) >= _MIN_SCRUB and word.lower() not in _SCHEMES:
                 found.add(word)
     return REDACTED
 
@@ -168,7 +170,7 @@ def error_to_json(exc: BaseException) -> Dict[str, Any]:
 def _words(value: str) -> Iterator[str]:
     """``value`` and its words (``"Bearer sk-..."``: the token alone), each long enough to scrub."""
     for word in {value, *value.split()}:
-        if len(word) >= _MIN_SCRUB:
+        if len(word) >= _MIN_SCRUB and word.lower() not in _SCHEMES:
             yield word
 
 
