@@ -310,3 +310,20 @@ def test_the_auth_scheme_word_is_not_scrubbed_as_a_secret(tmp_path):
         server.stop()
     with Client(ReplayTransport(path), protocol="legacy", timeout=LONG) as client:
         assert client.call_tool("hint").text == live == "send a Bearer token"
+
+
+def test_a_token_from_a_callable_or_provider_is_scrubbed_when_echoed(tmp_path):
+    """``auth=`` a token source (a callable, as a vault or an OAuth provider gives tokens): the
+    tokens it hands the transport are learnt as they are sent, and scrubbed when echoed."""
+    tokens = iter([f"sk-rotating-{n:06d}" for n in range(100)])
+    server = ScriptedHTTPServer(lambda seen, message: {
+        "content": [{"type": "text", "text": f"you are {seen.headers.get('authorization')}"}]})
+    path = tmp_path / "rotating.jsonl"
+    try:
+        inner = HTTPTransport(server.url, auth=lambda: next(tokens))
+        with Client(RecordingTransport(inner, path), protocol="legacy", timeout=LONG) as client:
+            live = [client.call_tool("whoami").text for _ in range(2)]
+    finally:
+        server.stop()
+    assert all("sk-rotating-" in text for text in live)
+    assert "sk-rotating-" not in path.read_text(encoding="utf-8")

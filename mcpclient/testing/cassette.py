@@ -37,6 +37,7 @@ import time
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Union
 
 from .._version import __version__
+from ..auth.base import AuthProvider, Challenge
 from ..errors import MCPError
 from ..transports.base import DeliveryFailed, Transport
 
@@ -291,6 +292,55 @@ class _Recorder:
                 f.write(line + "\n")
 
 
+class _WatchedAuth(AuthProvider):
+    """The inner transport's credentials, unchanged, but every token and secret-looking header
+    value they hand out (a token source's, an OAuth provider's, refreshed ones too) is learnt
+    by the recorder, to be scrubbed should the server echo it."""
+
+    def __init__(self, inner: AuthProvider, recorder: "_Recorder") -> None:
+        self._inner = inner
+        self._rec = recorder
+
+    def _learn(self, token: Optional[str], headers: Dict[str, str]) -> None:
+        found = set(_words(token)) if isinstance(token, str) else set()
+        for key, value in headers.items():
+            if isinstance(value, str) and _secret_key(key):
+                found.update(_words(value))
+        if found - self._rec.secrets:
+            with self._rec.lock:
+                self._rec.secrets.update(found)
+
+    def bind(self, server_url: str) -> None:
+        self._inner.bind(server_url)
+
+    def headers(self, method: str, url: str) -> Dict[str, str]:
+        headers = self._inner.headers(method, url)
+        self._learn(None, headers)
+        return headers
+
+    def token(self) -> Optional[str]:
+        token = self._inner.token()
+        self._learn(token, {})
+        return token
+
+    def request_credentials(self, method: str, url: str, deadline: Optional[float] = None) -> Any:
+        token, headers = self._inner.request_credentials(method, url, deadline)
+        self._learn(token, headers)
+        return token, headers
+
+    def on_challenge(self, challenge: Challenge) -> bool:
+        return self._inner.on_challenge(challenge)
+
+    def fingerprint(self) -> Optional[str]:
+        return self._inner.fingerprint()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
+
+
 class RecordingTransport(Transport):
     """Wraps any transport and records everything that crosses it to a cassette file.
 
@@ -339,6 +389,9 @@ class RecordingTransport(Transport):
         self._rec = _recorder
         with _recorder.lock:
             _recorder.secrets.update(_sent_secrets(inner))
+        auth = getattr(inner, "auth", None)
+        if isinstance(auth, AuthProvider) and not isinstance(auth, _WatchedAuth):
+            inner.auth = _WatchedAuth(auth, _recorder)  # type: ignore[attr-defined]
         self._how = _how
         self._conn = next(_recorder.conns)
         self._closed = False
