@@ -260,7 +260,8 @@ class ReplayTransport(Transport):
         found: Set[Any] = set()
         for event in self._conn.events:
             msg = event.get("msg")
-            if event.get("dir") == "send" and _transparent(msg) and msg.get("method") == "notifications/cancelled":
+            if event.get("dir") == "send" and isinstance(msg, dict) and "id" not in msg \
+                    and msg.get("method") == "notifications/cancelled":
                 params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
                 if params.get("reason") != "timed out":
                     found.add(_key(params.get("requestId")))
