@@ -262,7 +262,8 @@ class ReplayTransport(Transport):
             msg = event.get("msg")
             if event.get("dir") == "send" and isinstance(msg, dict) and "id" not in msg \
                     and msg.get("method") == "notifications/cancelled":
-                params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+                params = msg.get("params")
+                params = params if isinstance(params, dict) else {}
                 if params.get("reason") != "timed out":
                     found.add(_key(params.get("requestId")))
         return found
