@@ -327,3 +327,34 @@ def test_a_token_from_a_callable_or_provider_is_scrubbed_when_echoed(tmp_path):
         server.stop()
     assert all("sk-rotating-" in text for text in live)
     assert "sk-rotating-" not in path.read_text(encoding="utf-8")
+
+
+OUTLIVING_TESTS = textwrap.dedent("""
+    import os
+    from mcpclient import Client
+
+    KEPT = []
+
+    def test_keeps_its_client_open(mcp_cassette):
+        client = Client(mcp_cassette(os.environ["INNER_SERVER"]), protocol="legacy")
+        KEPT.append(client.__enter__())
+        assert client.call_tool("echo", {"text": "kept"}).text == "kept"
+
+    def test_closes_it_later():
+        for client in KEPT:
+            client.close()
+""")
+
+
+def test_a_client_closed_after_its_test_leaves_no_stray_recording(pytester, monkeypatch):
+    """A test's client closed only later (by another test, a session fixture): the cassette is
+    the one moved in place when the test passed, and no headerless ``.recording`` is left."""
+    pytester.makepyfile(test_inner=OUTLIVING_TESTS)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("INNER_SERVER", " ".join(server_command()))
+    args = ("-p", "mcpclient.testing.pytest_plugin", "-p", "no:cacheprovider")
+    pytester.runpytest(*args).assert_outcomes(passed=2)
+    where = pytester.path / "cassettes" / "test_inner"
+    assert sorted(p.name for p in where.iterdir()) == ["test_keeps_its_client_open.jsonl"]
+    monkeypatch.setenv("INNER_SERVER", "/nonexistent/server")
+    pytester.runpytest(*args, "--mcp-record=none").assert_outcomes(passed=2)

@@ -261,11 +261,18 @@ class _Recorder:
         self.conns = itertools.count()
         self.seqs = itertools.count(1)
         self.identity = f"cassette-record:{path}#{next(_chains)}"
+        self.stopped = False  # set by stop(): nothing more is written
+
+    def stop(self) -> None:
+        """Write nothing more (the pytest plugin moved the file in place: a client that lives on
+        must not leave a headerless file behind)."""
+        with self.lock:
+            self.stopped = True
 
     def begin(self) -> None:
         """Truncate the file and write the header (once per chain, at the first start)."""
         with self.lock:
-            if self.started is not None:
+            if self.started is not None or self.stopped:
                 return
             self.started = time.monotonic()
             header = {"cassette": CASSETTE_FORMAT, "mcpclient": __version__, "redact": self.paths}
@@ -282,7 +289,7 @@ class _Recorder:
         for hook in self.hooks:
             event = hook(event)
         with self.lock:
-            if self.started is None:
+            if self.started is None or self.stopped:
                 return
             event = {"t": round(time.monotonic() - self.started, 4), **event}
             self.secrets.update(s for s in found if len(s) >= _MIN_SCRUB)

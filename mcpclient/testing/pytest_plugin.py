@@ -98,6 +98,7 @@ class CassetteFixture:
         self.stem = stem
         self._count = 0
         self._recordings: List[Tuple[Path, Path]] = []  # (being written, final)
+        self._recorders: List[Any] = []  # their RecordingTransports, stopped at the end of the test
         self.used: List[Tuple[Path, str]] = []  # (cassette, "record" | "replay"), in call order
 
     def path(self, name: Optional[str] = None) -> Path:
@@ -152,7 +153,9 @@ class CassetteFixture:
             self._recordings.append((partial, path))
             self.used.append((path, "record"))
             extra = [auth] if isinstance(auth, str) else []
-            return RecordingTransport(inner, partial, redact=redact, secrets=[*secrets, *extra])
+            transport = RecordingTransport(inner, partial, redact=redact, secrets=[*secrets, *extra])
+            self._recorders.append(transport)
+            return transport
         if not path.exists():
             pytest.fail(f"no cassette {path} (--mcp-record=none replays only): run this test once with "
                         "--mcp-record=missing against the real server to record it", pytrace=False)
@@ -162,7 +165,10 @@ class CassetteFixture:
         return ReplayTransport(path, matcher=matcher)
 
     def _finish(self, passed: bool) -> None:
-        """Move the recordings in place if the test passed; else throw them away."""
+        """Move the recordings in place if the test passed; else throw them away. A client
+        still open records nothing more."""
+        for transport in self._recorders:
+            transport._rec.stop()
         for partial, final in self._recordings:
             if not partial.exists():
                 continue
