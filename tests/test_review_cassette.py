@@ -272,13 +272,14 @@ def test_a_secret_scrubbed_inside_a_longer_string_still_matches_on_replay(tmp_pa
 class _CountingReplay(ReplayTransport):
     """A replay that tells when the client has sent ``pings`` pings (keepalive: timing-driven)."""
 
-    def __init__(self, path: Any, pings: int) -> None:
+    def __init__(self, path: Any, pings: int, method: str = "ping") -> None:
         super().__init__(path)
         self.pinged = threading.Event()
         self._left = pings
+        self._method = method
 
     def send(self, message: Any, **kwargs: Any) -> Any:
-        if isinstance(message, dict) and message.get("method") == "ping":
+        if isinstance(message, dict) and message.get("method") == self._method:
             self._left -= 1
             if self._left <= 0:
                 self.pinged.set()
@@ -358,3 +359,21 @@ def test_a_client_closed_after_its_test_leaves_no_stray_recording(pytester, monk
     assert sorted(p.name for p in where.iterdir()) == ["test_keeps_its_client_open.jsonl"]
     monkeypatch.setenv("INNER_SERVER", "/nonexistent/server")
     pytester.runpytest(*args, "--mcp-record=none").assert_outcomes(passed=2)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="the official `mcp` SDK needs Python 3.10+")
+def test_keepalive_in_the_2026_era_is_answered_on_replay_too(tmp_path):
+    """2026 era: keepalive pings with ``server/discover``; those the recording did not make get
+    the recorded discovery's answer, and the connection lives on."""
+    pytest.importorskip("mcp")
+    from conftest import OFFICIAL_SERVER
+    from mcpclient.reconnect import Keepalive
+
+    path = tmp_path / "modern.jsonl"
+    with Client(RecordingTransport(StdioTransport(OFFICIAL_SERVER), path), timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28"
+        live = client.call_tool("echo", {"text": "one"}).text
+    transport = _CountingReplay(path, pings=4, method="server/discover")  # the probe, then 3 keepalives
+    with Client(transport, timeout=LONG, keepalive=Keepalive(0.05, failures=1)) as client:
+        assert transport.pinged.wait(LONG)
+        assert client.call_tool("echo", {"text": "one"}).text == live

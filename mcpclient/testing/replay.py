@@ -9,8 +9,8 @@ in the recorded order, with the reply's id (and progress tokens) renumbered to t
 The client's answers to server-to-client requests are matched by id and must say what they said
 (a handler under test that answers differently is a mismatch), its notifications by method.
 A request the cassette does not have fails at once with ``CassetteMismatch``, whose message is a
-unified diff against the closest recorded request (but a ``ping`` beyond those recorded, as
-keepalive sends by the clock, is answered). A recorded request that never got an answer
+unified diff against the closest recorded request (but a ``ping``, or a 2026 ``server/discover``,
+beyond those recorded, as keepalive sends by the clock, is answered). A recorded request that never got an answer
 fails at once with ``RequestTimeout``, as the silence ended it when recorded (a ``server/discover``
 probe to a handshake-era stdio server), so replays never wait on the clock.
 """
@@ -307,8 +307,8 @@ class ReplayTransport(Transport):
         if mismatch is not None:
             if _transparent(message):
                 return None  # timing-dependent: never an error
-            if kind == "request" and message.get("method") == "ping":  # keepalive: the clock's, not the code's
-                pong = {"jsonrpc": "2.0", "id": message.get("id"), "result": {}}
+            pong = self._keepalive(message) if kind == "request" else None
+            if pong is not None:  # keepalive pings by the clock, not by the code under test
                 if wait:
                     return pong
                 self._inbox.put(pong)
@@ -378,6 +378,23 @@ class ReplayTransport(Transport):
     def fallback(self, error: BaseException) -> Optional[Transport]:
         """The next recorded connection, if the recording fell back to another transport here."""
         return self._next("fallback")
+
+    def _keepalive(self, message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """The answer to a keepalive ping the cassette lacks (``ping``: an empty result; 2026
+        era ``server/discover``: the recorded discovery's answer), or None for any other request."""
+        method = message.get("method")
+        if method == "ping":
+            return {"jsonrpc": "2.0", "id": message.get("id"), "result": {}}
+        if method != "server/discover":
+            return None
+        events = self._conn.events
+        asked = {e["msg"].get("id") for e in events if e.get("dir") == "send" and isinstance(e.get("msg"), dict)
+                 and e["msg"].get("method") == method}
+        for event in reversed(events):
+            msg = event.get("msg")
+            if event.get("dir") == "recv" and isinstance(msg, dict) and "result" in msg and msg.get("id") in asked:
+                return {**json.loads(json.dumps(msg)), "id": message.get("id")}
+        return None
 
     # --- matching -------------------------------------------------------------------------------
 
