@@ -21,9 +21,10 @@ pace):
 
 Secrets never reach the file: values under secret-looking keys (``authorization``, ``token``,
 ``password``, ``api_key``, ``cookie``, ``secret``... in messages and headers alike) become
-``"<redacted>"``, then every occurrence of a redacted value (or of a ``secrets=`` literal, such as
-the bearer token the transport itself sends) is scrubbed from every later line, server answers
-included.
+``"<redacted>"``, then every occurrence of a redacted value (or of a ``secrets=`` literal, or of a
+secret the wrapped transport itself sends: its fixed bearer token, secret-looking headers, URL
+credentials and query values, ``--token=...`` arguments and environment values) is scrubbed from
+every later line, server answers and stderr tails included.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ import time
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Union
 
 from .._version import __version__
+from ..auth.base import AuthProvider, Challenge
 from ..errors import MCPError
 from ..transports.base import DeliveryFailed, Transport
 
@@ -52,6 +54,8 @@ _SECRET_KEY = re.compile(
     re.I)
 #: Keys that look secret but are protocol bookkeeping the replay needs (numbers in practice).
 _NOT_SECRET = {"progresstoken", "maxtokens", "nextcursor", "cursor", "token_type", "tokentype"}
+#: Words of a secret value that are no secret (``"Bearer sk-..."``): never scrubbed on their own.
+_SCHEMES = {"bearer", "basic", "digest", "negotiate"}
 #: Redacted strings shorter than this are not scrubbed from the rest of the cassette (too common).
 _MIN_SCRUB = 6
 #: Error attributes kept in the cassette so the replay raises an equal error.
@@ -79,7 +83,7 @@ def _hide(value: Any, found: Set[str]) -> Any:
     for string in _strings(value):
         found.add(string)
         for word in string.split():  # "Bearer sk-...": the token alone is scrubbed elsewhere too
-            if len(word) >= _MIN_SCRUB:
+            if len(word) >= _MIN_SCRUB and word.lower() not in _SCHEMES:
                 found.add(word)
     return REDACTED
 
@@ -97,7 +101,15 @@ def _strings(value: Any) -> Iterator[str]:
 
 def _by_keys(node: Any, found: Set[str]) -> Any:
     """Strings under secret-looking keys redacted; objects under them are searched instead (a
-    tool's input schema has a ``password`` property, whose schema is no secret)."""
+    tool's input schema has a ``password`` property, whose schema is no secret). A string that
+    holds a JSON object (a tool's JSON-as-text result) is searched too: its secrets go into
+    ``found``, to be scrubbed from the line."""
+    if isinstance(node, str) and node[:1] in ("{", "["):
+        try:
+            _by_keys(json.loads(node), found)
+        except (ValueError, RecursionError):
+            pass
+        return node
     if isinstance(node, dict):
         return {k: (_hide(v, found) if isinstance(v, str) and _secret_key(k) else _by_keys(v, found))
                 for k, v in node.items()}
@@ -156,6 +168,77 @@ def error_to_json(exc: BaseException) -> Dict[str, Any]:
     return entry
 
 
+def _words(value: str) -> Iterator[str]:
+    """``value`` and its words (``"Bearer sk-..."``: the token alone), each long enough to scrub."""
+    for word in {value, *value.split()}:
+        if len(word) >= _MIN_SCRUB and word.lower() not in _SCHEMES:
+            yield word
+
+
+def _url_secrets(url: str) -> Iterator[str]:
+    """The password in ``url``'s user info and the values of its secret-looking query keys."""
+    from urllib.parse import parse_qsl, urlsplit  # deferred: recording only
+
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return
+    if password:
+        yield from _words(password)
+    for key, value in parse_qsl(parts.query, keep_blank_values=False):
+        if _secret_key(key):
+            yield from _words(value)
+
+
+def _sent_secrets(inner: Transport) -> Set[str]:
+    """What ``inner`` itself sends that the wrapper never sees and that is secret: its bearer
+    token (a fixed one), secret-looking headers, its URL's credentials and secret query values,
+    a command's ``--token=...`` style arguments and secret-looking environment values. A server
+    may echo any of them back (a tool result, an error, a stderr tail): they are scrubbed."""
+    found: Set[str] = set()
+    headers = getattr(inner, "headers", None)
+    for key, value in (headers.items() if isinstance(headers, dict) else ()):
+        if isinstance(value, str) and _secret_key(key):
+            found.update(_words(value))
+    source = getattr(getattr(inner, "auth", None), "_source", None)  # BearerToken with a fixed token
+    if isinstance(source, str):
+        found.update(_words(source))
+    url = getattr(inner, "url", None)
+    if isinstance(url, str):
+        found.update(_url_secrets(url))
+    env = getattr(inner, "env", None)
+    for key, value in (env.items() if isinstance(env, dict) else ()):
+        if isinstance(value, str) and _secret_key(key):
+            found.update(_words(value))
+    argv = getattr(inner, "argv", None)
+    items = [a for a in argv if isinstance(a, str)] if isinstance(argv, list) else []
+    for i, item in enumerate(items):
+        key, eq, value = item.lstrip("-").partition("=")
+        if eq and _secret_key(key):
+            found.update(_words(value))
+        elif item.startswith("-") and _secret_key(key) and i + 1 < len(items):
+            found.update(_words(items[i + 1]))
+        elif "://" in item:
+            found.update(_url_secrets(item))
+    return found
+
+
+def _scrub(node: Any, secrets: List[str]) -> Any:
+    """``node`` with every occurrence of ``secrets`` in its strings (keys too) replaced by
+    ``REDACTED``; numbers are left alone (a secret of digits never breaks a line's JSON)."""
+    if isinstance(node, str):
+        for secret in secrets:
+            if secret in node:
+                node = node.replace(secret, REDACTED)
+        return node
+    if isinstance(node, dict):
+        return {_scrub(k, secrets): _scrub(v, secrets) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_scrub(v, secrets) for v in node]
+    return node
+
+
 def _json_safe(value: Any) -> Any:
     try:
         json.dumps(value)
@@ -178,11 +261,18 @@ class _Recorder:
         self.conns = itertools.count()
         self.seqs = itertools.count(1)
         self.identity = f"cassette-record:{path}#{next(_chains)}"
+        self.stopped = False  # set by stop(): nothing more is written
+
+    def stop(self) -> None:
+        """Write nothing more (the pytest plugin moved the file in place: a client that lives on
+        must not leave a headerless file behind)."""
+        with self.lock:
+            self.stopped = True
 
     def begin(self) -> None:
         """Truncate the file and write the header (once per chain, at the first start)."""
         with self.lock:
-            if self.started is not None:
+            if self.started is not None or self.stopped:
                 return
             self.started = time.monotonic()
             header = {"cassette": CASSETTE_FORMAT, "mcpclient": __version__, "redact": self.paths}
@@ -199,15 +289,63 @@ class _Recorder:
         for hook in self.hooks:
             event = hook(event)
         with self.lock:
-            if self.started is None:
+            if self.started is None or self.stopped:
                 return
             event = {"t": round(time.monotonic() - self.started, 4), **event}
             self.secrets.update(s for s in found if len(s) >= _MIN_SCRUB)
-            line = json.dumps(event, ensure_ascii=False, default=repr)
-            for secret in sorted(self.secrets, key=len, reverse=True):
-                line = line.replace(json.dumps(secret, ensure_ascii=False)[1:-1], REDACTED)
+            plain = json.loads(json.dumps(event, default=repr))  # what the line will hold, as data
+            line = json.dumps(_scrub(plain, sorted(self.secrets, key=len, reverse=True)), ensure_ascii=False)
             with open(self.path, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
+
+
+class _WatchedAuth(AuthProvider):
+    """The inner transport's credentials, unchanged, but every token and secret-looking header
+    value they hand out (a token source's, an OAuth provider's, refreshed ones too) is learnt
+    by the recorder, to be scrubbed should the server echo it."""
+
+    def __init__(self, inner: AuthProvider, recorder: "_Recorder") -> None:
+        self._inner = inner
+        self._rec = recorder
+
+    def _learn(self, token: Optional[str], headers: Dict[str, str]) -> None:
+        found = set(_words(token)) if isinstance(token, str) else set()
+        for key, value in headers.items():
+            if isinstance(value, str) and _secret_key(key):
+                found.update(_words(value))
+        if found - self._rec.secrets:
+            with self._rec.lock:
+                self._rec.secrets.update(found)
+
+    def bind(self, server_url: str) -> None:
+        self._inner.bind(server_url)
+
+    def headers(self, method: str, url: str) -> Dict[str, str]:
+        headers = self._inner.headers(method, url)
+        self._learn(None, headers)
+        return headers
+
+    def token(self) -> Optional[str]:
+        token = self._inner.token()
+        self._learn(token, {})
+        return token
+
+    def request_credentials(self, method: str, url: str, deadline: Optional[float] = None) -> Any:
+        token, headers = self._inner.request_credentials(method, url, deadline)
+        self._learn(token, headers)
+        return token, headers
+
+    def on_challenge(self, challenge: Challenge) -> bool:
+        return self._inner.on_challenge(challenge)
+
+    def fingerprint(self) -> Optional[str]:
+        return self._inner.fingerprint()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def __repr__(self) -> str:
+        return repr(self._inner)
 
 
 class RecordingTransport(Transport):
@@ -256,6 +394,11 @@ class RecordingTransport(Transport):
                 raise TypeError("redact= takes dotted paths (str) and hooks (callables)")
             _recorder = _Recorder(str(path), paths, hooks, secrets, redact_defaults)
         self._rec = _recorder
+        with _recorder.lock:
+            _recorder.secrets.update(_sent_secrets(inner))
+        auth = getattr(inner, "auth", None)
+        if isinstance(auth, AuthProvider) and not isinstance(auth, _WatchedAuth):
+            inner.auth = _WatchedAuth(auth, _recorder)  # type: ignore[attr-defined]
         self._how = _how
         self._conn = next(_recorder.conns)
         self._closed = False

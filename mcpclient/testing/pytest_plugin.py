@@ -10,7 +10,8 @@ with the server gone)::
             assert client.call_tool("echo", {"text": "hi"}).text == "hi"
 
 Cassettes live next to the test: ``<test dir>/cassettes/<test module>/<test name>.jsonl``
-(commit them). ``--mcp-record`` (or the ``mcp_record`` ini option) says what to do:
+(commit them; ``test_x[a b]`` is ``test_x_a_b-<hash>.jsonl``: a name that had to change gets a
+short hash, so no two tests share a cassette). ``--mcp-record`` (or the ``mcp_record`` ini option) says what to do:
 
 - ``missing`` (the default; VCR's "once"): replay a cassette that exists, record one that does
   not. A first run needs the server; later runs (CI) do not.
@@ -65,7 +66,14 @@ def _mode(config: Any) -> str:
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "test"
+    """``name`` as a file name; one that had to change more than ``test[id]`` -> ``test_id``
+    gets a short hash of itself, so that ``[a b]``, ``[a/b]`` and ``[a_b]`` stay three files."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "test"
+    if re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*(\[[A-Za-z0-9_.-]+\])?", name) and not name.endswith(".]"):
+        return safe
+    import hashlib  # deferred: the plugin loads in every pytest run
+
+    return f"{safe}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
 
 
 class CassetteFixture:
@@ -90,6 +98,7 @@ class CassetteFixture:
         self.stem = stem
         self._count = 0
         self._recordings: List[Tuple[Path, Path]] = []  # (being written, final)
+        self._recorders: List[Any] = []  # their RecordingTransports, stopped at the end of the test
         self.used: List[Tuple[Path, str]] = []  # (cassette, "record" | "replay"), in call order
 
     def path(self, name: Optional[str] = None) -> Path:
@@ -140,11 +149,13 @@ class CassetteFixture:
 
             inner = make_transport(target, headers, auth)
             path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_name(path.name + ".recording")
+            partial = path.with_name(f"{path.name}.{os.getpid()}.recording")  # xdist workers: one each
             self._recordings.append((partial, path))
             self.used.append((path, "record"))
             extra = [auth] if isinstance(auth, str) else []
-            return RecordingTransport(inner, partial, redact=redact, secrets=[*secrets, *extra])
+            transport = RecordingTransport(inner, partial, redact=redact, secrets=[*secrets, *extra])
+            self._recorders.append(transport)
+            return transport
         if not path.exists():
             pytest.fail(f"no cassette {path} (--mcp-record=none replays only): run this test once with "
                         "--mcp-record=missing against the real server to record it", pytrace=False)
@@ -154,7 +165,10 @@ class CassetteFixture:
         return ReplayTransport(path, matcher=matcher)
 
     def _finish(self, passed: bool) -> None:
-        """Move the recordings in place if the test passed; else throw them away."""
+        """Move the recordings in place if the test passed; else throw them away. A client
+        still open records nothing more."""
+        for transport in self._recorders:
+            transport._rec.stop()
         for partial, final in self._recordings:
             if not partial.exists():
                 continue

@@ -6,9 +6,11 @@ same connection that equals it once volatile parts are set aside (ids, progress 
 context, the client's own version); what the server sent after that request was recorded (its
 reply, server-to-client requests and notifications, the end of the connection) is then delivered
 in the recorded order, with the reply's id (and progress tokens) renumbered to the live request's.
-The client's answers to server-to-client requests are matched by id, its notifications by method.
+The client's answers to server-to-client requests are matched by id and must say what they said
+(a handler under test that answers differently is a mismatch), its notifications by method.
 A request the cassette does not have fails at once with ``CassetteMismatch``, whose message is a
-unified diff against the closest recorded request. A recorded request that never got an answer
+unified diff against the closest recorded request (but a ``ping``, or a 2026 ``server/discover``,
+beyond those recorded, as keepalive sends by the clock, is answered). A recorded request that never got an answer
 fails at once with ``RequestTimeout``, as the silence ended it when recorded (a ``server/discover``
 probe to a handshake-era stdio server), so replays never wait on the clock.
 """
@@ -18,6 +20,7 @@ import difflib
 import itertools
 import json
 import queue
+import re
 import threading
 from typing import Any, Callable, Dict, List, Optional, Set
 
@@ -34,6 +37,7 @@ Matcher = Callable[[Dict[str, Any], Dict[str, Any]], bool]
 #: ``_meta`` keys that differ from run to run (progress tokens are request ids; trace context).
 _VOLATILE_META = {"progressToken", "traceparent", "tracestate", "baggage"}
 _CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
+_SUBSCRIPTION_META = "io.modelcontextprotocol/subscriptionId"
 #: Client notifications that depend on timing (a timeout, a progress report): sent or not in a
 #: replay, they change nothing; what the server sent after one belongs to the send before it.
 _TRANSPARENT = ("notifications/cancelled", "notifications/progress")
@@ -77,9 +81,12 @@ def normalize(message: Any) -> Any:
 
 
 def _same(recorded: Any, sent: Any) -> bool:
-    """Equal, where a recorded ``"<redacted>"`` stands for any value."""
+    """Equal, where a recorded ``"<redacted>"`` stands for any value (inside a string: for any text)."""
     if isinstance(recorded, str) and recorded == REDACTED:
         return True
+    if isinstance(recorded, str) and REDACTED in recorded and isinstance(sent, str):  # "Bearer <redacted>"
+        pattern = "(?s)" + ".*?".join(re.escape(part) for part in recorded.split(REDACTED))
+        return re.fullmatch(pattern, sent) is not None
     if isinstance(recorded, dict) and isinstance(sent, dict):
         return recorded.keys() == sent.keys() and all(_same(recorded[k], sent[k]) for k in recorded)
     if isinstance(recorded, list) and isinstance(sent, list):
@@ -122,6 +129,24 @@ def rebuild_error(entry: Any) -> MCPError:
     return exc
 
 
+def _load(path: str, lines: Any) -> List[Any]:
+    """The cassette's lines parsed; a line that is not a JSON object (a run killed mid-write, a
+    bad merge) is a ``ValueError`` naming the file and line, not an error from deep inside."""
+    out: List[Any] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{path}, line {number}: not JSON ({exc}); the cassette is damaged (a run "
+                             "interrupted while recording?): record it again") from None
+        if not isinstance(item, dict):
+            raise ValueError(f"{path}, line {number}: not a cassette event (a JSON object); record it again")
+        out.append(item)
+    return out
+
+
 class _Conn:
     """One recorded connection: its events, and what the replay consumed of them."""
 
@@ -140,7 +165,7 @@ class _Cassette:
         self.path = path
         try:
             with open(path, encoding="utf-8") as f:
-                lines = [json.loads(line) for line in f if line.strip()]
+                lines = _load(path, f)
         except FileNotFoundError:
             raise FileNotFoundError(f"no cassette at {path}: record it first (RecordingTransport, "
                                     "or pytest --mcp-record=missing)") from None
@@ -214,6 +239,7 @@ class ReplayTransport(Transport):
         self._waiting: Set[Any] = set()  # live ids of matched requests whose reply is not delivered
         self._closed = False
         self._answered = self._answers()
+        self._let_go = self._let_go_ids()
 
     def _answers(self) -> Set[Any]:
         """Recorded request ids that got a reply (or a delivery failure) in this connection."""
@@ -226,6 +252,20 @@ class ReplayTransport(Transport):
                         found.add(_key(item["id"]))
                 if isinstance(event.get("failed"), dict):
                     found.add(_key(event["failed"].get("id")))
+        return found
+
+    def _let_go_ids(self) -> Set[Any]:
+        """Recorded request ids the client itself ended (a listen closed, a call cancelled: not
+        a timeout): unanswered, yet no silence to replay; the client ends them again."""
+        found: Set[Any] = set()
+        for event in self._conn.events:
+            msg = event.get("msg")
+            if event.get("dir") == "send" and isinstance(msg, dict) and "id" not in msg \
+                    and msg.get("method") == "notifications/cancelled":
+                params = msg.get("params")
+                params = params if isinstance(params, dict) else {}
+                if params.get("reason") != "timed out":
+                    found.add(_key(params.get("requestId")))
         return found
 
     # --- the Transport contract -----------------------------------------------------------------
@@ -267,6 +307,12 @@ class ReplayTransport(Transport):
         if mismatch is not None:
             if _transparent(message):
                 return None  # timing-dependent: never an error
+            pong = self._keepalive(message) if kind == "request" else None
+            if pong is not None:  # keepalive pings by the clock, not by the code under test
+                if wait:
+                    return pong
+                self._inbox.put(pong)
+                return None
             for failure in failures:
                 self._inbox.put(failure)
             raise mismatch
@@ -333,6 +379,23 @@ class ReplayTransport(Transport):
         """The next recorded connection, if the recording fell back to another transport here."""
         return self._next("fallback")
 
+    def _keepalive(self, message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+        """The answer to a keepalive ping the cassette lacks (``ping``: an empty result; 2026
+        era ``server/discover``: the recorded discovery's answer), or None for any other request."""
+        method = message.get("method")
+        if method == "ping":
+            return {"jsonrpc": "2.0", "id": message.get("id"), "result": {}}
+        if method != "server/discover":
+            return None
+        events = self._conn.events
+        asked = {e["msg"].get("id") for e in events if e.get("dir") == "send" and isinstance(e.get("msg"), dict)
+                 and e["msg"].get("method") == method}
+        for event in reversed(events):
+            msg = event.get("msg")
+            if event.get("dir") == "recv" and isinstance(msg, dict) and "result" in msg and msg.get("id") in asked:
+                return {**json.loads(json.dumps(msg)), "id": message.get("id")}
+        return None
+
     # --- matching -------------------------------------------------------------------------------
 
     def _match(self, message: Any, kind: str) -> Optional[int]:
@@ -344,10 +407,10 @@ class ReplayTransport(Transport):
                 if self._matcher(events[i]["msg"], message) if kind == "request" else \
                         _same(normalize(events[i]["msg"]), normalize(message)):
                     return i
-        elif kind == "answer":
+        elif kind == "answer":  # the one to the same server request, if it says the same
             for i in candidates:
                 if events[i]["msg"].get("id") == message.get("id"):
-                    return i
+                    return i if _same(normalize(events[i]["msg"]), normalize(message)) else None
         else:  # a notification: the same one if there, else the first of its method
             same = [i for i in candidates if events[i]["msg"].get("method") == message.get("method")]
             for i in same:
@@ -363,7 +426,10 @@ class ReplayTransport(Transport):
         unused = [e["msg"] for i, e in enumerate(events) if e.get("dir") == "send" and i not in self._used
                   and _kind(e.get("msg")) == kind]
         method = message.get("method") if isinstance(message, dict) else None
-        pool = [m for m in unused if isinstance(m, dict) and m.get("method") == method] or unused
+        if kind == "answer":
+            pool = [m for m in unused if m.get("id") == message.get("id")] or unused
+        else:
+            pool = [m for m in unused if isinstance(m, dict) and m.get("method") == method] or unused
         best, best_ratio = None, -1.0
         for candidate in pool:
             lines = json.dumps(normalize(candidate), indent=2, sort_keys=True, ensure_ascii=False).splitlines()
@@ -408,7 +474,8 @@ class ReplayTransport(Transport):
                         deliveries.append(DeliveryFailed(new.get("id"), rebuild_error(held.failed.get("error"))))
                     else:
                         deliveries.append(self._translate(held))
-                if _key(old["id"]) not in self._answered and unsent is None:  # silence when recorded
+                if _key(old["id"]) not in self._answered and unsent is None and _key(old["id"]) not in self._let_go \
+                        and old.get("method") != "subscriptions/listen":  # silence when recorded (a timeout)
                     deliveries.append(DeliveryFailed(new.get("id"), RequestTimeout(
                         f"{old.get('method')}: no answer in the cassette (the server was silent when recorded)",
                         method=old.get("method"), request_id=new.get("id"))))
@@ -466,6 +533,9 @@ class ReplayTransport(Transport):
             for key in ("progressToken", "requestId"):
                 if key in params and _key(params[key]) in self._ids:
                     params[key] = self._ids[_key(params[key])]
+            meta = params.get("_meta")  # 2026: a listen's events name it by its request id
+            if isinstance(meta, dict) and _key(meta.get(_SUBSCRIPTION_META)) in self._ids:
+                meta[_SUBSCRIPTION_META] = self._ids[_key(meta[_SUBSCRIPTION_META])]
         return msg
 
     def _deliver(self, items: List[Any]) -> None:
