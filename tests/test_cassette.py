@@ -331,4 +331,22 @@ def test_the_plugin_is_declared_as_a_pytest11_entry_point():
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
     entries = config["options.entry_points"]["pytest11"].split("\n")
-    assert "mcpclient = mcpclient.testing.pytest_plugin" in [e.strip() for e in entries]
+    assert "mcpclient.testing.pytest_plugin = mcpclient.testing.pytest_plugin" in [e.strip() for e in entries]
+
+
+def test_naming_the_plugin_explicitly_too_does_not_register_it_twice(pytester, monkeypatch):
+    """CI that disables autoload names the plugin (``-p`` or ``pytest_plugins``); the same suite run
+    where the entry point autoloads must not fail with "Plugin already registered under a
+    different name" (the entry point is named as the module, which pytest then finds)."""
+    from importlib.metadata import entry_points
+    found = [e for e in entry_points(group="pytest11") if e.value == "mcpclient.testing.pytest_plugin"] \
+        if sys.version_info >= (3, 10) else \
+        [e for e in entry_points().get("pytest11", ()) if e.value == "mcpclient.testing.pytest_plugin"]
+    if not found:
+        pytest.skip("mcpclient is not installed with its entry points (pip install -e .)")
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    pytester.makeconftest("pytest_plugins = ['mcpclient.testing.pytest_plugin']\n")
+    pytester.makepyfile(test_twice="def test_fixture(mcp_cassette):\n    assert mcp_cassette.mode == 'none'\n")
+    result = pytester.runpytest("-p", "mcpclient.testing.pytest_plugin", "-p", "no:cacheprovider",
+                                "--mcp-record=none")
+    result.assert_outcomes(passed=1)
