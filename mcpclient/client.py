@@ -24,7 +24,6 @@ from ._threads import FlightTimeout
 from .errors import CapabilityError, MCPError, RequestTimeout
 from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
-from .reconnect import Keepalive, Reconnect
 from .session import Session
 from .events import filter_params
 from .subscriptions import SubscriptionRouter
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
 
     from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
     from .events import Event, Subscription
+    from .reconnect import Keepalive, Reconnect
     from .tasks import ToolTask
 
 __all__ = ["DEFAULT", "Client"]
@@ -144,10 +144,17 @@ class Client(ConnectionHooks, ExtensionMethods):
         self._tracing = wants_tracing(tracing)
         self._tracing_asked = tracing is not None  # (automatic tracing goes quietly off if it cannot load)
         self._tracer: Optional[CallTracer] = None  # made at the first connect() (imports opentelemetry)
-        if reconnect is True:
-            reconnect = Reconnect()
-        elif reconnect is not None and reconnect is not False and not isinstance(reconnect, Reconnect):
-            raise TypeError("reconnect must be a Reconnect, True, False or None")
+        if reconnect is not None and reconnect is not False:
+            from .reconnect import Reconnect  # deferred: import cost (two dataclasses); only clients that reconnect need it
+
+            if reconnect is True:
+                reconnect = Reconnect()
+            elif not isinstance(reconnect, Reconnect):
+                raise TypeError("reconnect must be a Reconnect, True, False or None")
+        if keepalive is not None:
+            from .reconnect import Keepalive  # deferred: import cost (two dataclasses); only clients that ping need it
+
+            keepalive = Keepalive.of(keepalive)
         self.timeout = _params.check_timeout(timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
         self.max_total_timeout = max_total_timeout
@@ -182,7 +189,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         connector = Connector(protocol, self._client_info, self._responder.capabilities, probe_timeout,
                               reuse_discovery=cache)
         self._conn = Connection(transport, weakly(self._new_session), connector, weakly(self._make_era),
-                                reconnect=reconnect or None, keepalive=Keepalive.of(keepalive),
+                                reconnect=reconnect or None, keepalive=keepalive,
                                 timeout=weakly(self._default_timeout), on_lost=weakly(self._lost),
                                 on_restored=weakly(self._restored), on_forked=weakly(self._forked))
         self._subscriptions.keep_on_loss = reconnect is not None and reconnect is not False

@@ -20,7 +20,6 @@ generated per class (``eq=False, repr=False``): the same behaviour, and building
 """
 from __future__ import annotations
 
-import binascii
 import logging
 import sys
 from dataclasses import dataclass, field, fields
@@ -134,7 +133,7 @@ def _b64decode(data: Any, what: str) -> bytes:
 
     try:  # line breaks (as base64.encodebytes writes them) are tolerated; other junk is not
         return base64.b64decode("".join(data.split()), validate=True)
-    except (binascii.Error, ValueError) as exc:
+    except ValueError as exc:  # binascii.Error is a ValueError (binascii not imported: import cost)
         raise ProtocolError(f"{what}: invalid base64 data") from exc
 
 
