@@ -23,7 +23,6 @@ from .errors import (
 )
 from .errors import CassetteMismatch, MessageTooLarge, TooManyPages, UnsendableMessage
 from .futures import CallFuture
-from .events import Event, Subscription
 from .transports.base import Transport
 from .types import (
     AudioContent, Completion, EmbeddedResource, ImageContent, Implementation, Prompt, PromptArgument,
@@ -144,6 +143,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .search import ToolIndex, search_tool_definition
     from .tracing import Tracing
     from .reconnect import Keepalive, Reconnect
+    from .events import Event, Subscription
     from .transports.memory import MemoryTransport
     from .transports.stdio import StdioTransport
 
@@ -158,7 +158,8 @@ _LAZY = {
     "ServerConfig": "config", "load_config": "config", "ServerGroup": "group", "ServerStatus": "group",
     "ToolChange": "pins", "ToolPins": "pins", "tool_fingerprint": "pins", "ToolIndex": "search",
     "search_tool_definition": "search", "Tracing": "tracing", "Keepalive": "reconnect", "Reconnect": "reconnect",
-    "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio",
+    "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio", "Event": "events",
+    "Subscription": "events",
 }
 
 

@@ -25,7 +25,6 @@ from .errors import CapabilityError, MCPError, RequestTimeout
 from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
 from .session import Session
-from .events import filter_params
 from .subscriptions import SubscriptionRouter
 from ._tracing import CallTracer, TracingSetting, wants_tracing
 from .transports.base import Transport, encode_frame
@@ -888,6 +887,8 @@ class Client(ConnectionHooks, ExtensionMethods):
             SubscriptionLost: (from the subscription's ``get()`` or iteration) its stream broke
                 without the server ending it.
         """
+        from .events import filter_params  # deferred: import cost (events); only listen() needs it
+
         wanted = filter_params(tools, prompts, resources, [_params.uri(u) for u in resource_uris])
         if not wanted:
             raise ValueError("listen() needs at least one of tools, prompts, resources or resource_uris")

@@ -175,15 +175,11 @@ class TextContent(_Value):
 _Media = TypeVar("_Media", bound="_MediaContent")
 
 
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
 class _MediaContent(_Value):
-    """Shared fields of image and audio content."""
+    """What image and audio content share: ``from_wire``. Not a dataclass itself (each one costs
+    import time): both declare the same fields, ``data, mime_type, annotations, meta, raw``."""
 
-    data: bytes = field(repr=False)
-    mime_type: str
-    annotations: Optional[Raw] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    __slots__ = ()
 
     @classmethod
     def from_wire(cls: Type[_Media], raw: Raw) -> _Media:
@@ -200,6 +196,11 @@ class _MediaContent(_Value):
 class ImageContent(_MediaContent):
     """An image; ``data`` is the decoded bytes (the wire carries base64)."""
 
+    data: bytes = field(repr=False)
+    mime_type: str
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
     type: str = field(default="image", init=False)
 
 
@@ -207,6 +208,11 @@ class ImageContent(_MediaContent):
 class AudioContent(_MediaContent):
     """Audio; ``data`` is the decoded bytes (the wire carries base64)."""
 
+    data: bytes = field(repr=False)
+    mime_type: str
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
     type: str = field(default="audio", init=False)
 
 
