@@ -25,9 +25,8 @@ from .errors import CassetteMismatch, MessageTooLarge, TooManyPages, UnsendableM
 from .futures import CallFuture
 from .transports.base import Transport
 from .types import (
-    AudioContent, Completion, EmbeddedResource, ImageContent, Implementation, Prompt, PromptArgument,
-    PromptMessage, PromptResult, Resource, ResourceContents, ResourceLink, ResourceTemplate, TextContent, Tool,
-    ToolResult, UnknownContent,
+    AudioContent, EmbeddedResource, ImageContent, Implementation, PromptMessage, PromptResult, ResourceContents,
+    ResourceLink, TextContent, Tool, ToolResult, UnknownContent,
 )
 
 __all__ = [
@@ -144,6 +143,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .tracing import Tracing
     from .reconnect import Keepalive, Reconnect
     from .events import Event, Subscription
+    from .types import Completion, Prompt, PromptArgument, Resource, ResourceTemplate
     from .transports.memory import MemoryTransport
     from .transports.stdio import StdioTransport
 
@@ -159,7 +159,8 @@ _LAZY = {
     "ToolChange": "pins", "ToolPins": "pins", "tool_fingerprint": "pins", "ToolIndex": "search",
     "search_tool_definition": "search", "Tracing": "tracing", "Keepalive": "reconnect", "Reconnect": "reconnect",
     "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio", "Event": "events",
-    "Subscription": "events",
+    "Subscription": "events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
+    "Resource": "types", "ResourceTemplate": "types",
 }
 
 

@@ -28,7 +28,8 @@ from .session import Session
 from .subscriptions import SubscriptionRouter
 from ._tracing import CallTracer, TracingSetting, wants_tracing
 from .transports.base import Transport, encode_frame
-from .types import Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool
+from . import types as _types  # (its resources/prompts/completion types load on first use: see types)
+from .types import Implementation, PromptResult, ResourceContents, Tool
 from .types import ToolResult
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
     from .events import Event, Subscription
     from .reconnect import Keepalive, Reconnect
+    from .types import Completion, Prompt, Resource, ResourceTemplate
     from .tasks import ToolTask
 
 __all__ = ["DEFAULT", "Client"]
@@ -555,7 +557,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``resources`` (nothing was sent).
         """
-        return self._iter("resources/list", "resources", Resource.from_wire, timeout)
+        return self._iter("resources/list", "resources", _types.Resource.from_wire, timeout)
 
     def list_resources(self, *, timeout: Any = DEFAULT) -> List[Resource]:
         """Every resource the server lists (all pages, one ``timeout`` for all).
@@ -569,7 +571,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``resources`` (nothing was sent).
         """
-        return self._list("resources/list", "resources", Resource.from_wire, timeout, True).result()  # type: ignore[no-any-return]
+        return self._list("resources/list", "resources", _types.Resource.from_wire, timeout, True).result()  # type: ignore[no-any-return]
 
     def list_resources_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Resource]]:
         """``list_resources``, returning at once (``future.cancel()`` cancels the request on the server).
@@ -580,7 +582,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         Raises:
             ClientClosedError: the client is closed (other errors come from ``result()``).
         """
-        return self._list("resources/list", "resources", Resource.from_wire, timeout, False)
+        return self._list("resources/list", "resources", _types.Resource.from_wire, timeout, False)
 
     def iter_resource_templates(self, *, timeout: Any = DEFAULT) -> Iterator[ResourceTemplate]:
         """Yield resource templates page by page (each page fetched when needed, with its own ``timeout``).
@@ -594,7 +596,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``resources`` (nothing was sent).
         """
-        return self._iter("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout)
+        return self._iter("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout)
 
     def list_resource_templates(self, *, timeout: Any = DEFAULT) -> List[ResourceTemplate]:
         """Every resource template (all pages, one ``timeout`` for all).
@@ -608,7 +610,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``resources`` (nothing was sent).
         """
-        return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout,  # type: ignore[no-any-return]
+        return self._list("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout,  # type: ignore[no-any-return]
                           True).result()
 
     def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceTemplate]]:
@@ -620,7 +622,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         Raises:
             ClientClosedError: the client is closed (other errors come from ``result()``).
         """
-        return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout, False)
+        return self._list("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout, False)
 
     def read_resource(self, uri: str, *, timeout: Any = DEFAULT) -> List[ResourceContents]:
         """Read a resource; text comes as ``.text``, binary as decoded ``.blob`` bytes.
@@ -726,7 +728,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``prompts`` (nothing was sent).
         """
-        return self._iter("prompts/list", "prompts", Prompt.from_wire, timeout)
+        return self._iter("prompts/list", "prompts", _types.Prompt.from_wire, timeout)
 
     def list_prompts(self, *, timeout: Any = DEFAULT) -> List[Prompt]:
         """Every prompt (all pages, one ``timeout`` for all).
@@ -740,7 +742,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``prompts`` (nothing was sent).
         """
-        return self._list("prompts/list", "prompts", Prompt.from_wire, timeout, True).result()  # type: ignore[no-any-return]
+        return self._list("prompts/list", "prompts", _types.Prompt.from_wire, timeout, True).result()  # type: ignore[no-any-return]
 
     def list_prompts_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Prompt]]:
         """``list_prompts``, returning at once (``future.cancel()`` cancels the request on the server).
@@ -751,7 +753,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         Raises:
             ClientClosedError: the client is closed (other errors come from ``result()``).
         """
-        return self._list("prompts/list", "prompts", Prompt.from_wire, timeout, False)
+        return self._list("prompts/list", "prompts", _types.Prompt.from_wire, timeout, False)
 
     def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
                    timeout: Any = DEFAULT) -> PromptResult:
@@ -809,7 +811,7 @@ class Client(ConnectionHooks, ExtensionMethods):
             CapabilityError: the server did not declare ``completions`` (nothing was sent).
         """
         return self._call("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),  # type: ignore[no-any-return]
-                          Completion.from_wire, timeout=timeout, owned=True).result()
+                          _types.Completion.from_wire, timeout=timeout, owned=True).result()
 
     def complete_future(self, ref: Any, argument_name: str, argument_value: str,
                         context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> CallFuture[Completion]:
@@ -822,7 +824,7 @@ class Client(ConnectionHooks, ExtensionMethods):
             ClientClosedError: the client is closed (other errors come from ``result()``).
         """
         return self._call("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),
-                          Completion.from_wire, timeout=timeout, owned=False)
+                          _types.Completion.from_wire, timeout=timeout, owned=False)
 
     def set_logging_level(self, level: str, *, timeout: Any = DEFAULT) -> None:
         """Ask the server to send log messages at ``level`` and above.
