@@ -16,7 +16,9 @@ Every class is a standard ``@dataclass(frozen=True)`` (``slots=True`` too on Pyt
 out the fields holding dicts, lists or arbitrary values too, so it works on every object and
 equal objects hash alike. Those two and ``repr()`` come from ``_Value``, written once, rather than
 generated per class (``eq=False, repr=False``): the same behaviour, and building the classes at
-``import mcpclient`` costs a third less.
+``import mcpclient`` costs a third less. ``Resource``, ``ResourceTemplate``, ``PromptArgument``,
+``Prompt`` and ``Completion`` are defined in ``mcpclient._catalog`` and load on first use (PEP 562):
+``mcpclient.types.Prompt`` (and ``from mcpclient.types import Prompt``) work as for the others.
 """
 from __future__ import annotations
 
