@@ -571,19 +571,31 @@ def bench_http_official(sz: Dict[str, int], modern: bool = False) -> Dict[str, A
 
 # --- d. import time -----------------------------------------------------------------------------
 
+_SITE = "import site, sys; sys.path.extend(site.getsitepackages()); "
+
+
 def bench_import(runs: int) -> Dict[str, Any]:
+    # Measured as an installed package would be: an editable install's .pth finder (run at startup
+    # by site) preloads re, enum, functools... into the *bare* interpreter too, hiding several ms.
+    # So both runs skip the .pth files (-S), import site by hand (under -S that loads it, with os &
+    # co, without processing .pth files) and put site-packages on the path (the probe below can see
+    # requests & co loaded), and mcpclient is found through PYTHONPATH: this checkout.
     env = dict(os.environ)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+
+    def run(args: List[str], code: str, **kw: Any) -> "subprocess.CompletedProcess[str]":
+        return subprocess.run([PY, "-S", *args, "-c", _SITE + code], env=kw.pop("env", env), cwd=ROOT, **kw)
 
     def timed(code: str) -> float:
         t0 = pc()
-        subprocess.run([PY, "-c", code], check=True, env=env, cwd=ROOT)
+        run([], code, check=True)
         return (pc() - t0) / 1e6
 
     # Warm up with bytecode writing allowed: an installed package has its .pyc files, and with
     # PYTHONDONTWRITEBYTECODE set a freshly edited checkout would be recompiled on every import.
     warm_env = {k: v for k, v in env.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([PY, "-c", "import mcpclient"], check=True, env=warm_env, cwd=ROOT)
+    run([], "import mcpclient", check=True, env=warm_env)
     timed("import mcpclient")  # page cache warm
     bare: List[float] = []
     imp: List[float] = []
@@ -593,12 +605,10 @@ def bench_import(runs: int) -> Dict[str, Any]:
 
     probe = ("import sys, json, mcpclient; print(json.dumps(sorted(m for m in "
              f"{HEAVY + NOTABLE!r} if m in sys.modules)))")
-    heavy = json.loads(subprocess.run([PY, "-c", probe], check=True, env=env, cwd=ROOT,
-                                      capture_output=True, text=True).stdout)
+    heavy = json.loads(run([], probe, check=True, capture_output=True, text=True).stdout)
 
     # The slowest modules (self time, µs) from -X importtime, for the JSON report.
-    err = subprocess.run([PY, "-X", "importtime", "-c", "import mcpclient"], env=env, cwd=ROOT,
-                         capture_output=True, text=True).stderr
+    err = run(["-X", "importtime"], "import mcpclient", capture_output=True, text=True).stderr
     rows = []
     for line in err.splitlines():
         if line.startswith("import time:") and "|" in line and "self [us]" not in line:

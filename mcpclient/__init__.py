@@ -23,15 +23,10 @@ from .errors import (
 )
 from .errors import CassetteMismatch, MessageTooLarge, TooManyPages, UnsendableMessage
 from .futures import CallFuture
-from .reconnect import Keepalive, Reconnect
-from .events import Event, Subscription
 from .transports.base import Transport
-from .transports.memory import MemoryTransport
-from .transports.stdio import StdioTransport
 from .types import (
-    AudioContent, Completion, EmbeddedResource, ImageContent, Implementation, Prompt, PromptArgument,
-    PromptMessage, PromptResult, Resource, ResourceContents, ResourceLink, ResourceTemplate, TextContent, Tool,
-    ToolResult, UnknownContent,
+    AudioContent, EmbeddedResource, ImageContent, Implementation, PromptMessage, PromptResult, ResourceContents,
+    ResourceLink, TextContent, Tool, ToolResult, UnknownContent,
 )
 
 __all__ = [
@@ -146,6 +141,11 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .pins import ToolChange, ToolPins, tool_fingerprint
     from .search import ToolIndex, search_tool_definition
     from .tracing import Tracing
+    from .reconnect import Keepalive, Reconnect
+    from .events import Event, Subscription
+    from .types import Completion, Prompt, PromptArgument, Resource, ResourceTemplate
+    from .transports.memory import MemoryTransport
+    from .transports.stdio import StdioTransport
 
 #: Names whose modules load on first use (PEP 562): most programs never need them, and importing
 #: mcpclient stays cheap (see benchmarks/README.md, import time).
@@ -157,7 +157,10 @@ _LAZY = {
     "Redirects": "redirects", "HTTPTransport": "transports.http", "SSETransport": "transports.sse",
     "ServerConfig": "config", "load_config": "config", "ServerGroup": "group", "ServerStatus": "group",
     "ToolChange": "pins", "ToolPins": "pins", "tool_fingerprint": "pins", "ToolIndex": "search",
-    "search_tool_definition": "search", "Tracing": "tracing",
+    "search_tool_definition": "search", "Tracing": "tracing", "Keepalive": "reconnect", "Reconnect": "reconnect",
+    "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio", "Event": "events",
+    "Subscription": "events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
+    "Resource": "types", "ResourceTemplate": "types",
 }
 
 

@@ -118,7 +118,7 @@ def _network(transport: "Transport") -> Dict[str, Any]:
         except ValueError:
             pass
         return attrs
-    from .transports.stdio import StdioTransport  # (loaded with mcpclient: no import cost)
+    from .transports.stdio import StdioTransport  # deferred: import cost (loaded already when the transport is one)
 
     return {"network.transport": "pipe"} if isinstance(transport, StdioTransport) else {}
 

@@ -14,7 +14,7 @@ from ._validation import validate_structured
 from .errors import ProtocolError, SchemaValidationError, TooManyPages
 from .futures import Again, Transform
 from .protocol import LOG_LEVELS
-from .types import Prompt, Resource, ResourceContents, ResourceTemplate, Tool, ToolResult
+from .types import ResourceContents, Tool, ToolResult
 
 __all__ = ["check_timeout", "complete_params", "contents", "iterate", "level", "none", "page_items", "pages",
            "prompt_params", "tool_call", "uri"]
@@ -65,6 +65,8 @@ def prompt_params(name: str, arguments: Optional[Dict[str, str]]) -> Dict[str, A
 
 
 def complete_params(ref: Any, name: str, value: str, context: Optional[Dict[str, str]]) -> Dict[str, Any]:
+    from ._catalog import Prompt, Resource, ResourceTemplate  # deferred: import cost (only completion needs them)
+
     if isinstance(ref, Prompt):
         wire: Dict[str, Any] = {"type": "ref/prompt", "name": ref.name}
     elif isinstance(ref, ResourceTemplate):

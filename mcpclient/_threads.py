@@ -14,8 +14,12 @@ import logging
 import threading
 import time
 from contextlib import contextmanager
-from queue import SimpleQueue
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, TypeVar
+
+try:  # the C class itself: the queue module around it costs import time
+    from _queue import SimpleQueue
+except ImportError:  # (not CPython)
+    from queue import SimpleQueue  # type: ignore[assignment]
 
 T = TypeVar("T")
 

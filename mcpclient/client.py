@@ -24,13 +24,12 @@ from ._threads import FlightTimeout
 from .errors import CapabilityError, MCPError, RequestTimeout
 from .futures import CallFuture, ProgressCallback, Transform
 from .notifications import LogCallback, NotificationCallback, NotificationRouter
-from .reconnect import Keepalive, Reconnect
 from .session import Session
-from .events import filter_params
 from .subscriptions import SubscriptionRouter
 from ._tracing import CallTracer, TracingSetting, wants_tracing
 from .transports.base import Transport, encode_frame
-from .types import Completion, Implementation, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate, Tool
+from . import types as _types  # (its resources/prompts/completion types load on first use: see types)
+from .types import Implementation, PromptResult, ResourceContents, Tool
 from .types import ToolResult
 
 if TYPE_CHECKING:
@@ -38,6 +37,8 @@ if TYPE_CHECKING:
 
     from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
     from .events import Event, Subscription
+    from .reconnect import Keepalive, Reconnect
+    from .types import Completion, Prompt, Resource, ResourceTemplate
     from .tasks import ToolTask
 
 __all__ = ["DEFAULT", "Client"]
@@ -144,10 +145,17 @@ class Client(ConnectionHooks, ExtensionMethods):
         self._tracing = wants_tracing(tracing)
         self._tracing_asked = tracing is not None  # (automatic tracing goes quietly off if it cannot load)
         self._tracer: Optional[CallTracer] = None  # made at the first connect() (imports opentelemetry)
-        if reconnect is True:
-            reconnect = Reconnect()
-        elif reconnect is not None and reconnect is not False and not isinstance(reconnect, Reconnect):
-            raise TypeError("reconnect must be a Reconnect, True, False or None")
+        if reconnect is not None and reconnect is not False:
+            from .reconnect import Reconnect  # deferred: import cost (two dataclasses); only clients that reconnect need it
+
+            if reconnect is True:
+                reconnect = Reconnect()
+            elif not isinstance(reconnect, Reconnect):
+                raise TypeError("reconnect must be a Reconnect, True, False or None")
+        if keepalive is not None:
+            from .reconnect import Keepalive  # deferred: import cost (two dataclasses); only clients that ping need it
+
+            keepalive = Keepalive.of(keepalive)
         self.timeout = _params.check_timeout(timeout)
         self.reset_timeout_on_progress = reset_timeout_on_progress
         self.max_total_timeout = max_total_timeout
@@ -182,7 +190,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         connector = Connector(protocol, self._client_info, self._responder.capabilities, probe_timeout,
                               reuse_discovery=cache)
         self._conn = Connection(transport, weakly(self._new_session), connector, weakly(self._make_era),
-                                reconnect=reconnect or None, keepalive=Keepalive.of(keepalive),
+                                reconnect=reconnect or None, keepalive=keepalive,
                                 timeout=weakly(self._default_timeout), on_lost=weakly(self._lost),
                                 on_restored=weakly(self._restored), on_forked=weakly(self._forked))
         self._subscriptions.keep_on_loss = reconnect is not None and reconnect is not False
@@ -549,7 +557,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``resources`` (nothing was sent).
         """
-        return self._iter("resources/list", "resources", Resource.from_wire, timeout)
+        return self._iter("resources/list", "resources", _types.Resource.from_wire, timeout)
 
     def list_resources(self, *, timeout: Any = DEFAULT) -> List[Resource]:
         """Every resource the server lists (all pages, one ``timeout`` for all).
@@ -563,7 +571,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``resources`` (nothing was sent).
         """
-        return self._list("resources/list", "resources", Resource.from_wire, timeout, True).result()  # type: ignore[no-any-return]
+        return self._list("resources/list", "resources", _types.Resource.from_wire, timeout, True).result()  # type: ignore[no-any-return]
 
     def list_resources_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Resource]]:
         """``list_resources``, returning at once (``future.cancel()`` cancels the request on the server).
@@ -574,7 +582,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         Raises:
             ClientClosedError: the client is closed (other errors come from ``result()``).
         """
-        return self._list("resources/list", "resources", Resource.from_wire, timeout, False)
+        return self._list("resources/list", "resources", _types.Resource.from_wire, timeout, False)
 
     def iter_resource_templates(self, *, timeout: Any = DEFAULT) -> Iterator[ResourceTemplate]:
         """Yield resource templates page by page (each page fetched when needed, with its own ``timeout``).
@@ -588,7 +596,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``resources`` (nothing was sent).
         """
-        return self._iter("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout)
+        return self._iter("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout)
 
     def list_resource_templates(self, *, timeout: Any = DEFAULT) -> List[ResourceTemplate]:
         """Every resource template (all pages, one ``timeout`` for all).
@@ -602,7 +610,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``resources`` (nothing was sent).
         """
-        return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout,  # type: ignore[no-any-return]
+        return self._list("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout,  # type: ignore[no-any-return]
                           True).result()
 
     def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceTemplate]]:
@@ -614,7 +622,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         Raises:
             ClientClosedError: the client is closed (other errors come from ``result()``).
         """
-        return self._list("resources/templates/list", "resourceTemplates", ResourceTemplate.from_wire, timeout, False)
+        return self._list("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout, False)
 
     def read_resource(self, uri: str, *, timeout: Any = DEFAULT) -> List[ResourceContents]:
         """Read a resource; text comes as ``.text``, binary as decoded ``.blob`` bytes.
@@ -720,7 +728,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``prompts`` (nothing was sent).
         """
-        return self._iter("prompts/list", "prompts", Prompt.from_wire, timeout)
+        return self._iter("prompts/list", "prompts", _types.Prompt.from_wire, timeout)
 
     def list_prompts(self, *, timeout: Any = DEFAULT) -> List[Prompt]:
         """Every prompt (all pages, one ``timeout`` for all).
@@ -734,7 +742,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``prompts`` (nothing was sent).
         """
-        return self._list("prompts/list", "prompts", Prompt.from_wire, timeout, True).result()  # type: ignore[no-any-return]
+        return self._list("prompts/list", "prompts", _types.Prompt.from_wire, timeout, True).result()  # type: ignore[no-any-return]
 
     def list_prompts_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Prompt]]:
         """``list_prompts``, returning at once (``future.cancel()`` cancels the request on the server).
@@ -745,7 +753,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         Raises:
             ClientClosedError: the client is closed (other errors come from ``result()``).
         """
-        return self._list("prompts/list", "prompts", Prompt.from_wire, timeout, False)
+        return self._list("prompts/list", "prompts", _types.Prompt.from_wire, timeout, False)
 
     def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
                    timeout: Any = DEFAULT) -> PromptResult:
@@ -803,7 +811,7 @@ class Client(ConnectionHooks, ExtensionMethods):
             CapabilityError: the server did not declare ``completions`` (nothing was sent).
         """
         return self._call("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),  # type: ignore[no-any-return]
-                          Completion.from_wire, timeout=timeout, owned=True).result()
+                          _types.Completion.from_wire, timeout=timeout, owned=True).result()
 
     def complete_future(self, ref: Any, argument_name: str, argument_value: str,
                         context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> CallFuture[Completion]:
@@ -816,7 +824,7 @@ class Client(ConnectionHooks, ExtensionMethods):
             ClientClosedError: the client is closed (other errors come from ``result()``).
         """
         return self._call("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),
-                          Completion.from_wire, timeout=timeout, owned=False)
+                          _types.Completion.from_wire, timeout=timeout, owned=False)
 
     def set_logging_level(self, level: str, *, timeout: Any = DEFAULT) -> None:
         """Ask the server to send log messages at ``level`` and above.
@@ -881,6 +889,8 @@ class Client(ConnectionHooks, ExtensionMethods):
             SubscriptionLost: (from the subscription's ``get()`` or iteration) its stream broke
                 without the server ending it.
         """
+        from .events import filter_params  # deferred: import cost (events); only listen() needs it
+
         wanted = filter_params(tools, prompts, resources, [_params.uri(u) for u in resource_uris])
         if not wanted:
             raise ValueError("listen() needs at least one of tools, prompts, resources or resource_uris")

@@ -18,7 +18,7 @@ import re
 import threading
 import time
 import weakref
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from . import _fork
 from ._sentinel import DEFAULT
@@ -36,13 +36,13 @@ from .negotiation import (
     remembered_era,
 )
 from .protocol import check_server_version, initialize_params
-from .reconnect import Keepalive, Reconnect
 from .rounds import Answer
 from .session import Session
-from .transports._cmdline import split_command
 from .transports.base import CLOSE_BUDGET, Transport
-from .transports.stdio import StdioTransport
 from .types import Implementation
+
+if TYPE_CHECKING:
+    from .reconnect import Keepalive, Reconnect
 
 __all__ = ["Connection", "Connector", "Target", "client_identity", "era_for", "make_transport"]
 
@@ -67,6 +67,9 @@ def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any)
             raise ValueError(f"{target!r}: only http(s) URLs and commands are supported targets")
         if headers or auth:
             raise ValueError("headers= and auth= apply to HTTP targets only")
+        from .transports._cmdline import split_command  # deferred: import cost (the stdio transport); HTTP users never need it
+        from .transports.stdio import StdioTransport
+
         argv = split_command(target)  # the Windows rules on Windows: C:\dir\srv.exe keeps its backslashes
         if not argv:
             raise ValueError("empty command")
@@ -74,6 +77,8 @@ def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any)
     if isinstance(target, (list, tuple)) and all(isinstance(a, str) for a in target):
         if headers or auth:
             raise ValueError("headers= and auth= apply to HTTP targets only")
+        from .transports.stdio import StdioTransport  # deferred: import cost (the stdio transport); HTTP users never need it
+
         return StdioTransport(list(target))
     raise TypeError(f"target must be a command string, an argv list or a Transport, not {type(target).__name__}")
 

@@ -67,7 +67,7 @@ def _guarded(fn: Callable[["Future[Any]"], object]) -> Callable[["Future[Any]"],
     return run
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)  # not frozen, no == nor repr: an engine-internal marker (each generated method costs import time)
 class Again:
     """A transform's answer meaning "not done: send the request again with ``params``"."""
 
@@ -93,7 +93,7 @@ def outcome(method: str, msg: Dict[str, Any]) -> Any:
     raise ProtocolError(f"reply to {method} has neither result nor error")
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False, repr=False)  # not frozen, no == nor repr: an engine-internal record (import time)
 class _Final:
     """An owned call's value, known before any round was sent (a cache hit)."""
 

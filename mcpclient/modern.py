@@ -9,7 +9,6 @@ client and the HTTP transport apply them. No I/O here.
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import ProtocolError
@@ -82,8 +81,8 @@ def mutual_version(supported: Any) -> Optional[str]:
 
 # --- HTTP routing headers (Mcp-Name, Mcp-Param-*) ---------------------------------------------------
 
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 tchar
-_SAFE = re.compile(r"^[\x20-\x7e]*$")
+#: RFC 9110 tchar (a set, not a compiled pattern: no regex compiled at import)
+_TCHAR = frozenset("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _MAX_SAFE_INTEGER = 2 ** 53 - 1
 
 
@@ -96,7 +95,7 @@ def encode_header_value(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value) if isinstance(value, float) else str(value)
     text = str(value)
-    if _SAFE.match(text) and text == text.strip() and not (text.startswith("=?base64?") and text.endswith("?=")):
+    if text.isascii() and text.isprintable() and text == text.strip() and not (text.startswith("=?base64?") and text.endswith("?=")):
         return text
     import base64  # rarely needed: only for unsafe header values
 
@@ -129,7 +128,7 @@ def _collect(node: Any, path: Tuple[str, ...], found: List[Tuple[Tuple[str, ...]
             raise ValueError(f"x-mcp-header on {'.'.join(path)} is not reachable through 'properties' alone")
         if not isinstance(name, str) or not name:
             raise ValueError(f"x-mcp-header on {'.'.join(path)} is empty or not a string")
-        if not _TOKEN.match(name):
+        if not _TCHAR.issuperset(name):
             raise ValueError(f"x-mcp-header {name!r} is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~)")
         kind = node.get("type")
         if kind not in ("string", "integer", "boolean"):

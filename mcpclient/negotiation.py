@@ -44,7 +44,7 @@ def _new_lock() -> None:
 _fork.in_child(_new_lock)
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)  # not frozen, no ==: internal, never changed after connect() (each generated method costs import time)
 class Negotiated:
     """What connect() agreed on with the server; fixed for the connection's life.
 

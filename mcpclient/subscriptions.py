@@ -21,16 +21,16 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
-from .events import KINDS, Event, Subscription, ended_by, event_of, matches
 from .errors import ClientClosedError, ConnectionClosed, MCPError, RequestTimeout, SubscriptionLost
 from ._params import none
 from .futures import CallFuture, Requester
 from .modern import META_SUBSCRIPTION
 
 if TYPE_CHECKING:
+    from .events import Event, Subscription
     from .session import Session
 
-__all__ = ["Event", "Subscription", "SubscriptionRouter"]
+__all__ = ["SubscriptionRouter"]
 
 log = logging.getLogger("mcpclient")
 
@@ -105,6 +105,8 @@ class SubscriptionRouter:
 
     def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]],
                carrier: bool = False) -> Subscription:
+        from .events import Subscription, ended_by  # deferred: import cost (events); only listen() makes subscriptions
+
         self._stateless = stateless
         subscription = Subscription(wanted, on_event, self._end)
         subscription._carrier = carrier
@@ -195,6 +197,8 @@ class SubscriptionRouter:
                 return
             except MCPError as exc:
                 error = exc
+        from .events import ended_by  # (loaded already: a subscription exists)
+
         subscription.end(ended_by(error))
 
     def active(self) -> bool:
@@ -217,6 +221,8 @@ class SubscriptionRouter:
             try:
                 self._open_listen(subscription)
             except MCPError as exc:
+                from .events import ended_by  # (loaded already: a subscription exists)
+
                 subscription.end(ended_by(exc))
         if uris:
             try:
@@ -270,6 +276,10 @@ class SubscriptionRouter:
                 self._closed = True  # no listen is suspended from now on (_listen_done)
             emulated, self._emulated = self._emulated, []
             suspended, self._suspended = self._suspended, []
+        if not (emulated or suspended):
+            return
+        from .events import ended_by  # (loaded already: a subscription exists)
+
         for subscription in emulated + suspended:
             subscription.end(None if error is None else ended_by(error))
 
@@ -420,7 +430,11 @@ class SubscriptionRouter:
                     return
             self._route_listen(subscription, method, params)
             return
-        if self._emulated and method in KINDS:
+        if self._emulated:
+            from .events import KINDS, event_of, matches  # (loaded already: a subscription exists)
+
+            if method not in KINDS:
+                return
             event = event_of(method, params)
             with self._lock:
                 targets = [s for s in self._emulated if matches(s.wanted, event)]
@@ -428,6 +442,8 @@ class SubscriptionRouter:
                 subscription.deliver(event)
 
     def _route_listen(self, subscription: Subscription, method: str, params: Dict[str, Any]) -> None:
+        from .events import KINDS, event_of  # (loaded already: a subscription exists)
+
         if method == ACKNOWLEDGED:
             subscription.acknowledge(params.get("notifications"))  # (on the reader: see route_quick)
         elif method in KINDS:

@@ -16,17 +16,20 @@ Every class is a standard ``@dataclass(frozen=True)`` (``slots=True`` too on Pyt
 out the fields holding dicts, lists or arbitrary values too, so it works on every object and
 equal objects hash alike. Those two and ``repr()`` come from ``_Value``, written once, rather than
 generated per class (``eq=False, repr=False``): the same behaviour, and building the classes at
-``import mcpclient`` costs a third less.
+``import mcpclient`` costs a third less. ``Resource``, ``ResourceTemplate``, ``PromptArgument``,
+``Prompt`` and ``Completion`` are defined in ``mcpclient._catalog`` and load on first use (PEP 562):
+``mcpclient.types.Prompt`` (and ``from mcpclient.types import Prompt``) work as for the others.
 """
 from __future__ import annotations
 
-import binascii
-import logging
-import sys
-from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Dict, List, Mapping, Optional, Type, TypeVar, Union
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Type, TypeVar, Union
 
+from ._values import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value
 from .errors import ProtocolError, ToolError
+
+if TYPE_CHECKING:
+    from ._catalog import Completion, Prompt, PromptArgument, Resource, ResourceTemplate
 
 __all__ = [
     "AudioContent",
@@ -50,83 +53,6 @@ __all__ = [
     "parse_content",
 ]
 
-Raw = Dict[str, Any]
-
-log = logging.getLogger("mcpclient")
-
-
-#: ``slots=True`` where dataclasses has it (3.10+): ``@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)`` keeps one
-#: class body for every version, and mypy and pyright still see a frozen dataclass.
-_SLOTS: Dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
-
-
-_NAMES: Dict[type, "tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]"] = {}
-
-
-def _names(cls: type) -> "tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]":
-    """(compared, hashed, shown) field names of a dataclass, by its ``field()`` flags (cached)."""
-    names = _NAMES.get(cls)
-    if names is None:
-        found = fields(cls)
-        names = _NAMES[cls] = (tuple(f.name for f in found if f.compare),
-                               tuple(f.name for f in found if (f.compare if f.hash is None else f.hash)),
-                               tuple(f.name for f in found if f.repr))
-    return names
-
-
-class _Value:
-    """``==``, ``hash()`` and ``repr()`` of every result type, as ``@dataclass`` would generate
-    them: equal when of the same class with equal compared fields; hashed over the compared
-    fields not marked ``hash=False``; shown as ``Name(field=value, ...)``."""
-
-    __slots__ = ()
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in _names(self.__class__)[0])
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, n) for n in _names(self.__class__)[1]))
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in _names(self.__class__)[2])
-        return f"{self.__class__.__qualname__}({shown})"
-
-
-def _require(raw: Any, key: str, what: str) -> Any:
-    if not isinstance(raw, dict):
-        raise ProtocolError(f"{what}: expected an object, got {type(raw).__name__}")
-    value = raw.get(key)
-    if value is None:
-        raise ProtocolError(f"{what}: missing required field {key!r}")
-    return value
-
-
-def _str(raw: Raw, key: str, what: str) -> str:
-    """A required string field; ``ProtocolError`` if it is missing or not a string."""
-    value = _require(raw, key, what)
-    if type(value) is not str:
-        raise ProtocolError(f"{what}: {key!r} must be a string, got {type(value).__name__}")
-    return value
-
-
-def _opt(raw: Raw, key: str, kind: type, what: str) -> Any:
-    """An optional field: its value if it is of type ``kind`` (exactly: a bool is no int), else
-    ``None``. A value of the wrong type is dropped, with a DEBUG log (the raw dict keeps it)."""
-    value = raw.get(key)
-    if value is None or type(value) is kind:
-        return value
-    log.debug("%s: dropped %r, a %s where a %s belongs", what, key, type(value).__name__, kind.__name__)
-    return None
-
-
-def _opt_str(raw: Raw, key: str, what: str, default: str = "") -> str:
-    """An optional string field that defaults to ``default`` (also for a value of the wrong type)."""
-    value = _opt(raw, key, str, what)
-    return default if value is None else value
-
-
 def _b64decode(data: Any, what: str) -> bytes:
     if not isinstance(data, str):
         raise ProtocolError(f"{what}: base64 data must be a string")
@@ -134,7 +60,7 @@ def _b64decode(data: Any, what: str) -> bytes:
 
     try:  # line breaks (as base64.encodebytes writes them) are tolerated; other junk is not
         return base64.b64decode("".join(data.split()), validate=True)
-    except (binascii.Error, ValueError) as exc:
+    except ValueError as exc:  # binascii.Error is a ValueError (binascii not imported: import cost)
         raise ProtocolError(f"{what}: invalid base64 data") from exc
 
 
@@ -176,15 +102,11 @@ class TextContent(_Value):
 _Media = TypeVar("_Media", bound="_MediaContent")
 
 
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
 class _MediaContent(_Value):
-    """Shared fields of image and audio content."""
+    """What image and audio content share: ``from_wire``. Not a dataclass itself (each one costs
+    import time): both declare the same fields, ``data, mime_type, annotations, meta, raw``."""
 
-    data: bytes = field(repr=False)
-    mime_type: str
-    annotations: Optional[Raw] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    __slots__ = ()
 
     @classmethod
     def from_wire(cls: Type[_Media], raw: Raw) -> _Media:
@@ -201,6 +123,11 @@ class _MediaContent(_Value):
 class ImageContent(_MediaContent):
     """An image; ``data`` is the decoded bytes (the wire carries base64)."""
 
+    data: bytes = field(repr=False)
+    mime_type: str
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
     type: str = field(default="image", init=False)
 
 
@@ -208,6 +135,11 @@ class ImageContent(_MediaContent):
 class AudioContent(_MediaContent):
     """Audio; ``data`` is the decoded bytes (the wire carries base64)."""
 
+    data: bytes = field(repr=False)
+    mime_type: str
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
     type: str = field(default="audio", init=False)
 
 
@@ -410,110 +342,7 @@ class ToolResult(_Value):
         return self
 
 
-# --- resources ----------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class Resource(_Value):
-    """A resource the server lists (``resources/list``)."""
-
-    uri: str
-    name: str
-    title: Optional[str] = None
-    description: Optional[str] = None
-    mime_type: Optional[str] = None
-    size: Optional[int] = None
-    annotations: Optional[Raw] = field(default=None, hash=False)
-    icons: Optional[List[Raw]] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_wire(cls, raw: Raw) -> "Resource":
-        """Build a ``Resource`` from its wire dict (kept as ``.raw``).
-
-        Raises ``ProtocolError`` if a required field is missing or mistyped.
-        """
-        what = "resource"
-        return cls(_str(raw, "uri", what), _opt_str(raw, "name", what), _opt(raw, "title", str, what),
-                   _opt(raw, "description", str, what), _opt(raw, "mimeType", str, what), _opt(raw, "size", int, what),
-                   _opt(raw, "annotations", dict, what), _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what),
-                   raw)
-
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class ResourceTemplate(_Value):
-    """A parameterised resource URI (RFC 6570 ``uriTemplate``)."""
-
-    uri_template: str
-    name: str
-    title: Optional[str] = None
-    description: Optional[str] = None
-    mime_type: Optional[str] = None
-    annotations: Optional[Raw] = field(default=None, hash=False)
-    icons: Optional[List[Raw]] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_wire(cls, raw: Raw) -> "ResourceTemplate":
-        """Build a ``ResourceTemplate`` from its wire dict (kept as ``.raw``).
-
-        Raises ``ProtocolError`` if a required field is missing or mistyped.
-        """
-        what = "resource template"
-        return cls(_str(raw, "uriTemplate", what), _opt_str(raw, "name", what), _opt(raw, "title", str, what),
-                   _opt(raw, "description", str, what), _opt(raw, "mimeType", str, what),
-                   _opt(raw, "annotations", dict, what), _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what),
-                   raw)
-
-
 # --- prompts and completion ---------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class PromptArgument(_Value):
-    """One argument a prompt takes."""
-
-    name: str
-    title: Optional[str] = None
-    description: Optional[str] = None
-    required: bool = False
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_wire(cls, raw: Raw) -> "PromptArgument":
-        """Build a ``PromptArgument`` from its wire dict (kept as ``.raw``).
-
-        Raises ``ProtocolError`` if a required field is missing or mistyped.
-        """
-        what = "prompt argument"
-        return cls(_str(raw, "name", what), _opt(raw, "title", str, what), _opt(raw, "description", str, what),
-                   raw.get("required") is True, raw)
-
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class Prompt(_Value):
-    """A prompt template the server offers (``prompts/list``)."""
-
-    name: str
-    title: Optional[str] = None
-    description: Optional[str] = None
-    arguments: List[PromptArgument] = field(default_factory=list, hash=False)
-    icons: Optional[List[Raw]] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_wire(cls, raw: Raw) -> "Prompt":
-        """Build a ``Prompt`` from its wire dict (kept as ``.raw``).
-
-        Raises ``ProtocolError`` if a required field is missing or mistyped.
-        """
-        what = "prompt"
-        name = _str(raw, "name", what)
-        args = [PromptArgument.from_wire(a) for a in (_opt(raw, "arguments", list, what) or ())]
-        return cls(name, _opt(raw, "title", str, what), _opt(raw, "description", str, what), args,
-                   _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what), raw)
-
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
 class PromptMessage(_Value):
@@ -555,27 +384,21 @@ class PromptResult(_Value):
                    _opt(raw, "_meta", dict, what), raw)
 
 
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class Completion(_Value):
-    """Suggested values for an argument (``completion/complete``)."""
+#: The result types of resources/, prompts/ and completion/ requests: defined in ``_catalog``,
+#: loaded on first use (PEP 562) so that ``import mcpclient`` does not build them.
+_CATALOG = frozenset(("Completion", "Prompt", "PromptArgument", "Resource", "ResourceTemplate"))
 
-    values: List[str] = field(hash=False)
-    total: Optional[int] = None
-    has_more: bool = False
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
-    @classmethod
-    def from_wire(cls, raw: Raw) -> "Completion":
-        """Build a ``Completion`` from its wire dict (kept as ``.raw``).
+def __getattr__(name: str) -> Any:
+    if name not in _CATALOG:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import _catalog  # deferred: import cost (five dataclasses); only resources/prompts/completion need them
 
-        Raises ``ProtocolError`` if a required field is missing or mistyped.
-        """
-        what = "completion/complete result"
-        comp = _require(raw, "completion", what)
-        values = comp.get("values") if isinstance(comp, dict) else None
-        if not isinstance(values, list):
-            raise ProtocolError(f"{what}: 'completion.values' must be a list")
-        kept = [v for v in values if type(v) is str]
-        if len(kept) != len(values):
-            log.debug("%s: dropped %d values that are not strings", what, len(values) - len(kept))
-        return cls(kept, _opt(comp, "total", int, what), comp.get("hasMore") is True, raw)
+    names = globals()
+    for each in _CATALOG:  # all five: their annotations name each other (typing.get_type_hints looks here)
+        names[each] = getattr(_catalog, each)
+    return names[name]
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | _CATALOG)

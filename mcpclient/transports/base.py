@@ -26,7 +26,7 @@ CLOSE_BUDGET = 5.0
 DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)  # not frozen, no ==: a record passed once, reader to session (each generated method costs import time)
 class DeliveryFailed:
     """Returned by ``receive()`` in place of a message: the request ``request_id`` could not be
     delivered or answered (an HTTP error status, a refused connection); its call fails with
