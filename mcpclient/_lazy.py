@@ -1,22 +1,28 @@
-"""Names a package loads on first use (PEP 562), so that ``import mcpclient`` stays cheap."""
+"""Names a module loads on first use (PEP 562), so that ``import mcpclient`` stays cheap."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Optional
 
 
-def lazy_names(package: str, table: Dict[str, str], namespace: Dict[str, Any]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` for ``package``: ``table`` maps each lazy name to the submodule
-    (relative to ``package``) that defines it; the first lookup imports it and keeps the value in
-    ``namespace`` (the package's globals), so later lookups never come here again."""
+def lazy_names(module: str, table: Dict[str, str], namespace: Dict[str, Any],
+               package: Optional[str] = None) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for ``module``: ``table`` maps each lazy name to the submodule of
+    ``package`` (default: ``module`` itself) that defines it. The first lookup imports that
+    submodule and keeps, in ``namespace`` (the module's globals), every name of ``table`` it
+    defines: later lookups never come here again, and names that refer to each other (in
+    annotations that ``typing.get_type_hints`` resolves there) are all present at once."""
+    base = module if package is None else package
 
     def __getattr__(name: str) -> Any:
-        module = table.get(name)
-        if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        sub = table.get(name)
+        if sub is None:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
         import importlib  # deferred: only the first use of a lazy name needs it
 
-        value = getattr(importlib.import_module(f"{package}.{module}"), name)
-        namespace[name] = value
-        return value
+        loaded = importlib.import_module(f"{base}.{sub}")
+        for each, where in table.items():
+            if where == sub:
+                namespace[each] = getattr(loaded, each)
+        return namespace[name]
 
     return __getattr__

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Type, TypeVar, Union
 
+from ._lazy import lazy_names
 from ._values import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value
 from .errors import ProtocolError, ToolError
 
@@ -389,15 +390,7 @@ class PromptResult(_Value):
 _CATALOG = frozenset(("Completion", "Prompt", "PromptArgument", "Resource", "ResourceTemplate"))
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _CATALOG:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from . import _catalog  # deferred: import cost (five dataclasses); only resources/prompts/completion need them
-
-    names = globals()
-    for each in _CATALOG:  # all five: their annotations name each other (typing.get_type_hints looks here)
-        names[each] = getattr(_catalog, each)
-    return names[name]
+__getattr__ = lazy_names(__name__, dict.fromkeys(_CATALOG, "_catalog"), globals(), package="mcpclient")
 
 
 def __dir__() -> List[str]:
