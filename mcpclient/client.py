@@ -93,7 +93,8 @@ class Client(ConnectionHooks, ExtensionMethods):
             then; the call's timeout covers it), as the official SDK does; a tool the listing does
             not name is called unvalidated. ``"listed"``: only against schemas already listed
             (``list_tools()``), never an extra request. ``False``: never.
-        probe_timeout: how long ``server/discover`` waits on stdio (silence means handshake era).
+        probe_timeout: how long ``server/discover`` waits on stdio (silence means handshake era);
+            not applied with ``protocol="2026-07-28"``, where the call's ``timeout`` is the limit.
         max_input_rounds: how many ``input_required`` rounds one 2026 request may take.
         max_pages: how many pages one listing (``list_*``, ``iter_*``) may take before it fails
             with ``TooManyPages`` (a server handing out new cursors for ever). A ``list_*``

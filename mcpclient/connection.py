@@ -191,7 +191,8 @@ class Connector:
         """Probe ``server/discover``; the 2026 era's ``Negotiated`` if the server speaks it."""
         transport = session.transport
         wait = timeout
-        if not transport.remote:  # a handshake-era stdio server may never answer
+        if not transport.remote and self.mode != "modern":  # a handshake-era stdio server may never answer
+            # (with the 2026 era required, silence is a server slow to start, not a verdict: full timeout)
             wait = self.probe_timeout if wait is None else min(wait, self.probe_timeout)
         # A server's DiscoverResult is reused while its ttlMs says it is fresh (same credentials).
         reuse = (transport.identity(), transport.credentials()) if transport.remote and self.reuse_discovery else None

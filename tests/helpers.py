@@ -50,9 +50,12 @@ class ScriptedServer:
     ``server.peer`` to send anything else). Every message received is kept in ``received``.
     """
 
-    def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None, modern: bool = False) -> None:
-        """``modern``: answer ``server/discover`` as a 2026-07-28 server (else: unknown method)."""
+    def __init__(self, handle: Handler, capabilities: Optional[Dict[str, Any]] = None, modern: bool = False,
+                 discover_delay: float = 0.0) -> None:
+        """``modern``: answer ``server/discover`` as a 2026-07-28 server (else: unknown method);
+        ``discover_delay``: seconds that answer takes (a server slow to start)."""
         self.modern = modern
+        self.discover_delay = discover_delay
         self.transport, self.peer = MemoryTransport.pair()
         self.handle = handle
         self.capabilities = capabilities if capabilities is not None else {"tools": {}, "prompts": {}}
@@ -102,6 +105,7 @@ class ScriptedServer:
             if "id" not in msg or "method" not in msg:
                 continue
             if msg["method"] == "server/discover" and self.modern:
+                threading.Event().wait(self.discover_delay)  # the server's own slowness, not synchronisation
                 self.peer.send({"jsonrpc": "2.0", "id": msg["id"], "result": {
                     "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": self.capabilities,
                     "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted-2026", "version": "1"}}}})

@@ -669,3 +669,13 @@ def test_starting_a_stdio_transport_twice_raises_and_leaks_nothing(reaper):
     finally:
         transport.close()
     assert wait_until(lambda: not (child_pids() - before))
+
+
+def test_a_required_2026_era_waits_for_a_stdio_server_slow_to_answer_discover(started):
+    """With ``protocol="2026-07-28"`` the stdio probe's short wait (``probe_timeout``: silence
+    means a handshake-era server) does not apply: a server slow to start (the official SDK under
+    a loaded CI runner took over 2 s) is waited for. Before, the call failed with "the server
+    does not speak the 2026-07-28 protocol" after ``probe_timeout``."""
+    server = started(ScriptedServer(lambda method, params: None, modern=True, discover_delay=0.5))
+    with Client(server.transport, protocol="2026-07-28", probe_timeout=0.05, timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28"
