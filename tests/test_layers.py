@@ -20,7 +20,7 @@ PACKAGE = Path(mcpclient.__file__).parent
 LAYERS: List[Tuple[str, List[str]]] = [
     ("bottom: data, errors, small utilities", [
         "_version", "_sentinel", "_lazy", "_wire", "_fork", "_files", "_threads", "errors", "_values", "elicitation", "types", "_catalog", "handlers",
-        "retry", "redirects", "reconnect", "protocol", "modern", "cache", "_validation", "pins", "search", "_naming", "_tracing", "tracing"]),
+        "retry", "redirects", "reconnect", "protocol", "modern", "cache", "_validation", "pins", "search", "_naming", "_tracing", "tracing", "_ui"]),
     ("transports and auth", ["auth", "transports"]),
     ("engine", ["futures", "_timer", "_keepalive", "serving", "session"]),
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
