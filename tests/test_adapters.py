@@ -348,7 +348,7 @@ def test_run_back_errors_are_answers() -> None:
     custom = run_openai_tool_calls(group, [{"id": "6", "type": "custom", "custom": {"name": "grammar", "input": "x"}}])
     assert custom == [{"role": "tool", "tool_call_id": "6",
                        "content": "Error: custom tool calls are not supported (MCP tools are functions)"}]
-    assert group.listed == 0  # no null argument: no schemas needed
+    assert group.listed == 2  # once per run (which tools are app-only; a group's list is its own table)
     blocks = [{"type": "text", "text": "thinking"}, {"type": "tool_use", "id": "t1", "name": "nope", "input": {}}]
     message = run_anthropic_tool_uses(group, blocks)
     assert message["role"] == "user"
