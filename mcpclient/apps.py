@@ -46,9 +46,13 @@ _PERMISSION_KEYS: Tuple[Tuple[str, str], ...] = (
     ("camera", "camera"), ("microphone", "microphone"), ("geolocation", "geolocation"),
     ("clipboardWrite", "clipboard_write"))
 
+#: The directive of the policy each ``CSP_KINDS`` list goes into (resource domains: several, same list).
+_CSP_DIRECTIVES = ("connect-src", "script-src", "frame-src", "base-uri")
+
 _HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
 _HTML = re.compile(r"<html(\s[^>]*)?>", re.IGNORECASE)
-_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING}
+_LEVELS = {"debug": logging.DEBUG, "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.ERROR,
+           "alert": logging.ERROR, "emergency": logging.ERROR}  # info, notice, anything else: INFO
 
 
 @dataclass(frozen=True)
@@ -96,9 +100,10 @@ def _applied_csp(meta: UIResourceMeta, header: str) -> Optional[Dict[str, List[s
     """``_meta.ui.csp`` as applied: the origins that made it into the policy ``header``."""
     if meta.csp is None:
         return None
-    words = set(header.replace(";", " ").split())
+    directives = {name: set(sources) for name, *sources in (part.split() for part in header.split(";")) if name}
     lists = (meta.csp.connect_domains, meta.csp.resource_domains, meta.csp.frame_domains, meta.csp.base_uri_domains)
-    return {kind: [d for d in domains if d in words] for kind, domains in zip(CSP_KINDS, lists)}
+    return {kind: [d for d in domains if d in directives.get(directive, ())]
+            for kind, directive, domains in zip(CSP_KINDS, _CSP_DIRECTIVES, lists)}
 
 
 def _permissions(meta: UIResourceMeta) -> Dict[str, Dict[str, Any]]:
@@ -287,7 +292,7 @@ class AppBridge:
                 self._on_log(params)
             else:
                 level = params.get("level")
-                log.log(_LEVELS.get(level, logging.ERROR) if isinstance(level, str) else logging.INFO,
+                log.log(_LEVELS.get(level, logging.INFO) if isinstance(level, str) else logging.INFO,
                         "app %s: %s", self._resource_uri or self._tool, format_message(params.get("data")))
         # size-changed, sandbox-*, and anything else: nothing to do for a back end
 
@@ -334,7 +339,10 @@ class AppBridge:
         if self._on_open_link is not None:
             capabilities["openLinks"] = {}
         context = dict(self._host_context)
-        tool = None if self._tool is None else self._known_tool(self._tool)
+        try:
+            tool = None if self._tool is None else self._known_tool(self._tool)
+        except MCPError:  # the listing failed: the app just does not learn about its tool
+            tool = None
         if tool is not None:
             context["toolInfo"] = {"tool": tool.raw}
         return {"protocolVersion": APP_PROTOCOL_VERSION, "hostInfo": dict(self._host_info),
@@ -344,7 +352,7 @@ class AppBridge:
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
             raise _Refused(INVALID_PARAMS, "tools/call needs params.name (a string) and params.arguments (an object)")
-        tool = self._known_tool(name)
+        tool = self._relay(lambda: self._known_tool(name))  # (may list the tools once, if none is current)
         ui = None if tool is None else tool.ui
         if tool is None or not (ui.app_visible if ui is not None else self._allow_plain_tools):
             raise _Refused(INVALID_PARAMS, f"tool {name[:100]!r} is not available to this app")

@@ -18,9 +18,11 @@ import pytest
 
 from mcpclient import Client, StdioTransport
 from mcpclient.apps import APP_PROTOCOL_VERSION, AppBridge, AppView
-from mcpclient.errors import RPCError
+from mcpclient.errors import ProtocolError, RPCError
 from mcpclient.testing import RecordingTransport, server_command
 from mcpclient.testing.apps_html import APP_HTML, APP_URI
+
+from helpers import ScriptedServer
 
 CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; connect-src 'self'; "
        "img-src 'self' data:; font-src 'self'; media-src 'self' data:; frame-src 'none'; object-src 'none'; "
@@ -116,6 +118,41 @@ def test_srcdoc_puts_the_policy_into_documents_without_a_head():
                                   '</head><p>hi</p></HTML>')
     sneaky = AppView("ui://x/y", "<head>", UIResourceMeta(), 'x"><script>alert(1)</script>', "")
     assert "<script>" not in sneaky.srcdoc()
+
+
+@pytest.mark.parametrize("content", [
+    {"uri": "ui://x/app.html", "mimeType": "text/html", "text": "<p>a plain page</p>"},
+    {"uri": "test://x/app.html", "mimeType": "text/html;profile=mcp-app", "text": "<p>not ui://</p>"},
+    {"uri": "ui://x/app.html", "mimeType": "text/html;profile=mcp-app", "blob": "/w=="},  # no UTF-8
+    {"uri": "ui://x/app.html", "mimeType": "text/html;profile=mcp-app"},
+])
+def test_view_refuses_what_is_no_app(started, content: Dict[str, Any]):
+    server = started(ScriptedServer(lambda method, params: {"contents": [content]}, capabilities={"resources": {}}))
+    with Client(server.transport, timeout=10) as client:
+        with pytest.raises(ProtocolError, match="no MCP App HTML"):
+            AppBridge(client, "ui://x/app.html").view()
+
+
+def test_view_reads_a_blob_and_applies_allow_domain(started):
+    ui = {"csp": {"connectDomains": ["https://api.example.com", "https://evil.example", "https://cdn.example.com"],
+                  "resourceDomains": ["https://cdn.example.com"]}, "permissions": {"camera": {}, "microphone": {}}}
+    content = {"uri": "ui://x/app.html", "mimeType": "Text/HTML; profile=mcp-app", "blob": "PHA+aGk8L3A+",
+               "_meta": {"ui": ui}}
+    server = started(ScriptedServer(lambda method, params: {"contents": [content]}, capabilities={"resources": {}}))
+    with Client(server.transport, timeout=10) as client:
+        def allow(kind: str, origin: str) -> bool:
+            return "evil" not in origin and (kind, origin) != ("connectDomains", "https://cdn.example.com")
+
+        bridge = AppBridge(client, "ui://x/app.html", allow_domain=allow)
+        view = bridge.view()
+        assert view.html == "<p>hi</p>" and view.allow == "camera; microphone"
+        assert "connect-src 'self' https://api.example.com;" in view.csp and "evil" not in view.csp
+        assert view.sandbox_resource_ready()["params"]["csp"] == {
+            "connectDomains": ["https://api.example.com"], "resourceDomains": ["https://cdn.example.com"],
+            "frameDomains": [], "baseUriDomains": []}
+        sandbox = _call(bridge, "ui/initialize", {})["result"]["hostCapabilities"]["sandbox"]
+        assert sandbox["permissions"] == {"camera": {}, "microphone": {}}
+        assert sandbox["csp"]["connectDomains"] == ["https://api.example.com"]
 
 
 def test_open_runs_the_tool_and_queues_its_input_and_result(wire: Wire):
