@@ -87,14 +87,13 @@ class _Listing:
         return self._tools or ()
 
     def app_only(self, names: Sequence[str]) -> Set[str]:
-        """Which of ``names`` are MCP Apps app-only tools: by a client's ``known_tool`` (no request
-        while a listing is current) when no ``tools`` were given, else by the listing."""
+        """Which of ``names`` are MCP Apps app-only tools: by a client's ``known_tool`` (no request)
+        when no ``tools`` were given and it knows them all, else by the listing."""
         if self._tools is None and hasattr(self._target, "known_tool"):
-            try:
-                found = [self._target.known_tool(name) for name in set(names)]
-            except MCPError:
-                return set()
-            return {tool.name for tool in found if tool is not None and not tool.model_visible}
+            found = [self._target.known_tool(name) for name in set(names)]
+            if all(tool is not None for tool in found):
+                return {tool.name for tool in found if tool is not None and not tool.model_visible}
+            # A name no listing has shown yet: list once rather than let an app-only tool through.
         return {tool.name for tool in self.tools() if not tool.model_visible} if names else set()
 
 

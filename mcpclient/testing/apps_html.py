@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List
 
-from .._ui import APP_MIME_TYPE
+from ..extensions import APP_MIME_TYPE, APPS
 
 __all__ = ["APP_HTML", "APP_MIME_TYPE", "APP_RESOURCE", "APP_TOOLS", "APP_UI_META", "APP_URI", "SECRET", "count_result",
            "declared_apps"]
@@ -112,6 +112,6 @@ def count_result(count: int) -> Dict[str, Any]:
 def declared_apps(capabilities: Any) -> bool:
     """Whether client ``capabilities`` declare MCP Apps with ``APP_MIME_TYPE`` among ``mimeTypes``."""
     extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
-    settings = extensions.get("io.modelcontextprotocol/ui") if isinstance(extensions, dict) else None
+    settings = extensions.get(APPS) if isinstance(extensions, dict) else None
     mime_types = settings.get("mimeTypes") if isinstance(settings, dict) else None
     return isinstance(mime_types, list) and APP_MIME_TYPE in mime_types

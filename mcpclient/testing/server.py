@@ -266,7 +266,7 @@ class Server:
                 "prompts": {"listChanged": True},
                 "completions": {},
                 "logging": {},
-                **({"extensions": {"io.modelcontextprotocol/ui": {}}} if self._apps else {}),
+                **({"extensions": {apps_html.APPS: {}}} if self._apps else {}),
             },
             "serverInfo": {"name": self._name, "version": package_version()},
             "instructions": catalog.INSTRUCTIONS,
