@@ -26,7 +26,7 @@ from ._sentinel import DEFAULT
 from ._ui import CSP_KINDS, UIResourceMeta
 from ._version import __version__
 from ._wire import format_message
-from .errors import MCPError, ProtocolError, RequestTimeout, RPCError
+from .errors import CapabilityError, MCPError, ProtocolError, RequestTimeout, RPCError
 from .serving import error_response
 from .types import Tool
 
@@ -122,8 +122,8 @@ class AppBridge:
     """Embed one MCP App and relay its requests to the client's server (one bridge per view).
 
     Args:
-        client: a connected ``mcpclient.Client`` (only ``read_resource``, ``call_tool`` and
-            ``known_tool`` are used).
+        client: a connected ``mcpclient.Client`` (only ``read_resource``, ``call_tool``,
+            ``list_tools`` and ``known_tool`` are used).
         resource_uri: the app's ``ui://`` resource; or leave it out and name ``tool``.
         tool: the tool the app belongs to: its ``ui.resourceUri`` is the resource, ``open()``
             calls it, and ``ui/initialize`` tells the app about it (``hostContext.toolInfo``).
@@ -173,6 +173,7 @@ class AppBridge:
         self._max_bytes = max_message_bytes
         self._lock = threading.Lock()
         self._view: Optional[AppView] = None  # the last view made: what ui/initialize reports
+        self._listed = False  # view() made sure the client has a tools listing
         self._initialized = threading.Event()
 
     @property
@@ -185,7 +186,23 @@ class AppBridge:
     def _known_tool(self, name: str) -> Optional[Tool]:
         return self._client.known_tool(name)  # type: ignore[no-any-return]
 
-    def _uri(self) -> str:
+    def _ensure_listing(self, timeout: Any) -> None:
+        """List the tools once per bridge unless the client's latest listing already has the
+        bridge's tool: the app's ``tools/call`` checks read that listing and never send anything
+        for a name it lacks. A server without tools leaves nothing to list (or to call)."""
+        with self._lock:
+            if self._listed:
+                return
+            self._listed = True
+        if self._tool is not None and self._known_tool(self._tool) is not None:
+            return
+        try:
+            self._client.list_tools(timeout=timeout)
+        except CapabilityError:
+            pass
+
+    def _uri(self, timeout: Any) -> str:
+        self._ensure_listing(timeout)
         if self._resource_uri is not None:
             return self._resource_uri
         tool = self._known_tool(str(self._tool))
@@ -195,15 +212,18 @@ class AppBridge:
         return uri
 
     def view(self, *, timeout: Any = DEFAULT) -> AppView:
-        """Read the app's UI resource (``resources/read``) into an ``AppView``.
+        """Read the app's UI resource (``resources/read``) into an ``AppView``. The bridge's first
+        view also lists the tools, unless the client's latest listing has the bridge's ``tool``:
+        the app's tool calls are checked against that listing (``Client.known_tool``).
 
         Raises:
             ProtocolError: the resource is not an MCP App (``ui://``, ``text/html;profile=mcp-app``, HTML).
             MCPError: what ``read_resource`` raises.
             ValueError: ``tool=`` names no tool with a UI resource.
         """
-        uri = self._uri()
-        contents = self._client.read_resource(uri, timeout=self._timeout if timeout is DEFAULT else timeout)
+        timeout = self._timeout if timeout is DEFAULT else timeout
+        uri = self._uri(timeout)
+        contents = self._client.read_resource(uri, timeout=timeout)
         app = next((c for c in contents if c.is_app and c.html is not None), None)
         if app is None or not app.uri.startswith("ui://"):
             raise ProtocolError(f"resources/read {uri}: no MCP App HTML (a ui:// resource of type "
@@ -339,10 +359,7 @@ class AppBridge:
         if self._on_open_link is not None:
             capabilities["openLinks"] = {}
         context = dict(self._host_context)
-        try:
-            tool = None if self._tool is None else self._known_tool(self._tool)
-        except MCPError:  # the listing failed: the app just does not learn about its tool
-            tool = None
+        tool = None if self._tool is None else self._known_tool(self._tool)
         if tool is not None:
             context["toolInfo"] = {"tool": tool.raw}
         return {"protocolVersion": APP_PROTOCOL_VERSION, "hostInfo": dict(self._host_info),
@@ -352,7 +369,7 @@ class AppBridge:
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
             raise _Refused(INVALID_PARAMS, "tools/call needs params.name (a string) and params.arguments (an object)")
-        tool = self._relay(lambda: self._known_tool(name))  # (may list the tools once, if none is current)
+        tool = self._known_tool(name)  # the latest listing: nothing is sent for a name it lacks
         ui = None if tool is None else tool.ui
         if tool is None or not (ui.app_visible if ui is not None else self._allow_plain_tools):
             raise _Refused(INVALID_PARAMS, f"tool {name[:100]!r} is not available to this app")

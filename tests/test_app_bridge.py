@@ -19,6 +19,7 @@ import pytest
 from mcpclient import Client, StdioTransport
 from mcpclient.apps import APP_PROTOCOL_VERSION, AppBridge, AppView
 from mcpclient.errors import ProtocolError, RPCError
+from mcpclient.extensions import APPS
 from mcpclient.testing import RecordingTransport, server_command
 from mcpclient.testing.apps_html import APP_HTML, APP_URI
 
@@ -50,26 +51,13 @@ class Wire:
                     and "method" not in e["msg"])
 
 
-def _known_tool_shim() -> Any:
-    """Until ``Client.known_tool`` lands (issue 14, ext-core): the same answer from a listing."""
-    def known_tool(self: Client, name: str) -> Any:
-        return self._tools.get(name)  # the latest listing (the fixture lists once)
-    return known_tool
-
-
 @pytest.fixture(scope="module")
 def wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Wire]:
-    shim = not hasattr(Client, "known_tool")
-    if shim:
-        Client.known_tool = _known_tool_shim()  # type: ignore[attr-defined]
     cassette = tmp_path_factory.mktemp("bridge") / "wire.jsonl"
-    try:
-        with Client(RecordingTransport(StdioTransport(server_command("--apps")), cassette), timeout=10) as client:
-            client.list_tools()  # the listing the bridge's tool checks read
-            yield Wire(client, cassette)
-    finally:
-        if shim:
-            del Client.known_tool  # type: ignore[attr-defined]
+    with Client(RecordingTransport(StdioTransport(server_command("--apps")), cassette), timeout=10,
+                extensions={APPS: {}}) as client:
+        client.list_tools()  # the listing the bridge's tool checks read
+        yield Wire(client, cassette)
 
 
 def _call(bridge: AppBridge, method: str, params: Any = None, rid: Any = 7) -> Dict[str, Any]:
@@ -153,6 +141,21 @@ def test_view_reads_a_blob_and_applies_allow_domain(started):
         sandbox = _call(bridge, "ui/initialize", {})["result"]["hostCapabilities"]["sandbox"]
         assert sandbox["permissions"] == {"camera": {}, "microphone": {}}
         assert sandbox["csp"]["connectDomains"] == ["https://api.example.com"]
+
+
+def test_the_first_view_lists_the_tools_unless_the_bridge_tool_is_known(tmp_path):
+    cassette = tmp_path / "wire.jsonl"
+    with Client(RecordingTransport(StdioTransport(server_command("--apps")), cassette), timeout=10) as client:
+        fresh = Wire(client, cassette)
+        bridge = AppBridge(client, APP_URI)
+        assert _error(_call(bridge, "tools/call", {"name": "increment"}))[0] == -32602  # nothing listed yet
+        assert fresh.sent("tools/list") == [] and fresh.sent("tools/call") == []
+        bridge.view()
+        bridge.view()
+        assert len(fresh.sent("tools/list")) == 1
+        assert _call(bridge, "tools/call", {"name": "increment"})["result"]["structuredContent"] == {"count": 1}
+        AppBridge(client, tool="counter").view()  # its tool is known: no second listing
+        assert len(fresh.sent("tools/list")) == 1
 
 
 def test_open_runs_the_tool_and_queues_its_input_and_result(wire: Wire):

@@ -17,12 +17,9 @@ import os
 import shutil
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any, Iterator, Tuple
 
 import pytest
-
-from mcpclient import Client
 
 from ._procs import EXAMPLES
 
@@ -62,18 +59,11 @@ def page() -> Iterator[Tuple[Any, Any]]:
     from selenium.webdriver.chrome.service import Service
 
     example = _example()
-    shim = not hasattr(Client, "known_tool")
-    if shim:  # TEMPORARY until Client.known_tool lands (issue 14, ext-core): the latest listing
-        Client.known_tool = lambda self, name: self._tools.get(name)  # type: ignore[attr-defined]
-    try:
-        client = example.make_client()
-    except (ImportError, TypeError):  # TEMPORARY until Client(extensions=) lands (ext-core)
-        client = Client(example.server_command("--apps"), timeout=10)
+    client = example.make_client()
     profile = tempfile.mkdtemp(prefix="mcp-app-chromium-")
     driver = servers = None
     try:
         with client:
-            client.list_tools()
             servers = example.Servers(client, host_port=0, proxy_port=0).start()
             options = webdriver.ChromeOptions()
             options.binary_location = CHROMIUM
@@ -90,8 +80,6 @@ def page() -> Iterator[Tuple[Any, Any]]:
         if servers is not None:
             servers.stop()
         shutil.rmtree(profile, ignore_errors=True)
-        if shim:
-            del Client.known_tool  # type: ignore[attr-defined]
 
 
 def _into_app(driver: Any) -> None:
