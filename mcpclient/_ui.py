@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from ._values import Raw, log
-from .extensions import APP_MIME_TYPE
 
 __all__ = [
     "APP_MIME_TYPE",
@@ -30,6 +29,10 @@ __all__ = [
     "parse_resource_meta",
     "parse_tool_ui",
 ]
+
+#: The MIME type of an MCP App's HTML resource (what a client declares under ``mimeTypes``; also
+#: ``mcpclient.extensions.APP_MIME_TYPE``, imported from here).
+APP_MIME_TYPE = "text/html;profile=mcp-app"
 
 #: The policy for a UI resource without ``_meta.ui.csp`` (spec: exactly this, nothing looser).
 DEFAULT_CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "

@@ -17,6 +17,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
 
 from ._sentinel import DEFAULT
+from ._ui import APP_MIME_TYPE  # the MIME type of an MCP App's HTML (declared in the client's APPS settings)
 from .errors import CapabilityError, ProtocolError
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ TASKS = "io.modelcontextprotocol/tasks"
 APPS = "io.modelcontextprotocol/ui"
 #: Skills (SEP-2640): server-declared only, the client declares nothing.
 SKILLS = "io.modelcontextprotocol/skills"
-#: The MIME type of an MCP App's HTML (declared in the client's ``APPS`` settings).
-APP_MIME_TYPE = "text/html;profile=mcp-app"
 
 Raw = Dict[str, Any]
 #: ``(kind, method, raw) -> raw | Future of raw``: an extension's ``resolve`` bound to its context.
