@@ -60,8 +60,7 @@ def _builtin(key: str, settings: Dict[str, Any]) -> Extension:
         if importlib.util.find_spec(f"{__package__}._taskext") is not None:
             from ._taskext import TasksExtension  # deferred: import cost; only clients that declare TASKS need it
 
-            make = getattr(TasksExtension, "from_settings", None)
-            return make(settings) if make is not None else TasksExtension(**settings)  # type: ignore[no-any-return]
+            return TasksExtension(**settings)  # type: ignore[no-any-return]
         return ext._Declared(key, {})
     if key == ext.APPS:
         mimes = settings.get("mimeTypes", [])
@@ -108,18 +107,6 @@ class ExtensionMethods:
         """An ``ExtensionContext`` request: sent the negotiated era's way, gated by the context
         (on the server's declaration of the extension), not by the core capability table."""
         return self._call(method, params, timeout=timeout, owned=owned, check=False)
-
-    def _wrapped_call(self, method: str, params: Dict[str, Any], transform: Callable[[Any], Any],
-                      **options: Any) -> Optional[CallFuture]:
-        """A ``*_future`` call of ``method`` that a declared extension wraps (``wrap_future``),
-        or None: then the client makes the call as usual."""
-        ext = self._ext.wrapper(method) if self._ext is not None else None
-        if ext is None:
-            return None
-        from .extensions import pending  # deferred: import cost, loaded by build_registry already
-
-        first = self._call(method, params, pending, owned=False, **options)
-        return ext.wrap_future(method, first, transform, params)
 
     def _server_caps(self) -> Dict[str, Any]:
         return self.server_capabilities

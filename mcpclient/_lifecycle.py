@@ -25,7 +25,6 @@ from ._tracing import CallTracer, missing_extra
 from .transports.base import CLOSE_BUDGET, Transport
 
 if TYPE_CHECKING:
-    from .extensions import Registry
     from ._tools import ToolRegistry
     from .tracing import Tracing
     from .cache import ResultCache
@@ -49,10 +48,9 @@ def weakly(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def release(conn: Connection, responder: Responder, notifications: NotificationRouter,
-             subscriptions: SubscriptionRouter, collected: bool = False, extensions: Optional[Registry] = None) -> None:
+             subscriptions: SubscriptionRouter, collected: bool = False) -> None:
     """Close a client's connection: ``close()``, or the collection of a client nobody closed
-    (then a ``ResourceWarning`` says so, as for an unclosed file). Declared extensions close
-    their threads once the session is closed (their waits fail with it)."""
+    (then a ``ResourceWarning`` says so, as for an unclosed file)."""
     if collected and conn.state in ("connecting", "ready", "lost"):  # (not "forked": the parent's)
         warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
                       ResourceWarning, stacklevel=2)
@@ -67,8 +65,6 @@ def release(conn: Connection, responder: Responder, notifications: NotificationR
         session.close(deadline)
     if tasks is not None:
         tasks.close(deadline)
-    if extensions is not None:
-        extensions.close(deadline)
 
 
 def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:

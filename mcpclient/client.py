@@ -204,7 +204,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                                 on_restored=weakly(self._restored), on_forked=weakly(self._forked))
         self._subscriptions.keep_on_loss = reconnect is not None and reconnect is not False
         self._finalizer = weakref.finalize(self, release, self._conn, self._responder, self._notifications,
-                                           self._subscriptions, True, self._ext)
+                                           self._subscriptions, True)
         self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         within ``CLOSE_BUDGET`` (5 s) whatever the server or a callback does. In a process forked
         from the one that made the client, only this process's side is released."""
         self._finalizer.detach()
-        release(self._conn, self._responder, self._notifications, self._subscriptions, extensions=self._ext)
+        release(self._conn, self._responder, self._notifications, self._subscriptions)
 
     def __enter__(self) -> "Client":
         return self.connect()
@@ -439,11 +439,6 @@ class Client(ConnectionHooks, ExtensionMethods):
             if known is None and self.validate_output is True:  # (a known tool costs nothing more)
                 known, learn, timeout = self._unlisted_tool(name, arguments, timeout, owned)
         params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
-        if not owned and self._ext is not None:  # (the Tasks extension's call_tool_future)
-            wrapped = self._wrapped_call("tools/call", params, transform, timeout=timeout, on_progress=on_progress,
-                                         reset=reset)
-            if wrapped is not None:
-                return wrapped
         return self._call("tools/call", params, transform, timeout=timeout, owned=owned, on_progress=on_progress,
                           reset=reset)
 

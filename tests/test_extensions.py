@@ -9,13 +9,11 @@ scripted HTTP server (tests/http_scripted.py), both eras.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import Future
 from typing import Any, Dict, FrozenSet, List, Mapping
 
 import pytest
 
-from mcpclient import CallFuture, CapabilityError, Client, MissingClientCapability, ProtocolError, RequestTimeout
-from mcpclient.futures import ChainedFuture
+from mcpclient import CapabilityError, Client, MissingClientCapability, ProtocolError
 from mcpclient.extensions import APP_MIME_TYPE, APPS, TASKS, Extension, ExtensionContext, check_id
 
 from conftest import LONG
@@ -237,39 +235,6 @@ def test_a_user_extension_resolves_its_result_type(started, modern, use_future):
         assert len(sent(server, "example/fetch")) == 2
 
 
-class Chain(ChainedFuture):
-    """A future of its own for ``call_tool_future`` (what the Tasks extension's is)."""
-
-    def __init__(self, first: CallFuture, transform: Any) -> None:
-        self.transform = transform
-        super().__init__(first._session, "tools/call", first, self.step)
-
-    def step(self, value: Any) -> Any:
-        if isinstance(value, CallFuture):  # resolve's future, unawaited: parse what it ends with
-            self._link = self.transform
-            return value
-        return self.transform(value)
-
-
-class WrappingJobs(Jobs):
-    def wrap_future(self, method: str, first: CallFuture, transform: Any, params: Dict[str, Any]) -> CallFuture:
-        assert method == "tools/call"
-        return Chain(first, transform)
-
-
-@pytest.mark.parametrize("modern", [False, True])
-def test_an_extension_may_wrap_the_futures_of_the_methods_it_claims(started, modern):
-    server = started(jobs_server(modern=modern))
-    with connect(server, extensions={JOBS: WrappingJobs(use_future=True)}) as client:
-        future = client.call_tool_future("slow")
-        assert isinstance(future, Chain)
-        assert future.result(LONG).text == "done j1"
-        inline = client.call_tool_future("fast")
-        assert isinstance(inline, Chain) and inline.result(LONG).text == "plain"
-        assert client.call_tool("slow").text == "done j1"  # (a blocking call waits for resolve's future)
-        assert isinstance(client.list_tools_future(), CallFuture)
-
-
 def test_a_user_extension_answers_requests_and_gets_notifications(started):
     server = started(jobs_server())
     jobs = Jobs()
@@ -314,31 +279,3 @@ def test_no_routing_headers_in_the_handshake_era_without_the_tasks_extension(sta
         client.request("tasks/get", {"taskId": "task-7"})
         headers = server.requests("tasks/get")[-1].headers
         assert "mcp-name" not in headers and "mcp-method" not in headers
-
-
-class Stuck(Jobs):
-    """Resolves into a future nobody completes; records its close."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.futures: List[Future] = []
-        self.closed = threading.Event()
-
-    def resolve(self, kind: str, method: str, raw: Dict[str, Any], ctx: ExtensionContext) -> Any:
-        self.futures.append(Future())
-        return self.futures[-1]
-
-    def close(self, deadline: Any = None) -> None:
-        self.closed.set()
-
-
-@pytest.mark.parametrize("modern", [False, True])
-def test_the_calls_timeout_covers_resolve_and_cancels_its_future(started, modern):
-    server = started(jobs_server(modern=modern))
-    stuck = Stuck()
-    with connect(server, extensions={JOBS: stuck}) as client:
-        with pytest.raises(RequestTimeout):
-            client.call_tool("slow", timeout=0.3)
-        assert stuck.futures[0].cancelled()
-        assert not stuck.closed.is_set()
-    assert stuck.closed.is_set()
