@@ -60,7 +60,8 @@ def _builtin(key: str, settings: Dict[str, Any]) -> Extension:
         if importlib.util.find_spec(f"{__package__}._taskext") is not None:
             from ._taskext import TasksExtension  # deferred: import cost; only clients that declare TASKS need it
 
-            return TasksExtension(**settings)  # type: ignore[no-any-return]
+            make = getattr(TasksExtension, "from_settings", None)
+            return make(settings) if make is not None else TasksExtension(**settings)  # type: ignore[no-any-return]
         return ext._Declared(key, {})
     if key == ext.APPS:
         mimes = settings.get("mimeTypes", [])
@@ -163,7 +164,27 @@ class ExtensionMethods:
         """
         return self._tools.get(name) if isinstance(name, str) else None
 
-    # tasks (2025-11-25, experimental)
+    # tasks (the Tasks extension, and 2025-11-25, experimental)
+
+    def task(self, task_id: str) -> ToolTask:
+        """A handle for a task of this server, by id (e.g. saved from ``future.task.task_id``
+        before a restart); nothing is sent. With the Tasks extension declared
+        (``Client(extensions={TASKS: {}})``) and the server declaring it, the handle follows it
+        with the extension; else, when the server has 2025-11-25 tasks, it is that kind.
+
+        Returns:
+            A ``ToolTask``: ``.status()``, ``.result(timeout=)``, ``.cancel()``, ``.wait()``.
+
+        Raises:
+            ValueError: the Tasks extension is not declared (and the server has no 2025-11-25 tasks).
+            CapabilityError: the server declared neither (nothing is sent).
+        """
+        from ._taskext import resume  # deferred: import cost (the Tasks extension)
+
+        registry = self._ext
+        ext = registry.extensions.get("io.modelcontextprotocol/tasks") if registry is not None else None
+        return resume(ext if hasattr(ext, "handle") else None, self.server_extensions, self.server_capabilities,
+                      self._call, task_id)
 
     def _task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
               meta: Optional[Dict[str, Any]], task: Any, timeout: Any) -> ToolTask:

@@ -125,6 +125,17 @@ class Extension:
     def bind(self, ctx: "ExtensionContext") -> None:
         """Called after each connect (and reconnect): the server's settings are known now."""
 
+    def call_future(self, ctx: "ExtensionContext", call: Callable[..., "CallFuture[Any]"], method: str,
+                    params: Raw, transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
+        """A detached call (``*_future``) of a method this extension claims a ``resultType`` for:
+        return its own future to take it over (send it with ``call(method, params, transform,
+        owned=False, **options)``), so no worker waits for the claimed result; None (the
+        default): the call goes the usual way, ``resolve`` included."""
+        return None
+
+    def close(self) -> None:
+        """The client closed (after its connection): stop this extension's threads."""
+
 
 class _Declared(Extension):
     """An extension declared by id and settings only (``Client(extensions={id: {...}})``)."""
@@ -253,6 +264,20 @@ class Registry:
             for kind, ext in kinds.items():
                 table.setdefault(method, {})[kind] = _bound(ext, self._contexts[ext.id])
         return table
+
+    def call_future(self, call: Callable[..., "CallFuture[Any]"], method: str, params: Raw,
+                    transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
+        """The future of a detached call that a claiming extension takes over, or None."""
+        for ext in self._claims.get(method, {}).values():
+            future = ext.call_future(self._contexts[ext.id], call, method, params, transform, **options)
+            if future is not None:
+                return future
+        return None
+
+    def close(self) -> None:
+        """Every extension's ``close()`` (the client closed)."""
+        for ext in self.extensions.values():
+            ext.close()
 
     def notify(self, method: str, params: Dict[str, Any]) -> bool:
         """Pass a notification to the extensions that handle it (True if any did)."""
