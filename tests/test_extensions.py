@@ -347,3 +347,25 @@ def test_no_routing_headers_in_the_handshake_era_without_the_tasks_extension(sta
         client.request("tasks/get", {"taskId": "task-7"})
         headers = server.requests("tasks/get")[-1].headers
         assert "mcp-name" not in headers and "mcp-method" not in headers
+
+
+def test_a_failing_notification_handler_is_logged_and_the_core_still_runs(started, caplog):
+    class Broken(Jobs):
+        def _event(self, params: Dict[str, Any]) -> None:
+            raise RuntimeError("boom")
+
+    server = started(jobs_server())
+    got = threading.Event()
+    with connect(server, extensions={JOBS: Broken()},
+                 on_notification=lambda m, p: got.set() if m == "notifications/example/event" else None):
+        server.notify("notifications/example/event", {})
+        assert got.wait(LONG)
+    assert "extension handler for notifications/example/event failed" in caplog.text
+
+
+def test_registry_require_is_the_gate():
+    from mcpclient.extensions import Registry
+
+    assert Registry.require({"extensions": {JOBS: {"a": 1}}}, JOBS, "x/y") == {"a": 1}
+    with pytest.raises(CapabilityError):
+        Registry.require({"extensions": {JOBS: "not an object"}}, JOBS)
