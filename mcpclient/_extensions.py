@@ -109,18 +109,6 @@ class ExtensionMethods:
         (on the server's declaration of the extension), not by the core capability table."""
         return self._call(method, params, timeout=timeout, owned=owned, check=False)
 
-    def _wrapped_call(self, method: str, params: Dict[str, Any], transform: Callable[[Any], Any],
-                      **options: Any) -> Optional[CallFuture]:
-        """A ``*_future`` call of ``method`` that a declared extension wraps (``wrap_future``),
-        or None: then the client makes the call as usual."""
-        ext = self._ext.wrapper(method) if self._ext is not None else None
-        if ext is None:
-            return None
-        from .extensions import pending  # deferred: import cost, loaded by build_registry already
-
-        first = self._call(method, params, pending, owned=False, **options)
-        return ext.wrap_future(method, first, transform, params)
-
     def _server_caps(self) -> Dict[str, Any]:
         return self.server_capabilities
 
@@ -176,7 +164,27 @@ class ExtensionMethods:
         """
         return self._tools.get(name) if isinstance(name, str) else None
 
-    # tasks (2025-11-25, experimental)
+    # tasks (the Tasks extension, and 2025-11-25, experimental)
+
+    def task(self, task_id: str) -> ToolTask:
+        """A handle for a task of this server, by id (e.g. saved from ``future.task.task_id``
+        before a restart); nothing is sent. With the Tasks extension declared
+        (``Client(extensions={TASKS: {}})``) and the server declaring it, the handle follows it
+        with the extension; else, when the server has 2025-11-25 tasks, it is that kind.
+
+        Returns:
+            A ``ToolTask``: ``.status()``, ``.result(timeout=)``, ``.cancel()``, ``.wait()``.
+
+        Raises:
+            ValueError: the Tasks extension is not declared (and the server has no 2025-11-25 tasks).
+            CapabilityError: the server declared neither (nothing is sent).
+        """
+        from ._taskext import resume  # deferred: import cost (the Tasks extension)
+
+        registry = self._ext
+        ext = registry.extensions.get("io.modelcontextprotocol/tasks") if registry is not None else None
+        return resume(ext if hasattr(ext, "handle") else None, self.server_extensions, self.server_capabilities,
+                      self._call, task_id)
 
     def _task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
               meta: Optional[Dict[str, Any]], task: Any, timeout: Any) -> ToolTask:

@@ -51,8 +51,8 @@ def weakly(method: Callable[..., Any]) -> Callable[..., Any]:
 def release(conn: Connection, responder: Responder, notifications: NotificationRouter,
              subscriptions: SubscriptionRouter, collected: bool = False, extensions: Optional[Registry] = None) -> None:
     """Close a client's connection: ``close()``, or the collection of a client nobody closed
-    (then a ``ResourceWarning`` says so, as for an unclosed file). Declared extensions close
-    their threads once the session is closed (their waits fail with it)."""
+    (then a ``ResourceWarning`` says so, as for an unclosed file; its declared ``extensions``
+    are closed too: ``close()`` does that itself)."""
     if collected and conn.state in ("connecting", "ready", "lost"):  # (not "forked": the parent's)
         warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
                       ResourceWarning, stacklevel=2)
@@ -68,7 +68,7 @@ def release(conn: Connection, responder: Responder, notifications: NotificationR
     if tasks is not None:
         tasks.close(deadline)
     if extensions is not None:
-        extensions.close(deadline)
+        extensions.close()
 
 
 def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:

@@ -190,13 +190,11 @@ class _Step:
                                               f"{self.era._max_rounds} rounds")
                 self.fresh = False  # the result of an input round is never cached
                 return Again(next_round(method, self.original, raw, self.era._answer))
-            if kind != "complete":
+            if kind != "complete" and kind not in getattr(self.transform, "claims", ()):
                 resolver = self.era.resolvers.get(method, {}).get(kind)
                 if resolver is None:
                     raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
-                raw, self.fresh = _resolved(resolver, kind, method, raw, self.deadline, self.transform), False
-                if type(raw) is not dict:  # (a future kept for the extension that wraps the call)
-                    return raw
+                raw, self.fresh = _resolved(resolver, kind, method, raw, self.deadline), False
             cache = self.cache
             if cache is not None and self.fresh:
                 cache.put(method, self.params, raw)
@@ -214,22 +212,21 @@ def _deadline(timeout: Optional[float]) -> Optional[float]:
     return None if timeout is None else time.monotonic() + timeout
 
 
-def _resolved(resolver: "Resolver", kind: str, method: str, raw: Dict[str, Any], deadline: Optional[float],
-              transform: Optional[Transform]) -> Any:
+def _resolved(resolver: "Resolver", kind: str, method: str, raw: Dict[str, Any], deadline: Optional[float]) -> Any:
     """A result of an extension's ``kind``, resolved by it into the final one (``extensions.resolved``)."""
-    from .extensions import pending, resolved  # deferred: import cost (extensions); only clients that declare one get here
+    from .extensions import resolved  # deferred: import cost (extensions); only clients that declare one get here
 
     return resolved(resolver, kind, method, raw, deadline, lambda: RequestTimeout(
-        f"{method}: no final result within the call's timeout (resultType {kind!r:.50})", method=method),
-        keep=transform is pending)
+        f"{method}: no final result within the call's timeout (resultType {kind!r:.50})", method=method))
 
 
 def _resolving(method: str, claimed: Mapping[str, "Resolver"], transform: Optional[Transform],
                deadline: Optional[float]) -> Transform:
-    """Handshake era: ``transform`` preceded by the resolution of a claimed ``resultType``."""
+    """Handshake era: ``transform`` preceded by the resolution of a claimed ``resultType`` (not
+    of those the transform's ``claims`` names: an extension's own future takes them as they are)."""
     def step(raw: Any) -> Any:
         kind = raw.get("resultType") if type(raw) is dict else None
-        if isinstance(kind, str) and kind in claimed:
-            raw = _resolved(claimed[kind], kind, method, raw, deadline, transform)
+        if isinstance(kind, str) and kind in claimed and kind not in getattr(transform, "claims", ()):
+            raw = _resolved(claimed[kind], kind, method, raw, deadline)
         return raw if transform is None else transform(raw)
     return step

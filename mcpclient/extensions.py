@@ -11,6 +11,7 @@ Every extension request first checks that the server declared the extension
 """
 from __future__ import annotations
 
+import logging
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from .futures import CallFuture
 
 __all__ = ["APPS", "APP_MIME_TYPE", "Extension", "ExtensionContext", "Registry", "SKILLS", "TASKS", "check_id",
-           "pending", "require", "server_settings"]
+           "require", "server_settings"]
 
 #: The Tasks extension (long-running tool calls answered as tasks).
 TASKS = "io.modelcontextprotocol/tasks"
@@ -124,20 +125,16 @@ class Extension:
     def bind(self, ctx: "ExtensionContext") -> None:
         """Called after each connect (and reconnect): the server's settings are known now."""
 
-    def wrap_future(self, method: str, first: "CallFuture[Any]", transform: Callable[[Any], Any],
-                    params: Dict[str, Any]) -> "CallFuture[Any]":
-        """Override to give ``*_future`` calls of a method this extension claims a result type
-        on (``call_tool_future`` for ``tools/call``) a future of your own, so that no worker
-        waits for ``resolve``'s future. ``first`` is the call, sent with the transform
-        ``pending``: it ends with the raw result, or, for a claimed ``resultType``, with what
-        ``resolve`` returned (a future, unawaited); ``transform`` is the call's own parsing
-        (apply it to the final raw result); ``params`` what was sent. Not overridden: the call
-        is made as usual and a worker waits for ``resolve``'s future."""
-        raise NotImplementedError
+    def call_future(self, ctx: "ExtensionContext", call: Callable[..., "CallFuture[Any]"], method: str,
+                    params: Raw, transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
+        """A detached call (``*_future``) of a method this extension claims a ``resultType`` for:
+        return its own future to take it over (send it with ``call(method, params, transform,
+        owned=False, **options)``), so no worker waits for the claimed result; None (the
+        default): the call goes the usual way, ``resolve`` included."""
+        return None
 
-    def close(self, deadline: Optional[float] = None) -> None:
-        """The client is closing (``close()``, or collected): stop threads of your own by
-        ``deadline`` (monotonic). Waits of callers fail with the client's ``ClientClosedError``."""
+    def close(self) -> None:
+        """The client closed (after its connection): stop this extension's threads."""
 
 
 class _Declared(Extension):
@@ -268,28 +265,32 @@ class Registry:
                 table.setdefault(method, {})[kind] = _bound(ext, self._contexts[ext.id])
         return table
 
-    def wrapper(self, method: str) -> Optional[Extension]:
-        """The extension that wraps ``*_future`` calls of ``method`` (``wrap_future``), or None."""
+    def call_future(self, call: Callable[..., "CallFuture[Any]"], method: str, params: Raw,
+                    transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
+        """The future of a detached call that a claiming extension takes over, or None."""
         for ext in self._claims.get(method, {}).values():
-            if type(ext).wrap_future is not Extension.wrap_future:
-                return ext
+            future = ext.call_future(self._contexts[ext.id], call, method, params, transform, **options)
+            if future is not None:
+                return future
         return None
 
-    def close(self, deadline: Optional[float]) -> None:
-        """The client is closing: every extension's ``close`` (one failing does not stop the others)."""
+    def close(self) -> None:
+        """Every extension's ``close()`` (the client closed)."""
         for ext in self.extensions.values():
-            try:
-                ext.close(deadline)
-            except Exception:  # (logged: closing goes on)
-                import logging  # deferred: only a failing extension needs it
+            ext.close()
 
-                logging.getLogger("mcpclient").exception("closing extension %s failed", ext.id)
+    #: ``require(server_capabilities, id, method)``: the server's settings, or ``CapabilityError``.
+    require = staticmethod(require)
 
     def notify(self, method: str, params: Dict[str, Any]) -> bool:
-        """Pass a notification to the extensions that handle it (True if any did)."""
+        """Pass a notification to the extensions that handle it (True if any did); one handler
+        that raises is logged and does not keep the others (or the core's handling) from it."""
         handlers = self.notifications.get(method)
         for handler in handlers or ():
-            handler(params)
+            try:
+                handler(params)
+            except Exception:
+                logging.getLogger("mcpclient").exception("extension handler for %s failed", method)
         return bool(handlers)
 
 
@@ -297,21 +298,12 @@ def _bound(ext: Extension, ctx: ExtensionContext) -> Resolver:
     return lambda kind, method, raw: ext.resolve(kind, method, raw, ctx)
 
 
-def pending(raw: Any) -> Any:
-    """The transform of a call an extension wraps (``Extension.wrap_future``): the raw result
-    as it is, or, for a claimed ``resultType``, what ``resolve`` returned (a future unawaited)."""
-    return raw
-
-
 def resolved(resolver: Resolver, kind: str, method: str, raw: Raw, deadline: Optional[float],
-             expired: Callable[[], BaseException], keep: bool = False) -> Any:
+             expired: Callable[[], BaseException]) -> Raw:
     """Run ``resolver`` on a result of a claimed ``kind`` and wait (until ``deadline``,
     monotonic; None = for ever) for a future it returns; the final result must be ``complete``.
-    On expiry the future is cancelled and ``expired()`` raised. ``keep`` (the call's transform
-    is ``pending``): a future is returned unawaited."""
+    On expiry the future is cancelled and ``expired()`` raised."""
     value = resolver(kind, method, raw)
-    if keep and isinstance(value, Future):
-        return value
     if isinstance(value, Future):
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
