@@ -8,10 +8,13 @@ does not pay for building them at ``import mcpclient``. They follow ``types``' r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from ._values import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value, log
 from .errors import ProtocolError
+
+if TYPE_CHECKING:
+    from ._ui import UIResourceMeta
 
 __all__ = ["Completion", "Prompt", "PromptArgument", "Resource", "ResourceTemplate"]
 
@@ -44,6 +47,14 @@ class Resource(_Value):
                    _opt(raw, "description", str, what), _opt(raw, "mimeType", str, what), _opt(raw, "size", int, what),
                    _opt(raw, "annotations", dict, what), _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what),
                    raw)
+
+    @property
+    def ui(self) -> Optional["UIResourceMeta"]:
+        """The MCP Apps ``_meta.ui`` a listing entry may carry (CSP, permissions...); ``None``
+        without one or when it is malformed (DEBUG log). ``resources/read`` has the binding one."""
+        from ._ui import parse_resource_meta  # deferred: import cost (MCP Apps only)
+
+        return parse_resource_meta(self.meta, f"resource {self.uri}")
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)

@@ -25,6 +25,7 @@ from ._tracing import CallTracer, missing_extra
 from .transports.base import CLOSE_BUDGET, Transport
 
 if TYPE_CHECKING:
+    from .extensions import Registry
     from ._tools import ToolRegistry
     from .tracing import Tracing
     from .cache import ResultCache
@@ -48,9 +49,10 @@ def weakly(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def release(conn: Connection, responder: Responder, notifications: NotificationRouter,
-             subscriptions: SubscriptionRouter, collected: bool = False) -> None:
+             subscriptions: SubscriptionRouter, collected: bool = False, extensions: Optional[Registry] = None) -> None:
     """Close a client's connection: ``close()``, or the collection of a client nobody closed
-    (then a ``ResourceWarning`` says so, as for an unclosed file)."""
+    (then a ``ResourceWarning`` says so, as for an unclosed file; its declared ``extensions``
+    are closed too: ``close()`` does that itself)."""
     if collected and conn.state in ("connecting", "ready", "lost"):  # (not "forked": the parent's)
         warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
                       ResourceWarning, stacklevel=2)
@@ -65,6 +67,8 @@ def release(conn: Connection, responder: Responder, notifications: NotificationR
         session.close(deadline)
     if tasks is not None:
         tasks.close(deadline)
+    if extensions is not None:
+        extensions.close()
 
 
 def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:
@@ -110,6 +114,10 @@ class ConnectionHooks:
         @property
         def transport(self) -> Transport: ...
 
+        def _extend_era(self, era: Any, sends_headers: bool) -> Any: ...
+
+        def _bind_extensions(self) -> None: ...
+
     def _new_session(self, transport: Transport) -> Session:
         responder = self._responder
         session = Session(transport, on_request=responder.answer, on_notification=self._notifications.handle,
@@ -122,8 +130,9 @@ class ConnectionHooks:
         return session
 
     def _make_era(self, negotiated: Any, transport: Transport) -> Any:
-        return era_for(negotiated, self._responder.capabilities(), self._client_info, self._responder.answer,
-                       self.max_input_rounds, self._cache, transport.sends_headers)
+        return self._extend_era(era_for(negotiated, self._responder.capabilities(), self._client_info,
+                                        self._responder.answer, self.max_input_rounds, self._cache,
+                                        transport.sends_headers), transport.sends_headers)
 
     def _lost(self, error: MCPError) -> None:
         """The connection was lost (reader or timer thread): subscriptions end, or with a
@@ -142,6 +151,7 @@ class ConnectionHooks:
         restarted server: its output schemas may differ), subscriptions again, then ``on_reconnect``."""
         self._tools.forget()
         self._subscriptions.restore(era.stateless)
+        self._bind_extensions()
         if self.on_reconnect is not None:
             self._conn.session.after_notifications("on_reconnect callback", self.on_reconnect, self)
 

@@ -12,9 +12,9 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 from . import _params
-from ._extensions import ExtensionMethods
+from ._extensions import ExtensionMethods, ExtensionsSetting, build_registry
 from ._lifecycle import ConnectionHooks, release, weakly
-from ._responder import Responder
+from ._responder import Responder, _merged
 from ._sentinel import DEFAULT
 from ._tools import ToolRegistry
 from ._version import __version__
@@ -115,6 +115,10 @@ class Client(ConnectionHooks, ExtensionMethods):
             providers) insists (``MissingExtraError`` here without the package). A span per
             request, the ``mcp.client.operation.duration`` histogram, and the trace context in
             every request's ``params._meta``; opentelemetry is imported at ``connect()``.
+        extensions: protocol extensions to declare (README, "Extensions"): id -> settings dict,
+            ``True`` (``{}``), or an ``Extension`` (handlers, result types). ``TASKS`` runs tool
+            calls the server answers as tasks; ``APPS`` declares MCP Apps. None are declared by
+            default; an id also in ``capabilities["extensions"]`` is a ``ValueError``.
 
     Threads (README, "Threads: who runs what"): handlers run on a pool of ``max_workers``;
     ``on_notification``, ``on_log``, ``on_resource_updated`` and ``on_progress`` in arrival order on
@@ -140,7 +144,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         max_input_rounds: int = 10, max_pages: int = _params.DEFAULT_MAX_PAGES, cache: bool = True,
         reconnect: Union[None, bool, Reconnect] = None,
         keepalive: Union[None, float, Keepalive] = None, on_reconnect: Optional[Callable[["Client"], Any]] = None,
-        tracing: TracingSetting = None,
+        tracing: TracingSetting = None, extensions: ExtensionsSetting = None,
     ) -> None:
         transport = make_transport(target, headers, auth)
         self._tracing = wants_tracing(tracing)
@@ -186,8 +190,13 @@ class Client(ConnectionHooks, ExtensionMethods):
             from .tasks import TaskStore  # deferred: import cost (only clients that use tasks need it)
 
             tasks = TaskStore(transport.instance, max_workers)
+        self._ext = build_registry(extensions, capabilities)
+        if self._ext is not None and (capabilities is None or isinstance(capabilities, dict)):
+            capabilities = _merged(capabilities or {}, self._ext.capabilities())
         self._responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities,
                                     tasks)
+        if self._ext is not None:
+            self._install_extensions(self._ext)
         connector = Connector(protocol, self._client_info, self._responder.capabilities, probe_timeout,
                               reuse_discovery=cache)
         self._conn = Connection(transport, weakly(self._new_session), connector, weakly(self._make_era),
@@ -196,7 +205,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                                 on_restored=weakly(self._restored), on_forked=weakly(self._forked))
         self._subscriptions.keep_on_loss = reconnect is not None and reconnect is not False
         self._finalizer = weakref.finalize(self, release, self._conn, self._responder, self._notifications,
-                                           self._subscriptions, True)
+                                           self._subscriptions, True, self._ext)
         self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -223,6 +232,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         if self._tracing is not None and self._tracer is None:
             self._start_tracing()
         self._conn.open(self._timeout(timeout))
+        self._bind_extensions()
         return self
 
     def close(self) -> None:
@@ -231,6 +241,8 @@ class Client(ConnectionHooks, ExtensionMethods):
         from the one that made the client, only this process's side is released."""
         self._finalizer.detach()
         release(self._conn, self._responder, self._notifications, self._subscriptions)
+        if self._ext is not None:
+            self._ext.close()
 
     def __enter__(self) -> "Client":
         return self.connect()
@@ -430,8 +442,10 @@ class Client(ConnectionHooks, ExtensionMethods):
             if known is None and self.validate_output is True:  # (a known tool costs nothing more)
                 known, learn, timeout = self._unlisted_tool(name, arguments, timeout, owned)
         params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
-        return self._call("tools/call", params, transform, timeout=timeout, owned=owned, on_progress=on_progress,
-                          reset=reset)
+        taken = None if owned or self._ext is None else self._ext.call_future(
+            self._call, "tools/call", params, transform, timeout=timeout, on_progress=on_progress, reset=reset)
+        return taken if taken is not None else self._call("tools/call", params, transform, timeout=timeout, owned=owned,
+                                   on_progress=on_progress, reset=reset)
 
     def _unlisted_tool(self, name: str, arguments: Any, timeout: Any, owned: bool
                        ) -> Tuple[Optional[Tool], Optional[Callable[[], Optional[Tool]]], Any]:

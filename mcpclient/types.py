@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Type, TypeVar, Union
 
 from ._lazy import lazy_names
-from ._values import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value
+from ._values import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value, log
 from .errors import ProtocolError, ToolError
 
 if TYPE_CHECKING:
     from ._catalog import Completion, Prompt, PromptArgument, Resource, ResourceTemplate
+    from ._ui import ToolUI, UIResourceMeta
 
 __all__ = [
     "AudioContent",
@@ -167,6 +168,34 @@ class ResourceContents(_Value):
         return cls(uri, _opt(raw, "mimeType", str, what), _opt(raw, "text", str, what),
                    None if blob is None else _b64decode(blob, f"resource {uri}"), _opt(raw, "_meta", dict, what), raw)
 
+    @property
+    def ui(self) -> Optional["UIResourceMeta"]:
+        """The MCP Apps ``_meta.ui`` of a UI resource (CSP, permissions...); ``None`` without one or
+        when it is malformed (DEBUG log)."""
+        from ._ui import parse_resource_meta  # deferred: import cost (MCP Apps only)
+
+        return parse_resource_meta(self.meta, f"resource {self.uri}")
+
+    @property
+    def is_app(self) -> bool:
+        """Whether this is an MCP App's HTML (``mime_type`` is ``text/html;profile=mcp-app``,
+        compared case-insensitively with its parameters normalised)."""
+        from ._ui import is_app_mime  # deferred: import cost (MCP Apps only)
+
+        return is_app_mime(self.mime_type)
+
+    @property
+    def html(self) -> Optional[str]:
+        """The contents as text: ``text``, or ``blob`` decoded as UTF-8; ``None`` when there is
+        neither or the blob is no UTF-8 (DEBUG log)."""
+        if self.text is not None or self.blob is None:
+            return self.text
+        try:
+            return self.blob.decode("utf-8")
+        except UnicodeDecodeError:
+            log.debug("resource %s: its blob is no UTF-8 text", self.uri)
+            return None
+
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
 class ResourceLink(_Value):
@@ -300,6 +329,22 @@ class Tool(_Value):
         return value if value in ("optional", "required") else "forbidden"
 
     @property
+    def ui(self) -> Optional["ToolUI"]:
+        """The MCP Apps ``_meta.ui`` (or the deprecated flat ``_meta["ui/resourceUri"]``): the UI
+        resource the tool renders in and its ``visibility``; ``None`` without one or when it is
+        malformed (DEBUG log)."""
+        from ._ui import parse_tool_ui  # deferred: import cost (MCP Apps only)
+
+        return parse_tool_ui(self.meta, f"tool {self.name}")
+
+    @property
+    def model_visible(self) -> bool:
+        """Whether the model may see and call this tool: ``True`` unless its ``ui.visibility``
+        leaves out ``"model"`` (an app-only tool, which hosts keep out of the agent's list)."""
+        ui = self.ui
+        return ui is None or ui.model_visible
+
+    @property
     def display_name(self) -> str:
         """``title``, then ``annotations.title``, then ``name`` (the spec's precedence)."""
         title = (self.annotations or {}).get("title")
@@ -390,8 +435,13 @@ class PromptResult(_Value):
 _CATALOG = frozenset(("Completion", "Prompt", "PromptArgument", "Resource", "ResourceTemplate"))
 
 
-__getattr__ = lazy_names(__name__, dict.fromkeys(_CATALOG, "_catalog"), globals(), package="mcpclient")
+#: The MCP Apps types (``Tool.ui``, ``ResourceContents.ui``): defined in ``_ui``, loaded on first use.
+_UI = frozenset(("ToolUI", "UICsp", "UIPermissions", "UIResourceMeta"))
+
+
+__getattr__ = lazy_names(__name__, {**dict.fromkeys(_CATALOG, "_catalog"), **dict.fromkeys(_UI, "_ui")}, globals(),
+                         package="mcpclient")
 
 
 def __dir__() -> List[str]:
-    return sorted(set(globals()) | _CATALOG)
+    return sorted(set(globals()) | _CATALOG | _UI)

@@ -348,7 +348,7 @@ def test_run_back_errors_are_answers() -> None:
     custom = run_openai_tool_calls(group, [{"id": "6", "type": "custom", "custom": {"name": "grammar", "input": "x"}}])
     assert custom == [{"role": "tool", "tool_call_id": "6",
                        "content": "Error: custom tool calls are not supported (MCP tools are functions)"}]
-    assert group.listed == 0  # no null argument: no schemas needed
+    assert group.listed == 2  # once per run (which tools are app-only; a group's list is its own table)
     blocks = [{"type": "text", "text": "thinking"}, {"type": "tool_use", "id": "t1", "name": "nope", "input": {}}]
     message = run_anthropic_tool_uses(group, blocks)
     assert message["role"] == "user"
@@ -439,3 +439,70 @@ def test_langchain_tools() -> None:
 
     message = asyncio.run(tool.ainvoke({"name": "echo", "args": {"text": "async"}, "id": "3", "type": "tool_call"}))
     assert message.content == "async"
+
+
+# --- MCP Apps: app-only tools are not the model's (issue 14, test 12) ------------------------------
+
+APP_ONLY = Tool.from_wire({"name": "increment", "inputSchema": {"type": "object"},
+                           "_meta": {"ui": {"resourceUri": "ui://counter/app.html", "visibility": ["app"]}}})
+
+
+@pytest.fixture
+def apps_wire(tmp_path: Any) -> Any:
+    """A client of ``python -m mcpclient.testing --apps`` and a reader of what it sent (a cassette)."""
+    from mcpclient.testing import RecordingTransport, server_command
+    from mcpclient.transports import StdioTransport
+
+    cassette = tmp_path / "wire.jsonl"
+    with Client(RecordingTransport(StdioTransport(server_command("--apps")), cassette), timeout=10) as client:
+        def sent(method: str) -> List[Dict[str, Any]]:
+            events = [json.loads(line) for line in cassette.read_text().splitlines() if line.strip()]
+            return [e["msg"] for e in events if e.get("dir") == "send" and e["msg"].get("method") == method]
+        yield client, sent
+
+
+def test_app_only_tools_are_left_out(apps_wire: Any) -> None:
+    from mcpclient.adapters import model_tools
+
+    client, _ = apps_wire
+    tools = client.list_tools()
+    assert "increment" in {t.name for t in tools} and "increment" not in {t.name for t in model_tools(tools)}
+    assert {"counter", "lookup_secret", "echo"} <= {t.name for t in model_tools(client)}
+    for api in ("chat", "responses"):
+        names = [t["name"] if api == "responses" else t["function"]["name"] for t in to_openai_tools(tools, api=api)]
+        assert "increment" not in names and "lookup_secret" in names and "counter" in names
+        every = to_openai_tools(tools, api=api, include_app_only=True)
+        assert len(every) == len(tools)
+    assert "increment" not in {t["name"] for t in to_anthropic_tools(client)}
+    assert "increment" in {t["name"] for t in to_anthropic_tools(tools, include_app_only=True)}
+
+
+def test_app_only_tools_left_out_of_langchain(apps_wire: Any) -> None:
+    pytest.importorskip("langchain_core")
+    from mcpclient.adapters.langchain import to_langchain_tools
+
+    client, _ = apps_wire
+    assert "increment" not in {t.name for t in to_langchain_tools(client)}
+    assert "increment" in {t.name for t in to_langchain_tools(client, include_app_only=True)}
+
+
+def test_a_model_call_to_an_app_only_tool_is_refused(apps_wire: Any) -> None:
+    client, sent = apps_wire
+    before = len(sent("tools/call"))
+    (chat,) = run_openai_tool_calls(client, [{"id": "1", "function": {"name": "increment", "arguments": "{}"}}])
+    assert chat["content"] == "Error: tool 'increment' is only available to its MCP App's UI, not to the model"
+    (responses,) = run_openai_tool_calls(client, [{"type": "function_call", "call_id": "2", "name": "increment",
+                                                   "arguments": "{}"}], api="responses", tools=client.list_tools())
+    assert responses["output"].startswith("Error: tool 'increment' is only available")
+    message = run_anthropic_tool_uses(client, [{"type": "tool_use", "id": "3", "name": "increment", "input": {}},
+                                               {"type": "tool_use", "id": "4", "name": "counter", "input": {}}])
+    refused, allowed = message["content"]
+    assert refused["is_error"] is True and "only available to its MCP App" in refused["content"][0]["text"]
+    assert allowed["is_error"] is False and '"count": 0' in allowed["content"][0]["text"]  # never incremented
+    assert [m["params"]["name"] for m in sent("tools/call")[before:]] == ["counter"]  # nothing sent for increment
+
+
+def test_a_group_refuses_app_only_calls_too() -> None:
+    group = FakeGroup({"increment": _result([{"type": "text", "text": "1"}])}, [APP_ONLY])
+    (answer,) = run_openai_tool_calls(group, [{"id": "1", "function": {"name": "increment", "arguments": "{}"}}])
+    assert answer["content"].startswith("Error: tool 'increment' is only available") and group.calls == []

@@ -3,15 +3,17 @@
 Each provider has its own module, imported on its own so nothing pulls in an SDK it does not
 need: ``mcpclient.adapters.openai`` and ``.anthropic`` work with plain dicts (no SDK import);
 ``.langchain`` needs ``langchain-core`` (the ``langchain`` extra). The names are also here,
-each module loaded on first use.
+each module loaded on first use. ``model_tools`` drops MCP Apps' app-only tools (the converters
+do so by default too).
 """
 from __future__ import annotations
 
 from typing import Any
 
+from ._calls import model_tools
 from ._schema import StrictSchemaError, normalize, to_strict_schema
 
-__all__ = ["StrictSchemaError", "normalize", "to_strict_schema", "to_openai_tools", "run_openai_tool_calls",
+__all__ = ["StrictSchemaError", "model_tools", "normalize", "to_strict_schema", "to_openai_tools", "run_openai_tool_calls",
            "to_anthropic_tools", "run_anthropic_tool_uses", "to_langchain_tools"]
 
 _HOMES = {"to_openai_tools": "openai", "run_openai_tool_calls": "openai", "to_anthropic_tools": "anthropic",

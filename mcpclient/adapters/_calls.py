@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from .._sentinel import DEFAULT
 from ..errors import MCPError
@@ -59,13 +59,42 @@ def tool_list(tools: Any) -> List[Tool]:
     return list(tools.list_tools()) if hasattr(tools, "list_tools") else list(tools)
 
 
-def _schemas(target: Any, tools: Optional[Sequence[Tool]]) -> Dict[str, Any]:
-    if tools is None:
-        try:
-            tools = target.list_tools()
-        except MCPError:
-            return {}
-    return {tool.name: tool.input_schema for tool in tools}
+def model_tools(tools: Any) -> List[Tool]:
+    """The tools a model may see (``tools``: ``Tool``s, or a group or client: its ``list_tools()``):
+    all but MCP Apps' app-only ones, whose ``ui.visibility`` leaves out ``"model"`` (a host must
+    keep those out of the agent's list; only the app's UI calls them)."""
+    return [tool for tool in tool_list(tools) if tool.model_visible]
+
+
+def offered(tools: Any, include_app_only: bool) -> List[Tool]:
+    """What a ``to_*_tools`` converts: ``model_tools(tools)``, or every tool with ``include_app_only``."""
+    return tool_list(tools) if include_app_only else model_tools(tools)
+
+
+class _Listing:
+    """The tools ``run_calls`` consults: ``tools`` if given, else the target's ``list_tools()``,
+    asked at most once (and only when needed); a failed listing counts as empty."""
+
+    def __init__(self, target: Any, tools: Optional[Sequence[Tool]]) -> None:
+        self._target, self._tools = target, tools
+
+    def tools(self) -> Sequence[Tool]:
+        if self._tools is None:
+            try:
+                self._tools = self._target.list_tools()
+            except MCPError:
+                self._tools = []
+        return self._tools or ()
+
+    def app_only(self, names: Sequence[str]) -> Set[str]:
+        """Which of ``names`` are MCP Apps app-only tools: by a client's ``known_tool`` (no request)
+        when no ``tools`` were given and it knows them all, else by the listing."""
+        if self._tools is None and hasattr(self._target, "known_tool"):
+            found = [self._target.known_tool(name) for name in set(names)]
+            if all(tool is not None for tool in found):
+                return {tool.name for tool in found if tool is not None and not tool.model_visible}
+            # A name no listing has shown yet: list once rather than let an app-only tool through.
+        return {tool.name for tool in self.tools() if not tool.model_visible} if names else set()
 
 
 def _has_null(value: Any) -> bool:
@@ -80,12 +109,18 @@ def run_calls(target: Any, calls: List[Call], *, tools: Optional[Sequence[Tool]]
               timeout: Optional[float] = None) -> List[Outcome]:
     """Run ``calls`` at once through ``target.call_tools`` (a group) or ``target.call_tool_future``
     (a client); one outcome per call, in order. ``null``s for omitted optional arguments (strict
-    mode) are dropped first, using ``tools``' schemas (by default ``target.list_tools()``, asked
-    only when some argument, at any depth, is ``null``)."""
+    mode) are dropped first, using ``tools``' schemas. A call to an MCP Apps app-only tool is
+    refused (an error outcome; nothing is sent): the model was never meant to call it. Without
+    ``tools``: a client's ``known_tool`` (its latest listing), else ``target.list_tools()`` once."""
+    listing = _Listing(target, tools)
+    app_only = listing.app_only([c.name for c in calls])
+    for call in calls:
+        if call.name in app_only and isinstance(call.arguments, dict):
+            call.arguments = f"tool {call.name!r} is only available to its MCP App's UI, not to the model"
     outcomes: List[Outcome] = [c.arguments if isinstance(c.arguments, str) else "" for c in calls]
     runnable = [(i, c) for i, c in enumerate(calls) if isinstance(c.arguments, dict)]
     if any(_has_null(c.arguments) for _, c in runnable):  # at any depth: strict mode nests them too
-        schemas = _schemas(target, tools)
+        schemas = {tool.name: tool.input_schema for tool in listing.tools()}
         for _, call in runnable:
             if call.name in schemas:
                 call.arguments = prune_nulls(schemas[call.name], call.arguments)

@@ -16,7 +16,7 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ..types import EmbeddedResource, ImageContent, Tool, ToolResult
-from ._calls import Call, Outcome, describe, error_text, field, parse_arguments, run_calls, structured_text, tool_list
+from ._calls import Call, Outcome, describe, error_text, field, offered, parse_arguments, run_calls, structured_text
 from ._schema import normalize
 
 __all__ = ["to_anthropic_tools", "run_anthropic_tool_uses"]
@@ -29,16 +29,18 @@ NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
-def to_anthropic_tools(tools: Union[Iterable[Tool], Any]) -> List[Dict[str, Any]]:
+def to_anthropic_tools(tools: Union[Iterable[Tool], Any], *, include_app_only: bool = False) -> List[Dict[str, Any]]:
     """Messages API tools (``name``, ``description``, ``input_schema``) for ``tools`` (``Tool``s, or
     a group or client: its ``list_tools()``).
 
     The schema is normalized as Anthropic requires: ``type: object`` at the top, no top-level
     ``oneOf``/``anyOf``/``allOf`` (their object branches are folded in), no ``$schema``, local
     ``$ref``s inlined (recursive ones kept under ``$defs``). A tool whose name Anthropic does
-    not accept is left out, with a warning (a ``ServerGroup`` gives every tool a valid name)."""
+    not accept is left out, with a warning (a ``ServerGroup`` gives every tool a valid name).
+    MCP Apps' app-only tools (``ui.visibility`` without ``"model"``) are left out unless
+    ``include_app_only=True``."""
     converted = []
-    for tool in tool_list(tools):
+    for tool in offered(tools, include_app_only):
         if not NAME.match(tool.name):
             log.warning("tool %r left out: Anthropic tool names must match %s", tool.name, NAME.pattern)
             continue
@@ -90,7 +92,8 @@ def run_anthropic_tool_uses(group: Any, content_blocks: Any, *, tools: Optional[
 
     ``group`` is a ``ServerGroup`` (or a ``Client``); ``content_blocks`` is ``message.content``
     (or the message), SDK objects or dicts; other blocks are skipped. A tool's ``is_error``, an
-    unknown tool or a failed request is answered with ``is_error: true`` and a text saying why."""
+    unknown tool, a failed request or a call to an MCP Apps app-only tool (refused, nothing sent)
+    is answered with ``is_error: true`` and a text saying why."""
     blocks = field(content_blocks, "content") if not isinstance(content_blocks, (list, tuple)) else content_blocks
     calls = [Call(str(field(b, "id")), str(field(b, "name")), parse_arguments(field(b, "input")))
              for b in blocks or [] if field(b, "type") == "tool_use"]

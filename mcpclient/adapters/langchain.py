@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from ..errors import MCPError
 from ..types import Tool, ToolResult
-from ._calls import as_text, error_text
+from ._calls import as_text, error_text, offered
 from ._schema import normalize, prune_nulls
 
 if TYPE_CHECKING:
@@ -45,8 +45,10 @@ def _tool(target: Any, tool: Tool) -> "StructuredTool":
                           metadata={"mcp_tool": tool.name})
 
 
-def to_langchain_tools(group_or_client: Any, *, tools: Optional[Sequence[Tool]] = None) -> List["StructuredTool"]:
+def to_langchain_tools(group_or_client: Any, *, tools: Optional[Sequence[Tool]] = None,
+                       include_app_only: bool = False) -> List["StructuredTool"]:
     """One ``StructuredTool`` per tool of ``group_or_client`` (``tools``, or its ``list_tools()``),
-    each calling it through ``call_tool``."""
-    found = group_or_client.list_tools() if tools is None else tools
+    each calling it through ``call_tool``. MCP Apps' app-only tools (``ui.visibility`` without
+    ``"model"``) are left out unless ``include_app_only=True``."""
+    found = offered(group_or_client if tools is None else tools, include_app_only)
     return [_tool(group_or_client, tool) for tool in found]

@@ -15,8 +15,8 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ..types import EmbeddedResource, ImageContent, Tool, ToolResult
-from ._calls import (Call, Outcome, as_text, data_url, describe, error_text, field, parse_arguments, run_calls,
-                     structured_text, tool_list)
+from ._calls import (Call, Outcome, as_text, data_url, describe, error_text, field, offered, parse_arguments, run_calls,
+                     structured_text)
 from ._schema import StrictSchemaError, normalize, to_strict_schema
 
 __all__ = ["to_openai_tools", "run_openai_tool_calls"]
@@ -35,17 +35,19 @@ def _check_api(api: str) -> None:
         raise ValueError(f"api must be 'chat' or 'responses', not {api!r}")
 
 
-def to_openai_tools(tools: Union[Iterable[Tool], Any], *, strict: bool = False, api: str = "chat") -> List[Dict[str, Any]]:
+def to_openai_tools(tools: Union[Iterable[Tool], Any], *, strict: bool = False, api: str = "chat",
+                    include_app_only: bool = False) -> List[Dict[str, Any]]:
     """OpenAI function tools for ``tools`` (``Tool``s, or a group or client: its ``list_tools()``): Chat Completions' ``{"type": "function", "function":
     {...}}`` (``api="chat"``) or the Responses API's flat ``{"type": "function", "name": ...}``.
 
     ``strict=True`` converts each schema to strict mode's subset (see ``to_strict_schema``); a
     schema it cannot express is sent non-strict instead (``"strict": false``) with a logged
     warning naming the tool and the reason. A tool whose name OpenAI does not accept is left out,
-    with a warning (a ``ServerGroup`` gives every tool a valid name)."""
+    with a warning (a ``ServerGroup`` gives every tool a valid name). MCP Apps' app-only tools
+    (``ui.visibility`` without ``"model"``) are left out unless ``include_app_only=True``."""
     _check_api(api)
     converted = []
-    for tool in tool_list(tools):
+    for tool in offered(tools, include_app_only):
         if not NAME.match(tool.name):
             log.warning("tool %r left out: OpenAI function names must match %s", tool.name, NAME.pattern)
             continue
@@ -144,9 +146,10 @@ def run_openai_tool_calls(group: Any, tool_calls: Any, *, api: str = "chat", too
     are ``{"role": "tool", "tool_call_id", "content"}`` (text: images become placeholders);
     Responses answers are ``{"type": "function_call_output", "call_id", "output"}`` (images and
     PDFs as input parts). Errors (``is_error``, bad JSON arguments, unknown tools, failed
-    requests) are answered with text starting ``Error:``. ``tools``: the tools given to the
-    model, whose schemas say which ``null`` arguments mean "omitted" (strict mode); by default
-    ``group.list_tools()``, asked only when an argument (at any depth) is ``null``."""
+    requests, a call to an MCP Apps app-only tool: refused, nothing sent) are answered with text
+    starting ``Error:``. ``tools``: the tools given to the
+    model, whose schemas say which ``null`` arguments mean "omitted" (strict mode) and which are
+    app-only; by default the client's latest listing (``known_tool``) or ``group.list_tools()``."""
     _check_api(api)
     calls = _calls(tool_calls, api)
     outcomes = run_calls(group, calls, tools=tools, timeout=timeout)

@@ -1,4 +1,4 @@
-"""``python -m mcpclient.testing [--page-size N] [--name NAME]``: run the test server on stdio."""
+"""``python -m mcpclient.testing [--page-size N] [--name NAME] [--apps]``: run the test server on stdio."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--page-size", type=int, default=0, metavar="N",
                         help="return list results in pages of N items (default 0: no pagination)")
     parser.add_argument("--name", default=SERVER_NAME, help=f"serverInfo.name (default {SERVER_NAME})")
+    parser.add_argument("--apps", action="store_true",
+                        help="add the MCP Apps counter: tools, ui:// resource, extension (tests/servers/APPS.md)")
     args = parser.parse_args(argv)
-    serve(page_size=args.page_size, name=args.name)
+    serve(page_size=args.page_size, name=args.name, apps=args.apps)
     return 0
 
 

@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 from .._version import __version__
 
-from . import catalog
+from . import apps_html, catalog
 
 SERVER_NAME = "mcpclient-testing"
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -85,8 +85,13 @@ def package_version() -> str:
 class Server:
     """Protocol state for one connection; feed it lines with :meth:`handle_line`."""
 
-    def __init__(self, stdout: IO[bytes], *, page_size: int = 0, name: str = SERVER_NAME) -> None:
+    def __init__(self, stdout: IO[bytes], *, page_size: int = 0, name: str = SERVER_NAME, apps: bool = False) -> None:
         self._out = stdout
+        self._apps = apps  # --apps: the MCP Apps counter (tests/servers/APPS.md)
+        self._tool_list = catalog.TOOLS + (apps_html.APP_TOOLS if apps else [])
+        self._resource_list = catalog.RESOURCES + ([apps_html.APP_RESOURCE] if apps else [])
+        self._count = 0
+        self._client_capabilities: Json = {}
         self._page_size = page_size
         self._name = name
         self._write_lock = threading.Lock()
@@ -99,9 +104,9 @@ class Server:
         self._methods: Dict[str, Callable[[Json, _Call], Json]] = {
             "initialize": self._initialize,
             "ping": lambda params, call: {},
-            "tools/list": lambda params, call: self._page(catalog.TOOLS, params, "tools"),
+            "tools/list": lambda params, call: self._page(self._tool_list, params, "tools"),
             "tools/call": self._call_tool,
-            "resources/list": lambda params, call: self._page(catalog.RESOURCES, params, "resources"),
+            "resources/list": lambda params, call: self._page(self._resource_list, params, "resources"),
             "resources/templates/list": lambda params, call: self._page(
                 catalog.RESOURCE_TEMPLATES, params, "resourceTemplates"),
             "resources/read": self._read_resource,
@@ -117,6 +122,11 @@ class Server:
             "picture": self._tool_picture, "fail": self._tool_fail, "log": self._tool_log,
             "bad_output": self._tool_bad_output, "mixed": self._tool_mixed, "ask_client": self._tool_ask_client,
         }
+        if apps:
+            self._tools.update(counter=self._tool_counter, increment=self._tool_increment,
+                               lookup_secret=lambda args, call: _text(apps_html.SECRET),
+                               apps_supported=lambda args, call: _text(
+                                   json.dumps(apps_html.declared_apps(self._client_capabilities))))
 
     # ----- framing -------------------------------------------------------------------------
 
@@ -246,6 +256,8 @@ class Server:
 
     def _initialize(self, params: Json, call: _Call) -> Json:
         requested = params.get("protocolVersion")
+        capabilities = params.get("capabilities")
+        self._client_capabilities = capabilities if isinstance(capabilities, dict) else {}
         return {
             "protocolVersion": requested if requested in SUPPORTED_VERSIONS else LATEST_VERSION,
             "capabilities": {
@@ -254,6 +266,7 @@ class Server:
                 "prompts": {"listChanged": True},
                 "completions": {},
                 "logging": {},
+                **({"extensions": {apps_html.APPS: {}}} if self._apps else {}),
             },
             "serverInfo": {"name": self._name, "version": package_version()},
             "instructions": catalog.INSTRUCTIONS,
@@ -280,6 +293,9 @@ class Server:
         uri = _require_str(params, "uri")
         if uri == catalog.TEXT_URI:
             return {"contents": [{"uri": uri, "mimeType": "text/plain", "text": catalog.TEXT_CONTENT}]}
+        if uri == apps_html.APP_URI and self._apps:
+            return {"contents": [{"uri": uri, "mimeType": apps_html.APP_MIME_TYPE, "text": apps_html.APP_HTML,
+                                  "_meta": {"ui": apps_html.APP_UI_META}}]}
         if uri == catalog.BLOB_URI:
             return {"contents": [{"uri": uri, "mimeType": "application/octet-stream",
                                   "blob": catalog.BLOB_CONTENT}]}
@@ -344,9 +360,18 @@ class Server:
         args = params.get("arguments") or {}
         if not isinstance(args, dict):
             raise RpcError(INVALID_PARAMS, "arguments must be an object")
-        schema = next(t["inputSchema"] for t in catalog.TOOLS if t["name"] == name)
+        schema = next(t["inputSchema"] for t in self._tool_list if t["name"] == name)
         _check_arguments(schema, args)
         return tool(args, call)
+
+    def _tool_counter(self, args: Json, call: _Call) -> Json:
+        with self._calls_lock:
+            return apps_html.count_result(self._count)
+
+    def _tool_increment(self, args: Json, call: _Call) -> Json:
+        with self._calls_lock:
+            self._count += args.get("by", 1)
+            return apps_html.count_result(self._count)
 
     def _tool_echo(self, args: Json, call: _Call) -> Json:
         return _text(args["text"])
@@ -458,10 +483,10 @@ def _structured(data: Json) -> Json:
 
 
 def serve(stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[bytes]] = None, *,
-          page_size: int = 0, name: str = SERVER_NAME) -> None:
-    """Serve one connection on binary streams until stdin reaches EOF."""
+          page_size: int = 0, name: str = SERVER_NAME, apps: bool = False) -> None:
+    """Serve one connection on binary streams until stdin reaches EOF (``apps``: add the MCP Apps counter)."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
-    server = Server(stdout if stdout is not None else sys.stdout.buffer, page_size=page_size, name=name)
+    server = Server(stdout if stdout is not None else sys.stdout.buffer, page_size=page_size, name=name, apps=apps)
     while True:
         line = stdin.readline()
         if not line:  # EOF (works for binary and text streams alike)

@@ -69,6 +69,13 @@ server->client requests (through ``_related``) and give the same final answer.
   ``ctx.notify_resource_updated`` / ``ctx.notify_tools_changed`` (in both eras; in the handshake era
   they also still send the session notification as before; in the 2026 era the SDK drops those).
 
+MCP Apps (``--apps``; tests/servers/APPS.md): the SDK's own ``mcp.server.apps.Apps`` extension serves
+the counter tools and the ``ui://counter/app.html`` resource (HTML and ``_meta.ui`` shared with our
+test server through ``mcpclient.testing.apps_html``), and ``apps_supported`` answers the SDK's
+``client_supports_apps(ctx)``: the official SDK's reading of our client's declaration. The flag
+applies the extension after the module-level server is built (``MCPServer._apply_extension``, the
+step its constructor runs for ``extensions=[...]``), so the default surface stays unchanged.
+
 Note: an ordinary exception raised inside a tool reaches the client WITHOUT its text in this SDK
 ("Error executing tool X"); only ``ToolError`` keeps its message, so ``fail`` raises ``ToolError``.
 An ``MCPError`` (``UrlElicitationRequiredError``, ``NoBackChannelError``) raised inside a tool is
@@ -716,6 +723,72 @@ _lowlevel.add_request_handler("logging/setLevel", SetLevelRequestParams, set_lev
 _lowlevel.add_request_handler("resources/read", ReadResourceRequestParams, read_resource)
 
 
+# ---------------------------------------------------------------- MCP Apps (--apps)
+
+
+class CountOutput(BaseModel):
+    count: int
+
+
+#: The counter's value (per server process, shared by its sessions) and mcpclient.testing.apps_html (set by --apps).
+_count = [0]
+_apps_html: Any = None
+
+
+def _counted() -> CallToolResult:
+    result = _apps_html.count_result(_count[0])
+    return CallToolResult(content=[TextContent(type="text", text=result["content"][0]["text"])],
+                          structured_content=result["structuredContent"])
+
+
+async def counter() -> Annotated[CallToolResult, CountOutput]:
+    """Show the counter app; returns the current count."""
+    return _counted()
+
+
+async def increment(by: int = 1) -> Annotated[CallToolResult, CountOutput]:
+    """Add `by` (default 1) to the count (app only)."""
+    _count[0] += by
+    return _counted()
+
+
+async def lookup_secret() -> str:
+    """Return a secret (model only)."""
+    return _apps_html.SECRET
+
+
+async def apps_supported(ctx: Context) -> str:
+    """Whether the client declared MCP Apps with mimeTypes containing text/html;profile=mcp-app."""
+    from mcp.server.apps import client_supports_apps
+
+    return json.dumps(client_supports_apps(ctx))
+
+
+def _apps_extension() -> Any:
+    """The counter app (tests/servers/APPS.md) as the SDK's ``Apps`` extension (+ ``apps_supported``)."""
+    global _apps_html
+    import sys
+    from pathlib import Path
+
+    from mcp.server.apps import Apps, ResourceCsp, ResourcePermissions
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's mcpclient, not another install
+    from mcpclient.testing import apps_html
+
+    _apps_html = apps_html
+    apps, uri, ui = Apps(), apps_html.APP_URI, apps_html.APP_UI_META
+    apps.tool(resource_uri=uri, name="counter", title="Counter")(counter)
+    apps.tool(resource_uri=uri, visibility=["app"], name="increment", title="Increment")(increment)
+    apps.tool(resource_uri=uri, visibility=["model"], name="lookup_secret", title="Lookup secret",
+              structured_output=False)(lookup_secret)
+    apps.add_html_resource(uri, apps_html.APP_HTML, name="counter-app", title="Counter app",
+                           description="The counter MCP App", csp=ResourceCsp.model_validate(ui["csp"]),
+                           permissions=ResourcePermissions.model_validate(ui["permissions"]),
+                           prefers_border=ui["prefersBorder"])
+    mcp.add_tool(apps_supported, name="apps_supported", title="Apps supported", structured_output=False)
+    return apps
+
+
 # ---------------------------------------------------------------- HTTP serving
 
 
@@ -727,7 +800,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json-response", action="store_true", help="--http: answer POSTs with JSON, not SSE")
     parser.add_argument("--stateless", action="store_true", help="--http: the SDK's stateless mode (no session)")
     parser.add_argument("--port", type=int, default=0, help="--http: listen on this port (default: a free one)")
+    parser.add_argument("--apps", action="store_true", help="add the MCP Apps counter (tests/servers/APPS.md)")
     args = parser.parse_args(argv)
+    if args.apps:
+        mcp._apply_extension(_apps_extension())  # pyright: ignore[reportPrivateUsage]
     if (args.json_response or args.stateless) and not args.http:
         parser.error("--json-response and --stateless need --http")
 
