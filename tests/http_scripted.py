@@ -242,7 +242,9 @@ class ScriptedHTTPServer:
             context.load_cert_chain(*tls)
             self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.httpd.server_address[1]}/mcp"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, name="test-http-server", daemon=True)
+        # (polled every 50 ms, not the default 0.5 s: stop() waits for the next poll)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), name="test-http-server",
+                                       daemon=True)
         self.thread.start()
 
     def requests(self, rpc_method: Optional[str] = None, http_method: Optional[str] = None) -> List[Seen]:
