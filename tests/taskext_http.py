@@ -18,7 +18,7 @@ import threading
 from typing import Any, Dict, Iterator, List, Optional
 
 from mcpclient.testing.taskext import (META_SUBSCRIPTION, TASK_METHODS, TASKS, TOOLS, Abandoned, TaskEngine,
-                                       TaskExtError, declared_in_meta, declares, missing_capability)
+                                       RpcError, declared_in_meta, declares, missing_capability)
 
 from http_scripted import DROP, Reply, ScriptedHTTPServer, Seen
 
@@ -112,8 +112,8 @@ class TaskExtHTTPServer:
                 elif method == "subscriptions/listen" and modern:
                     return self._listen(rid, params, declared)
                 else:
-                    raise TaskExtError(-32601, f"Method not found: {method}")
-        except TaskExtError as exc:
+                    raise RpcError(-32601, f"Method not found: {method}")
+        except RpcError as exc:
             status = 400 if exc.code == -32021 else 200
             return Reply(status, {"jsonrpc": "2.0", "id": rid, "error": exc.to_json()})
         except Abandoned:
@@ -129,7 +129,7 @@ class TaskExtHTTPServer:
         if task_ids is not None and not declared:
             raise missing_capability()
         if task_ids is not None and not isinstance(task_ids, list):
-            raise TaskExtError(-32602, "notifications.taskIds must be an array")
+            raise RpcError(-32602, "notifications.taskIds must be an array")
         pushed: "queue.Queue[Any]" = queue.Queue()
         agreed, listener = self.engine.watch(task_ids or [], pushed.put)
         with self._lock:

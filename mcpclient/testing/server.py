@@ -21,6 +21,7 @@ from urllib.parse import unquote
 from .._version import __version__
 
 from . import catalog, taskext
+from ._rpc import RpcError
 
 SERVER_NAME = "mcpclient-testing"
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -33,20 +34,6 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR =
 RESOURCE_NOT_FOUND = -32002
 
 Json = Dict[str, Any]
-
-
-class RpcError(Exception):
-    """A JSON-RPC error to send back as the response's ``error`` member."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
-
-    def to_json(self) -> Json:
-        err: Json = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            err["data"] = self.data
-        return err
 
 
 class _Cancelled(Exception):
@@ -84,7 +71,7 @@ def package_version() -> str:
 
 
 class Server:
-    """Protocol state for one connection; feed it lines with :meth:`handle_line`."""
+    """Protocol state for one connection; feed it lines with ``handle_line``."""
 
     def __init__(self, stdout: IO[bytes], *, page_size: int = 0, name: str = SERVER_NAME,
                  tasks_ext: bool = False, poll_interval_ms: int = 30, notify_tasks: bool = False) -> None:
@@ -452,10 +439,7 @@ class Server:
 
     def _task_method(self, method: str, params: Json) -> Json:
         assert self._tasks is not None
-        try:
-            return self._tasks.handle(method, params, declared=self._tasks_declared)
-        except taskext.TaskExtError as exc:
-            raise RpcError(exc.code, exc.message, exc.data) from None
+        return self._tasks.handle(method, params, declared=self._tasks_declared)
 
     def _call_ext_tool(self, params: Json, call: _Call) -> Json:
         """An ``ext_*`` tool: a task for a declaring client (started once answered), else inline."""
@@ -464,8 +448,6 @@ class Server:
             result, call.after = self._tasks.call_tool(
                 params, declared=self._tasks_declared, cancelled=call.cancelled,
                 ask=lambda method, ask_params: self._ask_inline(method, ask_params, call))
-        except taskext.TaskExtError as exc:
-            raise RpcError(exc.code, exc.message, exc.data) from None
         except taskext.Abandoned:
             raise _Cancelled() from None
         return result
@@ -482,7 +464,7 @@ class Server:
             raise taskext.Abandoned()
         if "result" not in ask.reply:
             error = ask.reply.get("error") or {}
-            raise taskext.TaskExtError(error.get("code", INTERNAL_ERROR), error.get("message", "client error"))
+            raise RpcError(error.get("code", INTERNAL_ERROR), error.get("message", "client error"))
         return ask.reply["result"]
 
 
@@ -530,12 +512,13 @@ def _structured(data: Json) -> Json:
 
 
 def serve(stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[bytes]] = None, *,
-          page_size: int = 0, name: str = SERVER_NAME, **options: Any) -> None:
-    """Serve one connection on binary streams until stdin reaches EOF (``options``: the Tasks
-    extension's, see :class:`Server`)."""
+          page_size: int = 0, name: str = SERVER_NAME, tasks_ext: bool = False, poll_interval_ms: int = 30,
+          notify_tasks: bool = False) -> None:
+    """Serve one connection on binary streams until stdin reaches EOF (the Tasks extension's
+    options as in ``Server``)."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
     server = Server(stdout if stdout is not None else sys.stdout.buffer, page_size=page_size, name=name,
-                    **options)
+                    tasks_ext=tasks_ext, poll_interval_ms=poll_interval_ms, notify_tasks=notify_tasks)
     while True:
         line = stdin.readline()
         if not line:  # EOF (works for binary and text streams alike)
