@@ -125,17 +125,20 @@ class TaskExtHTTPServer:
     def _listen(self, rid: Any, params: Dict[str, Any], declared: bool) -> Reply:
         """``subscriptions/listen``: acknowledge the task ids we know, then push their states."""
         wanted = params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
-        task_ids = wanted.get("taskIds")
+        # (the schema.ts drift spells it tasksStatus / notifications/tasks/status: answered in kind)
+        key = "tasksStatus" if "tasksStatus" in wanted and "taskIds" not in wanted else "taskIds"
+        push = "notifications/tasks/status" if key == "tasksStatus" else "notifications/tasks"
+        task_ids = wanted.get(key)
         if task_ids is not None and not declared:
             raise missing_capability()
         if task_ids is not None and not isinstance(task_ids, list):
-            raise RpcError(-32602, "notifications.taskIds must be an array")
+            raise RpcError(-32602, f"notifications.{key} must be an array")
         pushed: "queue.Queue[Any]" = queue.Queue()
         agreed, listener = self.engine.watch(task_ids or [], pushed.put)
         with self._lock:
             self._listens.append(pushed)
         tag = {META_SUBSCRIPTION: rid}
-        acknowledged = dict(wanted, taskIds=agreed) if task_ids is not None else dict(wanted)
+        acknowledged = dict(wanted, **{key: agreed}) if task_ids is not None else dict(wanted)
 
         def events() -> Iterator[bytes]:
             try:
@@ -144,7 +147,7 @@ class TaskExtHTTPServer:
                     task = pushed.get()
                     if task is _END:
                         return
-                    yield _event("notifications/tasks", {**task, "_meta": tag})
+                    yield _event(push, {**task, "_meta": tag})
             finally:
                 self.engine.unsubscribe(listener)
                 with self._lock:

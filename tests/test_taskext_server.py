@@ -479,3 +479,20 @@ def test_http_2026_listening_for_tasks_needs_the_declaration(started):
 def test_http_era_is_checked():
     with pytest.raises(ValueError):
         TaskExtHTTPServer("2025")
+
+
+def test_http_2026_listen_answers_the_schema_drift_spelling_in_kind(started):
+    """``schema.ts`` spells the filter ``tasksStatus`` and the push ``notifications/tasks/status``
+    (the normative text: ``taskIds``, ``notifications/tasks``): a client of that dialect gets it back."""
+    server = started(TaskExtHTTPServer("2026"))
+    client = Http(server)
+    task_id = client.call("tools/call", {"name": "ext_fail"})["taskId"]
+    listen = client.post("subscriptions/listen", {"notifications": {"tasksStatus": [task_id]}}, stream=True)
+    try:
+        messages = sse_messages(listen)
+        assert next(messages)["params"]["notifications"] == {"tasksStatus": [task_id]}
+        pushed = next(messages)
+    finally:
+        listen.close()
+    assert pushed["method"] == "notifications/tasks/status" and pushed["params"]["status"] == "failed"
+    assert pushed["params"]["error"] == {"code": -32603, "message": "it broke"}

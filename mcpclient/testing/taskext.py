@@ -200,7 +200,8 @@ class TaskEngine:
             keys = sorted(responses) if isinstance(responses, dict) else []
         elif method == "subscriptions/listen":
             wanted = params.get("notifications")
-            ids = wanted.get("taskIds") if isinstance(wanted, dict) else None
+            wanted = wanted if isinstance(wanted, dict) else {}
+            ids = wanted.get("taskIds", wanted.get("tasksStatus"))  # (the latter: schema.ts drift)
             keys = list(ids) if isinstance(ids, list) else []
         entry = [method, task_id, keys]
         with self._lock:
@@ -281,7 +282,7 @@ class TaskEngine:
                 self._threads = [t for t in self._threads if t.is_alive()] + [thread]
             thread.start()
         elif task.tool == "ext_fail":
-            self._change(task, status="failed", message="failed",
+            self._change(task, status="failed", message="tool failed: it broke",
                          error=RpcError(INTERNAL_ERROR, "it broke").to_json())
         elif task.tool == "ext_tool_error":
             self._change(task, status="completed", message="completed", result=_text("bad input", True))
