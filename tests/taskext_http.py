@@ -98,21 +98,22 @@ class TaskExtHTTPServer:
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         modern = self.era == "2026"
         declared = declared_in_meta(params) if modern else self._session_declared(seen)
+        entry = self.engine.record(str(method), params)
         try:
             if method == "tools/call":
-                result, start = self.engine.call_tool(params, declared=declared, mrtr=modern)
+                result, start = self.engine.call_tool(params, declared=declared, entry=entry, mrtr=modern)
                 if start is not None:
                     start()  # (HTTP pushes only on a listen, which shows the current state first)
+            elif method == "tools/list":
+                result = {"tools": TOOLS}
+            elif method == "ping":
+                result = {}
+            elif method in TASK_METHODS:
+                result = self.engine.handle(method, params, declared=declared)
+            elif method == "subscriptions/listen" and modern:
+                return self._listen(rid, params, declared)
             else:
-                self.engine.record(str(method), params)
-                if method == "tools/list":
-                    result = {"tools": TOOLS}
-                elif method in TASK_METHODS:
-                    result = self.engine.handle(method, params, declared=declared)
-                elif method == "subscriptions/listen" and modern:
-                    return self._listen(rid, params, declared)
-                else:
-                    raise RpcError(-32601, f"Method not found: {method}")
+                raise RpcError(-32601, f"Method not found: {method}")
         except RpcError as exc:
             status = 400 if exc.code == -32021 else 200
             return Reply(status, {"jsonrpc": "2.0", "id": rid, "error": exc.to_json()})

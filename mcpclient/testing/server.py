@@ -50,6 +50,7 @@ class _Call:
         self.cancelled = threading.Event()
         self.thread: Optional[threading.Thread] = None
         self.after: Optional[Callable[[], None]] = None  # runs once the answer is written
+        self.logged: Optional[List[Any]] = None  # its entry in the Tasks extension's ext_log
 
 
 class _Ask:
@@ -188,8 +189,8 @@ class Server:
             self._reply(rid, error=RpcError(INVALID_PARAMS, "params must be an object"))
             return
         call = _Call(rid, params)
-        if self._tasks is not None and method != "tools/call":
-            self._tasks.record(method, params)  # (tools/call records itself)
+        if self._tasks is not None:
+            call.logged = self._tasks.record(method, params)  # here: in arrival order
         if method == "tools/call":
             self._start(call, handler, params)
         else:
@@ -346,8 +347,6 @@ class Server:
         name = _require_str(params, "name")
         if self._tasks is not None and name in taskext.TOOL_NAMES:
             return self._call_ext_tool(params, call)
-        if self._tasks is not None:
-            self._tasks.record("tools/call", params)
         tool = self._tools.get(name)
         if tool is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
@@ -446,7 +445,7 @@ class Server:
         assert self._tasks is not None
         try:
             result, call.after = self._tasks.call_tool(
-                params, declared=self._tasks_declared, cancelled=call.cancelled,
+                params, declared=self._tasks_declared, entry=call.logged, cancelled=call.cancelled,
                 ask=lambda method, ask_params: self._ask_inline(method, ask_params, call))
         except taskext.Abandoned:
             raise _Cancelled() from None

@@ -165,10 +165,10 @@ class _Task:
 class TaskEngine:
     """Tasks and ``ext_*`` tools, shared by every transport of one test server (thread-safe).
 
-    The transport decides whether the client declared the extension (``declared=``), feeds
-    ``tools/call`` to ``call_tool`` and ``tasks/*`` to ``handle``, reports every request
-    with ``record`` (``tools/call`` records itself) and every ``notifications/cancelled`` with
-    ``note_cancelled``. Push: ``subscribe`` a listener (every change of every task) or
+    The transport decides whether the client declared the extension (``declared=``), reports
+    every request with ``record`` in arrival order (on its reading thread) and every
+    ``notifications/cancelled`` with ``note_cancelled``, and feeds ``tools/call`` to
+    ``call_tool`` (with the entry ``record`` returned) and ``tasks/*`` to ``handle``. Push: ``subscribe`` a listener (every change of every task) or
     ``watch`` some ids (their current state first, then changes).
     """
 
@@ -221,16 +221,16 @@ class TaskEngine:
 
     # ----- tools/call -------------------------------------------------------------------
 
-    def call_tool(self, params: Json, *, declared: bool, ask: Optional[Ask] = None,
-                  cancelled: Optional[threading.Event] = None,
+    def call_tool(self, params: Json, *, declared: bool, entry: Optional[List[Any]] = None,
+                  ask: Optional[Ask] = None, cancelled: Optional[threading.Event] = None,
                   mrtr: bool = False) -> Tuple[Json, Optional[Callable[[], None]]]:
         """Run ``tools/call`` of an ``ext_*`` tool: ``(result, start)``. For a declaring client
         the result is a ``CreateTaskResult`` and ``start`` begins the task's work: call it once
-        the answer is written, so no push precedes it. Otherwise the tool runs inline (``start``
+        the answer is written, so no push precedes it, and ``entry`` (the call's ``record``)
+        gets the task id. Otherwise the tool runs inline (``start``
         is None): ``ask`` sends ``ext_ask``'s question to the client (stdio), ``mrtr`` answers
         it 2026-style with ``input_required``; ``cancelled`` ends a waiting inline call
         (``Abandoned``). Raises ``RpcError`` for a JSON-RPC error."""
-        entry = self.record("tools/call", params)
         name, args = _arguments(params)
         if name == "ext_log":
             data = self.log()
