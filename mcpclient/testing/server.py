@@ -430,7 +430,7 @@ class Server:
     def _serve_tasks(self, poll_interval_ms: int, notify: bool) -> None:
         """Add the ``ext_*`` tools and ``tasks/*`` methods; push every change when ``notify``."""
         engine = self._tasks = taskext.TaskEngine(poll_interval_ms=poll_interval_ms)
-        self._tool_list = catalog.TOOLS + taskext.TOOLS
+        self._tool_list = self._tool_list + taskext.TOOLS  # (after any other flag's tools)
         for method in taskext.TASK_METHODS:
             self._methods[method] = lambda params, call, method=method: self._task_method(method, params)
         if notify:
