@@ -23,8 +23,8 @@ from mcpclient.testing.taskext import (META_SUBSCRIPTION, TASK_METHODS, TASKS, T
 from http_scripted import DROP, Reply, ScriptedHTTPServer, Seen
 
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
-CAPABILITIES = {"tools": {}, "extensions": {TASKS: {}}}
-DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": CAPABILITIES,
+CAPABILITIES: Dict[str, Any] = {"tools": {}, "extensions": {TASKS: {}}}
+DISCOVER: Dict[str, Any] = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": CAPABILITIES,
             "serverInfo": {"name": "taskext-2026", "version": "1"}}
 _END = None  # what stop() puts on every listen's queue
 
@@ -95,7 +95,8 @@ class TaskExtHTTPServer:
 
     def _handle(self, seen: Seen, msg: Dict[str, Any]) -> Any:
         method, rid = msg.get("method"), msg.get("id")
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        raw = msg.get("params")
+        params: Dict[str, Any] = raw if isinstance(raw, dict) else {}
         modern = self.era == "2026"
         declared = declared_in_meta(params) if modern else self._session_declared(seen)
         entry = self.engine.record(str(method), params)
@@ -125,7 +126,8 @@ class TaskExtHTTPServer:
 
     def _listen(self, rid: Any, params: Dict[str, Any], declared: bool) -> Reply:
         """``subscriptions/listen``: acknowledge the task ids we know, then push their states."""
-        wanted = params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
+        raw = params.get("notifications")
+        wanted: Dict[str, Any] = raw if isinstance(raw, dict) else {}
         # (the schema.ts drift spells it tasksStatus / notifications/tasks/status: answered in kind)
         key = "tasksStatus" if "tasksStatus" in wanted and "taskIds" not in wanted else "taskIds"
         push = "notifications/tasks/status" if key == "tasksStatus" else "notifications/tasks"

@@ -22,10 +22,10 @@ from mcpclient.testing import catalog
 from mcpclient.testing.taskext import META_CAPABILITIES, META_SUBSCRIPTION, TASKS, TOOLS
 from taskext_http import TaskExtHTTPServer
 
-DECLARED = {"extensions": {TASKS: {}}}
+DECLARED: Dict[str, Any] = {"extensions": {TASKS: {}}}
 TASK_KEYS = {"taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"}
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-MISSING = {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+MISSING: Dict[str, Any] = {"requiredCapabilities": {"extensions": {TASKS: {}}}}
 Json = Dict[str, Any]
 
 
@@ -163,7 +163,7 @@ def test_without_the_flag_the_server_is_the_contract_one(pipe):
     assert server.rpc("tools/call", {"name": "ext_job"})["error"]["code"] == -32602  # unknown tool
 
 
-def test_the_flag_declares_the_extension_and_adds_the_tools(pipe):
+def test_the_flag_declares_the_extension_and_adds_the_tools():
     server = Pipe("--tasks-ext")
     try:
         info = server.initialize(DECLARED)

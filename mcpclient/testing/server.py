@@ -9,6 +9,7 @@ through one lock, so messages from different threads never interleave within a l
 from __future__ import annotations
 
 import base64
+import functools
 import itertools
 import json
 import re
@@ -432,11 +433,16 @@ class Server:
         engine = self._tasks = taskext.TaskEngine(poll_interval_ms=poll_interval_ms)
         self._tool_list = self._tool_list + taskext.TOOLS  # (after any other flag's tools)
         for method in taskext.TASK_METHODS:
-            self._methods[method] = lambda params, call, method=method: self._task_method(method, params)
+            self._methods[method] = functools.partial(self._task_method, method)
         if notify:
-            engine.subscribe(lambda task: self.notify("notifications/tasks", task) if self._tasks_declared else None)
+            engine.subscribe(self._push_task)
 
-    def _task_method(self, method: str, params: Json) -> Json:
+    def _push_task(self, task: Json) -> None:
+        """``--notify-tasks``: every change of a task, to a client that declared the extension."""
+        if self._tasks_declared:
+            self.notify("notifications/tasks", task)
+
+    def _task_method(self, method: str, params: Json, call: _Call) -> Json:
         assert self._tasks is not None
         return self._tasks.handle(method, params, declared=self._tasks_declared)
 

@@ -129,7 +129,7 @@ def _arguments(params: Json) -> Tuple[str, Json]:
         raise RpcError(INVALID_PARAMS, "delay must be a number >= 0")
     if kind not in QUESTIONS:
         raise RpcError(INVALID_PARAMS, f"kind must be one of {sorted(QUESTIONS)}")
-    return name, {"steps": steps, "delay": delay, "kind": kind}
+    return str(name), {"steps": steps, "delay": delay, "kind": kind}
 
 
 class _Task:
