@@ -53,11 +53,12 @@ def _event(method: str, params: Dict[str, Any]) -> bytes:
 class TaskExtHTTPServer:
     """The Tasks extension over Streamable HTTP on 127.0.0.1 (``url``); ``stop()`` ends it."""
 
-    def __init__(self, era: str = "handshake", *, poll_interval_ms: int = 30) -> None:
+    def __init__(self, era: str = "handshake", *, poll_interval_ms: int = 30, ttl_ms: Optional[int] = 60000) -> None:
+        """``era``: which protocol generation it serves; the options as in ``TaskEngine``."""
         if era not in ("handshake", "2026"):
             raise ValueError(f"era must be 'handshake' or '2026', not {era!r}")
         self.era = era
-        self.engine = TaskEngine(poll_interval_ms=poll_interval_ms)
+        self.engine = TaskEngine(poll_interval_ms=poll_interval_ms, ttl_ms=ttl_ms)
         self._lock = threading.Lock()
         self._declared: Dict[str, bool] = {}  # handshake era: session id -> declared in its initialize
         self._listens: List["queue.Queue[Any]"] = []

@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 import pytest
 import requests
 
-from conftest import LONG, TESTING_SERVER
+from conftest import LONG, TESTING_SERVER, wait_until
 from mcpclient.testing import catalog
 from mcpclient.testing.taskext import META_CAPABILITIES, META_SUBSCRIPTION, TASKS, TOOLS
 from taskext_http import NAMED, TaskExtHTTPServer
@@ -490,6 +490,29 @@ def test_http_2026_routing_headers_must_match_the_body(started):
     assert client.post("tools/call", {"name": "ext_log"}, headers={"Mcp-Name": None}).status_code == 400
     assert client.call("tasks/get", {"taskId": task_id})["status"] == "working"
     assert [r[0] for r in server.log()["requests"]] == ["tools/call", "tasks/get"]  # refusals never reach it
+
+
+def test_http_tasks_expire_after_their_ttl(started):
+    server = started(TaskExtHTTPServer("handshake", ttl_ms=50))
+    client = Http(server)
+    task_id = client.call("tools/call", {"name": "ext_forever"})["taskId"]
+    assert client.call("tasks/get", {"taskId": task_id})["ttlMs"] == 50
+    answers: List[Json] = []
+
+    def expired() -> bool:  # (the TTL runs on the server's clock: poll it, as a client would)
+        answers.append(client.post("tasks/get", {"taskId": task_id}).json())
+        return "error" in answers[-1]
+
+    assert wait_until(expired)
+    assert answers[-1]["error"] == {"code": -32602, "message": f"task has expired: {task_id}"}
+    error = client.post("tasks/cancel", {"taskId": task_id}).json()["error"]  # forgotten for good
+    assert error == {"code": -32602, "message": f"unknown task: {task_id}"}
+
+
+def test_http_ttl_none_is_null_and_never_expires(started):
+    server = started(TaskExtHTTPServer("2026", ttl_ms=None))
+    created = Http(server).call("tools/call", {"name": "ext_tool_error"})
+    assert created["ttlMs"] is None and "ttlMs" in created
 
 
 def test_http_era_is_checked():
