@@ -9,6 +9,7 @@ through one lock, so messages from different threads never interleave within a l
 from __future__ import annotations
 
 import base64
+import functools
 import itertools
 import json
 import re
@@ -20,7 +21,8 @@ from urllib.parse import unquote
 
 from .._version import __version__
 
-from . import apps_html, catalog
+from . import apps_html, catalog, taskext
+from ._rpc import RpcError
 
 SERVER_NAME = "mcpclient-testing"
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -33,20 +35,6 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR =
 RESOURCE_NOT_FOUND = -32002
 
 Json = Dict[str, Any]
-
-
-class RpcError(Exception):
-    """A JSON-RPC error to send back as the response's ``error`` member."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
-
-    def to_json(self) -> Json:
-        err: Json = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            err["data"] = self.data
-        return err
 
 
 class _Cancelled(Exception):
@@ -62,6 +50,8 @@ class _Call:
         self.progress_token = meta.get("progressToken") if isinstance(meta, dict) else None
         self.cancelled = threading.Event()
         self.thread: Optional[threading.Thread] = None
+        self.after: Optional[Callable[[], None]] = None  # runs once the answer is written
+        self.logged: Optional[List[Any]] = None  # its entry in the Tasks extension's ext_log
 
 
 class _Ask:
@@ -83,9 +73,13 @@ def package_version() -> str:
 
 
 class Server:
-    """Protocol state for one connection; feed it lines with :meth:`handle_line`."""
+    """Protocol state for one connection; feed it lines with ``handle_line``."""
 
-    def __init__(self, stdout: IO[bytes], *, page_size: int = 0, name: str = SERVER_NAME, apps: bool = False) -> None:
+    def __init__(self, stdout: IO[bytes], *, page_size: int = 0, name: str = SERVER_NAME, apps: bool = False,
+                 tasks_ext: bool = False, poll_interval_ms: int = 30, notify_tasks: bool = False) -> None:
+        """``apps``: add the MCP Apps counter (``tests/servers/APPS.md``). ``tasks_ext``: also serve
+        the Tasks extension (``tests/servers/TASKS-EXT.md``) with that ``pollIntervalMs``, pushing
+        ``notifications/tasks`` when ``notify_tasks``."""
         self._out = stdout
         self._apps = apps  # --apps: the MCP Apps counter (tests/servers/APPS.md)
         self._tool_list = catalog.TOOLS + (apps_html.APP_TOOLS if apps else [])
@@ -127,6 +121,10 @@ class Server:
                                lookup_secret=lambda args, call: _text(apps_html.SECRET),
                                apps_supported=lambda args, call: _text(
                                    json.dumps(apps_html.declared_apps(self._client_capabilities))))
+        self._tasks: Optional[taskext.TaskEngine] = None
+        self._tasks_declared = False  # the client declared the extension in initialize
+        if tasks_ext:
+            self._serve_tasks(poll_interval_ms, notify_tasks)
 
     # ----- framing -------------------------------------------------------------------------
 
@@ -179,6 +177,8 @@ class Server:
         method, params = msg.get("method"), msg.get("params", {})
         if "id" not in msg:  # notification
             if method == "notifications/cancelled" and isinstance(params, dict):
+                if self._tasks is not None:
+                    self._tasks.note_cancelled()
                 self._cancel(params.get("requestId"))
             return  # notifications/initialized and anything unknown: nothing to do
         if method is None:  # a response: to one of ask_client's requests, or ignored
@@ -200,6 +200,8 @@ class Server:
             self._reply(rid, error=RpcError(INVALID_PARAMS, "params must be an object"))
             return
         call = _Call(rid, params)
+        if self._tasks is not None:
+            call.logged = self._tasks.record(method, params)  # here: in arrival order
         if method == "tools/call":
             self._start(call, handler, params)
         else:
@@ -222,6 +224,8 @@ class Server:
                 del self._calls[call.id]
             if not call.cancelled.is_set():
                 self._reply(call.id, result, error)
+        if call.after is not None and error is None:
+            call.after()
 
     def _start(self, call: _Call, handler: Callable[[Json, _Call], Json], params: Json) -> None:
         """Run a (possibly slow) handler on a daemon thread so the reader keeps reading."""
@@ -251,13 +255,17 @@ class Server:
                 call.thread.join(max(0.0, deadline - time.monotonic()))
         for call in calls:
             call.cancelled.set()
+        if self._tasks is not None:
+            self._tasks.stop()
 
     # ----- lifecycle, lists, resources, prompts, completion, logging ------------------------
 
     def _initialize(self, params: Json, call: _Call) -> Json:
         requested = params.get("protocolVersion")
+        self._tasks_declared = taskext.declares(params.get("capabilities"))
         capabilities = params.get("capabilities")
         self._client_capabilities = capabilities if isinstance(capabilities, dict) else {}
+        extensions = self._extensions()
         return {
             "protocolVersion": requested if requested in SUPPORTED_VERSIONS else LATEST_VERSION,
             "capabilities": {
@@ -266,11 +274,20 @@ class Server:
                 "prompts": {"listChanged": True},
                 "completions": {},
                 "logging": {},
-                **({"extensions": {apps_html.APPS: {}}} if self._apps else {}),
+                **({"extensions": extensions} if extensions else {}),
             },
             "serverInfo": {"name": self._name, "version": package_version()},
             "instructions": catalog.INSTRUCTIONS,
         }
+
+    def _extensions(self) -> Json:
+        """The server's ``capabilities.extensions``: what the flags added (empty: none)."""
+        extensions: Json = {}
+        if self._apps:
+            extensions[apps_html.APPS] = {}
+        if self._tasks is not None:
+            extensions[taskext.TASKS] = {}
+        return extensions
 
     def _page(self, items: List[Json], params: Json, key: str) -> Json:
         """Slice a list by the opaque cursor; ``nextCursor`` only when more items remain."""
@@ -354,6 +371,8 @@ class Server:
     def _call_tool(self, params: Json, call: _Call) -> Json:
         """Look the tool up, check its arguments against its inputSchema, and run it."""
         name = _require_str(params, "name")
+        if self._tasks is not None and name in taskext.TOOL_NAMES:
+            return self._call_ext_tool(params, call)
         tool = self._tools.get(name)
         if tool is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
@@ -414,16 +433,7 @@ class Server:
     def _tool_ask_client(self, args: Json, call: _Call) -> Json:
         """Send ``count`` requests to the client at once; report results and error codes in order."""
         count, deadline = args.get("count", 1), time.monotonic() + args.get("timeout", 30)
-        asks = []
-        for _ in range(count):
-            ask = _Ask(f"ask-{next(self._ask_ids)}")
-            with self._calls_lock:
-                self._asks[ask.id] = ask
-            asks.append(ask)
-            message: Json = {"jsonrpc": "2.0", "id": ask.id, "method": args["method"]}
-            if args.get("params") is not None:
-                message["params"] = args["params"]
-            self.send(message)
+        asks = [self._send_ask(args["method"], args.get("params")) for _ in range(count)]
         results, errors = [], []
         for ask in asks:
             if not ask.done.wait(max(0.0, deadline - time.monotonic())) or call.cancelled.is_set():
@@ -437,6 +447,64 @@ class Server:
             for ask in asks:
                 self._asks.pop(ask.id, None)
         return _structured({"answered": len(results) + len(errors), "results": results, "errors": errors})
+
+
+    def _send_ask(self, method: str, params: Optional[Json]) -> _Ask:
+        """Send one request to the client; its answer arrives on the returned ``_Ask``."""
+        ask = _Ask(f"ask-{next(self._ask_ids)}")
+        with self._calls_lock:
+            self._asks[ask.id] = ask
+        message: Json = {"jsonrpc": "2.0", "id": ask.id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return ask
+
+    # ----- the Tasks extension (--tasks-ext, tests/servers/TASKS-EXT.md) --------------------
+
+    def _serve_tasks(self, poll_interval_ms: int, notify: bool) -> None:
+        """Add the ``ext_*`` tools and ``tasks/*`` methods; push every change when ``notify``."""
+        engine = self._tasks = taskext.TaskEngine(poll_interval_ms=poll_interval_ms)
+        self._tool_list = self._tool_list + taskext.TOOLS  # (after any other flag's tools)
+        for method in taskext.TASK_METHODS:
+            self._methods[method] = functools.partial(self._task_method, method)
+        if notify:
+            engine.subscribe(self._push_task)
+
+    def _push_task(self, task: Json) -> None:
+        """``--notify-tasks``: every change of a task, to a client that declared the extension."""
+        if self._tasks_declared:
+            self.notify("notifications/tasks", task)
+
+    def _task_method(self, method: str, params: Json, call: _Call) -> Json:
+        assert self._tasks is not None
+        return self._tasks.handle(method, params, declared=self._tasks_declared)
+
+    def _call_ext_tool(self, params: Json, call: _Call) -> Json:
+        """An ``ext_*`` tool: a task for a declaring client (started once answered), else inline."""
+        assert self._tasks is not None
+        try:
+            result, call.after = self._tasks.call_tool(
+                params, declared=self._tasks_declared, entry=call.logged, cancelled=call.cancelled,
+                ask=lambda method, ask_params: self._ask_inline(method, ask_params, call))
+        except taskext.Abandoned:
+            raise _Cancelled() from None
+        return result
+
+    def _ask_inline(self, method: str, params: Json, call: _Call) -> Any:
+        """``ext_ask`` without the extension: a real request to the client; its result."""
+        ask = self._send_ask(method, params)
+        while not ask.done.wait(0.05):
+            if call.cancelled.is_set():
+                break
+        with self._calls_lock:
+            self._asks.pop(ask.id, None)
+        if call.cancelled.is_set() or ask.reply is None:
+            raise taskext.Abandoned()
+        if "result" not in ask.reply:
+            error = ask.reply.get("error") or {}
+            raise RpcError(error.get("code", INTERNAL_ERROR), error.get("message", "client error"))
+        return ask.reply["result"]
 
 
 # ----- helpers ------------------------------------------------------------------------------
@@ -483,10 +551,13 @@ def _structured(data: Json) -> Json:
 
 
 def serve(stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[bytes]] = None, *,
-          page_size: int = 0, name: str = SERVER_NAME, apps: bool = False) -> None:
-    """Serve one connection on binary streams until stdin reaches EOF (``apps``: add the MCP Apps counter)."""
+          page_size: int = 0, name: str = SERVER_NAME, apps: bool = False, tasks_ext: bool = False,
+          poll_interval_ms: int = 30, notify_tasks: bool = False) -> None:
+    """Serve one connection on binary streams until stdin reaches EOF (the flags' options as in
+    ``Server``)."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
-    server = Server(stdout if stdout is not None else sys.stdout.buffer, page_size=page_size, name=name, apps=apps)
+    server = Server(stdout if stdout is not None else sys.stdout.buffer, page_size=page_size, name=name, apps=apps,
+                    tasks_ext=tasks_ext, poll_interval_ms=poll_interval_ms, notify_tasks=notify_tasks)
     while True:
         line = stdin.readline()
         if not line:  # EOF (works for binary and text streams alike)
