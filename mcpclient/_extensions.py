@@ -133,7 +133,7 @@ class ExtensionMethods:
     @property
     def extensions(self) -> Mapping[str, Dict[str, Any]]:
         """The extensions this client declares: id -> settings (``{}`` without ``extensions=``)."""
-        return {} if self._ext is None else self._ext.capabilities()["extensions"]  # type: ignore[no-any-return]
+        return {} if self._ext is None else {key: dict(value) for key, value in self._ext.declared.items()}
 
     @property
     def server_extensions(self) -> Mapping[str, Dict[str, Any]]:

@@ -131,10 +131,11 @@ def test_declared_in_every_2026_request_and_nothing_without_extensions(started):
             extensions = message["params"]["_meta"][META_CAPS]["extensions"]
             assert set(extensions) == {JOBS, TASKS, "x.y/z"}, message["method"]
             assert extensions[JOBS] == {"version": 1}
-    plain = started(jobs_server())
-    with connect(plain) as client:
-        assert "extensions" not in sent(plain, "initialize")[0]["params"]["capabilities"]
-        assert client.extensions == {} and client.supports_extension(JOBS) is False
+    for options in ({}, {"extensions": {}}):
+        plain = started(jobs_server())
+        with connect(plain, **options) as client:
+            assert "extensions" not in sent(plain, "initialize")[0]["params"]["capabilities"]
+            assert client.extensions == {} and client.supports_extension(JOBS) is False
 
 
 # --- bad input ----------------------------------------------------------------------------------------
