@@ -104,7 +104,8 @@ class ExtensionMethods:
         send, caps = weakly(self._extension_call), weakly(self._server_caps)
         registry.attach(lambda key, settings: ExtensionContext(key, settings, send, caps, self._responder.answer))
 
-    def _extension_call(self, method: str, params: Optional[Dict[str, Any]], timeout: Any, owned: bool) -> CallFuture:
+    def _extension_call(self, method: str, params: Optional[Dict[str, Any]], timeout: Any,
+                        owned: bool) -> CallFuture[Any]:
         """An ``ExtensionContext`` request: sent the negotiated era's way, gated by the context
         (on the server's declaration of the extension), not by the core capability table."""
         return self._call(method, params, timeout=timeout, owned=owned, check=False)
