@@ -370,3 +370,17 @@ def test_registry_require_is_the_gate():
     assert Registry.require({"extensions": {JOBS: {"a": 1}}}, JOBS, "x/y") == {"a": 1}
     with pytest.raises(CapabilityError):
         Registry.require({"extensions": {JOBS: "not an object"}}, JOBS)
+
+
+def test_known_tool_reads_the_latest_listing_without_a_request(started):
+    def handle(method: str, params: Dict[str, Any]) -> Any:
+        return {"tools": [{"name": "counter", "inputSchema": {"type": "object"},
+                           "_meta": {"ui": {"resourceUri": "ui://counter/app.html"}}}]}
+
+    server = started(ScriptedServer(handle, {"tools": {"listChanged": True}}))
+    with Client(server.transport, timeout=LONG) as client:
+        assert client.known_tool("counter") is None and sent(server, "tools/list") == []
+        client.list_tools()
+        tool = client.known_tool("counter")
+        assert tool is not None and tool.name == "counter" and client.known_tool("other") is None
+        assert len(sent(server, "tools/list")) == 1
