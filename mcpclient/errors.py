@@ -57,7 +57,23 @@ class MCPError(Exception):
 
     Catch it to handle every mcpclient failure at once; whether retrying is safe depends on the
     subclass (the errors page of the documentation lists each).
+
+    Every subclass pickles (``multiprocessing`` pools and Celery's pickle serializer send a
+    worker's exception to the parent): the copy has the same class, message and attributes.
     """
+
+    def __reduce__(self) -> Any:
+        """Rebuild from the message and the attributes, not by calling ``__init__`` again (the
+        subclasses' constructors take other arguments than ``args`` holds)."""
+        return _rebuild, (type(self), self.args, self.__dict__)
+
+
+def _rebuild(cls: Type[BaseException], args: Any, state: Dict[str, Any]) -> BaseException:
+    """An ``MCPError`` from ``__reduce__``'s parts (``BaseException.__new__`` runs no ``__init__``)."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
 
 
 # --- errors the server sent ---------------------------------------------------------------------

@@ -124,3 +124,28 @@ def test_wire_log_redacts_secrets():
     assert redact(message)["params"]["arguments"] == {"api_key": "***", "Authorization": "***", "text": "ok"}
     text = format_message(message)
     assert "sk-123" not in text and "Bearer" not in text and '"progressToken": 3' in text
+
+
+def test_every_error_class_pickles_with_its_class_message_and_attributes():
+    """Pools and Celery's pickle serializer send exceptions between processes: each class in
+    ``mcpclient.errors`` comes back as itself, with its message and attributes."""
+    import inspect
+    import pickle
+
+    from mcpclient import errors
+
+    made = [errors.RPCError.from_wire({"code": -32602, "message": "bad", "data": {"k": 1}}, "tools/call"),
+            errors.RPCError.from_wire({"code": -32021, "message": "needs tasks", "data": {
+                "requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}, "tools/call")]
+    for cls in vars(errors).values():
+        if inspect.isclass(cls) and issubclass(cls, errors.MCPError):
+            error = cls.__new__(cls, f"{cls.__name__} happened")
+            error.args = (f"{cls.__name__} happened",)
+            error.__dict__.update(code=7, method="tools/call", data={"nested": [1, 2]})
+            made.append(error)
+    assert len(made) > 30
+    for error in made:
+        copy = pickle.loads(pickle.dumps(error))
+        assert type(copy) is type(error) and str(copy) == str(error) and copy.__dict__ == error.__dict__
+    assert isinstance(made[1], errors.MissingClientCapability)
+    assert pickle.loads(pickle.dumps(made[1])).missing_extensions == ["io.modelcontextprotocol/tasks"]

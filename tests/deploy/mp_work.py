@@ -35,3 +35,9 @@ def add_own(a: int, b: int) -> Dict[str, Any]:
 
 def add_inherited(a: int, b: int) -> Dict[str, Any]:
     return _add(inherited, a, b)
+
+
+def call_unknown_tool(name: str) -> None:
+    """Call a tool the server does not have: the server's error is raised in the pool process."""
+    assert client is not None, "no client in this process"
+    client.call_tool(name)

@@ -84,3 +84,22 @@ def test_fork_pool_inherits_a_client_with_reconnect():
         mp_work.inherited = None
         parent.close()
     assert wait_until(all_dead(sorted(tracked)), SERVER_EXIT_WAIT), f"left running: {still_alive(sorted(tracked))}"
+
+
+@pytest.mark.timeout(60)
+def test_a_servers_error_in_a_pool_process_reaches_the_parent_as_itself():
+    """The pool pickles a worker's exception to send it back: an ``RPCError`` (whose constructor
+    takes other arguments than its message) used to fail to unpickle, and the parent got a
+    ``MaybeEncodingError``/``TypeError`` instead of the server's error."""
+    from mcpclient.errors import RPCError
+
+    ctx = multiprocessing.get_context("fork")
+    pool = ctx.Pool(1, initializer=mp_work.open_client)
+    try:
+        with pytest.raises(RPCError) as caught:
+            pool.apply_async(mp_work.call_unknown_tool, ("no_such_tool",)).get(timeout=40)
+    finally:
+        pool.close()
+        pool.join()
+    error = caught.value
+    assert error.method == "tools/call" and isinstance(error.code, int) and "no_such_tool" in str(error)
