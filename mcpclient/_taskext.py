@@ -1,0 +1,674 @@
+"""The Tasks extension (``io.modelcontextprotocol/tasks``, draft): tool calls the server answers
+with a task, followed to their end by this client.
+
+With ``Client(extensions={TASKS: {}})`` a server may answer ``tools/call`` with
+``resultType: "task"`` (a ``CreateTaskResult``: ``taskId``, ``status``, ``pollIntervalMs``...).
+``TasksExtension.resolve`` hands that task to the client's one ``_Poller`` thread, which sends
+``tasks/get`` when it is due, answers the task's input requests (elicitation, sampling, roots:
+the client's own handlers, on a worker thread, each key once) with ``tasks/update``, takes
+``notifications/tasks`` pushes at once, and settles the call's future when the task ends:
+``completed`` -> the tool's result, ``failed`` -> ``RPCError`` (``.task_id``), ``cancelled`` ->
+``RequestCancelled``. Cancelling the call sends ``tasks/cancel`` (never
+``notifications/cancelled``); closing the client sends nothing, so task ids stay resumable
+(``client.task(task_id)``).
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
+
+from ._sentinel import DEFAULT
+from ._threads import Lane
+from .errors import (ClientClosedError, ConnectionClosed, MCPError, MethodNotFound, ProtocolError, RequestCancelled,
+                     RequestTimeout, RPCError, TransportError)
+from .extensions import TASKS, Extension
+from .futures import CallFuture, ChainedFuture
+from .tasks import Task, ToolTask
+from .types import Raw, ToolResult
+
+__all__ = ["TasksExtension", "ToolCallFuture", "ExtensionToolTask"]
+
+log = logging.getLogger("mcpclient")
+
+_EARLY_KEPT = 64  # pushed states of tasks not followed yet (the reply creating them may still be queued)
+_INPUT_WORKERS = 4  # threads answering input requests (a handler may wait for a person)
+_TIMED_OUT = object()
+
+
+def _created(raw: Any) -> Task:
+    """The ``CreateTaskResult`` of a ``tools/call``; ``ProtocolError`` if it is not one."""
+    if not isinstance(raw, dict):
+        raise ProtocolError("tools/call answered resultType 'task' without an object")
+    return Task.from_wire(raw)
+
+
+def outcome(task: Task) -> Raw:
+    """The raw ``CallToolResult`` of a terminal task, or the error it ended with (raised)."""
+    if task.status == "completed":
+        if task.result is None:
+            raise ProtocolError(f"task {task.task_id} completed without a result")
+        return task.result
+    if task.status == "failed":
+        wire = task.error
+        if not isinstance(wire, dict) or type(wire.get("code")) is not int or not isinstance(wire.get("message"), str):
+            error: MCPError = ProtocolError(f"task {task.task_id} failed without a valid error object")
+        else:
+            error = RPCError.from_wire(wire, "tools/call")
+        error.task_id = task.task_id  # type: ignore[attr-defined]
+        raise error
+    cancelled = RequestCancelled(f"task {task.task_id} was cancelled"
+                                 + (f": {task.status_message}" if task.status_message else ""))
+    cancelled.task_id = task.task_id  # type: ignore[attr-defined]
+    raise cancelled
+
+
+class _TaskWait(CallFuture):  # type: ignore[type-arg]
+    """Waits for one task to end (or, ``state=True``, for its terminal ``Task``). Settled on a
+    worker thread through ``Session.continue_call`` (never the reader, timer or poller).
+
+    ``cancel()`` cancels the task on the server (``tasks/cancel``). A deadline (``timeout``,
+    from ``started``) watched by the session's timer fails it with ``RequestTimeout``, and, with
+    ``cancel_on_timeout``, cancels the task too (a blocking ``call_tool``)."""
+
+    def __init__(self, session: Any, poller: "_Poller", task_id: str,
+                 transform: Optional[Callable[[Any], Any]] = None, state: bool = False) -> None:
+        super().__init__(session, "tools/call")
+        self.task_id = task_id
+        self.cancel_on_timeout = True
+        self._poller = poller
+        self._value = transform
+        self._state = state
+
+    def expired(self) -> None:
+        """The timer: hand the timeout to a worker."""
+        self.deliver(_TIMED_OUT)
+
+    def deliver(self, payload: Any) -> None:
+        """A terminal ``Task``, an error, or the timeout: settled on a worker (here if none is left)."""
+        if not self.done() and not self._session.continue_call(self, payload):
+            self.advance(payload)
+
+    def advance(self, payload: Any) -> None:
+        """Worker thread: settle with the task's outcome."""
+        if self.done():
+            return
+        if payload is _TIMED_OUT:
+            waited = time.monotonic() - self.started
+            if self._settle(None, RequestTimeout(f"tools/call: task {self.task_id} did not end in {waited:.3g} s"
+                                                 + ("; cancelled it on the server" if self.cancel_on_timeout else ""),
+                                                 method="tools/call")):
+                self._poller.release(self, cancel=self.cancel_on_timeout)
+            return
+        if isinstance(payload, BaseException):
+            self._settle(None, payload)
+            return
+        try:
+            value: Any = payload if self._state else outcome(payload)
+            if self._value is not None and not self._state:
+                value = self._value(value)
+        except BaseException as exc:
+            self._settle(None, exc)
+            return
+        self._settle(value, None)
+
+    def cancel(self) -> bool:
+        """Cancel the wait, and the task on the server (``tasks/cancel``). False if it has
+        finished already. (A wait has no request to abandon, unlike ``CallFuture.cancel``.)"""
+        if not Future.cancel(self):
+            return False
+        try:
+            self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
+        except RuntimeError:  # cancelled (and notified) before
+            return True
+        self._poller.release(self, cancel=True)
+        return True
+
+    def __repr__(self) -> str:
+        return f"<_TaskWait {self.task_id!r} {'done' if self.done() else 'pending'}>"
+
+
+class _Followed:
+    """One task the poller follows (fields guarded by the poller's lock)."""
+
+    __slots__ = ("task", "seen", "waiters", "polling", "token")
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.seen: Set[str] = set()  # input keys answered (or being answered): each is answered once
+        self.waiters: List[_TaskWait] = []
+        self.polling = False  # a tasks/get is in flight
+        self.token = 0  # bumped by each schedule: older heap entries are stale
+
+
+class _Poller:
+    """Follows the client's tasks: one thread (``mcpclient-<n>-tasks``, started on first use,
+    joined by ``close``) sends each ``tasks/get`` when due; replies, pushes and input answers are
+    handled on worker threads. Nothing here holds the lock across a request or a callback."""
+
+    def __init__(self, ext: "TasksExtension", ctx: Any) -> None:
+        self._ext = ext
+        self.ctx = ctx
+        self._cond = threading.Condition(threading.Lock())
+        self._followed: Dict[str, _Followed] = {}
+        self._heap: List[Tuple[float, int, str, int]] = []
+        self._seq = itertools.count()
+        self._early: "OrderedDict[str, Task]" = OrderedDict()
+        self._thread: Optional[threading.Thread] = None
+        self._closed = False
+        self._listen: Optional[CallFuture] = None  # 2026: the subscriptions/listen carrying our task ids
+        self._listened: FrozenSet[str] = frozenset()
+        self._listen_failed = False
+        self._lane: Optional[Lane] = None
+
+    # --- following --------------------------------------------------------------------------------
+
+    def wait(self, task: Task, transform: Optional[Callable[[Any], Any]] = None, state: bool = False,
+             session: Any = None) -> _TaskWait:
+        """A future of ``task``'s outcome (or terminal state); starts following it if needed."""
+        waiter = _TaskWait(session if session is not None else self.ctx.session, self, task.task_id, transform, state)
+        with self._cond:
+            if self._closed:
+                raise ClientClosedError("the client is closed")
+            followed = self._followed.get(task.task_id)
+            fresh = followed is None
+            if fresh:
+                followed = self._followed[task.task_id] = _Followed(task)
+            followed.waiters.append(waiter)
+            early = self._early.pop(task.task_id, None)
+            if fresh and task.status == "unknown":  # a resumed task: ask at once
+                self._schedule(followed, 0.0)
+            self._start()
+        if fresh or early is not None:
+            self.update(early or task, keep_early=False)
+        return waiter
+
+    def latest(self, task_id: str) -> Optional[Task]:
+        """The last state seen of a followed task, or None."""
+        with self._cond:
+            followed = self._followed.get(task_id)
+            return followed.task if followed is not None else None
+
+    def release(self, waiter: _TaskWait, cancel: bool) -> None:
+        """``waiter`` is done (cancelled, timed out): stop following its task if nobody else
+        waits; ``cancel``: send ``tasks/cancel``."""
+        with self._cond:
+            followed = self._followed.get(waiter.task_id)
+            if followed is not None and waiter in followed.waiters:
+                followed.waiters.remove(waiter)
+                if not followed.waiters:
+                    del self._followed[waiter.task_id]
+                    self._cond.notify()
+        if cancel:
+            self.send_cancel(waiter.task_id)
+
+    def send_cancel(self, task_id: str) -> None:
+        """``tasks/cancel`` (best effort, not waited for: an empty ack)."""
+        try:
+            future = self.ctx.request_future("tasks/cancel", {"taskId": task_id})
+        except MCPError as exc:
+            log.debug("could not cancel task %s: %s", task_id, exc)
+            return
+        future.add_done_callback(lambda done: done.cancelled() or done.exception() is None or log.debug(
+            "tasks/cancel %s failed: %s", task_id, done.exception()))
+
+    def poll_now(self, task_id: str) -> None:
+        """A hint (``notifications/tasks/status``): poll this task now."""
+        with self._cond:
+            followed = self._followed.get(task_id)
+            if followed is not None and not followed.polling:
+                self._schedule(followed, 0.0)
+
+    def update(self, task: Task, keep_early: bool = True) -> None:
+        """A state of a task (a ``tasks/get`` reply, a push): settle its waiters if it ended,
+        answer new input requests, else poll again when due."""
+        new: Raw = {}
+        with self._cond:
+            followed = self._followed.get(task.task_id)
+            if followed is None:
+                if keep_early:  # pushed before its reply was handled: kept for wait()
+                    self._early[task.task_id] = task
+                    while len(self._early) > _EARLY_KEPT:
+                        self._early.popitem(last=False)
+                return
+            followed.task = task
+            if task.is_terminal:
+                del self._followed[task.task_id]
+                waiters, followed.waiters = followed.waiters, []
+                self._cond.notify()
+            else:
+                waiters = []
+                if not followed.polling and task.status != "unknown":
+                    self._schedule(followed, self._interval(task))
+                requests = task.input_requests if task.status == "input_required" else None
+                new = {k: v for k, v in (requests or {}).items() if k not in followed.seen}
+                followed.seen.update(new)
+        for waiter in waiters:
+            waiter.deliver(task)
+        if not task.is_terminal and new:
+            if not self._lanes().try_submit(f"input for task {task.task_id}", self._answer, task.task_id, new):
+                self.fail(task.task_id, ClientClosedError("the client is closing"), cancel=False)
+
+    def fail(self, task_id: str, error: BaseException, cancel: bool) -> None:
+        """End every wait for ``task_id`` with ``error``; ``cancel``: also ``tasks/cancel`` it."""
+        with self._cond:
+            followed = self._followed.pop(task_id, None)
+            waiters = followed.waiters if followed is not None else []
+            self._cond.notify()
+        if isinstance(error, MCPError) and not hasattr(error, "task_id"):
+            error.task_id = task_id  # type: ignore[attr-defined]
+        for waiter in waiters:
+            waiter.deliver(error)
+        if cancel:
+            self.send_cancel(task_id)
+
+    def _interval(self, task: Task) -> float:
+        ext = self._ext
+        seconds = task.poll_interval / 1000 if task.poll_interval is not None else ext.default_poll_interval
+        return min(max(seconds, ext.min_poll_interval), ext.max_poll_interval)
+
+    def _schedule(self, followed: _Followed, delay: float) -> None:
+        """Under the lock: poll ``followed`` in ``delay`` seconds (replacing its earlier turn)."""
+        followed.token += 1
+        heapq.heappush(self._heap, (time.monotonic() + delay, next(self._seq), followed.task.task_id, followed.token))
+        self._cond.notify()
+
+    # --- the thread ---------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        """Under the lock: start the thread on first use."""
+        if self._thread is None:
+            name = f"mcpclient-{getattr(self.ctx, 'instance', 0)}-tasks"
+            self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+            self._thread.start()
+
+    def _lanes(self) -> Lane:
+        with self._cond:
+            if self._lane is None:
+                self._lane = Lane(f"mcpclient-{getattr(self.ctx, 'instance', 0)}-taskinput", _INPUT_WORKERS, -1)
+                if self._closed:
+                    self._lane.shutdown(time.monotonic())
+            return self._lane
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    if self._closed:
+                        return
+                    ids = self._listen_wanted()
+                    due = self._next_due()
+                    if ids is not None or due is not None:
+                        break
+                    self._cond.wait(self._heap[0][0] - time.monotonic() if self._heap else None)
+            if ids is not None:
+                self._relisten(ids)
+            if due is not None:
+                self._poll(due)
+
+    def _next_due(self) -> Optional[str]:
+        """Under the lock: the id of a task whose poll is due (marked as polling), or None."""
+        now = time.monotonic()
+        while self._heap and self._heap[0][0] <= now:
+            _, _, task_id, token = heapq.heappop(self._heap)
+            followed = self._followed.get(task_id)
+            if followed is not None and followed.token == token and not followed.polling:
+                followed.polling = True
+                return task_id
+        return None
+
+    def _poll(self, task_id: str) -> None:
+        try:
+            future = self.ctx.request_future("tasks/get", {"taskId": task_id})
+        except BaseException as exc:
+            self._polled(task_id, None, exc)
+            return
+        future.add_done_callback(lambda done: self._polled(task_id, done, None))
+
+    def _polled(self, task_id: str, done: Optional[CallFuture], error: Optional[BaseException]) -> None:
+        """Worker thread: a ``tasks/get`` reply (or why there is none)."""
+        task: Optional[Task] = None
+        if done is not None:
+            error = RequestCancelled("tasks/get was cancelled") if done.cancelled() else done.exception()
+            if error is None:
+                try:
+                    task = Task.from_wire(done.result())
+                    if task.task_id != task_id:
+                        raise ProtocolError(f"tasks/get {task_id}: the answer is about task {task.task_id!r:.80}")
+                except ProtocolError as exc:
+                    error = exc
+        with self._cond:
+            followed = self._followed.get(task_id)
+            if followed is not None:
+                followed.polling = False
+        if task is not None:
+            self.update(task, keep_early=False)
+        elif isinstance(error, (RequestTimeout, TransportError)) and not isinstance(error, ConnectionClosed):
+            with self._cond:  # a slow or lost round: poll again when due
+                followed = self._followed.get(task_id)
+                if followed is not None:
+                    self._schedule(followed, self._interval(followed.task))
+        elif error is not None:
+            self.fail(task_id, error, cancel=False)
+
+    # --- input requests (worker thread of the input lane) --------------------------------------------
+
+    def _answer(self, task_id: str, requests: Raw) -> None:
+        answers: Raw = {}
+        try:
+            for key, request in requests.items():
+                if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+                    raise ProtocolError(f"task {task_id}: input request {key!r:.50} has no method")
+                inner = request.get("params") if isinstance(request.get("params"), dict) else {}
+                try:
+                    answers[key] = self.ctx.answer(request["method"], inner)
+                except MethodNotFound:
+                    raise ProtocolError(f"task {task_id}: the server asked for {request['method']}, which this "
+                                        "client did not declare (configure its handler)") from None
+        except BaseException as exc:  # the call fails, and the task is cancelled (nobody will answer it)
+            self.fail(task_id, exc, cancel=True)
+            return
+        with self._cond:
+            if task_id not in self._followed:
+                return  # ended or abandoned meanwhile
+        try:
+            future = self.ctx.request_future("tasks/update", {"taskId": task_id, "inputResponses": answers})
+        except BaseException as exc:
+            self.fail(task_id, exc, cancel=False)
+            return
+        future.add_done_callback(lambda done: self._updated(task_id, done))
+
+    def _updated(self, task_id: str, done: CallFuture) -> None:
+        error = RequestCancelled("tasks/update was cancelled") if done.cancelled() else done.exception()
+        if error is not None:
+            self.fail(task_id, error, cancel=True)
+        else:
+            self.poll_now(task_id)
+
+    # --- 2026: one listen for the live task ids --------------------------------------------------------
+
+    def _listen_wanted(self) -> Optional[FrozenSet[str]]:
+        """Under the lock: the task ids a new listen should carry, or None (no change needed)."""
+        if not self._ext.listen or self._listen_failed or not getattr(self.ctx, "stateless", False):
+            return None
+        ids = frozenset(self._followed)
+        return None if ids == self._listened else ids
+
+    def _relisten(self, ids: FrozenSet[str]) -> None:
+        """Replace the listen (poller thread): none when nothing is followed."""
+        with self._cond:
+            old, self._listen, self._listened = self._listen, None, ids
+        if old is not None:
+            old.cancel()
+        if not ids:
+            return
+        try:
+            fresh = self.ctx.request_future("subscriptions/listen", {"notifications": {"taskIds": sorted(ids)}},
+                                            timeout=None)
+        except MCPError as exc:
+            log.debug("cannot listen for task notifications (%s); polling only", exc)
+            with self._cond:
+                self._listen_failed = True
+            return
+        with self._cond:
+            if self._listened == ids and not self._closed:
+                self._listen = fresh
+                fresh = None
+        if fresh is not None:
+            fresh.cancel()
+            return
+        self._listen.add_done_callback(self._listen_ended)  # type: ignore[union-attr]
+
+    def _listen_ended(self, done: CallFuture) -> None:
+        if done.cancelled():
+            return
+        error = done.exception()
+        with self._cond:
+            if self._listen is not done:
+                return
+            self._listen, self._listened = None, frozenset()
+            if isinstance(error, RPCError):  # refused (no extension, -32021...): poll only
+                log.debug("task listen refused (%s); polling only", error)
+                self._listen_failed = True
+            self._cond.notify()
+
+    # --- lifecycle ----------------------------------------------------------------------------------------
+
+    def rebind(self, ctx: Any) -> None:
+        """A new connection: follow on with it (the tasks live on the server, ids unchanged)."""
+        with self._cond:
+            self.ctx = ctx
+            self._listen, self._listened, self._listen_failed = None, frozenset(), False
+            for followed in self._followed.values():
+                followed.polling = False
+                self._schedule(followed, 0.0)
+
+    def close(self, deadline: Optional[float] = None) -> None:
+        """Fail local waits (``ClientClosedError``), send no ``tasks/cancel``, join the thread."""
+        with self._cond:
+            self._closed = True
+            followed = list(self._followed.values())
+            self._followed.clear()
+            self._heap.clear()
+            thread, lane, listen = self._thread, self._lane, self._listen
+            self._listen = None
+            self._cond.notify_all()
+        for each in followed:
+            for waiter in each.waiters:
+                waiter.advance(ClientClosedError(f"tools/call: the client was closed while task "
+                                                 f"{waiter.task_id} ran (resume it with client.task(task_id))"))
+        if listen is not None:
+            listen.cancel()
+        end = deadline if deadline is not None else time.monotonic() + 5.0
+        if lane is not None:
+            lane.shutdown(end)
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(max(0.0, end - time.monotonic()))
+
+
+class TasksExtension(Extension):
+    """The Tasks extension, client side: ``Client(extensions={TASKS: {}})`` (a dict value gives
+    these options) or ``{TASKS: TasksExtension(...)}``. One instance serves one client.
+
+    Args:
+        default_poll_interval: seconds between ``tasks/get`` when the server gives no ``pollIntervalMs``.
+        min_poll_interval: the shortest pause between polls of one task (a server's smaller value is raised).
+        max_poll_interval: the longest pause (a server's larger value is lowered).
+        listen: 2026 era: also keep a ``subscriptions/listen`` for the live task ids, so that
+            ``notifications/tasks`` settle them at once (polling goes on regardless).
+    """
+
+    id = TASKS
+
+    def __init__(self, *, default_poll_interval: float = 1.0, min_poll_interval: float = 0.01,
+                 max_poll_interval: float = 30.0, listen: bool = True) -> None:
+        for name, value in (("default_poll_interval", default_poll_interval), ("min_poll_interval", min_poll_interval),
+                            ("max_poll_interval", max_poll_interval)):
+            if type(value) not in (int, float) or not 0 < value < float("inf"):
+                raise ValueError(f"{name} must be a positive number of seconds, not {value!r}")
+        if min_poll_interval > max_poll_interval:
+            raise ValueError("min_poll_interval must not exceed max_poll_interval")
+        self.default_poll_interval = float(default_poll_interval)
+        self.min_poll_interval = float(min_poll_interval)
+        self.max_poll_interval = float(max_poll_interval)
+        self.listen = bool(listen)
+        self._poller: Optional[_Poller] = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, options: Mapping[str, Any]) -> "TasksExtension":
+        """``Client(extensions={TASKS: {...}})``: the dict's keys are this class's options."""
+        try:
+            return cls(**dict(options))
+        except TypeError as exc:
+            raise ValueError(f"extensions[{TASKS!r}]: {exc}") from None
+
+    def settings(self) -> Dict[str, Any]:
+        """The extension has no settings: declared as ``{}``."""
+        return {}
+
+    def result_types(self) -> Mapping[str, FrozenSet[str]]:
+        """``resultType: "task"`` may answer ``tools/call`` (only)."""
+        return {"task": frozenset(("tools/call",))}
+
+    def notification_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], None]]:
+        """``notifications/tasks`` (a full task state) and the ``notifications/tasks/status`` hint."""
+        return {"notifications/tasks": self._pushed, "notifications/tasks/status": self._hinted}
+
+    def bind(self, ctx: Any) -> None:
+        """After each connect: poll (and cancel, update) over this connection."""
+        with self._lock:
+            poller = self._poller
+            if poller is None:
+                self._poller = _Poller(self, ctx)
+                return
+        poller.rebind(ctx)
+
+    def poller(self) -> _Poller:
+        """The client's poller (``ClientClosedError`` before the first connect)."""
+        poller = self._poller
+        if poller is None:
+            raise ClientClosedError("the client is not connected")
+        return poller
+
+    def resolve(self, kind: str, method: str, raw: Dict[str, Any], ctx: Any) -> Any:
+        """Worker thread: a ``tools/call`` answered with a task -> the future of its final
+        ``CallToolResult`` (raw), which the poller settles."""
+        if kind != "task" or method != "tools/call":
+            raise ProtocolError(f"{method}: resultType {kind!r} is not allowed here")
+        return self.poller().wait(_created(raw))
+
+    def handle(self, task_id: str, name: str = "", transform: Optional[Callable[[Any], ToolResult]] = None,
+               task: Optional[Task] = None) -> "ExtensionToolTask":
+        """A handle for a task of this server (``client.task(task_id)``; nothing is sent)."""
+        if not isinstance(task_id, str) or not task_id:
+            raise ValueError("task_id must be a non-empty string")
+        return ExtensionToolTask(self.poller(), name, task or Task(task_id, "unknown"),
+                                 transform or (lambda raw: ToolResult.from_wire(raw, name or "task")))
+
+    def close(self, deadline: Optional[float] = None) -> None:
+        """The client is closing: fail local waits, join the poller (no ``tasks/cancel`` is sent)."""
+        poller = self._poller
+        if poller is not None:
+            poller.close(deadline)
+
+    def _pushed(self, params: Dict[str, Any]) -> None:
+        poller = self._poller
+        if poller is None:
+            return
+        try:
+            task = Task.from_wire(params)
+        except ProtocolError as exc:
+            log.debug("ignored a malformed notifications/tasks: %s", exc)
+            return
+        poller.update(task)
+
+    def _hinted(self, params: Dict[str, Any]) -> None:
+        poller = self._poller
+        task_id = params.get("taskId") if isinstance(params, dict) else None
+        if poller is not None and isinstance(task_id, str):
+            poller.poll_now(task_id)
+
+
+class ExtensionToolTask(ToolTask):
+    """A ``ToolTask`` of the Tasks extension (``protocol == "extension"``): the same methods,
+    over ``tasks/get``/``tasks/update``/``tasks/cancel``; ``result()`` follows the task with the
+    client's poller (input requests answered) to its end."""
+
+    protocol = "extension"
+
+    def __init__(self, poller: _Poller, name: str, task: Task, transform: Callable[[Any], ToolResult]) -> None:
+        self._poller = poller
+        self._task = task
+        super().__init__(lambda *args, **kwargs: poller.ctx.request(*args, **kwargs), name, task, transform)
+
+    @property  # type: ignore[override]
+    def task(self) -> Task:
+        """The last state seen of the task."""
+        return self._poller.latest(self._task.task_id) or self._task
+
+    @task.setter
+    def task(self, value: Task) -> None:
+        self._task = value
+
+    def status(self, *, timeout: Any = DEFAULT) -> Task:
+        """The task's current state (``tasks/get``); new input requests in it are answered."""
+        state = Task.from_wire(self._poller.ctx.request("tasks/get", {"taskId": self.task_id}, timeout=timeout))
+        self._task = state
+        self._poller.update(state, keep_early=False)
+        return state
+
+    def result(self, timeout: Optional[float] = None) -> ToolResult:
+        """Follow the task to its end and return the tool's result (``RequestTimeout`` after
+        ``timeout`` seconds; the task goes on). ``failed`` raises ``RPCError``, ``cancelled``
+        ``RequestCancelled``."""
+        return self.result_future(timeout).result()  # type: ignore[no-any-return]
+
+    def result_future(self, timeout: Optional[float] = None) -> CallFuture[ToolResult]:
+        """``result()``, returning at once; ``cancel()`` on it cancels the task on the server."""
+        return self._follow(timeout, self._transform, False)
+
+    def cancel(self, *, timeout: Any = DEFAULT) -> Task:
+        """``tasks/cancel`` (cooperative: the task may still complete); the last known state."""
+        self._poller.ctx.request("tasks/cancel", {"taskId": self.task_id}, timeout=timeout)
+        return self.task
+
+    def wait(self, timeout: Optional[float] = None) -> Task:
+        """Follow the task (input requests answered) until it is terminal; its state."""
+        return self._follow(timeout, None, True).result()  # type: ignore[no-any-return]
+
+    def _follow(self, timeout: Optional[float], transform: Optional[Callable[[Any], Any]], state: bool) -> _TaskWait:
+        waiter = self._poller.wait(self.task, transform, state)
+        waiter.cancel_on_timeout = False  # the handle's wait only: the task goes on
+        if timeout is not None:
+            waiter.timeout = timeout
+            waiter._session.watch(waiter)
+        return waiter
+
+    def __repr__(self) -> str:
+        return f"<ToolTask {self.name!r} {self.task_id!r} {self.task.status} (extension)>"
+
+
+class ToolCallFuture(ChainedFuture[ToolResult]):
+    """``call_tool_future`` with the Tasks extension declared: a ``CallFuture[ToolResult]``
+    whose ``task`` is the ``ToolTask`` once the server answered with a task (persist
+    ``task.task_id`` to resume after a restart). ``cancel()`` before that cancels the
+    ``tools/call`` (``notifications/cancelled``); after, the task (``tasks/cancel`` only)."""
+
+    def __init__(self, session: Any, first: CallFuture[Any], transform: Callable[[Any], ToolResult],
+                 ext: TasksExtension, name: str) -> None:
+        self._tool = transform
+        self._ext = ext
+        self._name = name
+        self._task: Optional[ToolTask] = None
+        super().__init__(session, "tools/call", first, self._linked)
+
+    @property
+    def task(self) -> Optional[ToolTask]:
+        """The task the server runs the call as (None until it answered, or if it ran the call inline)."""
+        return self._task
+
+    def _linked(self, value: Any) -> Any:
+        """Worker: the first answer: a result (inline) or the wait for a task."""
+        if not isinstance(value, _TaskWait):
+            return self._tool(value)
+        first = self._current
+        if first.timeout is not None:  # the call's one deadline covers the task too
+            value.started, value.timeout = first.started, first.timeout
+            value._session.watch(value)
+        self._task = ExtensionToolTask(self._ext.poller(), self._name, self._ext.poller().latest(value.task_id)
+                                       or Task(value.task_id, "working"), self._tool)
+        self._link = self._tool
+        return value
+
+    def advance(self, value: Any) -> None:
+        """Worker: as ``ChainedFuture``; a task created after ``cancel()`` is cancelled too."""
+        if self.cancelled() and isinstance(value, _TaskWait):
+            value.cancel()
+            return
+        super().advance(value)
