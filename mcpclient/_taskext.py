@@ -646,11 +646,18 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         self._ext = ext
         self._name = name
         self._task: Optional[ToolTask] = None
+        self._answered = threading.Event()  # the server answered the tools/call, or the call ended
         super().__init__(session, "tools/call", first, self._linked)
 
     @property
     def task(self) -> Optional[ToolTask]:
         """The task the server runs the call as (None until it answered, or if it ran the call inline)."""
+        return self._task
+
+    def wait_task(self, timeout: Optional[float] = None) -> Optional[ToolTask]:
+        """Wait (at most ``timeout`` seconds) until the server answered the call; its ``task``
+        (None: it ran inline, ended, or has not answered yet)."""
+        self._answered.wait(timeout)
         return self._task
 
     def _linked(self, value: Any) -> Any:
@@ -664,7 +671,18 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         self._task = ExtensionToolTask(self._ext.poller(), self._name, self._ext.poller().latest(value.task_id)
                                        or Task(value.task_id, "working"), self._tool)
         self._link = self._tool
+        self._answered.set()
         return value
+
+    def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
+        self._answered.set()
+        return super()._settle(value, error)
+
+    def cancel(self) -> bool:
+        """Cancel the call: the ``tools/call`` in flight, or once it is a task, the task."""
+        cancelled = super().cancel()
+        self._answered.set()
+        return cancelled
 
     def advance(self, value: Any) -> None:
         """Worker: as ``ChainedFuture``; a task created after ``cancel()`` is cancelled too."""
