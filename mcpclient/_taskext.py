@@ -690,3 +690,23 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
             value.cancel()
             return
         super().advance(value)
+
+
+def resume(ext: Optional[TasksExtension], server_extensions: Mapping[str, Any], server_capabilities: Dict[str, Any],
+           call: Any, task_id: str) -> ToolTask:
+    """``Client.task(task_id)``: a handle for a task this client (or an earlier one) started;
+    nothing is sent. Extension-backed when ``TASKS`` is declared (``ext``) and the server has
+    it; else the 2025-11-25 handle if the server has ``tasks``; else ``ValueError`` (not declared)
+    or ``CapabilityError`` (the server lacks it)."""
+    from .errors import CapabilityError
+    from .protocol import server_has
+
+    if not isinstance(task_id, str) or not task_id:
+        raise ValueError("task_id must be a non-empty string")
+    if ext is not None and TASKS in server_extensions:
+        return ext.handle(task_id)
+    if server_has(server_capabilities, "tasks"):
+        return ToolTask(call, "", Task(task_id, "unknown"), lambda raw: ToolResult.from_wire(raw, "task"))
+    if ext is None:
+        raise ValueError(f"client.task() needs the Tasks extension: declare it with Client(extensions={{{TASKS!r}: {{}}}})")
+    raise CapabilityError(f"extensions.{TASKS}", "tasks/get")
