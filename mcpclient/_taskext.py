@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future, InvalidStateError
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 
 from ._sentinel import DEFAULT
@@ -37,8 +37,9 @@ __all__ = ["TasksExtension", "ToolCallFuture", "ExtensionToolTask"]
 log = logging.getLogger("mcpclient")
 
 _EARLY_KEPT = 64  # pushed states of tasks not followed yet (the reply creating them may still be queued)
-_INPUT_WORKERS = 4  # threads answering input requests (a handler may wait for a person)
+_WORKERS = 4  # threads answering input requests (a handler may wait for a person) and settling waits
 _TIMED_OUT = object()
+_POLLERS = itertools.count(1)  # names the threads of clients whose context has no instance number
 
 
 def _created(raw: Any) -> Task:
@@ -68,59 +69,79 @@ def outcome(task: Task) -> Raw:
     raise cancelled
 
 
-class _TaskWait(CallFuture):  # type: ignore[type-arg]
-    """Waits for one task to end (or, ``state=True``, for its terminal ``Task``). Settled on a
-    worker thread through ``Session.continue_call`` (never the reader, timer or poller).
+class _TaskWait(Future):  # type: ignore[type-arg]
+    """Waits for one task to end (its tool result; or, ``state=True``, its terminal ``Task``).
+    Settled on a worker of the poller's lane (never the reader, the notification thread or the
+    poller), so its done-callbacks run there.
 
-    ``cancel()`` cancels the task on the server (``tasks/cancel``). A deadline (``timeout``,
-    from ``started``) watched by the session's timer fails it with ``RequestTimeout``, and, with
-    ``cancel_on_timeout``, cancels the task too (a blocking ``call_tool``)."""
+    ``cancel()`` cancels the task on the server (``tasks/cancel``). A ``deadline`` (monotonic,
+    kept by the poller) fails it with ``RequestTimeout`` and, with ``cancel_on_timeout`` (a tool
+    call's one timeout), cancels the task too."""
 
-    def __init__(self, session: Any, poller: "_Poller", task_id: str,
-                 transform: Optional[Callable[[Any], Any]] = None, state: bool = False) -> None:
-        super().__init__(session, "tools/call")
+    request_id = None  # (a link of a ChainedFuture: no request of its own)
+    method = "tools/call"
+
+    def __init__(self, poller: "_Poller", task_id: str, transform: Optional[Callable[[Any], Any]] = None,
+                 state: bool = False) -> None:
+        super().__init__()
         self.task_id = task_id
+        self.started = time.monotonic()
         self.cancel_on_timeout = True
         self._poller = poller
         self._value = transform
         self._state = state
 
-    def expired(self) -> None:
-        """The timer: hand the timeout to a worker."""
-        self.deliver(_TIMED_OUT)
-
     def deliver(self, payload: Any) -> None:
         """A terminal ``Task``, an error, or the timeout: settled on a worker (here if none is left)."""
-        if not self.done() and not self._session.continue_call(self, payload):
-            self.advance(payload)
+        if not self.done() and not self._poller.submit(f"outcome of task {self.task_id}", self.settle, payload):
+            self.settle(payload)
 
-    def advance(self, payload: Any) -> None:
+    def settle(self, payload: Any) -> None:
         """Worker thread: settle with the task's outcome."""
         if self.done():
             return
         if payload is _TIMED_OUT:
             waited = time.monotonic() - self.started
-            if self._settle(None, RequestTimeout(f"tools/call: task {self.task_id} did not end in {waited:.3g} s"
+            if self._finish(None, RequestTimeout(f"tools/call: task {self.task_id} did not end in {waited:.3g} s"
                                                  + ("; cancelled it on the server" if self.cancel_on_timeout else ""),
                                                  method="tools/call")):
                 self._poller.release(self, cancel=self.cancel_on_timeout)
             return
         if isinstance(payload, BaseException):
-            self._settle(None, payload)
+            self._finish(None, payload)
             return
         try:
             value: Any = payload if self._state else outcome(payload)
             if self._value is not None and not self._state:
                 value = self._value(value)
         except BaseException as exc:
-            self._settle(None, exc)
+            self._finish(None, exc)
             return
-        self._settle(value, None)
+        self._finish(value, None)
+
+    def _finish(self, value: Any, error: Optional[BaseException]) -> bool:
+        try:
+            if error is None:
+                self.set_result(value)
+            else:
+                self.set_exception(error)
+        except InvalidStateError:  # cancelled meanwhile
+            return False
+        return True
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        """The outcome (``RequestCancelled`` if cancelled, ``TimeoutError`` if not done in ``timeout``)."""
+        try:
+            return super().result(timeout)
+        except CancelledError as exc:
+            if isinstance(exc, RequestCancelled):
+                raise
+            raise RequestCancelled(f"the wait for task {self.task_id} was cancelled") from exc
 
     def cancel(self) -> bool:
         """Cancel the wait, and the task on the server (``tasks/cancel``). False if it has
-        finished already. (A wait has no request to abandon, unlike ``CallFuture.cancel``.)"""
-        if not Future.cancel(self):
+        finished already."""
+        if not super().cancel():
             return False
         try:
             self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
@@ -130,7 +151,7 @@ class _TaskWait(CallFuture):  # type: ignore[type-arg]
         return True
 
     def __repr__(self) -> str:
-        return f"<_TaskWait {self.task_id!r} {'done' if self.done() else 'pending'}>"
+        return f"<task wait {self.task_id!r} {'done' if self.done() else 'pending'}>"
 
 
 class _Followed:
@@ -165,13 +186,17 @@ class _Poller:
         self._listened: FrozenSet[str] = frozenset()
         self._listen_failed = False
         self._lane: Optional[Lane] = None
+        self._deadlines: List[Tuple[float, int, _TaskWait]] = []
+        instance = getattr(ctx, "instance", None)
+        self._name = str(instance if instance is not None else next(_POLLERS))
 
     # --- following --------------------------------------------------------------------------------
 
     def wait(self, task: Task, transform: Optional[Callable[[Any], Any]] = None, state: bool = False,
-             session: Any = None) -> _TaskWait:
-        """A future of ``task``'s outcome (or terminal state); starts following it if needed."""
-        waiter = _TaskWait(session if session is not None else self.ctx.session, self, task.task_id, transform, state)
+             deadline: Optional[float] = None) -> _TaskWait:
+        """A future of ``task``'s outcome (or terminal state); starts following it if needed.
+        ``deadline`` (monotonic): then it fails with ``RequestTimeout``."""
+        waiter = _TaskWait(self, task.task_id, transform, state)
         with self._cond:
             if self._closed:
                 raise ClientClosedError("the client is closed")
@@ -180,6 +205,8 @@ class _Poller:
             if fresh:
                 followed = self._followed[task.task_id] = _Followed(task)
             followed.waiters.append(waiter)
+            if deadline is not None:
+                self._watch(waiter, deadline)
             early = self._early.pop(task.task_id, None)
             if fresh and task.status == "unknown":  # a resumed task: ask at once
                 self._schedule(followed, 0.0)
@@ -251,7 +278,7 @@ class _Poller:
         for waiter in waiters:
             waiter.deliver(task)
         if not task.is_terminal and new:
-            if not self._lanes().try_submit(f"input for task {task.task_id}", self._answer, task.task_id, new):
+            if not self.submit(f"input for task {task.task_id}", self._answer, task.task_id, new):
                 self.fail(task.task_id, ClientClosedError("the client is closing"), cancel=False)
 
     def fail(self, task_id: str, error: BaseException, cancel: bool) -> None:
@@ -283,17 +310,25 @@ class _Poller:
     def _start(self) -> None:
         """Under the lock: start the thread on first use."""
         if self._thread is None:
-            name = f"mcpclient-{getattr(self.ctx, 'instance', 0)}-tasks"
+            name = f"mcpclient-{self._name}-tasks"
             self._thread = threading.Thread(target=self._run, name=name, daemon=True)
             self._thread.start()
 
-    def _lanes(self) -> Lane:
+    def submit(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn(*args)`` on a worker of the poller's lane (False once closed)."""
         with self._cond:
+            if self._closed:
+                return False
             if self._lane is None:
-                self._lane = Lane(f"mcpclient-{getattr(self.ctx, 'instance', 0)}-taskinput", _INPUT_WORKERS, -1)
-                if self._closed:
-                    self._lane.shutdown(time.monotonic())
-            return self._lane
+                self._lane = Lane(f"mcpclient-{self._name}-taskwork", _WORKERS, -1)
+            lane = self._lane
+        return lane.try_submit(label, fn, *args)
+
+    def _watch(self, waiter: _TaskWait, deadline: float) -> None:
+        """Under the lock: fail ``waiter`` at ``deadline`` (monotonic) unless it is done by then."""
+        heapq.heappush(self._deadlines, (deadline, next(self._seq), waiter))
+        self._start()
+        self._cond.notify()
 
     def _run(self) -> None:
         while True:
@@ -303,13 +338,26 @@ class _Poller:
                         return
                     ids = self._listen_wanted()
                     due = self._next_due()
-                    if ids is not None or due is not None:
+                    late = self._expired()
+                    if ids is not None or due is not None or late:
                         break
-                    self._cond.wait(self._heap[0][0] - time.monotonic() if self._heap else None)
+                    heads = [h[0][0] for h in (self._heap, self._deadlines) if h]
+                    self._cond.wait(min(heads) - time.monotonic() if heads else None)
+            for waiter in late:
+                waiter.deliver(_TIMED_OUT)
             if ids is not None:
                 self._relisten(ids)
             if due is not None:
                 self._poll(due)
+
+    def _expired(self) -> List[_TaskWait]:
+        """Under the lock: the waits whose deadline passed (and are not done)."""
+        now, late = time.monotonic(), []
+        while self._deadlines and self._deadlines[0][0] <= now:
+            waiter = heapq.heappop(self._deadlines)[2]
+            if not waiter.done():
+                late.append(waiter)
+        return late
 
     def _next_due(self) -> Optional[str]:
         """Under the lock: the id of a task whose poll is due (marked as polling), or None."""
@@ -455,12 +503,13 @@ class _Poller:
             followed = list(self._followed.values())
             self._followed.clear()
             self._heap.clear()
+            self._deadlines.clear()
             thread, lane, listen = self._thread, self._lane, self._listen
             self._listen = None
             self._cond.notify_all()
         for each in followed:
             for waiter in each.waiters:
-                waiter.advance(ClientClosedError(f"tools/call: the client was closed while task "
+                waiter.settle(ClientClosedError(f"tools/call: the client was closed while task "
                                                  f"{waiter.task_id} ran (resume it with client.task(task_id))"))
         if listen is not None:
             listen.cancel()
@@ -609,7 +658,7 @@ class ExtensionToolTask(ToolTask):
         ``RequestCancelled``."""
         return self.result_future(timeout).result()  # type: ignore[no-any-return]
 
-    def result_future(self, timeout: Optional[float] = None) -> CallFuture[ToolResult]:
+    def result_future(self, timeout: Optional[float] = None) -> "Future[ToolResult]":  # type: ignore[override]
         """``result()``, returning at once; ``cancel()`` on it cancels the task on the server."""
         return self._follow(timeout, self._transform, False)
 
@@ -623,31 +672,51 @@ class ExtensionToolTask(ToolTask):
         return self._follow(timeout, None, True).result()  # type: ignore[no-any-return]
 
     def _follow(self, timeout: Optional[float], transform: Optional[Callable[[Any], Any]], state: bool) -> _TaskWait:
-        waiter = self._poller.wait(self.task, transform, state)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        waiter = self._poller.wait(self.task, transform, state, deadline)
         waiter.cancel_on_timeout = False  # the handle's wait only: the task goes on
-        if timeout is not None:
-            waiter.timeout = timeout
-            waiter._session.watch(waiter)
         return waiter
 
     def __repr__(self) -> str:
         return f"<ToolTask {self.name!r} {self.task_id!r} {self.task.status} (extension)>"
 
 
+def _is_task(raw: Any) -> bool:
+    return type(raw) is dict and raw.get("resultType") == "task"
+
+
+def _passthrough(raw: Any) -> Any:
+    """The first link of a ``ToolCallFuture``: the raw result, a ``CreateTaskResult`` included
+    (``claims``: the era hands it over unresolved, so no worker waits for the task)."""
+    return raw
+
+
+_passthrough.claims = frozenset(("task",))  # type: ignore[attr-defined]
+
+
 class ToolCallFuture(ChainedFuture[ToolResult]):
     """``call_tool_future`` with the Tasks extension declared: a ``CallFuture[ToolResult]``
     whose ``task`` is the ``ToolTask`` once the server answered with a task (persist
-    ``task.task_id`` to resume after a restart). ``cancel()`` before that cancels the
-    ``tools/call`` (``notifications/cancelled``); after, the task (``tasks/cancel`` only)."""
+    ``task.task_id`` to resume after a restart; ``wait_task()`` waits for that answer).
+    ``cancel()`` before it cancels the ``tools/call`` (``notifications/cancelled``); after, the
+    task (``tasks/cancel`` only). The call's ``timeout`` covers the task too: on expiry
+    ``RequestTimeout``, and the task is cancelled."""
 
     def __init__(self, session: Any, first: CallFuture[Any], transform: Callable[[Any], ToolResult],
-                 ext: TasksExtension, name: str) -> None:
+                 ext: "TasksExtension", name: str) -> None:
         self._tool = transform
         self._ext = ext
         self._name = name
         self._task: Optional[ToolTask] = None
         self._answered = threading.Event()  # the server answered the tools/call, or the call ended
         super().__init__(session, "tools/call", first, self._linked)
+
+    @classmethod
+    def start(cls, call: Callable[..., CallFuture[Any]], params: Dict[str, Any],
+              transform: Callable[[Any], ToolResult], ext: "TasksExtension", **options: Any) -> "ToolCallFuture":
+        """Send ``tools/call`` (``call``: the client's ``_call``) as a ``ToolCallFuture``."""
+        first = call("tools/call", params, _passthrough, owned=False, **options)
+        return cls(first._session, first, transform, ext, params.get("name", ""))
 
     @property
     def task(self) -> Optional[ToolTask]:
@@ -660,19 +729,24 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         self._answered.wait(timeout)
         return self._task
 
-    def _linked(self, value: Any) -> Any:
-        """Worker: the first answer: a result (inline) or the wait for a task."""
-        if not isinstance(value, _TaskWait):
-            return self._tool(value)
+    def _linked(self, raw: Any) -> Any:
+        """Worker: the first answer: a result (inline), or a task to follow."""
+        if not _is_task(raw):
+            return self._tool(raw)
         first = self._current
-        if first.timeout is not None:  # the call's one deadline covers the task too
-            value.started, value.timeout = first.started, first.timeout
-            value._session.watch(value)
-        self._task = ExtensionToolTask(self._ext.poller(), self._name, self._ext.poller().latest(value.task_id)
-                                       or Task(value.task_id, "working"), self._tool)
+        deadline = None if first.timeout is None else first.started + first.timeout  # one deadline for all
+        poller = self._ext.poller()
+        task = _created(raw)
+        wait = poller.wait(task, deadline=deadline)
+        self._task = ExtensionToolTask(poller, self._name, task, self._tool)
         self._link = self._tool
         self._answered.set()
-        return value
+        return wait
+
+    def _arrived(self, done: "Future[Any]") -> None:
+        if self.cancelled() and not done.cancelled() and done.exception() is None and _is_task(done.result()):
+            self._ext.poller().send_cancel(str(done.result().get("taskId")))  # cancelled as the task came
+        super()._arrived(done)  # type: ignore[arg-type]
 
     def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
         self._answered.set()
@@ -685,9 +759,9 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         return cancelled
 
     def advance(self, value: Any) -> None:
-        """Worker: as ``ChainedFuture``; a task created after ``cancel()`` is cancelled too."""
-        if self.cancelled() and isinstance(value, _TaskWait):
-            value.cancel()
+        """Worker: as ``ChainedFuture``; a task that came after ``cancel()`` is cancelled too."""
+        if self.cancelled() and _is_task(value):
+            self._ext.poller().send_cancel(str(value.get("taskId")))
             return
         super().advance(value)
 
