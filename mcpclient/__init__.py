@@ -30,6 +30,8 @@ from .types import (
 )
 
 __all__ = [
+    "APPS",
+    "APP_MIME_TYPE",
     "AudioContent",
     "AuthError",
     "CallFuture",
@@ -47,6 +49,8 @@ __all__ = [
     "ElicitationResult",
     "EmbeddedResource",
     "Event",
+    "Extension",
+    "ExtensionContext",
     "ForkedClientError",
     "HTTPError",
     "HTTPTransport",
@@ -85,6 +89,7 @@ __all__ = [
     "ResourceTemplate",
     "Retry",
     "Root",
+    "SKILLS",
     "SSETransport",
     "SamplingMessage",
     "SchemaValidationError",
@@ -99,6 +104,7 @@ __all__ = [
     "StdioTransport",
     "Subscription",
     "SubscriptionLost",
+    "TASKS",
     "Task",
     "TextContent",
     "TooManyPages",
@@ -146,6 +152,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .types import Completion, Prompt, PromptArgument, Resource, ResourceTemplate
     from .transports.memory import MemoryTransport
     from .transports.stdio import StdioTransport
+    from .extensions import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
 
 #: Names whose modules load on first use (PEP 562): most programs never need them, and importing
 #: mcpclient stays cheap (see benchmarks/README.md, import time).
@@ -160,7 +167,8 @@ _LAZY = {
     "search_tool_definition": "search", "Tracing": "tracing", "Keepalive": "reconnect", "Reconnect": "reconnect",
     "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio", "Event": "events",
     "Subscription": "events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
-    "Resource": "types", "ResourceTemplate": "types",
+    "Resource": "types", "ResourceTemplate": "types", "Extension": "extensions", "ExtensionContext": "extensions",
+    "TASKS": "extensions", "APPS": "extensions", "SKILLS": "extensions", "APP_MIME_TYPE": "extensions",
 }
 
 

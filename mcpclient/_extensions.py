@@ -1,5 +1,5 @@
-"""The ``Client`` methods of protocol extensions: tasks (2025-11-25, experimental) and skills
-(SEP-2640).
+"""The ``Client`` methods of protocol extensions: the registry (``Client(extensions=...)``),
+tasks (2025-11-25, experimental) and skills (SEP-2640).
 
 A mixin of ``Client``, the way redis-py groups its commands: ``client.py`` keeps the core
 protocol, and each extension's methods live here, one or two lines each over the client's one
@@ -8,7 +8,7 @@ way to send (``_call``/``_list``). Each loads its feature module on first use (i
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import _params
 from ._sentinel import DEFAULT
@@ -16,19 +16,70 @@ from .futures import CallFuture
 from .protocol import server_has
 
 if TYPE_CHECKING:
+    from ._responder import Responder
     from ._tools import ToolRegistry
     from .connection import Connection
+    from .extensions import Extension, Registry
+    from .notifications import NotificationRouter
+    from .types import Tool
     from .skills import LoadedSkill, Skill
     from .tasks import Task, ToolTask
 
-__all__ = ["ExtensionMethods"]
+__all__ = ["ExtensionMethods", "build_registry"]
+
+#: What ``Client(extensions=...)`` takes: id -> settings dict, ``True`` (``{}``) or an ``Extension``.
+ExtensionsSetting = Optional[Mapping[str, Union[Mapping[str, Any], bool, "Extension"]]]
+
+
+def build_registry(extensions: ExtensionsSetting, capabilities: Optional[Dict[str, Any]]) -> Optional[Registry]:
+    """The registry of ``Client(extensions=...)`` (None when not used: nothing of it loads then).
+    Built-in ids get built-in behaviour: ``TASKS`` the Tasks extension (a dict = its options),
+    ``APPS`` a declaration whose ``mimeTypes`` always include ``APP_MIME_TYPE``; other ids with
+    a dict (or ``True``) are declared as they are. ``ValueError``/``TypeError`` for bad ids or values."""
+    if extensions is None:
+        return None
+    if not isinstance(extensions, Mapping):
+        raise TypeError("extensions must be a dict: id -> settings dict, True or an Extension")
+    from . import extensions as ext  # deferred: import cost (extensions); only clients that declare one need it
+
+    made = {}
+    for key, value in extensions.items():
+        ext.check_id(key)
+        settings, instance = ext.split_value(key, value)
+        made[key] = instance if instance is not None else _builtin(key, settings or {})
+    return ext.Registry(made, capabilities)
+
+
+def _builtin(key: str, settings: Dict[str, Any]) -> Extension:
+    """The extension a settings dict declares for ``key`` (see ``build_registry``)."""
+    from . import extensions as ext  # deferred: import cost (extensions), loaded by build_registry already
+
+    if key == ext.TASKS:
+        import importlib.util  # deferred: only a Tasks declaration asks whether the extension is present
+
+        if importlib.util.find_spec(f"{__package__}._taskext") is not None:
+            from ._taskext import TasksExtension  # deferred: import cost; only clients that declare TASKS need it
+
+            return TasksExtension(**settings)  # type: ignore[no-any-return]
+        return ext._Declared(key, {})
+    if key == ext.APPS:
+        mimes = settings.get("mimeTypes", [])
+        if not isinstance(mimes, list) or not all(isinstance(m, str) for m in mimes):
+            raise TypeError(f"extensions[{key!r}]['mimeTypes'] must be a list of strings")
+        return ext._Declared(key, {**settings, "mimeTypes": mimes if ext.APP_MIME_TYPE in mimes
+                                   else [ext.APP_MIME_TYPE, *mimes]})
+    return ext._Declared(key, settings)
 
 
 class ExtensionMethods:
-    """Tasks and skills; mixed into ``Client``, which provides what is declared below."""
+    """The extension registry, tasks and skills; mixed into ``Client``, which provides what is
+    declared below."""
 
     if TYPE_CHECKING:
         _conn: Connection
+        _ext: Optional[Registry]
+        _responder: Responder
+        _notifications: NotificationRouter
         _tools: ToolRegistry
         validate_output: Union[bool, str]
         _call: Callable[..., CallFuture[Any]]
@@ -37,6 +88,80 @@ class ExtensionMethods:
 
         @property
         def server_capabilities(self) -> Dict[str, Any]: ...
+
+    # the registry
+
+    def _install_extensions(self, registry: Registry) -> None:
+        """(``Client.__init__``, with ``extensions=``.) Plug the registry's tables into the
+        responder and the notification router, and give each extension its context."""
+        from .extensions import ExtensionContext  # deferred: import cost, loaded by build_registry already
+        from ._lifecycle import weakly
+
+        self._responder.extension_requests = registry.requests
+        if registry.notifications:
+            self._notifications.extensions = registry.notify
+        send, caps = weakly(self._extension_call), weakly(self._server_caps)
+        registry.attach(lambda key, settings: ExtensionContext(key, settings, send, caps, self._responder.answer))
+
+    def _extension_call(self, method: str, params: Optional[Dict[str, Any]], timeout: Any, owned: bool) -> CallFuture:
+        """An ``ExtensionContext`` request: sent the negotiated era's way, gated by the context
+        (on the server's declaration of the extension), not by the core capability table."""
+        return self._call(method, params, timeout=timeout, owned=owned, check=False)
+
+    def _server_caps(self) -> Dict[str, Any]:
+        return self.server_capabilities
+
+    def _extend_era(self, era: Any, sends_headers: bool) -> Any:
+        """A new era (each connect): the claimed result types, and the Tasks extension's routing
+        headers over HTTP in the handshake era."""
+        registry = self._ext
+        if registry is not None:
+            from .extensions import TASKS  # deferred: import cost, loaded by build_registry already
+            from .modern import TASK_EXTENSION_METHODS
+
+            era.resolvers = registry.resolvers()
+            if sends_headers and not era.stateless and TASKS in registry.declared:
+                era.routed = TASK_EXTENSION_METHODS
+        return era
+
+    def _bind_extensions(self) -> None:
+        """After each connect: every extension's ``bind(ctx)``."""
+        if self._ext is not None:
+            self._ext.bind()
+
+    @property
+    def extensions(self) -> Mapping[str, Dict[str, Any]]:
+        """The extensions this client declares: id -> settings (``{}`` without ``extensions=``)."""
+        return {} if self._ext is None else self._ext.capabilities()["extensions"]  # type: ignore[no-any-return]
+
+    @property
+    def server_extensions(self) -> Mapping[str, Dict[str, Any]]:
+        """The extensions the server declared: id -> settings (``{}`` before ``connect()``)."""
+        found = self.server_capabilities.get("extensions")
+        return {k: v for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
+
+    def supports_extension(self, extension_id: str) -> bool:
+        """Whether both sides declared the extension ``extension_id``.
+
+        Returns:
+            True if this client and the server declared it (False before ``connect()``).
+
+        Raises:
+            Nothing: it only reads what was negotiated.
+        """
+        return extension_id in self.extensions and extension_id in self.server_extensions
+
+    def known_tool(self, name: str) -> Optional[Tool]:
+        """The tool ``name`` from the client's latest tools listing, without a request. Hosts
+        (the MCP Apps bridge) check a tool's ``ui`` visibility with it.
+
+        Returns:
+            The ``Tool``, or None if no listing since the tools last changed named it.
+
+        Raises:
+            Nothing: it only reads what was listed.
+        """
+        return self._tools.get(name) if isinstance(name, str) else None
 
     # tasks (2025-11-25, experimental)
 

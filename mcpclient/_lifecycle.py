@@ -110,6 +110,10 @@ class ConnectionHooks:
         @property
         def transport(self) -> Transport: ...
 
+        def _extend_era(self, era: Any, sends_headers: bool) -> Any: ...
+
+        def _bind_extensions(self) -> None: ...
+
     def _new_session(self, transport: Transport) -> Session:
         responder = self._responder
         session = Session(transport, on_request=responder.answer, on_notification=self._notifications.handle,
@@ -122,8 +126,9 @@ class ConnectionHooks:
         return session
 
     def _make_era(self, negotiated: Any, transport: Transport) -> Any:
-        return era_for(negotiated, self._responder.capabilities(), self._client_info, self._responder.answer,
-                       self.max_input_rounds, self._cache, transport.sends_headers)
+        return self._extend_era(era_for(negotiated, self._responder.capabilities(), self._client_info,
+                                        self._responder.answer, self.max_input_rounds, self._cache,
+                                        transport.sends_headers), transport.sends_headers)
 
     def _lost(self, error: MCPError) -> None:
         """The connection was lost (reader or timer thread): subscriptions end, or with a
@@ -142,6 +147,7 @@ class ConnectionHooks:
         restarted server: its output schemas may differ), subscriptions again, then ``on_reconnect``."""
         self._tools.forget()
         self._subscriptions.restore(era.stateless)
+        self._bind_extensions()
         if self.on_reconnect is not None:
             self._conn.session.after_notifications("on_reconnect callback", self.on_reconnect, self)
 

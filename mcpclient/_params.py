@@ -101,6 +101,9 @@ def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bo
     schema = known.output_schema if known is not None else None
 
     def transform(raw: Any) -> ToolResult:
+        kind = raw.get("resultType", "complete") if type(raw) is dict else "complete"
+        if kind != "complete":  # (a kind a declared extension claims was resolved before this)
+            raise ProtocolError(f"tools/call {name!r}: unexpected resultType {kind!r:.50}")
         result = ToolResult.from_wire(raw, name)
         checked = schema
         if checked is None and learn is not None and not result.is_error:

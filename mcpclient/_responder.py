@@ -50,6 +50,8 @@ class Responder:
         self.roots = roots
         self.extra_capabilities = dict(extra_capabilities or {})
         self.tasks = tasks
+        #: Server requests the declared extensions answer: method -> ``(params) -> result``.
+        self.extension_requests: Dict[str, Callable[[Dict[str, Any]], Any]] = {}
         #: Traces the handlers (``tracing.CallTracer``; set by the client at connect), or None.
         self.tracer: Optional["CallTracer"] = None
 
@@ -125,6 +127,8 @@ class Responder:
 
             roots = self.roots  # read once: set_roots() may swap it meanwhile
             return {"roots": roots_to_wire(roots() if callable(roots) else roots)}
+        elif method in self.extension_requests:
+            return self.extension_requests[method](params)
         else:
             raise MethodNotFound(-32601, f"this client does not handle {method}")
         return run()

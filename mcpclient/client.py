@@ -12,9 +12,9 @@ import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 from . import _params
-from ._extensions import ExtensionMethods
+from ._extensions import ExtensionMethods, ExtensionsSetting, build_registry
 from ._lifecycle import ConnectionHooks, release, weakly
-from ._responder import Responder
+from ._responder import Responder, _merged
 from ._sentinel import DEFAULT
 from ._tools import ToolRegistry
 from ._version import __version__
@@ -114,6 +114,10 @@ class Client(ConnectionHooks, ExtensionMethods):
             providers) insists (``MissingExtraError`` here without the package). A span per
             request, the ``mcp.client.operation.duration`` histogram, and the trace context in
             every request's ``params._meta``; opentelemetry is imported at ``connect()``.
+        extensions: protocol extensions to declare (README, "Extensions"): id -> settings dict,
+            ``True`` (``{}``), or an ``Extension`` (handlers, result types). ``TASKS`` runs tool
+            calls the server answers as tasks; ``APPS`` declares MCP Apps. None are declared by
+            default; an id also in ``capabilities["extensions"]`` is a ``ValueError``.
 
     Threads (README, "Threads: who runs what"): handlers run on a pool of ``max_workers``;
     ``on_notification``, ``on_log``, ``on_resource_updated`` and ``on_progress`` in arrival order on
@@ -139,7 +143,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         max_input_rounds: int = 10, max_pages: int = _params.DEFAULT_MAX_PAGES, cache: bool = True,
         reconnect: Union[None, bool, Reconnect] = None,
         keepalive: Union[None, float, Keepalive] = None, on_reconnect: Optional[Callable[["Client"], Any]] = None,
-        tracing: TracingSetting = None,
+        tracing: TracingSetting = None, extensions: ExtensionsSetting = None,
     ) -> None:
         transport = make_transport(target, headers, auth)
         self._tracing = wants_tracing(tracing)
@@ -185,8 +189,13 @@ class Client(ConnectionHooks, ExtensionMethods):
             from .tasks import TaskStore  # deferred: import cost (only clients that use tasks need it)
 
             tasks = TaskStore(transport.instance, max_workers)
+        self._ext = build_registry(extensions, capabilities)
+        if self._ext is not None and (capabilities is None or isinstance(capabilities, dict)):
+            capabilities = _merged(capabilities or {}, self._ext.capabilities())
         self._responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities,
                                     tasks)
+        if self._ext is not None:
+            self._install_extensions(self._ext)
         connector = Connector(protocol, self._client_info, self._responder.capabilities, probe_timeout,
                               reuse_discovery=cache)
         self._conn = Connection(transport, weakly(self._new_session), connector, weakly(self._make_era),
@@ -222,6 +231,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         if self._tracing is not None and self._tracer is None:
             self._start_tracing()
         self._conn.open(self._timeout(timeout))
+        self._bind_extensions()
         return self
 
     def close(self) -> None:

@@ -9,17 +9,19 @@ changed. Both strategies send through the one engine path, ``Session.call``.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
+import time
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Optional, Tuple
 
 from .cache import CACHEABLE, ResultCache
-from .errors import CapabilityError, InputRoundsExceeded, ProtocolError
+from .errors import CapabilityError, InputRoundsExceeded, ProtocolError, RequestTimeout
 from ._tools import ToolHeaders
 from .futures import Again, CallFuture, ProgressCallback, Transform
-from .modern import MRTR_METHODS, request_meta, result_type, routing_headers, with_meta
+from .modern import MRTR_METHODS, encode_header_value, NAMED_METHODS, request_meta, result_type, routing_headers, with_meta
 from .protocol import missing_capabilities, repeat_safety
 from .rounds import Answer, next_round
 
 if TYPE_CHECKING:
+    from .extensions import Resolver
     from .negotiation import Negotiated
     from .session import Session
 
@@ -38,6 +40,11 @@ class Era:
 
     stateless = False
     ping_method = "ping"
+    #: method -> resultType -> the resolver of the declared extension that claims it (set by
+    #: the client when extensions are declared: see ``extensions.Registry.resolvers``)
+    resolvers: Mapping[str, Mapping[str, "Resolver"]] = {}
+    #: handshake-era methods sent with routing headers (set by the client; see ``headers``)
+    routed: FrozenSet[str] = frozenset()
 
     def __init__(self, negotiated: "Negotiated") -> None:
         self.negotiated = negotiated
@@ -54,9 +61,23 @@ class Era:
              owned: bool, timeout: Optional[float], on_progress: Optional[ProgressCallback] = None,
              reset: bool = False, max_total: Optional[float] = None) -> CallFuture:
         """Send ``method`` as this era sends requests; return its future."""
+        claimed = self.resolvers.get(method)
+        if claimed:
+            transform = _resolving(method, claimed, transform, _deadline(timeout))
         return session.call(method, params, transform=transform, owned=owned, timeout=timeout,
                             on_progress=on_progress, reset_timeout_on_progress=reset, max_total_timeout=max_total,
-                            idempotent=repeat_safety(method))
+                            idempotent=repeat_safety(method), headers=self.headers(method, params))
+
+    def headers(self, method: str, params: Params) -> Optional[Dict[str, str]]:
+        """Routing headers of one handshake-era request: ``Mcp-Method`` and ``Mcp-Name`` for the
+        methods in ``routed`` (the Tasks extension's, over HTTP, once declared), else None."""
+        if method not in self.routed:
+            return None
+        name = params.get(NAMED_METHODS[method]) if isinstance(params, dict) else None
+        found = {"Mcp-Method": method}
+        if isinstance(name, str):
+            found["Mcp-Name"] = encode_header_value(name)
+        return found
 
     def set_logging_level(self, session: "Session", level: str, send: Callable[..., CallFuture]) -> CallFuture:
         """Handshake era: the ``logging/setLevel`` request (``send`` makes it)."""
@@ -118,7 +139,7 @@ class Stateless(Era):
              reset: bool = False, max_total: Optional[float] = None) -> CallFuture:
         cache = self._cache if method in CACHEABLE else None
         hit = cache.get(method, params) if cache is not None else None
-        step = _Step(self, method, params, transform, cache, from_cache=hit is not None)
+        step = _Step(self, method, params, transform, cache, from_cache=hit is not None, deadline=_deadline(timeout))
         options: Dict[str, Any] = {}
         sent: Params
         if hit is None:
@@ -145,10 +166,10 @@ class _Step:
     methods that may ask for input, stores fresh cacheable results and serves further pages of a
     list from the cache when they are fresh there."""
 
-    __slots__ = ("era", "method", "original", "params", "transform", "cache", "fresh", "rounds")
+    __slots__ = ("era", "method", "original", "params", "transform", "cache", "fresh", "rounds", "deadline")
 
     def __init__(self, era: Stateless, method: str, params: Params, transform: Optional[Transform],
-                 cache: Optional[ResultCache], from_cache: bool) -> None:
+                 cache: Optional[ResultCache], from_cache: bool, deadline: Optional[float] = None) -> None:
         self.era = era
         self.method = method
         self.original = self.params = params
@@ -156,6 +177,7 @@ class _Step:
         self.cache = cache
         self.fresh = not from_cache  # a result from the server (not the cache, not after input rounds)
         self.rounds = 0
+        self.deadline = deadline
 
     def __call__(self, raw: Any) -> Any:
         method = self.method
@@ -169,7 +191,10 @@ class _Step:
                 self.fresh = False  # the result of an input round is never cached
                 return Again(next_round(method, self.original, raw, self.era._answer))
             if kind != "complete":
-                raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
+                resolver = self.era.resolvers.get(method, {}).get(kind)
+                if resolver is None:
+                    raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
+                raw, self.fresh = _resolved(resolver, kind, method, raw, self.deadline), False
             cache = self.cache
             if cache is not None and self.fresh:
                 cache.put(method, self.params, raw)
@@ -181,3 +206,26 @@ class _Step:
             if hit is None:
                 return value
             raw, self.fresh = hit, False
+
+
+def _deadline(timeout: Optional[float]) -> Optional[float]:
+    return None if timeout is None else time.monotonic() + timeout
+
+
+def _resolved(resolver: "Resolver", kind: str, method: str, raw: Dict[str, Any], deadline: Optional[float]) -> Any:
+    """A result of an extension's ``kind``, resolved by it into the final one (``extensions.resolved``)."""
+    from .extensions import resolved  # deferred: import cost (extensions); only clients that declare one get here
+
+    return resolved(resolver, kind, method, raw, deadline, lambda: RequestTimeout(
+        f"{method}: no final result within the call's timeout (resultType {kind!r:.50})", method=method))
+
+
+def _resolving(method: str, claimed: Mapping[str, "Resolver"], transform: Optional[Transform],
+               deadline: Optional[float]) -> Transform:
+    """Handshake era: ``transform`` preceded by the resolution of a claimed ``resultType``."""
+    def step(raw: Any) -> Any:
+        kind = raw.get("resultType") if type(raw) is dict else None
+        if isinstance(kind, str) and kind in claimed:
+            raw = _resolved(claimed[kind], kind, method, raw, deadline)
+        return raw if transform is None else transform(raw)
+    return step

@@ -166,15 +166,31 @@ class MissingClientCapability(RPCError):
     """-32021 (2026-07-28): the request needs a client capability this client did not declare;
     ``required_capabilities`` is what the server wants.
 
-    Retrying fails again: make a ``Client`` that declares the capability (e.g. with a handler).
+    Retrying fails again: make a ``Client`` that declares the capability (e.g. with a handler);
+    ``missing_extensions`` names the extensions it wants (declare them with
+    ``Client(extensions={...})``; extensions are opt-in, so this is never retried for you).
     """
     code_value = -32021
+
+    def __init__(self, code: int, message: str, data: Any = None, method: Optional[str] = None):
+        super().__init__(code, message, data, method)
+        missing = self.missing_extensions
+        if missing:
+            wanted = ", ".join(f"{m!r:.80}: {{}}" for m in missing[:5])
+            self.args = (f"{self.args[0]} (the server needs the extension{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(repr(m)[:80] for m in missing[:5])}: declare it: Client(extensions={{{wanted}}}))",)
 
     @property
     def required_capabilities(self) -> Dict[str, Any]:
         """The ``requiredCapabilities`` object of the error's ``data`` (``{}`` if absent or malformed)."""
         found = self.data.get("requiredCapabilities") if isinstance(self.data, dict) else None
         return found if isinstance(found, dict) else {}
+
+    @property
+    def missing_extensions(self) -> List[str]:
+        """The extension ids in ``requiredCapabilities.extensions`` (``[]`` if none)."""
+        found = self.required_capabilities.get("extensions")
+        return [key for key in found if isinstance(key, str)] if isinstance(found, dict) else []
 
 
 class UnsupportedProtocolVersion(RPCError):

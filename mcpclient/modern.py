@@ -40,7 +40,10 @@ META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 #: The only methods whose result may be ``input_required``.
 MRTR_METHODS = frozenset(("tools/call", "prompts/get", "resources/read"))
 #: Methods whose ``Mcp-Name`` header names their target, and the param that holds it.
-NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                 "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+#: The Tasks extension's methods: sent with ``Mcp-Name: <taskId>`` over HTTP in both eras.
+TASK_EXTENSION_METHODS = frozenset(("tasks/get", "tasks/update", "tasks/cancel"))
 
 
 def request_meta(version: str, capabilities: Dict[str, Any], client_info: Dict[str, Any],

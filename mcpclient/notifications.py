@@ -112,6 +112,8 @@ class NotificationRouter:
         self._lane: Optional[Lane] = None
         self._lock = threading.Lock()  # lock order: this, then Session._lock (taken by refresh_lane())
         self.elicitations = ElicitationTracker()
+        #: The declared extensions' notification handlers: ``(method, params)``, or None.
+        self.extensions: Optional[Callable[[str, Dict[str, Any]], Any]] = None
 
     def forked(self) -> None:
         """In a forked child (at-fork hook): new locks, the old ones may be held by parent threads."""
@@ -122,6 +124,8 @@ class NotificationRouter:
         """One notification (notification thread)."""
         try:
             self._route(method, params)
+            if self.extensions is not None:
+                self.extensions(method, params)
             if method == "notifications/message":
                 self._log(params)
             else:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ._params import contents, pages
-from .errors import CapabilityError, MCPError, ProtocolError
+from . import extensions
+from .errors import MCPError, ProtocolError
 from .futures import CallFuture, ChainedFuture, Requester
 from .types import _SLOTS, _Value, Raw, ResourceContents
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["LoadedSkill", "Skill", "SkillFile", "SkillVerificationError", "SKILLS_EXTENSION"]
 
 
-SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+SKILLS_EXTENSION = extensions.SKILLS
 MAX_FILES = 512
 MAX_TOTAL_SIZE = 16 * 1024 * 1024
 
@@ -249,10 +250,10 @@ def _normal(value: Any) -> Any:
 # --- the requests --------------------------------------------------------------------------------
 
 def require(capabilities: Dict[str, Any], method: str) -> None:
-    """``CapabilityError`` unless the server declared the skills extension."""
-    extensions = capabilities.get("extensions")
-    if not (isinstance(extensions, dict) and isinstance(extensions.get(SKILLS_EXTENSION), dict)):
-        raise CapabilityError(f"extensions.{SKILLS_EXTENSION}", method)
+    """``CapabilityError`` unless the server declared the skills extension (nothing is sent).
+    Skills are server-gated only: the extension defines no client settings, so the client
+    declares nothing (the wire stays as it was)."""
+    extensions.require(capabilities, SKILLS_EXTENSION, method)
 
 
 def listing() -> Callable[[Any], Any]:

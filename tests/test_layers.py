@@ -20,13 +20,14 @@ PACKAGE = Path(mcpclient.__file__).parent
 LAYERS: List[Tuple[str, List[str]]] = [
     ("bottom: data, errors, small utilities", [
         "_version", "_sentinel", "_lazy", "_wire", "_fork", "_files", "_threads", "errors", "_values", "elicitation", "types", "_catalog", "handlers",
-        "retry", "redirects", "reconnect", "protocol", "modern", "cache", "_validation", "pins", "search", "_naming", "_tracing", "tracing"]),
+        "retry", "redirects", "reconnect", "protocol", "modern", "cache", "_validation", "pins", "search", "_naming", "_tracing", "tracing",
+        "extensions", "_ui"]),
     ("transports and auth", ["auth", "transports"]),
     ("engine", ["futures", "_timer", "_keepalive", "serving", "session"]),
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
-                  "events", "subscriptions", "notifications", "tasks", "skills", "_tooltable", "_otel"]),
+                  "events", "subscriptions", "notifications", "tasks", "skills", "_tooltable", "_otel", "_taskext"]),
     ("facade", ["_extensions", "_lifecycle", "client", "config", "_members", "group", ""]),  # "" is the package itself (mcpclient/__init__.py)
-    ("top", ["cli", "testing", "adapters", "__main__"]),
+    ("top", ["cli", "testing", "adapters", "apps", "__main__"]),
 ]
 
 
