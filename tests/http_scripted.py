@@ -21,7 +21,7 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 SESSION_ID = "scripted-session-1"
 
@@ -31,17 +31,20 @@ class Reply:
     headers go out at once, the body only once this event is set (or after 5 s). ``pace``: an
     event stream's events go out one at a time, this many seconds apart (a server that trickles).
     ``until_closed``: the headers go out, the body never does; the event is set when the client
-    closes the connection (what a 2026 server sees of a cancel), never on the server's own timeout."""
+    closes the connection (what a 2026 server sees of a cancel), never on the server's own timeout.
+    ``stream``: the body is these chunks, each written (chunked encoding) as the iterator yields
+    it, until it ends or the client hangs up (a server that pushes events as they happen)."""
 
     def __init__(self, status: int = 200, body: Any = b"", headers: Optional[Dict[str, str]] = None,
                  hold: Optional[threading.Event] = None, pace: Optional[float] = None,
-                 until_closed: Optional[threading.Event] = None) -> None:
+                 until_closed: Optional[threading.Event] = None, stream: Optional[Iterable[bytes]] = None) -> None:
         self.status = status
         self.body = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.headers = headers or {}
         self.hold = hold
         self.pace = pace
         self.until_closed = until_closed
+        self.stream = stream
 
 
 DROP = Reply(0)
@@ -64,6 +67,7 @@ class Seen:
         self.headers = headers
         self.body = body
         self.peer = peer  # the client's (address, port): which connection the request came on
+        self.session: Optional[str] = None  # initialize: the session id handed out in its answer
 
     @property
     def rpc_method(self) -> Optional[str]:
@@ -124,6 +128,9 @@ class ScriptedHTTPServer:
                     headers["Connection"] = "close"
                 for key, value in headers.items():
                     self.send_header(key, value)
+                if reply.stream is not None:
+                    self._stream(reply.stream)
+                    return
                 self.send_header("Content-Length", str(len(reply.body)))
                 self.end_headers()
                 if reply.until_closed is not None:
@@ -148,6 +155,22 @@ class ScriptedHTTPServer:
                         self.wfile.write(event + b"\n\n")
                         self.wfile.flush()
                         time.sleep(reply.pace)  # the scenario: a server that trickles its answer
+
+            def _stream(self, chunks: Iterable[bytes]) -> None:
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                try:
+                    for chunk in chunks:
+                        if chunk:
+                            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                            self.wfile.flush()
+                    self.wfile.write(b"0\r\n\r\n")
+                except OSError:  # the client hung up
+                    self.close_connection = True
+                finally:
+                    close = getattr(chunks, "close", None)
+                    if close is not None:
+                        close()  # a generator's cleanup runs now, not whenever it is collected
 
             def _refused(self, seen: Seen) -> bool:
                 if authorization is None or seen.headers.get("authorization") == authorization:
@@ -176,6 +199,7 @@ class ScriptedHTTPServer:
                     with outer.lock:
                         outer.sessions.append(SESSION_ID if not outer.sessions else f"scripted-session-{len(outer.sessions) + 1}")
                         session = outer.sessions[-1]
+                    seen.session = session
                     self._send(Reply(200, {"jsonrpc": "2.0", "id": msg["id"], "result": result},
                                      {"Mcp-Session-Id": session}))
                     return
@@ -218,7 +242,9 @@ class ScriptedHTTPServer:
             context.load_cert_chain(*tls)
             self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
         self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.httpd.server_address[1]}/mcp"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, name="test-http-server", daemon=True)
+        # (polled every 50 ms, not the default 0.5 s: stop() waits for the next poll)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), name="test-http-server",
+                                       daemon=True)
         self.thread.start()
 
     def requests(self, rpc_method: Optional[str] = None, http_method: Optional[str] = None) -> List[Seen]:

@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 from .._version import __version__
 
-from . import catalog
+from . import catalog, taskext
 
 SERVER_NAME = "mcpclient-testing"
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -62,6 +62,7 @@ class _Call:
         self.progress_token = meta.get("progressToken") if isinstance(meta, dict) else None
         self.cancelled = threading.Event()
         self.thread: Optional[threading.Thread] = None
+        self.after: Optional[Callable[[], None]] = None  # runs once the answer is written
 
 
 class _Ask:
@@ -85,7 +86,10 @@ def package_version() -> str:
 class Server:
     """Protocol state for one connection; feed it lines with :meth:`handle_line`."""
 
-    def __init__(self, stdout: IO[bytes], *, page_size: int = 0, name: str = SERVER_NAME) -> None:
+    def __init__(self, stdout: IO[bytes], *, page_size: int = 0, name: str = SERVER_NAME,
+                 tasks_ext: bool = False, poll_interval_ms: int = 30, notify_tasks: bool = False) -> None:
+        """``tasks_ext``: also serve the Tasks extension (``tests/servers/TASKS-EXT.md``) with
+        that ``pollIntervalMs``, pushing ``notifications/tasks`` when ``notify_tasks``."""
         self._out = stdout
         self._page_size = page_size
         self._name = name
@@ -99,7 +103,7 @@ class Server:
         self._methods: Dict[str, Callable[[Json, _Call], Json]] = {
             "initialize": self._initialize,
             "ping": lambda params, call: {},
-            "tools/list": lambda params, call: self._page(catalog.TOOLS, params, "tools"),
+            "tools/list": lambda params, call: self._page(self._tool_list, params, "tools"),
             "tools/call": self._call_tool,
             "resources/list": lambda params, call: self._page(catalog.RESOURCES, params, "resources"),
             "resources/templates/list": lambda params, call: self._page(
@@ -117,6 +121,11 @@ class Server:
             "picture": self._tool_picture, "fail": self._tool_fail, "log": self._tool_log,
             "bad_output": self._tool_bad_output, "mixed": self._tool_mixed, "ask_client": self._tool_ask_client,
         }
+        self._tool_list: List[Json] = catalog.TOOLS
+        self._tasks: Optional[taskext.TaskEngine] = None
+        self._tasks_declared = False  # the client declared the extension in initialize
+        if tasks_ext:
+            self._serve_tasks(poll_interval_ms, notify_tasks)
 
     # ----- framing -------------------------------------------------------------------------
 
@@ -169,6 +178,8 @@ class Server:
         method, params = msg.get("method"), msg.get("params", {})
         if "id" not in msg:  # notification
             if method == "notifications/cancelled" and isinstance(params, dict):
+                if self._tasks is not None:
+                    self._tasks.note_cancelled()
                 self._cancel(params.get("requestId"))
             return  # notifications/initialized and anything unknown: nothing to do
         if method is None:  # a response: to one of ask_client's requests, or ignored
@@ -190,6 +201,8 @@ class Server:
             self._reply(rid, error=RpcError(INVALID_PARAMS, "params must be an object"))
             return
         call = _Call(rid, params)
+        if self._tasks is not None and method != "tools/call":
+            self._tasks.record(method, params)  # (tools/call records itself)
         if method == "tools/call":
             self._start(call, handler, params)
         else:
@@ -212,6 +225,8 @@ class Server:
                 del self._calls[call.id]
             if not call.cancelled.is_set():
                 self._reply(call.id, result, error)
+        if call.after is not None and error is None:
+            call.after()
 
     def _start(self, call: _Call, handler: Callable[[Json, _Call], Json], params: Json) -> None:
         """Run a (possibly slow) handler on a daemon thread so the reader keeps reading."""
@@ -241,11 +256,14 @@ class Server:
                 call.thread.join(max(0.0, deadline - time.monotonic()))
         for call in calls:
             call.cancelled.set()
+        if self._tasks is not None:
+            self._tasks.stop()
 
     # ----- lifecycle, lists, resources, prompts, completion, logging ------------------------
 
     def _initialize(self, params: Json, call: _Call) -> Json:
         requested = params.get("protocolVersion")
+        self._tasks_declared = taskext.declares(params.get("capabilities"))
         return {
             "protocolVersion": requested if requested in SUPPORTED_VERSIONS else LATEST_VERSION,
             "capabilities": {
@@ -254,6 +272,7 @@ class Server:
                 "prompts": {"listChanged": True},
                 "completions": {},
                 "logging": {},
+                **({"extensions": {taskext.TASKS: {}}} if self._tasks is not None else {}),
             },
             "serverInfo": {"name": self._name, "version": package_version()},
             "instructions": catalog.INSTRUCTIONS,
@@ -338,6 +357,10 @@ class Server:
     def _call_tool(self, params: Json, call: _Call) -> Json:
         """Look the tool up, check its arguments against its inputSchema, and run it."""
         name = _require_str(params, "name")
+        if self._tasks is not None and name in taskext.TOOL_NAMES:
+            return self._call_ext_tool(params, call)
+        if self._tasks is not None:
+            self._tasks.record("tools/call", params)
         tool = self._tools.get(name)
         if tool is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
@@ -389,16 +412,7 @@ class Server:
     def _tool_ask_client(self, args: Json, call: _Call) -> Json:
         """Send ``count`` requests to the client at once; report results and error codes in order."""
         count, deadline = args.get("count", 1), time.monotonic() + args.get("timeout", 30)
-        asks = []
-        for _ in range(count):
-            ask = _Ask(f"ask-{next(self._ask_ids)}")
-            with self._calls_lock:
-                self._asks[ask.id] = ask
-            asks.append(ask)
-            message: Json = {"jsonrpc": "2.0", "id": ask.id, "method": args["method"]}
-            if args.get("params") is not None:
-                message["params"] = args["params"]
-            self.send(message)
+        asks = [self._send_ask(args["method"], args.get("params")) for _ in range(count)]
         results, errors = [], []
         for ask in asks:
             if not ask.done.wait(max(0.0, deadline - time.monotonic())) or call.cancelled.is_set():
@@ -412,6 +426,64 @@ class Server:
             for ask in asks:
                 self._asks.pop(ask.id, None)
         return _structured({"answered": len(results) + len(errors), "results": results, "errors": errors})
+
+
+    def _send_ask(self, method: str, params: Optional[Json]) -> _Ask:
+        """Send one request to the client; its answer arrives on the returned ``_Ask``."""
+        ask = _Ask(f"ask-{next(self._ask_ids)}")
+        with self._calls_lock:
+            self._asks[ask.id] = ask
+        message: Json = {"jsonrpc": "2.0", "id": ask.id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return ask
+
+    # ----- the Tasks extension (--tasks-ext, tests/servers/TASKS-EXT.md) --------------------
+
+    def _serve_tasks(self, poll_interval_ms: int, notify: bool) -> None:
+        """Add the ``ext_*`` tools and ``tasks/*`` methods; push every change when ``notify``."""
+        engine = self._tasks = taskext.TaskEngine(poll_interval_ms=poll_interval_ms)
+        self._tool_list = catalog.TOOLS + taskext.TOOLS
+        for method in taskext.TASK_METHODS:
+            self._methods[method] = lambda params, call, method=method: self._task_method(method, params)
+        if notify:
+            engine.subscribe(lambda task: self.notify("notifications/tasks", task) if self._tasks_declared else None)
+
+    def _task_method(self, method: str, params: Json) -> Json:
+        assert self._tasks is not None
+        try:
+            return self._tasks.handle(method, params, declared=self._tasks_declared)
+        except taskext.TaskExtError as exc:
+            raise RpcError(exc.code, exc.message, exc.data) from None
+
+    def _call_ext_tool(self, params: Json, call: _Call) -> Json:
+        """An ``ext_*`` tool: a task for a declaring client (started once answered), else inline."""
+        assert self._tasks is not None
+        try:
+            result, call.after = self._tasks.call_tool(
+                params, declared=self._tasks_declared, cancelled=call.cancelled,
+                ask=lambda method, ask_params: self._ask_inline(method, ask_params, call))
+        except taskext.TaskExtError as exc:
+            raise RpcError(exc.code, exc.message, exc.data) from None
+        except taskext.Abandoned:
+            raise _Cancelled() from None
+        return result
+
+    def _ask_inline(self, method: str, params: Json, call: _Call) -> Any:
+        """``ext_ask`` without the extension: a real request to the client; its result."""
+        ask = self._send_ask(method, params)
+        while not ask.done.wait(0.05):
+            if call.cancelled.is_set():
+                break
+        with self._calls_lock:
+            self._asks.pop(ask.id, None)
+        if call.cancelled.is_set() or ask.reply is None:
+            raise taskext.Abandoned()
+        if "result" not in ask.reply:
+            error = ask.reply.get("error") or {}
+            raise taskext.TaskExtError(error.get("code", INTERNAL_ERROR), error.get("message", "client error"))
+        return ask.reply["result"]
 
 
 # ----- helpers ------------------------------------------------------------------------------
@@ -458,10 +530,12 @@ def _structured(data: Json) -> Json:
 
 
 def serve(stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[bytes]] = None, *,
-          page_size: int = 0, name: str = SERVER_NAME) -> None:
-    """Serve one connection on binary streams until stdin reaches EOF."""
+          page_size: int = 0, name: str = SERVER_NAME, **options: Any) -> None:
+    """Serve one connection on binary streams until stdin reaches EOF (``options``: the Tasks
+    extension's, see :class:`Server`)."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
-    server = Server(stdout if stdout is not None else sys.stdout.buffer, page_size=page_size, name=name)
+    server = Server(stdout if stdout is not None else sys.stdout.buffer, page_size=page_size, name=name,
+                    **options)
     while True:
         line = stdin.readline()
         if not line:  # EOF (works for binary and text streams alike)

@@ -1,0 +1,155 @@
+"""A Streamable HTTP server for the Tasks extension (``tests/servers/TASKS-EXT.md``, "HTTP").
+
+``TaskExtHTTPServer(era="handshake"|"2026")`` is a ``ScriptedHTTPServer`` whose requests go to the
+same ``TaskEngine`` as ``python -m mcpclient.testing --tasks-ext``. Handshake era: the client's
+declaration is read from the ``initialize`` of the request's ``Mcp-Session-Id``; the task store
+is shared by every session, so a second client can resume a task by id. 2026 era: it answers
+``server/discover``, reads the declaration from each request's ``_meta``, puts ``resultType`` on
+every result, answers ``ext_ask`` inline with MRTR ``input_required``, and serves
+``subscriptions/listen`` with ``notifications.taskIds`` on an SSE stream that pushes
+``notifications/tasks``. Every request is recorded with its headers (``seen``, ``requests()``),
+so tests can check ``Mcp-Name`` / ``Mcp-Method``.
+"""
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from typing import Any, Dict, Iterator, List, Optional
+
+from mcpclient.testing.taskext import (META_SUBSCRIPTION, TASK_METHODS, TASKS, TOOLS, Abandoned, TaskEngine,
+                                       TaskExtError, declared_in_meta, declares, missing_capability)
+
+from http_scripted import DROP, Reply, ScriptedHTTPServer, Seen
+
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+CAPABILITIES = {"tools": {}, "extensions": {TASKS: {}}}
+DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": CAPABILITIES,
+            "serverInfo": {"name": "taskext-2026", "version": "1"}}
+_END = None  # what stop() puts on every listen's queue
+
+
+def _event(method: str, params: Dict[str, Any]) -> bytes:
+    """One SSE ``message`` event carrying a JSON-RPC notification."""
+    data = json.dumps({"jsonrpc": "2.0", "method": method, "params": params})
+    return f"event: message\ndata: {data}\n\n".encode()
+
+
+class TaskExtHTTPServer:
+    """The Tasks extension over Streamable HTTP on 127.0.0.1 (``url``); ``stop()`` ends it."""
+
+    def __init__(self, era: str = "handshake", *, poll_interval_ms: int = 30) -> None:
+        if era not in ("handshake", "2026"):
+            raise ValueError(f"era must be 'handshake' or '2026', not {era!r}")
+        self.era = era
+        self.engine = TaskEngine(poll_interval_ms=poll_interval_ms)
+        self._lock = threading.Lock()
+        self._declared: Dict[str, bool] = {}  # handshake era: session id -> declared in its initialize
+        self._listens: List["queue.Queue[Any]"] = []
+        self.http = ScriptedHTTPServer(self._handle, capabilities=CAPABILITIES,
+                                       discover=DISCOVER if era == "2026" else None, before=self._before)
+        self.url = self.http.url
+
+    # ----- what tests read ------------------------------------------------------------------
+
+    @property
+    def seen(self) -> List[Seen]:
+        """Every HTTP request, in order (headers lower-case)."""
+        with self.http.lock:
+            return list(self.http.seen)
+
+    def requests(self, rpc_method: Optional[str] = None) -> List[Seen]:
+        """The POSTs of one JSON-RPC method (all when None)."""
+        return self.http.requests(rpc_method, "POST")
+
+    def log(self) -> Dict[str, Any]:
+        """What ``ext_log`` would answer now."""
+        return self.engine.log()
+
+    def stop(self) -> None:
+        """End the tasks' workers and every listen stream, then the HTTP server."""
+        self.engine.stop()
+        with self._lock:
+            for listen in self._listens:
+                listen.put(_END)
+        self.http.stop()
+
+    # ----- serving ----------------------------------------------------------------------------
+
+    def _before(self, seen: Seen) -> None:
+        body = seen.body if isinstance(seen.body, dict) else {}
+        if body.get("method") == "notifications/cancelled" and "id" not in body:
+            self.engine.note_cancelled()
+
+    def _session_declared(self, seen: Seen) -> bool:
+        """Handshake era: whether the ``initialize`` that opened this request's session declared TASKS."""
+        session = seen.headers.get("mcp-session-id")
+        if session is None:
+            return False
+        with self._lock:
+            if session not in self._declared:
+                opened = next((s for s in self.http.requests("initialize") if s.session == session), None)
+                params = opened.body.get("params") if opened is not None else None
+                self._declared[session] = declares(params.get("capabilities") if isinstance(params, dict) else None)
+            return self._declared[session]
+
+    def _handle(self, seen: Seen, msg: Dict[str, Any]) -> Any:
+        method, rid = msg.get("method"), msg.get("id")
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        modern = self.era == "2026"
+        declared = declared_in_meta(params) if modern else self._session_declared(seen)
+        try:
+            if method == "tools/call":
+                result, start = self.engine.call_tool(params, declared=declared, mrtr=modern)
+                if start is not None:
+                    start()  # (HTTP pushes only on a listen, which shows the current state first)
+            else:
+                self.engine.record(str(method), params)
+                if method == "tools/list":
+                    result = {"tools": TOOLS}
+                elif method in TASK_METHODS:
+                    result = self.engine.handle(method, params, declared=declared)
+                elif method == "subscriptions/listen" and modern:
+                    return self._listen(rid, params, declared)
+                else:
+                    raise TaskExtError(-32601, f"Method not found: {method}")
+        except TaskExtError as exc:
+            status = 400 if exc.code == -32021 else 200
+            return Reply(status, {"jsonrpc": "2.0", "id": rid, "error": exc.to_json()})
+        except Abandoned:
+            return DROP  # an inline call the server stopped under
+        if modern:
+            result.setdefault("resultType", "complete")
+        return result
+
+    def _listen(self, rid: Any, params: Dict[str, Any], declared: bool) -> Reply:
+        """``subscriptions/listen``: acknowledge the task ids we know, then push their states."""
+        wanted = params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
+        task_ids = wanted.get("taskIds")
+        if task_ids is not None and not declared:
+            raise missing_capability()
+        if task_ids is not None and not isinstance(task_ids, list):
+            raise TaskExtError(-32602, "notifications.taskIds must be an array")
+        pushed: "queue.Queue[Any]" = queue.Queue()
+        agreed, listener = self.engine.watch(task_ids or [], pushed.put)
+        with self._lock:
+            self._listens.append(pushed)
+        tag = {META_SUBSCRIPTION: rid}
+        acknowledged = dict(wanted, taskIds=agreed) if task_ids is not None else dict(wanted)
+
+        def events() -> Iterator[bytes]:
+            try:
+                yield _event(ACKNOWLEDGED, {"notifications": acknowledged, "_meta": tag})
+                while not self.engine.stopping.is_set():
+                    task = pushed.get()
+                    if task is _END:
+                        return
+                    yield _event("notifications/tasks", {**task, "_meta": tag})
+            finally:
+                self.engine.unsubscribe(listener)
+                with self._lock:
+                    if pushed in self._listens:
+                        self._listens.remove(pushed)
+
+        return Reply(200, headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"},
+                     stream=events())
