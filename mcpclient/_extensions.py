@@ -100,8 +100,9 @@ class ExtensionMethods:
         self._responder.extension_requests = registry.requests
         if registry.notifications:
             self._notifications.extensions = registry.notify
-        send, caps = weakly(self._extension_call), weakly(self._server_caps)
-        registry.attach(lambda key, settings: ExtensionContext(key, settings, send, caps, self._responder.answer))
+        send, caps, stateless = weakly(self._extension_call), weakly(self._server_caps), weakly(self._stateless)
+        registry.attach(lambda key, settings: ExtensionContext(key, settings, send, caps, self._responder.answer,
+                                                               stateless))
 
     def _extension_call(self, method: str, params: Optional[Dict[str, Any]], timeout: Any, owned: bool) -> CallFuture:
         """An ``ExtensionContext`` request: sent the negotiated era's way, gated by the context
@@ -110,6 +111,10 @@ class ExtensionMethods:
 
     def _server_caps(self) -> Dict[str, Any]:
         return self.server_capabilities
+
+    def _stateless(self) -> bool:
+        era = self._conn.era
+        return era is not None and era.stateless
 
     def _extend_era(self, era: Any, sends_headers: bool) -> Any:
         """A new era (each connect): the claimed result types, and the Tasks extension's routing
@@ -163,7 +168,27 @@ class ExtensionMethods:
         """
         return self._tools.get(name) if isinstance(name, str) else None
 
-    # tasks (2025-11-25, experimental)
+    # tasks (the Tasks extension, and 2025-11-25, experimental)
+
+    def task(self, task_id: str) -> ToolTask:
+        """A handle for a task of this server, by id (e.g. saved from ``future.task.task_id``
+        before a restart); nothing is sent. With the Tasks extension declared
+        (``Client(extensions={TASKS: {}})``) and the server declaring it, the handle follows it
+        with the extension; else, when the server has 2025-11-25 tasks, it is that kind.
+
+        Returns:
+            A ``ToolTask``: ``.status()``, ``.result(timeout=)``, ``.cancel()``, ``.wait()``.
+
+        Raises:
+            ValueError: the Tasks extension is not declared (and the server has no 2025-11-25 tasks).
+            CapabilityError: the server declared neither (nothing is sent).
+        """
+        from ._taskext import resume  # deferred: import cost (the Tasks extension)
+
+        registry = self._ext
+        ext = registry.extensions.get("io.modelcontextprotocol/tasks") if registry is not None else None
+        return resume(ext if hasattr(ext, "handle") else None, self.server_extensions, self.server_capabilities,
+                      self._call, task_id)
 
     def _task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
               meta: Optional[Dict[str, Any]], task: Any, timeout: Any) -> ToolTask:

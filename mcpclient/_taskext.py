@@ -25,10 +25,11 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set,
 
 from ._sentinel import DEFAULT
 from ._threads import Lane
-from .errors import (ClientClosedError, ConnectionClosed, MCPError, MethodNotFound, ProtocolError, RequestCancelled,
+from .errors import (CapabilityError, ClientClosedError, ConnectionClosed, MCPError, MethodNotFound, ProtocolError, RequestCancelled,
                      RequestTimeout, RPCError, TransportError)
 from .extensions import TASKS, Extension
 from .futures import CallFuture, ChainedFuture
+from .protocol import server_has
 from .tasks import Task, ToolTask
 from .types import Raw, ToolResult
 
@@ -180,6 +181,7 @@ class _Poller:
         self._heap: List[Tuple[float, int, str, int]] = []
         self._seq = itertools.count()
         self._early: "OrderedDict[str, Task]" = OrderedDict()
+        self._ended: "OrderedDict[str, Task]" = OrderedDict()  # the last states of tasks that ended here
         self._thread: Optional[threading.Thread] = None
         self._closed = False
         self._listen: Optional[CallFuture] = None  # 2026: the subscriptions/listen carrying our task ids
@@ -219,7 +221,7 @@ class _Poller:
         """The last state seen of a followed task, or None."""
         with self._cond:
             followed = self._followed.get(task_id)
-            return followed.task if followed is not None else None
+            return followed.task if followed is not None else self._ended.get(task_id)
 
     def release(self, waiter: _TaskWait, cancel: bool) -> None:
         """``waiter`` is done (cancelled, timed out): stop following its task if nobody else
@@ -266,6 +268,9 @@ class _Poller:
             followed.task = task
             if task.is_terminal:
                 del self._followed[task.task_id]
+                self._ended[task.task_id] = task
+                while len(self._ended) > _EARLY_KEPT:
+                    self._ended.popitem(last=False)
                 waiters, followed.waiters = followed.waiters, []
                 self._cond.notify()
             else:
@@ -341,6 +346,8 @@ class _Poller:
                     late = self._expired()
                     if ids is not None or due is not None or late:
                         break
+                    if self._idle():
+                        return
                     heads = [h[0][0] for h in (self._heap, self._deadlines) if h]
                     self._cond.wait(min(heads) - time.monotonic() if heads else None)
             for waiter in late:
@@ -349,6 +356,18 @@ class _Poller:
                 self._relisten(ids)
             if due is not None:
                 self._poll(due)
+
+    def _idle(self) -> bool:
+        """Under the lock: nothing to follow: the thread ends (``_start`` makes a new one when needed)."""
+        if self._followed or self._listened:
+            return False
+        self._deadlines = [entry for entry in self._deadlines if not entry[2].done()]
+        if self._deadlines:
+            heapq.heapify(self._deadlines)
+            return False
+        self._heap.clear()
+        self._thread = None
+        return True
 
     def _expired(self) -> List[_TaskWait]:
         """Under the lock: the waits whose deadline passed (and are not done)."""
@@ -442,7 +461,7 @@ class _Poller:
 
     def _listen_wanted(self) -> Optional[FrozenSet[str]]:
         """Under the lock: the task ids a new listen should carry, or None (no change needed)."""
-        if not self._ext.listen or self._listen_failed or not getattr(self.ctx, "stateless", False):
+        if not self._ext.listen or self._listen_failed or not self.ctx.stateless:
             return None
         ids = frozenset(self._followed)
         return None if ids == self._listened else ids
@@ -547,6 +566,7 @@ class TasksExtension(Extension):
         self.max_poll_interval = float(max_poll_interval)
         self.listen = bool(listen)
         self._poller: Optional[_Poller] = None
+        self._ctx: Any = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -570,27 +590,38 @@ class TasksExtension(Extension):
         return {"notifications/tasks": self._pushed, "notifications/tasks/status": self._hinted}
 
     def bind(self, ctx: Any) -> None:
-        """After each connect: poll (and cancel, update) over this connection."""
+        """After each connect: poll (and cancel, update) through this context."""
         with self._lock:
+            self._ctx = ctx
             poller = self._poller
-            if poller is None:
-                self._poller = _Poller(self, ctx)
-                return
-        poller.rebind(ctx)
+        if poller is not None and poller.ctx is not ctx:
+            poller.rebind(ctx)
 
-    def poller(self) -> _Poller:
-        """The client's poller (``ClientClosedError`` before the first connect)."""
-        poller = self._poller
-        if poller is None:
-            raise ClientClosedError("the client is not connected")
-        return poller
+    def poller(self, ctx: Any = None) -> _Poller:
+        """The client's poller, made on first use (with ``ctx``, or the one ``bind`` gave)."""
+        with self._lock:
+            if self._poller is None:
+                ctx = ctx if ctx is not None else self._ctx
+                if ctx is None:
+                    raise ClientClosedError("the Tasks extension is not attached to a client")
+                self._poller = _Poller(self, ctx)
+            return self._poller
 
     def resolve(self, kind: str, method: str, raw: Dict[str, Any], ctx: Any) -> Any:
-        """Worker thread: a ``tools/call`` answered with a task -> the future of its final
-        ``CallToolResult`` (raw), which the poller settles."""
+        """A blocking ``tools/call`` answered with a task: the future of its final
+        ``CallToolResult`` (raw), which the poller settles (the caller waits for it within its
+        timeout, then cancels it: ``tasks/cancel``)."""
         if kind != "task" or method != "tools/call":
             raise ProtocolError(f"{method}: resultType {kind!r} is not allowed here")
-        return self.poller().wait(_created(raw))
+        return self.poller(ctx).wait(_created(raw))
+
+    def call_future(self, ctx: Any, call: Callable[..., CallFuture[Any]], method: str, params: Dict[str, Any],
+                    transform: Callable[[Any], Any], **options: Any) -> Optional[CallFuture[Any]]:
+        """``call_tool_future``: a ``ToolCallFuture`` (nothing waits on a worker while the task runs)."""
+        if method != "tools/call":
+            return None
+        self.poller(ctx)
+        return ToolCallFuture.start(call, params, transform, self, **options)
 
     def handle(self, task_id: str, name: str = "", transform: Optional[Callable[[Any], ToolResult]] = None,
                task: Optional[Task] = None) -> "ExtensionToolTask":
@@ -600,11 +631,11 @@ class TasksExtension(Extension):
         return ExtensionToolTask(self.poller(), name, task or Task(task_id, "unknown"),
                                  transform or (lambda raw: ToolResult.from_wire(raw, name or "task")))
 
-    def close(self, deadline: Optional[float] = None) -> None:
-        """The client is closing: fail local waits, join the poller (no ``tasks/cancel`` is sent)."""
+    def close(self) -> None:
+        """The client closed: fail local waits, join the poller (no ``tasks/cancel`` is sent)."""
         poller = self._poller
         if poller is not None:
-            poller.close(deadline)
+            poller.close()
 
     def _pushed(self, params: Dict[str, Any]) -> None:
         poller = self._poller
@@ -772,9 +803,6 @@ def resume(ext: Optional[TasksExtension], server_extensions: Mapping[str, Any], 
     nothing is sent. Extension-backed when ``TASKS`` is declared (``ext``) and the server has
     it; else the 2025-11-25 handle if the server has ``tasks``; else ``ValueError`` (not declared)
     or ``CapabilityError`` (the server lacks it)."""
-    from .errors import CapabilityError
-    from .protocol import server_has
-
     if not isinstance(task_id, str) or not task_id:
         raise ValueError("task_id must be a non-empty string")
     if ext is not None and TASKS in server_extensions:

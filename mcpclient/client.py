@@ -240,6 +240,8 @@ class Client(ConnectionHooks, ExtensionMethods):
         from the one that made the client, only this process's side is released."""
         self._finalizer.detach()
         release(self._conn, self._responder, self._notifications, self._subscriptions)
+        if self._ext is not None:
+            self._ext.close()
 
     def __enter__(self) -> "Client":
         return self.connect()
@@ -439,8 +441,10 @@ class Client(ConnectionHooks, ExtensionMethods):
             if known is None and self.validate_output is True:  # (a known tool costs nothing more)
                 known, learn, timeout = self._unlisted_tool(name, arguments, timeout, owned)
         params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
-        return self._call("tools/call", params, transform, timeout=timeout, owned=owned, on_progress=on_progress,
-                          reset=reset)
+        taken = None if owned or self._ext is None else self._ext.call_future(
+            self._call, "tools/call", params, transform, timeout=timeout, on_progress=on_progress, reset=reset)
+        return taken if taken is not None else self._call("tools/call", params, transform, timeout=timeout, owned=owned,
+                                   on_progress=on_progress, reset=reset)
 
     def _unlisted_tool(self, name: str, arguments: Any, timeout: Any, owned: bool
                        ) -> Tuple[Optional[Tool], Optional[Callable[[], Optional[Tool]]], Any]:

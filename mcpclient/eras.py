@@ -190,7 +190,7 @@ class _Step:
                                               f"{self.era._max_rounds} rounds")
                 self.fresh = False  # the result of an input round is never cached
                 return Again(next_round(method, self.original, raw, self.era._answer))
-            if kind != "complete":
+            if kind != "complete" and kind not in getattr(self.transform, "claims", ()):
                 resolver = self.era.resolvers.get(method, {}).get(kind)
                 if resolver is None:
                     raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
@@ -222,10 +222,11 @@ def _resolved(resolver: "Resolver", kind: str, method: str, raw: Dict[str, Any],
 
 def _resolving(method: str, claimed: Mapping[str, "Resolver"], transform: Optional[Transform],
                deadline: Optional[float]) -> Transform:
-    """Handshake era: ``transform`` preceded by the resolution of a claimed ``resultType``."""
+    """Handshake era: ``transform`` preceded by the resolution of a claimed ``resultType`` (not
+    of those the transform's ``claims`` names: an extension's own future takes them as they are)."""
     def step(raw: Any) -> Any:
         kind = raw.get("resultType") if type(raw) is dict else None
-        if isinstance(kind, str) and kind in claimed:
+        if isinstance(kind, str) and kind in claimed and kind not in getattr(transform, "claims", ()):
             raw = _resolved(claimed[kind], kind, method, raw, deadline)
         return raw if transform is None else transform(raw)
     return step

@@ -125,6 +125,17 @@ class Extension:
     def bind(self, ctx: "ExtensionContext") -> None:
         """Called after each connect (and reconnect): the server's settings are known now."""
 
+    def call_future(self, ctx: "ExtensionContext", call: Callable[..., "CallFuture[Any]"], method: str,
+                    params: Raw, transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
+        """A detached call (``*_future``) of a method this extension claims a ``resultType`` for:
+        return its own future to take it over (send it with ``call(method, params, transform,
+        owned=False, **options)``), so no worker waits for the claimed result; None (the
+        default): the call goes the usual way, ``resolve`` included."""
+        return None
+
+    def close(self) -> None:
+        """The client closed (after its connection): stop this extension's threads."""
+
 
 class _Declared(Extension):
     """An extension declared by id and settings only (``Client(extensions={id: {...}})``)."""
@@ -147,12 +158,19 @@ class ExtensionContext:
 
     def __init__(self, extension_id: str, client_settings: Dict[str, Any],
                  send: Callable[..., "CallFuture[Any]"], capabilities: Callable[[], Mapping[str, Any]],
-                 answer: Callable[[str, Dict[str, Any]], Any]) -> None:
+                 answer: Callable[[str, Dict[str, Any]], Any],
+                 stateless: Optional[Callable[[], bool]] = None) -> None:
         self.id = extension_id
+        self._stateless = stateless
         self.client_settings = client_settings
         self._send = send
         self._capabilities = capabilities
         self._answer = answer
+
+    @property
+    def stateless(self) -> bool:
+        """Whether the connection speaks the 2026 era (``subscriptions/listen`` exists there)."""
+        return bool(self._stateless()) if self._stateless is not None else False
 
     @property
     def server_settings(self) -> Optional[Dict[str, Any]]:
@@ -253,6 +271,20 @@ class Registry:
             for kind, ext in kinds.items():
                 table.setdefault(method, {})[kind] = _bound(ext, self._contexts[ext.id])
         return table
+
+    def call_future(self, call: Callable[..., "CallFuture[Any]"], method: str, params: Raw,
+                    transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
+        """The future of a detached call that a claiming extension takes over, or None."""
+        for ext in self._claims.get(method, {}).values():
+            future = ext.call_future(self._contexts[ext.id], call, method, params, transform, **options)
+            if future is not None:
+                return future
+        return None
+
+    def close(self) -> None:
+        """Every extension's ``close()`` (the client closed)."""
+        for ext in self.extensions.values():
+            ext.close()
 
     def notify(self, method: str, params: Dict[str, Any]) -> bool:
         """Pass a notification to the extensions that handle it (True if any did)."""

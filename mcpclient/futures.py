@@ -347,7 +347,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 class ChainedFuture(CallFuture[T]):
     """A call made of other calls one after another (``load_skill``: the manifest, then the
     file): each link gets the previous value on a worker thread and returns the final value or
-    the next ``CallFuture``; ``cancel()`` cancels the link in flight."""
+    the next ``CallFuture`` (or other future: a task to wait for); ``cancel()`` cancels the link in flight."""
 
     def __init__(self, session: "Session", method: str, first: CallFuture[Any],
                  link: Callable[[Any], Any]) -> None:
@@ -363,6 +363,7 @@ class ChainedFuture(CallFuture[T]):
 
     @property  # type: ignore[override]
     def request_id(self) -> Any:
+        """The JSON-RPC id of the link in flight (None while it waits for something else than a reply)."""
         return self._current.request_id
 
     def _arrived(self, done: CallFuture[Any]) -> None:
@@ -385,7 +386,7 @@ class ChainedFuture(CallFuture[T]):
         except BaseException as exc:
             self._settle(None, exc)
             return
-        if isinstance(nxt, CallFuture):
+        if isinstance(nxt, Future):  # a CallFuture, or another future to wait for (a task)
             self._current = nxt
             if self.cancelled():  # cancelled while the link ran: the new request goes too
                 nxt.cancel()

@@ -67,7 +67,7 @@ def test_the_declaration_goes_with_every_request(server):
 
 
 def test_a_resumed_task_from_a_second_client(server):
-    first = connect(server)
+    first = connect(server).connect()
     try:
         future = first.call_tool_future("ext_job", {"steps": 10, "delay": 0.05})
         task = future.wait_task(LONG)
