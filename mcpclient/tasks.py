@@ -163,7 +163,13 @@ def start(call: Requester, capabilities: Dict[str, Any], known: Optional[Tool], 
     """``Client.call_tool(..., task=True)``: send the call task-augmented; the ``ToolTask``."""
     name = params["name"]
     if not server_has(capabilities, "tasks.requests.tools.call"):
-        raise CapabilityError("tasks.requests.tools.call", "tools/call")
+        error = CapabilityError("tasks.requests.tools.call", "tools/call")
+        from .extensions import TASKS, server_settings  # deferred: import cost (only this refusal needs it)
+
+        if server_settings(capabilities, TASKS) is not None:
+            error.args = (f"{error}; this server runs tasks with the Tasks extension: declare it "
+                          "(Client(extensions={TASKS: {}})) and call call_tool_future(...) (its .task)",)
+        raise error
     if known is not None and known.task_support == "forbidden":
         raise CapabilityError("execution.taskSupport", f"tools/call {name}")
     params["task"] = {} if task is True else dict(task)

@@ -177,6 +177,13 @@ def test_a_request_the_client_cannot_serve_fails_the_call():
             client.call_tool("ext_ask", {"kind": "sample"})
 
 
+def test_2025_task_augmentation_against_an_extension_server_points_to_the_extension():
+    with connect() as client:
+        with pytest.raises(CapabilityError, match="call_tool_future"):
+            client.call_tool("ext_job", task=True)
+        assert entries(server_log(client), "tools/call") == []  # nothing was sent
+
+
 def test_without_the_declaration_tools_run_inline_and_the_extension_is_refused():
     with connect(extensions=None) as client:
         assert client.call_tool("ext_job", {"steps": 1, "delay": 0}).text == "job done after 1 steps"
