@@ -40,7 +40,7 @@ log = logging.getLogger("mcpclient")
 _EARLY_KEPT = 64  # pushed states of tasks not followed yet (the reply creating them may still be queued)
 _WORKERS = 4  # threads answering input requests (a handler may wait for a person) and settling waits
 _TIMED_OUT = object()
-_POLLERS = itertools.count(1)  # names the threads of clients whose context has no instance number
+_POLLERS = itertools.count(1)  # numbers the pollers' threads
 
 
 def _created(raw: Any) -> Task:
@@ -169,9 +169,11 @@ class _Followed:
 
 
 class _Poller:
-    """Follows the client's tasks: one thread (``mcpclient-<n>-tasks``, started on first use,
-    joined by ``close``) sends each ``tasks/get`` when due; replies, pushes and input answers are
-    handled on worker threads. Nothing here holds the lock across a request or a callback."""
+    """Follows the client's tasks: one thread (``mcpclient-tasks-<k>``, started when a task is to
+    be followed, ended when none is left, joined by ``close``) sends each ``tasks/get`` when due
+    and enforces the waits' deadlines; input requests are answered, and waits settled, on the
+    workers of ``mcpclient-tasks-<k>-work``; replies on the client's workers. Nothing here holds
+    the lock across a request or a callback."""
 
     def __init__(self, ext: "TasksExtension", ctx: Any) -> None:
         self._ext = ext
@@ -189,8 +191,7 @@ class _Poller:
         self._listen_failed = False
         self._lane: Optional[Lane] = None
         self._deadlines: List[Tuple[float, int, _TaskWait]] = []
-        instance = getattr(ctx, "instance", None)
-        self._name = str(instance if instance is not None else next(_POLLERS))
+        self._name = str(next(_POLLERS))
 
     # --- following --------------------------------------------------------------------------------
 
@@ -315,7 +316,7 @@ class _Poller:
     def _start(self) -> None:
         """Under the lock: start the thread on first use."""
         if self._thread is None:
-            name = f"mcpclient-{self._name}-tasks"
+            name = f"mcpclient-tasks-{self._name}"
             self._thread = threading.Thread(target=self._run, name=name, daemon=True)
             self._thread.start()
 
@@ -325,7 +326,7 @@ class _Poller:
             if self._closed:
                 return False
             if self._lane is None:
-                self._lane = Lane(f"mcpclient-{self._name}-taskwork", _WORKERS, -1)
+                self._lane = Lane(f"mcpclient-tasks-{self._name}-work", _WORKERS, -1)
             lane = self._lane
         return lane.try_submit(label, fn, *args)
 
