@@ -70,6 +70,11 @@ def outcome(task: Task) -> Raw:
     raise cancelled
 
 
+def _outcome_missing(task: Task) -> bool:
+    """A terminal state without what ``outcome`` needs (``result`` / ``error``)."""
+    return (task.status == "completed" and task.result is None) or (task.status == "failed" and task.error is None)
+
+
 class _TaskWait(Future):  # type: ignore[type-arg]
     """Waits for one task to end (its tool result; or, ``state=True``, its terminal ``Task``).
     Settled on a worker of the poller's lane (never the reader, the notification thread or the
@@ -254,10 +259,18 @@ class _Poller:
             if followed is not None and not followed.polling:
                 self._schedule(followed, 0.0)
 
-    def update(self, task: Task, keep_early: bool = True) -> None:
-        """A state of a task (a ``tasks/get`` reply, a push): settle its waiters if it ended,
-        answer new input requests, else poll again when due."""
+    def update(self, task: Task, keep_early: bool = True, polled: bool = False) -> None:
+        """A state of a task (a ``tasks/get`` reply: ``polled``; a push; a ``CreateTaskResult``):
+        settle its waiters if it ended, answer new input requests, else poll again when due. An
+        end without its outcome (a ``CreateTaskResult`` says ``completed``, but only ``tasks/get``
+        carries the result) is asked for at once."""
         new: Raw = {}
+        if task.is_terminal and not polled and _outcome_missing(task):
+            with self._cond:
+                followed = self._followed.get(task.task_id)
+                if followed is not None and not followed.polling:
+                    self._schedule(followed, 0.0)
+            return
         with self._cond:
             followed = self._followed.get(task.task_id)
             if followed is None:
@@ -415,7 +428,7 @@ class _Poller:
             if followed is not None:
                 followed.polling = False
         if task is not None:
-            self.update(task, keep_early=False)
+            self.update(task, keep_early=False, polled=True)
         elif isinstance(error, (RequestTimeout, TransportError)) and not isinstance(error, ConnectionClosed):
             with self._cond:  # a slow or lost round: poll again when due
                 followed = self._followed.get(task_id)
@@ -681,7 +694,7 @@ class ExtensionToolTask(ToolTask):
         """The task's current state (``tasks/get``); new input requests in it are answered."""
         state = Task.from_wire(self._poller.ctx.request("tasks/get", {"taskId": self.task_id}, timeout=timeout))
         self._task = state
-        self._poller.update(state, keep_early=False)
+        self._poller.update(state, keep_early=False, polled=True)
         return state
 
     def result(self, timeout: Optional[float] = None) -> ToolResult:
