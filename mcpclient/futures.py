@@ -266,6 +266,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             with self._session.waiting_for(self, timeout):
                 return super().result(timeout)
         except CancelledError as exc:
+            if isinstance(exc, RequestCancelled) and not self.cancelled():
+                raise  # the outcome itself (a task the server cancelled), not this future's cancel()
             raise self._cancelled_error() from exc
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:

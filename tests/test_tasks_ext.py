@@ -115,6 +115,21 @@ def test_cancelling_the_future_sends_tasks_cancel_only():
         assert log["cancelled_notifications"] == 0
 
 
+def test_a_task_cancelled_through_its_handle_ends_the_call_as_cancelled():
+    with connect() as client:
+        future = client.call_tool_future("ext_forever", timeout=None)
+        task = future.wait_task(LONG)
+        assert task is not None
+        with pytest.raises(RequestTimeout):  # the handle's own wait: the task goes on
+            task.result(timeout=0.1)
+        assert entries(server_log(client), "tasks/cancel") == []
+        assert task.cancel().task_id == task.task_id
+        with pytest.raises(RequestCancelled) as caught:
+            future.result(LONG)
+        assert caught.value.task_id == task.task_id and not future.cancelled()  # type: ignore[attr-defined]
+        assert task.status().status == "cancelled"
+
+
 def test_a_blocking_call_that_times_out_cancels_its_task():
     with connect() as client:
         with pytest.raises(RequestTimeout):
