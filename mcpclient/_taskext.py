@@ -506,17 +506,15 @@ class _Poller:
         self._listen.add_done_callback(self._listen_ended)  # type: ignore[union-attr]
 
     def _listen_ended(self, done: CallFuture) -> None:
+        """The listen ended without our asking (refused: -32021...; or its stream broke):
+        polling alone goes on, on this connection (no listen loop against a failing server)."""
         if done.cancelled():
             return
-        error = done.exception()
         with self._cond:
             if self._listen is not done:
                 return
-            self._listen, self._listened = None, frozenset()
-            if isinstance(error, RPCError):  # refused (no extension, -32021...): poll only
-                log.debug("task listen refused (%s); polling only", error)
-                self._listen_failed = True
-            self._cond.notify()
+            self._listen, self._listen_failed = None, True
+        log.debug("the listen for task notifications ended (%s); polling only", done.exception())
 
     # --- lifecycle ----------------------------------------------------------------------------------------
 
