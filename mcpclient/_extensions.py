@@ -60,7 +60,8 @@ def _builtin(key: str, settings: Dict[str, Any]) -> Extension:
         if importlib.util.find_spec(f"{__package__}._taskext") is not None:
             from ._taskext import TasksExtension  # deferred: import cost; only clients that declare TASKS need it
 
-            return TasksExtension(**settings)  # type: ignore[no-any-return]
+            make = getattr(TasksExtension, "from_settings", None)
+            return make(settings) if make is not None else TasksExtension(**settings)  # type: ignore[no-any-return]
         return ext._Declared(key, {})
     if key == ext.APPS:
         mimes = settings.get("mimeTypes", [])

@@ -25,6 +25,7 @@ from ._tracing import CallTracer, missing_extra
 from .transports.base import CLOSE_BUDGET, Transport
 
 if TYPE_CHECKING:
+    from .extensions import Registry
     from ._tools import ToolRegistry
     from .tracing import Tracing
     from .cache import ResultCache
@@ -48,9 +49,10 @@ def weakly(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def release(conn: Connection, responder: Responder, notifications: NotificationRouter,
-             subscriptions: SubscriptionRouter, collected: bool = False) -> None:
+             subscriptions: SubscriptionRouter, collected: bool = False, extensions: Optional[Registry] = None) -> None:
     """Close a client's connection: ``close()``, or the collection of a client nobody closed
-    (then a ``ResourceWarning`` says so, as for an unclosed file)."""
+    (then a ``ResourceWarning`` says so, as for an unclosed file; its declared ``extensions``
+    are closed too: ``close()`` does that itself)."""
     if collected and conn.state in ("connecting", "ready", "lost"):  # (not "forked": the parent's)
         warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
                       ResourceWarning, stacklevel=2)
@@ -65,6 +67,8 @@ def release(conn: Connection, responder: Responder, notifications: NotificationR
         session.close(deadline)
     if tasks is not None:
         tasks.close(deadline)
+    if extensions is not None:
+        extensions.close()
 
 
 def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:

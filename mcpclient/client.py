@@ -204,7 +204,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                                 on_restored=weakly(self._restored), on_forked=weakly(self._forked))
         self._subscriptions.keep_on_loss = reconnect is not None and reconnect is not False
         self._finalizer = weakref.finalize(self, release, self._conn, self._responder, self._notifications,
-                                           self._subscriptions, True)
+                                           self._subscriptions, True, self._ext)
         self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
 
     # --- lifecycle ------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ Every extension request first checks that the server declared the extension
 """
 from __future__ import annotations
 
+import logging
 import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -286,11 +287,18 @@ class Registry:
         for ext in self.extensions.values():
             ext.close()
 
+    #: ``require(server_capabilities, id, method)``: the server's settings, or ``CapabilityError``.
+    require = staticmethod(require)
+
     def notify(self, method: str, params: Dict[str, Any]) -> bool:
-        """Pass a notification to the extensions that handle it (True if any did)."""
+        """Pass a notification to the extensions that handle it (True if any did); one handler
+        that raises is logged and does not keep the others (or the core's handling) from it."""
         handlers = self.notifications.get(method)
         for handler in handlers or ():
-            handler(params)
+            try:
+                handler(params)
+            except Exception:
+                logging.getLogger("mcpclient").exception("extension handler for %s failed", method)
         return bool(handlers)
 
 

@@ -9,11 +9,13 @@ scripted HTTP server (tests/http_scripted.py), both eras.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
 from typing import Any, Dict, FrozenSet, List, Mapping
 
 import pytest
 
-from mcpclient import CapabilityError, Client, MissingClientCapability, ProtocolError
+from mcpclient import CallFuture, CapabilityError, Client, MissingClientCapability, ProtocolError, RequestTimeout
+from mcpclient.futures import ChainedFuture
 from mcpclient.extensions import APP_MIME_TYPE, APPS, TASKS, Extension, ExtensionContext, check_id
 
 from conftest import LONG
@@ -235,6 +237,72 @@ def test_a_user_extension_resolves_its_result_type(started, modern, use_future):
         assert len(sent(server, "example/fetch")) == 2
 
 
+class Chain(ChainedFuture):
+    """A future of its own for ``call_tool_future`` (what the Tasks extension's is)."""
+
+    def __init__(self, first: CallFuture, transform: Any, ctx: ExtensionContext) -> None:
+        self.transform, self.ctx = transform, ctx
+        super().__init__(first._session, "tools/call", first, self.step)
+
+    def step(self, raw: Any) -> Any:
+        if raw.get("resultType") == "deferred":  # fetch the result, then parse it
+            self._link = self.transform
+            return self.ctx.request_future("example/fetch", {"job": raw["job"]})
+        return self.transform(raw)
+
+
+class TakingJobs(Jobs):
+    """Takes ``call_tool_future`` over: its transform ``claims`` the kind, so nothing resolves it."""
+
+    def call_future(self, ctx: ExtensionContext, call: Any, method: str, params: Dict[str, Any], transform: Any,
+                    **options: Any) -> Any:
+        def raw(value: Any) -> Any:
+            return value
+        raw.claims = ("deferred",)  # type: ignore[attr-defined]
+        return Chain(call(method, params, raw, owned=False, **options), transform, ctx)
+
+
+@pytest.mark.parametrize("modern", [False, True])
+def test_an_extension_may_take_over_the_futures_of_the_methods_it_claims(started, modern):
+    server = started(jobs_server(modern=modern))
+    with connect(server, extensions={JOBS: TakingJobs()}) as client:
+        future = client.call_tool_future("slow")
+        assert isinstance(future, Chain)
+        assert future.result(LONG).text == "done j1"
+        inline = client.call_tool_future("fast")
+        assert isinstance(inline, Chain) and inline.result(LONG).text == "plain"
+        assert client.call_tool("slow").text == "done j1"  # (a blocking call: resolve, on the caller's thread)
+        assert type(client.list_tools_future()) is CallFuture
+
+
+class Stuck(Jobs):
+    """Resolves into a future nobody completes; records its close."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.futures: List[Future] = []
+        self.closed = threading.Event()
+
+    def resolve(self, kind: str, method: str, raw: Dict[str, Any], ctx: ExtensionContext) -> Any:
+        self.futures.append(Future())
+        return self.futures[-1]
+
+    def close(self) -> None:
+        self.closed.set()
+
+
+@pytest.mark.parametrize("modern", [False, True])
+def test_the_calls_timeout_covers_resolve_and_cancels_its_future(started, modern):
+    server = started(jobs_server(modern=modern))
+    stuck = Stuck()
+    with connect(server, extensions={JOBS: stuck}) as client:
+        with pytest.raises(RequestTimeout):
+            client.call_tool("slow", timeout=0.3)
+        assert stuck.futures[0].cancelled()
+        assert not stuck.closed.is_set()
+    assert stuck.closed.is_set()
+
+
 def test_a_user_extension_answers_requests_and_gets_notifications(started):
     server = started(jobs_server())
     jobs = Jobs()
@@ -279,3 +347,25 @@ def test_no_routing_headers_in_the_handshake_era_without_the_tasks_extension(sta
         client.request("tasks/get", {"taskId": "task-7"})
         headers = server.requests("tasks/get")[-1].headers
         assert "mcp-name" not in headers and "mcp-method" not in headers
+
+
+def test_a_failing_notification_handler_is_logged_and_the_core_still_runs(started, caplog):
+    class Broken(Jobs):
+        def _event(self, params: Dict[str, Any]) -> None:
+            raise RuntimeError("boom")
+
+    server = started(jobs_server())
+    got = threading.Event()
+    with connect(server, extensions={JOBS: Broken()},
+                 on_notification=lambda m, p: got.set() if m == "notifications/example/event" else None):
+        server.notify("notifications/example/event", {})
+        assert got.wait(LONG)
+    assert "extension handler for notifications/example/event failed" in caplog.text
+
+
+def test_registry_require_is_the_gate():
+    from mcpclient.extensions import Registry
+
+    assert Registry.require({"extensions": {JOBS: {"a": 1}}}, JOBS, "x/y") == {"a": 1}
+    with pytest.raises(CapabilityError):
+        Registry.require({"extensions": {JOBS: "not an object"}}, JOBS)

@@ -236,7 +236,7 @@ def test_bad_options():
         TasksExtension(min_poll_interval=0)
     with pytest.raises(ValueError):
         TasksExtension(min_poll_interval=5, max_poll_interval=1)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="poll"):
         Client(EXT, extensions={TASKS: {"poll": 1}})
 
 
