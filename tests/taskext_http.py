@@ -18,13 +18,13 @@ import threading
 from typing import Any, Dict, Iterator, List, Optional
 
 from mcpclient.testing.taskext import (META_SUBSCRIPTION, TASK_METHODS, TASKS, TOOLS, Abandoned, TaskEngine,
-                                       TaskExtError, declared_in_meta, declares, missing_capability)
+                                       RpcError, declared_in_meta, declares, missing_capability)
 
 from http_scripted import DROP, Reply, ScriptedHTTPServer, Seen
 
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
-CAPABILITIES = {"tools": {}, "extensions": {TASKS: {}}}
-DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": CAPABILITIES,
+CAPABILITIES: Dict[str, Any] = {"tools": {}, "extensions": {TASKS: {}}}
+DISCOVER: Dict[str, Any] = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": CAPABILITIES,
             "serverInfo": {"name": "taskext-2026", "version": "1"}}
 _END = None  # what stop() puts on every listen's queue
 
@@ -95,25 +95,27 @@ class TaskExtHTTPServer:
 
     def _handle(self, seen: Seen, msg: Dict[str, Any]) -> Any:
         method, rid = msg.get("method"), msg.get("id")
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        raw = msg.get("params")
+        params: Dict[str, Any] = raw if isinstance(raw, dict) else {}
         modern = self.era == "2026"
         declared = declared_in_meta(params) if modern else self._session_declared(seen)
+        entry = self.engine.record(str(method), params)
         try:
             if method == "tools/call":
-                result, start = self.engine.call_tool(params, declared=declared, mrtr=modern)
+                result, start = self.engine.call_tool(params, declared=declared, entry=entry, mrtr=modern)
                 if start is not None:
                     start()  # (HTTP pushes only on a listen, which shows the current state first)
+            elif method == "tools/list":
+                result = {"tools": TOOLS}
+            elif method == "ping":
+                result = {}
+            elif method in TASK_METHODS:
+                result = self.engine.handle(method, params, declared=declared)
+            elif method == "subscriptions/listen" and modern:
+                return self._listen(rid, params, declared)
             else:
-                self.engine.record(str(method), params)
-                if method == "tools/list":
-                    result = {"tools": TOOLS}
-                elif method in TASK_METHODS:
-                    result = self.engine.handle(method, params, declared=declared)
-                elif method == "subscriptions/listen" and modern:
-                    return self._listen(rid, params, declared)
-                else:
-                    raise TaskExtError(-32601, f"Method not found: {method}")
-        except TaskExtError as exc:
+                raise RpcError(-32601, f"Method not found: {method}")
+        except RpcError as exc:
             status = 400 if exc.code == -32021 else 200
             return Reply(status, {"jsonrpc": "2.0", "id": rid, "error": exc.to_json()})
         except Abandoned:
@@ -124,18 +126,22 @@ class TaskExtHTTPServer:
 
     def _listen(self, rid: Any, params: Dict[str, Any], declared: bool) -> Reply:
         """``subscriptions/listen``: acknowledge the task ids we know, then push their states."""
-        wanted = params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
-        task_ids = wanted.get("taskIds")
+        raw = params.get("notifications")
+        wanted: Dict[str, Any] = raw if isinstance(raw, dict) else {}
+        # (the schema.ts drift spells it tasksStatus / notifications/tasks/status: answered in kind)
+        key = "tasksStatus" if "tasksStatus" in wanted and "taskIds" not in wanted else "taskIds"
+        push = "notifications/tasks/status" if key == "tasksStatus" else "notifications/tasks"
+        task_ids = wanted.get(key)
         if task_ids is not None and not declared:
             raise missing_capability()
         if task_ids is not None and not isinstance(task_ids, list):
-            raise TaskExtError(-32602, "notifications.taskIds must be an array")
+            raise RpcError(-32602, f"notifications.{key} must be an array")
         pushed: "queue.Queue[Any]" = queue.Queue()
         agreed, listener = self.engine.watch(task_ids or [], pushed.put)
         with self._lock:
             self._listens.append(pushed)
         tag = {META_SUBSCRIPTION: rid}
-        acknowledged = dict(wanted, taskIds=agreed) if task_ids is not None else dict(wanted)
+        acknowledged = dict(wanted, **{key: agreed}) if task_ids is not None else dict(wanted)
 
         def events() -> Iterator[bytes]:
             try:
@@ -144,7 +150,7 @@ class TaskExtHTTPServer:
                     task = pushed.get()
                     if task is _END:
                         return
-                    yield _event("notifications/tasks", {**task, "_meta": tag})
+                    yield _event(push, {**task, "_meta": tag})
             finally:
                 self.engine.unsubscribe(listener)
                 with self._lock:

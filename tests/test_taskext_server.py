@@ -22,10 +22,10 @@ from mcpclient.testing import catalog
 from mcpclient.testing.taskext import META_CAPABILITIES, META_SUBSCRIPTION, TASKS, TOOLS
 from taskext_http import TaskExtHTTPServer
 
-DECLARED = {"extensions": {TASKS: {}}}
+DECLARED: Dict[str, Any] = {"extensions": {TASKS: {}}}
 TASK_KEYS = {"taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"}
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-MISSING = {"requiredCapabilities": {"extensions": {TASKS: {}}}}
+MISSING: Dict[str, Any] = {"requiredCapabilities": {"extensions": {TASKS: {}}}}
 Json = Dict[str, Any]
 
 
@@ -163,7 +163,7 @@ def test_without_the_flag_the_server_is_the_contract_one(pipe):
     assert server.rpc("tools/call", {"name": "ext_job"})["error"]["code"] == -32602  # unknown tool
 
 
-def test_the_flag_declares_the_extension_and_adds_the_tools(pipe):
+def test_the_flag_declares_the_extension_and_adds_the_tools():
     server = Pipe("--tasks-ext")
     try:
         info = server.initialize(DECLARED)
@@ -479,3 +479,20 @@ def test_http_2026_listening_for_tasks_needs_the_declaration(started):
 def test_http_era_is_checked():
     with pytest.raises(ValueError):
         TaskExtHTTPServer("2025")
+
+
+def test_http_2026_listen_answers_the_schema_drift_spelling_in_kind(started):
+    """``schema.ts`` spells the filter ``tasksStatus`` and the push ``notifications/tasks/status``
+    (the normative text: ``taskIds``, ``notifications/tasks``): a client of that dialect gets it back."""
+    server = started(TaskExtHTTPServer("2026"))
+    client = Http(server)
+    task_id = client.call("tools/call", {"name": "ext_fail"})["taskId"]
+    listen = client.post("subscriptions/listen", {"notifications": {"tasksStatus": [task_id]}}, stream=True)
+    try:
+        messages = sse_messages(listen)
+        assert next(messages)["params"]["notifications"] == {"tasksStatus": [task_id]}
+        pushed = next(messages)
+    finally:
+        listen.close()
+    assert pushed["method"] == "notifications/tasks/status" and pushed["params"]["status"] == "failed"
+    assert pushed["params"]["error"] == {"code": -32603, "message": "it broke"}

@@ -9,6 +9,7 @@ through one lock, so messages from different threads never interleave within a l
 from __future__ import annotations
 
 import base64
+import functools
 import itertools
 import json
 import re
@@ -21,6 +22,7 @@ from urllib.parse import unquote
 from .._version import __version__
 
 from . import catalog, taskext
+from ._rpc import RpcError
 
 SERVER_NAME = "mcpclient-testing"
 SUPPORTED_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -33,20 +35,6 @@ PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR =
 RESOURCE_NOT_FOUND = -32002
 
 Json = Dict[str, Any]
-
-
-class RpcError(Exception):
-    """A JSON-RPC error to send back as the response's ``error`` member."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
-
-    def to_json(self) -> Json:
-        err: Json = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            err["data"] = self.data
-        return err
 
 
 class _Cancelled(Exception):
@@ -63,6 +51,7 @@ class _Call:
         self.cancelled = threading.Event()
         self.thread: Optional[threading.Thread] = None
         self.after: Optional[Callable[[], None]] = None  # runs once the answer is written
+        self.logged: Optional[List[Any]] = None  # its entry in the Tasks extension's ext_log
 
 
 class _Ask:
@@ -84,7 +73,7 @@ def package_version() -> str:
 
 
 class Server:
-    """Protocol state for one connection; feed it lines with :meth:`handle_line`."""
+    """Protocol state for one connection; feed it lines with ``handle_line``."""
 
     def __init__(self, stdout: IO[bytes], *, page_size: int = 0, name: str = SERVER_NAME,
                  tasks_ext: bool = False, poll_interval_ms: int = 30, notify_tasks: bool = False) -> None:
@@ -201,8 +190,8 @@ class Server:
             self._reply(rid, error=RpcError(INVALID_PARAMS, "params must be an object"))
             return
         call = _Call(rid, params)
-        if self._tasks is not None and method != "tools/call":
-            self._tasks.record(method, params)  # (tools/call records itself)
+        if self._tasks is not None:
+            call.logged = self._tasks.record(method, params)  # here: in arrival order
         if method == "tools/call":
             self._start(call, handler, params)
         else:
@@ -359,8 +348,6 @@ class Server:
         name = _require_str(params, "name")
         if self._tasks is not None and name in taskext.TOOL_NAMES:
             return self._call_ext_tool(params, call)
-        if self._tasks is not None:
-            self._tasks.record("tools/call", params)
         tool = self._tools.get(name)
         if tool is None:
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
@@ -444,28 +431,28 @@ class Server:
     def _serve_tasks(self, poll_interval_ms: int, notify: bool) -> None:
         """Add the ``ext_*`` tools and ``tasks/*`` methods; push every change when ``notify``."""
         engine = self._tasks = taskext.TaskEngine(poll_interval_ms=poll_interval_ms)
-        self._tool_list = catalog.TOOLS + taskext.TOOLS
+        self._tool_list = self._tool_list + taskext.TOOLS  # (after any other flag's tools)
         for method in taskext.TASK_METHODS:
-            self._methods[method] = lambda params, call, method=method: self._task_method(method, params)
+            self._methods[method] = functools.partial(self._task_method, method)
         if notify:
-            engine.subscribe(lambda task: self.notify("notifications/tasks", task) if self._tasks_declared else None)
+            engine.subscribe(self._push_task)
 
-    def _task_method(self, method: str, params: Json) -> Json:
+    def _push_task(self, task: Json) -> None:
+        """``--notify-tasks``: every change of a task, to a client that declared the extension."""
+        if self._tasks_declared:
+            self.notify("notifications/tasks", task)
+
+    def _task_method(self, method: str, params: Json, call: _Call) -> Json:
         assert self._tasks is not None
-        try:
-            return self._tasks.handle(method, params, declared=self._tasks_declared)
-        except taskext.TaskExtError as exc:
-            raise RpcError(exc.code, exc.message, exc.data) from None
+        return self._tasks.handle(method, params, declared=self._tasks_declared)
 
     def _call_ext_tool(self, params: Json, call: _Call) -> Json:
         """An ``ext_*`` tool: a task for a declaring client (started once answered), else inline."""
         assert self._tasks is not None
         try:
             result, call.after = self._tasks.call_tool(
-                params, declared=self._tasks_declared, cancelled=call.cancelled,
+                params, declared=self._tasks_declared, entry=call.logged, cancelled=call.cancelled,
                 ask=lambda method, ask_params: self._ask_inline(method, ask_params, call))
-        except taskext.TaskExtError as exc:
-            raise RpcError(exc.code, exc.message, exc.data) from None
         except taskext.Abandoned:
             raise _Cancelled() from None
         return result
@@ -482,7 +469,7 @@ class Server:
             raise taskext.Abandoned()
         if "result" not in ask.reply:
             error = ask.reply.get("error") or {}
-            raise taskext.TaskExtError(error.get("code", INTERNAL_ERROR), error.get("message", "client error"))
+            raise RpcError(error.get("code", INTERNAL_ERROR), error.get("message", "client error"))
         return ask.reply["result"]
 
 
@@ -530,12 +517,13 @@ def _structured(data: Json) -> Json:
 
 
 def serve(stdin: Optional[IO[bytes]] = None, stdout: Optional[IO[bytes]] = None, *,
-          page_size: int = 0, name: str = SERVER_NAME, **options: Any) -> None:
-    """Serve one connection on binary streams until stdin reaches EOF (``options``: the Tasks
-    extension's, see :class:`Server`)."""
+          page_size: int = 0, name: str = SERVER_NAME, tasks_ext: bool = False, poll_interval_ms: int = 30,
+          notify_tasks: bool = False) -> None:
+    """Serve one connection on binary streams until stdin reaches EOF (the Tasks extension's
+    options as in ``Server``)."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
     server = Server(stdout if stdout is not None else sys.stdout.buffer, page_size=page_size, name=name,
-                    **options)
+                    tasks_ext=tasks_ext, poll_interval_ms=poll_interval_ms, notify_tasks=notify_tasks)
     while True:
         line = stdin.readline()
         if not line:  # EOF (works for binary and text streams alike)

@@ -16,7 +16,9 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["Abandoned", "TASKS", "TOOLS", "TOOL_NAMES", "TaskEngine", "TaskExtError", "declared_in_meta",
+from ._rpc import RpcError
+
+__all__ = ["Abandoned", "TASKS", "TOOLS", "TOOL_NAMES", "TaskEngine", "RpcError", "declared_in_meta",
            "declares", "missing_capability"]
 
 TASKS = "io.modelcontextprotocol/tasks"
@@ -67,29 +69,14 @@ Ask = Callable[[str, Json], Any]
 Listener = Callable[[Json], None]
 
 
-class TaskExtError(Exception):
-    """A JSON-RPC error for the transport to send back (``code``, ``message``, ``data``)."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
-
-    def to_json(self) -> Json:
-        """The JSON-RPC ``error`` object."""
-        error: Json = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
-
-
 class Abandoned(Exception):
     """An inline tool call was cancelled (``notifications/cancelled``) or the server is stopping:
     the transport sends no answer."""
 
 
-def missing_capability() -> TaskExtError:
+def missing_capability() -> RpcError:
     """``-32021`` naming the tasks extension, as the spec's missing-capability error."""
-    return TaskExtError(MISSING_CAPABILITY, f"client must declare the {TASKS} extension",
+    return RpcError(MISSING_CAPABILITY, f"client must declare the {TASKS} extension",
                         {"requiredCapabilities": {"extensions": {TASKS: {}}}})
 
 
@@ -124,7 +111,7 @@ def _answer_text(response: Any) -> Json:
 def _task_id(params: Json) -> str:
     task_id = params.get("taskId")
     if not isinstance(task_id, str):
-        raise TaskExtError(INVALID_PARAMS, "taskId must be a string")
+        raise RpcError(INVALID_PARAMS, "taskId must be a string")
     return task_id
 
 
@@ -132,17 +119,17 @@ def _arguments(params: Json) -> Tuple[str, Json]:
     """The tool name and its arguments, checked against the ``ext_*`` schemas."""
     name, args = params.get("name"), params.get("arguments") or {}
     if name not in TOOL_NAMES:
-        raise TaskExtError(INVALID_PARAMS, f"Unknown tool: {name}")
+        raise RpcError(INVALID_PARAMS, f"Unknown tool: {name}")
     if not isinstance(args, dict):
-        raise TaskExtError(INVALID_PARAMS, "arguments must be an object")
+        raise RpcError(INVALID_PARAMS, "arguments must be an object")
     steps, delay, kind = args.get("steps", 3), args.get("delay", 0.05), args.get("kind", "elicit")
     if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
-        raise TaskExtError(INVALID_PARAMS, "steps must be an integer >= 0")
+        raise RpcError(INVALID_PARAMS, "steps must be an integer >= 0")
     if not isinstance(delay, (int, float)) or isinstance(delay, bool) or delay < 0:
-        raise TaskExtError(INVALID_PARAMS, "delay must be a number >= 0")
+        raise RpcError(INVALID_PARAMS, "delay must be a number >= 0")
     if kind not in QUESTIONS:
-        raise TaskExtError(INVALID_PARAMS, f"kind must be one of {sorted(QUESTIONS)}")
-    return name, {"steps": steps, "delay": delay, "kind": kind}
+        raise RpcError(INVALID_PARAMS, f"kind must be one of {sorted(QUESTIONS)}")
+    return str(name), {"steps": steps, "delay": delay, "kind": kind}
 
 
 class _Task:
@@ -178,11 +165,11 @@ class _Task:
 class TaskEngine:
     """Tasks and ``ext_*`` tools, shared by every transport of one test server (thread-safe).
 
-    The transport decides whether the client declared the extension (``declared=``), feeds
-    ``tools/call`` to :meth:`call_tool` and ``tasks/*`` to :meth:`handle`, reports every request
-    with :meth:`record` (``tools/call`` records itself) and every ``notifications/cancelled`` with
-    :meth:`note_cancelled`. Push: :meth:`subscribe` a listener (every change of every task) or
-    :meth:`watch` some ids (their current state first, then changes).
+    The transport decides whether the client declared the extension (``declared=``), reports
+    every request with ``record`` in arrival order (on its reading thread) and every
+    ``notifications/cancelled`` with ``note_cancelled``, and feeds ``tools/call`` to
+    ``call_tool`` (with the entry ``record`` returned) and ``tasks/*`` to ``handle``. Push: ``subscribe`` a listener (every change of every task) or
+    ``watch`` some ids (their current state first, then changes).
     """
 
     def __init__(self, *, poll_interval_ms: int = 30, ttl_ms: int = 60000) -> None:
@@ -213,7 +200,8 @@ class TaskEngine:
             keys = sorted(responses) if isinstance(responses, dict) else []
         elif method == "subscriptions/listen":
             wanted = params.get("notifications")
-            ids = wanted.get("taskIds") if isinstance(wanted, dict) else None
+            wanted = wanted if isinstance(wanted, dict) else {}
+            ids = wanted.get("taskIds", wanted.get("tasksStatus"))  # (the latter: schema.ts drift)
             keys = list(ids) if isinstance(ids, list) else []
         entry = [method, task_id, keys]
         with self._lock:
@@ -233,16 +221,16 @@ class TaskEngine:
 
     # ----- tools/call -------------------------------------------------------------------
 
-    def call_tool(self, params: Json, *, declared: bool, ask: Optional[Ask] = None,
-                  cancelled: Optional[threading.Event] = None,
+    def call_tool(self, params: Json, *, declared: bool, entry: Optional[List[Any]] = None,
+                  ask: Optional[Ask] = None, cancelled: Optional[threading.Event] = None,
                   mrtr: bool = False) -> Tuple[Json, Optional[Callable[[], None]]]:
         """Run ``tools/call`` of an ``ext_*`` tool: ``(result, start)``. For a declaring client
         the result is a ``CreateTaskResult`` and ``start`` begins the task's work: call it once
-        the answer is written, so no push precedes it. Otherwise the tool runs inline (``start``
+        the answer is written, so no push precedes it, and ``entry`` (the call's ``record``)
+        gets the task id. Otherwise the tool runs inline (``start``
         is None): ``ask`` sends ``ext_ask``'s question to the client (stdio), ``mrtr`` answers
         it 2026-style with ``input_required``; ``cancelled`` ends a waiting inline call
-        (:class:`Abandoned`). Raises :class:`TaskExtError` for a JSON-RPC error."""
-        entry = self.record("tools/call", params)
+        (``Abandoned``). Raises ``RpcError`` for a JSON-RPC error."""
         name, args = _arguments(params)
         if name == "ext_log":
             data = self.log()
@@ -264,7 +252,7 @@ class TaskEngine:
         if name == "ext_required":
             raise missing_capability()
         if name == "ext_fail":
-            raise TaskExtError(INTERNAL_ERROR, "it broke")
+            raise RpcError(INTERNAL_ERROR, "it broke")
         if name == "ext_tool_error":
             return _text("bad input", is_error=True)
         if name == "ext_job":
@@ -283,7 +271,7 @@ class TaskEngine:
             if isinstance(responses, dict) and KEY in responses:
                 return _answer_text(responses[KEY])
             return {"resultType": "input_required", "inputRequests": {KEY: question}}
-        raise TaskExtError(INTERNAL_ERROR, "ext_ask cannot reach this client without the tasks extension")
+        raise RpcError(INTERNAL_ERROR, "ext_ask cannot reach this client without the tasks extension")
 
     def _start(self, task: _Task) -> None:
         """The task's work, once its CreateTaskResult is out."""
@@ -294,8 +282,8 @@ class TaskEngine:
                 self._threads = [t for t in self._threads if t.is_alive()] + [thread]
             thread.start()
         elif task.tool == "ext_fail":
-            self._change(task, status="failed", message="failed",
-                         error=TaskExtError(INTERNAL_ERROR, "it broke").to_json())
+            self._change(task, status="failed", message="tool failed: it broke",
+                         error=RpcError(INTERNAL_ERROR, "it broke").to_json())
         elif task.tool == "ext_tool_error":
             self._change(task, status="completed", message="completed", result=_text("bad input", True))
         elif task.tool == "ext_required":
@@ -338,16 +326,16 @@ class TaskEngine:
     # ----- tasks/get, tasks/update, tasks/cancel ------------------------------------------
 
     def handle(self, method: str, params: Json, *, declared: bool) -> Json:
-        """Answer one ``tasks/*`` request; ``TaskExtError`` for -32021 / -32602 / -32601."""
+        """Answer one ``tasks/*`` request; ``RpcError`` for -32021 / -32602 / -32601."""
         if method not in TASK_METHODS:
-            raise TaskExtError(-32601, f"Method not found: {method}")
+            raise RpcError(-32601, f"Method not found: {method}")
         if not declared:
             raise missing_capability()
         task_id = _task_id(params)
         with self._lock:
             task = self._tasks.get(task_id)
             if task is None:
-                raise TaskExtError(INVALID_PARAMS, f"unknown task: {task_id}")
+                raise RpcError(INVALID_PARAMS, f"unknown task: {task_id}")
             if method == "tasks/get":
                 if task.stale_polls > 0 and task.stale is not None:
                     task.stale_polls -= 1
@@ -359,7 +347,7 @@ class TaskEngine:
                 return {"resultType": "complete"}
             responses = params.get("inputResponses")
             if not isinstance(responses, dict):
-                raise TaskExtError(INVALID_PARAMS, "inputResponses must be an object")
+                raise RpcError(INVALID_PARAMS, "inputResponses must be an object")
             self._answer(task, responses)
             return {"resultType": "complete"}
 
@@ -407,7 +395,7 @@ class TaskEngine:
 
     @property
     def stopping(self) -> threading.Event:
-        """Set by :meth:`stop`: long waits (inline calls, listen streams) end."""
+        """Set by ``stop``: long waits (inline calls, listen streams) end."""
         return self._stopping
 
     def task(self, task_id: str) -> Optional[Json]:
