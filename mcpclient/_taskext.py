@@ -40,6 +40,7 @@ log = logging.getLogger("mcpclient")
 _EARLY_KEPT = 64  # pushed states of tasks not followed yet (the reply creating them may still be queued)
 _WORKERS = 4  # threads answering input requests (a handler may wait for a person) and settling waits
 _TIMED_OUT = object()
+_CLOSE_WAIT = 2.0  # seconds close() gives the poller and a running input handler to stop
 _POLLERS = itertools.count(1)  # numbers the pollers' threads
 
 
@@ -93,6 +94,11 @@ class _TaskWait(Future):  # type: ignore[type-arg]
         self.task_id = task_id
         self.started = time.monotonic()
         self.cancel_on_timeout = True
+        #: With ``reset_timeout_on_progress``: the timeout (s) that each change of the task's
+        #: ``statusMessage``/``lastUpdatedAt`` restarts, up to ``hard`` (monotonic).
+        self.reset: Optional[float] = None
+        self.hard = float("inf")
+        self.deadline: Optional[float] = None
         self._poller = poller
         self._value = transform
         self._state = state
@@ -279,6 +285,12 @@ class _Poller:
                     while len(self._early) > _EARLY_KEPT:
                         self._early.popitem(last=False)
                 return
+            if (task.status_message, task.last_updated_at) != (followed.task.status_message,
+                                                                followed.task.last_updated_at):
+                now = time.monotonic()  # progress: it restarts the timeouts that allow it
+                for waiter in followed.waiters:
+                    if waiter.reset is not None:
+                        waiter.deadline = min(now + waiter.reset, waiter.hard)
             followed.task = task
             if task.is_terminal:
                 del self._followed[task.task_id]
@@ -344,7 +356,9 @@ class _Poller:
         return lane.try_submit(label, fn, *args)
 
     def _watch(self, waiter: _TaskWait, deadline: float) -> None:
-        """Under the lock: fail ``waiter`` at ``deadline`` (monotonic) unless it is done by then."""
+        """Under the lock: fail ``waiter`` at ``deadline`` (monotonic) unless it is done by then
+        (or progress moved its ``deadline`` on)."""
+        waiter.deadline = deadline
         heapq.heappush(self._deadlines, (deadline, next(self._seq), waiter))
         self._start()
         self._cond.notify()
@@ -388,7 +402,11 @@ class _Poller:
         now, late = time.monotonic(), []
         while self._deadlines and self._deadlines[0][0] <= now:
             waiter = heapq.heappop(self._deadlines)[2]
-            if not waiter.done():
+            if waiter.done():
+                continue
+            if waiter.deadline is not None and waiter.deadline > now:  # progress moved it
+                heapq.heappush(self._deadlines, (waiter.deadline, next(self._seq), waiter))
+            else:
                 late.append(waiter)
         return late
 
@@ -544,7 +562,7 @@ class _Poller:
                                                  f"{waiter.task_id} ran (resume it with client.task(task_id))"))
         if listen is not None:
             listen.cancel()
-        end = deadline if deadline is not None else time.monotonic() + 5.0
+        end = deadline if deadline is not None else time.monotonic() + _CLOSE_WAIT
         if lane is not None:
             lane.shutdown(end)
         if thread is not None and thread is not threading.current_thread():
@@ -777,10 +795,11 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         if not _is_task(raw):
             return self._tool(raw)
         first = self._current
-        deadline = None if first.timeout is None else first.started + first.timeout  # one deadline for all
         poller = self._ext.poller()
         task = _created(raw)
-        wait = poller.wait(task, deadline=deadline)
+        wait = poller.wait(task, deadline=first.deadline() if first.timeout is not None else None)  # one for all
+        if first.reset_on_progress and first.timeout is not None:
+            wait.reset, wait.hard = first.timeout, first.hard
         self._task = ExtensionToolTask(poller, self._name, task, self._tool)
         self._link = self._tool
         self._answered.set()
