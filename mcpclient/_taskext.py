@@ -544,6 +544,8 @@ class _Poller:
             for followed in self._followed.values():
                 followed.polling = False
                 self._schedule(followed, 0.0)
+            if self._followed and not self._closed:
+                self._start()
 
     def close(self, deadline: Optional[float] = None) -> None:
         """Fail local waits (``ClientClosedError``), send no ``tasks/cancel``, join the thread."""
@@ -620,11 +622,12 @@ class TasksExtension(Extension):
         return {"notifications/tasks": self._pushed, "notifications/tasks/status": self._hinted}
 
     def bind(self, ctx: Any) -> None:
-        """After each connect: poll (and cancel, update) through this context."""
+        """After each connect: poll (and cancel, update) through this context; after a
+        reconnect, the tasks still followed are polled at once on the new connection."""
         with self._lock:
             self._ctx = ctx
             poller = self._poller
-        if poller is not None and poller.ctx is not ctx:
+        if poller is not None:  # a reconnect: poll at once, listen afresh
             poller.rebind(ctx)
 
     def poller(self, ctx: Any = None) -> _Poller:
