@@ -14,6 +14,7 @@ the client's own handlers, on a worker thread, each key once) with ``tasks/updat
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import logging
@@ -71,6 +72,11 @@ def outcome(task: Task) -> Raw:
     raise cancelled
 
 
+def _cancel_done(task_id: str, done: "Future[Any]") -> None:
+    if not done.cancelled() and done.exception() is not None:
+        log.debug("tasks/cancel %s failed: %s", task_id, done.exception())
+
+
 def _outcome_missing(task: Task) -> bool:
     """A terminal state without what ``outcome`` needs (``result`` / ``error``)."""
     return (task.status == "completed" and task.result is None) or (task.status == "failed" and task.error is None)
@@ -101,7 +107,7 @@ class _TaskWait(Future):  # type: ignore[type-arg]
         self.deadline: Optional[float] = None
         self._poller = poller
         self._value = transform
-        self._state = state
+        self._want_state = state  # (not _state: Future's own)
 
     def deliver(self, payload: Any) -> None:
         """A terminal ``Task``, an error, or the timeout: settled on a worker (here if none is left)."""
@@ -123,8 +129,8 @@ class _TaskWait(Future):  # type: ignore[type-arg]
             self._finish(None, payload)
             return
         try:
-            value: Any = payload if self._state else outcome(payload)
-            if self._value is not None and not self._state:
+            value: Any = payload if self._want_state else outcome(payload)
+            if self._value is not None and not self._want_state:
                 value = self._value(value)
         except BaseException as exc:
             self._finish(None, exc)
@@ -214,10 +220,9 @@ class _Poller:
         with self._cond:
             if self._closed:
                 raise ClientClosedError("the client is closed")
-            followed = self._followed.get(task.task_id)
-            fresh = followed is None
-            if fresh:
-                followed = self._followed[task.task_id] = _Followed(task)
+            known = self._followed.get(task.task_id)
+            fresh = known is None
+            followed = self._followed[task.task_id] = _Followed(task) if known is None else known
             followed.waiters.append(waiter)
             if deadline is not None:
                 self._watch(waiter, deadline)
@@ -255,8 +260,7 @@ class _Poller:
         except MCPError as exc:
             log.debug("could not cancel task %s: %s", task_id, exc)
             return
-        future.add_done_callback(lambda done: done.cancelled() or done.exception() is None or log.debug(
-            "tasks/cancel %s failed: %s", task_id, done.exception()))
+        future.add_done_callback(functools.partial(_cancel_done, task_id))
 
     def poll_now(self, task_id: str) -> None:
         """A hint (``notifications/tasks/status``): poll this task now."""
@@ -515,13 +519,13 @@ class _Poller:
                 self._listen_failed = True
             return
         with self._cond:
-            if self._listened == ids and not self._closed:
+            kept = self._listened == ids and not self._closed  # (close() may have run meanwhile)
+            if kept:
                 self._listen = fresh
-                fresh = None
-        if fresh is not None:
+        if kept:
+            fresh.add_done_callback(self._listen_ended)  # type: ignore[arg-type]
+        else:
             fresh.cancel()
-            return
-        self._listen.add_done_callback(self._listen_ended)  # type: ignore[union-attr]
 
     def _listen_ended(self, done: CallFuture) -> None:
         """The listen ended without our asking (refused: -32021...; or its stream broke):
@@ -654,7 +658,7 @@ class TasksExtension(Extension):
         if method != "tools/call":
             return None
         self.poller(ctx)
-        return ToolCallFuture.start(call, params, transform, self, **options)
+        return ToolCallFuture.begin(call, params, transform, self, **options)
 
     def handle(self, task_id: str, name: str = "", transform: Optional[Callable[[Any], ToolResult]] = None,
                task: Optional[Task] = None) -> "ExtensionToolTask":
@@ -773,10 +777,11 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         self._name = name
         self._task: Optional[ToolTask] = None
         self._answered = threading.Event()  # the server answered the tools/call, or the call ended
+        self._first = first
         super().__init__(session, "tools/call", first, self._linked)
 
     @classmethod
-    def start(cls, call: Callable[..., CallFuture[Any]], params: Dict[str, Any],
+    def begin(cls, call: Callable[..., CallFuture[Any]], params: Dict[str, Any],
               transform: Callable[[Any], ToolResult], ext: "TasksExtension", **options: Any) -> "ToolCallFuture":
         """Send ``tools/call`` (``call``: the client's ``_call``) as a ``ToolCallFuture``."""
         first = call("tools/call", params, _passthrough, owned=False, **options)
@@ -797,7 +802,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         """Worker: the first answer: a result (inline), or a task to follow."""
         if not _is_task(raw):
             return self._tool(raw)
-        first = self._current
+        first = self._first
         poller = self._ext.poller()
         task = _created(raw)
         wait = poller.wait(task, deadline=first.deadline() if first.timeout is not None else None)  # one for all
@@ -811,7 +816,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
     def _arrived(self, done: "Future[Any]") -> None:
         if self.cancelled() and not done.cancelled() and done.exception() is None and _is_task(done.result()):
             self._ext.poller().send_cancel(str(done.result().get("taskId")))  # cancelled as the task came
-        super()._arrived(done)  # type: ignore[arg-type]
+        super()._arrived(done)
 
     def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
         self._answered.set()
@@ -831,18 +836,19 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         super().advance(value)
 
 
-def resume(ext: Optional[TasksExtension], server_extensions: Mapping[str, Any], server_capabilities: Dict[str, Any],
+def resume(ext: Optional[Extension], server_extensions: Mapping[str, Any], server_capabilities: Dict[str, Any],
            call: Any, task_id: str) -> ToolTask:
     """``Client.task(task_id)``: a handle for a task this client (or an earlier one) started;
-    nothing is sent. Extension-backed when ``TASKS`` is declared (``ext``) and the server has
+    nothing is sent. Extension-backed when ``TASKS`` is declared (``ext``, the client's
+    ``TasksExtension``; another ``Extension`` of that id declares it without one) and the server has
     it; else the 2025-11-25 handle if the server has ``tasks``; else ``ValueError`` (not declared)
     or ``CapabilityError`` (the server lacks it)."""
     if not isinstance(task_id, str) or not task_id:
         raise ValueError("task_id must be a non-empty string")
-    if ext is not None and TASKS in server_extensions:
+    if isinstance(ext, TasksExtension) and TASKS in server_extensions:
         return ext.handle(task_id)
     if server_has(server_capabilities, "tasks"):
         return ToolTask(call, "", Task(task_id, "unknown"), lambda raw: ToolResult.from_wire(raw, "task"))
-    if ext is None:
+    if not isinstance(ext, TasksExtension):
         raise ValueError(f"client.task() needs the Tasks extension: declare it with Client(extensions={{{TASKS!r}: {{}}}})")
     raise CapabilityError(f"extensions.{TASKS}", "tasks/get")

@@ -356,7 +356,7 @@ class ChainedFuture(CallFuture[T]):
         super().__init__(session, method)
         from contextvars import copy_context  # deferred: import cost (only chains need it)
 
-        self._current: CallFuture[Any] = first
+        self._current: "Future[Any]" = first
         self._link: Optional[Callable[[Any], Any]] = link
         # The caller's context (its trace span...), for the links, which run on a worker thread:
         # the requests they make are then the caller's children, as the first one is.
@@ -366,9 +366,9 @@ class ChainedFuture(CallFuture[T]):
     @property  # type: ignore[override]
     def request_id(self) -> Any:
         """The JSON-RPC id of the link in flight (None while it waits for something else than a reply)."""
-        return self._current.request_id
+        return getattr(self._current, "request_id", None)
 
-    def _arrived(self, done: CallFuture[Any]) -> None:
+    def _arrived(self, done: "Future[Any]") -> None:
         if self.cancelled():
             return
         if done.cancelled():
