@@ -41,6 +41,7 @@ log = logging.getLogger("mcpclient")
 _EARLY_KEPT = 64  # pushed states of tasks not followed yet (the reply creating them may still be queued)
 _WORKERS = 4  # threads answering input requests (a handler may wait for a person) and settling waits
 _TIMED_OUT = object()
+_KEYS_KEPT = 1024  # tasks whose answered input keys are remembered
 _CLOSE_WAIT = 2.0  # seconds close() gives the poller and a running input handler to stop
 _POLLERS = itertools.count(1)  # numbers the pollers' threads
 
@@ -177,9 +178,9 @@ class _Followed:
 
     __slots__ = ("task", "seen", "waiters", "polling", "token")
 
-    def __init__(self, task: Task) -> None:
+    def __init__(self, task: Task, seen: Set[str]) -> None:
         self.task = task
-        self.seen: Set[str] = set()  # input keys answered (or being answered): each is answered once
+        self.seen = seen  # input keys answered (or being answered): each is answered once
         self.waiters: List[_TaskWait] = []
         self.polling = False  # a tasks/get is in flight
         self.token = 0  # bumped by each schedule: older heap entries are stale
@@ -201,6 +202,7 @@ class _Poller:
         self._seq = itertools.count()
         self._early: "OrderedDict[str, Task]" = OrderedDict()
         self._ended: "OrderedDict[str, Task]" = OrderedDict()  # the last states of tasks that ended here
+        self._seen: "OrderedDict[str, Set[str]]" = OrderedDict()  # task id -> its answered input keys
         self._thread: Optional[threading.Thread] = None
         self._closed = False
         self._listen: Optional[CallFuture] = None  # 2026: the subscriptions/listen carrying our task ids
@@ -222,7 +224,8 @@ class _Poller:
                 raise ClientClosedError("the client is closed")
             known = self._followed.get(task.task_id)
             fresh = known is None
-            followed = self._followed[task.task_id] = _Followed(task) if known is None else known
+            followed = self._followed[task.task_id] = _Followed(task, self._keys(task.task_id)) if known is None \
+                else known
             followed.waiters.append(waiter)
             if deadline is not None:
                 self._watch(waiter, deadline)
@@ -233,6 +236,16 @@ class _Poller:
         if fresh or early is not None:
             self.update(early or task, keep_early=False)
         return waiter
+
+    def _keys(self, task_id: str) -> Set[str]:
+        """Under the lock: the input keys answered for ``task_id`` (kept while it is followed
+        again, e.g. by ``client.task(id).result()`` after the call gave up: keys are unique for
+        the task's lifetime)."""
+        seen = self._seen.pop(task_id, None)
+        self._seen[task_id] = seen = set() if seen is None else seen
+        while len(self._seen) > _KEYS_KEPT:
+            self._seen.popitem(last=False)
+        return seen
 
     def latest(self, task_id: str) -> Optional[Task]:
         """The last state seen of a followed task, or None."""
