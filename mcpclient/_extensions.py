@@ -105,7 +105,8 @@ class ExtensionMethods:
         registry.attach(lambda key, settings: ExtensionContext(key, settings, send, caps, self._responder.answer,
                                                                stateless))
 
-    def _extension_call(self, method: str, params: Optional[Dict[str, Any]], timeout: Any, owned: bool) -> CallFuture:
+    def _extension_call(self, method: str, params: Optional[Dict[str, Any]], timeout: Any,
+                        owned: bool) -> CallFuture[Any]:
         """An ``ExtensionContext`` request: sent the negotiated era's way, gated by the context
         (on the server's declaration of the extension), not by the core capability table."""
         return self._call(method, params, timeout=timeout, owned=owned, check=False)
@@ -138,7 +139,7 @@ class ExtensionMethods:
     @property
     def extensions(self) -> Mapping[str, Dict[str, Any]]:
         """The extensions this client declares: id -> settings (``{}`` without ``extensions=``)."""
-        return {} if self._ext is None else self._ext.capabilities()["extensions"]  # type: ignore[no-any-return]
+        return {} if self._ext is None else {key: dict(value) for key, value in self._ext.declared.items()}
 
     @property
     def server_extensions(self) -> Mapping[str, Dict[str, Any]]:

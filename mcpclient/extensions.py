@@ -322,7 +322,7 @@ def resolved(resolver: Resolver, kind: str, method: str, raw: Raw, deadline: Opt
     final = value.get("resultType", "complete") if isinstance(value, dict) else None
     if final != "complete":
         raise ProtocolError(f"{method}: resolving resultType {kind!r:.50} gave no complete result")
-    return value
+    return value  # type: ignore[no-any-return]
 
 
 def split_value(key: str, value: Any) -> Tuple[Optional[Dict[str, Any]], Optional[Extension]]:

@@ -131,10 +131,11 @@ def test_declared_in_every_2026_request_and_nothing_without_extensions(started):
             extensions = message["params"]["_meta"][META_CAPS]["extensions"]
             assert set(extensions) == {JOBS, TASKS, "x.y/z"}, message["method"]
             assert extensions[JOBS] == {"version": 1}
-    plain = started(jobs_server())
-    with connect(plain) as client:
-        assert "extensions" not in sent(plain, "initialize")[0]["params"]["capabilities"]
-        assert client.extensions == {} and client.supports_extension(JOBS) is False
+    for options in ({}, {"extensions": {}}):
+        plain = started(jobs_server())
+        with connect(plain, **options) as client:
+            assert "extensions" not in sent(plain, "initialize")[0]["params"]["capabilities"]
+            assert client.extensions == {} and client.supports_extension(JOBS) is False
 
 
 # --- bad input ----------------------------------------------------------------------------------------
@@ -369,3 +370,17 @@ def test_registry_require_is_the_gate():
     assert Registry.require({"extensions": {JOBS: {"a": 1}}}, JOBS, "x/y") == {"a": 1}
     with pytest.raises(CapabilityError):
         Registry.require({"extensions": {JOBS: "not an object"}}, JOBS)
+
+
+def test_known_tool_reads_the_latest_listing_without_a_request(started):
+    def handle(method: str, params: Dict[str, Any]) -> Any:
+        return {"tools": [{"name": "counter", "inputSchema": {"type": "object"},
+                           "_meta": {"ui": {"resourceUri": "ui://counter/app.html"}}}]}
+
+    server = started(ScriptedServer(handle, {"tools": {"listChanged": True}}))
+    with Client(server.transport, timeout=LONG) as client:
+        assert client.known_tool("counter") is None and sent(server, "tools/list") == []
+        client.list_tools()
+        tool = client.known_tool("counter")
+        assert tool is not None and tool.name == "counter" and client.known_tool("other") is None
+        assert len(sent(server, "tools/list")) == 1
