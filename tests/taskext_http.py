@@ -8,7 +8,9 @@ is shared by every session, so a second client can resume a task by id. 2026 era
 every result, answers ``ext_ask`` inline with MRTR ``input_required``, and serves
 ``subscriptions/listen`` with ``notifications.taskIds`` on an SSE stream that pushes
 ``notifications/tasks``. Every request is recorded with its headers (``seen``, ``requests()``),
-so tests can check ``Mcp-Name`` / ``Mcp-Method``.
+so tests can check ``Mcp-Name`` / ``Mcp-Method``; in the 2026 era a request whose ``Mcp-Method``
+or ``Mcp-Name`` (``tools/call``: the tool; ``tasks/*``: the task id) is missing or does not match
+its body is refused as a 2026 server must: HTTP 400, ``-32020``.
 """
 from __future__ import annotations
 
@@ -27,6 +29,19 @@ CAPABILITIES: Dict[str, Any] = {"tools": {}, "extensions": {TASKS: {}}}
 DISCOVER: Dict[str, Any] = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": CAPABILITIES,
             "serverInfo": {"name": "taskext-2026", "version": "1"}}
 _END = None  # what stop() puts on every listen's queue
+#: 2026 era: the body param each method's ``Mcp-Name`` header must repeat.
+NAMED = {"tools/call": "name", "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+HEADER_MISMATCH = -32020
+
+
+def header_mismatch(seen: Seen, method: Any, params: Dict[str, Any]) -> Optional[str]:
+    """2026 era: why this request's routing headers do not match its body (None: they do)."""
+    if seen.headers.get("mcp-method") != method:
+        return f"Mcp-Method {seen.headers.get('mcp-method')!r} is not {method!r}"
+    key = NAMED.get(method) if isinstance(method, str) else None
+    if key is not None and seen.headers.get("mcp-name") != params.get(key):
+        return f"Mcp-Name {seen.headers.get('mcp-name')!r} is not params.{key} {params.get(key)!r}"
+    return None
 
 
 def _event(method: str, params: Dict[str, Any]) -> bytes:
@@ -38,11 +53,12 @@ def _event(method: str, params: Dict[str, Any]) -> bytes:
 class TaskExtHTTPServer:
     """The Tasks extension over Streamable HTTP on 127.0.0.1 (``url``); ``stop()`` ends it."""
 
-    def __init__(self, era: str = "handshake", *, poll_interval_ms: int = 30) -> None:
+    def __init__(self, era: str = "handshake", *, poll_interval_ms: int = 30, ttl_ms: Optional[int] = 60000) -> None:
+        """``era``: which protocol generation it serves; the options as in ``TaskEngine``."""
         if era not in ("handshake", "2026"):
             raise ValueError(f"era must be 'handshake' or '2026', not {era!r}")
         self.era = era
-        self.engine = TaskEngine(poll_interval_ms=poll_interval_ms)
+        self.engine = TaskEngine(poll_interval_ms=poll_interval_ms, ttl_ms=ttl_ms)
         self._lock = threading.Lock()
         self._declared: Dict[str, bool] = {}  # handshake era: session id -> declared in its initialize
         self._listens: List["queue.Queue[Any]"] = []
@@ -99,6 +115,10 @@ class TaskExtHTTPServer:
         params: Dict[str, Any] = raw if isinstance(raw, dict) else {}
         modern = self.era == "2026"
         declared = declared_in_meta(params) if modern else self._session_declared(seen)
+        mismatch = header_mismatch(seen, method, params) if modern else None
+        if mismatch is not None:
+            return Reply(400, {"jsonrpc": "2.0", "id": rid,
+                               "error": {"code": HEADER_MISMATCH, "message": f"Header mismatch: {mismatch}"}})
         entry = self.engine.record(str(method), params)
         try:
             if method == "tools/call":

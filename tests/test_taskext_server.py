@@ -17,10 +17,10 @@ from typing import Any, Callable, Dict, Iterator, List, Optional
 import pytest
 import requests
 
-from conftest import LONG, TESTING_SERVER
+from conftest import LONG, TESTING_SERVER, wait_until
 from mcpclient.testing import catalog
 from mcpclient.testing.taskext import META_CAPABILITIES, META_SUBSCRIPTION, TASKS, TOOLS
-from taskext_http import TaskExtHTTPServer
+from taskext_http import NAMED, TaskExtHTTPServer
 
 DECLARED: Dict[str, Any] = {"extensions": {TASKS: {}}}
 TASK_KEYS = {"taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"}
@@ -346,7 +346,8 @@ HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "app
 
 
 class Http:
-    """Raw JSON-RPC POSTs to one scripted server; ``session`` (handshake) or ``_meta`` (2026)."""
+    """Raw JSON-RPC POSTs to one scripted server; ``session`` (handshake) or ``_meta`` (2026), and
+    the routing headers a 2026 client sends (``headers`` overrides them; a None value drops one)."""
 
     def __init__(self, server: TaskExtHTTPServer, *, declare: bool = True) -> None:
         self.server, self.declare, self.session = server, declare, None
@@ -356,16 +357,18 @@ class Http:
             self.session = reply.headers["Mcp-Session-Id"]
 
     def post(self, method: str, params: Optional[Json] = None, *, stream: bool = False,
-             headers: Optional[Dict[str, str]] = None) -> requests.Response:
+             headers: Optional[Dict[str, Optional[str]]] = None) -> requests.Response:
         params = dict(params or {})
         if self.server.era == "2026":
             params["_meta"] = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                                META_CAPABILITIES: DECLARED if self.declare else {}}
-        extra = {"Mcp-Method": method, **(headers or {})}
+        named = {"Mcp-Name": str(params[NAMED[method]])} if NAMED.get(method) in params else {}
+        extra = {"Mcp-Method": method, **named, **(headers or {})}
         if self.session:
             extra["Mcp-Session-Id"] = self.session
+        sent = {k: v for k, v in {**HEADERS, **extra}.items() if v is not None}
         return requests.post(self.server.url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
-                             headers={**HEADERS, **extra}, stream=stream, timeout=LONG)
+                             headers=sent, stream=stream, timeout=LONG)
 
     def call(self, method: str, params: Optional[Json] = None, **kwargs: Any) -> Json:
         reply = self.post(method, params, **kwargs)
@@ -474,6 +477,42 @@ def test_http_2026_listening_for_tasks_needs_the_declaration(started):
     server = started(TaskExtHTTPServer("2026"))
     refused = Http(server, declare=False).post("subscriptions/listen", {"notifications": {"taskIds": ["x"]}})
     assert refused.status_code == 400 and refused.json()["error"]["data"] == MISSING
+
+
+def test_http_2026_routing_headers_must_match_the_body(started):
+    server = started(TaskExtHTTPServer("2026"))
+    client = Http(server)
+    task_id = client.call("tools/call", {"name": "ext_forever"}, headers={"Mcp-Name": "ext_forever"})["taskId"]
+    for headers in ({"Mcp-Name": None}, {"Mcp-Name": "task-other"}, {"Mcp-Method": "tasks/cancel"},
+                    {"Mcp-Method": None}):
+        refused = client.post("tasks/get", {"taskId": task_id}, headers=headers)
+        assert refused.status_code == 400 and refused.json()["error"]["code"] == -32020, headers
+    assert client.post("tools/call", {"name": "ext_log"}, headers={"Mcp-Name": None}).status_code == 400
+    assert client.call("tasks/get", {"taskId": task_id})["status"] == "working"
+    assert [r[0] for r in server.log()["requests"]] == ["tools/call", "tasks/get"]  # refusals never reach it
+
+
+def test_http_tasks_expire_after_their_ttl(started):
+    server = started(TaskExtHTTPServer("handshake", ttl_ms=50))
+    client = Http(server)
+    task_id = client.call("tools/call", {"name": "ext_forever"})["taskId"]
+    assert client.call("tasks/get", {"taskId": task_id})["ttlMs"] == 50
+    answers: List[Json] = []
+
+    def expired() -> bool:  # (the TTL runs on the server's clock: poll it, as a client would)
+        answers.append(client.post("tasks/get", {"taskId": task_id}).json())
+        return "error" in answers[-1]
+
+    assert wait_until(expired)
+    assert answers[-1]["error"] == {"code": -32602, "message": f"task has expired: {task_id}"}
+    error = client.post("tasks/cancel", {"taskId": task_id}).json()["error"]  # forgotten for good
+    assert error == {"code": -32602, "message": f"unknown task: {task_id}"}
+
+
+def test_http_ttl_none_is_null_and_never_expires(started):
+    server = started(TaskExtHTTPServer("2026", ttl_ms=None))
+    created = Http(server).call("tools/call", {"name": "ext_tool_error"})
+    assert created["ttlMs"] is None and "ttlMs" in created
 
 
 def test_http_era_is_checked():

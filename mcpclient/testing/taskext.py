@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 import uuid
 from datetime import datetime, timezone
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -135,11 +136,12 @@ def _arguments(params: Json) -> Tuple[str, Json]:
 class _Task:
     """One task's state; changed only under the engine's lock."""
 
-    def __init__(self, task_id: str, tool: str, args: Json, poll_interval_ms: int, ttl_ms: int) -> None:
+    def __init__(self, task_id: str, tool: str, args: Json, poll_interval_ms: int, ttl_ms: Optional[int]) -> None:
         self.id, self.tool, self.args = task_id, tool, args
         self.status, self.message = "working", "queued"
         self.created = self.updated = _now()
         self.poll_interval_ms, self.ttl_ms = poll_interval_ms, ttl_ms
+        self.born = time.monotonic()
         self.result: Optional[Json] = None
         self.error: Optional[Json] = None
         self.requests: Json = {}  # open input requests, by key
@@ -172,7 +174,9 @@ class TaskEngine:
     ``watch`` some ids (their current state first, then changes).
     """
 
-    def __init__(self, *, poll_interval_ms: int = 30, ttl_ms: int = 60000) -> None:
+    def __init__(self, *, poll_interval_ms: int = 30, ttl_ms: Optional[int] = 60000) -> None:
+        """``ttl_ms``: every task's ``ttlMs``; once that long has passed since its creation the
+        task is forgotten (``-32602`` "task has expired"). None: ``ttlMs: null``, kept for ever."""
         self.poll_interval_ms, self.ttl_ms = poll_interval_ms, ttl_ms
         self._lock = threading.RLock()
         self._tasks: Dict[str, _Task] = {}
@@ -334,6 +338,10 @@ class TaskEngine:
         task_id = _task_id(params)
         with self._lock:
             task = self._tasks.get(task_id)
+            if task is not None and task.ttl_ms is not None and time.monotonic() - task.born > task.ttl_ms / 1000:
+                task.stop.set()
+                del self._tasks[task_id]
+                raise RpcError(INVALID_PARAMS, f"task has expired: {task_id}")
             if task is None:
                 raise RpcError(INVALID_PARAMS, f"unknown task: {task_id}")
             if method == "tasks/get":
