@@ -255,5 +255,6 @@ def test_2025_tasks_still_work_with_the_extension_declared():
         job = client.call_tool("job", {"steps": 2, "delay": 0.01}, task=True)
         assert job.protocol == "2025-11-25"
         assert job.result(timeout=LONG).text == "job done after 2 steps"
+        assert job.result_future(LONG).result(LONG).text == "job done after 2 steps"
         resumed = client.task(job.task_id)  # the server has 2025-11-25 tasks, not the extension
         assert resumed.protocol == "2025-11-25" and resumed.status().status == "completed"
