@@ -140,11 +140,10 @@ def test_a_blocking_call_that_times_out_cancels_its_task():
         assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
 
 
-def test_task_progress_restarts_a_future_timeout_that_allows_it():
+def test_task_progress_restarts_a_timeout_that_allows_it():
     with connect() as client:  # 4 steps of 0.4 s: longer than the timeout, each step is progress
-        future = client.call_tool_future("ext_job", {"steps": 4, "delay": 0.4}, timeout=1.0,
-                                         reset_timeout_on_progress=True)
-        assert future.result(LONG).text == "job done after 4 steps"
+        result = client.call_tool("ext_job", {"steps": 4, "delay": 0.4}, timeout=1.0, reset_timeout_on_progress=True)
+        assert result.text == "job done after 4 steps"
 
 
 def test_input_requests_are_answered_once_each_with_the_clients_handlers():
