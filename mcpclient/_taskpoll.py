@@ -23,7 +23,7 @@ from concurrent.futures import CancelledError, Future, InvalidStateError
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from ._threads import Lane
-from .errors import (ClientClosedError, ConnectionClosed, MCPError, MethodNotFound, ProtocolError, RequestCancelled,
+from .errors import (ClientClosedError, MCPError, MethodNotFound, ProtocolError, RequestCancelled,
                      RequestTimeout, RPCError, TransportError)
 from .futures import CallFuture
 from .tasks import Task
@@ -462,8 +462,10 @@ class _Poller:
                 followed.polling = False
         if task is not None:
             self.update(task, keep_early=False, polled=True)
-        elif isinstance(error, (RequestTimeout, TransportError)) and not isinstance(error, ConnectionClosed):
-            with self._cond:  # a slow or lost round: poll again when due
+        elif done is not None and isinstance(error, (RequestTimeout, TransportError)):
+            # A slow or lost round (the connection too: with a Reconnect policy the next poll goes
+            # out on the new one; without, it is refused before it is sent, which ends the waits).
+            with self._cond:
                 followed = self._followed.get(task_id)
                 if followed is not None:
                     self._schedule(followed, self._interval(followed.task))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
 import threading
 import time
 from typing import Any, Dict, Iterator, List
@@ -15,8 +17,8 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from mcpclient import (
-    CapabilityError, Client, CreateMessageResult, ElicitationResult, MissingClientCapability, RequestCancelled,
-    RequestTimeout, RPCError, ToolError, ToolTask,
+    CapabilityError, Client, CreateMessageResult, ElicitationResult, InvalidParams, MissingClientCapability,
+    RequestCancelled, RequestTimeout, RPCError, ToolError, ToolTask, TransportError,
 )
 from mcpclient.extensions import TASKS
 from mcpclient.testing import server_command
@@ -233,6 +235,18 @@ def test_closing_fails_waits_and_sends_no_cancel():
         assert task is not None
     with pytest.raises(ClientClosedError):  # (no tasks/cancel was sent: see the HTTP resume test)
         future.result(LONG)
+
+
+@pytest.mark.parametrize("reconnect", [False, True])
+def test_a_server_that_dies_under_a_task_fails_the_call(reconnect):
+    with connect(reconnect=reconnect) as client:
+        future = client.call_tool_future("ext_forever", timeout=None)
+        assert future.wait_task(LONG) is not None
+        os.kill(client.transport.pid, signal.SIGKILL)
+        # Without a policy the connection is gone; with one, the next poll reaches a new server,
+        # which knows no such task (-32602). Either way the call ends, it never hangs.
+        with pytest.raises(InvalidParams if reconnect else TransportError):
+            future.result(LONG)
 
 
 def test_bad_options():
