@@ -18,10 +18,12 @@ import itertools
 import logging
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from concurrent.futures import CancelledError, Future, InvalidStateError
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
+from . import _fork
 from ._threads import Lane
 from .errors import (ClientClosedError, MCPError, MethodNotFound, ProtocolError, RequestCancelled,
                      RequestTimeout, RPCError, TransportError)
@@ -69,6 +71,12 @@ def outcome(task: Task) -> Raw:
                                  + (f": {task.status_message}" if task.status_message else ""))
     cancelled.task_id = task.task_id  # type: ignore[attr-defined]
     raise cancelled
+
+
+def _forked(ref: "weakref.ref[_Poller]") -> None:
+    poller = ref()
+    if poller is not None:
+        poller.forked()
 
 
 def _cancel_done(task_id: str, done: "Future[Any]") -> None:
@@ -209,6 +217,15 @@ class _Poller:
         self._lane: Optional[Lane] = None
         self._deadlines: List[Tuple[float, int, _TaskWait]] = []
         self._name = str(next(_POLLERS))
+        _fork.in_child(functools.partial(_forked, weakref.ref(self)))
+
+    def forked(self) -> None:
+        """In a forked child (at-fork hook: no blocking, no I/O): the parent's tasks are the
+        parent's; this copy follows none (the parent's threads and locks are not ours)."""
+        self._cond = threading.Condition(threading.Lock())
+        self._followed, self._heap, self._deadlines = {}, [], []
+        self._early.clear()
+        self._thread, self._lane, self._listen, self._listened = None, None, None, frozenset()
 
     # --- following --------------------------------------------------------------------------------
 
