@@ -50,6 +50,8 @@ def test_task_methods_carry_mcp_name_and_mcp_method(server):
         for each in seen:
             assert each.headers.get("mcp-method") == method
             assert each.headers.get("mcp-name") == each.body["params"]["taskId"]
+            if server.era == "2026":  # the declaration goes with the extension's own requests too
+                assert each.body["params"]["_meta"][META_CAPABILITIES]["extensions"] == {TASKS: {}}
 
 
 def test_the_declaration_goes_with_every_request(server):
