@@ -1,16 +1,15 @@
-"""The Tasks extension (``io.modelcontextprotocol/tasks``, draft): tool calls the server answers
-with a task, followed to their end by this client.
+"""The Tasks extension (``io.modelcontextprotocol/tasks``, draft), client side: tool calls the
+server answers with a task, followed to their end by this client.
 
 With ``Client(extensions={TASKS: {}})`` a server may answer ``tools/call`` with
 ``resultType: "task"`` (a ``CreateTaskResult``: ``taskId``, ``status``, ``pollIntervalMs``...).
-``TasksExtension.resolve`` hands that task to the client's one ``_Poller`` thread, which sends
-``tasks/get`` when it is due, answers the task's input requests (elicitation, sampling, roots:
-the client's own handlers, on a worker thread, each key once) with ``tasks/update``, takes
-``notifications/tasks`` pushes at once, and settles the call's future when the task ends:
-``completed`` -> the tool's result, ``failed`` -> ``RPCError`` (``.task_id``), ``cancelled`` ->
-``RequestCancelled``. Cancelling the call sends ``tasks/cancel`` (never
-``notifications/cancelled``); closing the client sends nothing, so task ids stay resumable
-(``client.task(task_id)``).
+``call_tool`` / ``call_tool_future`` then wait on a ``ToolCallFuture``, which the client's
+poller (``_taskpoll``) settles: it polls ``tasks/get``, answers the task's input requests with
+the client's own handlers (each key once) over ``tasks/update``, takes ``notifications/tasks``
+pushes at once, and maps the end: ``completed`` -> the tool's result, ``failed`` -> ``RPCError``
+(``.task_id``), ``cancelled`` -> ``RequestCancelled``. Cancelling the call (or its timeout)
+sends ``tasks/cancel``, never ``notifications/cancelled``; closing the client sends nothing, so
+task ids stay resumable (``client.task(task_id)``, an ``ExtensionToolTask``).
 """
 from __future__ import annotations
 
