@@ -106,9 +106,11 @@ __all__ = [
     "SubscriptionLost",
     "TASKS",
     "Task",
+    "TasksExtension",
     "TextContent",
     "TooManyPages",
     "Tool",
+    "ToolCallFuture",
     "ToolChange",
     "ToolChangedError",
     "ToolError",
@@ -153,6 +155,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .transports.memory import MemoryTransport
     from .transports.stdio import StdioTransport
     from .extensions import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
+    from ._taskext import TasksExtension, ToolCallFuture
 
 #: Names whose modules load on first use (PEP 562): most programs never need them, and importing
 #: mcpclient stays cheap (see benchmarks/README.md, import time).
@@ -169,6 +172,7 @@ _LAZY = {
     "Subscription": "events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
     "Resource": "types", "ResourceTemplate": "types", "Extension": "extensions", "ExtensionContext": "extensions",
     "TASKS": "extensions", "APPS": "extensions", "SKILLS": "extensions", "APP_MIME_TYPE": "extensions",
+    "TasksExtension": "_taskext", "ToolCallFuture": "_taskext",
 }
 
 

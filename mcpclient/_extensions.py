@@ -101,8 +101,9 @@ class ExtensionMethods:
         self._responder.extension_requests = registry.requests
         if registry.notifications:
             self._notifications.extensions = registry.notify
-        send, caps = weakly(self._extension_call), weakly(self._server_caps)
-        registry.attach(lambda key, settings: ExtensionContext(key, settings, send, caps, self._responder.answer))
+        send, caps, stateless = weakly(self._extension_call), weakly(self._server_caps), weakly(self._stateless)
+        registry.attach(lambda key, settings: ExtensionContext(key, settings, send, caps, self._responder.answer,
+                                                               stateless))
 
     def _extension_call(self, method: str, params: Optional[Dict[str, Any]], timeout: Any,
                         owned: bool) -> CallFuture[Any]:
@@ -112,6 +113,10 @@ class ExtensionMethods:
 
     def _server_caps(self) -> Dict[str, Any]:
         return self.server_capabilities
+
+    def _stateless(self) -> bool:
+        era = self._conn.era
+        return era is not None and era.stateless
 
     def _extend_era(self, era: Any, sends_headers: bool) -> Any:
         """A new era (each connect): the claimed result types, and the Tasks extension's routing

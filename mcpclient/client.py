@@ -442,7 +442,7 @@ class Client(ConnectionHooks, ExtensionMethods):
             if known is None and self.validate_output is True:  # (a known tool costs nothing more)
                 known, learn, timeout = self._unlisted_tool(name, arguments, timeout, owned)
         params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
-        taken = None if owned or self._ext is None else self._ext.call_future(
+        taken = None if self._ext is None else self._ext.call_future(  # (a blocking call waits on it too)
             self._call, "tools/call", params, transform, timeout=timeout, on_progress=on_progress, reset=reset)
         return taken if taken is not None else self._call("tools/call", params, transform, timeout=timeout, owned=owned,
                                    on_progress=on_progress, reset=reset)

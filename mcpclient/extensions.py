@@ -158,12 +158,19 @@ class ExtensionContext:
 
     def __init__(self, extension_id: str, client_settings: Dict[str, Any],
                  send: Callable[..., "CallFuture[Any]"], capabilities: Callable[[], Mapping[str, Any]],
-                 answer: Callable[[str, Dict[str, Any]], Any]) -> None:
+                 answer: Callable[[str, Dict[str, Any]], Any],
+                 stateless: Optional[Callable[[], bool]] = None) -> None:
         self.id = extension_id
+        self._stateless = stateless
         self.client_settings = client_settings
         self._send = send
         self._capabilities = capabilities
         self._answer = answer
+
+    @property
+    def stateless(self) -> bool:
+        """Whether the connection speaks the 2026 era (``subscriptions/listen`` exists there)."""
+        return bool(self._stateless()) if self._stateless is not None else False
 
     @property
     def server_settings(self) -> Optional[Dict[str, Any]]:

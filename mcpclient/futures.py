@@ -266,6 +266,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             with self._session.waiting_for(self, timeout):
                 return super().result(timeout)
         except CancelledError as exc:
+            if isinstance(exc, RequestCancelled) and not self.cancelled():
+                raise  # the outcome itself (a task the server cancelled), not this future's cancel()
             raise self._cancelled_error() from exc
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
@@ -347,14 +349,14 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 class ChainedFuture(CallFuture[T]):
     """A call made of other calls one after another (``load_skill``: the manifest, then the
     file): each link gets the previous value on a worker thread and returns the final value or
-    the next ``CallFuture``; ``cancel()`` cancels the link in flight."""
+    the next ``CallFuture`` (or other future: a task to wait for); ``cancel()`` cancels the link in flight."""
 
     def __init__(self, session: "Session", method: str, first: CallFuture[Any],
                  link: Callable[[Any], Any]) -> None:
         super().__init__(session, method)
         from contextvars import copy_context  # deferred: import cost (only chains need it)
 
-        self._current: CallFuture[Any] = first
+        self._current: "Future[Any]" = first
         self._link: Optional[Callable[[Any], Any]] = link
         # The caller's context (its trace span...), for the links, which run on a worker thread:
         # the requests they make are then the caller's children, as the first one is.
@@ -363,9 +365,10 @@ class ChainedFuture(CallFuture[T]):
 
     @property  # type: ignore[override]
     def request_id(self) -> Any:
-        return self._current.request_id
+        """The JSON-RPC id of the link in flight (None while it waits for something else than a reply)."""
+        return getattr(self._current, "request_id", None)
 
-    def _arrived(self, done: CallFuture[Any]) -> None:
+    def _arrived(self, done: "Future[Any]") -> None:
         if self.cancelled():
             return
         if done.cancelled():
@@ -385,7 +388,7 @@ class ChainedFuture(CallFuture[T]):
         except BaseException as exc:
             self._settle(None, exc)
             return
-        if isinstance(nxt, CallFuture):
+        if isinstance(nxt, Future):  # a CallFuture, or another future to wait for (a task)
             self._current = nxt
             if self.cancelled():  # cancelled while the link ran: the new request goes too
                 nxt.cancel()

@@ -23,7 +23,7 @@ from typing import Any, Callable, Dict, List, Optional
 from ._sentinel import DEFAULT
 from ._threads import Lane
 from .errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
-from .futures import Requester
+from .futures import CallFuture, Requester
 from .protocol import server_has
 from .types import _SLOTS, _opt, _Value, Raw, Tool, ToolResult
 
@@ -48,7 +48,10 @@ def _number(raw: Raw, key: str) -> Optional[int]:
 class Task(_Value):
     """The state of a task (``tasks/get``): ``status`` is ``working``, ``input_required``,
     ``completed``, ``failed`` or ``cancelled``. Times are the server's ISO 8601 strings; ``ttl``
-    and ``poll_interval`` are milliseconds."""
+    and ``poll_interval`` are milliseconds (read from ``ttl``/``pollInterval``, or the Tasks
+    extension's ``ttlMs``/``pollIntervalMs``). The extension's ``tasks/get`` also carries, by
+    status, ``result`` (the ``CallToolResult``), ``error`` (a JSON-RPC error object) and
+    ``input_requests`` (key -> ``{method, params}``), kept here raw."""
 
     task_id: str
     status: str
@@ -59,6 +62,9 @@ class Task(_Value):
     poll_interval: Optional[int] = None
     meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    result: Optional[Raw] = field(default=None, repr=False, compare=False)
+    error: Optional[Raw] = field(default=None, repr=False, compare=False)
+    input_requests: Optional[Raw] = field(default=None, repr=False, compare=False)
 
     @property
     def is_terminal(self) -> bool:
@@ -74,16 +80,24 @@ class Task(_Value):
         if not isinstance(raw, dict) or not isinstance(raw.get("taskId"), str) or not isinstance(raw.get("status"), str):
             raise ProtocolError("task: expected an object with string 'taskId' and 'status'")
         what = "task"  # a wrong-typed optional field is dropped (types.py), never met later in arithmetic
+        ttl = _number(raw, "ttlMs")
+        poll = _number(raw, "pollIntervalMs")
         return cls(raw["taskId"], raw["status"], _opt(raw, "statusMessage", str, what),
-                   _opt(raw, "createdAt", str, what), _opt(raw, "lastUpdatedAt", str, what), _number(raw, "ttl"),
-                   _number(raw, "pollInterval"), _opt(raw, "_meta", dict, what), raw)
+                   _opt(raw, "createdAt", str, what), _opt(raw, "lastUpdatedAt", str, what),
+                   _number(raw, "ttl") if ttl is None else ttl, _number(raw, "pollInterval") if poll is None else poll,
+                   _opt(raw, "_meta", dict, what), raw, _opt(raw, "result", dict, what), _opt(raw, "error", dict, what),
+                   _opt(raw, "inputRequests", dict, what))
 
 
 class ToolTask:
     """A tool call running as a task on the server. Thread-safe; every method is one request.
 
-    ``task`` is the state the server first reported (``CreateTaskResult``).
+    ``task`` is the state the server first reported (``CreateTaskResult``). ``protocol`` says
+    which tasks this is: ``"2025-11-25"`` (``call_tool(task=True)``, this class) or
+    ``"extension"`` (the Tasks extension, ``_taskext.ExtensionToolTask``, same methods).
     """
+
+    protocol = "2025-11-25"
 
     def __init__(self, call: Requester, name: str, task: Task, transform: Callable[[Any], ToolResult]) -> None:
         self._call = call
@@ -95,6 +109,11 @@ class ToolTask:
     def task_id(self) -> str:
         """The server's id of the task."""
         return self.task.task_id
+
+    @property
+    def status_message(self) -> Optional[str]:
+        """The server's last known message about the task (``statusMessage``), or None."""
+        return self.task.status_message
 
     def __repr__(self) -> str:
         return f"<ToolTask {self.name!r} {self.task_id!r} {self.task.status}>"
@@ -112,6 +131,11 @@ class ToolTask:
         """
         return self._call("tasks/result", {"taskId": self.task_id}, self._transform, timeout=timeout, owned=True,
                           check=False).result()
+
+    def result_future(self, timeout: Optional[float] = None) -> CallFuture[ToolResult]:
+        """``result()``, returning at once: a future of the tool's ``ToolResult``."""
+        return self._call("tasks/result", {"taskId": self.task_id}, self._transform, timeout=timeout, owned=False,
+                          check=False)
 
     def cancel(self, *, timeout: Any = DEFAULT) -> Task:
         """Ask the server to cancel the task (``tasks/cancel``); returns its state afterwards."""
@@ -139,7 +163,13 @@ def start(call: Requester, capabilities: Dict[str, Any], known: Optional[Tool], 
     """``Client.call_tool(..., task=True)``: send the call task-augmented; the ``ToolTask``."""
     name = params["name"]
     if not server_has(capabilities, "tasks.requests.tools.call"):
-        raise CapabilityError("tasks.requests.tools.call", "tools/call")
+        error = CapabilityError("tasks.requests.tools.call", "tools/call")
+        from .extensions import TASKS, server_settings  # deferred: import cost (only this refusal needs it)
+
+        if server_settings(capabilities, TASKS) is not None:
+            error.args = (f"{error}; this server runs tasks with the Tasks extension: declare it "
+                          "(Client(extensions={TASKS: {}})) and call call_tool_future(...) (its .task)",)
+        raise error
     if known is not None and known.task_support == "forbidden":
         raise CapabilityError("execution.taskSupport", f"tools/call {name}")
     params["task"] = {} if task is True else dict(task)

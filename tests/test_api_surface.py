@@ -82,3 +82,16 @@ def test_every_future_twin_returns_a_call_future():
         if name.endswith("_future"):
             assert inspect.signature(method).return_annotation.startswith("CallFuture["), name
     assert issubclass(mcpclient.CallFuture, Future)
+
+
+def test_the_tasks_extension_types_are_exported_and_load_lazily():
+    import subprocess
+    import sys
+
+    assert issubclass(mcpclient.ToolCallFuture, mcpclient.CallFuture)  # call_tool_future's type stays
+    assert issubclass(mcpclient.TasksExtension, mcpclient.Extension)
+    assert mcpclient.TasksExtension.id == mcpclient.TASKS
+    loaded = subprocess.run([sys.executable, "-c", "import sys, mcpclient; print(sorted(m for m in sys.modules "
+                             "if m.startswith('mcpclient._task') or m == 'mcpclient.extensions'))"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"

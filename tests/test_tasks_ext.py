@@ -1,0 +1,273 @@
+"""The Tasks extension (``io.modelcontextprotocol/tasks``) over stdio, against the test server
+with ``--tasks-ext`` (tests/servers/TASKS-EXT.md): a tool call the server answers with a task is
+followed to its end by polling or by ``notifications/tasks``; failed / isError / cancelled
+outcomes; cancelling and timing out send ``tasks/cancel`` (never ``notifications/cancelled``);
+input requests answered once each with the client's own handlers; gating; resuming by id; and
+2025-11-25 tasks still working with the extension declared."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import threading
+import time
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+from mcpclient import (
+    CapabilityError, Client, CreateMessageResult, ElicitationResult, InvalidParams, MissingClientCapability,
+    RequestCancelled, RequestTimeout, RPCError, ToolError, ToolTask, TransportError,
+)
+from mcpclient.extensions import TASKS
+from mcpclient.testing import server_command
+
+from conftest import LONG
+
+EXT = server_command("--tasks-ext")
+
+
+DECLARED = {TASKS: {}}
+
+
+@contextlib.contextmanager
+def connect(*flags: str, extensions: Any = DECLARED, **options: Any) -> Iterator[Client]:
+    with Client(server_command("--tasks-ext", *flags), timeout=LONG, extensions=extensions, **options) as client:
+        yield client
+
+
+def server_log(client: Client) -> Dict[str, Any]:
+    return client.call_tool("ext_log").structured_content  # type: ignore[return-value]
+
+
+def entries(log: Dict[str, Any], method: str, task_id: Any = None) -> List[list]:
+    return [e for e in log["requests"] if e[0] == method and (task_id is None or e[1] == task_id)]
+
+
+def created_task(log: Dict[str, Any]) -> str:
+    """The id of the (only) task the client's tools/call made."""
+    made = [e[1] for e in entries(log, "tools/call") if e[1] is not None]
+    assert len(made) == 1, log
+    return made[0]
+
+
+def test_a_task_is_polled_to_completion():
+    with connect() as client:
+        result = client.call_tool("ext_job", {"steps": 2, "delay": 0.01})
+        assert result.text == "job done after 2 steps" and not result.is_error
+        log = server_log(client)
+        task_id = created_task(log)
+        assert entries(log, "tools/call", task_id) == [["tools/call", task_id, ["arguments", "name"]]]  # no task param
+        assert len(entries(log, "tasks/get", task_id)) >= 1
+        assert not entries(log, "tasks/update") and not entries(log, "tasks/cancel")
+
+
+def test_the_future_exposes_the_task_and_its_handle_follows_it():
+    with connect() as client:
+        future = client.call_tool_future("ext_job", {"steps": 2, "delay": 0.01})
+        task = future.wait_task(LONG)
+        assert isinstance(task, ToolTask) and task.protocol == "extension" and task.task_id.startswith("task-")
+        assert future.result(LONG).text == "job done after 2 steps"
+        assert future.task is task
+        assert task.wait(LONG).status == "completed" and task.task.status == "completed"
+        resumed = client.task(task.task_id)
+        assert resumed.protocol == "extension" and resumed.result(LONG).text == "job done after 2 steps"
+        state = resumed.status()
+        assert state.status == "completed" and state.result is not None and state.ttl == 60000
+
+
+def test_push_notifications_settle_a_task_without_polling():
+    with connect("--notify-tasks", "--poll-interval", "60000") as client:  # the server asks for 60 s between polls
+        started = time.monotonic()
+        assert client.call_tool("ext_job", {"steps": 2, "delay": 0.01}).text == "job done after 2 steps"
+        assert time.monotonic() - started < LONG  # far below the 30 s the poller would wait
+        log = server_log(client)
+        assert entries(log, "tasks/get") == []
+
+
+def test_a_failed_task_raises_the_servers_error():
+    with connect() as client:
+        with pytest.raises(RPCError) as caught:
+            client.call_tool("ext_fail")
+        error = caught.value
+        assert error.code == -32603 and error.message == "it broke" and error.method == "tools/call"
+        assert error.task_id == created_task(server_log(client))  # type: ignore[attr-defined]
+
+
+def test_a_tool_error_is_a_completed_task_with_is_error():
+    with connect() as client:
+        result = client.call_tool("ext_tool_error")
+        assert result.is_error and result.text == "bad input"
+        with pytest.raises(ToolError):
+            client.call_tool("ext_tool_error", raise_on_error=True)
+
+
+def test_cancelling_the_future_sends_tasks_cancel_only():
+    with connect() as client:
+        future = client.call_tool_future("ext_forever")
+        task = future.wait_task(LONG)
+        assert task is not None
+        assert future.cancel() and future.cancelled()
+        with pytest.raises(RequestCancelled):
+            future.result()
+        assert client.task(task.task_id).wait(LONG).status == "cancelled"  # the server got it
+        log = server_log(client)
+        assert len(entries(log, "tasks/cancel", task.task_id)) == 1
+        assert log["cancelled_notifications"] == 0
+
+
+def test_a_task_cancelled_through_its_handle_ends_the_call_as_cancelled():
+    with connect() as client:
+        future = client.call_tool_future("ext_forever", timeout=None)
+        task = future.wait_task(LONG)
+        assert task is not None
+        with pytest.raises(RequestTimeout):  # the handle's own wait: the task goes on
+            task.result(timeout=0.1)
+        assert entries(server_log(client), "tasks/cancel") == []
+        assert task.cancel().task_id == task.task_id
+        with pytest.raises(RequestCancelled) as caught:
+            future.result(LONG)
+        assert caught.value.task_id == task.task_id and not future.cancelled()  # type: ignore[attr-defined]
+        assert task.status().status == "cancelled"
+
+
+def test_a_blocking_call_that_times_out_cancels_its_task():
+    with connect() as client:
+        with pytest.raises(RequestTimeout):
+            client.call_tool("ext_forever", timeout=1.5)
+        task_id = created_task(server_log(client))
+        assert client.task(task_id).wait(LONG).status == "cancelled"
+        log = server_log(client)
+        assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
+
+
+def test_task_progress_restarts_a_timeout_that_allows_it():
+    with connect() as client:  # 4 steps of 0.4 s: longer than the timeout, each step is progress
+        result = client.call_tool("ext_job", {"steps": 4, "delay": 0.4}, timeout=1.0, reset_timeout_on_progress=True)
+        assert result.text == "job done after 4 steps"
+
+
+def test_input_requests_are_answered_once_each_with_the_clients_handlers():
+    calls: Dict[str, int] = {"elicit": 0, "sample": 0, "roots": 0}
+    lock = threading.Lock()
+
+    def count(kind: str) -> None:
+        with lock:
+            calls[kind] += 1
+
+    def elicit(request):
+        count("elicit")
+        return ElicitationResult.accept({"n": 7})
+
+    def sample(request):
+        count("sample")
+        return CreateMessageResult("hi", "test-model")
+
+    def roots():
+        count("roots")
+        return ["file:///srv/data"]
+
+    with connect(elicitation_handler=elicit, sampling_handler=sample, roots=roots) as client:
+        assert client.call_tool("ext_ask", {"kind": "elicit"}).text == \
+            "answer " + json.dumps({"action": "accept", "content": {"n": 7}}, sort_keys=True)
+        assert "hi" in client.call_tool("ext_ask", {"kind": "sample"}).text
+        assert "file:///srv/data" in client.call_tool("ext_ask", {"kind": "roots"}).text
+        assert calls == {"elicit": 1, "sample": 1, "roots": 1}
+        log = server_log(client)
+        tasks = [e[1] for e in entries(log, "tools/call") if e[1] is not None]
+        assert len(tasks) == 3
+        for task_id in tasks:
+            assert entries(log, "tasks/update", task_id) == [["tasks/update", task_id, ["q1"]]]
+
+
+def test_a_handler_that_raises_fails_the_call_and_cancels_the_task():
+    def broken(request):
+        raise ValueError("no UI attached")
+
+    with connect(elicitation_handler=broken) as client:
+        with pytest.raises(ValueError, match="no UI attached"):
+            client.call_tool("ext_ask", {"kind": "elicit"})
+        task_id = created_task(server_log(client))
+        assert client.task(task_id).wait(LONG).status == "cancelled"
+        log = server_log(client)
+        assert entries(log, "tasks/update") == [] and len(entries(log, "tasks/cancel", task_id)) == 1
+
+
+def test_a_request_the_client_cannot_serve_fails_the_call():
+    with connect() as client:  # no sampling handler
+        with pytest.raises(Exception, match="sampling/createMessage"):
+            client.call_tool("ext_ask", {"kind": "sample"})
+
+
+def test_2025_task_augmentation_against_an_extension_server_points_to_the_extension():
+    with connect() as client:
+        with pytest.raises(CapabilityError, match="call_tool_future"):
+            client.call_tool("ext_job", task=True)
+        assert entries(server_log(client), "tools/call") == []  # nothing was sent
+
+
+def test_without_the_declaration_tools_run_inline_and_the_extension_is_refused():
+    with connect(extensions=None) as client:
+        assert client.call_tool("ext_job", {"steps": 1, "delay": 0}).text == "job done after 1 steps"
+        with pytest.raises(MissingClientCapability) as caught:
+            client.call_tool("ext_required")
+        assert caught.value.missing_extensions == [TASKS]
+        with pytest.raises(ValueError, match="extensions"):
+            client.task("task-0")
+        assert all(e[1] is None for e in entries(server_log(client), "tools/call"))
+
+
+def test_a_server_without_the_extension():
+    with Client(server_command(), timeout=LONG, extensions={TASKS: {}}) as client:
+        assert client.call_tool("echo", {"text": "x"}).text == "x"
+        with pytest.raises(CapabilityError) as caught:
+            client.task("task-0")
+        assert caught.value.capability == f"extensions.{TASKS}"
+
+
+def test_closing_fails_waits_and_sends_no_cancel():
+    from mcpclient import ClientClosedError
+
+    with connect() as client:
+        future = client.call_tool_future("ext_forever")
+        task = future.wait_task(LONG)
+        assert task is not None
+    with pytest.raises(ClientClosedError):  # (no tasks/cancel was sent: see the HTTP resume test)
+        future.result(LONG)
+
+
+@pytest.mark.parametrize("reconnect", [False, True])
+def test_a_server_that_dies_under_a_task_fails_the_call(reconnect):
+    with connect(reconnect=reconnect) as client:
+        future = client.call_tool_future("ext_forever", timeout=None)
+        assert future.wait_task(LONG) is not None
+        os.kill(client.transport.pid, signal.SIGKILL)
+        # Without a policy the connection is gone; with one, the next poll reaches a new server,
+        # which knows no such task (-32602). Either way the call ends, it never hangs.
+        with pytest.raises(InvalidParams if reconnect else TransportError):
+            future.result(LONG)
+
+
+def test_bad_options():
+    from mcpclient import TasksExtension
+
+    with pytest.raises(ValueError):
+        TasksExtension(min_poll_interval=0)
+    with pytest.raises(ValueError):
+        TasksExtension(min_poll_interval=5, max_poll_interval=1)
+    with pytest.raises(ValueError, match="poll"):
+        Client(EXT, extensions={TASKS: {"poll": 1}})
+
+
+def test_2025_tasks_still_work_with_the_extension_declared():
+    from tasks_servers import require_tasks_python, tasks_server_command
+
+    require_tasks_python()
+    with Client(tasks_server_command(), timeout=LONG, extensions={TASKS: {}}) as client:
+        job = client.call_tool("job", {"steps": 2, "delay": 0.01}, task=True)
+        assert job.protocol == "2025-11-25"
+        assert job.result(timeout=LONG).text == "job done after 2 steps"
+        assert job.result_future(LONG).result(LONG).text == "job done after 2 steps"
+        resumed = client.task(job.task_id)  # the server has 2025-11-25 tasks, not the extension
+        assert resumed.protocol == "2025-11-25" and resumed.status().status == "completed"

@@ -1,0 +1,104 @@
+"""The Tasks extension over Streamable HTTP, against the scripted server of both eras
+(``tests/taskext_http.py``, tests/servers/TASKS-EXT.md): ``Mcp-Name`` = the task id and
+``Mcp-Method`` on ``tasks/get|update|cancel``; the declaration in ``initialize`` (handshake) and in
+every request's ``_meta`` (2026, ``tasks/*`` included); the 2026 listen for the live task ids,
+which settles a task without polling; and a task resumed by id from a second client after the
+first closed (which cancels nothing)."""
+from __future__ import annotations
+
+import time
+from typing import Any, Dict, Iterator, List
+
+import pytest
+
+from mcpclient import Client, ElicitationResult, HTTPTransport
+from mcpclient.extensions import TASKS
+
+from conftest import LONG
+from taskext_http import TaskExtHTTPServer
+
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+
+
+@pytest.fixture(params=["handshake", "2026"])
+def server(request, started) -> Iterator[TaskExtHTTPServer]:
+    yield started(TaskExtHTTPServer(era=request.param))
+
+
+def connect(server: TaskExtHTTPServer, **options: Any) -> Client:
+    options.setdefault("extensions", {TASKS: {}})
+    return Client(HTTPTransport(server.url), timeout=LONG, **options)
+
+
+def bodies(server: TaskExtHTTPServer, method: str) -> List[Dict[str, Any]]:
+    return [s.body for s in server.requests(method)]
+
+
+def test_task_methods_carry_mcp_name_and_mcp_method(server):
+    def elicit(request):
+        return ElicitationResult.accept({"n": 1})
+
+    with connect(server, elicitation_handler=elicit) as client:
+        assert client.call_tool("ext_ask", {"kind": "elicit"}).text.startswith("answer ")
+        future = client.call_tool_future("ext_forever")
+        task = future.wait_task(LONG)
+        assert task is not None and future.cancel()
+        assert client.task(task.task_id).wait(LONG).status == "cancelled"
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        seen = server.requests(method)
+        assert seen, method
+        for each in seen:
+            assert each.headers.get("mcp-method") == method
+            assert each.headers.get("mcp-name") == each.body["params"]["taskId"]
+            if server.era == "2026":  # the declaration goes with the extension's own requests too
+                assert each.body["params"]["_meta"][META_CAPABILITIES]["extensions"] == {TASKS: {}}
+
+
+def test_the_declaration_goes_with_every_request(server):
+    with connect(server) as client:
+        assert client.call_tool("ext_job", {"steps": 1, "delay": 0}).text == "job done after 1 steps"
+        assert client.server_extensions.get(TASKS) == {} and client.supports_extension(TASKS)
+    if server.era == "handshake":
+        (initialize,) = bodies(server, "initialize")
+        assert initialize["params"]["capabilities"]["extensions"] == {TASKS: {}}
+    else:
+        sent = [s.body for s in server.seen if isinstance(s.body, dict) and "method" in s.body and "id" in s.body]
+        assert {b["method"] for b in sent} >= {"tools/call"}
+        for body in sent:
+            assert body["params"]["_meta"][META_CAPABILITIES]["extensions"] == {TASKS: {}}, body["method"]
+
+
+def test_a_resumed_task_from_a_second_client(server):
+    first = connect(server).connect()
+    try:
+        future = first.call_tool_future("ext_job", {"steps": 10, "delay": 0.05})
+        task = future.wait_task(LONG)
+        assert task is not None
+        task_id = task.task_id
+    finally:
+        first.close()
+    assert server.requests("tasks/cancel") == []  # closing cancels nothing: the id stays resumable
+    with connect(server) as second:
+        assert second.task(task_id).result(timeout=LONG).text == "job done after 10 steps"
+        assert second.task(task_id).status().status == "completed"
+
+
+def test_2026_listen_settles_a_task_without_polling(started):
+    server = started(TaskExtHTTPServer(era="2026", poll_interval_ms=60000))
+    with connect(server) as client:
+        started_at = time.monotonic()
+        future = client.call_tool_future("ext_job", {"steps": 2, "delay": 0.01})
+        task = future.wait_task(LONG)
+        assert task is not None
+        assert future.result(LONG).text == "job done after 2 steps"
+        assert time.monotonic() - started_at < LONG  # the poller would wait 30 s
+    listens = bodies(server, "subscriptions/listen")
+    assert listens and listens[0]["params"]["notifications"]["taskIds"] == [task.task_id]
+    assert server.requests("tasks/get") == []
+
+
+def test_2026_without_listening_polls(started):
+    server = started(TaskExtHTTPServer(era="2026"))
+    with connect(server, extensions={TASKS: {"listen": False}}) as client:
+        assert client.call_tool("ext_job", {"steps": 1, "delay": 0}).text == "job done after 1 steps"
+    assert server.requests("subscriptions/listen") == [] and server.requests("tasks/get")
