@@ -21,7 +21,7 @@ import time
 import weakref
 from collections import OrderedDict
 from concurrent.futures import CancelledError, Future, InvalidStateError
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from . import _fork
 from ._threads import Lane
@@ -31,8 +31,15 @@ from .futures import CallFuture
 from .tasks import Task
 from .types import Raw
 
-if TYPE_CHECKING:
-    from ._taskext import TasksExtension
+
+class PollOptions(Protocol):
+    """What the poller reads of its extension (``_taskext.TasksExtension``; a protocol, so this
+    module does not import the one that imports it)."""
+
+    default_poll_interval: float
+    min_poll_interval: float
+    max_poll_interval: float
+    listen: bool
 
 __all__ = ["outcome"]
 
@@ -199,7 +206,7 @@ class _Poller:
     workers of ``mcpclient-tasks-<k>-work``; replies on the client's workers. Nothing here holds
     the lock across a request or a callback."""
 
-    def __init__(self, ext: "TasksExtension", ctx: Any) -> None:
+    def __init__(self, ext: PollOptions, ctx: Any) -> None:
         self._ext = ext
         self.ctx = ctx
         self._cond = threading.Condition(threading.Lock())
