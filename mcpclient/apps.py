@@ -49,8 +49,9 @@ _PERMISSION_KEYS: Tuple[Tuple[str, str], ...] = (
 #: The directive of the policy each ``CSP_KINDS`` list goes into (resource domains: several, same list).
 _CSP_DIRECTIVES = ("connect-src", "script-src", "frame-src", "base-uri")
 
-_HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
-_HTML = re.compile(r"<html(\s[^>]*)?>", re.IGNORECASE)
+#: A leading doctype: only HTML whitespace before it (anything else starts a body), ended by the
+#: first ``>`` (as the HTML tokenizer ends it).
+_DOCTYPE = re.compile(r"[ \t\n\f\r]*<!doctype[^>]*>", re.IGNORECASE)
 _LEVELS = {"debug": logging.DEBUG, "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.ERROR,
            "alert": logging.ERROR, "emergency": logging.ERROR}  # info, notice, anything else: INFO
 
@@ -72,16 +73,16 @@ class AppView:
     initial_messages: List[Dict[str, Any]] = field(default_factory=list)
 
     def srcdoc(self) -> str:
-        """The HTML with ``<meta http-equiv="Content-Security-Policy">`` first in its ``<head>``,
-        for an iframe's ``srcdoc`` (where no response header can carry the policy)."""
+        """The HTML with ``<meta http-equiv="Content-Security-Policy">`` as its first element (after
+        a leading doctype), for an iframe's ``srcdoc`` (where no response header can carry the
+        policy). A CSP ``<meta>`` binds only in ``<head>`` and only what is parsed after it, so it
+        goes before anything the app wrote: the parser opens ``<head>`` for it, and the app's own
+        ``<html>``/``<head>`` tags merge into that (a script or body before the app's ``<head>``,
+        or a ``<head>`` inside a comment, cannot get ahead of the policy)."""
         meta = f'<meta http-equiv="Content-Security-Policy" content="{_html.escape(self.csp, quote=True)}">'
-        head = _HEAD.search(self.html)
-        if head is not None:
-            return self.html[:head.end()] + meta + self.html[head.end():]
-        top = _HTML.search(self.html)
-        if top is not None:
-            return self.html[:top.end()] + f"<head>{meta}</head>" + self.html[top.end():]
-        return f"<head>{meta}</head>" + self.html
+        doctype = _DOCTYPE.match(self.html)
+        at = 0 if doctype is None else doctype.end()
+        return self.html[:at] + meta + self.html[at:]
 
     def sandbox_resource_ready(self) -> Dict[str, Any]:
         """The ``ui/notifications/sandbox-resource-ready`` message a host sends a sandbox proxy

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
@@ -86,7 +87,7 @@ def test_view_is_the_html_with_its_policy(wire: Wire):
     assert view.meta.prefers_border is True and view.initial_messages == []
     meta = ('<meta http-equiv="Content-Security-Policy" content="' + CSP.replace("'", "&#x27;") + '">')
     srcdoc = view.srcdoc()
-    assert srcdoc.startswith("<!doctype html>\n<html><head>" + meta + '<meta charset="utf-8">')
+    assert srcdoc.startswith("<!doctype html>" + meta + '\n<html><head><meta charset="utf-8">')
     assert srcdoc.replace(meta, "", 1) == APP_HTML
     ready = view.sandbox_resource_ready()
     assert ready == {"jsonrpc": "2.0", "method": "ui/notifications/sandbox-resource-ready",
@@ -100,12 +101,31 @@ def test_srcdoc_puts_the_policy_into_documents_without_a_head():
     from mcpclient._ui import UIResourceMeta
 
     bare = AppView("ui://x/y", "<p>hi</p>", UIResourceMeta(), "default-src 'none'", "")
-    assert bare.srcdoc().startswith('<head><meta http-equiv="Content-Security-Policy"')
+    assert bare.srcdoc().startswith('<meta http-equiv="Content-Security-Policy"')
     html_only = AppView("ui://x/y", "<HTML lang=en><p>hi</p></HTML>", UIResourceMeta(), "a", "")
-    assert html_only.srcdoc() == ('<HTML lang=en><head><meta http-equiv="Content-Security-Policy" content="a">'
-                                  '</head><p>hi</p></HTML>')
+    assert html_only.srcdoc() == '<meta http-equiv="Content-Security-Policy" content="a"><HTML lang=en><p>hi</p></HTML>'
     sneaky = AppView("ui://x/y", "<head>", UIResourceMeta(), 'x"><script>alert(1)</script>', "")
     assert "<script>" not in sneaky.srcdoc()
+
+
+@pytest.mark.parametrize("html", [
+    "<!doctype html><script>fetch('https://evil.example')</script><head></head>",  # a script before <head>
+    "<!-- <head> --><script>1</script><html><head></head></html>",  # <head> in a comment
+    "<title><head></title><script>1</script>",  # <head> as text
+    "<body><img src=https://evil.example/x></body><head></head>",  # <head> after the body
+    "\u00a0<!doctype html><head></head>",  # no doctype: NBSP is text (a body), not whitespace
+    "<script>'<html>'</script>",
+])
+def test_srcdoc_policy_comes_before_anything_the_app_wrote(html: str):
+    """A CSP ``<meta>`` binds only inside ``<head>`` and only what the parser meets after it: it
+    must be the first element of the document (after a leading doctype), whatever the HTML
+    pretends to be its head."""
+    from mcpclient._ui import UIResourceMeta
+
+    meta = '<meta http-equiv="Content-Security-Policy" content="default-src &#x27;none&#x27;">'
+    doc = AppView("ui://x/y", html, UIResourceMeta(), "default-src 'none'", "").srcdoc()
+    assert re.fullmatch(r"(?i)[ \t\n\f\r]*(<!doctype[^>]*>)?", doc[:doc.index(meta)]), doc
+    assert doc.replace(meta, "", 1) == html
 
 
 @pytest.mark.parametrize("content", [

@@ -153,3 +153,31 @@ def test_a_model_only_tool_is_refused(page):
     driver.switch_to.default_content()
     WebDriverWait(driver, WAIT).until(ec.text_to_be_present_in_element((By.ID, "last-result"), "-32602"))
     assert "the secret is" not in driver.page_source
+
+
+def test_the_policy_binds_an_app_that_puts_a_script_before_its_head(page):
+    """``AppView.srcdoc()`` in Chromium: HTML whose script and image come before its ``<head>`` is
+    still under the policy (the image is blocked, a ``securitypolicyviolation`` is reported)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from mcpclient._ui import UIResourceMeta
+    from mcpclient.apps import AppView
+
+    driver, servers = page
+    hostile = ('<!doctype html><script>document.addEventListener("securitypolicyviolation", function (e) {'
+               ' document.title = "blocked " + e.effectiveDirective; });</script>'
+               f'<img src="{servers.proxy_url}/nothing.png"><head><title>open</title></head>')
+    meta = UIResourceMeta()
+    view = AppView("ui://x/y", hostile, meta, meta.csp_header(), "")
+    driver.switch_to.default_content()
+    driver.execute_script("var f = document.createElement('iframe'); f.id = 'hostile';"
+                          "f.setAttribute('sandbox', 'allow-scripts'); f.srcdoc = arguments[0];"
+                          "document.body.appendChild(f);", view.srcdoc())
+    try:
+        driver.switch_to.frame(driver.find_element(By.ID, "hostile"))
+        WebDriverWait(driver, WAIT).until(lambda d: d.execute_script("return document.title").startswith("blocked"))
+        assert driver.execute_script("return document.title") == "blocked img-src"
+    finally:
+        driver.switch_to.default_content()
+        driver.execute_script("document.getElementById('hostile').remove();")
