@@ -506,3 +506,25 @@ def test_a_group_refuses_app_only_calls_too() -> None:
     group = FakeGroup({"increment": _result([{"type": "text", "text": "1"}])}, [APP_ONLY])
     (answer,) = run_openai_tool_calls(group, [{"id": "1", "function": {"name": "increment", "arguments": "{}"}}])
     assert answer["content"].startswith("Error: tool 'increment' is only available") and group.calls == []
+
+
+def test_an_app_only_call_is_refused_when_the_given_tools_leave_it_out(apps_wire: Any) -> None:
+    """``tools=`` is what the model was given: app-only tools are (rightly) not in it. A model that
+    names one anyway (a guess, an injected prompt) is still refused, and nothing is sent."""
+    from mcpclient.adapters import model_tools
+
+    client, sent = apps_wire
+    given = model_tools(client)
+    assert "increment" not in {t.name for t in given}
+    before = len(sent("tools/call"))
+    (chat,) = run_openai_tool_calls(client, [{"id": "1", "function": {"name": "increment", "arguments": "{}"}}],
+                                    tools=given)
+    assert chat["content"].startswith("Error: tool 'increment' is only available")
+    message = run_anthropic_tool_uses(client, [{"type": "tool_use", "id": "2", "name": "increment", "input": {}}],
+                                      tools=given)
+    assert message["content"][0]["is_error"] is True
+    assert sent("tools/call")[before:] == []
+    group = FakeGroup({"increment": _result([{"type": "text", "text": "1"}])}, [APP_ONLY])
+    (answer,) = run_openai_tool_calls(group, [{"id": "3", "function": {"name": "increment", "arguments": "{}"}}],
+                                      tools=[])
+    assert answer["content"].startswith("Error: tool 'increment' is only available") and group.calls == []
