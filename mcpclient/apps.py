@@ -283,7 +283,7 @@ class AppBridge:
                 return error_response(None, INVALID_REQUEST, f"message larger than {self._max_bytes} bytes")
             try:
                 message = json.loads(message)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):  # (nested too deep to parse)
                 return error_response(None, PARSE_ERROR, "parse error")
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return error_response(None, INVALID_REQUEST, "invalid request: not a JSON-RPC 2.0 object")

@@ -362,6 +362,16 @@ def test_a_failing_callback_still_gets_the_app_an_answer(wire: Wire, caplog: pyt
     assert answer["error"] == {"code": -32603, "message": "internal error"}
 
 
+@pytest.mark.parametrize("body", ["[" * 100_000, '{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": '
+                                  + "[" * 100_000 + "]" * 100_000 + "}}"], ids=["bare", "in-params"])
+def test_deep_nesting_is_a_parse_error_not_an_exception(wire: Wire, body: str):
+    bridge = AppBridge(wire.client, APP_URI)
+    before = len(wire.sent())
+    answer = bridge.handle(body)  # handle itself raises only what a callback raises
+    assert answer is not None and answer["error"]["code"] == -32700 and answer["id"] is None
+    assert wire.sent()[before:] == []
+
+
 def test_one_bridge_serves_many_threads(wire: Wire):
     bridge = AppBridge(wire.client, APP_URI)
     answers: List[Dict[str, Any]] = []
