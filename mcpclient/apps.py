@@ -111,6 +111,18 @@ def _permissions(meta: UIResourceMeta) -> Dict[str, Dict[str, Any]]:
     return {key: {} for key, name in _PERMISSION_KEYS if getattr(meta.permissions, name)}
 
 
+def _request_id(body: Union[str, bytes]) -> Tuple[bool, Any]:
+    """Whether ``body`` is a message with an ``id``, and that id when valid (else None)."""
+    try:
+        message = json.loads(body)
+    except Exception:  # (already answered as malformed, or nested too deep)
+        return True, None
+    if not isinstance(message, dict):
+        return True, None
+    rid = message.get("id")
+    return "id" in message, rid if type(rid) in (str, int) else None
+
+
 class _Refused(Exception):
     """An app request answered with a JSON-RPC error (internal)."""
 
@@ -264,9 +276,12 @@ class AppBridge:
         """``handle`` for a request body: the JSON answer, ``""`` for a notification. Never raises."""
         try:
             answer = self.handle(body)
-        except Exception:  # a bug or a callback that raised: the app still gets an answer
+        except Exception:  # a bug or a callback that raised: the app still gets an answer (to its id)
             log.exception("app message: the bridge failed")
-            answer = error_response(None, INTERNAL_ERROR, "internal error")
+            has_id, rid = _request_id(body)
+            if not has_id:
+                return ""  # a notification: never answered
+            answer = error_response(rid, INTERNAL_ERROR, "internal error")
         return "" if answer is None else json.dumps(answer)
 
     def handle(self, message: Union[str, bytes, Dict[str, Any]]) -> Optional[Dict[str, Any]]:

@@ -359,7 +359,10 @@ def test_a_failing_callback_still_gets_the_app_an_answer(wire: Wire, caplog: pyt
     with caplog.at_level(logging.ERROR, logger="mcpclient.app"):
         answer = json.loads(bridge.handle_json('{"jsonrpc": "2.0", "id": 9, "method": "ui/open-link", '
                                                '"params": {"url": "https://x"}}'))
-    assert answer["error"] == {"code": -32603, "message": "internal error"}
+    assert answer == {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "internal error"}}  # the app's id
+    logging_fails = AppBridge(wire.client, APP_URI, on_log=lambda params: broken("x"))
+    with caplog.at_level(logging.ERROR, logger="mcpclient.app"):  # a notification is never answered
+        assert logging_fails.handle_json('{"jsonrpc": "2.0", "method": "notifications/message", "params": {}}') == ""
 
 
 @pytest.mark.parametrize("body", ["[" * 100_000, '{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": '
