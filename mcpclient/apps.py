@@ -111,6 +111,13 @@ def _permissions(meta: UIResourceMeta) -> Dict[str, Dict[str, Any]]:
     return {key: {} for key, name in _PERMISSION_KEYS if getattr(meta.permissions, name)}
 
 
+def _size(message: Union[str, bytes], limit: int) -> int:
+    """The size of ``message`` in bytes (a ``str`` as UTF-8; encoded only when that may pass ``limit``)."""
+    if isinstance(message, bytes) or len(message) > limit or 4 * len(message) <= limit:
+        return len(message)
+    return len(message.encode("utf-8", "surrogatepass"))
+
+
 def _request_id(body: Union[str, bytes]) -> Tuple[bool, Any]:
     """Whether ``body`` is a message with an ``id``, and that id when valid (else None)."""
     try:
@@ -294,7 +301,7 @@ class AppBridge:
             Exception: only what a callback (``on_open_link``...) raises; ``handle_json`` never does.
         """
         if isinstance(message, (str, bytes)):
-            if len(message) > self._max_bytes:
+            if _size(message, self._max_bytes) > self._max_bytes:
                 return error_response(None, INVALID_REQUEST, f"message larger than {self._max_bytes} bytes")
             try:
                 message = json.loads(message)

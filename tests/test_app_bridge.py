@@ -375,6 +375,15 @@ def test_deep_nesting_is_a_parse_error_not_an_exception(wire: Wire, body: str):
     assert wire.sent()[before:] == []
 
 
+def test_the_size_limit_counts_bytes_not_characters(wire: Wire):
+    bridge = AppBridge(wire.client, APP_URI, max_message_bytes=100)
+    wide = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "\u00e9" * 30}}, ensure_ascii=False)
+    assert len(wide) < 100 < len(wide.encode("utf-8"))
+    assert json.loads(bridge.handle_json(wide))["error"]["code"] == -32600
+    assert json.loads(bridge.handle_json(wide.encode("utf-8")))["error"]["code"] == -32600
+    assert _call(bridge, "ping")["result"] == {}
+
+
 def test_one_bridge_serves_many_threads(wire: Wire):
     bridge = AppBridge(wire.client, APP_URI)
     answers: List[Dict[str, Any]] = []
