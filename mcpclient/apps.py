@@ -194,6 +194,8 @@ class AppBridge:
         self._lock = threading.Lock()
         self._view: Optional[AppView] = None  # the last view made: what ui/initialize reports
         self._listed = False  # view() made sure the client has a tools listing
+        self._probe: Optional[str] = None  # a tool of that listing: gone from the client = listing forgotten
+        self._relisting = threading.Lock()  # one listing again at a time
         self._initialized = threading.Event()
 
     @property
@@ -209,17 +211,34 @@ class AppBridge:
     def _ensure_listing(self, timeout: Any) -> None:
         """List the tools once per bridge unless the client's latest listing already has the
         bridge's tool: the app's ``tools/call`` checks read that listing and never send anything
-        for a name it lacks. A server without tools leaves nothing to list (or to call)."""
+        for a name it lacks. Later views list again only if the client forgot that listing (the
+        server's tools changed). A server without tools leaves nothing to list (or to call)."""
         with self._lock:
-            if self._listed:
-                return
-            self._listed = True
-        if self._tool is not None and self._known_tool(self._tool) is not None:
-            return
+            first, self._listed = not self._listed, True
+        if not first:
+            self._refresh(timeout)
+        elif self._tool is not None and self._known_tool(self._tool) is not None:
+            with self._lock:
+                self._probe = self._tool
+        else:
+            self._list(timeout)
+
+    def _list(self, timeout: Any) -> None:
         try:
-            self._client.list_tools(timeout=timeout)
+            tools = self._client.list_tools(timeout=timeout)
         except CapabilityError:
-            pass
+            return
+        with self._lock:
+            self._probe = tools[0].name if tools else None
+
+    def _refresh(self, timeout: Any) -> None:
+        """List again if the client forgot the listing the bridge relied on (its tools changed:
+        ``notifications/tools/list_changed``, or a reconnect); otherwise send nothing."""
+        with self._relisting:
+            with self._lock:
+                probe = self._probe
+            if probe is not None and self._known_tool(probe) is None:
+                self._list(timeout)
 
     def _uri(self, timeout: Any) -> str:
         self._ensure_listing(timeout)
@@ -393,6 +412,9 @@ class AppBridge:
         if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
             raise _Refused(INVALID_PARAMS, "tools/call needs params.name (a string) and params.arguments (an object)")
         tool = self._known_tool(name)  # the latest listing: nothing is sent for a name it lacks
+        if tool is None and self._listed:  # unless that listing was forgotten: then it is listed again
+            self._relay(lambda: self._refresh(self._timeout))
+            tool = self._known_tool(name)
         ui = None if tool is None else tool.ui
         if tool is None or not (ui.app_visible if ui is not None else self._allow_plain_tools):
             raise _Refused(INVALID_PARAMS, f"tool {name[:100]!r} is not available to this app")

@@ -163,6 +163,37 @@ def test_view_reads_a_blob_and_applies_allow_domain(started):
         assert sandbox["csp"]["connectDomains"] == ["https://api.example.com"]
 
 
+def test_app_tools_work_again_after_the_server_changed_its_tools(started):
+    """``notifications/tools/list_changed`` empties the client's listing: the bridge lists again
+    (once) when the listing it relied on is gone, instead of refusing every app call for good;
+    an unknown name with a current listing still sends nothing."""
+    from conftest import wait_until
+
+    app_tool = {"name": "bump", "inputSchema": {"type": "object"},
+                "_meta": {"ui": {"resourceUri": "ui://x/app.html", "visibility": ["app"]}}}
+
+    def handle(method: str, params: Dict[str, Any]) -> Any:
+        if method == "tools/list":
+            return {"tools": [app_tool]}
+        if method == "tools/call":
+            return {"content": [{"type": "text", "text": "bumped"}]}
+        return {"contents": [{"uri": "ui://x/app.html", "mimeType": "text/html;profile=mcp-app", "text": "<p>"}]}
+
+    server = started(ScriptedServer(handle, capabilities={"tools": {"listChanged": True}, "resources": {}}))
+    with Client(server.transport, timeout=10) as client:
+        bridge = AppBridge(client, "ui://x/app.html")
+        bridge.view()
+        assert _call(bridge, "tools/call", {"name": "bump"})["result"]["content"][0]["text"] == "bumped"
+        server.notify("notifications/tools/list_changed")
+        assert wait_until(lambda: client.known_tool("bump") is None)
+        assert _call(bridge, "tools/call", {"name": "bump"})["result"]["content"][0]["text"] == "bumped"
+        lists = [m for m in server.received if m.get("method") == "tools/list"]
+        assert len(lists) == 2
+        assert _error(_call(bridge, "tools/call", {"name": "nope"}))[0] == -32602
+        assert [m for m in server.received if m.get("method") == "tools/list"] == lists  # nothing sent
+        assert len([m for m in server.received if m.get("method") == "tools/call"]) == 2
+
+
 def test_the_first_view_lists_the_tools_unless_the_bridge_tool_is_known(tmp_path):
     cassette = tmp_path / "wire.jsonl"
     with Client(RecordingTransport(StdioTransport(server_command("--apps")), cassette), timeout=10) as client:
