@@ -181,3 +181,23 @@ def test_the_policy_binds_an_app_that_puts_a_script_before_its_head(page):
     finally:
         driver.switch_to.default_content()
         driver.execute_script("document.getElementById('hostile').remove();")
+
+
+def test_the_host_refuses_an_oversized_message_before_reading_it():
+    """The bridge's ``max_message_bytes`` bounds what it parses; the example's back end must not
+    buffer a bigger body first (the app chooses what the host page posts): 413, unread."""
+    pytest.importorskip("flask")
+    example = _example()
+
+    class NoClient:  # nothing may reach a client for a refused body
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"the client was used: {name}")
+
+    bridge = example.AppBridge(NoClient(), "ui://counter/app.html", max_message_bytes=example.MAX_MESSAGE_BYTES)
+    web = example.host_app(bridge, "http://127.0.0.1:2", "http://127.0.0.1:1").test_client()
+    big = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "' + b"x" * example.MAX_MESSAGE_BYTES + b'"}}'
+    answer = web.post("/app/rpc", data=big, headers={"Origin": "http://127.0.0.1:1", "Content-Type": "application/json"})
+    assert answer.status_code == 413
+    ping = web.post("/app/rpc", data=b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}',
+                    headers={"Origin": "http://127.0.0.1:1", "Content-Type": "application/json"})
+    assert ping.status_code == 200 and ping.get_json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
