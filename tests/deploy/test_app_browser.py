@@ -201,3 +201,26 @@ def test_the_host_refuses_an_oversized_message_before_reading_it():
     ping = web.post("/app/rpc", data=b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}',
                     headers={"Origin": "http://127.0.0.1:1", "Content-Type": "application/json"})
     assert ping.status_code == 200 and ping.get_json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_the_host_page_takes_messages_only_from_its_proxy(page):
+    """The app (or anything else in the page) posting straight to the host page is ignored: only
+    what comes from the proxy frame, from the proxy's origin, reaches the back end. The forged
+    message is posted before the click, so the host page handles it first (one FIFO queue)."""
+    from selenium.webdriver.common.by import By
+
+    driver, _ = page
+    driver.switch_to.default_content()
+    driver.execute_script("window.__posted = []; var fetched = window.fetch;"
+                          "window.fetch = function (path, init) {"
+                          "  if (init && init.body) { window.__posted.push(init.body); }"
+                          "  return fetched.apply(this, arguments); };")
+    _into_app(driver)
+    before = int(driver.find_element(By.ID, "count").text)
+    driver.execute_script("window.top.postMessage({jsonrpc: '2.0', id: 'forged', method: 'tools/call',"
+                          " params: {name: 'increment', arguments: {}}}, '*');")
+    driver.find_element(By.ID, "increment").click()
+    _text_is(driver, "count", str(before + 1))  # one increment: the click's
+    driver.switch_to.default_content()
+    posted = driver.execute_script("return window.__posted")
+    assert any('"increment"' in body for body in posted) and not any("forged" in body for body in posted)
