@@ -125,6 +125,9 @@ PROXY_PAGE = """<!doctype html>
 """
 
 SECURITY_HEADERS = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+#: The largest app message the back end reads (the bridge's ``max_message_bytes`` and Flask's
+#: ``MAX_CONTENT_LENGTH``: a bigger body is refused with 413 before it is read into memory).
+MAX_MESSAGE_BYTES = 1 << 20
 
 
 def make_client() -> Client:
@@ -137,6 +140,12 @@ def make_client() -> Client:
 def host_app(bridge: AppBridge, proxy_origin: str, host_origin: str) -> Flask:
     """The host page, ``/app/view`` (the app to show) and ``/app/rpc`` (the app's messages)."""
     app = Flask("mcp_app_host")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_MESSAGE_BYTES
+
+    @app.errorhandler(413)
+    def too_large(error: Exception) -> Response:
+        body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "message too large"}}
+        return Response(json.dumps(body), status=413, mimetype="application/json", headers=SECURITY_HEADERS)
 
     @app.get("/")
     def page() -> Response:
@@ -174,7 +183,7 @@ class Servers:
 
     def __init__(self, client: Client, host_port: int = 8000, proxy_port: int = 8001) -> None:
         self.client = client
-        self.bridge = AppBridge(client, tool="counter")
+        self.bridge = AppBridge(client, tool="counter", max_message_bytes=MAX_MESSAGE_BYTES)
         self._ports = (host_port, proxy_port)
         self._servers: List[Any] = []
         self._threads: List[threading.Thread] = []

@@ -178,25 +178,34 @@ def _ui_of(meta: Any) -> Any:
 
 def parse_tool_ui(meta: Any, what: str = "tool") -> Optional[ToolUI]:
     """A tool's ``ToolUI`` from its ``_meta`` (``ui``, or the deprecated flat ``ui/resourceUri``);
-    ``None`` when it has none or it is malformed (DEBUG log)."""
+    ``None`` when it has none or it is malformed (DEBUG log). A bad part never widens who sees the
+    tool: a bad ``resourceUri`` beside a ``visibility`` is dropped (the visibility holds), and a
+    malformed ``visibility`` is ``()`` (neither the model nor the app)."""
     ui = _ui_of(meta)
     flat = meta.get("ui/resourceUri") if isinstance(meta, dict) else None
     if ui is None and flat is None:
         return None
-    try:
-        if ui is not None and not isinstance(ui, dict):
-            raise _Malformed("_meta.ui must be an object")
-        ui = ui or {}
-        uri = ui.get("resourceUri", flat)
-        if uri is None:
-            uri = flat
-        if uri is not None and (type(uri) is not str or not uri.startswith("ui://")):
-            raise _Malformed("resourceUri must be a ui:// URI")
-        visibility = ui.get("visibility")
-        return ToolUI(uri, _VISIBILITY if visibility is None else _strings(visibility, "visibility"))
-    except _Malformed as exc:
-        log.debug("%s: ignored its _meta.ui: %s", what, exc)
+    if ui is not None and not isinstance(ui, dict):
+        log.debug("%s: ignored its _meta.ui: _meta.ui must be an object", what)
         return None
+    ui = ui or {}
+    visibility: Optional[Tuple[str, ...]] = None
+    if ui.get("visibility") is not None:
+        try:
+            visibility = _strings(ui["visibility"], "visibility")
+        except _Malformed as exc:  # fail closed: shown to neither the model nor the app
+            log.debug("%s: ignored its _meta.ui visibility (the tool is shown to neither): %s", what, exc)
+            visibility = ()
+    uri = ui.get("resourceUri", flat)
+    if uri is None:
+        uri = flat
+    if uri is not None and (type(uri) is not str or not uri.startswith("ui://")):
+        if visibility is None:
+            log.debug("%s: ignored its _meta.ui: resourceUri must be a ui:// URI", what)
+            return None
+        log.debug("%s: ignored its _meta.ui resourceUri (kept its visibility): must be a ui:// URI", what)
+        uri = None
+    return ToolUI(uri, _VISIBILITY if visibility is None else visibility)
 
 
 def _domains(csp: Dict[str, Any], key: str) -> Tuple[str, ...]:

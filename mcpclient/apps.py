@@ -49,8 +49,9 @@ _PERMISSION_KEYS: Tuple[Tuple[str, str], ...] = (
 #: The directive of the policy each ``CSP_KINDS`` list goes into (resource domains: several, same list).
 _CSP_DIRECTIVES = ("connect-src", "script-src", "frame-src", "base-uri")
 
-_HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
-_HTML = re.compile(r"<html(\s[^>]*)?>", re.IGNORECASE)
+#: A leading doctype: only HTML whitespace before it (anything else starts a body), ended by the
+#: first ``>`` (as the HTML tokenizer ends it).
+_DOCTYPE = re.compile(r"[ \t\n\f\r]*<!doctype[^>]*>", re.IGNORECASE)
 _LEVELS = {"debug": logging.DEBUG, "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.ERROR,
            "alert": logging.ERROR, "emergency": logging.ERROR}  # info, notice, anything else: INFO
 
@@ -72,16 +73,16 @@ class AppView:
     initial_messages: List[Dict[str, Any]] = field(default_factory=list)
 
     def srcdoc(self) -> str:
-        """The HTML with ``<meta http-equiv="Content-Security-Policy">`` first in its ``<head>``,
-        for an iframe's ``srcdoc`` (where no response header can carry the policy)."""
+        """The HTML with ``<meta http-equiv="Content-Security-Policy">`` as its first element (after
+        a leading doctype), for an iframe's ``srcdoc`` (where no response header can carry the
+        policy). A CSP ``<meta>`` binds only in ``<head>`` and only what is parsed after it, so it
+        goes before anything the app wrote: the parser opens ``<head>`` for it, and the app's own
+        ``<html>``/``<head>`` tags merge into that (a script or body before the app's ``<head>``,
+        or a ``<head>`` inside a comment, cannot get ahead of the policy)."""
         meta = f'<meta http-equiv="Content-Security-Policy" content="{_html.escape(self.csp, quote=True)}">'
-        head = _HEAD.search(self.html)
-        if head is not None:
-            return self.html[:head.end()] + meta + self.html[head.end():]
-        top = _HTML.search(self.html)
-        if top is not None:
-            return self.html[:top.end()] + f"<head>{meta}</head>" + self.html[top.end():]
-        return f"<head>{meta}</head>" + self.html
+        doctype = _DOCTYPE.match(self.html)
+        at = 0 if doctype is None else doctype.end()
+        return self.html[:at] + meta + self.html[at:]
 
     def sandbox_resource_ready(self) -> Dict[str, Any]:
         """The ``ui/notifications/sandbox-resource-ready`` message a host sends a sandbox proxy
@@ -108,6 +109,25 @@ def _applied_csp(meta: UIResourceMeta, header: str) -> Optional[Dict[str, List[s
 
 def _permissions(meta: UIResourceMeta) -> Dict[str, Dict[str, Any]]:
     return {key: {} for key, name in _PERMISSION_KEYS if getattr(meta.permissions, name)}
+
+
+def _size(message: Union[str, bytes], limit: int) -> int:
+    """The size of ``message`` in bytes (a ``str`` as UTF-8; encoded only when that may pass ``limit``)."""
+    if isinstance(message, bytes) or len(message) > limit or 4 * len(message) <= limit:
+        return len(message)
+    return len(message.encode("utf-8", "surrogatepass"))
+
+
+def _request_id(body: Union[str, bytes]) -> Tuple[bool, Any]:
+    """Whether ``body`` is a message with an ``id``, and that id when valid (else None)."""
+    try:
+        message = json.loads(body)
+    except Exception:  # (already answered as malformed, or nested too deep)
+        return True, None
+    if not isinstance(message, dict):
+        return True, None
+    rid = message.get("id")
+    return "id" in message, rid if type(rid) in (str, int) else None
 
 
 class _Refused(Exception):
@@ -174,6 +194,8 @@ class AppBridge:
         self._lock = threading.Lock()
         self._view: Optional[AppView] = None  # the last view made: what ui/initialize reports
         self._listed = False  # view() made sure the client has a tools listing
+        self._probe: Optional[str] = None  # a tool of that listing: gone from the client = listing forgotten
+        self._relisting = threading.Lock()  # one listing again at a time
         self._initialized = threading.Event()
 
     @property
@@ -189,17 +211,34 @@ class AppBridge:
     def _ensure_listing(self, timeout: Any) -> None:
         """List the tools once per bridge unless the client's latest listing already has the
         bridge's tool: the app's ``tools/call`` checks read that listing and never send anything
-        for a name it lacks. A server without tools leaves nothing to list (or to call)."""
+        for a name it lacks. Later views list again only if the client forgot that listing (the
+        server's tools changed). A server without tools leaves nothing to list (or to call)."""
         with self._lock:
-            if self._listed:
-                return
-            self._listed = True
-        if self._tool is not None and self._known_tool(self._tool) is not None:
-            return
+            first, self._listed = not self._listed, True
+        if not first:
+            self._refresh(timeout)
+        elif self._tool is not None and self._known_tool(self._tool) is not None:
+            with self._lock:
+                self._probe = self._tool
+        else:
+            self._list(timeout)
+
+    def _list(self, timeout: Any) -> None:
         try:
-            self._client.list_tools(timeout=timeout)
+            tools = self._client.list_tools(timeout=timeout)
         except CapabilityError:
-            pass
+            return
+        with self._lock:
+            self._probe = tools[0].name if tools else None
+
+    def _refresh(self, timeout: Any) -> None:
+        """List again if the client forgot the listing the bridge relied on (its tools changed:
+        ``notifications/tools/list_changed``, or a reconnect); otherwise send nothing."""
+        with self._relisting:
+            with self._lock:
+                probe = self._probe
+            if probe is not None and self._known_tool(probe) is None:
+                self._list(timeout)
 
     def _uri(self, timeout: Any) -> str:
         self._ensure_listing(timeout)
@@ -263,9 +302,12 @@ class AppBridge:
         """``handle`` for a request body: the JSON answer, ``""`` for a notification. Never raises."""
         try:
             answer = self.handle(body)
-        except Exception:  # a bug or a callback that raised: the app still gets an answer
+        except Exception:  # a bug or a callback that raised: the app still gets an answer (to its id)
             log.exception("app message: the bridge failed")
-            answer = error_response(None, INTERNAL_ERROR, "internal error")
+            has_id, rid = _request_id(body)
+            if not has_id:
+                return ""  # a notification: never answered
+            answer = error_response(rid, INTERNAL_ERROR, "internal error")
         return "" if answer is None else json.dumps(answer)
 
     def handle(self, message: Union[str, bytes, Dict[str, Any]]) -> Optional[Dict[str, Any]]:
@@ -278,11 +320,11 @@ class AppBridge:
             Exception: only what a callback (``on_open_link``...) raises; ``handle_json`` never does.
         """
         if isinstance(message, (str, bytes)):
-            if len(message) > self._max_bytes:
+            if _size(message, self._max_bytes) > self._max_bytes:
                 return error_response(None, INVALID_REQUEST, f"message larger than {self._max_bytes} bytes")
             try:
                 message = json.loads(message)
-            except (ValueError, UnicodeDecodeError):
+            except (ValueError, UnicodeDecodeError, RecursionError):  # (nested too deep to parse)
                 return error_response(None, PARSE_ERROR, "parse error")
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return error_response(None, INVALID_REQUEST, "invalid request: not a JSON-RPC 2.0 object")
@@ -370,6 +412,9 @@ class AppBridge:
         if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
             raise _Refused(INVALID_PARAMS, "tools/call needs params.name (a string) and params.arguments (an object)")
         tool = self._known_tool(name)  # the latest listing: nothing is sent for a name it lacks
+        if tool is None and self._listed:  # unless that listing was forgotten: then it is listed again
+            self._relay(lambda: self._refresh(self._timeout))
+            tool = self._known_tool(name)
         ui = None if tool is None else tool.ui
         if tool is None or not (ui.app_visible if ui is not None else self._allow_plain_tools):
             raise _Refused(INVALID_PARAMS, f"tool {name[:100]!r} is not available to this app")

@@ -331,13 +331,15 @@ class ServerGroup:
     # --- search ---------------------------------------------------------------------------------
 
     def search_tools(self, query: str, k: int = 10, always: Sequence[str] = ()) -> List[Tool]:
-        """The exposed tools best matching ``query`` (BM25, ``ToolIndex``); ``always`` names come first."""
+        """The exposed tools best matching ``query`` (BM25, ``ToolIndex``); ``always`` names come first.
+        MCP Apps' app-only tools are never among them (the search serves a model)."""
         return self._tool_index().search(query, k, always)
 
     def _tool_index(self) -> ToolIndex:
         with self._lock:
             if self._index is None:
-                self._index = ToolIndex(self._table.tools)
+                # Model-visible tools only: MCP Apps' app-only tools never reach the model.
+                self._index = ToolIndex(t for t in self._table.tools if t.model_visible)
             return self._index
 
     def _search_result(self, arguments: Optional[Dict[str, Any]]) -> ToolResult:

@@ -506,3 +506,40 @@ def test_a_group_refuses_app_only_calls_too() -> None:
     group = FakeGroup({"increment": _result([{"type": "text", "text": "1"}])}, [APP_ONLY])
     (answer,) = run_openai_tool_calls(group, [{"id": "1", "function": {"name": "increment", "arguments": "{}"}}])
     assert answer["content"].startswith("Error: tool 'increment' is only available") and group.calls == []
+
+
+def test_an_app_only_call_is_refused_when_the_given_tools_leave_it_out(apps_wire: Any) -> None:
+    """``tools=`` is what the model was given: app-only tools are (rightly) not in it. A model that
+    names one anyway (a guess, an injected prompt) is still refused, and nothing is sent."""
+    from mcpclient.adapters import model_tools
+
+    client, sent = apps_wire
+    given = model_tools(client)
+    assert "increment" not in {t.name for t in given}
+    before = len(sent("tools/call"))
+    (chat,) = run_openai_tool_calls(client, [{"id": "1", "function": {"name": "increment", "arguments": "{}"}}],
+                                    tools=given)
+    assert chat["content"].startswith("Error: tool 'increment' is only available")
+    message = run_anthropic_tool_uses(client, [{"type": "tool_use", "id": "2", "name": "increment", "input": {}}],
+                                      tools=given)
+    assert message["content"][0]["is_error"] is True
+    assert sent("tools/call")[before:] == []
+    group = FakeGroup({"increment": _result([{"type": "text", "text": "1"}])}, [APP_ONLY])
+    (answer,) = run_openai_tool_calls(group, [{"id": "3", "function": {"name": "increment", "arguments": "{}"}}],
+                                      tools=[])
+    assert answer["content"].startswith("Error: tool 'increment' is only available") and group.calls == []
+
+
+def test_tool_search_never_shows_the_model_an_app_only_tool() -> None:
+    """A group's ``search_tools`` (the model-callable tool, and the method that picks the tools
+    to give a model) ranks only model-visible tools: an app-only tool's name and description
+    must not reach the model through a search either."""
+    from mcpclient import ServerGroup
+    from mcpclient.testing import server_command
+
+    with ServerGroup({"a": server_command("--apps")}, client_options={"timeout": 10}) as group:
+        assert "a_increment" in {t.name for t in group.list_tools()}
+        assert "a_increment" not in {t.name for t in group.search_tools("add to the count increment", k=50)}
+        result = group.call_tool("search_tools", {"query": "add to the count increment", "k": 50})
+        assert not result.is_error and "increment" not in result.text
+        assert "a_counter" in {t["name"] for t in result.structured_content["tools"]}

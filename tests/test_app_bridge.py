@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
@@ -86,7 +87,7 @@ def test_view_is_the_html_with_its_policy(wire: Wire):
     assert view.meta.prefers_border is True and view.initial_messages == []
     meta = ('<meta http-equiv="Content-Security-Policy" content="' + CSP.replace("'", "&#x27;") + '">')
     srcdoc = view.srcdoc()
-    assert srcdoc.startswith("<!doctype html>\n<html><head>" + meta + '<meta charset="utf-8">')
+    assert srcdoc.startswith("<!doctype html>" + meta + '\n<html><head><meta charset="utf-8">')
     assert srcdoc.replace(meta, "", 1) == APP_HTML
     ready = view.sandbox_resource_ready()
     assert ready == {"jsonrpc": "2.0", "method": "ui/notifications/sandbox-resource-ready",
@@ -100,12 +101,31 @@ def test_srcdoc_puts_the_policy_into_documents_without_a_head():
     from mcpclient._ui import UIResourceMeta
 
     bare = AppView("ui://x/y", "<p>hi</p>", UIResourceMeta(), "default-src 'none'", "")
-    assert bare.srcdoc().startswith('<head><meta http-equiv="Content-Security-Policy"')
+    assert bare.srcdoc().startswith('<meta http-equiv="Content-Security-Policy"')
     html_only = AppView("ui://x/y", "<HTML lang=en><p>hi</p></HTML>", UIResourceMeta(), "a", "")
-    assert html_only.srcdoc() == ('<HTML lang=en><head><meta http-equiv="Content-Security-Policy" content="a">'
-                                  '</head><p>hi</p></HTML>')
+    assert html_only.srcdoc() == '<meta http-equiv="Content-Security-Policy" content="a"><HTML lang=en><p>hi</p></HTML>'
     sneaky = AppView("ui://x/y", "<head>", UIResourceMeta(), 'x"><script>alert(1)</script>', "")
     assert "<script>" not in sneaky.srcdoc()
+
+
+@pytest.mark.parametrize("html", [
+    "<!doctype html><script>fetch('https://evil.example')</script><head></head>",  # a script before <head>
+    "<!-- <head> --><script>1</script><html><head></head></html>",  # <head> in a comment
+    "<title><head></title><script>1</script>",  # <head> as text
+    "<body><img src=https://evil.example/x></body><head></head>",  # <head> after the body
+    "\u00a0<!doctype html><head></head>",  # no doctype: NBSP is text (a body), not whitespace
+    "<script>'<html>'</script>",
+])
+def test_srcdoc_policy_comes_before_anything_the_app_wrote(html: str):
+    """A CSP ``<meta>`` binds only inside ``<head>`` and only what the parser meets after it: it
+    must be the first element of the document (after a leading doctype), whatever the HTML
+    pretends to be its head."""
+    from mcpclient._ui import UIResourceMeta
+
+    meta = '<meta http-equiv="Content-Security-Policy" content="default-src &#x27;none&#x27;">'
+    doc = AppView("ui://x/y", html, UIResourceMeta(), "default-src 'none'", "").srcdoc()
+    assert re.fullmatch(r"(?i)[ \t\n\f\r]*(<!doctype[^>]*>)?", doc[:doc.index(meta)]), doc
+    assert doc.replace(meta, "", 1) == html
 
 
 @pytest.mark.parametrize("content", [
@@ -141,6 +161,37 @@ def test_view_reads_a_blob_and_applies_allow_domain(started):
         sandbox = _call(bridge, "ui/initialize", {})["result"]["hostCapabilities"]["sandbox"]
         assert sandbox["permissions"] == {"camera": {}, "microphone": {}}
         assert sandbox["csp"]["connectDomains"] == ["https://api.example.com"]
+
+
+def test_app_tools_work_again_after_the_server_changed_its_tools(started):
+    """``notifications/tools/list_changed`` empties the client's listing: the bridge lists again
+    (once) when the listing it relied on is gone, instead of refusing every app call for good;
+    an unknown name with a current listing still sends nothing."""
+    from conftest import wait_until
+
+    app_tool = {"name": "bump", "inputSchema": {"type": "object"},
+                "_meta": {"ui": {"resourceUri": "ui://x/app.html", "visibility": ["app"]}}}
+
+    def handle(method: str, params: Dict[str, Any]) -> Any:
+        if method == "tools/list":
+            return {"tools": [app_tool]}
+        if method == "tools/call":
+            return {"content": [{"type": "text", "text": "bumped"}]}
+        return {"contents": [{"uri": "ui://x/app.html", "mimeType": "text/html;profile=mcp-app", "text": "<p>"}]}
+
+    server = started(ScriptedServer(handle, capabilities={"tools": {"listChanged": True}, "resources": {}}))
+    with Client(server.transport, timeout=10) as client:
+        bridge = AppBridge(client, "ui://x/app.html")
+        bridge.view()
+        assert _call(bridge, "tools/call", {"name": "bump"})["result"]["content"][0]["text"] == "bumped"
+        server.notify("notifications/tools/list_changed")
+        assert wait_until(lambda: client.known_tool("bump") is None)
+        assert _call(bridge, "tools/call", {"name": "bump"})["result"]["content"][0]["text"] == "bumped"
+        lists = [m for m in server.received if m.get("method") == "tools/list"]
+        assert len(lists) == 2
+        assert _error(_call(bridge, "tools/call", {"name": "nope"}))[0] == -32602
+        assert [m for m in server.received if m.get("method") == "tools/list"] == lists  # nothing sent
+        assert len([m for m in server.received if m.get("method") == "tools/call"]) == 2
 
 
 def test_the_first_view_lists_the_tools_unless_the_bridge_tool_is_known(tmp_path):
@@ -339,7 +390,29 @@ def test_a_failing_callback_still_gets_the_app_an_answer(wire: Wire, caplog: pyt
     with caplog.at_level(logging.ERROR, logger="mcpclient.app"):
         answer = json.loads(bridge.handle_json('{"jsonrpc": "2.0", "id": 9, "method": "ui/open-link", '
                                                '"params": {"url": "https://x"}}'))
-    assert answer["error"] == {"code": -32603, "message": "internal error"}
+    assert answer == {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "internal error"}}  # the app's id
+    logging_fails = AppBridge(wire.client, APP_URI, on_log=lambda params: broken("x"))
+    with caplog.at_level(logging.ERROR, logger="mcpclient.app"):  # a notification is never answered
+        assert logging_fails.handle_json('{"jsonrpc": "2.0", "method": "notifications/message", "params": {}}') == ""
+
+
+@pytest.mark.parametrize("body", ["[" * 100_000, '{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": '
+                                  + "[" * 100_000 + "]" * 100_000 + "}}"], ids=["bare", "in-params"])
+def test_deep_nesting_is_a_parse_error_not_an_exception(wire: Wire, body: str):
+    bridge = AppBridge(wire.client, APP_URI)
+    before = len(wire.sent())
+    answer = bridge.handle(body)  # handle itself raises only what a callback raises
+    assert answer is not None and answer["error"]["code"] == -32700 and answer["id"] is None
+    assert wire.sent()[before:] == []
+
+
+def test_the_size_limit_counts_bytes_not_characters(wire: Wire):
+    bridge = AppBridge(wire.client, APP_URI, max_message_bytes=100)
+    wide = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "\u00e9" * 30}}, ensure_ascii=False)
+    assert len(wide) < 100 < len(wide.encode("utf-8"))
+    assert json.loads(bridge.handle_json(wide))["error"]["code"] == -32600
+    assert json.loads(bridge.handle_json(wide.encode("utf-8")))["error"]["code"] == -32600
+    assert _call(bridge, "ping")["result"] == {}
 
 
 def test_one_bridge_serves_many_threads(wire: Wire):

@@ -157,14 +157,33 @@ def test_malformed_resource_ui_is_none(ui: Any, caplog: pytest.LogCaptureFixture
     assert "ignored its _meta.ui" in caplog.text
 
 
-@pytest.mark.parametrize("meta", [{"ui": "x"}, {"ui": {"visibility": "app"}}, {"ui": {"visibility": ["app", 1]}},
-                                  {"ui": {"resourceUri": "https://a.example/app.html"}}, {"ui": {"resourceUri": 5}},
-                                  {"ui/resourceUri": "file:///etc/passwd"}])
+@pytest.mark.parametrize("meta", [{"ui": "x"}, {"ui": {"resourceUri": "https://a.example/app.html"}},
+                                  {"ui": {"resourceUri": 5}}, {"ui/resourceUri": "file:///etc/passwd"}])
 def test_malformed_tool_ui_is_none(meta: Dict[str, Any], caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG, logger="mcpclient"):
         tool = Tool.from_wire({"name": "t", "_meta": meta})
         assert tool.ui is None and tool.model_visible  # a listing never fails over it
     assert "ignored its _meta.ui" in caplog.text
+
+
+@pytest.mark.parametrize("meta, visibility", [
+    ({"ui": {"resourceUri": "https://a.example/app.html", "visibility": ["app"]}}, ("app",)),
+    ({"ui": {"resourceUri": 5, "visibility": ["app"]}}, ("app",)),
+    ({"ui": {"resourceUri": "ui://x", "visibility": "app"}}, ()),  # malformed: neither (fail closed)
+    ({"ui": {"visibility": ["app", 1]}}, ()),
+])
+def test_a_bad_part_of_tool_ui_never_widens_visibility(meta: Dict[str, Any], visibility: Any,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """A bad ``resourceUri`` is dropped, not the well-formed ``visibility`` beside it (an app-only
+    tool must not reach the model over its URI; with no visibility either, the ``ui`` is None, as
+    above); a malformed ``visibility`` shows the tool to neither the model nor the app (a listing
+    still never fails)."""
+    with caplog.at_level(logging.DEBUG, logger="mcpclient"):
+        tool = Tool.from_wire({"name": "t", "_meta": meta})
+        ui = tool.ui
+    assert ui is not None and ui.visibility == visibility and tool.model_visible is ("model" in visibility)
+    assert ui.resource_uri == ("ui://x" if "ui://x" in str(meta) else None)
+    assert "ignored" in caplog.text
 
 
 def test_tool_ui_forms() -> None:

@@ -76,25 +76,40 @@ class _Listing:
     asked at most once (and only when needed); a failed listing counts as empty."""
 
     def __init__(self, target: Any, tools: Optional[Sequence[Tool]]) -> None:
-        self._target, self._tools = target, tools
+        self._target, self._given = target, tools
+        self._listed: Optional[Sequence[Tool]] = None
+
+    def _listing(self) -> Sequence[Tool]:
+        if self._listed is None:
+            try:
+                self._listed = self._target.list_tools() or ()
+            except MCPError:
+                self._listed = ()
+        return self._listed
 
     def tools(self) -> Sequence[Tool]:
-        if self._tools is None:
-            try:
-                self._tools = self._target.list_tools()
-            except MCPError:
-                self._tools = []
-        return self._tools or ()
+        return self._listing() if self._given is None else self._given
 
     def app_only(self, names: Sequence[str]) -> Set[str]:
-        """Which of ``names`` are MCP Apps app-only tools: by a client's ``known_tool`` (no request)
-        when no ``tools`` were given and it knows them all, else by the listing."""
-        if self._tools is None and hasattr(self._target, "known_tool"):
-            found = [self._target.known_tool(name) for name in set(names)]
-            if all(tool is not None for tool in found):
-                return {tool.name for tool in found if tool is not None and not tool.model_visible}
-            # A name no listing has shown yet: list once rather than let an app-only tool through.
-        return {tool.name for tool in self.tools() if not tool.model_visible} if names else set()
+        """Which of ``names`` are MCP Apps app-only tools: by the given ``tools``, then a client's
+        ``known_tool`` (no request), then the target's listing (once) for names still unknown. A
+        name left out of the given ``tools`` is looked up too: they are what the model was shown,
+        app-only tools are (rightly) not among them, and a model may name one anyway."""
+        found: Dict[str, Tool] = {}
+        wanted = set(names)
+        for tool in self._given or ():
+            if tool.name in wanted:
+                found.setdefault(tool.name, tool)
+        if hasattr(self._target, "known_tool"):
+            for name in wanted - set(found):
+                tool = self._target.known_tool(name)
+                if tool is not None:
+                    found[name] = tool
+        if wanted - set(found):  # a name no listing has shown yet: list once rather than let it through
+            for tool in self._listing():
+                if tool.name in wanted:
+                    found.setdefault(tool.name, tool)
+        return {name for name, tool in found.items() if not tool.model_visible}
 
 
 def _has_null(value: Any) -> bool:

@@ -153,3 +153,74 @@ def test_a_model_only_tool_is_refused(page):
     driver.switch_to.default_content()
     WebDriverWait(driver, WAIT).until(ec.text_to_be_present_in_element((By.ID, "last-result"), "-32602"))
     assert "the secret is" not in driver.page_source
+
+
+def test_the_policy_binds_an_app_that_puts_a_script_before_its_head(page):
+    """``AppView.srcdoc()`` in Chromium: HTML whose script and image come before its ``<head>`` is
+    still under the policy (the image is blocked, a ``securitypolicyviolation`` is reported)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from mcpclient._ui import UIResourceMeta
+    from mcpclient.apps import AppView
+
+    driver, servers = page
+    hostile = ('<!doctype html><script>document.addEventListener("securitypolicyviolation", function (e) {'
+               ' document.title = "blocked " + e.effectiveDirective; });</script>'
+               f'<img src="{servers.proxy_url}/nothing.png"><head><title>open</title></head>')
+    meta = UIResourceMeta()
+    view = AppView("ui://x/y", hostile, meta, meta.csp_header(), "")
+    driver.switch_to.default_content()
+    driver.execute_script("var f = document.createElement('iframe'); f.id = 'hostile';"
+                          "f.setAttribute('sandbox', 'allow-scripts'); f.srcdoc = arguments[0];"
+                          "document.body.appendChild(f);", view.srcdoc())
+    try:
+        driver.switch_to.frame(driver.find_element(By.ID, "hostile"))
+        WebDriverWait(driver, WAIT).until(lambda d: d.execute_script("return document.title").startswith("blocked"))
+        assert driver.execute_script("return document.title") == "blocked img-src"
+    finally:
+        driver.switch_to.default_content()
+        driver.execute_script("document.getElementById('hostile').remove();")
+
+
+def test_the_host_refuses_an_oversized_message_before_reading_it():
+    """The bridge's ``max_message_bytes`` bounds what it parses; the example's back end must not
+    buffer a bigger body first (the app chooses what the host page posts): 413, unread."""
+    pytest.importorskip("flask")
+    example = _example()
+
+    class NoClient:  # nothing may reach a client for a refused body
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"the client was used: {name}")
+
+    bridge = example.AppBridge(NoClient(), "ui://counter/app.html", max_message_bytes=example.MAX_MESSAGE_BYTES)
+    web = example.host_app(bridge, "http://127.0.0.1:2", "http://127.0.0.1:1").test_client()
+    big = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "' + b"x" * example.MAX_MESSAGE_BYTES + b'"}}'
+    answer = web.post("/app/rpc", data=big, headers={"Origin": "http://127.0.0.1:1", "Content-Type": "application/json"})
+    assert answer.status_code == 413
+    ping = web.post("/app/rpc", data=b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}',
+                    headers={"Origin": "http://127.0.0.1:1", "Content-Type": "application/json"})
+    assert ping.status_code == 200 and ping.get_json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_the_host_page_takes_messages_only_from_its_proxy(page):
+    """The app (or anything else in the page) posting straight to the host page is ignored: only
+    what comes from the proxy frame, from the proxy's origin, reaches the back end. The forged
+    message is posted before the click, so the host page handles it first (one FIFO queue)."""
+    from selenium.webdriver.common.by import By
+
+    driver, _ = page
+    driver.switch_to.default_content()
+    driver.execute_script("window.__posted = []; var fetched = window.fetch;"
+                          "window.fetch = function (path, init) {"
+                          "  if (init && init.body) { window.__posted.push(init.body); }"
+                          "  return fetched.apply(this, arguments); };")
+    _into_app(driver)
+    before = int(driver.find_element(By.ID, "count").text)
+    driver.execute_script("window.top.postMessage({jsonrpc: '2.0', id: 'forged', method: 'tools/call',"
+                          " params: {name: 'increment', arguments: {}}}, '*');")
+    driver.find_element(By.ID, "increment").click()
+    _text_is(driver, "count", str(before + 1))  # one increment: the click's
+    driver.switch_to.default_content()
+    posted = driver.execute_script("return window.__posted")
+    assert any('"increment"' in body for body in posted) and not any("forged" in body for body in posted)
