@@ -384,3 +384,21 @@ def test_known_tool_reads_the_latest_listing_without_a_request(started):
         tool = client.known_tool("counter")
         assert tool is not None and tool.name == "counter" and client.known_tool("other") is None
         assert len(sent(server, "tools/list")) == 1
+
+
+# --- review findings (issue 14 review) ---------------------------------------------------------------------------
+
+def test_an_extension_handler_returning_no_json_object_is_answered_with_an_error(started):
+    """A handler's result that is not a JSON object (``None``, a list) or that JSON cannot carry
+    is the handler's bug: the server gets -32603 at once (not ``result: null``, not silence)."""
+    class Sloppy(Jobs):
+        def request_handlers(self) -> Mapping[str, Any]:
+            return {"example/none": lambda params: None, "example/list": lambda params: [1],
+                    "example/set": lambda params: {"ids": {1, 2}}}
+
+    server = started(jobs_server())
+    with connect(server, extensions={JOBS: Sloppy()}) as client:
+        for method in ("example/none", "example/list", "example/set"):
+            answer = server.ask(method, {}, timeout=LONG)
+            assert "result" not in answer and answer["error"]["code"] == -32603, method
+        client.ping()  # the client lives on
