@@ -248,9 +248,13 @@ class Registry:
             self._contexts[key] = make(key, self.declared[key])
 
     def bind(self) -> None:
-        """After each connect: every extension's ``bind(ctx)``."""
+        """After each connect: every extension's ``bind(ctx)``. One that raises is logged and
+        keeps neither the others nor the connect (its ``with`` block, a reconnect) from going on."""
         for key, ext in self.extensions.items():
-            ext.bind(self._contexts[key])
+            try:
+                ext.bind(self._contexts[key])
+            except Exception:
+                logging.getLogger("mcpclient").exception("extension %s: bind() failed", key)
 
     def context(self, key: str) -> Optional[ExtensionContext]:
         """The context of extension ``key`` (None: not declared)."""

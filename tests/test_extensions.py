@@ -402,3 +402,34 @@ def test_an_extension_handler_returning_no_json_object_is_answered_with_an_error
             answer = server.ask(method, {}, timeout=LONG)
             assert "result" not in answer and answer["error"]["code"] == -32603, method
         client.ping()  # the client lives on
+
+
+class Fragile(Extension):
+    """Binds; raises from ``bind`` when told to (a user extension's bug)."""
+
+    def __init__(self, extension_id: str, fail: bool) -> None:
+        self.id, self.fail, self.binds = extension_id, fail, 0
+
+    def bind(self, ctx: ExtensionContext) -> None:
+        self.binds += 1
+        if self.fail:
+            raise RuntimeError("bind broke")
+
+
+def test_a_failing_bind_is_logged_and_spoils_neither_connect_nor_reconnect(caplog):
+    import os
+    import signal
+
+    from conftest import wait_until
+    from mcpclient.testing import server_command
+
+    broken, fine = Fragile("com.example/broken", True), Fragile("com.example/fine", False)
+    reconnected = threading.Event()
+    with Client(server_command(), timeout=LONG, reconnect=True, on_reconnect=lambda c: reconnected.set(),
+                extensions={broken.id: broken, fine.id: fine}) as client:  # (connect() did not raise)
+        assert (broken.binds, fine.binds) == (1, 1)
+        os.kill(client.transport.pid, signal.SIGKILL)
+        assert wait_until(lambda: client.state == "lost")
+        assert client.call_tool("add", {"a": 2, "b": 2}).structured_content == {"sum": 4}  # it reconnects
+        assert reconnected.wait(LONG) and (broken.binds, fine.binds) == (2, 2)
+    assert caplog.text.count("extension com.example/broken: bind() failed") == 2
