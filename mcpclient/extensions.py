@@ -293,7 +293,7 @@ class Registry:
         for handler in handlers or ():
             try:
                 handler(params)
-            except Exception:
+            except BaseException:  # sys.exit() too: a handler's, not the notification thread's
                 logging.getLogger("mcpclient").exception("extension handler for %s failed", method)
         return bool(handlers)
 

@@ -433,3 +433,31 @@ def test_a_failing_bind_is_logged_and_spoils_neither_connect_nor_reconnect(caplo
         assert client.call_tool("add", {"a": 2, "b": 2}).structured_content == {"sum": 4}  # it reconnects
         assert reconnected.wait(LONG) and (broken.binds, fine.binds) == (2, 2)
     assert caplog.text.count("extension com.example/broken: bind() failed") == 2
+
+
+def test_an_extension_handler_raising_system_exit_leaves_the_cores_handling_alone(started):
+    class Exiting(Jobs):
+        def notification_handlers(self) -> Mapping[str, Any]:
+            return {"notifications/message": self._exit, "notifications/example/event": self._exit}
+
+        def _exit(self, params: Dict[str, Any]) -> None:
+            raise SystemExit(3)
+
+    class Second(Jobs):
+        id = "com.example/second"
+
+        def request_handlers(self) -> Mapping[str, Any]:
+            return {}
+
+        def result_types(self) -> Mapping[str, FrozenSet[str]]:
+            return {}
+
+    logged = threading.Event()
+    second = Second()
+    server = started(jobs_server())
+    with connect(server, extensions={JOBS: Exiting(), Second.id: second},
+                 on_log=lambda level, logger, data: logged.set()):
+        server.notify("notifications/message", {"level": "info", "data": "hello"})
+        assert logged.wait(LONG)  # the core's log routing still ran
+        server.notify("notifications/example/event", {"n": 1})
+        assert second.got_event.wait(LONG)  # and the other extension's handler
