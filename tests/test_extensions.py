@@ -461,3 +461,11 @@ def test_an_extension_handler_raising_system_exit_leaves_the_cores_handling_alon
         assert logged.wait(LONG)  # the core's log routing still ran
         server.notify("notifications/example/event", {"n": 1})
         assert second.got_event.wait(LONG)  # and the other extension's handler
+
+
+def test_extensions_declared_through_capabilities_are_declared_extensions(started):
+    server = started(jobs_server())
+    with connect(server, capabilities={"extensions": {JOBS: {"v": 2}}}, extensions={APPS: True}) as client:
+        wire = sent(server, "initialize")[0]["params"]["capabilities"]["extensions"]
+        assert dict(client.extensions) == wire == {JOBS: {"v": 2}, APPS: {"mimeTypes": [APP_MIME_TYPE]}}
+        assert client.supports_extension(JOBS)
