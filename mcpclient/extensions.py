@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
@@ -218,6 +219,11 @@ class Registry:
                 raise ValueError(f"extensions[{key!r}] is an Extension whose id is {ext.id!r}")
             if isinstance(given, Mapping) and key in given:
                 raise ValueError(f"extension {key!r} is declared twice: in extensions= and in capabilities=")
+            owner = getattr(ext, "_mcpclient_owner", None)
+            owner = owner() if owner is not None else None
+            if owner is not None and not owner.closed:  # its bind() would point it at the last client
+                raise ValueError(f"extensions[{key!r}]: this Extension instance serves another Client; an instance "
+                                 "serves one Client at a time (make one per Client)")
             settings = ext.settings()
             if not isinstance(settings, dict):
                 raise TypeError(f"{type(ext).__name__}.settings() must return a dict")
@@ -237,6 +243,10 @@ class Registry:
                         raise ValueError(f"resultType {kind!r} of {method} is claimed by {claimed[kind].id} and {key}")
                     claimed[kind] = ext
         self._contexts: Dict[str, ExtensionContext] = {}
+        #: ``close()`` ran (the client closed): the instances may serve another client.
+        self.closed = False
+        for ext in self.extensions.values():
+            ext._mcpclient_owner = weakref.ref(self)  # type: ignore[attr-defined]
 
     def capabilities(self) -> Dict[str, Any]:
         """What to merge into the declared ``ClientCapabilities``: ``{"extensions": {...}}``."""
@@ -280,6 +290,7 @@ class Registry:
 
     def close(self) -> None:
         """Every extension's ``close()`` (the client closed)."""
+        self.closed = True
         for ext in self.extensions.values():
             ext.close()
 

@@ -472,3 +472,16 @@ def test_extensions_declared_through_capabilities_are_declared_extensions(starte
         wire = sent(server, "initialize")[0]["params"]["capabilities"]["extensions"]
         assert dict(client.extensions) == wire == {JOBS: {"v": 2}, APPS: {"mimeTypes": [APP_MIME_TYPE]}}
         assert client.supports_extension(JOBS)
+
+
+def test_an_extension_instance_serves_one_open_client_at_a_time(started):
+    """Shared, its ``bind`` would point it at the last client: its requests (a task's polls)
+    would go out on another client's connection, maybe to another server with other credentials."""
+    jobs = Jobs()
+    first = started(jobs_server())
+    with connect(first, extensions={JOBS: jobs}):
+        with pytest.raises(ValueError, match="one Client"):
+            Client("python -c pass", extensions={JOBS: jobs})
+    second = started(jobs_server())
+    with connect(second, extensions={JOBS: jobs}) as client:  # the first one is closed: it is free again
+        assert client.call_tool("slow").text == "done j1" and len(sent(first, "example/fetch")) == 0
