@@ -84,7 +84,8 @@ def require(capabilities: Mapping[str, Any], extension_id: str, method: Optional
 class Extension:
     """A client extension: subclass it, set ``id``, override what you need (all have defaults).
 
-    Pass an instance in ``Client(extensions={ext.id: ext})``. The client declares
+    Pass an instance in ``Client(extensions={ext.id: ext})`` (one open client per instance:
+    another one refuses it with ``ValueError`` until that client is closed). The client declares
     ``settings()`` under ``capabilities.extensions[id]``, serves the server requests of
     ``request_handlers()`` (on a handler thread, like sampling) and passes the notifications of
     ``notification_handlers()`` (on the notification thread, before ``on_notification``), and
@@ -101,7 +102,8 @@ class Extension:
 
     def request_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], Any]]:
         """Server-to-client requests this extension answers: method -> ``(params) -> result``
-        (raise an ``RPCError`` for an error reply)."""
+        (a JSON-encodable dict; raise an ``RPCError`` for an error reply; anything else raised,
+        or returned, is answered -32603 with a fixed message and logged)."""
         return {}
 
     def notification_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], None]]:
@@ -124,7 +126,8 @@ class Extension:
         raise ProtocolError(f"{method}: resultType {kind!r:.50} is claimed by {self.id} but not resolved")
 
     def bind(self, ctx: "ExtensionContext") -> None:
-        """Called after each connect (and reconnect): the server's settings are known now."""
+        """Called after each connect (and reconnect): the server's settings are known now.
+        An exception is logged; the connect goes on."""
 
     def call_future(self, ctx: "ExtensionContext", call: Callable[..., "CallFuture[Any]"], method: str,
                     params: Raw, transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
