@@ -20,7 +20,7 @@ from mcpclient.extensions import APP_MIME_TYPE, APPS, TASKS, Extension, Extensio
 
 from conftest import LONG
 from helpers import ScriptedServer
-from http_scripted import ScriptedHTTPServer
+from http_scripted import Reply, ScriptedHTTPServer
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -485,3 +485,18 @@ def test_an_extension_instance_serves_one_open_client_at_a_time(started):
     second = started(jobs_server())
     with connect(second, extensions={JOBS: jobs}) as client:  # the first one is closed: it is free again
         assert client.call_tool("slow").text == "done j1" and len(sent(first, "example/fetch")) == 0
+
+
+def test_missing_client_capability_over_http_400_names_the_extension(started):
+    """A 2026 server answers -32021 with HTTP 400 (the spec's status for it)."""
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        return Reply(400, {"jsonrpc": "2.0", "id": msg["id"], "error": {
+            "code": -32021, "message": "Missing required client capability",
+            "data": {"requiredCapabilities": {"extensions": {TASKS: {}}}}}})
+
+    caps = {"tools": {}}
+    server = started(ScriptedHTTPServer(handle, caps, discover=discover(caps)))
+    with Client(server.url, timeout=LONG) as client:
+        with pytest.raises(MissingClientCapability) as caught:
+            client.call_tool("needs_tasks")
+    assert caught.value.missing_extensions == [TASKS]
