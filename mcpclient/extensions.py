@@ -292,7 +292,10 @@ class Registry:
         return None
 
     def close(self) -> None:
-        """Every extension's ``close()`` (the client closed)."""
+        """Every extension's ``close()`` (the client closed), once: a second ``close()`` of the
+        client must not close an instance that serves another client by then."""
+        if self.closed:
+            return
         self.closed = True
         for ext in self.extensions.values():
             ext.close()

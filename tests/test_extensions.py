@@ -487,6 +487,17 @@ def test_an_extension_instance_serves_one_open_client_at_a_time(started):
         assert client.call_tool("slow").text == "done j1" and len(sent(first, "example/fetch")) == 0
 
 
+def test_closing_a_closed_client_again_leaves_its_former_extension_alone(started):
+    stuck = Stuck()
+    with connect(started(jobs_server()), extensions={JOBS: stuck}) as old:
+        pass
+    assert stuck.closed.is_set()
+    stuck.closed.clear()
+    with connect(started(jobs_server()), extensions={JOBS: stuck}):  # the instance serves a new client now
+        old.close()  # (closed already)
+        assert not stuck.closed.is_set()
+
+
 def test_missing_client_capability_over_http_400_names_the_extension(started):
     """A 2026 server answers -32021 with HTTP 400 (the spec's status for it)."""
     def handle(seen: Any, msg: Dict[str, Any]) -> Any:
