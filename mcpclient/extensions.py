@@ -248,17 +248,17 @@ class Registry:
         self._contexts: Dict[str, ExtensionContext] = {}
         #: ``close()`` ran (the client closed): the instances may serve another client.
         self.closed = False
-        for ext in self.extensions.values():
-            ext._mcpclient_owner = weakref.ref(self)  # type: ignore[attr-defined]
 
     def capabilities(self) -> Dict[str, Any]:
         """What to merge into the declared ``ClientCapabilities``: ``{"extensions": {...}}``."""
         return {"extensions": {key: dict(settings) for key, settings in self.declared.items()}} if self.declared else {}
 
     def attach(self, make: Callable[[str, Dict[str, Any]], ExtensionContext]) -> None:
-        """Give each extension its context, ``make(id, client settings)`` (the client does this once)."""
-        for key in self.extensions:
+        """Give each extension its context, ``make(id, client settings)`` (the client does this
+        once, when nothing of its construction is left to fail): the instances are its now."""
+        for key, ext in self.extensions.items():
             self._contexts[key] = make(key, self.declared[key])
+            ext._mcpclient_owner = weakref.ref(self)  # type: ignore[attr-defined]
 
     def bind(self) -> None:
         """After each connect: every extension's ``bind(ctx)``. One that raises is logged and

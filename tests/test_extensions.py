@@ -511,3 +511,12 @@ def test_missing_client_capability_over_http_400_names_the_extension(started):
         with pytest.raises(MissingClientCapability) as caught:
             client.call_tool("needs_tasks")
     assert caught.value.missing_extensions == [TASKS]
+
+
+def test_a_client_that_failed_to_construct_does_not_keep_its_extension(started):
+    jobs = Jobs()
+    with pytest.raises(TypeError) as caught:
+        Client("python -c pass", extensions={JOBS: jobs}, sampling_handler=5)  # type: ignore[arg-type]
+    kept = caught  # (the traceback holds the half-made client)
+    with connect(started(jobs_server()), extensions={JOBS: jobs}) as client:
+        assert client.call_tool("slow").text == "done j1" and kept is not None
