@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import time
-import weakref
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
@@ -84,8 +83,8 @@ def require(capabilities: Mapping[str, Any], extension_id: str, method: Optional
 class Extension:
     """A client extension: subclass it, set ``id``, override what you need (all have defaults).
 
-    Pass an instance in ``Client(extensions={ext.id: ext})`` (one open client per instance:
-    another one refuses it with ``ValueError`` until that client is closed). The client declares
+    Pass an instance in ``Client(extensions={ext.id: ext})`` (an instance serves one client:
+    another one refuses it with ``ValueError``; its ``close()`` is final). The client declares
     ``settings()`` under ``capabilities.extensions[id]``, serves the server requests of
     ``request_handlers()`` (on a handler thread, like sampling) and passes the notifications of
     ``notification_handlers()`` (on the notification thread, before ``on_notification``), and
@@ -222,11 +221,9 @@ class Registry:
                 raise ValueError(f"extensions[{key!r}] is an Extension whose id is {ext.id!r}")
             if isinstance(given, Mapping) and key in given:
                 raise ValueError(f"extension {key!r} is declared twice: in extensions= and in capabilities=")
-            owner = getattr(ext, "_mcpclient_owner", None)
-            owner = owner() if owner is not None else None
-            if owner is not None and not owner.closed:  # its bind() would point it at the last client
-                raise ValueError(f"extensions[{key!r}]: this Extension instance serves another Client; an instance "
-                                 "serves one Client at a time (make one per Client)")
+            if getattr(ext, "_mcpclient_attached", False):  # its bind() would point it at the last client
+                raise ValueError(f"extensions[{key!r}]: this Extension instance was given to another Client; an "
+                                 "instance serves one Client (make one per Client, or pass its settings dict)")
             settings = ext.settings()
             if not isinstance(settings, dict):
                 raise TypeError(f"{type(ext).__name__}.settings() must return a dict")
@@ -246,7 +243,7 @@ class Registry:
                         raise ValueError(f"resultType {kind!r} of {method} is claimed by {claimed[kind].id} and {key}")
                     claimed[kind] = ext
         self._contexts: Dict[str, ExtensionContext] = {}
-        #: ``close()`` ran (the client closed): the instances may serve another client.
+        #: ``close()`` ran (the client closed).
         self.closed = False
 
     def capabilities(self) -> Dict[str, Any]:
@@ -258,7 +255,7 @@ class Registry:
         once, when nothing of its construction is left to fail): the instances are its now."""
         for key, ext in self.extensions.items():
             self._contexts[key] = make(key, self.declared[key])
-            ext._mcpclient_owner = weakref.ref(self)  # type: ignore[attr-defined]
+            ext._mcpclient_attached = True  # type: ignore[attr-defined]
 
     def bind(self) -> None:
         """After each connect: every extension's ``bind(ctx)``. One that raises is logged and
@@ -292,8 +289,7 @@ class Registry:
         return None
 
     def close(self) -> None:
-        """Every extension's ``close()`` (the client closed), once: a second ``close()`` of the
-        client must not close an instance that serves another client by then."""
+        """Every extension's ``close()`` (the client closed), once (``close()`` may come again)."""
         if self.closed:
             return
         self.closed = True
