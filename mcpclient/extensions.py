@@ -137,7 +137,9 @@ class Extension:
         return None
 
     def close(self) -> None:
-        """The client closed (after its connection): stop this extension's threads."""
+        """The client closed (after its connection): stop this extension's threads, and settle
+        the futures ``resolve`` returned that are still pending (e.g. ``ClientClosedError``): a
+        blocking call waits on them until its timeout, for ever with ``timeout=None``."""
 
 
 class _Declared(Extension):
