@@ -138,8 +138,10 @@ class ExtensionMethods:
 
     @property
     def extensions(self) -> Mapping[str, Dict[str, Any]]:
-        """The extensions this client declares: id -> settings (``{}`` without ``extensions=``)."""
-        return {} if self._ext is None else {key: dict(value) for key, value in self._ext.declared.items()}
+        """The extensions this client declares: id -> settings (``extensions=``, and any given in
+        ``capabilities["extensions"]``; ``{}`` without either)."""
+        found = self._responder.capabilities().get("extensions")
+        return {k: dict(v) for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
 
     @property
     def server_extensions(self) -> Mapping[str, Dict[str, Any]]:

@@ -9,6 +9,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Type
 
 from .errors import InvalidParams, MethodNotFound, ProtocolError
+from .transports.base import encode_frame
 
 if TYPE_CHECKING:
     from .elicitation import ElicitationRequest  # deferred: import cost (elicitation)
@@ -128,7 +129,11 @@ class Responder:
             roots = self.roots  # read once: set_roots() may swap it meanwhile
             return {"roots": roots_to_wire(roots() if callable(roots) else roots)}
         elif method in self.extension_requests:
-            return self.extension_requests[method](params)
+            result = self.extension_requests[method](params)
+            if not isinstance(result, dict):  # (a non-object result is no answer: answered -32603)
+                raise TypeError(f"the extension handler for {method} must return a dict, not {type(result).__name__}")
+            encode_frame(result)  # UnsendableMessage now, answered -32603, rather than no answer at all
+            return result
         else:
             raise MethodNotFound(-32601, f"this client does not handle {method}")
         return run()

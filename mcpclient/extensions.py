@@ -83,7 +83,8 @@ def require(capabilities: Mapping[str, Any], extension_id: str, method: Optional
 class Extension:
     """A client extension: subclass it, set ``id``, override what you need (all have defaults).
 
-    Pass an instance in ``Client(extensions={ext.id: ext})``. The client declares
+    Pass an instance in ``Client(extensions={ext.id: ext})`` (an instance serves one client:
+    another one refuses it with ``ValueError``; its ``close()`` is final). The client declares
     ``settings()`` under ``capabilities.extensions[id]``, serves the server requests of
     ``request_handlers()`` (on a handler thread, like sampling) and passes the notifications of
     ``notification_handlers()`` (on the notification thread, before ``on_notification``), and
@@ -100,7 +101,8 @@ class Extension:
 
     def request_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], Any]]:
         """Server-to-client requests this extension answers: method -> ``(params) -> result``
-        (raise an ``RPCError`` for an error reply)."""
+        (a JSON-encodable dict; raise an ``RPCError`` for an error reply; anything else raised,
+        or returned, is answered -32603 with a fixed message and logged)."""
         return {}
 
     def notification_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], None]]:
@@ -123,7 +125,8 @@ class Extension:
         raise ProtocolError(f"{method}: resultType {kind!r:.50} is claimed by {self.id} but not resolved")
 
     def bind(self, ctx: "ExtensionContext") -> None:
-        """Called after each connect (and reconnect): the server's settings are known now."""
+        """Called after each connect (and reconnect): the server's settings are known now.
+        An exception is logged; the connect goes on."""
 
     def call_future(self, ctx: "ExtensionContext", call: Callable[..., "CallFuture[Any]"], method: str,
                     params: Raw, transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
@@ -134,7 +137,9 @@ class Extension:
         return None
 
     def close(self) -> None:
-        """The client closed (after its connection): stop this extension's threads."""
+        """The client closed (after its connection): stop this extension's threads, and settle
+        the futures ``resolve`` returned that are still pending (e.g. ``ClientClosedError``): a
+        blocking call waits on them until its timeout, for ever with ``timeout=None``."""
 
 
 class _Declared(Extension):
@@ -225,6 +230,9 @@ class Registry:
                 raise ValueError(f"extensions[{key!r}] is an Extension whose id is {ext.id!r}")
             if isinstance(given, Mapping) and key in given:
                 raise ValueError(f"extension {key!r} is declared twice: in extensions= and in capabilities=")
+            if getattr(ext, "_mcpclient_attached", False):  # its bind() would point it at the last client
+                raise ValueError(f"extensions[{key!r}]: this Extension instance was given to another Client; an "
+                                 "instance serves one Client (make one per Client, or pass its settings dict)")
             settings = ext.settings()
             if not isinstance(settings, dict):
                 raise TypeError(f"{type(ext).__name__}.settings() must return a dict")
@@ -244,20 +252,28 @@ class Registry:
                         raise ValueError(f"resultType {kind!r} of {method} is claimed by {claimed[kind].id} and {key}")
                     claimed[kind] = ext
         self._contexts: Dict[str, ExtensionContext] = {}
+        #: ``close()`` ran (the client closed).
+        self.closed = False
 
     def capabilities(self) -> Dict[str, Any]:
         """What to merge into the declared ``ClientCapabilities``: ``{"extensions": {...}}``."""
         return {"extensions": {key: dict(settings) for key, settings in self.declared.items()}} if self.declared else {}
 
     def attach(self, make: Callable[[str, Dict[str, Any]], ExtensionContext]) -> None:
-        """Give each extension its context, ``make(id, client settings)`` (the client does this once)."""
-        for key in self.extensions:
+        """Give each extension its context, ``make(id, client settings)`` (the client does this
+        once, when nothing of its construction is left to fail): the instances are its now."""
+        for key, ext in self.extensions.items():
             self._contexts[key] = make(key, self.declared[key])
+            ext._mcpclient_attached = True  # type: ignore[attr-defined]
 
     def bind(self) -> None:
-        """After each connect: every extension's ``bind(ctx)``."""
+        """After each connect: every extension's ``bind(ctx)``. One that raises is logged and
+        keeps neither the others nor the connect (its ``with`` block, a reconnect) from going on."""
         for key, ext in self.extensions.items():
-            ext.bind(self._contexts[key])
+            try:
+                ext.bind(self._contexts[key])
+            except Exception:
+                logging.getLogger("mcpclient").exception("extension %s: bind() failed", key)
 
     def context(self, key: str) -> Optional[ExtensionContext]:
         """The context of extension ``key`` (None: not declared)."""
@@ -282,7 +298,10 @@ class Registry:
         return None
 
     def close(self) -> None:
-        """Every extension's ``close()`` (the client closed)."""
+        """Every extension's ``close()`` (the client closed), once (``close()`` may come again)."""
+        if self.closed:
+            return
+        self.closed = True
         for ext in self.extensions.values():
             ext.close()
 
@@ -296,7 +315,7 @@ class Registry:
         for handler in handlers or ():
             try:
                 handler(params)
-            except Exception:
+            except BaseException:  # sys.exit() too: a handler's, not the notification thread's
                 logging.getLogger("mcpclient").exception("extension handler for %s failed", method)
         return bool(handlers)
 

@@ -20,7 +20,7 @@ from mcpclient.extensions import APP_MIME_TYPE, APPS, TASKS, Extension, Extensio
 
 from conftest import LONG
 from helpers import ScriptedServer
-from http_scripted import ScriptedHTTPServer
+from http_scripted import Reply, ScriptedHTTPServer
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -65,7 +65,7 @@ class Jobs(Extension):
         self.bound.append(ctx)
 
     def resolve(self, kind: str, method: str, raw: Dict[str, Any], ctx: ExtensionContext) -> Any:
-        assert kind == "deferred" and method == "tools/call" and threading.current_thread().name != "reader"
+        assert kind == "deferred" and method == "tools/call" and not threading.current_thread().name.endswith(("-reader", "-notify"))
         if self.use_future:
             return ctx.request_future("example/fetch", {"job": raw["job"]})
         return ctx.request("example/fetch", {"job": raw["job"]})
@@ -236,6 +236,9 @@ def test_a_user_extension_resolves_its_result_type(started, modern, use_future):
         assert client.call_tool_future("slow").result(LONG).text == "done j1"
         assert client.call_tool("fast").text == "plain"
         assert len(sent(server, "example/fetch")) == 2
+        if modern:  # the extension's own requests carry the declaration too
+            for message in sent(server, "example/fetch"):
+                assert message["params"]["_meta"][META_CAPS]["extensions"] == {JOBS: {"version": 1}}
 
 
 class Chain(ChainedFuture):
@@ -384,3 +387,121 @@ def test_known_tool_reads_the_latest_listing_without_a_request(started):
         tool = client.known_tool("counter")
         assert tool is not None and tool.name == "counter" and client.known_tool("other") is None
         assert len(sent(server, "tools/list")) == 1
+
+
+# --- review findings (issue 14 review) ---------------------------------------------------------------------------
+
+def test_an_extension_handler_returning_no_json_object_is_answered_with_an_error(started):
+    """A handler's result that is not a JSON object (``None``, a list) or that JSON cannot carry
+    is the handler's bug: the server gets -32603 at once (not ``result: null``, not silence)."""
+    class Sloppy(Jobs):
+        def request_handlers(self) -> Mapping[str, Any]:
+            return {"example/none": lambda params: None, "example/list": lambda params: [1],
+                    "example/set": lambda params: {"ids": {1, 2}}}
+
+    server = started(jobs_server())
+    with connect(server, extensions={JOBS: Sloppy()}) as client:
+        for method in ("example/none", "example/list", "example/set"):
+            answer = server.ask(method, {}, timeout=LONG)
+            assert "result" not in answer and answer["error"]["code"] == -32603, method
+        client.ping()  # the client lives on
+
+
+class Fragile(Extension):
+    """Binds; raises from ``bind`` when told to (a user extension's bug)."""
+
+    def __init__(self, extension_id: str, fail: bool) -> None:
+        self.id, self.fail, self.binds = extension_id, fail, 0
+
+    def bind(self, ctx: ExtensionContext) -> None:
+        self.binds += 1
+        if self.fail:
+            raise RuntimeError("bind broke")
+
+
+def test_a_failing_bind_is_logged_and_spoils_neither_connect_nor_reconnect(caplog):
+    import os
+    import signal
+
+    from conftest import wait_until
+    from mcpclient.testing import server_command
+
+    broken, fine = Fragile("com.example/broken", True), Fragile("com.example/fine", False)
+    reconnected = threading.Event()
+    with Client(server_command(), timeout=LONG, reconnect=True, on_reconnect=lambda c: reconnected.set(),
+                extensions={broken.id: broken, fine.id: fine}) as client:  # (connect() did not raise)
+        assert (broken.binds, fine.binds) == (1, 1)
+        os.kill(client.transport.pid, signal.SIGKILL)
+        assert wait_until(lambda: client.state == "lost")
+        assert client.call_tool("add", {"a": 2, "b": 2}).structured_content == {"sum": 4}  # it reconnects
+        assert reconnected.wait(LONG) and (broken.binds, fine.binds) == (2, 2)
+    assert caplog.text.count("extension com.example/broken: bind() failed") == 2
+
+
+def test_an_extension_handler_raising_system_exit_leaves_the_cores_handling_alone(started):
+    class Exiting(Jobs):
+        def notification_handlers(self) -> Mapping[str, Any]:
+            return {"notifications/message": self._exit, "notifications/example/event": self._exit}
+
+        def _exit(self, params: Dict[str, Any]) -> None:
+            raise SystemExit(3)
+
+    class Second(Jobs):
+        id = "com.example/second"
+
+        def request_handlers(self) -> Mapping[str, Any]:
+            return {}
+
+        def result_types(self) -> Mapping[str, FrozenSet[str]]:
+            return {}
+
+    logged = threading.Event()
+    second = Second()
+    server = started(jobs_server())
+    with connect(server, extensions={JOBS: Exiting(), Second.id: second},
+                 on_log=lambda level, logger, data: logged.set()):
+        server.notify("notifications/message", {"level": "info", "data": "hello"})
+        assert logged.wait(LONG)  # the core's log routing still ran
+        server.notify("notifications/example/event", {"n": 1})
+        assert second.got_event.wait(LONG)  # and the other extension's handler
+
+
+def test_extensions_declared_through_capabilities_are_declared_extensions(started):
+    server = started(jobs_server())
+    with connect(server, capabilities={"extensions": {JOBS: {"v": 2}}}, extensions={APPS: True}) as client:
+        wire = sent(server, "initialize")[0]["params"]["capabilities"]["extensions"]
+        assert dict(client.extensions) == wire == {JOBS: {"v": 2}, APPS: {"mimeTypes": [APP_MIME_TYPE]}}
+        assert client.supports_extension(JOBS)
+
+
+def test_an_extension_instance_serves_one_client(started):
+    """Shared, its ``bind`` would point it at the last client: its requests (a task's polls)
+    would go out on another client's connection, maybe to another server with other credentials;
+    and its ``close()`` (the first client's) is final."""
+    jobs = Jobs()
+    first = started(jobs_server())
+    with connect(first, extensions={JOBS: jobs}) as client:
+        with pytest.raises(ValueError, match="serves one Client"):
+            Client("python -c pass", extensions={JOBS: jobs})
+        assert client.call_tool("slow").text == "done j1"
+    with pytest.raises(ValueError, match="serves one Client"):
+        Client("python -c pass", extensions={JOBS: jobs})
+
+
+def test_a_second_close_does_not_close_the_extensions_again(started):
+    stuck = Stuck()
+    with connect(started(jobs_server()), extensions={JOBS: stuck}) as client:
+        pass
+    assert stuck.closed.is_set()
+    stuck.closed.clear()
+    client.close()
+    assert not stuck.closed.is_set()
+
+
+def test_a_client_that_failed_to_construct_does_not_keep_its_extension(started):
+    jobs = Jobs()
+    with pytest.raises(TypeError) as caught:
+        Client("python -c pass", extensions={JOBS: jobs}, sampling_handler=5)  # type: ignore[arg-type]
+    kept = caught  # (the traceback holds the half-made client)
+    with connect(started(jobs_server()), extensions={JOBS: jobs}) as client:
+        assert client.call_tool("slow").text == "done j1" and kept is not None
