@@ -25,8 +25,7 @@ from .errors import CassetteMismatch, MessageTooLarge, TooManyPages, UnsendableM
 from .futures import CallFuture
 from .transports.base import Transport
 from .types import (
-    AudioContent, EmbeddedResource, ImageContent, Implementation, PromptMessage, PromptResult, ResourceContents,
-    ResourceLink, TextContent, Tool, ToolResult, UnknownContent,
+    EmbeddedResource, Implementation, PromptMessage, PromptResult, ResourceContents, TextContent, Tool, ToolResult,
 )
 
 __all__ = [
@@ -152,6 +151,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .reconnect import Keepalive, Reconnect
     from .events import Event, Subscription
     from .types import Completion, Prompt, PromptArgument, Resource, ResourceTemplate
+    from .types import AudioContent, ImageContent, ResourceLink, UnknownContent
     from .transports.memory import MemoryTransport
     from .transports.stdio import StdioTransport
     from .extensions import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
@@ -170,7 +170,8 @@ _LAZY = {
     "search_tool_definition": "search", "Tracing": "tracing", "Keepalive": "reconnect", "Reconnect": "reconnect",
     "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio", "Event": "events",
     "Subscription": "events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
-    "Resource": "types", "ResourceTemplate": "types", "Extension": "extensions", "ExtensionContext": "extensions",
+    "Resource": "types", "ResourceTemplate": "types", "AudioContent": "types", "ImageContent": "types",
+    "ResourceLink": "types", "UnknownContent": "types", "Extension": "extensions", "ExtensionContext": "extensions",
     "TASKS": "extensions", "APPS": "extensions", "SKILLS": "extensions", "APP_MIME_TYPE": "extensions",
     "TasksExtension": "_taskext", "ToolCallFuture": "_taskext",
 }

@@ -1,6 +1,6 @@
-"""What every result type shares (``mcpclient.types``, ``mcpclient._catalog`` and the feature
-modules' own values): ``_Value``'s ``==``/``hash()``/``repr()``, ``_SLOTS``, and the lenient field
-readers that build a value from its wire dict."""
+"""What every result type shares (``mcpclient.types``, ``mcpclient._catalog``, ``mcpclient._content``
+and the feature modules' own values): ``_Value``'s ``==``/``hash()``/``repr()``, ``_SLOTS``, and the
+lenient field readers that build a value from its wire dict."""
 from __future__ import annotations
 
 import logging
@@ -86,3 +86,15 @@ def _opt_str(raw: Raw, key: str, what: str, default: str = "") -> str:
     """An optional string field that defaults to ``default`` (also for a value of the wrong type)."""
     value = _opt(raw, key, str, what)
     return default if value is None else value
+
+
+def _b64decode(data: Any, what: str) -> bytes:
+    """Base64 ``data`` decoded; ``ProtocolError`` if it is no string or not valid base64."""
+    if not isinstance(data, str):
+        raise ProtocolError(f"{what}: base64 data must be a string")
+    import base64  # deferred: import time
+
+    try:  # line breaks (as base64.encodebytes writes them) are tolerated; other junk is not
+        return base64.b64decode("".join(data.split()), validate=True)
+    except ValueError as exc:  # binascii.Error is a ValueError (binascii not imported: import cost)
+        raise ProtocolError(f"{what}: invalid base64 data") from exc

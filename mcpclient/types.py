@@ -17,20 +17,23 @@ out the fields holding dicts, lists or arbitrary values too, so it works on ever
 equal objects hash alike. Those two and ``repr()`` come from ``_Value``, written once, rather than
 generated per class (``eq=False, repr=False``): the same behaviour, and building the classes at
 ``import mcpclient`` costs a third less. ``Resource``, ``ResourceTemplate``, ``PromptArgument``,
-``Prompt`` and ``Completion`` are defined in ``mcpclient._catalog`` and load on first use (PEP 562):
+``Prompt`` and ``Completion`` are defined in ``mcpclient._catalog``, ``ImageContent``, ``AudioContent``,
+``ResourceLink`` and ``UnknownContent`` (content that is rarer than text) in ``mcpclient._content``;
+they load on first use (PEP 562):
 ``mcpclient.types.Prompt`` (and ``from mcpclient.types import Prompt``) work as for the others.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Type, TypeVar, Union
+from typing import TYPE_CHECKING, Any, List, Optional, Union
 
 from ._lazy import lazy_names
-from ._values import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value, log
+from ._values import _SLOTS, Raw, _b64decode, _opt, _opt_str, _require, _str, _Value, log
 from .errors import ProtocolError, ToolError
 
 if TYPE_CHECKING:
     from ._catalog import Completion, Prompt, PromptArgument, Resource, ResourceTemplate
+    from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent
     from ._ui import ToolUI, UIResourceMeta
 
 __all__ = [
@@ -54,16 +57,6 @@ __all__ = [
     "UnknownContent",
     "parse_content",
 ]
-
-def _b64decode(data: Any, what: str) -> bytes:
-    if not isinstance(data, str):
-        raise ProtocolError(f"{what}: base64 data must be a string")
-    import base64  # deferred: import time
-
-    try:  # line breaks (as base64.encodebytes writes them) are tolerated; other junk is not
-        return base64.b64decode("".join(data.split()), validate=True)
-    except ValueError as exc:  # binascii.Error is a ValueError (binascii not imported: import cost)
-        raise ProtocolError(f"{what}: invalid base64 data") from exc
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -99,50 +92,6 @@ class TextContent(_Value):
     meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
     type: str = field(default="text", init=False)
-
-
-_Media = TypeVar("_Media", bound="_MediaContent")
-
-
-class _MediaContent(_Value):
-    """What image and audio content share: ``from_wire``. Not a dataclass itself (each one costs
-    import time): both declare the same fields, ``data, mime_type, annotations, meta, raw``."""
-
-    __slots__ = ()
-
-    @classmethod
-    def from_wire(cls: Type[_Media], raw: Raw) -> _Media:
-        """Build image or audio content from its wire dict.
-
-        Raises ``ProtocolError`` if ``data`` is missing or not valid base64.
-        """
-        what = f"{raw.get('type')} content"
-        return cls(_b64decode(raw.get("data"), what), _opt_str(raw, "mimeType", what),
-                   _opt(raw, "annotations", dict, what), _opt(raw, "_meta", dict, what), raw)
-
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class ImageContent(_MediaContent):
-    """An image; ``data`` is the decoded bytes (the wire carries base64)."""
-
-    data: bytes = field(repr=False)
-    mime_type: str
-    annotations: Optional[Raw] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-    type: str = field(default="image", init=False)
-
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class AudioContent(_MediaContent):
-    """Audio; ``data`` is the decoded bytes (the wire carries base64)."""
-
-    data: bytes = field(repr=False)
-    mime_type: str
-    annotations: Optional[Raw] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-    type: str = field(default="audio", init=False)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -198,22 +147,6 @@ class ResourceContents(_Value):
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class ResourceLink(_Value):
-    """A link to a resource the server can serve (``resource_link``)."""
-
-    uri: str
-    name: str
-    title: Optional[str] = None
-    description: Optional[str] = None
-    mime_type: Optional[str] = None
-    size: Optional[int] = None
-    annotations: Optional[Raw] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-    type: str = field(default="resource_link", init=False)
-
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
 class EmbeddedResource(_Value):
     """Resource contents embedded in a message (``resource``)."""
 
@@ -224,15 +157,10 @@ class EmbeddedResource(_Value):
     type: str = field(default="resource", init=False)
 
 
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class UnknownContent(_Value):
-    """A content block of a type this version does not know; kept, never an error."""
-
-    type: str
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-
-
-Content = Union[TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource, UnknownContent]
+#: One content block. ``ImageContent``, ``AudioContent``, ``ResourceLink`` and ``UnknownContent`` are
+#: defined in ``_content`` and load on first use, so they are named by string here (``typing.get_type_hints``
+#: resolves them once they are loaded: when such a block arrives, or on a lookup such as ``types.ImageContent``).
+Content = Union[TextContent, "ImageContent", "AudioContent", "ResourceLink", EmbeddedResource, "UnknownContent"]
 
 
 def _text(raw: Raw) -> Content:
@@ -247,23 +175,10 @@ def _text(raw: Raw) -> Content:
     return TextContent(text, annotations, meta, raw)
 
 
-def _link(raw: Raw) -> Content:
-    what = "resource_link"
-    return ResourceLink(_str(raw, "uri", what), _opt_str(raw, "name", what), _opt(raw, "title", str, what),
-                        _opt(raw, "description", str, what), _opt(raw, "mimeType", str, what),
-                        _opt(raw, "size", int, what), _opt(raw, "annotations", dict, what),
-                        _opt(raw, "_meta", dict, what), raw)
-
-
 def _embedded(raw: Raw) -> Content:
     what = "embedded resource"
     return EmbeddedResource(ResourceContents.from_wire(_require(raw, "resource", what)),
                             _opt(raw, "annotations", dict, what), _opt(raw, "_meta", dict, what), raw)
-
-
-_CONTENT_PARSERS: Mapping[str, Callable[[Raw], Content]] = {
-    "text": _text, "image": ImageContent.from_wire, "audio": AudioContent.from_wire, "resource_link": _link, "resource": _embedded,
-}
 
 
 def parse_content(raw: Any) -> Content:
@@ -271,14 +186,15 @@ def parse_content(raw: Any) -> Content:
     if not isinstance(raw, dict):
         raise ProtocolError(f"content block: expected an object, got {type(raw).__name__}")
     kind = raw.get("type")
-    parser = _CONTENT_PARSERS.get(kind) if isinstance(kind, str) else None
-    if parser is None:  # (a type that is no string is named by its JSON kind, never str()'d whole)
-        return UnknownContent(kind if type(kind) is str else _json_kind(kind), raw)
-    return parser(raw)
+    if kind == "text":  # (the call_tool hot path: no other module needed)
+        return _text(raw)
+    if kind == "resource":
+        return _embedded(raw)
+    if "UnknownContent" not in globals():  # the first other block: load _content and keep its names here too,
+        __getattr__("UnknownContent")  # as a lookup would (typing.get_type_hints resolves Content's members here)
+    from ._content import parse_other  # deferred: import cost (content other than text is rare)
 
-
-def _json_kind(value: Any) -> str:
-    return "None" if value is None else str(value) if type(value) in (int, float, bool) else type(value).__name__
+    return parse_other(raw, kind)
 
 
 def _parse_content_list(raw: Any, what: str) -> List[Content]:
@@ -435,13 +351,18 @@ class PromptResult(_Value):
 _CATALOG = frozenset(("Completion", "Prompt", "PromptArgument", "Resource", "ResourceTemplate"))
 
 
+#: The content blocks other than text: defined in ``_content``, loaded on first use (``parse_content``
+#: loads them when such a block arrives).
+_CONTENT = frozenset(("AudioContent", "ImageContent", "ResourceLink", "UnknownContent"))
+
+
 #: The MCP Apps types (``Tool.ui``, ``ResourceContents.ui``): defined in ``_ui``, loaded on first use.
 _UI = frozenset(("ToolUI", "UICsp", "UIPermissions", "UIResourceMeta"))
 
 
-__getattr__ = lazy_names(__name__, {**dict.fromkeys(_CATALOG, "_catalog"), **dict.fromkeys(_UI, "_ui")}, globals(),
-                         package="mcpclient")
+__getattr__ = lazy_names(__name__, {**dict.fromkeys(_CATALOG, "_catalog"), **dict.fromkeys(_CONTENT, "_content"),
+                                    **dict.fromkeys(_UI, "_ui")}, globals(), package="mcpclient")
 
 
 def __dir__() -> List[str]:
-    return sorted(set(globals()) | _CATALOG | _UI)
+    return sorted(set(globals()) | _CATALOG | _CONTENT | _UI)

@@ -31,6 +31,22 @@ def test_import_does_not_load_requests_or_jsonschema():
     assert out.stdout.strip() == "[]", out.stderr
 
 
+def test_import_does_not_load_rare_content_types():
+    """The content blocks rarer than text load on first use (import time, tests/packaging/check_dist.py):
+    a text result leaves them unloaded; other content, names and isinstance work as before."""
+    code = ("import sys, mcpclient; from mcpclient.types import ToolResult;"
+            "r = ToolResult.from_wire({'content': [{'type': 'text', 'text': 'a'}]});"
+            "print(sorted(m for m in sys.modules if m in ('mcpclient._content', 'mcpclient._catalog')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == "[]", out.stderr
+    from mcpclient import types
+
+    image = ToolResult.from_wire({"content": [{"type": "image", "data": "", "mimeType": "image/png"}]}).content[0]
+    assert isinstance(image, mcpclient.ImageContent) and isinstance(image, types.ImageContent)
+    assert mcpclient.ResourceLink is types.ResourceLink and types.ResourceLink.__module__ == "mcpclient.types"
+    assert "AudioContent" in dir(types)
+
+
 def test_rpc_error_subclass_by_code_and_tolerates_garbage():
     assert type(RPCError.from_wire({"code": -32601, "message": "x"})) is MethodNotFound
     assert type(RPCError.from_wire({"code": -32602, "message": "x"})) is InvalidParams
