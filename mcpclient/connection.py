@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from . import _fork
 from ._sentinel import DEFAULT
-from ._keepalive import KeepaliveWatch
 from ._params import none
 from ._threads import start_thread
 from .cache import ResultCache
@@ -36,13 +35,14 @@ from .negotiation import (
     remembered_era,
 )
 from .protocol import check_server_version, initialize_params
-from .rounds import Answer
 from .session import Session
 from .transports.base import CLOSE_BUDGET, Transport
 from .types import Implementation
 
 if TYPE_CHECKING:
+    from ._keepalive import KeepaliveWatch
     from .reconnect import Keepalive, Reconnect
+    from .rounds import Answer
 
 __all__ = ["Connection", "Connector", "Target", "client_identity", "era_for", "make_transport"]
 
@@ -385,6 +385,8 @@ class Connection:
             session = self.session
             self._changed.notify_all()
         if self.keepalive is not None:
+            from ._keepalive import KeepaliveWatch  # deferred: import cost (only clients that ping need it)
+
             self._watch = watch = KeepaliveWatch(session, self.keepalive, lambda timeout: era.call(
                 session, era.ping_method, None, none, owned=False, timeout=timeout),
                 lambda error: self.lose(session, error))

@@ -18,9 +18,9 @@ from ._tools import ToolHeaders
 from .futures import Again, CallFuture, ProgressCallback, Transform
 from .modern import MRTR_METHODS, encode_header_value, NAMED_METHODS, request_meta, result_type, routing_headers, with_meta
 from .protocol import missing_capabilities, repeat_safety
-from .rounds import Answer, next_round
 
 if TYPE_CHECKING:
+    from .rounds import Answer
     from .extensions import Resolver
     from .negotiation import Negotiated
     from .session import Session
@@ -189,6 +189,8 @@ class _Step:
                     raise InputRoundsExceeded(f"{method}: the server still wanted input after "
                                               f"{self.era._max_rounds} rounds")
                 self.fresh = False  # the result of an input round is never cached
+                from .rounds import next_round  # deferred: import cost (only input_required rounds need it)
+
                 return Again(next_round(method, self.original, raw, self.era._answer))
             if kind != "complete" and kind not in getattr(self.transform, "claims", ()):
                 resolver = self.era.resolvers.get(method, {}).get(kind)

@@ -31,12 +31,16 @@ def test_import_does_not_load_requests_or_jsonschema():
     assert out.stdout.strip() == "[]", out.stderr
 
 
-def test_import_does_not_load_rare_content_types():
-    """The content blocks rarer than text load on first use (import time, tests/packaging/check_dist.py):
-    a text result leaves them unloaded; other content, names and isinstance work as before."""
+#: Modules only some feature needs: ``import mcpclient`` (and a text result) must leave them unloaded.
+DEFERRED = ("mcpclient._content", "mcpclient._catalog", "mcpclient._keepalive", "mcpclient.rounds")
+
+
+def test_import_does_not_load_rare_content_types_or_feature_modules():
+    """The content blocks rarer than text, keepalive and input rounds load on first use (import time,
+    tests/packaging/check_dist.py): other content, names and isinstance work as before."""
     code = ("import sys, mcpclient; from mcpclient.types import ToolResult;"
             "r = ToolResult.from_wire({'content': [{'type': 'text', 'text': 'a'}]});"
-            "print(sorted(m for m in sys.modules if m in ('mcpclient._content', 'mcpclient._catalog')))")
+            f"print(sorted(m for m in sys.modules if m in {DEFERRED!r}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert out.stdout.strip() == "[]", out.stderr
     from mcpclient import types
