@@ -24,9 +24,7 @@ from .errors import (
 from .errors import CassetteMismatch, MessageTooLarge, TooManyPages, UnsendableMessage
 from .futures import CallFuture
 from .transports.base import Transport
-from .types import (
-    EmbeddedResource, Implementation, PromptMessage, PromptResult, ResourceContents, TextContent, Tool, ToolResult,
-)
+from .types import EmbeddedResource, Implementation, ResourceContents, TextContent, Tool, ToolResult
 
 __all__ = [
     "APPS",
@@ -150,7 +148,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .tracing import Tracing
     from .reconnect import Keepalive, Reconnect
     from .events import Event, Subscription
-    from .types import Completion, Prompt, PromptArgument, Resource, ResourceTemplate
+    from .types import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
     from .types import AudioContent, ImageContent, ResourceLink, UnknownContent
     from .transports.memory import MemoryTransport
     from .transports.stdio import StdioTransport
@@ -170,8 +168,9 @@ _LAZY = {
     "search_tool_definition": "search", "Tracing": "tracing", "Keepalive": "reconnect", "Reconnect": "reconnect",
     "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio", "Event": "events",
     "Subscription": "events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
-    "Resource": "types", "ResourceTemplate": "types", "AudioContent": "types", "ImageContent": "types",
-    "ResourceLink": "types", "UnknownContent": "types", "Extension": "extensions", "ExtensionContext": "extensions",
+    "Resource": "types", "ResourceTemplate": "types", "PromptMessage": "types", "PromptResult": "types",
+    "AudioContent": "types", "ImageContent": "types", "ResourceLink": "types", "UnknownContent": "types",
+    "Extension": "extensions", "ExtensionContext": "extensions",
     "TASKS": "extensions", "APPS": "extensions", "SKILLS": "extensions", "APP_MIME_TYPE": "extensions",
     "TasksExtension": "_taskext", "ToolCallFuture": "_taskext",
 }

@@ -1,5 +1,5 @@
 """The result types of the resources, prompts and completion requests: ``Resource``,
-``ResourceTemplate``, ``PromptArgument``, ``Prompt``, ``Completion``.
+``ResourceTemplate``, ``PromptArgument``, ``Prompt``, ``PromptMessage``, ``PromptResult``, ``Completion``.
 
 Part of ``mcpclient.types`` (import them from there, or from ``mcpclient``): a module of their own
 so that they load on first use (PEP 562), and a program that never lists resources or prompts
@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List, Optional
 
 from ._values import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value, log
+from ._blocks import parse_content
 from .errors import ProtocolError
 
 if TYPE_CHECKING:
+    from ._blocks import Content
     from ._ui import UIResourceMeta
 
-__all__ = ["Completion", "Prompt", "PromptArgument", "Resource", "ResourceTemplate"]
+__all__ = ["Completion", "Prompt", "PromptArgument", "PromptMessage", "PromptResult", "Resource", "ResourceTemplate"]
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -134,6 +136,50 @@ class Prompt(_Value):
         args = [PromptArgument.from_wire(a) for a in (_opt(raw, "arguments", list, what) or ())]
         return cls(name, _opt(raw, "title", str, what), _opt(raw, "description", str, what), args,
                    _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what), raw)
+
+
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class PromptMessage(_Value):
+    """One message of a rendered prompt."""
+
+    __module__ = "mcpclient.types"  # its public home: reprs, pickles and the docs name it there
+
+    role: str
+    content: Content
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "PromptMessage":
+        """Build a ``PromptMessage`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
+        return cls(_str(raw, "role", "prompt message"), parse_content(_require(raw, "content", "prompt message")), raw)
+
+
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class PromptResult(_Value):
+    """The result of ``prompts/get``."""
+
+    __module__ = "mcpclient.types"  # its public home: reprs, pickles and the docs name it there
+
+    messages: List[PromptMessage] = field(hash=False)
+    description: Optional[str] = None
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "PromptResult":
+        """Build a ``PromptResult`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
+        messages = _require(raw, "messages", "prompts/get result")
+        if not isinstance(messages, list):
+            raise ProtocolError("prompts/get result: 'messages' must be a list")
+        what = "prompts/get result"
+        return cls([PromptMessage.from_wire(m) for m in messages], _opt(raw, "description", str, what),
+                   _opt(raw, "_meta", dict, what), raw)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)

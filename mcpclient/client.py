@@ -29,7 +29,7 @@ from .subscriptions import SubscriptionRouter
 from ._tracing import CallTracer, TracingSetting, wants_tracing
 from .transports.base import Transport, encode_frame
 from . import types as _types  # (its resources/prompts/completion types load on first use: see types)
-from .types import Implementation, PromptResult, ResourceContents, Tool
+from .types import Implementation, ResourceContents, Tool
 from .types import ToolResult
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
     from .events import Event, Subscription
     from .reconnect import Keepalive, Reconnect
-    from .types import Completion, Prompt, Resource, ResourceTemplate
+    from .types import Completion, Prompt, PromptResult, Resource, ResourceTemplate
     from .tasks import ToolTask
 
 __all__ = ["DEFAULT", "Client"]
@@ -788,7 +788,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 ``AuthError``, ``ProtocolError``, ``ClientClosedError`` (see *Errors* in the docs).
             CapabilityError: the server did not declare ``prompts`` (nothing was sent).
         """
-        return self._call("prompts/get", _params.prompt_params(name, arguments), PromptResult.from_wire,  # type: ignore[no-any-return]
+        return self._call("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire,  # type: ignore[no-any-return]
                           timeout=timeout, owned=True).result()
 
     def get_prompt_future(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
@@ -801,7 +801,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         Raises:
             ClientClosedError: the client is closed (other errors come from ``result()``).
         """
-        return self._call("prompts/get", _params.prompt_params(name, arguments), PromptResult.from_wire,
+        return self._call("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire,
                           timeout=timeout, owned=False)
 
     def complete(self, ref: Any, argument_name: str, argument_value: str,

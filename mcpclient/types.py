@@ -16,25 +16,27 @@ Every class is a standard ``@dataclass(frozen=True)`` (``slots=True`` too on Pyt
 out the fields holding dicts, lists or arbitrary values too, so it works on every object and
 equal objects hash alike. Those two and ``repr()`` come from ``_Value``, written once, rather than
 generated per class (``eq=False, repr=False``): the same behaviour, and building the classes at
-``import mcpclient`` costs a third less. ``Resource``, ``ResourceTemplate``, ``PromptArgument``,
-``Prompt`` and ``Completion`` are defined in ``mcpclient._catalog``, ``ImageContent``, ``AudioContent``,
-``ResourceLink`` and ``UnknownContent`` (content that is rarer than text) in ``mcpclient._content``;
-they load on first use (PEP 562):
+``import mcpclient`` costs a third less. ``TextContent``, ``ResourceContents``, ``EmbeddedResource``,
+``Content`` and ``parse_content`` are defined in ``mcpclient._blocks``. ``Resource``, ``ResourceTemplate``,
+``PromptArgument``, ``Prompt``, ``PromptMessage``, ``PromptResult`` and ``Completion`` are defined in
+``mcpclient._catalog``, ``ImageContent``, ``AudioContent``, ``ResourceLink`` and ``UnknownContent``
+(content rarer than text) in ``mcpclient._content``; those load on first use (PEP 562):
 ``mcpclient.types.Prompt`` (and ``from mcpclient.types import Prompt``) work as for the others.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, List, Optional, Union
+from typing import TYPE_CHECKING, Any, List, Optional
 
+from ._blocks import Content, EmbeddedResource, ResourceContents, TextContent, _joined_text, _parse_content_list, parse_content
 from ._lazy import lazy_names
-from ._values import _SLOTS, Raw, _b64decode, _opt, _opt_str, _require, _str, _Value, log
+from ._values import _SLOTS, Raw, _opt, _opt_str, _str, _Value
 from .errors import ProtocolError, ToolError
 
 if TYPE_CHECKING:
-    from ._catalog import Completion, Prompt, PromptArgument, Resource, ResourceTemplate
+    from ._catalog import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
     from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent
-    from ._ui import ToolUI, UIResourceMeta
+    from ._ui import ToolUI
 
 __all__ = [
     "AudioContent",
@@ -79,134 +81,6 @@ class Implementation(_Value):
         return cls(_opt_str(raw, "name", what), _opt_str(raw, "version", what), _opt(raw, "title", str, what),
                    _opt(raw, "description", str, what), _opt(raw, "websiteUrl", str, what),
                    _opt(raw, "icons", list, what), raw)
-
-
-# --- content ------------------------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class TextContent(_Value):
-    """Text (``text``)."""
-
-    text: str
-    annotations: Optional[Raw] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-    type: str = field(default="text", init=False)
-
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class ResourceContents(_Value):
-    """The contents of a resource: ``text`` for text, ``blob`` (decoded bytes) for binary."""
-
-    uri: str
-    mime_type: Optional[str] = None
-    text: Optional[str] = None
-    blob: Optional[bytes] = field(default=None, repr=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_wire(cls, raw: Raw) -> "ResourceContents":
-        """Build a ``ResourceContents`` from its wire dict (kept as ``.raw``).
-
-        Raises ``ProtocolError`` if a required field is missing or mistyped.
-        """
-        what = "resource contents"
-        uri = _str(raw, "uri", what)
-        blob = raw.get("blob")
-        return cls(uri, _opt(raw, "mimeType", str, what), _opt(raw, "text", str, what),
-                   None if blob is None else _b64decode(blob, f"resource {uri}"), _opt(raw, "_meta", dict, what), raw)
-
-    @property
-    def ui(self) -> Optional["UIResourceMeta"]:
-        """The MCP Apps ``_meta.ui`` of a UI resource (CSP, permissions...); ``None`` without one or
-        when it is malformed (DEBUG log)."""
-        from ._ui import parse_resource_meta  # deferred: import cost (MCP Apps only)
-
-        return parse_resource_meta(self.meta, f"resource {self.uri}")
-
-    @property
-    def is_app(self) -> bool:
-        """Whether this is an MCP App's HTML (``mime_type`` is ``text/html;profile=mcp-app``,
-        compared case-insensitively with its parameters normalised)."""
-        from ._ui import is_app_mime  # deferred: import cost (MCP Apps only)
-
-        return is_app_mime(self.mime_type)
-
-    @property
-    def html(self) -> Optional[str]:
-        """The contents as text: ``text``, or ``blob`` decoded as UTF-8; ``None`` when there is
-        neither or the blob is no UTF-8 (DEBUG log)."""
-        if self.text is not None or self.blob is None:
-            return self.text
-        try:
-            return self.blob.decode("utf-8")
-        except UnicodeDecodeError:
-            log.debug("resource %s: its blob is no UTF-8 text", self.uri)
-            return None
-
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class EmbeddedResource(_Value):
-    """Resource contents embedded in a message (``resource``)."""
-
-    resource: ResourceContents
-    annotations: Optional[Raw] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-    type: str = field(default="resource", init=False)
-
-
-#: One content block. ``ImageContent``, ``AudioContent``, ``ResourceLink`` and ``UnknownContent`` are
-#: defined in ``_content`` and load on first use, so they are named by string here (``typing.get_type_hints``
-#: resolves them once they are loaded: when such a block arrives, or on a lookup such as ``types.ImageContent``).
-Content = Union[TextContent, "ImageContent", "AudioContent", "ResourceLink", EmbeddedResource, "UnknownContent"]
-
-
-def _text(raw: Raw) -> Content:
-    text = raw.get("text")
-    if not isinstance(text, str):
-        raise ProtocolError("text content: 'text' must be a string")
-    annotations, meta = raw.get("annotations"), raw.get("_meta")  # (inline: the call_tool hot path)
-    if annotations is not None and type(annotations) is not dict:
-        annotations = _opt(raw, "annotations", dict, "text content")
-    if meta is not None and type(meta) is not dict:
-        meta = _opt(raw, "_meta", dict, "text content")
-    return TextContent(text, annotations, meta, raw)
-
-
-def _embedded(raw: Raw) -> Content:
-    what = "embedded resource"
-    return EmbeddedResource(ResourceContents.from_wire(_require(raw, "resource", what)),
-                            _opt(raw, "annotations", dict, what), _opt(raw, "_meta", dict, what), raw)
-
-
-def parse_content(raw: Any) -> Content:
-    """Parse one content block; an unknown ``type`` becomes ``UnknownContent``."""
-    if not isinstance(raw, dict):
-        raise ProtocolError(f"content block: expected an object, got {type(raw).__name__}")
-    kind = raw.get("type")
-    if kind == "text":  # (the call_tool hot path: no other module needed)
-        return _text(raw)
-    if kind == "resource":
-        return _embedded(raw)
-    if "UnknownContent" not in globals():  # the first other block: load _content and keep its names here too,
-        __getattr__("UnknownContent")  # as a lookup would (typing.get_type_hints resolves Content's members here)
-    from ._content import parse_other  # deferred: import cost (content other than text is rare)
-
-    return parse_other(raw, kind)
-
-
-def _parse_content_list(raw: Any, what: str) -> List[Content]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise ProtocolError(f"{what}: 'content' must be a list")
-    return [parse_content(item) for item in raw]
-
-
-def _joined_text(content: List[Content]) -> str:
-    return "".join(c.text for c in content if isinstance(c, TextContent))
 
 
 # --- tools --------------------------------------------------------------------------------------
@@ -304,51 +178,10 @@ class ToolResult(_Value):
         return self
 
 
-# --- prompts and completion ---------------------------------------------------------------------
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class PromptMessage(_Value):
-    """One message of a rendered prompt."""
-
-    role: str
-    content: Content
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_wire(cls, raw: Raw) -> "PromptMessage":
-        """Build a ``PromptMessage`` from its wire dict (kept as ``.raw``).
-
-        Raises ``ProtocolError`` if a required field is missing or mistyped.
-        """
-        return cls(_str(raw, "role", "prompt message"), parse_content(_require(raw, "content", "prompt message")), raw)
-
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class PromptResult(_Value):
-    """The result of ``prompts/get``."""
-
-    messages: List[PromptMessage] = field(hash=False)
-    description: Optional[str] = None
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_wire(cls, raw: Raw) -> "PromptResult":
-        """Build a ``PromptResult`` from its wire dict (kept as ``.raw``).
-
-        Raises ``ProtocolError`` if a required field is missing or mistyped.
-        """
-        messages = _require(raw, "messages", "prompts/get result")
-        if not isinstance(messages, list):
-            raise ProtocolError("prompts/get result: 'messages' must be a list")
-        what = "prompts/get result"
-        return cls([PromptMessage.from_wire(m) for m in messages], _opt(raw, "description", str, what),
-                   _opt(raw, "_meta", dict, what), raw)
-
-
 #: The result types of resources/, prompts/ and completion/ requests: defined in ``_catalog``,
 #: loaded on first use (PEP 562) so that ``import mcpclient`` does not build them.
-_CATALOG = frozenset(("Completion", "Prompt", "PromptArgument", "Resource", "ResourceTemplate"))
+_CATALOG = frozenset(("Completion", "Prompt", "PromptArgument", "PromptMessage", "PromptResult", "Resource",
+                      "ResourceTemplate"))
 
 
 #: The content blocks other than text: defined in ``_content``, loaded on first use (``parse_content``

@@ -19,7 +19,7 @@ PACKAGE = Path(mcpclient.__file__).parent
 #: Bottom to top. A module name matches its entry or the longest dotted prefix listed.
 LAYERS: List[Tuple[str, List[str]]] = [
     ("bottom: data, errors, small utilities", [
-        "_version", "_sentinel", "_lazy", "_wire", "_fork", "_files", "_threads", "errors", "_values", "elicitation", "types", "_catalog", "_content", "handlers",
+        "_version", "_sentinel", "_lazy", "_wire", "_fork", "_files", "_threads", "errors", "_values", "elicitation", "_blocks", "types", "_catalog", "_content", "handlers",
         "retry", "redirects", "reconnect", "protocol", "modern", "cache", "_validation", "pins", "search", "_naming", "_tracing", "tracing",
         "extensions", "_ui"]),
     ("transports and auth", ["auth", "transports"]),
