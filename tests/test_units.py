@@ -49,6 +49,12 @@ def test_import_does_not_load_rare_content_types_or_feature_modules():
     assert isinstance(image, mcpclient.ImageContent) and isinstance(image, types.ImageContent)
     assert mcpclient.ResourceLink is types.ResourceLink and types.ResourceLink.__module__ == "mcpclient.types"
     assert "AudioContent" in dir(types)
+    import typing
+
+    from mcpclient.handlers import SamplingMessage
+
+    for cls in (ToolResult, types.PromptMessage, SamplingMessage):  # Content's members resolve once looked up
+        assert typing.get_args(typing.get_type_hints(cls)["content"])
 
 
 def test_rpc_error_subclass_by_code_and_tolerates_garbage():
