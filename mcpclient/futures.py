@@ -270,6 +270,18 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 raise  # the outcome itself (a task the server cancelled), not this future's cancel()
             raise self._cancelled_error() from exc
 
+    def _join(self) -> T:
+        """A blocking method's wait for its call (``result()``). A call an extension took over
+        is detached, not owned: an interrupt while waiting for it (``KeyboardInterrupt``) cancels
+        it, on the server too, before it goes on up, as an owned call's wait does (``_drive``)."""
+        if self._owned:
+            return self.result()
+        try:
+            return self.result()
+        except BaseException:
+            self.cancel()  # (nothing happens once it is done: then this is its outcome)
+            raise
+
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
         if self._owned:
             raise RuntimeError("a blocking call's future is waited for with result() only")

@@ -271,3 +271,60 @@ def test_2025_tasks_still_work_with_the_extension_declared():
         assert job.result_future(LONG).result(LONG).text == "job done after 2 steps"
         resumed = client.task(job.task_id)  # the server has 2025-11-25 tasks, not the extension
         assert resumed.protocol == "2025-11-25" and resumed.status().status == "completed"
+
+
+@contextlib.contextmanager
+def sigint_to_main_thread() -> Iterator[Any]:
+    """``interrupt()`` sends a real SIGINT to the main thread (the test's: signals go there), whose
+    default handler raises ``KeyboardInterrupt`` in the blocking call it is in."""
+    main = threading.main_thread().ident
+    assert threading.get_ident() == main  # (signals go to the main thread)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield lambda: signal.pthread_kill(main, signal.SIGINT)  # type: ignore[arg-type]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_in_a_blocking_call_cancels_its_task():
+    # Ctrl-C while call_tool waits for a task: KeyboardInterrupt goes on up, and the task is
+    # cancelled on the server (tasks/cancel, once; never notifications/cancelled), as an
+    # interrupted ordinary call is (notifications/cancelled). The interrupt comes from the input
+    # request's handler: the task certainly exists then; the handler answers only afterwards.
+    interrupted, answered = threading.Event(), threading.Event()
+
+    with sigint_to_main_thread() as interrupt:
+        def elicit(request):
+            interrupt()
+            interrupted.wait(LONG)
+            answered.set()
+            return ElicitationResult.accept({"n": 1})
+
+        with connect(elicitation_handler=elicit) as client:
+            with pytest.raises(KeyboardInterrupt):
+                client.call_tool("ext_ask", {"kind": "elicit"}, timeout=None)
+            interrupted.set()
+            assert answered.wait(LONG)
+            task_id = created_task(server_log(client))
+            assert client.task(task_id).wait(LONG).status == "cancelled"
+            log = server_log(client)
+            assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
+            assert entries(log, "tasks/update") == []  # the answer came after the call was given up
+
+
+def test_ctrl_c_before_the_server_answered_cancels_the_request():
+    # With the extension declared, a blocking call the server has not answered yet (here: one it
+    # runs inline, no task) is cancelled as any other: notifications/cancelled.
+    with sigint_to_main_thread() as interrupt:
+        fired = threading.Event()
+
+        def progress(done, total, message):
+            if not fired.is_set():
+                fired.set()
+                interrupt()
+
+        with connect() as client:
+            with pytest.raises(KeyboardInterrupt):
+                client.call_tool("slow", {"steps": 1000, "delay": 0.05}, on_progress=progress, timeout=None)
+            log = server_log(client)
+            assert log["cancelled_notifications"] == 1 and entries(log, "tasks/cancel") == []
