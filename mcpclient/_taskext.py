@@ -282,9 +282,31 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
 
     def cancel(self) -> bool:
         """Cancel the call: the ``tools/call`` in flight, or once it is a task, the task."""
-        cancelled = super().cancel()
+        first = self._first
+        if self._current is not first:
+            cancelled = super().cancel()
+        else:
+            cancelled = self._cancel_first(first)
         self._answered.set()
         return cancelled
+
+    def _cancel_first(self, first: CallFuture[Any]) -> bool:
+        """Cancel before the server's answer was handled. Still pending: ``notifications/cancelled``
+        (as ``CallFuture.cancel``). Answered already (the reply waits for a worker, or is being
+        handled): the answer is let through, so that a task it made is cancelled when it comes
+        (``_arrived`` / ``advance``): a cancelled ``first`` would drop it, and the task would run
+        on with nobody waiting for it."""
+        if not Future.cancel(self):
+            return False
+        try:
+            self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
+        except RuntimeError:  # cancelled (and notified) before
+            return True
+        if self._current is not first:  # the answer was a task, which the link just waited for
+            self._current.cancel()
+        elif self._session.abandon(first.request_id, "cancelled by the client"):
+            first.cancel()  # nothing will come for it now: end it (it sends nothing more)
+        return True
 
     def advance(self, value: Any) -> None:
         """Worker: as ``ChainedFuture``; a task that came after ``cancel()`` is cancelled too."""

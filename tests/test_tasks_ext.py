@@ -23,7 +23,7 @@ from mcpclient import (
 from mcpclient.extensions import TASKS
 from mcpclient.testing import server_command
 
-from conftest import LONG
+from conftest import LONG, wait_until
 
 EXT = server_command("--tasks-ext")
 
@@ -328,3 +328,26 @@ def test_ctrl_c_before_the_server_answered_cancels_the_request():
                 client.call_tool("slow", {"steps": 1000, "delay": 0.05}, on_progress=progress, timeout=None)
             log = server_log(client)
             assert log["cancelled_notifications"] == 1 and entries(log, "tasks/cancel") == []
+
+
+def test_a_call_cancelled_while_its_task_answer_waits_for_a_worker_cancels_the_task():
+    # The server answered the tools/call with a task, but the answer waits for the only worker
+    # (busy here); the call is cancelled meanwhile. A task made for a call nobody waits for any
+    # more must be cancelled on the server (tasks/cancel), not dropped with the answer.
+    gate = threading.Event()
+    with connect(max_workers=1) as client:
+        assert client.session._workers.try_submit("test: the only worker is busy", gate.wait, LONG)
+        future = client.call_tool_future("ext_forever")
+        rid = future.request_id
+        try:
+            assert wait_until(lambda: not client.session.is_pending(rid))  # answered, not handled yet
+            assert future.cancel() and future.cancelled()
+        finally:
+            gate.set()
+        with pytest.raises(RequestCancelled):
+            future.result(LONG)
+        task_id = created_task(server_log(client))
+        assert client.task(task_id).wait(LONG).status == "cancelled"
+        log = server_log(client)
+        assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
+        assert future.task is None
