@@ -134,9 +134,11 @@ class _TaskWait(Future):  # type: ignore[type-arg]
             return
         if payload is _TIMED_OUT:
             waited = time.monotonic() - self.started
-            if self._finish(None, RequestTimeout(f"tools/call: task {self.task_id} did not end in {waited:.3g} s"
-                                                 + ("; cancelled it on the server" if self.cancel_on_timeout else ""),
-                                                 method="tools/call")):
+            timed_out = RequestTimeout(f"tools/call: task {self.task_id} did not end in {waited:.3g} s"
+                                       + ("; cancelled it on the server" if self.cancel_on_timeout else ""),
+                                       method="tools/call")
+            timed_out.task_id = self.task_id  # type: ignore[attr-defined]
+            if self._finish(None, timed_out):
                 self._poller.release(self, cancel=self.cancel_on_timeout)
             return
         if isinstance(payload, BaseException):
