@@ -119,6 +119,7 @@ class _TaskWait(Future):  # type: ignore[type-arg]
         self.reset: Optional[float] = None
         self.hard = float("inf")
         self.deadline: Optional[float] = None
+        self._pid = _fork.pid  # made in a parent that forked: the task is the parent's (never cancelled here)
         self._poller = poller
         self._value = transform
         self._want_state = state  # (not _state: Future's own)
@@ -139,7 +140,7 @@ class _TaskWait(Future):  # type: ignore[type-arg]
                                        method="tools/call")
             timed_out.task_id = self.task_id  # type: ignore[attr-defined]
             if self._finish(None, timed_out):
-                self._poller.release(self, cancel=self.cancel_on_timeout)
+                self._poller.release(self, cancel=self.cancel_on_timeout and self._mine())
             return
         if isinstance(payload, BaseException):
             self._finish(None, payload)
@@ -173,16 +174,21 @@ class _TaskWait(Future):  # type: ignore[type-arg]
             raise RequestCancelled(f"the wait for task {self.task_id} was cancelled") from exc
 
     def cancel(self) -> bool:
-        """Cancel the wait, and the task on the server (``tasks/cancel``). False if it has
-        finished already."""
+        """Cancel the wait, and the task on the server (``tasks/cancel``; not in a forked child:
+        the task is the parent's). False if it has finished already."""
         if not super().cancel():
             return False
         try:
             self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
         except RuntimeError:  # cancelled (and notified) before
             return True
-        self._poller.release(self, cancel=True)
+        self._poller.release(self, cancel=self._mine())
         return True
+
+    def _mine(self) -> bool:
+        """Whether this process made the wait: a forked child that inherited it cancels it
+        locally only (its task is the parent's, which still follows it)."""
+        return self._pid == _fork.pid
 
     def __repr__(self) -> str:
         return f"<task wait {self.task_id!r} {'done' if self.done() else 'pending'}>"

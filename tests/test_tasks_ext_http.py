@@ -6,6 +6,10 @@ which settles a task without polling; and a task resumed by id from a second cli
 first closed (which cancels nothing)."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 from typing import Any, Dict, Iterator, List
 
@@ -102,3 +106,77 @@ def test_2026_without_listening_polls(started):
     with connect(server, extensions={TASKS: {"listen": False}}) as client:
         assert client.call_tool("ext_job", {"steps": 1, "delay": 0}).text == "job done after 1 steps"
     assert server.requests("subscriptions/listen") == [] and server.requests("tasks/get")
+
+
+FORK_SCRIPT = """
+import json, os, sys
+from mcpclient import Client, HTTPTransport, Reconnect
+from mcpclient.extensions import TASKS
+
+
+def in_child(body):
+    '''Fork; run body() in the child, send its result back through a pipe; return it.'''
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            try:
+                out = body()
+            except BaseException as exc:
+                out = {"error": repr(exc)}
+            os.write(w, json.dumps(out).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    os.waitpid(pid, 0)
+    return json.loads(b"".join(chunks) or b"null")
+
+
+client = Client(HTTPTransport(sys.argv[1]), timeout=20, reconnect=Reconnect(),
+                extensions={TASKS: {"default_poll_interval": 0.03}}).connect()
+future = client.call_tool_future("ext_forever", timeout=None)  # the parent's task, followed (polled)
+task_id = future.wait_task(20).task_id
+
+
+def child():
+    # A task of the child's own (its own connection: Reconnect), followed to its end: the
+    # parent's task is polled meanwhile only by the parent. Then the inherited future is
+    # cancelled: the parent's task is the parent's, nothing is sent for it.
+    text = client.call_tool("ext_job", {"steps": 3, "delay": 0.05}).text
+    cancelled = future.cancel()
+    client.call_tool("ext_job", {"steps": 0})  # (anything sent for the cancel went before this)
+    session = client.transport.session_id
+    client.close()
+    return {"text": text, "cancelled": cancelled, "session": session}
+
+
+out = in_child(child)
+state = client.task(task_id).status().status  # still running for the parent
+future.cancel()
+ended = client.task(task_id).wait(20).status
+client.close()
+print(json.dumps({"child": out, "task_id": task_id, "state": state, "ended": ended}), flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_neither_follows_nor_cancels_the_parents_tasks(started):
+    server = started(TaskExtHTTPServer(era="handshake"))
+    proc = subprocess.run([sys.executable, "-c", FORK_SCRIPT, server.url], capture_output=True, text=True,
+                          timeout=30, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.splitlines()[-1])
+    child, task_id = out["child"], out["task_id"]
+    assert child.get("text") == "job done after 3 steps" and child["cancelled"] is True, out
+    assert out["state"] == "working" and out["ended"] == "cancelled", out
+    by_child = [s.body for s in server.seen if s.headers.get("mcp-session-id") == child["session"]]
+    assert [b for b in by_child if isinstance(b, dict) and b.get("params", {}).get("taskId") == task_id] == []
+    assert len([b for b in bodies(server, "tasks/cancel") if b["params"]["taskId"] == task_id]) == 1
