@@ -172,10 +172,18 @@ class ExtensionToolTask(ToolTask):
         self._task = value
 
     def status(self, *, timeout: Any = DEFAULT) -> Task:
-        """The task's current state (``tasks/get``); new input requests in it are answered."""
+        """The task's current state (``tasks/get``); new input requests in it are answered: by
+        the wait that follows the task, if there is one (in the background), else here, with
+        the client's handlers and ``tasks/update``, before this returns (what a handler raises,
+        or the update's error, is raised; the request is answered again by the next call)."""
         state = Task.from_wire(self._poller.ctx.request("tasks/get", {"taskId": self.task_id}, timeout=timeout))
+        if state.task_id != self.task_id:
+            raise ProtocolError(f"tasks/get {self.task_id}: the answer is about task {state.task_id!r:.80}")
         self._task = state
-        self._poller.update(state, keep_early=False, polled=True)
+        if self._poller.follows(self.task_id):
+            self._poller.update(state, keep_early=False, polled=True)
+        else:
+            self._poller.answer_unfollowed(state, timeout)
         return state
 
     def result(self, timeout: Optional[float] = None) -> ToolResult:

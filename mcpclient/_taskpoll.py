@@ -277,6 +277,11 @@ class _Poller:
             self._seen.popitem(last=False)
         return seen
 
+    def follows(self, task_id: str) -> bool:
+        """Whether a wait follows ``task_id`` here (then it answers the task's input requests)."""
+        with self._cond:
+            return task_id in self._followed
+
     def latest(self, task_id: str) -> Optional[Task]:
         """The last state seen of a followed task, or None."""
         with self._cond:
@@ -506,18 +511,46 @@ class _Poller:
 
     # --- input requests (worker thread of the input lane) --------------------------------------------
 
-    def _answer(self, task_id: str, requests: Raw) -> None:
+    def _responses(self, task_id: str, requests: Raw) -> Raw:
+        """The client's answers to a task's input requests (its own handlers), by key; raises
+        what a handler raised, or ``ProtocolError`` for a request it cannot serve."""
         answers: Raw = {}
+        for key, request in requests.items():
+            if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+                raise ProtocolError(f"task {task_id}: input request {key!r:.50} has no method")
+            inner = request.get("params") if isinstance(request.get("params"), dict) else {}
+            try:
+                answers[key] = self.ctx.answer(request["method"], inner)
+            except MethodNotFound:
+                raise ProtocolError(f"task {task_id}: the server asked for {request['method']}, which this "
+                                    "client did not declare (configure its handler)") from None
+        return answers
+
+    def answer_unfollowed(self, task: Task, timeout: Any) -> None:
+        """``ToolTask.status()`` of a task nobody follows: answer its new input requests here
+        (on the caller's thread), with ``tasks/update``, before returning. Each key is answered
+        once for the task (the keys a follower answers are shared); a key whose answer failed
+        is not kept as answered, and the error is raised."""
+        if task.status != "input_required" or not isinstance(task.input_requests, dict):
+            return
+        with self._cond:
+            followed = self._followed.get(task.task_id)
+            seen = followed.seen if followed is not None else self._keys(task.task_id)
+            new = {k: v for k, v in task.input_requests.items() if k not in seen}
+            seen.update(new)
+        if not new:
+            return
         try:
-            for key, request in requests.items():
-                if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-                    raise ProtocolError(f"task {task_id}: input request {key!r:.50} has no method")
-                inner = request.get("params") if isinstance(request.get("params"), dict) else {}
-                try:
-                    answers[key] = self.ctx.answer(request["method"], inner)
-                except MethodNotFound:
-                    raise ProtocolError(f"task {task_id}: the server asked for {request['method']}, which this "
-                                        "client did not declare (configure its handler)") from None
+            answers = self._responses(task.task_id, new)
+            self.ctx.request("tasks/update", {"taskId": task.task_id, "inputResponses": answers}, timeout=timeout)
+        except BaseException:
+            with self._cond:
+                seen.difference_update(new)  # not answered: a later status() or wait tries again
+            raise
+
+    def _answer(self, task_id: str, requests: Raw) -> None:
+        try:
+            answers = self._responses(task_id, requests)
         except BaseException as exc:  # the call fails, and the task is cancelled (nobody will answer it)
             self.fail(task_id, exc, cancel=True)
             return

@@ -18,7 +18,7 @@ import pytest
 from mcpclient import Client, ElicitationResult, HTTPTransport
 from mcpclient.extensions import TASKS
 
-from conftest import LONG
+from conftest import LONG, wait_until
 from taskext_http import TaskExtHTTPServer
 
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -85,6 +85,49 @@ def test_a_resumed_task_from_a_second_client(server):
     with connect(server) as second:
         assert second.task(task_id).result(timeout=LONG).text == "job done after 10 steps"
         assert second.task(task_id).status().status == "completed"
+
+
+@pytest.mark.parametrize("era", ["handshake", "2026"])
+def test_status_of_a_task_nobody_follows_answers_its_input_requests(started, era):
+    # A task resumed by id (its first client closed before it asked anything) is not followed:
+    # status() answers its input requests itself (tasks/update) before it returns, each key
+    # once; a handler's error is raised and the key is answered by a later status().
+    server = started(TaskExtHTTPServer(era=era, poll_interval_ms=60000))  # (the first client never polls)
+    first = connect(server, extensions={TASKS: {"listen": False}}).connect()
+    try:
+        future = first.call_tool_future("ext_ask", {"kind": "elicit"}, timeout=None)
+        task = future.wait_task(LONG)
+        assert task is not None
+        task_id = task.task_id
+    finally:
+        first.close()
+    calls: List[Dict[str, Any]] = []
+
+    def elicit(request):
+        calls.append(request.requested_schema)
+        if len(calls) == 1:
+            raise ValueError("nobody at the keyboard yet")
+        return ElicitationResult.accept({"n": 5})
+
+    def updates() -> List[Dict[str, Any]]:
+        return [b for b in bodies(server, "tasks/update") if b["params"]["taskId"] == task_id]
+
+    with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, elicitation_handler=elicit) as second:
+        handle = second.task(task_id)
+
+        def asked() -> bool:
+            try:
+                return handle.status().status != "working"  # (until the task asks)
+            except ValueError:
+                return True
+
+        assert wait_until(asked) and len(calls) == 1 and updates() == []  # the handler failed: nothing sent
+        assert handle.status().status == "input_required" and len(calls) == 2  # answered now
+        assert [u["params"]["inputResponses"] for u in updates()] == [{"q1": {"action": "accept", "content": {"n": 5}}}]
+        handle.status()  # the server still lists q1 once (a stale snapshot): not answered again
+        assert handle.result(timeout=LONG).text == "answer " + json.dumps({"action": "accept", "content": {"n": 5}},
+                                                                           sort_keys=True)
+        assert len(calls) == 2 and len(updates()) == 1
 
 
 def test_2026_listen_settles_a_task_without_polling(started):
