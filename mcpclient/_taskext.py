@@ -20,7 +20,7 @@ from concurrent.futures import Future
 from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional
 
 from ._sentinel import DEFAULT
-from ._taskpoll import _created, _Poller, _TaskWait
+from ._taskpoll import STATUSES, _Poller, _TaskWait, checked
 from .errors import CapabilityError, ClientClosedError, ProtocolError
 from .extensions import TASKS, Extension
 from .futures import CallFuture, ChainedFuture
@@ -108,7 +108,8 @@ class TasksExtension(Extension):
         timeout, then cancels it: ``tasks/cancel``)."""
         if kind != "task" or method != "tools/call":
             raise ProtocolError(f"{method}: resultType {kind!r} is not allowed here")
-        return self.poller(ctx).wait(_created(raw))
+        poller = self.poller(ctx)
+        return poller.wait(poller.created(raw))
 
     def call_future(self, ctx: Any, call: Callable[..., CallFuture[Any]], method: str, params: Dict[str, Any],
                     transform: Callable[[Any], Any], **options: Any) -> Optional[CallFuture[Any]]:
@@ -140,6 +141,9 @@ class TasksExtension(Extension):
             task = Task.from_wire(params)
         except ProtocolError as exc:
             log.debug("ignored a malformed notifications/tasks: %s", exc)
+            return
+        if task.status not in STATUSES:  # (polling goes on: a later state decides)
+            log.debug("ignored notifications/tasks with an unknown status %r", task.status[:40])
             return
         poller.update(task)
 
@@ -176,9 +180,8 @@ class ExtensionToolTask(ToolTask):
         the wait that follows the task, if there is one (in the background), else here, with
         the client's handlers and ``tasks/update``, before this returns (what a handler raises,
         or the update's error, is raised; the request is answered again by the next call)."""
-        state = Task.from_wire(self._poller.ctx.request("tasks/get", {"taskId": self.task_id}, timeout=timeout))
-        if state.task_id != self.task_id:
-            raise ProtocolError(f"tasks/get {self.task_id}: the answer is about task {state.task_id!r:.80}")
+        state = checked(Task.from_wire(self._poller.ctx.request("tasks/get", {"taskId": self.task_id}, timeout=timeout)),
+                        f"tasks/get {self.task_id}", self.task_id)
         self._task = state
         if self._poller.follows(self.task_id):
             self._poller.update(state, keep_early=False, polled=True)
@@ -270,7 +273,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
             return self._tool(raw)
         first = self._first
         poller = self._ext.poller()
-        task = _created(raw)
+        task = poller.created(raw)
         wait = poller.wait(task, deadline=first.deadline() if first.timeout is not None else None)  # one for all
         if first.reset_on_progress and first.timeout is not None:
             wait.reset, wait.hard = first.timeout, first.hard

@@ -53,11 +53,25 @@ _CLOSE_WAIT = 2.0  # seconds close() gives the poller and a running input handle
 _POLLERS = itertools.count(1)  # numbers the pollers' threads
 
 
+#: What a task's ``status`` may be (anything else is out of shape: ``ProtocolError``).
+STATUSES = frozenset(("working", "input_required", "completed", "failed", "cancelled"))
+
+
+def checked(task: Task, what: str, task_id: Optional[str] = None) -> Task:
+    """``task`` (a state from the server, ``what``), if its status is one of the extension's
+    (and, with ``task_id``, it is about that task); else ``ProtocolError``."""
+    if task_id is not None and task.task_id != task_id:
+        raise ProtocolError(f"{what}: the answer is about task {task.task_id!r:.80}")
+    if task.status not in STATUSES:
+        raise ProtocolError(f"{what}: task {task.task_id!r:.80} has an unknown status {task.status!r:.40}")
+    return task
+
+
 def _created(raw: Any) -> Task:
     """The ``CreateTaskResult`` of a ``tools/call``; ``ProtocolError`` if it is not one."""
     if not isinstance(raw, dict):
         raise ProtocolError("tools/call answered resultType 'task' without an object")
-    return Task.from_wire(raw)
+    return checked(Task.from_wire(raw), "tools/call")
 
 
 def outcome(task: Task) -> Raw:
@@ -301,6 +315,17 @@ class _Poller:
         if cancel:
             self.send_cancel(waiter.task_id)
 
+    def created(self, raw: Any) -> Task:
+        """The task a ``tools/call`` answer (``resultType: "task"``) made; ``ProtocolError`` if
+        the answer is out of shape, and then a task it names is cancelled (nobody follows it)."""
+        try:
+            return _created(raw)
+        except ProtocolError:
+            task_id = raw.get("taskId") if isinstance(raw, dict) else None
+            if isinstance(task_id, str) and task_id:
+                self.send_cancel(task_id)
+            raise
+
     def send_cancel(self, task_id: str) -> None:
         """``tasks/cancel`` (best effort, not waited for: an empty ack)."""
         try:
@@ -364,12 +389,14 @@ class _Poller:
             if not self.submit(f"input for task {task.task_id}", self._answer, task.task_id, new):
                 self.fail(task.task_id, ClientClosedError("the client is closing"), cancel=False)
 
-    def fail(self, task_id: str, error: BaseException, cancel: bool) -> None:
-        """End every wait for ``task_id`` with ``error``; ``cancel``: also ``tasks/cancel`` it."""
+    def fail(self, task_id: str, error: BaseException, cancel: bool, cancel_calls: bool = False) -> None:
+        """End every wait for ``task_id`` with ``error``; ``cancel``: also ``tasks/cancel`` it;
+        ``cancel_calls``: only if a tool call waited for it (a handle's wait only follows)."""
         with self._cond:
             followed = self._followed.pop(task_id, None)
             waiters = followed.waiters if followed is not None else []
             self._cond.notify()
+        cancel = cancel or (cancel_calls and any(w.cancel_on_timeout and w._mine() for w in waiters))
         if isinstance(error, MCPError) and not hasattr(error, "task_id"):
             error.task_id = task_id  # type: ignore[attr-defined]
         for waiter in waiters:
@@ -488,9 +515,7 @@ class _Poller:
             error = RequestCancelled("tasks/get was cancelled") if done.cancelled() else done.exception()
             if error is None:
                 try:
-                    task = Task.from_wire(done.result())
-                    if task.task_id != task_id:
-                        raise ProtocolError(f"tasks/get {task_id}: the answer is about task {task.task_id!r:.80}")
+                    task = checked(Task.from_wire(done.result()), f"tasks/get {task_id}", task_id)
                 except ProtocolError as exc:
                     error = exc
         with self._cond:
@@ -506,8 +531,8 @@ class _Poller:
                 followed = self._followed.get(task_id)
                 if followed is not None:
                     self._schedule(followed, self._interval(followed.task))
-        elif error is not None:
-            self.fail(task_id, error, cancel=False)
+        elif error is not None:  # (out of shape: a call that waits for the task gives up on it)
+            self.fail(task_id, error, cancel=False, cancel_calls=isinstance(error, ProtocolError))
 
     # --- input requests (worker thread of the input lane) --------------------------------------------
 

@@ -361,3 +361,67 @@ def test_a_call_cancelled_while_its_task_answer_waits_for_a_worker_cancels_the_t
         log = server_log(client)
         assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
         assert future.task is None
+
+
+# --- a server that answers out of shape: a typed error for the waiting call, never a hang --------
+
+def task_fields(task_id: str = "t-1", status: str = "working", **more: Any) -> Dict[str, Any]:
+    return {"taskId": task_id, "status": status, "createdAt": "2026-12-01T23:00:00.000Z",
+            "lastUpdatedAt": "2026-12-01T23:00:00.000Z", "ttlMs": None, "pollIntervalMs": 10, **more}
+
+
+def scripted_tasks(started, created: Any, polled: Any):
+    """A scripted server of the extension: ``tools/call`` answers ``created``, ``tasks/get``
+    ``polled``; ``tasks/cancel`` is acknowledged."""
+    from helpers import ScriptedServer
+
+    def handle(method, params):
+        if method == "tools/call":
+            return created
+        if method == "tasks/get":
+            return polled
+        return {"resultType": "complete"}
+
+    return started(ScriptedServer(handle, capabilities={"tools": {}, "extensions": {TASKS: {}}}))
+
+
+def cancels(server) -> List[Any]:
+    return [m["params"]["taskId"] for m in server.received if m.get("method") == "tasks/cancel"]
+
+
+BAD_STATES = {
+    "not an object": [1, 2],
+    "no status": {"resultType": "complete", "taskId": "t-1"},
+    "status unknown": {"resultType": "complete", **task_fields(status="unknown")},
+    "status pending": {"resultType": "complete", **task_fields(status="pending")},
+    "another task": {"resultType": "complete", **task_fields("t-2", "completed", result={"content": []})},
+    "completed without result": {"resultType": "complete", **task_fields(status="completed")},
+    "failed without error object": {"resultType": "complete", **task_fields(status="failed", error="it broke")},
+}
+
+
+@pytest.mark.parametrize("answer", list(BAD_STATES.values()), ids=list(BAD_STATES))
+def test_a_malformed_tasks_get_answer_fails_the_call_with_a_protocol_error(started, answer):
+    from mcpclient import ProtocolError
+
+    server = scripted_tasks(started, {"resultType": "task", **task_fields()}, answer)
+    with Client(server.transport, timeout=LONG, extensions=DECLARED) as client:
+        future = client.call_tool_future("job", timeout=None)  # (no deadline: a hang would stay one)
+        with pytest.raises(ProtocolError):
+            future.result(LONG)
+        if answer is BAD_STATES["completed without result"] or answer is BAD_STATES["failed without error object"]:
+            return  # (the task ended: nothing to cancel)
+        # The call gave up on a task it cannot follow: the task is cancelled.
+        assert server.wait_for(lambda m: m.get("method") == "tasks/cancel") is not None
+        assert cancels(server) == ["t-1"]
+
+
+def test_a_malformed_create_task_result_fails_the_call_and_cancels_the_task(started):
+    from mcpclient import ProtocolError
+
+    server = scripted_tasks(started, {"resultType": "task", **task_fields(status="pending")}, None)
+    with Client(server.transport, timeout=LONG, extensions=DECLARED) as client:
+        with pytest.raises(ProtocolError, match="pending"):
+            client.call_tool("job", timeout=None)
+        assert server.wait_for(lambda m: m.get("method") == "tasks/cancel") is not None
+        assert cancels(server) == ["t-1"]
