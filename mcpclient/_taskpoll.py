@@ -27,7 +27,7 @@ from . import _fork
 from ._threads import Lane
 from .errors import (ClientClosedError, MCPError, MethodNotFound, ProtocolError, RequestCancelled,
                      RequestTimeout, RPCError, TransportError)
-from .futures import CallFuture
+from .futures import CallFuture, _guarded
 from .tasks import Task
 from .types import Raw
 
@@ -177,6 +177,11 @@ class _TaskWait(Future):  # type: ignore[type-arg]
         except InvalidStateError:  # cancelled meanwhile
             return False
         return True
+
+    def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
+        """As ``Future``'s; a callback that raises (even ``SystemExit``) is logged, and the
+        others still run (as on a ``CallFuture``)."""
+        super().add_done_callback(_guarded(fn))
 
     def result(self, timeout: Optional[float] = None) -> Any:
         """The outcome (``RequestCancelled`` if cancelled, ``TimeoutError`` if not done in ``timeout``)."""

@@ -425,3 +425,25 @@ def test_a_malformed_create_task_result_fails_the_call_and_cancels_the_task(star
             client.call_tool("job", timeout=None)
         assert server.wait_for(lambda m: m.get("method") == "tasks/cancel") is not None
         assert cancels(server) == ["t-1"]
+
+
+def test_a_done_callback_that_raises_does_not_stop_the_others():
+    # A task wait's done-callbacks run on a worker of the poller: one that raises (SystemExit
+    # too) is logged, the next still runs, and the worker lives on.
+    ran = threading.Event()
+
+    def exits(_):
+        raise SystemExit("from a callback")
+
+    with connect() as client:
+        future = client.call_tool_future("ext_forever", timeout=None)
+        task = future.wait_task(LONG)
+        assert task is not None
+        waited = task.result_future()
+        waited.add_done_callback(exits)
+        waited.add_done_callback(lambda _: ran.set())
+        task.cancel()
+        assert ran.wait(LONG), "the callback after the raising one never ran"
+        with pytest.raises(RequestCancelled):
+            future.result(LONG)
+        assert client.call_tool("ext_job", {"steps": 1, "delay": 0}).text == "job done after 1 steps"
