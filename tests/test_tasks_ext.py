@@ -296,7 +296,8 @@ def sigint_to_main_thread() -> Iterator[Any]:
         signal.signal(signal.SIGINT, previous)
 
 
-def test_ctrl_c_in_a_blocking_call_cancels_its_task():
+@pytest.mark.parametrize("how", ["call_tool", "request"])
+def test_ctrl_c_in_a_blocking_call_cancels_its_task(how):
     # Ctrl-C while call_tool waits for a task: KeyboardInterrupt goes on up, and the task is
     # cancelled on the server (tasks/cancel, once; never notifications/cancelled), as an
     # interrupted ordinary call is (notifications/cancelled). The interrupt comes from the input
@@ -312,7 +313,10 @@ def test_ctrl_c_in_a_blocking_call_cancels_its_task():
 
         with connect(elicitation_handler=elicit) as client:
             with pytest.raises(KeyboardInterrupt):
-                client.call_tool("ext_ask", {"kind": "elicit"}, timeout=None)
+                if how == "call_tool":
+                    client.call_tool("ext_ask", {"kind": "elicit"}, timeout=None)
+                else:  # (the raw request waits for the task the extension resolves)
+                    client.request("tools/call", {"name": "ext_ask", "arguments": {"kind": "elicit"}}, timeout=None)
             interrupted.set()
             assert answered.wait(LONG)
             task_id = created_task(server_log(client))
