@@ -13,6 +13,7 @@ task ids stay resumable (``client.task(task_id)``, an ``ExtensionToolTask``).
 """
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -222,6 +223,14 @@ def _is_task(raw: Any) -> bool:
     return type(raw) is dict and raw.get("resultType") == "task"
 
 
+def _cancel_late_task(ext: "TasksExtension", reply: Dict[str, Any]) -> None:
+    """Worker: the answer to a ``tools/call`` given up before it came (timed out, cancelled):
+    a task it made is cancelled (nobody waits for it; ``notifications/cancelled`` crossed it)."""
+    raw = reply.get("result")
+    if _is_task(raw) and isinstance(raw.get("taskId"), str) and raw["taskId"]:
+        ext.poller().send_cancel(raw["taskId"])
+
+
 def _passthrough(raw: Any) -> Any:
     """The first link of a ``ToolCallFuture``: the raw result, a ``CreateTaskResult`` included
     (``claims``: the era hands it over unresolved, so no worker waits for the task)."""
@@ -254,6 +263,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
               transform: Callable[[Any], ToolResult], ext: "TasksExtension", **options: Any) -> "ToolCallFuture":
         """Send ``tools/call`` (``call``: the client's ``_call``) as a ``ToolCallFuture``."""
         first = call("tools/call", params, _passthrough, owned=False, **options)
+        first.on_late = functools.partial(_cancel_late_task, ext)
         return cls(first._session, first, transform, ext, params.get("name", ""))
 
     @property

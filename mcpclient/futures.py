@@ -126,6 +126,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     setup = False
     cancellable = True
     trace: Optional["CallTrace"] = None  # its span, when tracing is on (ended once, when the call ends)
+    #: ``(reply) -> None``, run on a worker for a reply that came after the call was given up
+    #: (timed out, cancelled): what the reply made on the server may need undoing (a task).
+    on_late: Optional[Callable[[Dict[str, Any]], Any]] = None
     _reply: Any = None  # owned: the reply that landed (or a _Final value), and
     _error: Optional[BaseException] = None  # the error that ended it
     _state = "PENDING"  # what repr() shows of an owned call (its Future state is never used)

@@ -451,3 +451,35 @@ def test_a_done_callback_that_raises_does_not_stop_the_others():
         with pytest.raises(RequestCancelled):
             future.result(LONG)
         assert client.call_tool("ext_job", {"steps": 1, "delay": 0}).text == "job done after 1 steps"
+
+
+@pytest.mark.parametrize("how", ["cancel", "timeout"])
+def test_a_task_answered_after_the_call_was_given_up_is_cancelled(started, how):
+    # The call is given up (cancelled, timed out: notifications/cancelled) while the server is
+    # making its task; the CreateTaskResult crosses the cancellation. A task nobody waits for
+    # must be cancelled: tasks/cancel when the late answer comes.
+    from helpers import ScriptedServer
+
+    asked, gate = threading.Event(), threading.Event()
+
+    def handle(method, params):
+        if method == "tools/call":
+            asked.set()
+            gate.wait(LONG)  # (the server is slow to answer)
+            return {"resultType": "task", **task_fields()}
+        return {"resultType": "complete"}
+
+    server = started(ScriptedServer(handle, capabilities={"tools": {}, "extensions": {TASKS: {}}}))
+    with Client(server.transport, timeout=LONG, extensions=DECLARED) as client:
+        future = client.call_tool_future("job", timeout=None if how == "cancel" else 0.3)
+        try:
+            assert asked.wait(LONG)
+            if how == "cancel":
+                assert future.cancel()
+            else:
+                assert isinstance(future.exception(LONG), RequestTimeout)
+        finally:
+            gate.set()
+        assert server.wait_for(lambda m: m.get("method") == "tasks/cancel") is not None
+        assert cancels(server) == ["t-1"]
+        assert [m for m in server.received if m.get("method") == "notifications/cancelled"]
