@@ -153,8 +153,9 @@ class _TaskWait(Future):  # type: ignore[type-arg]
                                        + ("; cancelled it on the server" if self.cancel_on_timeout else ""),
                                        method="tools/call")
             timed_out.task_id = self.task_id  # type: ignore[attr-defined]
-            if self._finish(None, timed_out):
-                self._poller.release(self, cancel=self.cancel_on_timeout and self._mine())
+            self._poller.release(self, cancel=False)  # first: whoever sees the timeout sees the task let go
+            if self._finish(None, timed_out) and self.cancel_on_timeout and self._mine():
+                self._poller.send_cancel(self.task_id)
             return
         if isinstance(payload, BaseException):
             self._finish(None, payload)
@@ -585,8 +586,11 @@ class _Poller:
             self.fail(task_id, exc, cancel=True)
             return
         with self._cond:
-            if task_id not in self._followed:
-                return  # ended or abandoned meanwhile
+            if task_id not in self._followed:  # ended or given up meanwhile: not sent, so not answered
+                seen = self._seen.get(task_id)
+                if seen is not None:
+                    seen.difference_update(answers)  # (a later wait or status() asks again)
+                return
         try:
             future = self.ctx.request_future("tasks/update", {"taskId": task_id, "inputResponses": answers})
         except BaseException as exc:

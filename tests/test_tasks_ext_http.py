@@ -10,12 +10,13 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from mcpclient import Client, ElicitationResult, HTTPTransport
+from mcpclient import Client, ElicitationResult, HTTPTransport, RequestTimeout
 from mcpclient.extensions import TASKS
 
 from conftest import LONG, wait_until
@@ -128,6 +129,42 @@ def test_status_of_a_task_nobody_follows_answers_its_input_requests(started, era
         assert handle.result(timeout=LONG).text == "answer " + json.dumps({"action": "accept", "content": {"n": 5}},
                                                                            sort_keys=True)
         assert len(calls) == 2 and len(updates()) == 1
+
+
+def test_an_answer_given_after_its_wait_ended_is_asked_for_again(started):
+    # The handle's wait times out while the client's handler is answering; the answer is not
+    # sent (nobody follows the task any more). The next wait must ask again, not count the key
+    # as answered (the task would wait for it for ever).
+    server = started(TaskExtHTTPServer(era="handshake", poll_interval_ms=60000))
+    first = connect(server).connect()
+    try:
+        task = first.call_tool_future("ext_ask", {"kind": "elicit"}, timeout=None).wait_task(LONG)
+        assert task is not None
+    finally:
+        first.close()
+    calls, in_handler, released = [], threading.Event(), threading.Event()
+
+    def elicit(request):
+        calls.append(request)
+        if len(calls) == 1:
+            in_handler.set()
+            released.wait(LONG)
+        return ElicitationResult.accept({"n": len(calls)})
+
+    with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, elicitation_handler=elicit) as second:
+        handle = second.task(task.task_id)
+        waited = handle.result_future(timeout=0.5)
+        try:
+            assert in_handler.wait(LONG)
+            with pytest.raises(RequestTimeout):
+                waited.result(LONG)
+        finally:
+            released.set()
+        # (the answer is dropped by the worker that ran the handler: the key is no longer counted)
+        assert wait_until(lambda: "q1" not in handle._poller._seen.get(task.task_id, {"q1"}))
+        assert handle.result(timeout=LONG).text == "answer " + json.dumps({"action": "accept", "content": {"n": 2}},
+                                                                           sort_keys=True)
+        assert len(calls) == 2
 
 
 def test_2026_listen_settles_a_task_without_polling(started):
