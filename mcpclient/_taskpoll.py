@@ -46,7 +46,7 @@ __all__ = ["outcome"]
 log = logging.getLogger("mcpclient")
 
 _EARLY_KEPT = 64  # pushed states of tasks not followed yet (the reply creating them may still be queued)
-_WORKERS = 4  # threads answering input requests (a handler may wait for a person) and settling waits
+_WORKERS = 4  # threads of each lane: settling waits; answering input requests (a handler may wait for a person)
 _TIMED_OUT = object()
 _KEYS_KEPT = 1024  # tasks whose answered input keys are remembered
 _CLOSE_WAIT = 2.0  # seconds close() gives the poller and a running input handler to stop
@@ -230,9 +230,10 @@ class _Followed:
 class _Poller:
     """Follows the client's tasks: one thread (``mcpclient-tasks-<k>``, started when a task is to
     be followed, ended when none is left, joined by ``close``) sends each ``tasks/get`` when due
-    and enforces the waits' deadlines; input requests are answered, and waits settled, on the
-    workers of ``mcpclient-tasks-<k>-work``; replies on the client's workers. Nothing here holds
-    the lock across a request or a callback."""
+    and enforces the waits' deadlines; waits are settled on the workers of
+    ``mcpclient-tasks-<k>-work``, input requests answered on those of ``mcpclient-tasks-<k>-input``
+    (a handler waiting for a person holds up no outcome); replies on the client's workers.
+    Nothing here holds the lock across a request or a callback."""
 
     def __init__(self, ext: PollOptions, ctx: Any) -> None:
         self._ext = ext
@@ -249,7 +250,7 @@ class _Poller:
         self._listen: Optional[CallFuture] = None  # 2026: the subscriptions/listen carrying our task ids
         self._listened: FrozenSet[str] = frozenset()
         self._listen_failed = False
-        self._lane: Optional[Lane] = None
+        self._lanes: Dict[str, Lane] = {}  # "work": outcomes; "input": input requests' handlers
         self._deadlines: List[Tuple[float, int, _TaskWait]] = []
         self._name = str(next(_POLLERS))
         _fork.in_child(functools.partial(_forked, weakref.ref(self)))
@@ -260,7 +261,7 @@ class _Poller:
         self._cond = threading.Condition(threading.Lock())
         self._followed, self._heap, self._deadlines = {}, [], []
         self._early.clear()
-        self._thread, self._lane, self._listen, self._listened = None, None, None, frozenset()
+        self._thread, self._lanes, self._listen, self._listened = None, {}, None, frozenset()
 
     # --- following --------------------------------------------------------------------------------
 
@@ -392,7 +393,7 @@ class _Poller:
         for waiter in waiters:
             waiter.deliver(task)
         if not task.is_terminal and new:
-            if not self.submit(f"input for task {task.task_id}", self._answer, task.task_id, new):
+            if not self.submit(f"input for task {task.task_id}", self._answer, task.task_id, new, inputs=True):
                 self.fail(task.task_id, ClientClosedError("the client is closing"), cancel=False)
 
     def fail(self, task_id: str, error: BaseException, cancel: bool, cancel_calls: bool = False) -> None:
@@ -430,14 +431,17 @@ class _Poller:
             self._thread = threading.Thread(target=self._run, name=name, daemon=True)
             self._thread.start()
 
-    def submit(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
-        """Run ``fn(*args)`` on a worker of the poller's lane (False once closed)."""
+    def submit(self, label: str, fn: Callable[..., Any], *args: Any, inputs: bool = False) -> bool:
+        """Run ``fn(*args)`` on a worker of the poller's lane (False once closed); ``inputs``:
+        of the input lane instead, whose handlers may wait for a person (outcomes never wait
+        behind them)."""
         with self._cond:
             if self._closed:
                 return False
-            if self._lane is None:
-                self._lane = Lane(f"mcpclient-tasks-{self._name}-work", _WORKERS, -1)
-            lane = self._lane
+            role = "input" if inputs else "work"
+            lane = self._lanes.get(role)
+            if lane is None:
+                lane = self._lanes[role] = Lane(f"mcpclient-tasks-{self._name}-{role}", _WORKERS, -1)
         return lane.try_submit(label, fn, *args)
 
     def _watch(self, waiter: _TaskWait, deadline: float) -> None:
@@ -671,7 +675,7 @@ class _Poller:
             self._followed.clear()
             self._heap.clear()
             self._deadlines.clear()
-            thread, lane, listen = self._thread, self._lane, self._listen
+            thread, lanes, listen = self._thread, list(self._lanes.values()), self._listen
             self._listen = None
             self._cond.notify_all()
         for each in followed:
@@ -681,7 +685,7 @@ class _Poller:
         if listen is not None:
             listen.cancel()
         end = deadline if deadline is not None else time.monotonic() + _CLOSE_WAIT
-        if lane is not None:
+        for lane in lanes:
             lane.shutdown(end)
         if thread is not None and thread is not threading.current_thread():
             thread.join(max(0.0, end - time.monotonic()))

@@ -483,3 +483,26 @@ def test_a_task_answered_after_the_call_was_given_up_is_cancelled(started, how):
         assert server.wait_for(lambda m: m.get("method") == "tasks/cancel") is not None
         assert cancels(server) == ["t-1"]
         assert [m for m in server.received if m.get("method") == "notifications/cancelled"]
+
+
+def test_input_handlers_waiting_for_a_person_do_not_hold_up_other_tasks():
+    # Handlers answering input requests may wait for a person for long; other tasks' outcomes
+    # must still reach their callers meanwhile (they were queued behind the busy handlers).
+    busy, entered, gate = 6, threading.Semaphore(0), threading.Event()
+
+    def elicit(request):
+        entered.release()
+        gate.wait(LONG)
+        return ElicitationResult.decline()
+
+    with connect(elicitation_handler=elicit) as client:
+        asking = [client.call_tool_future("ext_ask", {"kind": "elicit"}, timeout=None) for _ in range(busy)]
+        try:
+            for _ in range(4):  # (as many handlers as there are workers for them, at least)
+                assert entered.acquire(timeout=LONG)
+            job = client.call_tool_future("ext_job", {"steps": 1, "delay": 0})
+            assert job.result(LONG).text == "job done after 1 steps"
+        finally:
+            gate.set()
+        for future in asking:
+            assert future.result(LONG).text.startswith("answer ")
