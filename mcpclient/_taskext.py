@@ -226,9 +226,10 @@ def _is_task(raw: Any) -> bool:
 def _cancel_late_task(ext: "TasksExtension", reply: Dict[str, Any]) -> None:
     """Worker: the answer to a ``tools/call`` given up before it came (timed out, cancelled):
     a task it made is cancelled (nobody waits for it; ``notifications/cancelled`` crossed it)."""
-    raw = reply.get("result")
-    if _is_task(raw) and isinstance(raw.get("taskId"), str) and raw["taskId"]:
-        ext.poller().send_cancel(raw["taskId"])
+    raw: Dict[str, Any] = reply.get("result")  # type: ignore[assignment]
+    task_id = raw.get("taskId") if _is_task(raw) else None
+    if isinstance(task_id, str) and task_id:
+        ext.poller().send_cancel(task_id)
 
 
 def _passthrough(raw: Any) -> Any:
@@ -303,31 +304,21 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
 
     def cancel(self) -> bool:
         """Cancel the call: the ``tools/call`` in flight, or once it is a task, the task."""
-        first = self._first
-        if self._current is not first:
-            cancelled = super().cancel()
-        else:
-            cancelled = self._cancel_first(first)
+        cancelled = super().cancel()
         self._answered.set()
         return cancelled
 
-    def _cancel_first(self, first: CallFuture[Any]) -> bool:
-        """Cancel before the server's answer was handled. Still pending: ``notifications/cancelled``
-        (as ``CallFuture.cancel``). Answered already (the reply waits for a worker, or is being
-        handled): the answer is let through, so that a task it made is cancelled when it comes
-        (``_arrived`` / ``advance``): a cancelled ``first`` would drop it, and the task would run
-        on with nobody waiting for it."""
-        if not Future.cancel(self):
-            return False
-        try:
-            self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
-        except RuntimeError:  # cancelled (and notified) before
-            return True
-        if self._current is not first:  # the answer was a task, which the link just waited for
+    def _cancel_current(self) -> None:
+        """Once a task: cancel it. Before the server's answer was handled: still pending,
+        ``notifications/cancelled`` (as ``CallFuture.cancel``); answered already (the reply
+        waits for a worker, or is being handled), the answer is let through, so that a task it
+        made is cancelled when it comes (``_arrived`` / ``advance``): a cancelled ``first``
+        would drop it, and the task would run on with nobody waiting for it."""
+        first = self._first
+        if self._current is not first:
             self._current.cancel()
         elif self._session.abandon(first.request_id, "cancelled by the client"):
             first.cancel()  # nothing will come for it now: end it (it sends nothing more)
-        return True
 
     def advance(self, value: Any) -> None:
         """Worker: as ``ChainedFuture``; a task that came after ``cancel()`` is cancelled too."""

@@ -419,5 +419,9 @@ class ChainedFuture(CallFuture[T]):
             self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
         except RuntimeError:  # cancelled (and notified) before
             return True
-        self._current.cancel()
+        self._cancel_current()
         return True
+
+    def _cancel_current(self) -> None:
+        """``cancel()``: stop the link in flight (a subclass may do more)."""
+        self._current.cancel()

@@ -533,12 +533,12 @@ class Session:
 
     def _unmatched(self, rid: Any, msg: Dict[str, Any]) -> None:
         with self._lock:
-            on_late = self._abandoned.pop(rid, _NO_RESULT) if type(rid) is int else _NO_RESULT
+            on_late: object = self._abandoned.pop(rid, _NO_RESULT) if type(rid) is int else _NO_RESULT
             late = self._closing or on_late is not _NO_RESULT
         if late:
             self.late_replies += 1
             log.debug("dropped a late reply to abandoned request %s", rid)
-            if on_late is not None and on_late is not _NO_RESULT:  # (on a worker: never the reader)
+            if callable(on_late):  # (on a worker: never the reader)
                 self._workers.try_submit("late reply", on_late, msg)
         elif rid is None and "error" in msg:
             log.warning("server reported an error not tied to a request: %.300s", format_message(msg["error"], 300))

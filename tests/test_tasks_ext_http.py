@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from typing import Any, Dict, Iterator, List
@@ -189,36 +190,8 @@ def test_2026_without_listening_polls(started):
 
 
 FORK_SCRIPT = """
-import json, os, sys
-from mcpclient import Client, HTTPTransport, Reconnect
+from mcpclient import HTTPTransport
 from mcpclient.extensions import TASKS
-
-
-def in_child(body):
-    '''Fork; run body() in the child, send its result back through a pipe; return it.'''
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            try:
-                out = body()
-            except BaseException as exc:
-                out = {"error": repr(exc)}
-            os.write(w, json.dumps(out).encode())
-        finally:
-            os._exit(0)
-    os.close(w)
-    chunks = []
-    while True:
-        chunk = os.read(r, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(r)
-    os.waitpid(pid, 0)
-    return json.loads(b"".join(chunks) or b"null")
-
 
 client = Client(HTTPTransport(sys.argv[1]), timeout=20, reconnect=Reconnect(),
                 extensions={TASKS: {"default_poll_interval": 0.03}}).connect()
@@ -250,7 +223,10 @@ print(json.dumps({"child": out, "task_id": task_id, "state": state, "ended": end
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_forked_child_neither_follows_nor_cancels_the_parents_tasks(started):
     server = started(TaskExtHTTPServer(era="handshake"))
-    proc = subprocess.run([sys.executable, "-c", FORK_SCRIPT, server.url], capture_output=True, text=True,
+    from test_fork import PRELUDE  # (in_child: fork, run a function in the child, get its result through a pipe)
+
+    script = textwrap.dedent(PRELUDE) + FORK_SCRIPT
+    proc = subprocess.run([sys.executable, "-c", script, server.url], capture_output=True, text=True,
                           timeout=30, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.splitlines()[-1])
