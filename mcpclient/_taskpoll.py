@@ -622,15 +622,16 @@ class _Poller:
         """Replace the listen (poller thread): none when nothing is followed."""
         with self._cond:
             old, self._listen, self._listened = self._listen, None, ids
-        if old is not None:
-            old.cancel()
-        if not ids:
-            return
         try:
+            if old is not None:
+                old.cancel()
+            if not ids:
+                return
             fresh = self.ctx.request_future("subscriptions/listen", {"notifications": {"taskIds": sorted(ids)}},
                                             timeout=None)
-        except MCPError as exc:
-            log.debug("cannot listen for task notifications (%s); polling only", exc)
+        except Exception as exc:  # (refused; and nothing unforeseen may end this thread: polling goes on)
+            log.log(logging.DEBUG if isinstance(exc, MCPError) else logging.WARNING,
+                    "cannot listen for task notifications (%r); polling only", exc)
             with self._cond:
                 self._listen_failed = True
             return

@@ -236,3 +236,22 @@ def test_a_forked_child_neither_follows_nor_cancels_the_parents_tasks(started):
     by_child = [s.body for s in server.seen if s.headers.get("mcp-session-id") == child["session"]]
     assert [b for b in by_child if isinstance(b, dict) and b.get("params", {}).get("taskId") == task_id] == []
     assert len([b for b in bodies(server, "tasks/cancel") if b["params"]["taskId"] == task_id]) == 1
+
+
+def test_a_listen_that_cannot_be_sent_leaves_polling_alive(started, monkeypatch):
+    # Whatever sending the 2026 listen raises must not end the poller's thread: the task is
+    # still polled to its end. (A fault no real server makes: the request raises unexpectedly.)
+    server = started(TaskExtHTTPServer(era="2026"))
+    with connect(server) as client:
+        poller = client._ext.extensions[TASKS].poller()
+        send = poller.ctx.request_future
+
+        def broken(method, *args, **kwargs):
+            if method == "subscriptions/listen":
+                raise RuntimeError("unforeseen")
+            return send(method, *args, **kwargs)
+
+        monkeypatch.setattr(poller.ctx, "request_future", broken)
+        future = client.call_tool_future("ext_job", {"steps": 2, "delay": 0.01})
+        assert future.result(LONG).text == "job done after 2 steps"
+    assert bodies(server, "subscriptions/listen") == [] and server.requests("tasks/get")
