@@ -194,7 +194,7 @@ class ExtensionToolTask(ToolTask):
         """Follow the task to its end and return the tool's result (``RequestTimeout`` after
         ``timeout`` seconds; the task goes on). ``failed`` raises ``RPCError``, ``cancelled``
         ``RequestCancelled``."""
-        return self.result_future(timeout).result()  # type: ignore[no-any-return]
+        return _waited(self._follow(timeout, self._transform, False))  # type: ignore[no-any-return]
 
     def result_future(self, timeout: Optional[float] = None) -> "Future[ToolResult]":  # type: ignore[override]
         """``result()``, returning at once; ``cancel()`` on it cancels the task on the server."""
@@ -207,7 +207,7 @@ class ExtensionToolTask(ToolTask):
 
     def wait(self, timeout: Optional[float] = None) -> Task:
         """Follow the task (input requests answered) until it is terminal; its state."""
-        return self._follow(timeout, None, True).result()  # type: ignore[no-any-return]
+        return _waited(self._follow(timeout, None, True))  # type: ignore[no-any-return]
 
     def _follow(self, timeout: Optional[float], transform: Optional[Callable[[Any], Any]], state: bool) -> _TaskWait:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -217,6 +217,16 @@ class ExtensionToolTask(ToolTask):
 
     def __repr__(self) -> str:
         return f"<ToolTask {self.name!r} {self.task_id!r} {self.task.status} (extension)>"
+
+
+def _waited(waiter: _TaskWait) -> Any:
+    """A handle's blocking wait: interrupted (``KeyboardInterrupt``), it lets the task go (no
+    more polling for it; the task goes on, as after the wait's timeout)."""
+    try:
+        return waiter.result()
+    except BaseException:
+        waiter.let_go()
+        raise
 
 
 def _is_task(raw: Any) -> bool:

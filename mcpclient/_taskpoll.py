@@ -205,6 +205,16 @@ class _TaskWait(Future):  # type: ignore[type-arg]
         self._poller.release(self, cancel=self._mine())
         return True
 
+    def let_go(self) -> None:
+        """Stop waiting, without cancelling the task (an interrupted handle wait); nothing
+        happens once it is done."""
+        if Future.cancel(self):
+            try:
+                self.set_running_or_notify_cancel()
+            except RuntimeError:  # cancelled (and notified) before
+                pass
+            self._poller.release(self, cancel=False)
+
     def _mine(self) -> bool:
         """Whether this process made the wait: a forked child that inherited it cancels it
         locally only (its task is the parent's, which still follows it)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -255,3 +256,41 @@ def test_a_listen_that_cannot_be_sent_leaves_polling_alive(started, monkeypatch)
         future = client.call_tool_future("ext_job", {"steps": 2, "delay": 0.01})
         assert future.result(LONG).text == "job done after 2 steps"
     assert bodies(server, "subscriptions/listen") == [] and server.requests("tasks/get")
+
+
+def test_ctrl_c_in_a_handles_wait_lets_the_task_go_without_cancelling_it(started):
+    # A handle's wait (client.task(id).result()) interrupted by Ctrl-C stops following the task
+    # (no more polling for nobody) and cancels nothing: the task is resumable, as after the
+    # wait's timeout.
+    server = started(TaskExtHTTPServer(era="handshake", poll_interval_ms=60000))
+    first = connect(server).connect()
+    try:
+        task = first.call_tool_future("ext_ask", {"kind": "elicit"}, timeout=None).wait_task(LONG)
+        assert task is not None
+    finally:
+        first.close()
+    main = threading.main_thread().ident
+    assert threading.get_ident() == main  # (signals go to the main thread)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    interrupted, calls = threading.Event(), []
+
+    def elicit(request):
+        calls.append(request)
+        if len(calls) == 1:
+            signal.pthread_kill(main, signal.SIGINT)  # type: ignore[arg-type]
+            interrupted.wait(LONG)
+        return ElicitationResult.decline()
+
+    try:
+        with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, elicitation_handler=elicit) as second:
+            handle = second.task(task.task_id)
+            with pytest.raises(KeyboardInterrupt):
+                handle.result(timeout=LONG)
+            interrupted.set()
+            assert not handle._poller.follows(task.task_id)
+            # (the first answer, given after the wait ended, was dropped: status() asks again)
+            assert wait_until(lambda: "q1" not in handle._poller._seen.get(task.task_id, {"q1"}))
+            assert handle.status().status == "input_required" and len(calls) == 2
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert server.requests("tasks/cancel") == []
