@@ -90,20 +90,25 @@ def test_a_resumed_task_from_a_second_client(server):
         assert second.task(task_id).status().status == "completed"
 
 
+def left_behind(server: TaskExtHTTPServer, tool: str, arguments: Dict[str, Any]) -> str:
+    """The id of a task of ``tool`` a first client started, then closed (nothing follows it now;
+    the first client never polled it: it neither listens nor had a poll due)."""
+    first = connect(server, extensions={TASKS: {"listen": False}}).connect()
+    try:
+        task = first.call_tool_future(tool, arguments, timeout=None).wait_task(LONG)
+        assert task is not None
+        return task.task_id
+    finally:
+        first.close()
+
+
 @pytest.mark.parametrize("era", ["handshake", "2026"])
 def test_status_of_a_task_nobody_follows_answers_its_input_requests(started, era):
     # A task resumed by id (its first client closed before it asked anything) is not followed:
     # status() answers its input requests itself (tasks/update) before it returns, each key
     # once; a handler's error is raised and the key is answered by a later status().
     server = started(TaskExtHTTPServer(era=era, poll_interval_ms=60000))  # (the first client never polls)
-    first = connect(server, extensions={TASKS: {"listen": False}}).connect()
-    try:
-        future = first.call_tool_future("ext_ask", {"kind": "elicit"}, timeout=None)
-        task = future.wait_task(LONG)
-        assert task is not None
-        task_id = task.task_id
-    finally:
-        first.close()
+    task_id = left_behind(server, "ext_ask", {"kind": "elicit"})
     calls: List[Dict[str, Any]] = []
 
     def elicit(request):
@@ -138,12 +143,7 @@ def test_an_answer_given_after_its_wait_ended_is_asked_for_again(started):
     # sent (nobody follows the task any more). The next wait must ask again, not count the key
     # as answered (the task would wait for it for ever).
     server = started(TaskExtHTTPServer(era="handshake", poll_interval_ms=60000))
-    first = connect(server).connect()
-    try:
-        task = first.call_tool_future("ext_ask", {"kind": "elicit"}, timeout=None).wait_task(LONG)
-        assert task is not None
-    finally:
-        first.close()
+    task_id = left_behind(server, "ext_ask", {"kind": "elicit"})
     calls, in_handler, released = [], threading.Event(), threading.Event()
 
     def elicit(request):
@@ -154,7 +154,7 @@ def test_an_answer_given_after_its_wait_ended_is_asked_for_again(started):
         return ElicitationResult.accept({"n": len(calls)})
 
     with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, elicitation_handler=elicit) as second:
-        handle = second.task(task.task_id)
+        handle = second.task(task_id)
         waited = handle.result_future(timeout=0.5)
         try:
             assert in_handler.wait(LONG)
@@ -163,7 +163,7 @@ def test_an_answer_given_after_its_wait_ended_is_asked_for_again(started):
         finally:
             released.set()
         # (the answer is dropped by the worker that ran the handler: the key is no longer counted)
-        assert wait_until(lambda: "q1" not in handle._poller._seen.get(task.task_id, {"q1"}))
+        assert wait_until(lambda: "q1" not in handle._poller._seen.get(task_id, {"q1"}))
         assert handle.result(timeout=LONG).text == "answer " + json.dumps({"action": "accept", "content": {"n": 2}},
                                                                            sort_keys=True)
         assert len(calls) == 2
@@ -263,12 +263,7 @@ def test_ctrl_c_in_a_handles_wait_lets_the_task_go_without_cancelling_it(started
     # (no more polling for nobody) and cancels nothing: the task is resumable, as after the
     # wait's timeout.
     server = started(TaskExtHTTPServer(era="handshake", poll_interval_ms=60000))
-    first = connect(server).connect()
-    try:
-        task = first.call_tool_future("ext_ask", {"kind": "elicit"}, timeout=None).wait_task(LONG)
-        assert task is not None
-    finally:
-        first.close()
+    task_id = left_behind(server, "ext_ask", {"kind": "elicit"})
     main = threading.main_thread().ident
     assert threading.get_ident() == main  # (signals go to the main thread)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -283,13 +278,13 @@ def test_ctrl_c_in_a_handles_wait_lets_the_task_go_without_cancelling_it(started
 
     try:
         with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, elicitation_handler=elicit) as second:
-            handle = second.task(task.task_id)
+            handle = second.task(task_id)
             with pytest.raises(KeyboardInterrupt):
                 handle.result(timeout=LONG)
             interrupted.set()
-            assert not handle._poller.follows(task.task_id)
+            assert not handle._poller.follows(task_id)
             # (the first answer, given after the wait ended, was dropped: status() asks again)
-            assert wait_until(lambda: "q1" not in handle._poller._seen.get(task.task_id, {"q1"}))
+            assert wait_until(lambda: "q1" not in handle._poller._seen.get(task_id, {"q1"}))
             assert handle.status().status == "input_required" and len(calls) == 2
     finally:
         signal.signal(signal.SIGINT, previous)
