@@ -13,6 +13,7 @@ task ids stay resumable (``client.task(task_id)``, an ``ExtensionToolTask``).
 """
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -20,7 +21,7 @@ from concurrent.futures import Future
 from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional
 
 from ._sentinel import DEFAULT
-from ._taskpoll import _created, _Poller, _TaskWait
+from ._taskpoll import STATUSES, _Poller, _TaskWait, checked
 from .errors import CapabilityError, ClientClosedError, ProtocolError
 from .extensions import TASKS, Extension
 from .futures import CallFuture, ChainedFuture
@@ -108,7 +109,8 @@ class TasksExtension(Extension):
         timeout, then cancels it: ``tasks/cancel``)."""
         if kind != "task" or method != "tools/call":
             raise ProtocolError(f"{method}: resultType {kind!r} is not allowed here")
-        return self.poller(ctx).wait(_created(raw))
+        poller = self.poller(ctx)
+        return poller.wait(poller.created(raw))
 
     def call_future(self, ctx: Any, call: Callable[..., CallFuture[Any]], method: str, params: Dict[str, Any],
                     transform: Callable[[Any], Any], **options: Any) -> Optional[CallFuture[Any]]:
@@ -141,6 +143,9 @@ class TasksExtension(Extension):
         except ProtocolError as exc:
             log.debug("ignored a malformed notifications/tasks: %s", exc)
             return
+        if task.status not in STATUSES:  # (polling goes on: a later state decides)
+            log.debug("ignored notifications/tasks with an unknown status %r", task.status[:40])
+            return
         poller.update(task)
 
     def _hinted(self, params: Dict[str, Any]) -> None:
@@ -172,17 +177,24 @@ class ExtensionToolTask(ToolTask):
         self._task = value
 
     def status(self, *, timeout: Any = DEFAULT) -> Task:
-        """The task's current state (``tasks/get``); new input requests in it are answered."""
-        state = Task.from_wire(self._poller.ctx.request("tasks/get", {"taskId": self.task_id}, timeout=timeout))
+        """The task's current state (``tasks/get``); new input requests in it are answered: by
+        the wait that follows the task, if there is one (in the background), else here, with
+        the client's handlers and ``tasks/update``, before this returns (what a handler raises,
+        or the update's error, is raised; the request is answered again by the next call)."""
+        state = checked(Task.from_wire(self._poller.ctx.request("tasks/get", {"taskId": self.task_id}, timeout=timeout)),
+                        f"tasks/get {self.task_id}", self.task_id)
         self._task = state
-        self._poller.update(state, keep_early=False, polled=True)
+        if self._poller.follows(self.task_id):
+            self._poller.update(state, keep_early=False, polled=True)
+        else:
+            self._poller.answer_unfollowed(state, timeout)
         return state
 
     def result(self, timeout: Optional[float] = None) -> ToolResult:
         """Follow the task to its end and return the tool's result (``RequestTimeout`` after
         ``timeout`` seconds; the task goes on). ``failed`` raises ``RPCError``, ``cancelled``
         ``RequestCancelled``."""
-        return self.result_future(timeout).result()  # type: ignore[no-any-return]
+        return _waited(self._follow(timeout, self._transform, False))  # type: ignore[no-any-return]
 
     def result_future(self, timeout: Optional[float] = None) -> "Future[ToolResult]":  # type: ignore[override]
         """``result()``, returning at once; ``cancel()`` on it cancels the task on the server."""
@@ -195,7 +207,7 @@ class ExtensionToolTask(ToolTask):
 
     def wait(self, timeout: Optional[float] = None) -> Task:
         """Follow the task (input requests answered) until it is terminal; its state."""
-        return self._follow(timeout, None, True).result()  # type: ignore[no-any-return]
+        return _waited(self._follow(timeout, None, True))  # type: ignore[no-any-return]
 
     def _follow(self, timeout: Optional[float], transform: Optional[Callable[[Any], Any]], state: bool) -> _TaskWait:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -207,8 +219,27 @@ class ExtensionToolTask(ToolTask):
         return f"<ToolTask {self.name!r} {self.task_id!r} {self.task.status} (extension)>"
 
 
+def _waited(waiter: _TaskWait) -> Any:
+    """A handle's blocking wait: interrupted (``KeyboardInterrupt``), it lets the task go (no
+    more polling for it; the task goes on, as after the wait's timeout)."""
+    try:
+        return waiter.result()
+    except BaseException:
+        waiter.let_go()
+        raise
+
+
 def _is_task(raw: Any) -> bool:
     return type(raw) is dict and raw.get("resultType") == "task"
+
+
+def _cancel_late_task(ext: "TasksExtension", reply: Dict[str, Any]) -> None:
+    """Worker: the answer to a ``tools/call`` given up before it came (timed out, cancelled):
+    a task it made is cancelled (nobody waits for it; ``notifications/cancelled`` crossed it)."""
+    raw: Dict[str, Any] = reply.get("result")  # type: ignore[assignment]
+    task_id = raw.get("taskId") if _is_task(raw) else None
+    if isinstance(task_id, str) and task_id:
+        ext.poller().send_cancel(task_id)
 
 
 def _passthrough(raw: Any) -> Any:
@@ -243,6 +274,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
               transform: Callable[[Any], ToolResult], ext: "TasksExtension", **options: Any) -> "ToolCallFuture":
         """Send ``tools/call`` (``call``: the client's ``_call``) as a ``ToolCallFuture``."""
         first = call("tools/call", params, _passthrough, owned=False, **options)
+        first.on_late = functools.partial(_cancel_late_task, ext)
         return cls(first._session, first, transform, ext, params.get("name", ""))
 
     @property
@@ -262,7 +294,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
             return self._tool(raw)
         first = self._first
         poller = self._ext.poller()
-        task = _created(raw)
+        task = poller.created(raw)
         wait = poller.wait(task, deadline=first.deadline() if first.timeout is not None else None)  # one for all
         if first.reset_on_progress and first.timeout is not None:
             wait.reset, wait.hard = first.timeout, first.hard
@@ -285,6 +317,18 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         cancelled = super().cancel()
         self._answered.set()
         return cancelled
+
+    def _cancel_current(self) -> None:
+        """Once a task: cancel it. Before the server's answer was handled: still pending,
+        ``notifications/cancelled`` (as ``CallFuture.cancel``); answered already (the reply
+        waits for a worker, or is being handled), the answer is let through, so that a task it
+        made is cancelled when it comes (``_arrived`` / ``advance``): a cancelled ``first``
+        would drop it, and the task would run on with nobody waiting for it."""
+        first = self._first
+        if self._current is not first:
+            self._current.cancel()
+        elif self._session.abandon(first.request_id, "cancelled by the client"):
+            first.cancel()  # nothing will come for it now: end it (it sends nothing more)
 
     def advance(self, value: Any) -> None:
         """Worker: as ``ChainedFuture``; a task that came after ``cancel()`` is cancelled too."""

@@ -27,7 +27,7 @@ from . import _fork
 from ._threads import Lane
 from .errors import (ClientClosedError, MCPError, MethodNotFound, ProtocolError, RequestCancelled,
                      RequestTimeout, RPCError, TransportError)
-from .futures import CallFuture
+from .futures import CallFuture, _guarded
 from .tasks import Task
 from .types import Raw
 
@@ -46,18 +46,32 @@ __all__ = ["outcome"]
 log = logging.getLogger("mcpclient")
 
 _EARLY_KEPT = 64  # pushed states of tasks not followed yet (the reply creating them may still be queued)
-_WORKERS = 4  # threads answering input requests (a handler may wait for a person) and settling waits
+_WORKERS = 4  # threads of each lane: settling waits; answering input requests (a handler may wait for a person)
 _TIMED_OUT = object()
 _KEYS_KEPT = 1024  # tasks whose answered input keys are remembered
 _CLOSE_WAIT = 2.0  # seconds close() gives the poller and a running input handler to stop
 _POLLERS = itertools.count(1)  # numbers the pollers' threads
 
 
+#: What a task's ``status`` may be (anything else is out of shape: ``ProtocolError``).
+STATUSES = frozenset(("working", "input_required", "completed", "failed", "cancelled"))
+
+
+def checked(task: Task, what: str, task_id: Optional[str] = None) -> Task:
+    """``task`` (a state from the server, ``what``), if its status is one of the extension's
+    (and, with ``task_id``, it is about that task); else ``ProtocolError``."""
+    if task_id is not None and task.task_id != task_id:
+        raise ProtocolError(f"{what}: the answer is about task {task.task_id!r:.80}")
+    if task.status not in STATUSES:
+        raise ProtocolError(f"{what}: task {task.task_id!r:.80} has an unknown status {task.status!r:.40}")
+    return task
+
+
 def _created(raw: Any) -> Task:
     """The ``CreateTaskResult`` of a ``tools/call``; ``ProtocolError`` if it is not one."""
     if not isinstance(raw, dict):
         raise ProtocolError("tools/call answered resultType 'task' without an object")
-    return Task.from_wire(raw)
+    return checked(Task.from_wire(raw), "tools/call")
 
 
 def outcome(task: Task) -> Raw:
@@ -119,6 +133,7 @@ class _TaskWait(Future):  # type: ignore[type-arg]
         self.reset: Optional[float] = None
         self.hard = float("inf")
         self.deadline: Optional[float] = None
+        self._pid = _fork.pid  # made in a parent that forked: the task is the parent's (never cancelled here)
         self._poller = poller
         self._value = transform
         self._want_state = state  # (not _state: Future's own)
@@ -134,10 +149,13 @@ class _TaskWait(Future):  # type: ignore[type-arg]
             return
         if payload is _TIMED_OUT:
             waited = time.monotonic() - self.started
-            if self._finish(None, RequestTimeout(f"tools/call: task {self.task_id} did not end in {waited:.3g} s"
-                                                 + ("; cancelled it on the server" if self.cancel_on_timeout else ""),
-                                                 method="tools/call")):
-                self._poller.release(self, cancel=self.cancel_on_timeout)
+            timed_out = RequestTimeout(f"tools/call: task {self.task_id} did not end in {waited:.3g} s"
+                                       + ("; cancelled it on the server" if self.cancel_on_timeout else ""),
+                                       method="tools/call")
+            timed_out.task_id = self.task_id  # type: ignore[attr-defined]
+            self._poller.release(self, cancel=False)  # first: whoever sees the timeout sees the task let go
+            if self._finish(None, timed_out) and self.cancel_on_timeout and self._mine():
+                self._poller.send_cancel(self.task_id)
             return
         if isinstance(payload, BaseException):
             self._finish(None, payload)
@@ -161,6 +179,11 @@ class _TaskWait(Future):  # type: ignore[type-arg]
             return False
         return True
 
+    def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
+        """As ``Future``'s; a callback that raises (even ``SystemExit``) is logged, and the
+        others still run (as on a ``CallFuture``)."""
+        super().add_done_callback(_guarded(fn))
+
     def result(self, timeout: Optional[float] = None) -> Any:
         """The outcome (``RequestCancelled`` if cancelled, ``TimeoutError`` if not done in ``timeout``)."""
         try:
@@ -171,16 +194,31 @@ class _TaskWait(Future):  # type: ignore[type-arg]
             raise RequestCancelled(f"the wait for task {self.task_id} was cancelled") from exc
 
     def cancel(self) -> bool:
-        """Cancel the wait, and the task on the server (``tasks/cancel``). False if it has
-        finished already."""
+        """Cancel the wait, and the task on the server (``tasks/cancel``; not in a forked child:
+        the task is the parent's). False if it has finished already."""
         if not super().cancel():
             return False
         try:
             self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
         except RuntimeError:  # cancelled (and notified) before
             return True
-        self._poller.release(self, cancel=True)
+        self._poller.release(self, cancel=self._mine())
         return True
+
+    def let_go(self) -> None:
+        """Stop waiting, without cancelling the task (an interrupted handle wait); nothing
+        happens once it is done."""
+        if Future.cancel(self):
+            try:
+                self.set_running_or_notify_cancel()
+            except RuntimeError:  # cancelled (and notified) before
+                pass
+            self._poller.release(self, cancel=False)
+
+    def _mine(self) -> bool:
+        """Whether this process made the wait: a forked child that inherited it cancels it
+        locally only (its task is the parent's, which still follows it)."""
+        return self._pid == _fork.pid
 
     def __repr__(self) -> str:
         return f"<task wait {self.task_id!r} {'done' if self.done() else 'pending'}>"
@@ -202,9 +240,10 @@ class _Followed:
 class _Poller:
     """Follows the client's tasks: one thread (``mcpclient-tasks-<k>``, started when a task is to
     be followed, ended when none is left, joined by ``close``) sends each ``tasks/get`` when due
-    and enforces the waits' deadlines; input requests are answered, and waits settled, on the
-    workers of ``mcpclient-tasks-<k>-work``; replies on the client's workers. Nothing here holds
-    the lock across a request or a callback."""
+    and enforces the waits' deadlines; waits are settled on the workers of
+    ``mcpclient-tasks-<k>-work``, input requests answered on those of ``mcpclient-tasks-<k>-input``
+    (a handler waiting for a person holds up no outcome); replies on the client's workers.
+    Nothing here holds the lock across a request or a callback."""
 
     def __init__(self, ext: PollOptions, ctx: Any) -> None:
         self._ext = ext
@@ -221,7 +260,7 @@ class _Poller:
         self._listen: Optional[CallFuture] = None  # 2026: the subscriptions/listen carrying our task ids
         self._listened: FrozenSet[str] = frozenset()
         self._listen_failed = False
-        self._lane: Optional[Lane] = None
+        self._lanes: Dict[str, Lane] = {}  # "work": outcomes; "input": input requests' handlers
         self._deadlines: List[Tuple[float, int, _TaskWait]] = []
         self._name = str(next(_POLLERS))
         _fork.in_child(functools.partial(_forked, weakref.ref(self)))
@@ -232,7 +271,7 @@ class _Poller:
         self._cond = threading.Condition(threading.Lock())
         self._followed, self._heap, self._deadlines = {}, [], []
         self._early.clear()
-        self._thread, self._lane, self._listen, self._listened = None, None, None, frozenset()
+        self._thread, self._lanes, self._listen, self._listened = None, {}, None, frozenset()
 
     # --- following --------------------------------------------------------------------------------
 
@@ -269,6 +308,11 @@ class _Poller:
             self._seen.popitem(last=False)
         return seen
 
+    def follows(self, task_id: str) -> bool:
+        """Whether a wait follows ``task_id`` here (then it answers the task's input requests)."""
+        with self._cond:
+            return task_id in self._followed
+
     def latest(self, task_id: str) -> Optional[Task]:
         """The last state seen of a followed task, or None."""
         with self._cond:
@@ -287,6 +331,17 @@ class _Poller:
                     self._cond.notify()
         if cancel:
             self.send_cancel(waiter.task_id)
+
+    def created(self, raw: Any) -> Task:
+        """The task a ``tools/call`` answer (``resultType: "task"``) made; ``ProtocolError`` if
+        the answer is out of shape, and then a task it names is cancelled (nobody follows it)."""
+        try:
+            return _created(raw)
+        except ProtocolError:
+            task_id = raw.get("taskId") if isinstance(raw, dict) else None
+            if isinstance(task_id, str) and task_id:
+                self.send_cancel(task_id)
+            raise
 
     def send_cancel(self, task_id: str) -> None:
         """``tasks/cancel`` (best effort, not waited for: an empty ack)."""
@@ -348,15 +403,17 @@ class _Poller:
         for waiter in waiters:
             waiter.deliver(task)
         if not task.is_terminal and new:
-            if not self.submit(f"input for task {task.task_id}", self._answer, task.task_id, new):
+            if not self.submit(f"input for task {task.task_id}", self._answer, task.task_id, new, inputs=True):
                 self.fail(task.task_id, ClientClosedError("the client is closing"), cancel=False)
 
-    def fail(self, task_id: str, error: BaseException, cancel: bool) -> None:
-        """End every wait for ``task_id`` with ``error``; ``cancel``: also ``tasks/cancel`` it."""
+    def fail(self, task_id: str, error: BaseException, cancel: bool, cancel_calls: bool = False) -> None:
+        """End every wait for ``task_id`` with ``error``; ``cancel``: also ``tasks/cancel`` it;
+        ``cancel_calls``: only if a tool call waited for it (a handle's wait only follows)."""
         with self._cond:
             followed = self._followed.pop(task_id, None)
             waiters = followed.waiters if followed is not None else []
             self._cond.notify()
+        cancel = cancel or (cancel_calls and any(w.cancel_on_timeout and w._mine() for w in waiters))
         if isinstance(error, MCPError) and not hasattr(error, "task_id"):
             error.task_id = task_id  # type: ignore[attr-defined]
         for waiter in waiters:
@@ -384,14 +441,17 @@ class _Poller:
             self._thread = threading.Thread(target=self._run, name=name, daemon=True)
             self._thread.start()
 
-    def submit(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
-        """Run ``fn(*args)`` on a worker of the poller's lane (False once closed)."""
+    def submit(self, label: str, fn: Callable[..., Any], *args: Any, inputs: bool = False) -> bool:
+        """Run ``fn(*args)`` on a worker of the poller's lane (False once closed); ``inputs``:
+        of the input lane instead, whose handlers may wait for a person (outcomes never wait
+        behind them)."""
         with self._cond:
             if self._closed:
                 return False
-            if self._lane is None:
-                self._lane = Lane(f"mcpclient-tasks-{self._name}-work", _WORKERS, -1)
-            lane = self._lane
+            role = "input" if inputs else "work"
+            lane = self._lanes.get(role)
+            if lane is None:
+                lane = self._lanes[role] = Lane(f"mcpclient-tasks-{self._name}-{role}", _WORKERS, -1)
         return lane.try_submit(label, fn, *args)
 
     def _watch(self, waiter: _TaskWait, deadline: float) -> None:
@@ -475,9 +535,7 @@ class _Poller:
             error = RequestCancelled("tasks/get was cancelled") if done.cancelled() else done.exception()
             if error is None:
                 try:
-                    task = Task.from_wire(done.result())
-                    if task.task_id != task_id:
-                        raise ProtocolError(f"tasks/get {task_id}: the answer is about task {task.task_id!r:.80}")
+                    task = checked(Task.from_wire(done.result()), f"tasks/get {task_id}", task_id)
                 except ProtocolError as exc:
                     error = exc
         with self._cond:
@@ -493,29 +551,60 @@ class _Poller:
                 followed = self._followed.get(task_id)
                 if followed is not None:
                     self._schedule(followed, self._interval(followed.task))
-        elif error is not None:
-            self.fail(task_id, error, cancel=False)
+        elif error is not None:  # (out of shape: a call that waits for the task gives up on it)
+            self.fail(task_id, error, cancel=False, cancel_calls=isinstance(error, ProtocolError))
 
     # --- input requests (worker thread of the input lane) --------------------------------------------
 
-    def _answer(self, task_id: str, requests: Raw) -> None:
+    def _responses(self, task_id: str, requests: Raw) -> Raw:
+        """The client's answers to a task's input requests (its own handlers), by key; raises
+        what a handler raised, or ``ProtocolError`` for a request it cannot serve."""
         answers: Raw = {}
+        for key, request in requests.items():
+            if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+                raise ProtocolError(f"task {task_id}: input request {key!r:.50} has no method")
+            inner = request.get("params") if isinstance(request.get("params"), dict) else {}
+            try:
+                answers[key] = self.ctx.answer(request["method"], inner)
+            except MethodNotFound:
+                raise ProtocolError(f"task {task_id}: the server asked for {request['method']}, which this "
+                                    "client did not declare (configure its handler)") from None
+        return answers
+
+    def answer_unfollowed(self, task: Task, timeout: Any) -> None:
+        """``ToolTask.status()`` of a task nobody follows: answer its new input requests here
+        (on the caller's thread), with ``tasks/update``, before returning. Each key is answered
+        once for the task (the keys a follower answers are shared); a key whose answer failed
+        is not kept as answered, and the error is raised."""
+        if task.status != "input_required" or not isinstance(task.input_requests, dict):
+            return
+        with self._cond:
+            followed = self._followed.get(task.task_id)
+            seen = followed.seen if followed is not None else self._keys(task.task_id)
+            new = {k: v for k, v in task.input_requests.items() if k not in seen}
+            seen.update(new)
+        if not new:
+            return
         try:
-            for key, request in requests.items():
-                if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-                    raise ProtocolError(f"task {task_id}: input request {key!r:.50} has no method")
-                inner = request.get("params") if isinstance(request.get("params"), dict) else {}
-                try:
-                    answers[key] = self.ctx.answer(request["method"], inner)
-                except MethodNotFound:
-                    raise ProtocolError(f"task {task_id}: the server asked for {request['method']}, which this "
-                                        "client did not declare (configure its handler)") from None
+            answers = self._responses(task.task_id, new)
+            self.ctx.request("tasks/update", {"taskId": task.task_id, "inputResponses": answers}, timeout=timeout)
+        except BaseException:
+            with self._cond:
+                seen.difference_update(new)  # not answered: a later status() or wait tries again
+            raise
+
+    def _answer(self, task_id: str, requests: Raw) -> None:
+        try:
+            answers = self._responses(task_id, requests)
         except BaseException as exc:  # the call fails, and the task is cancelled (nobody will answer it)
             self.fail(task_id, exc, cancel=True)
             return
         with self._cond:
-            if task_id not in self._followed:
-                return  # ended or abandoned meanwhile
+            if task_id not in self._followed:  # ended or given up meanwhile: not sent, so not answered
+                seen = self._seen.get(task_id)
+                if seen is not None:
+                    seen.difference_update(answers)  # (a later wait or status() asks again)
+                return
         try:
             future = self.ctx.request_future("tasks/update", {"taskId": task_id, "inputResponses": answers})
         except BaseException as exc:
@@ -543,15 +632,16 @@ class _Poller:
         """Replace the listen (poller thread): none when nothing is followed."""
         with self._cond:
             old, self._listen, self._listened = self._listen, None, ids
-        if old is not None:
-            old.cancel()
-        if not ids:
-            return
         try:
+            if old is not None:
+                old.cancel()
+            if not ids:
+                return
             fresh = self.ctx.request_future("subscriptions/listen", {"notifications": {"taskIds": sorted(ids)}},
                                             timeout=None)
-        except MCPError as exc:
-            log.debug("cannot listen for task notifications (%s); polling only", exc)
+        except Exception as exc:  # (refused; and nothing unforeseen may end this thread: polling goes on)
+            log.log(logging.DEBUG if isinstance(exc, MCPError) else logging.WARNING,
+                    "cannot listen for task notifications (%r); polling only", exc)
             with self._cond:
                 self._listen_failed = True
             return
@@ -596,7 +686,7 @@ class _Poller:
             self._followed.clear()
             self._heap.clear()
             self._deadlines.clear()
-            thread, lane, listen = self._thread, self._lane, self._listen
+            thread, lanes, listen = self._thread, list(self._lanes.values()), self._listen
             self._listen = None
             self._cond.notify_all()
         for each in followed:
@@ -606,7 +696,7 @@ class _Poller:
         if listen is not None:
             listen.cancel()
         end = deadline if deadline is not None else time.monotonic() + _CLOSE_WAIT
-        if lane is not None:
+        for lane in lanes:
             lane.shutdown(end)
         if thread is not None and thread is not threading.current_thread():
             thread.join(max(0.0, end - time.monotonic()))

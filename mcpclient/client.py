@@ -541,7 +541,7 @@ class Client(ConnectionHooks, ExtensionMethods):
         if task not in (False, None):
             raise TypeError("task must be True, False or a dict such as {'ttl': 60000}")
         return self._tool_call(name, arguments, raise_on_error, meta, timeout, on_progress,  # type: ignore[no-any-return]
-                               reset_timeout_on_progress, True).result()
+                               reset_timeout_on_progress, True)._join()
 
     def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
                          on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,

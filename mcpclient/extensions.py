@@ -328,7 +328,8 @@ def resolved(resolver: Resolver, kind: str, method: str, raw: Raw, deadline: Opt
              expired: Callable[[], BaseException]) -> Raw:
     """Run ``resolver`` on a result of a claimed ``kind`` and wait (until ``deadline``,
     monotonic; None = for ever) for a future it returns; the final result must be ``complete``.
-    On expiry the future is cancelled and ``expired()`` raised."""
+    On expiry the future is cancelled and ``expired()`` raised; an interrupt while waiting
+    cancels it too."""
     value = resolver(kind, method, raw)
     if isinstance(value, Future):
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -337,6 +338,9 @@ def resolved(resolver: Resolver, kind: str, method: str, raw: Raw, deadline: Opt
         except FutureTimeout:
             value.cancel()
             raise expired() from None
+        except BaseException:
+            value.cancel()  # interrupted while waiting (KeyboardInterrupt): stopped on the server too
+            raise  # (done, it is the outcome: then cancel() does nothing)
     final = value.get("resultType", "complete") if isinstance(value, dict) else None
     if final != "complete":
         raise ProtocolError(f"{method}: resolving resultType {kind!r:.50} gave no complete result")

@@ -126,6 +126,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     setup = False
     cancellable = True
     trace: Optional["CallTrace"] = None  # its span, when tracing is on (ended once, when the call ends)
+    #: ``(reply) -> None``, run on a worker for a reply that came after the call was given up
+    #: (timed out, cancelled): what the reply made on the server may need undoing (a task).
+    on_late: Optional[Callable[[Dict[str, Any]], Any]] = None
     _reply: Any = None  # owned: the reply that landed (or a _Final value), and
     _error: Optional[BaseException] = None  # the error that ended it
     _state = "PENDING"  # what repr() shows of an owned call (its Future state is never used)
@@ -270,6 +273,18 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 raise  # the outcome itself (a task the server cancelled), not this future's cancel()
             raise self._cancelled_error() from exc
 
+    def _join(self) -> T:
+        """A blocking method's wait for its call (``result()``). A call an extension took over
+        is detached, not owned: an interrupt while waiting for it (``KeyboardInterrupt``) cancels
+        it, on the server too, before it goes on up, as an owned call's wait does (``_drive``)."""
+        if self._owned:
+            return self.result()
+        try:
+            return self.result()
+        except BaseException:
+            self.cancel()  # (nothing happens once it is done: then this is its outcome)
+            raise
+
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
         if self._owned:
             raise RuntimeError("a blocking call's future is waited for with result() only")
@@ -404,5 +419,9 @@ class ChainedFuture(CallFuture[T]):
             self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
         except RuntimeError:  # cancelled (and notified) before
             return True
-        self._current.cancel()
+        self._cancel_current()
         return True
+
+    def _cancel_current(self) -> None:
+        """``cancel()``: stop the link in flight (a subclass may do more)."""
+        self._current.cancel()

@@ -105,7 +105,7 @@ class Session:
         self._lock = threading.Lock()
         self._pending: Dict[int, CallFuture] = {}
         self._deferred: Dict[int, Tuple[CallFuture, Dict[str, Any]]] = {}  # answered, queued behind progress
-        self._abandoned: Dict[int, None] = {}
+        self._abandoned: Dict[int, Optional[Callable[[Dict[str, Any]], Any]]] = {}  # -> the call's on_late
         self._closed_error: Optional[Callable[[], MCPError]] = None
         self._closing = False
         self._closer: Optional[int] = None
@@ -412,7 +412,7 @@ class Session:
             call = self._pending.pop(rid, None)
             if call is None:
                 return False
-            self._abandoned[rid] = None
+            self._abandoned[rid] = call.on_late
             if len(self._abandoned) > _ABANDONED_MEMORY:
                 del self._abandoned[next(iter(self._abandoned))]
         if call.cancellable and not self.transport.cancel_request(rid):
@@ -533,10 +533,13 @@ class Session:
 
     def _unmatched(self, rid: Any, msg: Dict[str, Any]) -> None:
         with self._lock:
-            late = self._closing or (type(rid) is int and self._abandoned.pop(rid, 0) is None)
+            on_late: object = self._abandoned.pop(rid, _NO_RESULT) if type(rid) is int else _NO_RESULT
+            late = self._closing or on_late is not _NO_RESULT
         if late:
             self.late_replies += 1
             log.debug("dropped a late reply to abandoned request %s", rid)
+            if callable(on_late):  # (on a worker: never the reader)
+                self._workers.try_submit("late reply", on_late, msg)
         elif rid is None and "error" in msg:
             log.warning("server reported an error not tied to a request: %.300s", format_message(msg["error"], 300))
         else:

@@ -23,7 +23,7 @@ from mcpclient import (
 from mcpclient.extensions import TASKS
 from mcpclient.testing import server_command
 
-from conftest import LONG
+from conftest import LONG, wait_until
 
 EXT = server_command("--tasks-ext")
 
@@ -133,13 +133,23 @@ def test_a_task_cancelled_through_its_handle_ends_the_call_as_cancelled():
 
 
 def test_a_blocking_call_that_times_out_cancels_its_task():
+    # The timeout must pass while the task runs. A loaded machine may not even have answered the
+    # tools/call when a short timeout passes (then the request is cancelled as any other, with
+    # notifications/cancelled): the call is made again with a longer timeout until the task
+    # existed, which the error then names.
     with connect() as client:
-        with pytest.raises(RequestTimeout):
-            client.call_tool("ext_forever", timeout=1.5)
-        task_id = created_task(server_log(client))
+        timeout, tries = 0.3, 1
+        while True:
+            with pytest.raises(RequestTimeout) as caught:
+                client.call_tool("ext_forever", timeout=timeout)
+            task_id = getattr(caught.value, "task_id", None)
+            if task_id is not None:
+                break
+            timeout, tries = timeout * 2, tries + 1
+            assert timeout < 2 * LONG, "the server never answered the tools/call"
         assert client.task(task_id).wait(LONG).status == "cancelled"
         log = server_log(client)
-        assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
+        assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == tries - 1
 
 
 def test_task_progress_restarts_a_timeout_that_allows_it():
@@ -271,3 +281,228 @@ def test_2025_tasks_still_work_with_the_extension_declared():
         assert job.result_future(LONG).result(LONG).text == "job done after 2 steps"
         resumed = client.task(job.task_id)  # the server has 2025-11-25 tasks, not the extension
         assert resumed.protocol == "2025-11-25" and resumed.status().status == "completed"
+
+
+@contextlib.contextmanager
+def sigint_to_main_thread() -> Iterator[Any]:
+    """``interrupt()`` sends a real SIGINT to the main thread (the test's: signals go there), whose
+    default handler raises ``KeyboardInterrupt`` in the blocking call it is in."""
+    main = threading.main_thread().ident
+    assert threading.get_ident() == main  # (signals go to the main thread)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield lambda: signal.pthread_kill(main, signal.SIGINT)  # type: ignore[arg-type]
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("how", ["call_tool", "request"])
+def test_ctrl_c_in_a_blocking_call_cancels_its_task(how):
+    # Ctrl-C while call_tool waits for a task: KeyboardInterrupt goes on up, and the task is
+    # cancelled on the server (tasks/cancel, once; never notifications/cancelled), as an
+    # interrupted ordinary call is (notifications/cancelled). The interrupt comes from the input
+    # request's handler: the task certainly exists then; the handler answers only afterwards.
+    interrupted, answered = threading.Event(), threading.Event()
+
+    with sigint_to_main_thread() as interrupt:
+        def elicit(request):
+            interrupt()
+            interrupted.wait(LONG)
+            answered.set()
+            return ElicitationResult.accept({"n": 1})
+
+        with connect(elicitation_handler=elicit) as client:
+            with pytest.raises(KeyboardInterrupt):
+                if how == "call_tool":
+                    client.call_tool("ext_ask", {"kind": "elicit"}, timeout=None)
+                else:  # (the raw request waits for the task the extension resolves)
+                    client.request("tools/call", {"name": "ext_ask", "arguments": {"kind": "elicit"}}, timeout=None)
+            interrupted.set()
+            assert answered.wait(LONG)
+            task_id = created_task(server_log(client))
+            assert client.task(task_id).wait(LONG).status == "cancelled"
+            log = server_log(client)
+            assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
+            assert entries(log, "tasks/update") == []  # the answer came after the call was given up
+
+
+def test_ctrl_c_before_the_server_answered_cancels_the_request():
+    # With the extension declared, a blocking call the server has not answered yet (here: one it
+    # runs inline, no task) is cancelled as any other: notifications/cancelled.
+    with sigint_to_main_thread() as interrupt:
+        fired = threading.Event()
+
+        def progress(done, total, message):
+            if not fired.is_set():
+                fired.set()
+                interrupt()
+
+        with connect() as client:
+            with pytest.raises(KeyboardInterrupt):
+                client.call_tool("slow", {"steps": 1000, "delay": 0.05}, on_progress=progress, timeout=None)
+            log = server_log(client)
+            assert log["cancelled_notifications"] == 1 and entries(log, "tasks/cancel") == []
+
+
+def test_a_call_cancelled_while_its_task_answer_waits_for_a_worker_cancels_the_task():
+    # The server answered the tools/call with a task, but the answer waits for the only worker
+    # (busy here); the call is cancelled meanwhile. A task made for a call nobody waits for any
+    # more must be cancelled on the server (tasks/cancel), not dropped with the answer.
+    gate = threading.Event()
+    with connect(max_workers=1) as client:
+        assert client.session._workers.try_submit("test: the only worker is busy", gate.wait, LONG)
+        future = client.call_tool_future("ext_forever")
+        rid = future.request_id
+        try:
+            assert wait_until(lambda: not client.session.is_pending(rid))  # answered, not handled yet
+            assert future.cancel() and future.cancelled()
+        finally:
+            gate.set()
+        with pytest.raises(RequestCancelled):
+            future.result(LONG)
+        task_id = created_task(server_log(client))
+        assert client.task(task_id).wait(LONG).status == "cancelled"
+        log = server_log(client)
+        assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
+        assert future.task is None
+
+
+# --- a server that answers out of shape: a typed error for the waiting call, never a hang --------
+
+def task_fields(task_id: str = "t-1", status: str = "working", **more: Any) -> Dict[str, Any]:
+    return {"taskId": task_id, "status": status, "createdAt": "2026-12-01T23:00:00.000Z",
+            "lastUpdatedAt": "2026-12-01T23:00:00.000Z", "ttlMs": None, "pollIntervalMs": 10, **more}
+
+
+def scripted_tasks(started, created: Any, polled: Any):
+    """A scripted server of the extension: ``tools/call`` answers ``created``, ``tasks/get``
+    ``polled``; ``tasks/cancel`` is acknowledged."""
+    from helpers import ScriptedServer
+
+    def handle(method, params):
+        if method == "tools/call":
+            return created
+        if method == "tasks/get":
+            return polled
+        return {"resultType": "complete"}
+
+    return started(ScriptedServer(handle, capabilities={"tools": {}, "extensions": {TASKS: {}}}))
+
+
+def cancels(server) -> List[Any]:
+    return [m["params"]["taskId"] for m in server.received if m.get("method") == "tasks/cancel"]
+
+
+BAD_STATES = {
+    "not an object": [1, 2],
+    "no status": {"resultType": "complete", "taskId": "t-1"},
+    "status unknown": {"resultType": "complete", **task_fields(status="unknown")},
+    "status pending": {"resultType": "complete", **task_fields(status="pending")},
+    "another task": {"resultType": "complete", **task_fields("t-2", "completed", result={"content": []})},
+    "completed without result": {"resultType": "complete", **task_fields(status="completed")},
+    "failed without error object": {"resultType": "complete", **task_fields(status="failed", error="it broke")},
+}
+
+
+@pytest.mark.parametrize("answer", list(BAD_STATES.values()), ids=list(BAD_STATES))
+def test_a_malformed_tasks_get_answer_fails_the_call_with_a_protocol_error(started, answer):
+    from mcpclient import ProtocolError
+
+    server = scripted_tasks(started, {"resultType": "task", **task_fields()}, answer)
+    with Client(server.transport, timeout=LONG, extensions=DECLARED) as client:
+        future = client.call_tool_future("job", timeout=None)  # (no deadline: a hang would stay one)
+        with pytest.raises(ProtocolError):
+            future.result(LONG)
+        if answer is BAD_STATES["completed without result"] or answer is BAD_STATES["failed without error object"]:
+            return  # (the task ended: nothing to cancel)
+        # The call gave up on a task it cannot follow: the task is cancelled.
+        assert server.wait_for(lambda m: m.get("method") == "tasks/cancel") is not None
+        assert cancels(server) == ["t-1"]
+
+
+def test_a_malformed_create_task_result_fails_the_call_and_cancels_the_task(started):
+    from mcpclient import ProtocolError
+
+    server = scripted_tasks(started, {"resultType": "task", **task_fields(status="pending")}, None)
+    with Client(server.transport, timeout=LONG, extensions=DECLARED) as client:
+        with pytest.raises(ProtocolError, match="pending"):
+            client.call_tool("job", timeout=None)
+        assert server.wait_for(lambda m: m.get("method") == "tasks/cancel") is not None
+        assert cancels(server) == ["t-1"]
+
+
+def test_a_done_callback_that_raises_does_not_stop_the_others():
+    # A task wait's done-callbacks run on a worker of the poller: one that raises (SystemExit
+    # too) is logged, the next still runs, and the worker lives on.
+    ran = threading.Event()
+
+    def exits(_):
+        raise SystemExit("from a callback")
+
+    with connect() as client:
+        future = client.call_tool_future("ext_forever", timeout=None)
+        task = future.wait_task(LONG)
+        assert task is not None
+        waited = task.result_future()
+        waited.add_done_callback(exits)
+        waited.add_done_callback(lambda _: ran.set())
+        task.cancel()
+        assert ran.wait(LONG), "the callback after the raising one never ran"
+        with pytest.raises(RequestCancelled):
+            future.result(LONG)
+        assert client.call_tool("ext_job", {"steps": 1, "delay": 0}).text == "job done after 1 steps"
+
+
+@pytest.mark.parametrize("how", ["cancel", "timeout"])
+def test_a_task_answered_after_the_call_was_given_up_is_cancelled(started, how):
+    # The call is given up (cancelled, timed out: notifications/cancelled) while the server is
+    # making its task; the CreateTaskResult crosses the cancellation. A task nobody waits for
+    # must be cancelled: tasks/cancel when the late answer comes.
+    from helpers import ScriptedServer
+
+    asked, gate = threading.Event(), threading.Event()
+
+    def handle(method, params):
+        if method == "tools/call":
+            asked.set()
+            gate.wait(LONG)  # (the server is slow to answer)
+            return {"resultType": "task", **task_fields()}
+        return {"resultType": "complete"}
+
+    server = started(ScriptedServer(handle, capabilities={"tools": {}, "extensions": {TASKS: {}}}))
+    with Client(server.transport, timeout=LONG, extensions=DECLARED) as client:
+        future = client.call_tool_future("job", timeout=None if how == "cancel" else 0.3)
+        try:
+            assert asked.wait(LONG)
+            if how == "cancel":
+                assert future.cancel()
+            else:
+                assert isinstance(future.exception(LONG), RequestTimeout)
+        finally:
+            gate.set()
+        assert server.wait_for(lambda m: m.get("method") == "tasks/cancel") is not None
+        assert cancels(server) == ["t-1"]
+        assert [m for m in server.received if m.get("method") == "notifications/cancelled"]
+
+
+def test_input_handlers_waiting_for_a_person_do_not_hold_up_other_tasks():
+    # Handlers answering input requests may wait for a person for long; other tasks' outcomes
+    # must still reach their callers meanwhile (they were queued behind the busy handlers).
+    busy, entered, gate = 6, threading.Semaphore(0), threading.Event()
+
+    def elicit(request):
+        entered.release()
+        gate.wait(LONG)
+        return ElicitationResult.decline()
+
+    with connect(elicitation_handler=elicit) as client:
+        asking = [client.call_tool_future("ext_ask", {"kind": "elicit"}, timeout=None) for _ in range(busy)]
+        try:
+            for _ in range(4):  # (as many handlers as there are workers for them, at least)
+                assert entered.acquire(timeout=LONG)
+            job = client.call_tool_future("ext_job", {"steps": 1, "delay": 0})
+            assert job.result(LONG).text == "job done after 1 steps"
+        finally:
+            gate.set()
+        for future in asking:
+            assert future.result(LONG).text.startswith("answer ")
