@@ -6,6 +6,7 @@ import threading
 from typing import Any, Callable, Dict, List, Optional, Union
 
 from mcpclient import MemoryTransport
+from mcpclient.errors import ConnectionClosed
 
 LONG = 10.0
 
@@ -95,6 +96,12 @@ class ScriptedServer:
         self.peer.send(message)
 
     def _run(self) -> None:
+        try:
+            self._serve()
+        except ConnectionClosed:  # the client went away before an answer: nothing left to serve
+            return
+
+    def _serve(self) -> None:
         while True:
             msg = self.peer.receive()
             if msg is None:
