@@ -197,6 +197,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                                     tasks)
         if self._ext is not None:
             self._install_extensions(self._ext)
+            self._ext_call = weakly(self._call)  # what an extension sends a claimed call with (never the Client)
         connector = Connector(protocol, self._client_info, self._responder.capabilities, probe_timeout,
                               reuse_discovery=cache)
         self._conn = Connection(transport, weakly(self._new_session), connector, weakly(self._make_era),
@@ -443,7 +444,7 @@ class Client(ConnectionHooks, ExtensionMethods):
                 known, learn, timeout = self._unlisted_tool(name, arguments, timeout, owned)
         params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
         taken = None if self._ext is None else self._ext.call_future(  # (a blocking call waits on it too)
-            self._call, "tools/call", params, transform, timeout=timeout, on_progress=on_progress, reset=reset)
+            self._ext_call, "tools/call", params, transform, timeout=timeout, on_progress=on_progress, reset=reset)
         return taken if taken is not None else self._call("tools/call", params, transform, timeout=timeout, owned=owned,
                                    on_progress=on_progress, reset=reset)
 

@@ -32,7 +32,7 @@ from ._timer import DeadlineTimer
 from ._wire import format_message, rarely, wire_log
 from .errors import (
     ClientClosedError, ConnectionClosed, MCPError, ProcessExited, ReaderThreadError, RequestCancelled, RequestTimeout,
-    SendTimeout,
+    SendTimeout, UnsendableMessage,
 )
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .serving import RequestHandler, ServerRequests
@@ -365,6 +365,15 @@ class Session:
     def _send_quietly(self, message: Dict[str, Any]) -> None:
         try:
             self._send(message)
+        except UnsendableMessage as exc:
+            if "method" in message or "result" not in message:
+                log.debug("could not send %s: %s", message.get("method", "response"), exc)
+                return
+            # A handler's answer JSON cannot encode: the server still gets an answer (else it
+            # waits for ever), with a fixed message; what the handler returned goes to the log only.
+            log.warning("the answer to server request %r cannot be sent: %s", message.get("id"), exc)
+            self._send_quietly({"jsonrpc": "2.0", "id": message.get("id"),
+                                "error": {"code": -32603, "message": "client handler returned a result JSON cannot encode"}})
         except MCPError as exc:
             log.debug("could not send %s: %s", message.get("method", "response"), exc)
 

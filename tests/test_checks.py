@@ -481,3 +481,15 @@ def test_a_listing_that_fails_is_not_made_again_by_every_call(scripted):
         for _ in range(3):
             assert client.call_tool("echo", {}).text == "fine"
         assert len(server.requests("tools/list")) == listed
+
+
+def test_a_handler_answer_json_cannot_encode_reaches_the_server_as_an_internal_error(memory_server, caplog):
+    """Found by the issue-14 registry review: an answer the JSON encoder refuses (a lone surrogate,
+    NaN, a set) was dropped with a debug log, and the server waited for ever for it."""
+    from mcpclient import CreateMessageResult
+
+    srv = memory_server()
+    with Client(srv.transport, timeout=LONG, sampling_handler=lambda r: CreateMessageResult("bad \ud800", "m")):
+        answer = srv.ask("sampling/createMessage", {"messages": [ASK], "maxTokens": 5})
+    assert answer["error"]["code"] == -32603 and "result" not in answer
+    assert "cannot be sent" in caplog.text

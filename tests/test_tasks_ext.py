@@ -23,7 +23,7 @@ from mcpclient import (
 from mcpclient.extensions import TASKS
 from mcpclient.testing import server_command
 
-from conftest import LONG, wait_until
+from conftest import LONG, pid_alive, wait_until
 
 EXT = server_command("--tasks-ext")
 
@@ -506,3 +506,25 @@ def test_input_handlers_waiting_for_a_person_do_not_hold_up_other_tasks():
             gate.set()
         for future in asking:
             assert future.result(LONG).text.startswith("answer ")
+
+
+def test_a_client_with_the_extension_nobody_closed_is_collected_with_its_poller():
+    """The extension reaches the client only weakly (the call it sends a claimed ``tools/call``
+    with, its context): a client dropped unclosed after following a task is collected, and its
+    server and poller thread stop, as a client without extensions is."""
+    import gc
+    import warnings
+
+    client = Client(server_command("--tasks-ext"), extensions=DECLARED, timeout=LONG).connect()
+    assert client.call_tool("ext_job", {"steps": 2}).text == "job done after 2 steps"
+    pid = client.transport.pid
+    pollers = [t for t in threading.enumerate() if t.name.startswith("mcpclient-tasks-")]
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        del client
+        gc.collect()
+    assert wait_until(lambda: not pid_alive(pid))
+    for thread in pollers:
+        thread.join(LONG)
+        assert not thread.is_alive(), thread.name
+
