@@ -63,6 +63,23 @@ def test_a_task_is_polled_to_completion():
         assert not entries(log, "tasks/update") and not entries(log, "tasks/cancel")
 
 
+def test_polling_honours_the_servers_poll_interval():
+    # Slow server interval: polls are at least 0.3 s apart (a load only spreads them further), so
+    # their number is bounded by the call's wall time; the client's min/default are not used.
+    with connect("--poll-interval", "300", extensions={TASKS: {"min_poll_interval": 0.01}}) as client:
+        started = time.monotonic()
+        assert client.call_tool("ext_job", {"steps": 3, "delay": 0.25}).text == "job done after 3 steps"
+        elapsed = time.monotonic() - started
+        polls = len(entries(server_log(client), "tasks/get"))
+        assert 1 <= polls <= elapsed / 0.3 + 2, (polls, elapsed)
+    # Fast server interval: followed, not the client's 5 s default (which would leave one poll).
+    with connect("--poll-interval", "20", extensions={TASKS: {"default_poll_interval": 5.0}}) as client:
+        started = time.monotonic()
+        assert client.call_tool("ext_job", {"steps": 3, "delay": 0.1}).text == "job done after 3 steps"
+        assert time.monotonic() - started < 4.0
+        assert len(entries(server_log(client), "tasks/get")) >= 3
+
+
 def test_the_future_exposes_the_task_and_its_handle_follows_it():
     with connect() as client:
         future = client.call_tool_future("ext_job", {"steps": 2, "delay": 0.01})
