@@ -20,13 +20,14 @@ import logging
 import re
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from ._sentinel import DEFAULT
 from ._ui import CSP_KINDS, UIResourceMeta
 from ._version import __version__
 from ._wire import format_message
 from .errors import CapabilityError, MCPError, ProtocolError, RequestTimeout, RPCError
+from .extensions import APPS
 from .serving import error_response
 from .types import Tool
 
@@ -247,7 +248,11 @@ class AppBridge:
         tool = self._known_tool(str(self._tool))
         uri = None if tool is None or tool.ui is None else tool.ui.resource_uri
         if uri is None:
-            raise ValueError(f"tool {self._tool!r} has no UI resource (_meta.ui.resourceUri) in the server's listing")
+            what = "is not in" if tool is None else "has no UI resource (_meta.ui.resourceUri) in"
+            declared = getattr(self._client, "extensions", None)
+            hint = "" if not isinstance(declared, Mapping) or APPS in declared else \
+                " (this client does not declare MCP Apps: Client(extensions={APPS: {}}))"
+            raise ValueError(f"tool {self._tool!r} {what} the server's listing{hint}")
         return uri
 
     def view(self, *, timeout: Any = DEFAULT) -> AppView:

@@ -227,10 +227,20 @@ def test_a_bridge_needs_a_ui_resource(wire: Wire):
         AppBridge(wire.client)
     with pytest.raises(ValueError, match="ui:// URI"):
         AppBridge(wire.client, "test://static/hello")
-    with pytest.raises(ValueError, match="no UI resource"):
+    with pytest.raises(ValueError, match="no UI resource") as caught:
         AppBridge(wire.client, tool="echo").view()
+    assert "declare" not in str(caught.value)  # (this client declares MCP Apps)
+    with pytest.raises(ValueError, match="'no_such_tool' is not in the server's listing"):  # a typo is not "no UI"
+        AppBridge(wire.client, tool="no_such_tool").view()
     with pytest.raises(ValueError, match="tool="):
         AppBridge(wire.client, APP_URI).open()
+
+
+def test_a_missing_app_tool_names_the_missing_declaration():
+    """A server may keep app tools from a client that did not declare MCP Apps: the error says so."""
+    with Client(server_command(), timeout=10) as client:  # no --apps, no declaration
+        with pytest.raises(ValueError, match=r"'counter' is not in .*does not declare MCP Apps"):
+            AppBridge(client, tool="counter").view()
 
 
 # --- the app's requests ---------------------------------------------------------------------------
