@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 from . import _params
 from ._sentinel import DEFAULT
+from .errors import ClientClosedError
 from .futures import CallFuture
 from .protocol import server_has
 
@@ -186,9 +187,12 @@ class ExtensionMethods:
         Raises:
             ValueError: the Tasks extension is not declared (and the server has no 2025-11-25 tasks).
             CapabilityError: the server declared neither (nothing is sent).
+            ClientClosedError: the client is closed, or was never connected.
         """
         from ._taskext import resume  # deferred: import cost (the Tasks extension)
 
+        if self._conn.era_if_ready("tasks/get") is None and not self.server_capabilities:  # closed: raises
+            raise ClientClosedError("client.task(): the client is not connected; call connect() or use 'with'")
         registry = self._ext
         ext = registry.extensions.get("io.modelcontextprotocol/tasks") if registry is not None else None
         return resume(ext if hasattr(ext, "handle") else None, self.server_extensions, self.server_capabilities,

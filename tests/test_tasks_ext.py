@@ -253,6 +253,18 @@ def test_a_server_without_the_extension():
         assert caught.value.capability == f"extensions.{TASKS}"
 
 
+def test_a_task_handle_needs_a_connected_client():
+    from mcpclient import ClientClosedError
+
+    client = Client(EXT, timeout=LONG, extensions=DECLARED)
+    with pytest.raises(ClientClosedError, match="not connected"):  # not "the server did not declare"
+        client.task("task-0")
+    with client:
+        assert client.task("task-0").protocol == "extension"
+    with pytest.raises(ClientClosedError, match="closed"):  # not a handle that fails later
+        client.task("task-0")
+
+
 def test_closing_fails_waits_and_sends_no_cancel():
     from mcpclient import ClientClosedError
 
