@@ -416,9 +416,10 @@ class AppBridge:
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
             raise _Refused(INVALID_PARAMS, "tools/call needs params.name (a string) and params.arguments (an object)")
-        tool = self._known_tool(name)  # the latest listing: nothing is sent for a name it lacks
-        if tool is None and self._listed:  # unless that listing was forgotten: then it is listed again
-            self._relay(lambda: self._refresh(self._timeout))
+        tool = self._known_tool(name)  # the latest listing: nothing is sent for a name it lacks,
+        if tool is None:  # unless that listing was forgotten (listed again), or this bridge never
+            # made sure of one (a back end whose page was viewed in another process): listed once
+            self._relay(lambda: self._ensure_listing(self._timeout))
             tool = self._known_tool(name)
         ui = None if tool is None else tool.ui
         if tool is None or not (ui.app_visible if ui is not None else self._allow_plain_tools):

@@ -199,14 +199,26 @@ def test_the_first_view_lists_the_tools_unless_the_bridge_tool_is_known(tmp_path
     with Client(RecordingTransport(StdioTransport(server_command("--apps")), cassette), timeout=10) as client:
         fresh = Wire(client, cassette)
         bridge = AppBridge(client, APP_URI)
-        assert _error(_call(bridge, "tools/call", {"name": "increment"}))[0] == -32602  # nothing listed yet
-        assert fresh.sent("tools/list") == [] and fresh.sent("tools/call") == []
         bridge.view()
         bridge.view()
         assert len(fresh.sent("tools/list")) == 1
         assert _call(bridge, "tools/call", {"name": "increment"})["result"]["structuredContent"] == {"count": 1}
         AppBridge(client, tool="counter").view()  # its tool is known: no second listing
         assert len(fresh.sent("tools/list")) == 1
+
+
+def test_a_bridge_that_never_viewed_lists_once_before_refusing(tmp_path):
+    """A web back end with several processes: the page's view was made in one, the app's
+    ``tools/call`` reaches a bridge in another whose client never listed the tools. It lists once
+    (it refused every app call before), and still sends no ``tools/call`` for a tool it refuses."""
+    cassette = tmp_path / "wire.jsonl"
+    with Client(RecordingTransport(StdioTransport(server_command("--apps")), cassette), timeout=10) as client:
+        fresh = Wire(client, cassette)
+        bridge = AppBridge(client, APP_URI)
+        assert _call(bridge, "tools/call", {"name": "increment"})["result"]["structuredContent"] == {"count": 1}
+        assert _error(_call(bridge, "tools/call", {"name": "lookup_secret"}))[0] == -32602
+        assert _error(_call(AppBridge(client, APP_URI), "tools/call", {"name": "nope"}))[0] == -32602
+        assert len(fresh.sent("tools/list")) == 2 and len(fresh.sent("tools/call")) == 1  # one listing per bridge
 
 
 def test_open_runs_the_tool_and_queues_its_input_and_result(wire: Wire):
@@ -285,7 +297,7 @@ def test_tools_call_of_an_app_tool_is_relayed_and_answered_with_the_raw_result(w
 
 @pytest.mark.parametrize("name", ["lookup_secret", "no_such_tool", "echo"])
 def test_tools_the_app_may_not_call_are_refused_and_nothing_is_sent(wire: Wire, name: str):
-    bridge = AppBridge(wire.client, APP_URI)
+    bridge = AppBridge(wire.client, tool="counter")  # (its tool in the client's listing: that listing is current)
     before = len(wire.sent())
     code, message = _error(_call(bridge, "tools/call", {"name": name, "arguments": {"text": "hi"}}))
     assert (code, message) == (-32602, f"tool {name!r} is not available to this app")
