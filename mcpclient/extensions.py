@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping,
 
 from ._sentinel import DEFAULT
 from ._ui import APP_MIME_TYPE  # the MIME type of an MCP App's HTML (declared in the client's APPS settings)
-from .errors import CapabilityError, ProtocolError
+from .errors import CapabilityError, ClientClosedError, ProtocolError
 
 if TYPE_CHECKING:
     from .futures import CallFuture
@@ -174,8 +174,12 @@ class ExtensionContext:
 
     @property
     def stateless(self) -> bool:
-        """Whether the connection speaks the 2026 era (``subscriptions/listen`` exists there)."""
-        return bool(self._stateless()) if self._stateless is not None else False
+        """Whether the connection speaks the 2026 era (``subscriptions/listen`` exists there);
+        False once the client is gone (a poller thread reading it must not die of that)."""
+        try:
+            return bool(self._stateless()) if self._stateless is not None else False
+        except ClientClosedError:  # the client was garbage-collected: it will release the extension
+            return False
 
     @property
     def server_settings(self) -> Optional[Dict[str, Any]]:

@@ -505,3 +505,24 @@ def test_a_client_that_failed_to_construct_does_not_keep_its_extension(started):
     kept = caught  # (the traceback holds the half-made client)
     with connect(started(jobs_server()), extensions={JOBS: jobs}) as client:
         assert client.call_tool("slow").text == "done j1" and kept is not None
+
+
+def test_a_context_whose_client_was_collected_is_not_stateless():
+    """A Tasks poller thread reads ``ctx.stateless`` in its loop: a client collected before it
+    released its extensions made that read raise, and the poller thread died of it."""
+    import gc
+
+    from mcpclient._lifecycle import weakly
+    from mcpclient.extensions import ExtensionContext
+
+    class Gone:
+        def stateless(self) -> bool:
+            return True
+
+    owner = Gone()
+    ctx = ExtensionContext("com.acme/x", {}, lambda *a: None, lambda: {}, lambda m, p: None,  # type: ignore[arg-type]
+                           stateless=weakly(owner.stateless))
+    assert ctx.stateless is True
+    del owner
+    gc.collect()
+    assert ctx.stateless is False
