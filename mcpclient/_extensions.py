@@ -36,7 +36,8 @@ def build_registry(extensions: ExtensionsSetting, capabilities: Optional[Dict[st
     """The registry of ``Client(extensions=...)`` (None when not used: nothing of it loads then).
     Built-in ids get built-in behaviour: ``TASKS`` the Tasks extension (a dict = its options),
     ``APPS`` a declaration whose ``mimeTypes`` always include ``APP_MIME_TYPE``; other ids with
-    a dict (or ``True``) are declared as they are. ``ValueError``/``TypeError`` for bad ids or values."""
+    a dict (or ``True``) are declared as they are; ``False`` declares nothing. ``ValueError``/``TypeError``
+    for bad ids or values."""
     if extensions is None:
         return None
     if not isinstance(extensions, Mapping):
@@ -46,9 +47,11 @@ def build_registry(extensions: ExtensionsSetting, capabilities: Optional[Dict[st
     made = {}
     for key, value in extensions.items():
         ext.check_id(key)
+        if value is False:  # (as tracing=False: said, and not declared)
+            continue
         settings, instance = ext.split_value(key, value)
         made[key] = instance if instance is not None else _builtin(key, settings or {})
-    return ext.Registry(made, capabilities)
+    return ext.Registry(made, capabilities) if made else None
 
 
 def _builtin(key: str, settings: Dict[str, Any]) -> Extension:
@@ -56,14 +59,9 @@ def _builtin(key: str, settings: Dict[str, Any]) -> Extension:
     from . import extensions as ext  # deferred: import cost (extensions), loaded by build_registry already
 
     if key == ext.TASKS:
-        import importlib.util  # deferred: only a Tasks declaration asks whether the extension is present
+        from ._taskext import TasksExtension  # deferred: import cost; only clients that declare TASKS need it
 
-        if importlib.util.find_spec(f"{__package__}._taskext") is not None:
-            from ._taskext import TasksExtension  # deferred: import cost; only clients that declare TASKS need it
-
-            make = getattr(TasksExtension, "from_settings", None)
-            return make(settings) if make is not None else TasksExtension(**settings)  # type: ignore[no-any-return]
-        return ext._Declared(key, {})
+        return TasksExtension.from_settings(settings)
     if key == ext.APPS:
         mimes = settings.get("mimeTypes", [])
         if not isinstance(mimes, list) or not all(isinstance(m, str) for m in mimes):

@@ -116,9 +116,10 @@ class Client(ConnectionHooks, ExtensionMethods):
             request, the ``mcp.client.operation.duration`` histogram, and the trace context in
             every request's ``params._meta``; opentelemetry is imported at ``connect()``.
         extensions: protocol extensions to declare (README, "Extensions"): id -> settings dict,
-            ``True`` (``{}``), or an ``Extension`` (handlers, result types). ``TASKS`` runs tool
-            calls the server answers as tasks; ``APPS`` declares MCP Apps. None are declared by
-            default; an id also in ``capabilities["extensions"]`` is a ``ValueError``.
+            ``True`` (``{}``), ``False`` (not declared), or an ``Extension`` (handlers, result
+            types). ``TASKS`` runs tool calls the server answers as tasks; ``APPS`` declares MCP
+            Apps. None are declared by default; an id also in ``capabilities["extensions"]`` is a
+            ``ValueError``.
 
     Threads (README, "Threads: who runs what"): handlers run on a pool of ``max_workers``;
     ``on_notification``, ``on_log``, ``on_resource_updated`` and ``on_progress`` in arrival order on

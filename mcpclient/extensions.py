@@ -360,4 +360,5 @@ def split_value(key: str, value: Any) -> Tuple[Optional[Dict[str, Any]], Optiona
         return {}, None
     if isinstance(value, Mapping):
         return dict(value), None
-    raise TypeError(f"extensions[{key!r}] must be a settings dict, True or an Extension, not {type(value).__name__}")
+    raise TypeError(f"extensions[{key!r}] must be a settings dict, True, False or an Extension, not "
+                    f"{type(value).__name__}")

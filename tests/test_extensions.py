@@ -526,3 +526,17 @@ def test_a_context_whose_client_was_collected_is_not_stateless():
     del owner
     gc.collect()
     assert ctx.stateless is False
+
+
+def test_false_declares_nothing():
+    """``{TASKS: False}`` reads as "not declared" (as ``tracing=False`` does), not a ``TypeError``."""
+    from mcpclient import TASKS
+
+    server = ScriptedServer(lambda method, params: {})
+    try:
+        with Client(server.transport, extensions={TASKS: False, "com.acme/x": True}, timeout=LONG) as client:
+            assert dict(client.extensions) == {"com.acme/x": {}}
+        init = server.wait_for(lambda m: m.get("method") == "initialize")
+        assert init is not None and init["params"]["capabilities"].get("extensions") == {"com.acme/x": {}}
+    finally:
+        server.stop()
