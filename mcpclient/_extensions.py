@@ -193,7 +193,7 @@ class ExtensionMethods:
             raise ClientClosedError("client.task(): the client is not connected; call connect() or use 'with'")
         registry = self._ext
         ext = registry.extensions.get("io.modelcontextprotocol/tasks") if registry is not None else None
-        return resume(ext if hasattr(ext, "handle") else None, self.server_extensions, self.server_capabilities,
+        return resume(ext, self.server_extensions, self.server_capabilities,
                       self._call, task_id)
 
     def _task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,

@@ -249,8 +249,7 @@ class AppBridge:
         uri = None if tool is None or tool.ui is None else tool.ui.resource_uri
         if uri is None:
             what = "is not in" if tool is None else "has no UI resource (_meta.ui.resourceUri) in"
-            declared = getattr(self._client, "extensions", None)
-            hint = "" if not isinstance(declared, Mapping) or APPS in declared else \
+            hint = "" if APPS in self._client.extensions else \
                 " (this client does not declare MCP Apps: Client(extensions={APPS: {}}))"
             raise ValueError(f"tool {self._tool!r} {what} the server's listing{hint}")
         return uri
