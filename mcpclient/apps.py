@@ -20,7 +20,7 @@ import logging
 import re
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from ._sentinel import DEFAULT
 from ._ui import CSP_KINDS, UIResourceMeta
