@@ -21,7 +21,8 @@ from concurrent.futures import Future
 from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional
 
 from ._sentinel import DEFAULT
-from ._taskpoll import STATUSES, _Poller, _TaskWait, checked
+from ._taskpoll import _Poller
+from ._taskwait import STATUSES, _TaskWait, checked
 from .errors import CapabilityError, ClientClosedError, ProtocolError
 from .extensions import TASKS, Extension
 from .futures import CallFuture, ChainedFuture

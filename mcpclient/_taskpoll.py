@@ -7,8 +7,9 @@
 (``notifications/tasks``) go through ``update``: a terminal one settles the waits (``outcome``:
 ``completed`` -> the raw ``CallToolResult``, ``failed`` -> ``RPCError``, ``cancelled`` ->
 ``RequestCancelled``, each with ``.task_id``), new input requests are answered once each with the
-client's own handlers on a worker, then sent with ``tasks/update``. ``_taskext`` is the
-extension around it (``TasksExtension``, the handle, ``ToolCallFuture``).
+client's own handlers on a worker, then sent with ``tasks/update``. ``_taskwait`` holds the
+wait and what a state means; ``_taskext`` is the extension around both (``TasksExtension``, the
+handle, ``ToolCallFuture``).
 """
 from __future__ import annotations
 
@@ -20,14 +21,15 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from concurrent.futures import CancelledError, Future, InvalidStateError
+from concurrent.futures import Future
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from . import _fork
 from ._threads import Lane
 from .errors import (ClientClosedError, MCPError, MethodNotFound, ProtocolError, RequestCancelled,
-                     RequestTimeout, RPCError, TransportError)
-from .futures import CallFuture, _guarded
+                     RequestTimeout, TransportError)
+from .futures import CallFuture
+from ._taskwait import TIMED_OUT, _TaskWait, checked, created, outcome_missing
 from .tasks import Task
 from .types import Raw
 
@@ -41,57 +43,15 @@ class PollOptions(Protocol):
     max_poll_interval: float
     listen: bool
 
-__all__ = ["outcome"]
+__all__ = ["PollOptions"]
 
 log = logging.getLogger("mcpclient")
 
 _EARLY_KEPT = 64  # pushed states of tasks not followed yet (the reply creating them may still be queued)
 _WORKERS = 4  # threads of each lane: settling waits; answering input requests (a handler may wait for a person)
-_TIMED_OUT = object()
 _KEYS_KEPT = 1024  # tasks whose answered input keys are remembered
 _CLOSE_WAIT = 2.0  # seconds close() gives the poller and a running input handler to stop
 _POLLERS = itertools.count(1)  # numbers the pollers' threads
-
-
-#: What a task's ``status`` may be (anything else is out of shape: ``ProtocolError``).
-STATUSES = frozenset(("working", "input_required", "completed", "failed", "cancelled"))
-
-
-def checked(task: Task, what: str, task_id: Optional[str] = None) -> Task:
-    """``task`` (a state from the server, ``what``), if its status is one of the extension's
-    (and, with ``task_id``, it is about that task); else ``ProtocolError``."""
-    if task_id is not None and task.task_id != task_id:
-        raise ProtocolError(f"{what}: the answer is about task {task.task_id!r:.80}")
-    if task.status not in STATUSES:
-        raise ProtocolError(f"{what}: task {task.task_id!r:.80} has an unknown status {task.status!r:.40}")
-    return task
-
-
-def _created(raw: Any) -> Task:
-    """The ``CreateTaskResult`` of a ``tools/call``; ``ProtocolError`` if it is not one."""
-    if not isinstance(raw, dict):
-        raise ProtocolError("tools/call answered resultType 'task' without an object")
-    return checked(Task.from_wire(raw), "tools/call")
-
-
-def outcome(task: Task) -> Raw:
-    """The raw ``CallToolResult`` of a terminal task, or the error it ended with (raised)."""
-    if task.status == "completed":
-        if task.result is None:
-            raise ProtocolError(f"task {task.task_id} completed without a result")
-        return task.result
-    if task.status == "failed":
-        wire = task.error
-        if not isinstance(wire, dict) or type(wire.get("code")) is not int or not isinstance(wire.get("message"), str):
-            error: MCPError = ProtocolError(f"task {task.task_id} failed without a valid error object")
-        else:
-            error = RPCError.from_wire(wire, "tools/call")
-        error.task_id = task.task_id  # type: ignore[attr-defined]
-        raise error
-    cancelled = RequestCancelled(f"task {task.task_id} was cancelled"
-                                 + (f": {task.status_message}" if task.status_message else ""))
-    cancelled.task_id = task.task_id  # type: ignore[attr-defined]
-    raise cancelled
 
 
 def _forked(ref: "weakref.ref[_Poller]") -> None:
@@ -103,125 +63,6 @@ def _forked(ref: "weakref.ref[_Poller]") -> None:
 def _cancel_done(task_id: str, done: "Future[Any]") -> None:
     if not done.cancelled() and done.exception() is not None:
         log.debug("tasks/cancel %s failed: %s", task_id, done.exception())
-
-
-def _outcome_missing(task: Task) -> bool:
-    """A terminal state without what ``outcome`` needs (``result`` / ``error``)."""
-    return (task.status == "completed" and task.result is None) or (task.status == "failed" and task.error is None)
-
-
-class _TaskWait(Future):  # type: ignore[type-arg]
-    """Waits for one task to end (its tool result; or, ``state=True``, its terminal ``Task``).
-    Settled on a worker of the poller's lane (never the reader, the notification thread or the
-    poller), so its done-callbacks run there.
-
-    ``cancel()`` cancels the task on the server (``tasks/cancel``). A ``deadline`` (monotonic,
-    kept by the poller) fails it with ``RequestTimeout`` and, with ``cancel_on_timeout`` (a tool
-    call's one timeout), cancels the task too."""
-
-    request_id = None  # (a link of a ChainedFuture: no request of its own)
-    method = "tools/call"
-
-    def __init__(self, poller: "_Poller", task_id: str, transform: Optional[Callable[[Any], Any]] = None,
-                 state: bool = False) -> None:
-        super().__init__()
-        self.task_id = task_id
-        self.started = time.monotonic()
-        self.cancel_on_timeout = True
-        #: With ``reset_timeout_on_progress``: the timeout (s) that each change of the task's
-        #: ``statusMessage``/``lastUpdatedAt`` restarts, up to ``hard`` (monotonic).
-        self.reset: Optional[float] = None
-        self.hard = float("inf")
-        self.deadline: Optional[float] = None
-        self._pid = _fork.pid  # made in a parent that forked: the task is the parent's (never cancelled here)
-        self._poller = poller
-        self._value = transform
-        self._want_state = state  # (not _state: Future's own)
-
-    def deliver(self, payload: Any) -> None:
-        """A terminal ``Task``, an error, or the timeout: settled on a worker (here if none is left)."""
-        if not self.done() and not self._poller.submit(f"outcome of task {self.task_id}", self.settle, payload):
-            self.settle(payload)
-
-    def settle(self, payload: Any) -> None:
-        """Worker thread: settle with the task's outcome."""
-        if self.done():
-            return
-        if payload is _TIMED_OUT:
-            waited = time.monotonic() - self.started
-            timed_out = RequestTimeout(f"tools/call: task {self.task_id} did not end in {waited:.3g} s"
-                                       + ("; cancelled it on the server" if self.cancel_on_timeout else ""),
-                                       method="tools/call")
-            timed_out.task_id = self.task_id  # type: ignore[attr-defined]
-            self._poller.release(self, cancel=False)  # first: whoever sees the timeout sees the task let go
-            if self._finish(None, timed_out) and self.cancel_on_timeout and self._mine():
-                self._poller.send_cancel(self.task_id)
-            return
-        if isinstance(payload, BaseException):
-            self._finish(None, payload)
-            return
-        try:
-            value: Any = payload if self._want_state else outcome(payload)
-            if self._value is not None and not self._want_state:
-                value = self._value(value)
-        except BaseException as exc:
-            self._finish(None, exc)
-            return
-        self._finish(value, None)
-
-    def _finish(self, value: Any, error: Optional[BaseException]) -> bool:
-        try:
-            if error is None:
-                self.set_result(value)
-            else:
-                self.set_exception(error)
-        except InvalidStateError:  # cancelled meanwhile
-            return False
-        return True
-
-    def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
-        """As ``Future``'s; a callback that raises (even ``SystemExit``) is logged, and the
-        others still run (as on a ``CallFuture``)."""
-        super().add_done_callback(_guarded(fn))
-
-    def result(self, timeout: Optional[float] = None) -> Any:
-        """The outcome (``RequestCancelled`` if cancelled, ``TimeoutError`` if not done in ``timeout``)."""
-        try:
-            return super().result(timeout)
-        except CancelledError as exc:
-            if isinstance(exc, RequestCancelled):
-                raise
-            raise RequestCancelled(f"the wait for task {self.task_id} was cancelled") from exc
-
-    def cancel(self) -> bool:
-        """Cancel the wait, and the task on the server (``tasks/cancel``; not in a forked child:
-        the task is the parent's). False if it has finished already."""
-        if not super().cancel():
-            return False
-        try:
-            self.set_running_or_notify_cancel()  # wakes concurrent.futures.wait()/as_completed()
-        except RuntimeError:  # cancelled (and notified) before
-            return True
-        self._poller.release(self, cancel=self._mine())
-        return True
-
-    def let_go(self) -> None:
-        """Stop waiting, without cancelling the task (an interrupted handle wait); nothing
-        happens once it is done."""
-        if Future.cancel(self):
-            try:
-                self.set_running_or_notify_cancel()
-            except RuntimeError:  # cancelled (and notified) before
-                pass
-            self._poller.release(self, cancel=False)
-
-    def _mine(self) -> bool:
-        """Whether this process made the wait: a forked child that inherited it cancels it
-        locally only (its task is the parent's, which still follows it)."""
-        return self._pid == _fork.pid
-
-    def __repr__(self) -> str:
-        return f"<task wait {self.task_id!r} {'done' if self.done() else 'pending'}>"
 
 
 class _Followed:
@@ -336,7 +177,7 @@ class _Poller:
         """The task a ``tools/call`` answer (``resultType: "task"``) made; ``ProtocolError`` if
         the answer is out of shape, and then a task it names is cancelled (nobody follows it)."""
         try:
-            return _created(raw)
+            return created(raw)
         except ProtocolError:
             task_id = raw.get("taskId") if isinstance(raw, dict) else None
             if isinstance(task_id, str) and task_id:
@@ -365,7 +206,7 @@ class _Poller:
         end without its outcome (a ``CreateTaskResult`` says ``completed``, but only ``tasks/get``
         carries the result) is asked for at once."""
         new: Raw = {}
-        if task.is_terminal and not polled and _outcome_missing(task):
+        if task.is_terminal and not polled and outcome_missing(task):
             with self._cond:
                 followed = self._followed.get(task.task_id)
                 if followed is not None and not followed.polling:
@@ -478,7 +319,7 @@ class _Poller:
                     heads = [h[0][0] for h in (self._heap, self._deadlines) if h]
                     self._cond.wait(min(heads) - time.monotonic() if heads else None)
             for waiter in late:
-                waiter.deliver(_TIMED_OUT)
+                waiter.deliver(TIMED_OUT)
             if ids is not None:
                 self._relisten(ids)
             if due is not None:

@@ -381,7 +381,8 @@ class ChainedFuture(CallFuture[T]):
     @property  # type: ignore[override]
     def request_id(self) -> Any:
         """The JSON-RPC id of the link in flight (None while it waits for something else than a reply)."""
-        return getattr(self._current, "request_id", None)
+        current = self._current
+        return current.request_id if isinstance(current, CallFuture) else None
 
     def _arrived(self, done: "Future[Any]") -> None:
         if self.cancelled():

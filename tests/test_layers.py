@@ -25,7 +25,7 @@ LAYERS: List[Tuple[str, List[str]]] = [
     ("transports and auth", ["auth", "transports"]),
     ("engine", ["futures", "_timer", "_keepalive", "serving", "session"]),
     ("features", ["_params", "_tools", "_responder", "rounds", "eras", "negotiation", "connection",
-                  "events", "subscriptions", "notifications", "tasks", "skills", "_tooltable", "_otel", "_taskpoll", "_taskext"]),
+                  "events", "subscriptions", "notifications", "tasks", "skills", "_tooltable", "_otel", "_taskpoll", "_taskwait", "_taskext"]),
     ("facade", ["_extensions", "_lifecycle", "client", "config", "_members", "group", ""]),  # "" is the package itself (mcpclient/__init__.py)
     ("top", ["cli", "testing", "adapters", "apps", "__main__"]),
 ]
