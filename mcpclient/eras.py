@@ -66,7 +66,8 @@ class Era:
             transform = _resolving(method, claimed, transform, _deadline(timeout))
         return session.call(method, params, transform=transform, owned=owned, timeout=timeout,
                             on_progress=on_progress, reset_timeout_on_progress=reset, max_total_timeout=max_total,
-                            idempotent=repeat_safety(method), headers=self.headers(method, params))
+                            idempotent=repeat_safety(method),
+                            headers=self.headers(method, params) if self.routed else None)
 
     def headers(self, method: str, params: Params) -> Optional[Dict[str, str]]:
         """Routing headers of one handshake-era request: ``Mcp-Method`` and ``Mcp-Name`` for the
