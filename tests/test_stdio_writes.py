@@ -93,10 +93,13 @@ def test_another_callers_short_deadline_never_cuts_a_frame_or_kills_the_server(t
             except Exception as exc:  # noqa: BLE001 - asserted below
                 outcome[name] = exc
 
-        short = threading.Thread(target=call, args=("short", 300_000, 1.0))  # ~0.75 s to write at this pace
+        # "short" (~0.4 s to write at this pace) ends its own frame well before its 1 s deadline
+        # even on a loaded machine (at 300 kB, 0.75 s, a CI runner ran past it and the server was
+        # rightly killed mid-frame); "patient" (~1 s) is written across that deadline.
+        short = threading.Thread(target=call, args=("short", 150_000, 1.0))
         short.start()
         assert wait_until(lambda: session.transport._writing)
-        patient = threading.Thread(target=call, args=("patient", 200_000, None))  # left to the writer
+        patient = threading.Thread(target=call, args=("patient", 400_000, None))  # left to the writer
         patient.start()
         short.join(LONG)
         patient.join(LONG)
