@@ -34,8 +34,8 @@ def main() -> None:
         client.list_tools()
         session = client.session
         transport = session.transport
-        from mcpclient import _params
-        from mcpclient.futures import CallFuture
+        from mcpclient.protocol import params as _params
+        from mcpclient._engine.futures import CallFuture
 
         raw_result = {"content": [{"type": "text", "text": "x"}], "isError": False}
         reply_line = json.dumps({"jsonrpc": "2.0", "id": 12345, "result": raw_result},

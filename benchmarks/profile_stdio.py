@@ -216,7 +216,7 @@ def _variant(row: str, where: bench.Placement, modern: bool):
     elif row.startswith("mc-minreq"):
         # mcpclient's reader, transport and CallFuture, but a minimal request path (no Session.call
         # bookkeeping, untimed wait); "-floorsend": and the floor's write
-        from mcpclient.futures import CallFuture
+        from mcpclient._engine.futures import CallFuture
 
         transport = session.transport
         send = transport.send

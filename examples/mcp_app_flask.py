@@ -27,7 +27,7 @@ from flask import Flask, Response, abort, request
 from werkzeug.serving import make_server
 
 from mcpclient import Client
-from mcpclient.apps import AppBridge
+from mcpclient.extensions.apps.bridge import AppBridge
 from mcpclient.testing import server_command
 
 HOST_PAGE = """<!doctype html>
@@ -132,7 +132,7 @@ MAX_MESSAGE_BYTES = 1 << 20
 
 def make_client() -> Client:
     """The MCP client of the example: the bundled test server with its MCP Apps surface."""
-    from mcpclient.extensions import APPS
+    from mcpclient.extensions.registry import APPS
 
     return Client(server_command("--apps"), timeout=10, extensions={APPS: {}})
 

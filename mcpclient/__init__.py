@@ -11,18 +11,19 @@ transports, load only when needed.
 import logging as _logging
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_names as _lazy_names
+from ._util.lazy import lazy_names as _lazy_names
 from ._version import __version__
 from .client import DEFAULT, Client
 from .errors import (
-    AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError, HTTPError, InternalError,
-    InvalidParams, InvalidRequest, MCPError, MethodNotFound, ParseError, ProcessExited, ProtocolError,
-    ReaderThreadError, RequestCancelled, RequestTimeout, ResourceNotFound, RPCError, SchemaValidationError,
-    SendTimeout, SessionExpired, SubscriptionLost, ToolChangedError, ToolError, TransportError, URLElicitationRequired,
-    HeaderMismatch, InputRoundsExceeded, MissingClientCapability, MissingExtraError, UnknownToolError, UnsupportedProtocolVersion,
+    AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError,
+    HTTPError, InternalError, InvalidParams, InvalidRequest, MCPError, MethodNotFound,
+    ParseError, ProcessExited, ProtocolError, ReaderThreadError, RequestCancelled, RequestTimeout,
+    ResourceNotFound, RPCError, SchemaValidationError, SendTimeout, SessionExpired, SubscriptionLost,
+    ToolChangedError, ToolError, TransportError, URLElicitationRequired, HeaderMismatch, InputRoundsExceeded,
+    MissingClientCapability, MissingExtraError, UnknownToolError, UnsupportedProtocolVersion,
 )
 from .errors import CassetteMismatch, MessageTooLarge, TooManyPages, UnsendableMessage
-from .futures import CallFuture
+from ._engine.futures import CallFuture
 from .transports.base import Transport
 from .types import EmbeddedResource, Implementation, ResourceContents, TextContent, Tool, ToolResult
 
@@ -133,46 +134,46 @@ __all__ = [
 _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (below)
-    from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
-    from .handlers import CreateMessageRequest, CreateMessageResult, Root, SamplingMessage
-    from .redirects import Redirects
-    from .retry import Retry
-    from .transports.http import HTTPTransport
-    from .transports.sse import SSETransport
-    from .skills import LoadedSkill, Skill, SkillFile, SkillVerificationError
-    from .tasks import Task, ToolTask
-    from .config import ServerConfig, load_config
-    from .group import ServerGroup, ServerStatus
-    from .pins import ToolChange, ToolPins, tool_fingerprint
-    from .search import ToolIndex, search_tool_definition
-    from .tracing import Tracing
-    from .reconnect import Keepalive, Reconnect
-    from .events import Event, Subscription
+    from .types.elicitation import ElicitationRequest, ElicitationResult, accept_defaults
+    from .types.handlers import CreateMessageRequest, CreateMessageResult, Root, SamplingMessage
+    from .policies.redirects import Redirects
+    from .policies.retry import Retry
+    from .transports.http.streamable import HTTPTransport
+    from .transports.http.sse import SSETransport
+    from .extensions.skills import LoadedSkill, Skill, SkillFile, SkillVerificationError
+    from .extensions.tasks.core import Task, ToolTask
+    from .group.config import ServerConfig, load_config
+    from .group.server_group import ServerGroup, ServerStatus
+    from .group.pins import ToolChange, ToolPins, tool_fingerprint
+    from .group.search import ToolIndex, search_tool_definition
+    from .policies.tracing import Tracing
+    from .policies.reconnect import Keepalive, Reconnect
+    from ._client.events import Event, Subscription
     from .types import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
     from .types import AudioContent, ImageContent, ResourceLink, UnknownContent
     from .transports.memory import MemoryTransport
-    from .transports.stdio import StdioTransport
-    from .extensions import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
-    from ._taskext import TasksExtension, ToolCallFuture
+    from .transports.stdio.transport import StdioTransport
+    from .extensions.registry import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
+    from .extensions.tasks.extension import TasksExtension, ToolCallFuture
 
 #: Names whose modules load on first use (PEP 562): most programs never need them, and importing
 #: mcpclient stays cheap (see benchmarks/README.md, import time).
 _LAZY = {
-    "CreateMessageRequest": "handlers", "CreateMessageResult": "handlers", "ElicitationRequest": "elicitation",
-    "ElicitationResult": "elicitation", "Root": "handlers", "SamplingMessage": "handlers",
-    "accept_defaults": "elicitation", "Task": "tasks", "ToolTask": "tasks", "LoadedSkill": "skills",
-    "Skill": "skills", "SkillFile": "skills", "SkillVerificationError": "skills", "Retry": "retry",
-    "Redirects": "redirects", "HTTPTransport": "transports.http", "SSETransport": "transports.sse",
-    "ServerConfig": "config", "load_config": "config", "ServerGroup": "group", "ServerStatus": "group",
-    "ToolChange": "pins", "ToolPins": "pins", "tool_fingerprint": "pins", "ToolIndex": "search",
-    "search_tool_definition": "search", "Tracing": "tracing", "Keepalive": "reconnect", "Reconnect": "reconnect",
-    "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio", "Event": "events",
-    "Subscription": "events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
+    "CreateMessageRequest": "types.handlers", "CreateMessageResult": "types.handlers", "ElicitationRequest": "types.elicitation",
+    "ElicitationResult": "types.elicitation", "Root": "types.handlers", "SamplingMessage": "types.handlers",
+    "accept_defaults": "types.elicitation", "Task": "extensions.tasks.core", "ToolTask": "extensions.tasks.core", "LoadedSkill": "extensions.skills",
+    "Skill": "extensions.skills", "SkillFile": "extensions.skills", "SkillVerificationError": "extensions.skills", "Retry": "policies.retry",
+    "Redirects": "policies.redirects", "HTTPTransport": "transports.http.streamable", "SSETransport": "transports.http.sse",
+    "ServerConfig": "group.config", "load_config": "group.config", "ServerGroup": "group.server_group", "ServerStatus": "group.server_group",
+    "ToolChange": "group.pins", "ToolPins": "group.pins", "tool_fingerprint": "group.pins", "ToolIndex": "group.search",
+    "search_tool_definition": "group.search", "Tracing": "policies.tracing", "Keepalive": "policies.reconnect", "Reconnect": "policies.reconnect",
+    "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio.transport", "Event": "_client.events",
+    "Subscription": "_client.events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
     "Resource": "types", "ResourceTemplate": "types", "PromptMessage": "types", "PromptResult": "types",
     "AudioContent": "types", "ImageContent": "types", "ResourceLink": "types", "UnknownContent": "types",
-    "Extension": "extensions", "ExtensionContext": "extensions",
-    "TASKS": "extensions", "APPS": "extensions", "SKILLS": "extensions", "APP_MIME_TYPE": "extensions",
-    "TasksExtension": "_taskext", "ToolCallFuture": "_taskext",
+    "Extension": "extensions.registry", "ExtensionContext": "extensions.registry",
+    "TASKS": "extensions.registry", "APPS": "extensions.registry", "SKILLS": "extensions.registry", "APP_MIME_TYPE": "extensions.registry",
+    "TasksExtension": "extensions.tasks.extension", "ToolCallFuture": "extensions.tasks.extension",
 }
 
 

@@ -11,22 +11,22 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
-from . import _params
-from ._extensions import ExtensionMethods, ExtensionsSetting, build_registry
-from ._lifecycle import ConnectionHooks, release, weakly
-from ._responder import Responder, _merged
-from ._sentinel import DEFAULT
-from ._tools import ToolRegistry
+from .protocol import params as _params
+from ._client.extension_methods import ExtensionMethods, ExtensionsSetting, build_registry
+from ._client.lifecycle import ConnectionHooks, release, weakly
+from ._client.responder import Responder, _merged
+from ._util.sentinel import DEFAULT
+from ._client.tools import ToolRegistry
 from ._version import __version__
-from .cache import ResultCache
-from .connection import Connection, Connector, Target, client_identity, make_transport
-from ._threads import FlightTimeout
+from .protocol.cache import ResultCache
+from ._client.connection import Connection, Connector, Target, client_identity, make_transport
+from ._util.threads import FlightTimeout
 from .errors import CapabilityError, MCPError, RequestTimeout
-from .futures import CallFuture, ProgressCallback, Transform
-from .notifications import LogCallback, NotificationCallback, NotificationRouter
-from .session import Session
-from .subscriptions import SubscriptionRouter
-from ._tracing import CallTracer, TracingSetting, wants_tracing
+from ._engine.futures import CallFuture, ProgressCallback, Transform
+from ._client.notifications import LogCallback, NotificationCallback, NotificationRouter
+from ._engine.session import Session
+from ._client.subscriptions import SubscriptionRouter
+from ._engine.hooks import CallTracer, TracingSetting, wants_tracing
 from .transports.base import Transport, encode_frame
 from . import types as _types  # (its resources/prompts/completion types load on first use: see types)
 from .types import Implementation, ResourceContents, Tool
@@ -35,11 +35,11 @@ from .types import ToolResult
 if TYPE_CHECKING:
     from typing import Literal
 
-    from .handlers import ElicitationHandler, RootsSetting, SamplingHandler
-    from .events import Event, Subscription
-    from .reconnect import Keepalive, Reconnect
+    from .types.handlers import ElicitationHandler, RootsSetting, SamplingHandler
+    from ._client.events import Event, Subscription
+    from .policies.reconnect import Keepalive, Reconnect
     from .types import Completion, Prompt, PromptResult, Resource, ResourceTemplate
-    from .tasks import ToolTask
+    from .extensions.tasks.core import ToolTask
 
 __all__ = ["DEFAULT", "Client"]
 
@@ -152,14 +152,14 @@ class Client(ConnectionHooks, ExtensionMethods):
         self._tracing_asked = tracing is not None  # (automatic tracing goes quietly off if it cannot load)
         self._tracer: Optional[CallTracer] = None  # made at the first connect() (imports opentelemetry)
         if reconnect is not None and reconnect is not False:
-            from .reconnect import Reconnect  # deferred: import cost (two dataclasses); only clients that reconnect need it
+            from .policies.reconnect import Reconnect  # deferred: import cost (two dataclasses); only clients that reconnect need it
 
             if reconnect is True:
                 reconnect = Reconnect()
             elif not isinstance(reconnect, Reconnect):
                 raise TypeError("reconnect must be a Reconnect, True, False or None")
         if keepalive is not None:
-            from .reconnect import Keepalive  # deferred: import cost (two dataclasses); only clients that ping need it
+            from .policies.reconnect import Keepalive  # deferred: import cost (two dataclasses); only clients that ping need it
 
             keepalive = Keepalive.of(keepalive)
         self.timeout = _params.check_timeout(timeout)
@@ -188,7 +188,7 @@ class Client(ConnectionHooks, ExtensionMethods):
             self._subscriptions.route, weakly(self._invalidate), weakly(self._refresh_lane))
         tasks = None
         if task_requests:
-            from .tasks import TaskStore  # deferred: import cost (only clients that use tasks need it)
+            from .extensions.tasks.core import TaskStore  # deferred: import cost (only clients that use tasks need it)
 
             tasks = TaskStore(transport.instance, max_workers)
         self._ext = build_registry(extensions, capabilities)
@@ -906,7 +906,7 @@ class Client(ConnectionHooks, ExtensionMethods):
             SubscriptionLost: (from the subscription's ``get()`` or iteration) its stream broke
                 without the server ending it.
         """
-        from .events import filter_params  # deferred: import cost (events); only listen() needs it
+        from ._client.events import filter_params  # deferred: import cost (events); only listen() needs it
 
         wanted = filter_params(tools, prompts, resources, [_params.uri(u) for u in resource_uris])
         if not wanted:

@@ -4,14 +4,15 @@
 detects on its own (timeouts, closed clients, bad schemas) also inherit the builtin they resemble,
 so generic ``except TimeoutError`` clauses keep working. Errors the *server* sent are ``RPCError``
 subclasses chosen by JSON-RPC code (``RPCError.from_wire``). No message ever contains a secret.
-This module imports nothing from mcpclient at import time (``URLElicitationRequired.elicitations``
-imports ``elicitation``, which imports nothing from mcpclient).
+This module imports nothing of mcpclient: ``URLElicitationRequired`` parses its elicitations with
+the decoder ``mcpclient.types`` installs when it loads (it always has by the time a server's error
+is built: the engine imports it).
 """
 from __future__ import annotations
 
 import re
 from concurrent.futures import CancelledError
-from typing import Any, ClassVar, Dict, List, Optional, Type
+from typing import Any, Callable, ClassVar, Dict, List, Optional, Type
 
 __all__ = [
     "AuthError",
@@ -235,18 +236,20 @@ class URLElicitationRequired(RPCError):
     server expects.
     """
     code_value = -32042
+    #: ``(wire dict) -> ElicitationRequest``: installed by ``mcpclient.types``, which defines that
+    #: class (this module imports nothing of the package).
+    decode: ClassVar[Optional[Callable[[Dict[str, Any]], Any]]] = None
 
     @property
     def elicitations(self) -> List[Any]:
         """The URL elicitations in ``data.elicitations``, as ``ElicitationRequest`` objects (mode
         ``"url"``); malformed entries are skipped. Raises nothing."""
-        from .elicitation import ElicitationRequest  # here, not at the top: import cost
-
+        decode = type(self).decode
         found = self.data.get("elicitations") if isinstance(self.data, dict) else None
         requests = []
-        for raw in found if isinstance(found, list) else []:
+        for raw in found if isinstance(found, list) and decode is not None else []:
             try:
-                requests.append(ElicitationRequest.from_wire(dict(raw, mode="url")))
+                requests.append(decode(dict(raw, mode="url")))
             except (MCPError, TypeError, ValueError):
                 continue  # a malformed entry is skipped, the rest stay usable
         return requests

@@ -93,7 +93,7 @@ def fresh_era_memory():
     process. They are keyed by URL, and a scripted server's free port may be one an earlier
     test's server of the other era had: a remembered "legacy" made a 2026 test run its client in
     the handshake era (the one-off failures of the 2026 re-issue tests, seen in issues 11 and 12)."""
-    from mcpclient import negotiation
+    from mcpclient.protocol import negotiation
 
     with negotiation._eras_lock:
         negotiation._eras.clear()

@@ -37,8 +37,8 @@ def test_every_error_and_result_type_is_exported():
 def test_everything_the_client_returns_or_yields_is_exported():
     namespace = {name: getattr(mcpclient, name) for name in mcpclient.__all__}
     namespace.update(vars(typing))
-    from mcpclient.skills import LoadedSkill, Skill  # noqa: F401 - resolved by get_type_hints
-    from mcpclient.tasks import Task, ToolTask  # noqa: F401
+    from mcpclient.extensions.skills import LoadedSkill, Skill  # noqa: F401 - resolved by get_type_hints
+    from mcpclient.extensions.tasks.core import Task, ToolTask  # noqa: F401
 
     exported = {id(getattr(mcpclient, n)) for n in mcpclient.__all__}
     unexported = set()
@@ -92,6 +92,6 @@ def test_the_tasks_extension_types_are_exported_and_load_lazily():
     assert issubclass(mcpclient.TasksExtension, mcpclient.Extension)
     assert mcpclient.TasksExtension.id == mcpclient.TASKS
     loaded = subprocess.run([sys.executable, "-c", "import sys, mcpclient; print(sorted(m for m in sys.modules "
-                             "if m.startswith('mcpclient._task') or m == 'mcpclient.extensions'))"],
+                             "if m.startswith('mcpclient.extensions')))"],
                             capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"

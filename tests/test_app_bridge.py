@@ -1,4 +1,4 @@
-"""The MCP Apps host bridge (``mcpclient.apps.AppBridge``, issue 14) driven with the counter app's
+"""The MCP Apps host bridge (``mcpclient.extensions.apps.bridge.AppBridge``, issue 14) driven with the counter app's
 messages against the real test server (``python -m mcpclient.testing --apps``, contract
 ``tests/servers/APPS.md``) over stdio.
 
@@ -18,9 +18,9 @@ from typing import Any, Dict, Iterator, List, Optional
 import pytest
 
 from mcpclient import Client, StdioTransport
-from mcpclient.apps import APP_PROTOCOL_VERSION, AppBridge, AppView
+from mcpclient.extensions.apps.bridge import APP_PROTOCOL_VERSION, AppBridge, AppView
 from mcpclient.errors import ProtocolError, RPCError
-from mcpclient.extensions import APPS
+from mcpclient.extensions.registry import APPS
 from mcpclient.testing import RecordingTransport, server_command
 from mcpclient.testing.apps_html import APP_HTML, APP_URI
 
@@ -98,7 +98,7 @@ def test_view_is_the_html_with_its_policy(wire: Wire):
 
 
 def test_srcdoc_puts_the_policy_into_documents_without_a_head():
-    from mcpclient._ui import UIResourceMeta
+    from mcpclient.types._ui import UIResourceMeta
 
     bare = AppView("ui://x/y", "<p>hi</p>", UIResourceMeta(), "default-src 'none'", "")
     assert bare.srcdoc().startswith('<meta http-equiv="Content-Security-Policy"')
@@ -120,7 +120,7 @@ def test_srcdoc_policy_comes_before_anything_the_app_wrote(html: str):
     """A CSP ``<meta>`` binds only inside ``<head>`` and only what the parser meets after it: it
     must be the first element of the document (after a leading doctype), whatever the HTML
     pretends to be its head."""
-    from mcpclient._ui import UIResourceMeta
+    from mcpclient.types._ui import UIResourceMeta
 
     meta = '<meta http-equiv="Content-Security-Policy" content="default-src &#x27;none&#x27;">'
     doc = AppView("ui://x/y", html, UIResourceMeta(), "default-src 'none'", "").srcdoc()

@@ -17,7 +17,7 @@ from typing import Any, Dict, Iterator
 import pytest
 
 from mcpclient import Client
-from mcpclient._ui import (APP_MIME_TYPE, DEFAULT_CSP, ToolUI, UICsp, UIPermissions, UIResourceMeta, csp_header,
+from mcpclient.types._ui import (APP_MIME_TYPE, DEFAULT_CSP, ToolUI, UICsp, UIPermissions, UIResourceMeta, csp_header,
                            is_app_mime)
 from mcpclient.errors import RPCError
 from mcpclient.testing import server_command
@@ -37,7 +37,7 @@ SERVERS = {"testing": server_command("--apps"), "official": OFFICIAL_SERVER + ["
 def _declare() -> Dict[str, Any]:
     """``extensions={APPS: {}}`` once the registry exists (issue 14, ext-core), else nothing."""
     try:
-        from mcpclient.extensions import APPS as apps
+        from mcpclient.extensions.registry import APPS as apps
     except ImportError:
         return {}
     return {"extensions": {apps: {}}}
@@ -86,7 +86,7 @@ def test_declaration_reaches_the_server(client: Client) -> None:
     """``Client(extensions={APPS: {}})`` declares ``{"mimeTypes": [APP_MIME_TYPE]}``: the servers'
     ``apps_supported`` (official: the SDK's own ``client_supports_apps``) say yes."""
     if not _declare():
-        pytest.skip("no extension registry yet (mcpclient.extensions)")
+        pytest.skip("no extension registry yet (mcpclient.extensions.registry)")
     assert client.extensions[APPS] == {"mimeTypes": [APP_MIME_TYPE]}
     assert client.call_tool("apps_supported").text == "true"
 
@@ -94,7 +94,7 @@ def test_declaration_reaches_the_server(client: Client) -> None:
 def test_declaration_in_the_handshake_era_and_without() -> None:
     """The official SDK reads the declaration from ``initialize`` too; undeclared, the servers say no."""
     if not _declare():
-        pytest.skip("no extension registry yet (mcpclient.extensions)")
+        pytest.skip("no extension registry yet (mcpclient.extensions.registry)")
     with Client(SERVERS["official"], timeout=LONG, protocol="2025-11-25", **_declare()) as declared:
         assert declared.call_tool("apps_supported").text == "true"
     with Client(SERVERS["testing"], timeout=LONG) as plain:
@@ -230,6 +230,6 @@ def test_the_types_are_frozen_records() -> None:
 
 def test_import_mcpclient_does_not_load_ui() -> None:
     code = ("import sys, mcpclient; from mcpclient.types import Tool; Tool.from_wire({'name': 't'});"
-            "print('mcpclient._ui' in sys.modules)")
+            "print('mcpclient.types._ui' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LONG, check=True)
     assert out.stdout.strip() == "False"

@@ -11,7 +11,7 @@ from mcpclient import (
     HTTPTransport, SSETransport, ServerConfig, StdioTransport, Tool, ToolIndex, ToolPins, load_config,
     tool_fingerprint,
 )
-from mcpclient.search import tokenize
+from mcpclient.group.search import tokenize
 
 ENV = {"TOKEN": "s3cret-token", "ROOT": "/srv/data"}
 
@@ -163,7 +163,7 @@ def test_the_pin_file_is_readable_by_others(tmp_path):
     """Pins are no secret (a team keeps them in its repository): 0644 (tokens stay 0600: test_auth)."""
     import stat
 
-    from mcpclient.pins import ToolPins
+    from mcpclient.group.pins import ToolPins
     from mcpclient.types import Tool
 
     pins = ToolPins(str(tmp_path / "pins.json"))

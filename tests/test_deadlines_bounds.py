@@ -17,7 +17,7 @@ import pytest
 from conftest import LONG, wait_until
 from mcpclient import Client, HTTPTransport
 from mcpclient.errors import ProtocolError, RequestTimeout
-from mcpclient.retry import Retry
+from mcpclient.policies.retry import Retry
 
 TIMEOUT = 2.0
 SLACK = 1.5  # what a call may take past its timeout (generous: 2 cores shared by many tests)
@@ -298,7 +298,7 @@ def test_an_answer_followed_by_silence_is_returned_at_once(hostile):
 def test_the_legacy_sse_transport_ends_a_silent_call_at_its_deadline(started):
     # Issue 12, item 2 (every transport): the answer never comes on the HTTP+SSE stream.
     from test_sse import ScriptedSSEServer, Status
-    from mcpclient.transports.sse import SSETransport
+    from mcpclient.transports.http.sse import SSETransport
 
     server = started(ScriptedSSEServer(lambda msg: Status(202) if msg["method"] == "tools/call" else {}))
     with Client(SSETransport(server.url), validate_output="listed") as client:
@@ -450,7 +450,7 @@ def test_an_event_over_max_message_size_on_the_legacy_stream_is_skipped(started)
     # Issue 12: legacy HTTP+SSE had no bound either. Its answers all come on the one GET stream:
     # an event over the bound is skipped (its call times out), the stream and later calls live on.
     from test_sse import ScriptedSSEServer
-    from mcpclient.transports.sse import SSETransport
+    from mcpclient.transports.http.sse import SSETransport
 
     def handle(msg: Dict[str, Any]) -> Any:
         text = "y" * (2 * LIMIT) if msg["params"]["name"] == "huge" else "after"
@@ -465,8 +465,8 @@ def test_an_event_over_max_message_size_on_the_legacy_stream_is_skipped(started)
 
 def test_max_message_size_defaults_to_the_stdio_one_and_is_checked():
     from mcpclient.transports.base import DEFAULT_MAX_MESSAGE_SIZE
-    from mcpclient.transports.sse import SSETransport
-    from mcpclient.transports.stdio import StdioTransport
+    from mcpclient.transports.http.sse import SSETransport
+    from mcpclient.transports.stdio.transport import StdioTransport
 
     assert DEFAULT_MAX_MESSAGE_SIZE == 64 << 20
     assert HTTPTransport("http://127.0.0.1:1/mcp").max_message_size == DEFAULT_MAX_MESSAGE_SIZE
@@ -484,7 +484,7 @@ def test_the_event_parser_holds_no_more_than_its_limit_however_the_bytes_are_chu
     # over-long comment is dropped silently; id and retry fields a server inflates are ignored.
     import random
 
-    from mcpclient.transports._http import parse_sse
+    from mcpclient.transports.http._exchange import parse_sse
 
     stream = (b"data: small\n\n"
               b"data: " + b"a" * 5000 + b"\n\n"  # one line over

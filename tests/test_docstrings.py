@@ -27,9 +27,9 @@ ERRORS_PAGE = ROOT / "docs" / "pages" / "errors.md"
 #: except ``langchain`` (``langchain-core``), which is skipped when it is not installed.
 PUBLIC_MODULES = [
     "mcpclient", "mcpclient.errors", "mcpclient.types", "mcpclient.transports", "mcpclient.auth",
-    "mcpclient.adapters", "mcpclient.testing", "mcpclient.config", "mcpclient.group", "mcpclient.pins",
-    "mcpclient.search", "mcpclient.skills", "mcpclient.elicitation", "mcpclient.reconnect", "mcpclient.retry",
-    "mcpclient.redirects", "mcpclient.auth.jwt", "mcpclient.adapters.openai", "mcpclient.adapters.anthropic",
+    "mcpclient.adapters", "mcpclient.testing", "mcpclient.group.config", "mcpclient.group.server_group", "mcpclient.group.pins",
+    "mcpclient.group.search", "mcpclient.extensions.skills", "mcpclient.types.elicitation", "mcpclient.policies.reconnect", "mcpclient.policies.retry",
+    "mcpclient.policies.redirects", "mcpclient.auth.jwt", "mcpclient.adapters.openai", "mcpclient.adapters.anthropic",
 ]
 OPTIONAL = {"to_langchain_tools": "langchain_core"}
 

@@ -15,8 +15,8 @@ from typing import Any, Dict, FrozenSet, List, Mapping
 import pytest
 
 from mcpclient import CallFuture, CapabilityError, Client, MissingClientCapability, ProtocolError, RequestTimeout
-from mcpclient.futures import ChainedFuture
-from mcpclient.extensions import APP_MIME_TYPE, APPS, TASKS, Extension, ExtensionContext, check_id
+from mcpclient._engine.futures import ChainedFuture
+from mcpclient.extensions.registry import APP_MIME_TYPE, APPS, TASKS, Extension, ExtensionContext, check_id
 
 from conftest import LONG
 from helpers import ScriptedServer
@@ -368,7 +368,7 @@ def test_a_failing_notification_handler_is_logged_and_the_core_still_runs(starte
 
 
 def test_registry_require_is_the_gate():
-    from mcpclient.extensions import Registry
+    from mcpclient.extensions.registry import Registry
 
     assert Registry.require({"extensions": {JOBS: {"a": 1}}}, JOBS, "x/y") == {"a": 1}
     with pytest.raises(CapabilityError):
@@ -512,8 +512,8 @@ def test_a_context_whose_client_was_collected_is_not_stateless():
     released its extensions made that read raise, and the poller thread died of it."""
     import gc
 
-    from mcpclient._lifecycle import weakly
-    from mcpclient.extensions import ExtensionContext
+    from mcpclient._client.lifecycle import weakly
+    from mcpclient.extensions.registry import ExtensionContext
 
     class Gone:
         def stateless(self) -> bool:

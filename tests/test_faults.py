@@ -28,7 +28,7 @@ from mcpclient.errors import (
     CapabilityError, ClientClosedError, MethodNotFound, ProcessExited, ProtocolError,
     RequestTimeout,
 )
-from mcpclient.transports.stdio import StdioTransport
+from mcpclient.transports.stdio.transport import StdioTransport
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -22,9 +22,9 @@ import pytest
 from conftest import LONG
 from http_scripted import Reply, ScriptedHTTPServer
 from mcpclient import Client, HTTPTransport, ProtocolError, SSETransport, StdioTransport
-from mcpclient._wire import format_message, redact
+from mcpclient._util.wire import format_message, redact
 from mcpclient.errors import SchemaValidationError
-from mcpclient.tasks import Task
+from mcpclient.extensions.tasks.core import Task
 from mcpclient.transports.base import decode_frame
 
 HOSTILE = [sys.executable, str(Path(__file__).parent / "servers" / "hostile_stdio.py")]

@@ -10,7 +10,7 @@ import pytest
 from conftest import LONG
 from http_scripted import ScriptedHTTPServer
 from mcpclient import Client, ConnectError, HTTPTransport
-from mcpclient.retry import Retry
+from mcpclient.policies.retry import Retry
 from mcpclient.transports.base import DeliveryFailed
 
 pytestmark = pytest.mark.timeout(60)

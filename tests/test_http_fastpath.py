@@ -15,8 +15,8 @@ import pytest
 from conftest import LONG
 from http_scripted import DROP, Reply, ScriptedHTTPServer
 from mcpclient import Client, ConnectError, ConnectionClosed, HTTPTransport
-from mcpclient.retry import Retry
-from mcpclient.transports._posters import FastPoster
+from mcpclient.policies.retry import Retry
+from mcpclient.transports.http._posters import FastPoster
 from mcpclient.transports.base import DeliveryFailed
 
 MODERN = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},

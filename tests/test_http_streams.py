@@ -13,7 +13,7 @@ from conftest import LONG, wait_until
 from http_scripted import Reply, ScriptedHTTPServer, sse
 from mcpclient import Client, ConnectionClosed, HTTPTransport
 from mcpclient.auth import AuthProvider, Challenge
-from mcpclient.retry import Retry
+from mcpclient.policies.retry import Retry
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -253,8 +253,8 @@ def test_2026_a_listen_whose_stream_goes_silent_is_sent_again_with_reconnect(scr
     """A listen stream that brings nothing (not even a keep-alive comment) for
     ``stream_idle_timeout`` counts as broken; with ``reconnect=`` the listen is sent again and
     the same ``Subscription`` gets the events of the new one."""
-    from mcpclient.modern import META_SUBSCRIPTION
-    from mcpclient.subscriptions import ACKNOWLEDGED
+    from mcpclient.protocol.stateless import META_SUBSCRIPTION
+    from mcpclient._client.subscriptions import ACKNOWLEDGED
 
     listens: List[Any] = []
 
@@ -293,7 +293,8 @@ def test_a_notification_the_server_never_answers_is_bounded(scripted, monkeypatc
     lane that carries cancellations) for ever. Now ``SEND_BUDGET`` bounds it."""
     import time
 
-    from mcpclient import MCPError, session as session_module
+    from mcpclient import MCPError
+    from mcpclient._engine import session as session_module
 
     monkeypatch.setattr(session_module, "SEND_BUDGET", 0.5)
     release = threading.Event()

@@ -219,7 +219,7 @@ def test_a_futures_validation_runs_off_the_reader_and_never_stalls_other_calls(s
     """Before: a future's transform (output validation, the first ``import jsonschema``, the
     cache's deep copy) ran on the reader thread: while it ran, no other call on the connection
     could be answered."""
-    import mcpclient._params as params_module
+    import mcpclient.protocol.params as params_module
 
     schema = {"type": "object"}
     held, release = threading.Event(), threading.Event()

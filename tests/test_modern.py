@@ -11,7 +11,7 @@ from typing import Any, Iterator, List
 import pytest
 
 from mcpclient import Client, HTTPTransport, ImageContent
-from mcpclient.negotiation import forget_era
+from mcpclient.protocol.negotiation import forget_era
 from mcpclient.testing import server_command
 
 from conftest import LONG, OFFICIAL_SERVER

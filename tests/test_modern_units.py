@@ -7,10 +7,10 @@ import base64
 import pytest
 
 from mcpclient.errors import ProtocolError
-from mcpclient.modern import (
+from mcpclient.protocol.stateless import (
     encode_header_value, header_params, mutual_version, param_headers, request_meta, result_type, with_meta,
 )
-from mcpclient.negotiation import era_setting
+from mcpclient.protocol.negotiation import era_setting
 
 
 @pytest.mark.parametrize("value, wire", [

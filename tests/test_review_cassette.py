@@ -289,7 +289,7 @@ class _CountingReplay(ReplayTransport):
 def test_keepalive_pings_the_recording_did_not_make_are_answered_on_replay(echo_cassette):
     """Keepalive pings depend on the clock: a replay idle long enough to ping (the recording
     never did) gets them answered, instead of a mismatch per ping and the connection lost."""
-    from mcpclient.reconnect import Keepalive
+    from mcpclient.policies.reconnect import Keepalive
 
     transport = _CountingReplay(echo_cassette, pings=3)
     with Client(transport, protocol="legacy", timeout=LONG, keepalive=Keepalive(0.05, failures=1)) as client:
@@ -367,7 +367,7 @@ def test_keepalive_in_the_2026_era_is_answered_on_replay_too(tmp_path):
     the recorded discovery's answer, and the connection lives on."""
     pytest.importorskip("mcp")
     from conftest import OFFICIAL_SERVER
-    from mcpclient.reconnect import Keepalive
+    from mcpclient.policies.reconnect import Keepalive
 
     path = tmp_path / "modern.jsonl"
     with Client(RecordingTransport(StdioTransport(OFFICIAL_SERVER), path), timeout=LONG) as client:

@@ -222,7 +222,7 @@ def test_on_tools_changed_still_runs_after_a_reconnect():
 # --- 6. locks a parent thread held at the fork --------------------------------------------------------
 
 FORK_HELD_LOCK = """
-    import mcpclient.negotiation as negotiation
+    import mcpclient.protocol.negotiation as negotiation
     which = sys.argv[1]
     client = Client(server_command(), timeout=5, reconnect=Reconnect()).connect()
     client.subscribe_resource("test://static/hello")
@@ -398,7 +398,7 @@ def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch
     READY: ``Session.on_lost`` fires while the state is CONNECTING and is ignored, so the
     connection must not then be declared READY on a dead session (every later call would fail
     with ``ProcessExited`` and, READY, never reconnect)."""
-    import mcpclient._lifecycle as client_module
+    import mcpclient._client.lifecycle as client_module
     from mcpclient import ProcessExited
 
     real_era_for = client_module.era_for

@@ -69,7 +69,7 @@ def test_a_notification_answered_with_an_endless_stream_ends_within_its_budget(s
     # notification (here notifications/initialized, sent by connect()) answered with an SSE stream
     # kept alive by comments held its sender for ever: the stream of an answer to no request was
     # read to its end, without the send's deadline (SEND_BUDGET).
-    from mcpclient import session as session_module
+    from mcpclient._engine import session as session_module
 
     monkeypatch.setattr(session_module, "SEND_BUDGET", TIMEOUT)
     server = started(EndlessForNotifications())
@@ -105,7 +105,7 @@ def test_the_legacy_sse_get_refused_with_a_trickled_page_fails_start_in_time_and
     # answered 500 with an error page trickled byte by byte. The reader quoted the page without a
     # deadline: start() gave up at connect_timeout, close() waited its whole budget (5 s) for the
     # reader and left it running.
-    from mcpclient.transports.sse import SSETransport
+    from mcpclient.transports.http.sse import SSETransport
 
     server = hostile(lambda conn, message: None, on_get=trickled_500)
     transport = SSETransport(server.url, connect_timeout=1.0)
@@ -125,7 +125,7 @@ def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(h
     # waited out its whole timeout instead of seeing KeyboardInterrupt.
     import signal
 
-    from mcpclient.session import Session
+    from mcpclient._engine.session import Session
 
     assert threading.current_thread() is threading.main_thread()  # (signals go to the main thread)
     server = hostile(lambda conn, message: conn.reply(answer(message, {"content": []})))
@@ -267,7 +267,7 @@ def test_a_server_whose_pipe_reader_cannot_be_made_is_a_connect_error_and_is_sto
 
     from mcpclient.errors import ConnectError
     from mcpclient.testing import server_command
-    from mcpclient.transports import _pipes
+    from mcpclient.transports.stdio import _pipes
 
     def no_fds(self: Any, stream: Any) -> None:
         raise OSError(errno.EMFILE, "Too many open files")

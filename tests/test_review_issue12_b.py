@@ -110,8 +110,8 @@ def test_review12b_a_redirect_to_a_malformed_url_is_an_http_error(servers, locat
     instead of the documented ``HTTPError`` naming the redirect."""
     from mcpclient import Client
     from mcpclient.errors import HTTPError, MCPError
-    from mcpclient.redirects import Redirects
-    from mcpclient.transports.http import HTTPTransport
+    from mcpclient.policies.redirects import Redirects
+    from mcpclient.transports.http.streamable import HTTPTransport
 
     server = servers(lambda m, p, b: (307, {"Location": location}, b""))
     transport = HTTPTransport(server.base + "/mcp", follow_redirects=Redirects(cross_origin=cross_origin))

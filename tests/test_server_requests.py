@@ -285,7 +285,7 @@ def test_200_server_requests_while_16_threads_call_tools(tmp_path):
 
 
 def test_a_handler_blocked_forever_does_not_hang_close():
-    from mcpclient.session import HANDLER_GRACE
+    from mcpclient._engine.session import HANDLER_GRACE
     from mcpclient.testing import server_command
 
     entered, release = threading.Event(), threading.Event()

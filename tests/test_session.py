@@ -15,7 +15,7 @@ from mcpclient import (
     Client, ClientClosedError, ConnectionClosed, InvalidParams, MemoryTransport, ReaderThreadError,
     RequestTimeout,
 )
-from mcpclient.session import Session
+from mcpclient._engine.session import Session
 from mcpclient.testing import server_command
 
 from conftest import LONG, SHORT, wait_until

@@ -325,7 +325,7 @@ def test_the_fallback_transport_keeps_the_users_session_and_retry_policy(scripte
     headers, proxies, certificates and cookies were gone after the fallback) or ``retry=``."""
     import requests
 
-    from mcpclient.retry import Retry
+    from mcpclient.policies.retry import Retry
 
     server = scripted(echo)
     session = requests.Session()

@@ -21,8 +21,8 @@ import pytest
 from conftest import LONG, SERVERS, wait_until
 from mcpclient import StdioTransport
 from mcpclient.errors import ConnectionClosed, SendTimeout
-from mcpclient.transports import stdio
-from mcpclient.session import Session
+from mcpclient.transports.stdio import transport as stdio
+from mcpclient._engine.session import Session
 
 pytestmark = pytest.mark.timeout(60)
 

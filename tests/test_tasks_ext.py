@@ -20,7 +20,7 @@ from mcpclient import (
     CapabilityError, Client, CreateMessageResult, ElicitationResult, InvalidParams, MissingClientCapability,
     RequestCancelled, RequestTimeout, RPCError, ToolError, ToolTask, TransportError,
 )
-from mcpclient.extensions import TASKS
+from mcpclient.extensions.registry import TASKS
 from mcpclient.testing import server_command
 
 from conftest import LONG, pid_alive, wait_until

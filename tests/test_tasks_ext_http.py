@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterator, List
 import pytest
 
 from mcpclient import Client, ElicitationResult, HTTPTransport, RequestTimeout
-from mcpclient.extensions import TASKS
+from mcpclient.extensions.registry import TASKS
 
 from conftest import LONG, wait_until
 from taskext_http import TaskExtHTTPServer
@@ -192,7 +192,7 @@ def test_2026_without_listening_polls(started):
 
 FORK_SCRIPT = """
 from mcpclient import HTTPTransport
-from mcpclient.extensions import TASKS
+from mcpclient.extensions.registry import TASKS
 
 client = Client(HTTPTransport(sys.argv[1]), timeout=20, reconnect=Reconnect(),
                 extensions={TASKS: {"default_poll_interval": 0.03}}).connect()

@@ -219,7 +219,7 @@ def test_equal_fields_of_another_class_are_not_equal():
 
 
 def test_elicitation_names_are_reexported_and_raise_value_errors():
-    from mcpclient import elicitation, handlers
+    from mcpclient.types import elicitation, handlers
 
     for name in ("ElicitationRequest", "ElicitationResult", "accept_defaults"):
         assert getattr(handlers, name) is getattr(elicitation, name) is getattr(mcpclient, name)
@@ -253,11 +253,11 @@ def test_no_import_cycles_outside_client_session_and_transports():
     for path in (ROOT / "mcpclient").rglob("*.py"):
         dotted = ".".join(path.relative_to(ROOT).with_suffix("").parts)
         modules[dotted[:-len(".__init__")] if dotted.endswith(".__init__") else dotted] = path
-    skipped = {m for m in modules if m in ("mcpclient.client", "mcpclient.session")
+    skipped = {m for m in modules if m in ("mcpclient.client", "mcpclient._engine.session")
                or m.startswith("mcpclient.transports")}
     graph = {m: set(_imports(p, m, modules)) - skipped for m, p in modules.items() if m not in skipped}
-    assert not graph["mcpclient.elicitation"], "elicitation must import nothing from mcpclient"
-    assert "mcpclient._responder" not in graph["mcpclient.handlers"]
+    assert not graph["mcpclient.types.elicitation"], "elicitation must import nothing from mcpclient"
+    assert "mcpclient._client.responder" not in graph["mcpclient.types.handlers"]
 
     on_path: List[str] = []
     done: set = set()

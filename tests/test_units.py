@@ -12,9 +12,9 @@ from mcpclient import (
     ImageContent, InvalidParams, MethodNotFound, ProtocolError, ResourceNotFound, RPCError, SchemaValidationError,
     TextContent, ToolResult, UnknownContent,
 )
-from mcpclient._validation import validate_structured
-from mcpclient._wire import format_message, redact
-from mcpclient.protocol import check_server_version, choose_offer, required_capability, server_has
+from mcpclient.protocol.validation import validate_structured
+from mcpclient._util.wire import format_message, redact
+from mcpclient.protocol.spec import check_server_version, choose_offer, required_capability, server_has
 from mcpclient.types import Completion, Tool, parse_content
 
 
@@ -32,7 +32,7 @@ def test_import_does_not_load_requests_or_jsonschema():
 
 
 #: Modules only some feature needs: ``import mcpclient`` (and a text result) must leave them unloaded.
-DEFERRED = ("mcpclient._content", "mcpclient._catalog", "mcpclient._keepalive", "mcpclient.rounds")
+DEFERRED = ("mcpclient.types._content", "mcpclient.types._catalog", "mcpclient._client.keepalive", "mcpclient.protocol.rounds")
 
 
 def test_import_does_not_load_rare_content_types_or_feature_modules():
@@ -51,7 +51,7 @@ def test_import_does_not_load_rare_content_types_or_feature_modules():
     assert "AudioContent" in dir(types)
     import typing
 
-    from mcpclient.handlers import SamplingMessage
+    from mcpclient.types.handlers import SamplingMessage
 
     for cls in (ToolResult, types.PromptMessage, SamplingMessage):  # Content's members resolve once looked up
         assert typing.get_args(typing.get_type_hints(cls)["content"])

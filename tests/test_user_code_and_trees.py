@@ -24,8 +24,8 @@ import pytest
 from mcpclient import Client, CreateMessageResult
 from mcpclient.errors import ProcessExited
 from mcpclient.testing import server_command
-from mcpclient.transports import stdio
-from mcpclient.transports.stdio import StdioTransport
+from mcpclient.transports.stdio import transport as stdio
+from mcpclient.transports.stdio.transport import StdioTransport
 
 from conftest import LONG, SERVERS, wait_until
 from helpers import ScriptedServer
@@ -275,8 +275,8 @@ def test_where_pipes_cannot_be_polled_the_plain_pipe_files_are_read(monkeypatch)
 
 
 def _stream_transport(url: str, legacy: bool, token: Any) -> Any:
-    from mcpclient.transports.http import HTTPTransport
-    from mcpclient.transports.sse import SSETransport
+    from mcpclient.transports.http.streamable import HTTPTransport
+    from mcpclient.transports.http.sse import SSETransport
 
     return (SSETransport if legacy else HTTPTransport)(url, auth=token, connect_timeout=8)
 
@@ -345,7 +345,7 @@ def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_
 def test_pipe_lines_closed_while_a_thread_reads_lets_it_go_and_closes_after_it():
     """``close()`` during a blocked read releases the reader, which closes the descriptors itself
     on its way out (closed under its poll(), their numbers could be reused and read from)."""
-    from mcpclient.transports._pipes import PipeLines
+    from mcpclient.transports.stdio._pipes import PipeLines
 
     read_end, write_end = os.pipe()
     lines = PipeLines(os.fdopen(read_end, "rb", buffering=0))
@@ -371,7 +371,7 @@ def test_woken_lines_released_while_a_thread_reads_delivers_what_came_first_then
     """stdout's reader on Linux (the fast path: a blocking readline, no poll per read, which cost
     the benchmark ~10%): release() wakes it through a marker line written into the same pipe,
     though a descendant still holds the write end (here: the test)."""
-    from mcpclient.transports._pipes import WokenLines
+    from mcpclient.transports.stdio._pipes import WokenLines
 
     read_end, write_end = os.pipe()
     lines = WokenLines(os.fdopen(read_end, "rb"))
@@ -397,7 +397,7 @@ def test_woken_lines_released_while_a_thread_reads_delivers_what_came_first_then
 def test_woken_lines_stop_after_their_budget_when_a_descendant_writes_on():
     """A full pipe takes the marker only once the reader made room; a descendant writing for
     ever must still not keep the reader going: it stops after the released budget."""
-    from mcpclient.transports import _pipes
+    from mcpclient.transports.stdio import _pipes
 
     read_end, write_end = os.pipe()
     lines = _pipes.WokenLines(os.fdopen(read_end, "rb"))

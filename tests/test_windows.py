@@ -19,11 +19,11 @@ import pytest
 
 from conftest import LONG, SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
 from mcpclient import Client, StdioTransport
-from mcpclient.connection import make_transport
+from mcpclient._client.connection import make_transport
 from mcpclient.errors import ConnectError, ConnectionClosed, ProcessExited, SendTimeout
 from mcpclient.transports.base import CLOSE_BUDGET
-from mcpclient.transports import _cmdline, stdio
-from mcpclient.transports._cmdline import split_command
+from mcpclient.transports.stdio import _cmdline, transport as stdio
+from mcpclient.transports.stdio._cmdline import split_command
 
 pytestmark = pytest.mark.timeout(60)
 

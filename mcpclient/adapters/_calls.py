@@ -12,10 +12,12 @@ import json
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
-from .._sentinel import DEFAULT
+from .._util.sentinel import DEFAULT
 from ..errors import MCPError
-from ..types import (AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent, Tool,
-                     ToolResult)
+from ..types import (
+    AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent,
+    Tool, ToolResult,
+)
 from ._schema import prune_nulls
 
 Outcome = Union[ToolResult, MCPError, str]  # a str: why the call was not made

@@ -15,8 +15,10 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ..types import EmbeddedResource, ImageContent, Tool, ToolResult
-from ._calls import (Call, Outcome, as_text, data_url, describe, error_text, field, offered, parse_arguments, run_calls,
-                     structured_text)
+from ._calls import (
+    Call, Outcome, as_text, data_url, describe, error_text,
+    field, offered, parse_arguments, run_calls, structured_text,
+)
 from ._schema import StrictSchemaError, normalize, to_strict_schema
 
 __all__ = ["to_openai_tools", "run_openai_tool_calls"]

@@ -13,7 +13,7 @@ package for ``AuthProvider``, and ``import mcpclient`` must stay cheap.
 """
 from typing import TYPE_CHECKING, Any
 
-from .._lazy import lazy_names as _lazy_names
+from .._util.lazy import lazy_names as _lazy_names
 from .base import AuthProvider, BearerToken, Challenge, as_auth
 
 if TYPE_CHECKING:

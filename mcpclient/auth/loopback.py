@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, Callable, List, Optional
 from urllib.parse import parse_qs, urlsplit
 
-from .._threads import next_instance, start_thread
+from .._util.threads import next_instance, start_thread
 from ..errors import AuthError
 
 __all__ = ["loopback_authorize"]

@@ -24,7 +24,7 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-from .._threads import FlightTimeout, SingleFlight
+from .._util.threads import FlightTimeout, SingleFlight
 from ..errors import AuthError, parse_challenge
 from .base import AuthProvider, Challenge
 from .discovery import AddressGuard, AuthServer, Resource, discover_resource, discover_server, legacy_server

@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, Iterator, Optional
 
-from .._threads import start_thread
+from .._util.threads import start_thread
 from ..errors import AuthError, MissingExtraError
 from .store import Token, TokenStore, _waits
 

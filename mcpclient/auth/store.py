@@ -22,7 +22,7 @@ import threading
 import time
 from typing import Any, Dict, Iterator, Optional
 
-from .._files import write_json
+from .._util.files import write_json
 
 __all__ = ["FileTokenStore", "MemoryTokenStore", "TokenStore"]
 

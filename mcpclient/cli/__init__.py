@@ -27,7 +27,7 @@ import sys
 import traceback
 from typing import List, Optional
 
-from mcpclient import MCPError
+from ..errors import MCPError
 
 from .args import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE, PROG, UsageError, parse_args
 from .args import parse_value  # noqa: F401  (re-exported: tests import it from here)

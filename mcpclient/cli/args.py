@@ -11,9 +11,9 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from mcpclient import __version__
-from mcpclient.modern import MODERN_VERSIONS
-from mcpclient.protocol import HANDSHAKE_VERSIONS
+from .._version import __version__
+from ..protocol.stateless import MODERN_VERSIONS
+from ..protocol.spec import HANDSHAKE_VERSIONS
 
 PROG = "mcpclient"
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

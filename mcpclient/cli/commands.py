@@ -8,15 +8,18 @@ import json
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from mcpclient import Client, ConnectError, InvalidParams, MCPError, ServerGroup, Tool
+from ..client import Client
+from ..errors import ConnectError, InvalidParams, MCPError
+from ..group.server_group import ServerGroup
+from ..types import Tool
 
 from .args import EXIT_ERROR, EXIT_OK, EXIT_USAGE, PROG, UsageError, parse_pairs
 from .connect import EntryError, Server, open_client, servers
-from .._tooltable import excluded
+from ..group._tooltable import excluded
 from .diagnostics import error_message
 from .render import (
-    compact, print_message, print_server, prompt_arguments, render_block, render_contents, render_tool_result,
-    schema_type, signature,
+    compact, print_message, print_server, prompt_arguments, render_block, render_contents,
+    render_tool_result, schema_type, signature,
 )
 from .terminal import Output, ProgressBar, one_line
 

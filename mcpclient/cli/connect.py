@@ -12,7 +12,9 @@ import os
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 from urllib.parse import urlsplit
 
-from mcpclient import Client, StdioTransport, load_config
+from ..client import Client
+from ..group.config import load_config
+from ..transports.stdio import StdioTransport
 
 from .args import DEFAULT_TIMEOUT, UsageError, config_entries, config_entry
 
@@ -120,11 +122,11 @@ def open_client(ns: argparse.Namespace, server: Server) -> Client:
     assert isinstance(url, str)
     name = host_port(url)
     if server.kind == "sse":
-        from mcpclient import SSETransport  # deferred: import cost (requests); commands never need it
+        from ..transports.http.sse import SSETransport  # deferred: import cost (requests); commands never need it
 
         transport: Any = SSETransport(url, headers=headers or None, auth=token, name=name)
     else:
-        from mcpclient import HTTPTransport  # deferred: import cost (requests); commands never need it
+        from ..transports.http.streamable import HTTPTransport  # deferred: import cost (requests); commands never need it
 
         transport = HTTPTransport(url, headers=headers or None, auth=token, name=name,
                                   sse_fallback=server.kind is None)

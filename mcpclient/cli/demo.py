@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any, Dict
 
-from mcpclient import Client, __version__
+from .._version import __version__
+from ..client import Client
 
 from .args import EXIT_OK, PROG
 from .render import (
-    arguments_summary, compact, duplicates_structured, hex_bytes, print_message, print_server, render_block,
-    render_contents,
+    arguments_summary, compact, duplicates_structured, hex_bytes, print_message, print_server,
+    render_block, render_contents,
 )
 from .terminal import Output, ProgressBar, one_line
 
@@ -18,7 +19,7 @@ STEPS, DELAY = 20, 0.04  # the slow tool's arguments: long enough to watch the p
 
 
 def cmd_demo(ns: argparse.Namespace, out: Output) -> int:
-    from mcpclient.testing import server_command  # only the demo needs it
+    from ..testing import server_command  # only the demo needs it
 
     if not ns.json:
         out.line(f"mcpclient {__version__} demo {out.style.dash} talking to the bundled test server over stdio")

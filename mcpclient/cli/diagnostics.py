@@ -13,7 +13,7 @@ import contextlib
 import logging
 from typing import IO, Any, Iterator, Optional
 
-from mcpclient import AuthError, HTTPError, ProcessExited, TransportError
+from ..errors import AuthError, HTTPError, ProcessExited, TransportError
 
 _SERVER = "mcpclient.server."
 

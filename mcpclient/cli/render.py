@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any, Dict
 
-from mcpclient import (
-    AudioContent, Client, EmbeddedResource, ImageContent, ResourceContents, ResourceLink, TextContent, ToolResult,
+from ..client import Client
+from ..types import (
+    AudioContent, EmbeddedResource, ImageContent, ResourceContents, ResourceLink, TextContent, ToolResult,
 )
 
 from .terminal import Output, json_text

@@ -24,7 +24,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, List
 
-from .._lazy import lazy_names as _lazy_names
+from .._util.lazy import lazy_names as _lazy_names
 from .server import SERVER_NAME, SUPPORTED_VERSIONS, Server, serve
 
 __all__ = ["RecordingTransport", "ReplayTransport", "SERVER_NAME", "SUPPORTED_VERSIONS", "Server", "serve",

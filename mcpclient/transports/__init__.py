@@ -5,20 +5,20 @@ for the HTTP ones, nor one that only talks HTTP for the stdio one.
 """
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_names as _lazy_names
+from .._util.lazy import lazy_names as _lazy_names
 from .base import Transport
 
 if TYPE_CHECKING:
-    from ..redirects import Redirects
-    from .http import HTTPTransport
+    from ..policies.redirects import Redirects
+    from .http.streamable import HTTPTransport
     from .memory import MemoryTransport
-    from .sse import SSETransport
-    from .stdio import StdioTransport
+    from .http.sse import SSETransport
+    from .stdio.transport import StdioTransport
 
 __all__ = ["HTTPTransport", "MemoryTransport", "Redirects", "SSETransport", "StdioTransport", "Transport"]
 
-_LAZY = {"HTTPTransport": "http", "SSETransport": "sse", "Redirects": "_redirects", "MemoryTransport": "memory",
-         "StdioTransport": "stdio"}
+_LAZY = {"HTTPTransport": "http.streamable", "SSETransport": "http.sse", "Redirects": "http._redirects", "MemoryTransport": "memory",
+         "StdioTransport": "stdio.transport"}
 
 
 __getattr__ = _lazy_names(__name__, _LAZY, globals())

@@ -161,8 +161,8 @@ def test_the_policy_binds_an_app_that_puts_a_script_before_its_head(page):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from mcpclient._ui import UIResourceMeta
-    from mcpclient.apps import AppView
+    from mcpclient.types._ui import UIResourceMeta
+    from mcpclient.extensions.apps.bridge import AppView
 
     driver, servers = page
     hostile = ('<!doctype html><script>document.addEventListener("securitypolicyviolation", function (e) {'

@@ -126,7 +126,7 @@ def check_sdist(sdist: Path) -> None:
     inside = {n.split("/", 1)[1] for n in names}
     missing = [n for n in ("LICENSE", "PKG-INFO", "README.md", "tests/conftest.py") if n not in inside]
     if (ROOT / ".git").exists():
-        tracked = run(["git", "ls-files", "tests", "examples", "benchmarks"], cwd=ROOT).stdout.split()
+        tracked = run(["git", "ls-files", "tests", "examples", "benchmarks", "tools"], cwd=ROOT).stdout.split()
         missing += [n for n in tracked if n not in inside]
     junk = [n for n in names if any(j in "/" + n for j in JUNK)]
     if missing or junk:

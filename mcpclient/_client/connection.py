@@ -1,0 +1,578 @@
+"""Connecting: start the session, find the server's era, run its handshake -> ``Negotiated``.
+
+``Connector.connect`` probes ``server/discover`` (unless the target is known to be, or asked to
+be, handshake-era), falls back to ``initialize``/``notifications/initialized``, starts a stdio
+server again if it died on the probe (``Transport.relaunch``), and tries the legacy HTTP+SSE
+transport when a Streamable HTTP endpoint turns out to be an old server
+(``Transport.fallback``). Replacing a transport means a new ``Session``: the client's
+``replace`` callback installs it, or refuses (returns None) once the client is closing, so a
+concurrent ``close()`` never waits for a connect in progress (no lock is held across any of
+this). ``era_for`` turns the result into the era strategy the client then uses, and
+``Connection`` holds all of it for one client: transport, session, state, ``Negotiated``, era.
+"""
+from __future__ import annotations
+
+import enum
+import logging
+import re
+import threading
+import time
+import weakref
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from .._util import fork as _fork
+from .._util.sentinel import DEFAULT
+from ..protocol.params import none
+from .._util.threads import start_thread
+from ..protocol.cache import ResultCache
+from ..protocol.eras import Era, Handshake, Stateless
+from ..errors import (
+    ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError, HTTPError, MCPError,
+    ProcessExited, ProtocolError, TransportError, UnsupportedProtocolVersion,
+)
+from ..protocol.negotiation import (
+    LEGACY, Negotiated, era_setting, forget_era, fresh_discovery, keep_discovery,
+    probe, remember_era, remembered_era,
+)
+from ..protocol.spec import check_server_version, initialize_params
+from .._engine.session import Session
+from ..transports.base import CLOSE_BUDGET, Transport
+from ..types import Implementation
+
+if TYPE_CHECKING:
+    from .keepalive import KeepaliveWatch
+    from ..policies.reconnect import Keepalive, Reconnect
+    from ..protocol.rounds import Answer
+
+__all__ = ["Connection", "Connector", "Target", "client_identity", "era_for", "make_transport"]
+
+#: What ``Client(target)`` takes: a command line, an argv list, an http(s) URL, or a ``Transport``.
+Target = Union[str, Sequence[str], Transport]
+
+log = logging.getLogger("mcpclient")
+
+def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any) -> Transport:
+    """The transport for a ``Client(target, headers=, auth=)``."""
+    if isinstance(target, Transport):
+        if headers or auth:
+            raise ValueError("headers= and auth= go to the transport when you pass one")
+        return target
+    if isinstance(target, str):
+        if re.match(r"^https?://", target, re.I):
+            from ..transports.http.streamable import HTTPTransport  # deferred: import cost (stdio users never need it)
+
+            # Built from a URL: an old HTTP+SSE server may be tried when Streamable HTTP is refused.
+            return HTTPTransport(target, headers=headers, auth=auth, sse_fallback=True)
+        if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", target):
+            raise ValueError(f"{target!r}: only http(s) URLs and commands are supported targets")
+        if headers or auth:
+            raise ValueError("headers= and auth= apply to HTTP targets only")
+        from ..transports.stdio._cmdline import split_command  # deferred: import cost (the stdio transport); HTTP users never need it
+        from ..transports.stdio.transport import StdioTransport
+
+        argv = split_command(target)  # the Windows rules on Windows: C:\dir\srv.exe keeps its backslashes
+        if not argv:
+            raise ValueError("empty command")
+        return StdioTransport(argv)
+    if isinstance(target, (list, tuple)) and all(isinstance(a, str) for a in target):
+        if headers or auth:
+            raise ValueError("headers= and auth= apply to HTTP targets only")
+        from ..transports.stdio.transport import StdioTransport  # deferred: import cost (the stdio transport); HTTP users never need it
+
+        return StdioTransport(list(target))
+    raise TypeError(f"target must be a command string, an argv list or a Transport, not {type(target).__name__}")
+
+
+def client_identity(info: Any) -> Dict[str, Any]:
+    """``Client(client_info=)`` as the wire's ``Implementation`` dict."""
+    if isinstance(info, Implementation):
+        return dict(info.raw) or {"name": info.name, "version": info.version}
+    if isinstance(info, dict):
+        return dict(info)
+    name, version = info
+    return {"name": str(name), "version": str(version)}
+
+
+#: ``(new transport) -> its new, unstarted session``, or None when the client is closing.
+Replace = Callable[[Transport], Optional[Session]]
+
+
+class Connector:
+    """How one client connects: its ``protocol=`` setting, identity, capabilities and probe limit."""
+
+    def __init__(self, protocol: str, client_info: Dict[str, Any], capabilities: Callable[[], Dict[str, Any]],
+                 probe_timeout: float, reuse_discovery: bool) -> None:
+        self.mode, self.modern_offer, self.offer = era_setting(protocol)
+        self.protocol = protocol
+        self.client_info = client_info
+        self.capabilities = capabilities
+        self.probe_timeout = probe_timeout
+        self.reuse_discovery = reuse_discovery
+
+    def connect(self, session: Session, timeout: Optional[float], replace: Replace) -> Tuple[Session, Negotiated]:
+        """Connect ``session``; returns the session that ended up connected (a relaunch or a
+        fallback makes a new one) and what was negotiated. The caller closes what is returned
+        if this raises; sessions this replaced are closed here."""
+        try:
+            return self._handshake(session, timeout, replace)
+        except HTTPError as exc:
+            substitute = session.transport.fallback(exc)
+            if substitute is None:
+                raise
+            log.info("%s refused the Streamable HTTP initialize (%s); trying the HTTP+SSE transport",
+                     session.transport.name, exc)
+            session = self._swap(session, substitute, replace)
+            try:
+                return self._handshake(session, timeout, replace)
+            except Exception as second:  # report the first failure; the fallback's is its cause
+                raise exc from second
+
+    def _swap(self, old: Session, transport: Transport, replace: Replace) -> Session:
+        # The new session is installed before the old one is closed: a concurrent close() then
+        # finds the new, unstarted one (quick to close) and never waits for the old one's
+        # shutdown, which this thread finishes (bounded by its own deadline).
+        new = replace(transport)
+        old.close()
+        if new is None:
+            raise ClientClosedError("the client was closed while connecting")
+        return new
+
+    def _handshake(self, session: Session, timeout: Optional[float], replace: Replace) -> Tuple[Session, Negotiated]:
+        """``server/discover`` (unless legacy is known or asked for), else ``initialize``."""
+        session.start()
+        transport = session.transport
+        key = transport.identity()
+        if transport.handshake_only and self.mode == "modern":
+            raise ProtocolError(f"{type(transport).__name__} carries only the handshake-era protocol")
+        if self.mode != "legacy" and not transport.handshake_only and (
+                self.mode == "modern" or remembered_era(key) != LEGACY):
+            try:
+                found = self._discover(session, timeout)
+                if found is not None:
+                    return session, found
+            except ConnectionClosed:
+                # Some handshake-era servers exit on any request before initialize: start it again.
+                substitute = transport.relaunch() if self.mode != "modern" else None
+                if substitute is None:
+                    raise
+                session = self._swap(session, substitute, replace)
+                session.start()
+                log.info("%s exited on server/discover: a handshake-era server; started it again", transport.name)
+        return session, self._initialize(session, timeout)
+
+    def _initialize(self, session: Session, timeout: Optional[float]) -> Negotiated:
+        transport = session.transport
+        key = transport.identity()
+        params = initialize_params(self.offer, self.client_info, self.capabilities())  # type: ignore[arg-type]
+        try:
+            result = session.call("initialize", params, owned=True, timeout=timeout, idempotent=True, setup=True,
+                                  cancellable=False).result()
+        except UnsupportedProtocolVersion:
+            # A server we took for legacy (a slow probe, or a remembered verdict) is modern after all.
+            forget_era(key)
+            found = self._discover(session, timeout) if self.mode != "legacy" else None
+            if found is None:
+                raise
+            return found
+        if not isinstance(result, dict):
+            raise ProtocolError("initialize result is not an object")
+        if self.mode == "auto":
+            remember_era(key, LEGACY)  # only now: the handshake worked
+        version = check_server_version(self.offer, result.get("protocolVersion"), self.protocol)  # type: ignore[arg-type]
+        transport.negotiated(version, False)
+        session.notify("notifications/initialized", setup=True)
+        capabilities = result.get("capabilities")
+        instructions = result.get("instructions")
+        return Negotiated(version, False, capabilities if isinstance(capabilities, dict) else {},
+                          Implementation.from_wire(result.get("serverInfo") or {}),
+                          instructions if isinstance(instructions, str) else None, result)
+
+    def _discover(self, session: Session, timeout: Optional[float]) -> Optional[Negotiated]:
+        """Probe ``server/discover``; the 2026 era's ``Negotiated`` if the server speaks it."""
+        transport = session.transport
+        wait = timeout
+        if not transport.remote and self.mode != "modern":  # a handshake-era stdio server may never answer
+            # (with the 2026 era required, silence is a server slow to start, not a verdict: full timeout)
+            wait = self.probe_timeout if wait is None else min(wait, self.probe_timeout)
+        # A server's DiscoverResult is reused while its ttlMs says it is fresh (same credentials).
+        reuse = (transport.identity(), transport.credentials()) if transport.remote and self.reuse_discovery else None
+        found = fresh_discovery(reuse) if reuse is not None else None
+        if found is None or (self.modern_offer and found.version != self.modern_offer):
+            found = probe(session, self.capabilities(), self.client_info, wait,
+                          required=self.mode == "modern", version=self.modern_offer or "")
+            if found is None:
+                return None
+            if reuse is not None:
+                keep_discovery(reuse, found)
+        remember_era(transport.identity(), found.version)
+        transport.negotiated(found.version, True)
+        return found
+
+
+def era_for(negotiated: Negotiated, capabilities: Dict[str, Any], client_info: Dict[str, Any], answer: Answer,
+            max_rounds: int, cache: Optional[ResultCache], sends_headers: bool) -> Era:
+    """The strategy for the era ``negotiated`` settled on."""
+    if negotiated.stateless:
+        return Stateless(negotiated, capabilities, client_info, answer, max_rounds, cache, sends_headers)
+    return Handshake(negotiated)
+
+
+class _State(enum.Enum):
+    NEW = "new"  # constructed; no I/O yet
+    CONNECTING = "connecting"  # connect() (or a reconnect) is negotiating
+    READY = "ready"  # calls allowed
+    LOST = "lost"  # the connection ended (server exit, failed keepalive, fork): connect() or Reconnect restarts it
+    CLOSED = "closed"  # terminal: close() was called
+
+
+#: Every Connection of this process: a forked child marks them inherited (``_inherited_by_fork``).
+_live: "weakref.WeakSet[Connection]" = weakref.WeakSet()
+#: Sessions a forked child inherited and replaced: kept, never collected, because freeing them
+#: would close file objects whose locks a thread of the parent may have held at the fork.
+_abandoned: List[Session] = []
+
+
+def _inherited_by_fork() -> None:
+    for connection in list(_live):
+        try:
+            connection._forked()
+        except Exception:  # (a client collected meanwhile): the others must still be reset
+            pass
+
+
+_fork.in_child(_inherited_by_fork)
+
+
+class Connection:
+    """One client's connection and its lifecycle: the transport and its session (a relaunch or
+    a fallback replaces both while connecting, a reconnect after a loss), the state, what was
+    negotiated and the era strategy built from it. ``_lock`` guards state, transport and
+    session; it is never held across I/O, a join or a spawn, so ``close()`` never waits for a
+    connect in progress. Lock order where two nest: ``Connection._lock``, then ``Session._lock``.
+
+    A connection lost (the session's reader ended, a keepalive failed) stays ``LOST`` until
+    ``connect()`` or, with a ``Reconnect`` policy, the next call opens a new one on a fresh
+    transport (``Transport.reopen``). In a process forked after it was made, the connection is
+    the parent's: it is never used, closed or finalized here (``ForkedClientError``, or a new
+    connection with ``Reconnect(after_fork=True)``).
+    """
+
+    def __init__(self, transport: Transport, make_session: Callable[[Transport], Session], connector: Connector,
+                 make_era: Callable[[Negotiated, Transport], Era], *, reconnect: Optional[Reconnect] = None,
+                 keepalive: Optional[Keepalive] = None, timeout: Callable[[], Optional[float]] = lambda: None,
+                 on_lost: Optional[Callable[[MCPError], Any]] = None,
+                 on_restored: Optional[Callable[[Era], Any]] = None,
+                 on_forked: Optional[Callable[[], Any]] = None) -> None:
+        self._make_session = make_session
+        self._connector = connector
+        self._make_era = make_era
+        self.reconnect = reconnect
+        self.keepalive = keepalive
+        self._timeout = timeout
+        self._on_lost = on_lost
+        self._on_restored = on_restored
+        self._on_forked = on_forked  # at-fork hook: the owner replaces its own locks
+        self.transport = transport
+        self.session = self._new_session(transport)
+        self.negotiated: Optional[Negotiated] = None
+        self.era: Optional[Era] = None
+        self._state = _State.NEW
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a (re)connect ended, or close()
+        self._pid = _fork.pid  # the process the connection belongs to
+        self._inherited = False  # forked: the session is the parent's (never closed here)
+        self._lost: Optional[MCPError] = None  # why the connection was lost
+        self._failures = 0  # reconnects failed in a row
+        self._next_try = 0.0  # monotonic time before which no reconnect is tried
+        self._last_failure: Optional[BaseException] = None
+        self._watch: Optional[KeepaliveWatch] = None
+        self._closing_elsewhere: Optional[Session] = None  # lost by a keepalive: closed on its own thread
+        self.reconnects = 0  # successful reconnects (for tests and diagnostics)
+        _live.add(self)
+
+    def _new_session(self, transport: Transport) -> Session:
+        session = self._make_session(transport)
+        session.on_lost = lambda error: self._session_lost(session, error)
+        return session
+
+    def _forked(self) -> None:
+        """In a forked child, before any other code runs: the locks may be held by threads that
+        do not exist here, and the session, if started, belongs to the parent."""
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._watch = None
+        if self._state is not _State.NEW and self._state is not _State.CLOSED:
+            self._inherited = True
+            if self._state is _State.CONNECTING:
+                self._state = _State.LOST
+            # The parent's failed attempts and backoff are not this process's: it has not tried.
+            self._failures, self._next_try, self._last_failure = 0, 0.0, None
+        if self._on_forked is not None:
+            self._on_forked()
+
+    @property
+    def state(self) -> str:
+        return "forked" if self._inherited else self._state.value
+
+    @property
+    def protocol_version(self) -> Optional[str]:
+        """The revision agreed with the server (None before the handshake)."""
+        negotiated = self.negotiated
+        return negotiated.version if negotiated is not None else None
+
+    @property
+    def gave_up(self) -> bool:
+        """The reconnect policy gave up (until ``connect()``)."""
+        return self.reconnect is not None and self.reconnect.gave_up(self._failures)
+
+    @property
+    def is_closed(self) -> bool:
+        state = self._state
+        if state is _State.CLOSED:
+            return True
+        if self._inherited:  # forked: usable only if the policy opens a connection of its own
+            return self.reconnect is None or not self.reconnect.after_fork
+        if self.reconnect is not None:  # a lost connection is reopened by the next call
+            return False
+        return state is _State.LOST or self.session.is_closed
+
+    # --- connecting -----------------------------------------------------------------------------
+
+    def open(self, timeout: Optional[float]) -> None:
+        """``connect()``: connect and negotiate (again, after a loss); on a first connect's
+        failure everything started is torn down, then it raises."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            state = self._state
+            while state is _State.CONNECTING and self.era is not None:  # another thread reconnects
+                wait = None if deadline is None else deadline - time.monotonic()
+                if wait is not None and wait <= 0:
+                    raise ConnectError("connect(): the reconnect in progress did not finish in time")
+                self._changed.wait(None if wait is None else min(wait, threading.TIMEOUT_MAX))
+                state = self._state
+                if state is _State.READY:
+                    return  # it succeeded: connected, as asked
+            if state is _State.READY and not self._inherited and not self.session.is_closed:
+                raise ClientClosedError("connect() on a client that is connected already")
+            if state is _State.CLOSED or state is _State.CONNECTING:
+                raise ClientClosedError(f"connect() on a client that is {state.value}"
+                                        + ("; make a new Client" if state is _State.CLOSED else ""))
+            self._state = _State.CONNECTING
+            first = state is _State.NEW
+            self._failures = 0  # an explicit connect() starts the count again
+        if not first:
+            self._connect_again(timeout)
+            return
+        try:
+            session, negotiated = self._connector.connect(self.session, timeout, self._replace)
+            era = self._make_era(negotiated, session.transport)
+            self._settle(negotiated, era)
+        except BaseException as exc:
+            closed_by_user = self._state is _State.CLOSED
+            self.close(time.monotonic() + CLOSE_BUDGET)
+            if closed_by_user and isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError):
+                raise ClientClosedError("the client was closed while connecting") from exc
+            if isinstance(exc, TransportError) and not isinstance(exc, ConnectError):
+                first_line = str(exc).partition("\n")[0]  # details stay on the cause
+                raise ConnectError(f"the handshake with {self.transport.name} failed: {first_line}") from exc
+            raise
+
+    def _settle(self, negotiated: Negotiated, era: Era) -> None:
+        """A (re)connect succeeded: calls may go, the keepalive starts."""
+        with self._lock:
+            if self._state is not _State.CONNECTING:
+                raise ClientClosedError("the client was closed while connecting")
+            # Lost after the handshake, before now: its on_lost found CONNECTING and did nothing,
+            # so READY would be for good on a dead session. (Checked under the lock: a loss after
+            # this sees READY in _session_lost.)
+            self.session._check_open()
+            self.negotiated, self.era, self._state = negotiated, era, _State.READY
+            self._pid, self._inherited, self._lost, self._failures = _fork.pid, False, None, 0
+            session = self.session
+            self._changed.notify_all()
+        if self.keepalive is not None:
+            from .keepalive import KeepaliveWatch  # deferred: import cost (only clients that ping need it)
+
+            self._watch = watch = KeepaliveWatch(session, self.keepalive, lambda timeout: era.call(
+                session, era.ping_method, None, none, owned=False, timeout=timeout),
+                lambda error: self.lose(session, error))
+            watch.start()
+
+    def _replace(self, transport: Transport) -> Optional[Session]:
+        """connect() moved to ``transport`` (a relaunch, a fallback): its session, or None if closing."""
+        session = self._new_session(transport)
+        with self._lock:
+            if self._state is not _State.CONNECTING:
+                return None
+            self.transport, self.session = transport, session
+        return session
+
+    def _connect_again(self, timeout: Optional[float]) -> None:
+        """(State ``CONNECTING``, owned by this thread.) A new connection on a fresh transport in
+        place of the lost (or inherited) one; on failure the state is ``LOST`` again and the
+        failure counts for the backoff."""
+        old, inherited = self.session, self._inherited
+        name = old.transport.name
+        try:
+            transport = old.transport.reopen()
+            if transport is None:
+                raise ConnectError(f"{name}: a {type(old.transport).__name__} cannot be opened again; make a new Client")
+            if self._replace(transport) is None:
+                raise ClientClosedError("the client was closed while reconnecting")
+            if inherited:  # the parent's: left alone, never closed (nor freed)
+                _abandoned.append(old)
+            elif old is not self._closing_elsewhere:  # (a failed keepalive's closer has it)
+                old.close(time.monotonic() + CLOSE_BUDGET)  # lost already: this only joins its threads
+            session, negotiated = self._connector.connect(self.session, timeout, self._replace)
+            era = self._make_era(negotiated, session.transport)
+            self._settle(negotiated, era)
+        except BaseException as exc:
+            with self._lock:
+                closed = self._state is _State.CLOSED
+                failed = self.session if self.session is not old else None
+                if not closed:
+                    self._state = _State.LOST
+                    self._failures += 1
+                    delay = self.reconnect.delay(self._failures) if self.reconnect is not None else 0.0
+                    self._next_try = time.monotonic() + delay
+                    self._last_failure = exc
+                self._changed.notify_all()
+            if failed is not None:
+                failed.close(time.monotonic() + CLOSE_BUDGET)
+            if closed and isinstance(exc, MCPError):
+                raise ClientClosedError("the client was closed while reconnecting") from exc
+            if isinstance(exc, MCPError) and not isinstance(exc, (ConnectError, ClientClosedError)):
+                raise ConnectError(f"reconnecting to {name} failed: {str(exc).partition(chr(10))[0]}") from exc
+            raise
+        self.reconnects += 1
+        log.info("reconnected to %s (%s)", name, "a new process after fork" if inherited else "after a lost connection")
+        if self._on_restored is not None:
+            self._on_restored(era)
+
+    # --- calls ----------------------------------------------------------------------------------
+
+    def ready(self, method: str, timeout: Any = DEFAULT) -> Era:
+        """The era strategy, if calls are allowed now (after reconnecting, with a policy, if the
+        connection was lost); else the error that says why not, naming ``method``."""
+        era = self.era
+        if self._state is _State.READY and self._pid == _fork.pid:
+            return era  # type: ignore[return-value]
+        return self._recover(method, self._timeout() if timeout is DEFAULT else timeout)
+
+    def _recover(self, method: str, timeout: Optional[float]) -> Era:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._lock:
+                state = self._state
+                forked = self._inherited or (state is _State.READY and self._pid != _fork.pid)
+                if state is _State.READY and not forked:
+                    return self.era  # type: ignore[return-value]
+                if state is _State.CLOSED:
+                    raise ClientClosedError(f"{method}: the client is closed")
+                if state is _State.NEW or (state is _State.CONNECTING and self.era is None):
+                    raise ClientClosedError(f"{method}: the client is not connected; call connect() or use 'with'")
+                policy = self.reconnect
+                if forked and (policy is None or not policy.after_fork):
+                    raise ForkedClientError(
+                        f"{method}: this Client was made in process {self._pid} and is used in process {_fork.pid}, "
+                        "forked from it; its connection belongs to the parent. Make the client after the fork "
+                        "(gunicorn post_fork, Celery worker_process_init, the multiprocessing target), or pass "
+                        "Client(..., reconnect=Reconnect()) to open a new connection in each process on first use")
+                if policy is None:
+                    raise self._lost_error(method)
+                now = time.monotonic()
+                if state is _State.CONNECTING:  # another thread reconnects: wait for it
+                    wait = None if deadline is None else deadline - now
+                elif policy.gave_up(self._failures):
+                    raise ConnectError(f"{method}: gave up reconnecting to {self.transport.name} after "
+                                       f"{self._failures} failed attempts; call connect() to try again"
+                                       ) from self._last_failure
+                elif self._next_try > now:  # backing off after a failed attempt
+                    wait = self._next_try - now
+                    if deadline is not None and self._next_try > deadline:
+                        raise ConnectError(f"{method}: reconnecting to {self.transport.name} failed "
+                                           f"{self._failures} time(s); the next attempt is in {wait:.1f} s"
+                                           ) from self._last_failure
+                else:
+                    self._state = _State.CONNECTING  # this thread reconnects
+                    wait = -1.0
+                if wait is None or wait >= 0:
+                    if wait is not None and wait <= 0:
+                        raise ConnectError(f"{method}: the reconnect to {self.transport.name} in progress "
+                                           "did not finish in time")
+                    self._changed.wait(None if wait is None else min(wait, threading.TIMEOUT_MAX))
+                    continue
+            # The handshake is bounded by the client's timeout even for a caller that waits
+            # forever (the background reconnect): a server that never answers must not hold the
+            # connection in CONNECTING, and every other caller with it.
+            bound = self._timeout()
+            remaining = bound if deadline is None else max(0.0, deadline - time.monotonic())
+            if bound is not None and remaining is not None:
+                remaining = min(remaining, bound)
+            self._connect_again(remaining)
+
+    def _lost_error(self, method: str) -> MCPError:
+        """The error a call meets on a lost connection without a reconnect policy."""
+        lost = self._lost if self._lost is not None else ConnectionClosed("the connection was lost")
+        error = type(lost)(*lost.args) if not isinstance(lost, ProcessExited) else \
+            ProcessExited(lost.returncode, lost.stderr_tail)
+        error.args = (f"{method}: {error}\nthe connection is lost: call connect() to open a new one, or pass "
+                      "Client(..., reconnect=Reconnect()) to reconnect on the next call",)
+        return error
+
+    def era_if_ready(self, what: str) -> Optional[Era]:
+        """The era strategy once connected, None before; ``ClientClosedError`` once closed."""
+        with self._lock:
+            if self._state is _State.CLOSED:
+                raise ClientClosedError(f"{what}: the client is closed")
+            return self.era if self._state is _State.READY else None
+
+    # --- losing and closing ---------------------------------------------------------------------
+
+    def _session_lost(self, session: Session, error: BaseException) -> None:
+        """``Session.on_lost`` (reader thread): the connection ended under us."""
+        with self._lock:
+            if session is not self.session or self._state is not _State.READY:
+                return
+            self._state = _State.LOST
+            self._lost = error if isinstance(error, MCPError) else ConnectionClosed(str(error))
+            watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.stop()
+        if self._on_lost is not None:
+            self._on_lost(self._lost)
+
+    def lose(self, session: Session, error: MCPError) -> None:
+        """A keepalive found ``session`` dead: fail its calls with ``error`` and mark it lost
+        (closed on a thread of its own: this runs on the timer or a worker)."""
+        with self._lock:
+            if session is not self.session or self._state is not _State.READY:
+                return
+            self._state = _State.LOST
+            self._lost = error
+            self._watch = None
+            self._closing_elsewhere = session
+        log.warning("%s: %s", session.transport.name, error)
+        text, kind = str(error), type(error)
+        start_thread(lambda: session.close(time.monotonic() + CLOSE_BUDGET, lambda: kind(text)),
+                     f"mcpclient-{session.instance}-closer")
+        if self._on_lost is not None:
+            self._on_lost(error)
+
+    def mark_closed(self) -> Optional[Session]:
+        """Refuse new calls from now on; returns the session to close (None in a forked child:
+        the session there is the parent's)."""
+        with self._lock:
+            self._state = _State.CLOSED
+            watch, self._watch = self._watch, None
+            self._changed.notify_all()
+            inherited = self._inherited or (self._pid != _fork.pid and self.era is not None)
+            session = self.session
+        if watch is not None:
+            watch.stop()
+        return None if inherited else session
+
+    def close(self, deadline: float) -> None:
+        session = self.mark_closed()
+        if session is not None:
+            session.close(deadline)

@@ -1,0 +1,187 @@
+"""Routing of server notifications: logs, list changes, resource updates, finished elicitations.
+
+The engine hands every notification to ``NotificationRouter.handle`` on the connection's ordered
+notification thread (``mcpclient-<n>-notify``). It feeds ``listen()`` subscriptions, turns log
+messages into ``on_log`` calls or Python log records, forgets cached results and tools a change
+made stale, and wakes ``wait_for_elicitation``. List changes can re-fetch the changed list and
+pass it to the user's ``on_*_changed`` callback; that fetch is several requests, so it runs on
+a separate single ``refresh`` thread (the notification thread must stay free to deliver the
+answers it waits for). Bursts are coalesced: one refresh per list is queued at most, and
+callbacks run one at a time, in order. ``on_notification`` gets every notification last.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from typing import Any, Callable, Dict, Optional
+
+from .._util.threads import Lane
+from ..errors import ClientClosedError
+
+__all__ = ["ElicitationTracker", "NotificationRouter"]
+
+log = logging.getLogger("mcpclient")
+
+LIST_CHANGED = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/prompts/list_changed": "prompts",
+    "notifications/resources/list_changed": "resources",
+}
+
+_REMEMBERED = 1000  # finished elicitation ids kept so a late waiter still sees them
+_LIVENESS = 1.0  # seconds between checks that the connection is still there, while waiting
+
+
+class ElicitationTracker:
+    """Remembers which URL elicitations the server reported complete, so threads can wait for one."""
+
+    def __init__(self) -> None:
+        self._done: "OrderedDict[str, None]" = OrderedDict()
+        self._cond = threading.Condition()
+        self._closed = False
+
+    def complete(self, elicitation_id: Any) -> None:
+        if not isinstance(elicitation_id, str):
+            return
+        with self._cond:
+            self._done[elicitation_id] = None
+            while len(self._done) > _REMEMBERED:
+                self._done.popitem(last=False)
+            self._cond.notify_all()
+
+    def wait(self, elicitation_id: str, timeout: Optional[float], lost: Callable[[], bool]) -> bool:
+        """True once ``elicitation_id`` is complete, False after ``timeout``; ``ClientClosedError``
+        when the client closes or ``lost()`` (the connection ended; checked every second)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while elicitation_id not in self._done:
+                if self._closed or lost():
+                    raise ClientClosedError("the client closed before the elicitation completed")
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cond.wait(_LIVENESS if left is None else min(left, _LIVENESS))
+            return True
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+
+_PYTHON_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO,
+                  "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,
+                  "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
+
+LogCallback = Callable[[str, Optional[str], Any], Any]
+NotificationCallback = Callable[[str, Dict[str, Any]], Any]
+
+
+class NotificationRouter:
+    """One client's notification handling (see the module docstring).
+
+    Args:
+        server_log: the logger server log messages go to without ``on_log``.
+        on_notification / on_log / on_changed / on_resource_updated: the user's callbacks
+            (``on_changed[kind]`` for ``tools``/``prompts``/``resources``).
+        fetch: ``kind -> () -> list``: re-fetches a list that changed (for ``on_changed``).
+        route: ``(method, params)``: the subscriptions' router.
+        invalidate: ``(kind, uri=None)``: forget what a change made stale (cache, tools).
+        refresh_lane: ``() -> Lane``: the current session's single refresh thread, made on
+            first use (the session stops it when it closes; a reconnect's session has its own).
+    """
+
+    def __init__(self, server_log: logging.Logger, on_notification: Optional[NotificationCallback],
+                 on_log: Optional[LogCallback], on_changed: Dict[str, Optional[Callable[[Any], Any]]],
+                 on_resource_updated: Optional[Callable[[str], Any]], fetch: Dict[str, Callable[[], Any]],
+                 route: Callable[[str, Dict[str, Any]], None], invalidate: Callable[..., None],
+                 refresh_lane: Callable[[], Lane]) -> None:
+        self.server_log = server_log
+        self._on_notification = on_notification
+        self._on_log = on_log
+        self._on_changed = {kind: cb for kind, cb in on_changed.items() if cb is not None}
+        self._on_resource_updated = on_resource_updated
+        self._fetch = fetch
+        self._route = route
+        self._invalidate = invalidate
+        self._refresh_lane = refresh_lane
+        self._queued: Dict[str, bool] = {}
+        self._lane: Optional[Lane] = None
+        self._lock = threading.Lock()  # lock order: this, then Session._lock (taken by refresh_lane())
+        self.elicitations = ElicitationTracker()
+        #: The declared extensions' notification handlers: ``(method, params)``, or None.
+        self.extensions: Optional[Callable[[str, Dict[str, Any]], Any]] = None
+
+    def forked(self) -> None:
+        """In a forked child (at-fork hook): new locks, the old ones may be held by parent threads."""
+        self._lock = threading.Lock()
+        self.elicitations._cond = threading.Condition()
+
+    def handle(self, method: str, params: Dict[str, Any]) -> None:
+        """One notification (notification thread)."""
+        try:
+            self._route(method, params)
+            if self.extensions is not None:
+                self.extensions(method, params)
+            if method == "notifications/message":
+                self._log(params)
+            else:
+                self._typed(method, params)
+        except BaseException:  # one failing callback (sys.exit() too) must not silence on_notification
+            log.exception("callback for %s failed", method)
+        callback = self._on_notification
+        if callback is not None:
+            callback(method, params)
+
+    def _typed(self, method: str, params: Dict[str, Any]) -> None:
+        kind = LIST_CHANGED.get(method)
+        if kind is not None:
+            self._invalidate(kind)
+            if kind in self._on_changed:
+                self._schedule(kind)
+        elif method == "notifications/resources/updated":
+            uri = params.get("uri")
+            if isinstance(uri, str):
+                self._invalidate("resources/read", uri)
+                if self._on_resource_updated is not None:
+                    self._on_resource_updated(uri)
+        elif method == "notifications/elicitation/complete":
+            self.elicitations.complete(params.get("elicitationId"))
+
+    def _log(self, params: Dict[str, Any]) -> None:
+        level = params.get("level") if isinstance(params.get("level"), str) else "info"
+        logger_name = params.get("logger") if isinstance(params.get("logger"), str) else None
+        data = params.get("data")
+        if self._on_log is not None:
+            self._on_log(level, logger_name, data)
+            return
+        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=repr)
+        prefix = f"[{logger_name}] " if logger_name else ""
+        self.server_log.log(_PYTHON_LEVELS.get(level, logging.INFO), "%s%s", prefix, text)  # type: ignore[arg-type]
+
+    def _schedule(self, kind: str) -> None:
+        with self._lock:
+            lane = self._refresh_lane()  # the current connection's (a reconnect closed the old one)
+            if lane is not self._lane:  # refreshes queued on an earlier lane were dropped with it
+                self._lane, self._queued = lane, {}
+            if self._queued.get(kind):
+                return  # a refresh that has not started yet will see this change too
+            self._queued[kind] = True
+        if not lane.try_submit(f"on_{kind}_changed callback", self._refresh, kind):  # errors are logged
+            with self._lock:
+                self._queued[kind] = False  # refused (closing): a later change must not be ignored
+
+    def _refresh(self, kind: str) -> None:
+        with self._lock:
+            self._queued[kind] = False  # from here on, a new change queues another refresh
+        try:
+            items = self._fetch[kind]()
+        except ClientClosedError:
+            return  # closed meanwhile: expected, not worth a warning
+        except Exception as exc:
+            log.warning("could not refresh the %s list after the server changed it: %s", kind, exc)
+            return
+        self._on_changed[kind](items)

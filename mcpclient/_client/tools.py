@@ -1,0 +1,128 @@
+"""``ToolRegistry``: the tools seen in the latest listing, for what calls need to know of them.
+
+A ``tools/call`` is validated against the tool's ``outputSchema``, a task-augmented call checks
+its ``execution.taskSupport``, and a 2026 call over HTTP mirrors its ``x-mcp-header`` arguments
+into headers: all from the tool's last listing. A ``tools/list_changed`` notification forgets
+everything; each listing carries the generation it started in and writes only if no change
+came meanwhile, so a listing that raced with a change can never put old schemas back.
+
+``lookup`` is how a call learns a tool it has not seen listed (issue 12: validation used to
+depend on whether the caller happened to list first): one listing per generation, however many
+threads ask at once (``SingleFlight``); a tool missing from a complete listing is not listed for
+again until the tools change.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable, Dict, Optional
+
+from .._util.threads import SingleFlight
+from ..errors import MCPError, RequestCancelled, RequestTimeout
+from ..protocol.stateless import ToolHeaders, header_params
+from ..types import Tool
+
+__all__ = ["ToolRegistry"]
+
+log = logging.getLogger("mcpclient")
+
+#: Listings one lookup may start: again after a change notification dropped one, or after the
+#: thread that started a shared one gave up at its (shorter) timeout; then the call goes on.
+_LISTINGS = 3
+
+
+class ToolRegistry:
+    """Thread-safe: listings write from callers' or worker threads, changes come on the
+    notification thread."""
+
+    def __init__(self) -> None:
+        self._tools: Dict[str, Tool] = {}
+        self._generation = 0
+        self._listed = -1  # the generation a lookup's listing completed in (-1: none yet)
+        self._lock = threading.Lock()
+        self._flights = SingleFlight()  # keyed by generation: one lookup listing per change
+
+    def forked(self) -> None:
+        """In a forked child (at-fork hook): a new lock, the old one may be held by a parent thread."""
+        self._lock = threading.Lock()
+        self._flights = SingleFlight()
+
+    def get(self, name: str) -> Optional[Tool]:
+        return self._tools.get(name)
+
+    def lookup(self, name: str, fetch: Callable[[Optional[float]], Any], timeout: Optional[float]) -> Optional[Tool]:
+        """The tool ``name``, listed first (``fetch(timeout)``: the whole listing, which fills
+        this registry) if no listing since the last change has seen it. Threads asking at once
+        share one listing; a tool absent from it gives None until the tools change. Raises what
+        ``fetch`` raises, or ``FlightTimeout`` after ``timeout`` seconds of waiting for another
+        thread's listing (a listing that ended at its starter's shorter timeout is started
+        again, by the first waiter with time left)."""
+        tool = self._tools.get(name)
+        generation = self._generation
+        if tool is not None or self._listed == generation:
+            return tool
+
+        def listing() -> None:  # (reads generation and timeout as they are when it runs)
+            try:
+                fetch(timeout)
+            except (RequestTimeout, RequestCancelled):  # asked again by the next call
+                raise
+            except MCPError:  # the server's answer, or a failed request: not asked again until the
+                self._mark(generation)  # tools change (a lost connection forgets them: asked again)
+                raise
+            self._mark(generation)
+
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for attempt in range(_LISTINGS):
+            try:
+                self._flights.run(generation, listing, timeout)
+            except RequestTimeout:
+                # Maybe the timeout of the thread that started the shared listing, not ours: with
+                # time left, list again (the next flight is ours).
+                timeout = None if deadline is None else deadline - time.monotonic()
+                if (timeout is not None and timeout <= 0) or self._listed == generation or \
+                        attempt == _LISTINGS - 1:
+                    raise
+                generation = self._generation
+                continue
+            tool = self._tools.get(name)
+            if tool is not None or generation == self._generation:
+                return tool
+            # The tools changed while they were listed (the listing was dropped): list again.
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                break
+            generation = self._generation
+        return self._tools.get(name)
+
+    def _mark(self, generation: int) -> None:
+        with self._lock:
+            if self._generation == generation:
+                self._listed = generation
+
+    def generation(self) -> int:
+        """Pass to ``parse`` for every tool of the listing that starts now."""
+        return self._generation
+
+    def forget(self) -> None:
+        """The server's tools changed: what earlier listings said no longer holds."""
+        with self._lock:
+            self._generation += 1
+            self._tools = {}  # (and _listed now names an older generation: lookups list again)
+
+    def parse(self, raw: Any, generation: int, headers: Optional[ToolHeaders]) -> Optional[Tool]:
+        """One listed tool, remembered unless the tools changed since ``generation``. With a
+        ``headers`` table (2026 over HTTP) its ``x-mcp-header`` arguments go there, and a tool
+        whose annotations break the rules is dropped (None) with a warning."""
+        tool = Tool.from_wire(raw)
+        if headers is not None:  # a call without them may be refused: the newest listing's are kept
+            try:
+                headers[tool.name] = header_params(tool.input_schema)  # type: ignore[assignment]
+            except (ValueError, RecursionError) as exc:  # (a schema nested too deep to walk)
+                log.warning("dropped tool %r: invalid x-mcp-header annotation: %s", tool.name, exc)
+                return None
+        with self._lock:
+            if generation == self._generation:
+                self._tools[tool.name] = tool
+        return tool

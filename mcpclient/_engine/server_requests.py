@@ -1,0 +1,126 @@
+"""Requests the server sends us: which are being handled, which the server cancelled, how each
+is answered.
+
+A server request is taken by the quick handler on the reader thread (it may answer later through
+``reply()``), or queued on the bounded ``handler`` lane, whose thread runs ``on_request`` and sends
+the answer; a full lane answers "busy" at once. ``notifications/cancelled`` marks a request so
+that its answer is never sent. Kept apart from ``session`` (which owns our requests) because the
+two share nothing but the ways to send.
+
+Locking: one lock guards the table of requests in flight; nothing is sent or called under it.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable, Dict, Optional
+
+from .._util.threads import Lane
+from .._util.wire import rarely
+from ..errors import InternalError, MethodNotFound, RPCError
+
+__all__ = ["RequestHandler", "ServerRequests", "error_response"]
+
+log = logging.getLogger("mcpclient.session")
+
+RequestHandler = Callable[[str, Dict[str, Any]], Any]
+QuickHandler = Callable[[Any, str, Dict[str, Any]], bool]
+Send = Callable[[Dict[str, Any]], None]
+
+
+def error_response(rid: Any, code: int, message: str, data: Any = None) -> Dict[str, Any]:
+    """A JSON-RPC error answer to request ``rid``."""
+    error: Dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": rid, "error": error}
+
+
+class ServerRequests:
+    """The server's requests to one session.
+
+    Args:
+        lane: the ``handler`` lane that runs ``on_request``.
+        post: sends without blocking (from the reader or any thread); may drop when swamped.
+        send: sends from a handler thread (may block; failures are logged, not raised).
+        on_request: ``(method, params) -> result``; raise ``RPCError`` to answer with that error.
+    """
+
+    def __init__(self, lane: Lane, post: Send, send: Send, on_request: Optional[RequestHandler] = None) -> None:
+        self.on_request = on_request
+        #: ``(rid, method, params) -> bool``, called on the reader thread before a request is
+        #: queued for a handler: True means it took the request and answers through ``reply()``
+        #: (at once or later); it must never block or run user code.
+        self.on_quick_request: Optional[QuickHandler] = None
+        self.closing = False  # set by the session's close(): answers are no longer sent
+        self._lane = lane
+        self._post = post
+        self._send = send
+        self._lock = threading.Lock()
+        self._in_flight: Dict[Any, bool] = {}  # id of each request being handled -> cancelled?
+
+    def receive(self, rid: Any, method: str, params: Dict[str, Any]) -> None:
+        """A request from the server (reader thread; ``rid`` is an int or a str)."""
+        if method == "ping":  # answered at once, never queued behind slow handlers
+            self._post({"jsonrpc": "2.0", "id": rid, "result": {}})
+            return
+        with self._lock:
+            self._in_flight[rid] = False
+        quick = self.on_quick_request
+        if quick is not None:
+            try:
+                if quick(rid, method, params):
+                    return  # it replies through reply(), now or later
+            except RPCError as exc:
+                self.reply(rid, error=exc)
+                return
+            except BaseException:  # (reader thread) SystemExit included: the reader must live on
+                log.exception("quick handler for server request %s failed", method)
+                self.reply(rid, error=InternalError(-32603, f"client handler for {method} failed"))
+                return
+        if not self._lane.try_submit(f"handler for {method}", self._answer, rid, method, params):
+            with self._lock:
+                self._in_flight.pop(rid, None)
+            if rarely(self._lane.rejected):
+                log.warning("refused server request %.100r: all handlers busy (%d refused so far)",
+                            method, self._lane.rejected)
+            self._post(error_response(rid, -32603, "client busy: too many concurrent requests"))
+
+    def cancelled(self, rid: Any) -> None:
+        """The server cancelled request ``rid``: its handler runs on, but its answer is not sent."""
+        with self._lock:
+            if type(rid) in (int, str) and rid in self._in_flight:
+                self._in_flight[rid] = True
+
+    def _answer(self, rid: Any, method: str, params: Dict[str, Any]) -> None:
+        """Run the request handler on a handler thread and send its answer (unless cancelled)."""
+        handler = self.on_request
+        result: Any = None
+        error: Optional[RPCError] = None
+        try:
+            if handler is None:
+                raise MethodNotFound(-32601, f"client does not handle {method}")
+            result = handler(method, params)
+        except RPCError as exc:
+            error = exc
+        except BaseException:  # SystemExit, KeyboardInterrupt raised by the handler: answered all the same
+            # (a handler thread is never the main thread, where a real Ctrl-C lands). The server
+            # gets a fixed message: what was raised may hold secrets; the details go to the log.
+            log.exception("handler for server request %s failed", method)
+            error = InternalError(-32603, f"client handler for {method} failed")
+        self._deliver(rid, result, error, self._send)
+
+    def reply(self, rid: Any, result: Any = None, error: Optional[RPCError] = None) -> None:
+        """Answer request ``rid`` from any thread without blocking (unless the server cancelled
+        it meanwhile). For ``on_quick_request`` handlers that answer later."""
+        self._deliver(rid, result, error, self._post)
+
+    def _deliver(self, rid: Any, result: Any, error: Optional[RPCError], send: Send) -> None:
+        with self._lock:
+            cancelled = self._in_flight.pop(rid, False)
+        if cancelled or self.closing:
+            return
+        if error is not None:
+            send(error_response(rid, error.code, error.message, error.data))
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "result": result})

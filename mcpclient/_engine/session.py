@@ -1,0 +1,623 @@
+"""The JSON-RPC engine: ids, the pending table, the reader thread, dispatch, connection loss.
+
+One ``Session`` per connection and one way to send a request: ``call()``, which returns a
+``CallFuture`` (see ``futures``). The reader thread is the only caller of
+``transport.receive()``; it pops the call of each reply by id and lands it — it never parses a
+result, runs user code or blocks on anything but the transport (it does not even write:
+cancellations and "busy" answers go out through the sender lane). Server-initiated messages go
+to bounded lanes (``_threads.Lane``): requests to the handler pool (``serving``), notifications
+to the single ordered notification thread. Methods and params are opaque here; MCP meaning lives above.
+
+Locking: one lock (``_lock``) guards the pending table and the closed state; nothing is sent,
+joined or called while holding it. Completion of a round is owned by whoever pops its id (the
+reader on a reply, a canceller or the timer on cancel/timeout, the closer on shutdown), always
+after releasing the lock, so no round is completed twice.
+
+Threads (``mcpclient-<n>-<role>[-<k>]``): ``reader``, ``timer``, ``sender``, ``notify``,
+``handler-<k>`` (server requests), ``worker-<k>`` (results of detached calls), plus the lanes
+features ask for with ``lane()``; ``close()`` stops them all within one deadline.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from contextlib import contextmanager
+from _thread import get_ident as _get_ident
+from time import monotonic as _monotonic
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+
+from .._util.threads import Lane, contain, join_all, next_instance, start_thread
+from .timer import DeadlineTimer
+from .._util.wire import format_message, rarely, wire_log
+from ..errors import (
+    ClientClosedError, ConnectionClosed, MCPError, ProcessExited, ReaderThreadError, RequestCancelled,
+    RequestTimeout, SendTimeout, UnsendableMessage,
+)
+from .futures import CallFuture, Prepare, ProgressCallback, Transform
+from .server_requests import RequestHandler, ServerRequests
+from .hooks import CallTracer, with_context
+from ..transports.base import CLOSE_BUDGET, DeliveryFailed, Transport
+
+__all__ = ["HANDLER_GRACE", "Session"]
+
+log = logging.getLogger("mcpclient.session")
+
+NotificationHandler = Callable[[str, Dict[str, Any]], Any]
+
+_INF = float("inf")
+_ABANDONED_MEMORY = 10_000  # how many timed-out/cancelled ids we remember to recognise late replies
+HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
+#: Seconds a notification or an answer to the server may take to send (it has no call deadline).
+SEND_BUDGET = 10.0
+_LOSS_WAIT = 0.5  # after a send found the pipe broken, how long to wait for the reader to see the end
+_NO_RESULT = object()
+
+
+def _advance(call: CallFuture, payload: Any) -> None:
+    call.advance(payload)
+
+
+def _dropped(call: CallFuture, payload: Any) -> None:
+    """A detached call's step that close() dropped from the worker queue: fail the call."""
+    call.fail(ClientClosedError(f"{call.method} abandoned: the client was closed"))
+
+
+class Session:
+    """JSON-RPC over one transport. Thread-safe: any thread may start, wait on or cancel calls.
+
+    Args:
+        transport: an unstarted ``Transport``; ``start()`` starts it.
+        on_request: ``(method, params) -> result`` for server-initiated requests; runs on a
+            handler thread; raise ``RPCError`` to answer with that error (``self.requests``).
+        on_notification: ``(method, params)`` for server notifications; runs on the single,
+            ordered notification thread.
+        max_workers: threads for server requests, and for results of detached calls.
+        max_queued: how many server messages may wait per lane before new ones are refused
+            (requests get a JSON-RPC error, notifications are dropped and counted).
+    """
+
+    def __init__(self, transport: Transport, *, on_request: Optional[RequestHandler] = None,
+                 on_notification: Optional[NotificationHandler] = None, max_workers: int = 4,
+                 max_queued: int = 1000) -> None:
+        if max_workers < 1:
+            raise ValueError("max_workers must be at least 1")
+        self.transport = transport
+        self.on_notification = on_notification
+        #: ``(method, params)``, called on the reader thread for each notification before it is
+        #: queued for ``on_notification``: for what must not wait behind the notification thread.
+        #: It must never block or run user code.
+        self.on_quick_notification: Optional[NotificationHandler] = None
+        #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``),
+        #: before the pending calls fail.
+        self.on_lost: Optional[Callable[[BaseException], None]] = None
+        self.tracer: Optional[CallTracer] = None  # traces each request (the client sets it at connect)
+        self.instance = transport.instance or next_instance()
+        self._prefix = prefix = f"mcpclient-{self.instance}"
+        self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
+        self._notifier = Lane(f"{prefix}-notify", 1, max_queued)
+        self._sender = Lane(f"{prefix}-sender", 1, 1024)  # writes for threads that must not block
+        self._workers = Lane(f"{prefix}-worker", max_workers, -1, on_drop=_dropped)
+        #: the server's requests: ``on_request``, ``on_quick_request``, ``reply()``
+        self.requests = ServerRequests(self._handlers, self._post, self._send_quietly, on_request)
+        self._extra: List[Lane] = []  # lanes features asked for (lane()), stopped with the rest
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._pending: Dict[int, CallFuture] = {}
+        self._deferred: Dict[int, Tuple[CallFuture, Dict[str, Any]]] = {}  # answered, queued behind progress
+        self._abandoned: Dict[int, Optional[Callable[[Dict[str, Any]], Any]]] = {}  # -> the call's on_late
+        self._closed_error: Optional[Callable[[], MCPError]] = None
+        self._closing = False
+        self._closer: Optional[int] = None
+        self._closed = threading.Event()
+        self._reader: Optional[threading.Thread] = None
+        self._io_idents: Set[int] = set()  # reader and timer: a blocking call there would deadlock
+        self._timer = DeadlineTimer(f"{prefix}-timer", self.expire, self._io_idents)
+        self.received = 0  # messages from the server (roughly: increments from two threads may race)
+        self.late_replies = 0  # replies to calls that had timed out or been cancelled
+        self.skipped_messages = 0  # JSON values that are not JSON-RPC messages
+        self.unknown_replies = 0
+        self.dropped_sends = 0  # cancellations/answers that could not be queued for sending
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the transport and the reader thread (``ClientClosedError`` if closed meanwhile)."""
+        self._check_open()
+        self.transport.start()
+        with self._lock:
+            if not self._closing:
+                self._reader = start_thread(self._read_loop, f"{self._prefix}-reader")
+                return
+        self.transport.close()  # close() ran while the transport was starting: undo the start
+        raise ClientClosedError("the client was closed while connecting")
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed_error is not None
+
+    @property
+    def dropped_notifications(self) -> int:
+        return self._notifier.rejected
+
+    def after_notifications(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn(*args)`` on the notification thread after the notifications queued there
+        (False if the queue is full or the session closing)."""
+        return self._notifier.try_submit(label, fn, *args)
+
+    def lane(self, role: str, workers: int, queue: int = -1) -> Lane:
+        """A lane of ``workers`` threads (``mcpclient-<n>-<role>[-<k>]``) that ``close()`` stops."""
+        lane = Lane(f"{self._prefix}-{role}", workers, queue)
+        with self._lock:
+            if self._closing:
+                lane.shutdown(_monotonic())  # refuses work from the start
+            self._extra.append(lane)
+        return lane
+
+    def close(self, deadline: Optional[float] = None, error: Optional[Callable[[], MCPError]] = None) -> None:
+        """Refuse new calls, fail pending ones, close the transport, stop every thread.
+
+        Idempotent and callable from any thread, a callback or handler included; returns by
+        ``deadline`` (monotonic; default ``CLOSE_BUDGET`` s from now), of which running handlers
+        and callbacks get at most ``HANDLER_GRACE`` s. A second caller waits for the first to
+        finish (unless it is one of the threads the first is joining, or the first itself,
+        re-entering from a callback). ``error`` makes the errors pending and later calls get
+        (the connection was found dead: a failed keepalive); default ``ClientClosedError``.
+        """
+        if deadline is None:
+            deadline = _monotonic() + CLOSE_BUDGET
+        with self._lock:
+            already = self._closing
+            if not already:
+                self._closing = self.requests.closing = True
+                self._closer = _get_ident()
+                self._closed_error = error or (lambda: ClientClosedError("the client is closed"))
+                pending, self._pending = self._pending, {}
+                deferred, self._deferred = self._deferred, {}
+        if already:
+            if self._closer != _get_ident() and not self._owns_current_thread():
+                self._closed.wait(max(0.0, deadline - _monotonic()))
+            return
+        for call in pending.values():
+            call.land(None, error() if error is not None else
+                      ClientClosedError(f"{call.method} abandoned: the client was closed"))
+        for call, msg in deferred.values():  # answered already: deliver the answer
+            call.land(msg)
+        try:
+            self.transport.close(deadline)
+        finally:
+            self._timer.stop()
+            join_all([t for t in (self._reader, self._timer.thread) if t is not None], deadline)
+            self._sender.shutdown(deadline)
+            # User code (handlers, callbacks, transforms) gets a short grace: one that ignores
+            # close() is left to finish on its own (daemon threads; what it answers is dropped).
+            grace = min(deadline, _monotonic() + HANDLER_GRACE)
+            with self._lock:
+                extra = list(self._extra)
+            for lane in [self._handlers, self._notifier, self._workers] + extra:
+                lane.shutdown(grace)
+            self._closed.set()
+
+    def _owns_current_thread(self) -> bool:
+        ident = _get_ident()
+        lanes = [self._handlers, self._notifier, self._sender, self._workers] + self._extra
+        return ident in self._io_idents or any(ident in lane.idents for lane in lanes)
+
+    def threads(self) -> List[threading.Thread]:
+        """Every thread this session started that may still be alive (for tests and diagnostics)."""
+        found = [t for t in (self._reader, self._timer.thread) if t is not None]
+        for lane in [self._handlers, self._notifier, self._sender, self._workers] + self._extra:
+            found += lane.threads()
+        return found
+
+    # --- outgoing -------------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        factory = self._closed_error
+        if factory is not None:
+            raise factory()
+
+    def call(self, method: str, params: Optional[Dict[str, Any]] = None, *, transform: Optional[Transform] = None,
+             owned: bool = False, timeout: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
+             reset_timeout_on_progress: bool = False, max_total_timeout: Optional[float] = None,
+             prepare: Optional[Prepare] = None, headers: Optional[Dict[str, str]] = None,
+             idempotent: Optional[bool] = False, setup: bool = False, cancellable: bool = True,
+             known: Any = _NO_RESULT) -> CallFuture:
+        """Send a request; return its ``CallFuture`` (the one way to send a request).
+
+        ``transform`` turns each raw result into the value (or ``Again`` for another round).
+        ``owned``: the caller waits in ``result()`` at once, which enforces the deadline and runs
+        the transform on its own thread; otherwise a worker does that and the timer watches the
+        deadline. On timeout the request is cancelled on the server and ``RequestTimeout``
+        raised; with ``reset_timeout_on_progress`` each progress notification restarts the
+        timeout, up to ``max_total_timeout`` seconds in all. The timeout also bounds sending.
+        ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
+        ``idempotent`` and ``setup`` are passed to the transport; a call that is not
+        ``cancellable`` is never cancelled on the server (``initialize``). ``known``: a raw
+        result already at hand (a cache hit), so the first round is not sent.
+        """
+        if owned and _get_ident() in self._io_idents:
+            self.check_not_reader(method)
+        call = CallFuture(self, method, transform, owned)
+        if timeout is not None:
+            call.timeout = timeout
+        if max_total_timeout is not None:
+            call.hard = call.started + max_total_timeout
+        if on_progress is not None:
+            call.on_progress = on_progress
+            # A call made on the notification thread must not wait for its progress callbacks:
+            # they are queued behind the very callback that is waiting.
+            call.may_defer = _get_ident() not in self._notifier.idents
+        if reset_timeout_on_progress:
+            call.reset_on_progress = True
+        if idempotent is not False:  # tools/call: None (unknown)
+            call.idempotent = idempotent
+        if prepare is not None or headers is not None or setup or not cancellable:
+            call.prepare, call.headers, call.setup, call.cancellable = prepare, headers, setup, cancellable
+        tracer = self.tracer
+        if tracer is not None:  # (tracing off: this one test is all it costs)
+            call.trace = tracer.start(method, params)
+        try:
+            if known is not _NO_RESULT:
+                call.start(known)
+            else:
+                self._send_round(call, params, headers)
+        except BaseException as exc:  # not sent: its span ends here (else the call ends it when done)
+            if call.trace is not None:
+                call.trace.end(None, exc, call.request_id)
+            raise
+        if not owned and call.deadline() != _INF and not call.done():
+            self._timer.watch(call)
+        return call
+
+    def resend(self, call: CallFuture, params: Optional[Dict[str, Any]]) -> None:
+        """Send the next round of ``call`` (same method, new id) with ``params``, within the
+        call's one deadline."""
+        deadline = call.deadline()
+        if deadline <= _monotonic():
+            raise RequestTimeout(f"{call.method} ran out of time after {_monotonic() - call.started:.3g} s "
+                                 "(between rounds)", method=call.method, request_id=call.request_id)
+        headers = call.headers
+        if call.prepare is not None:
+            params, headers = call.prepare(call.method, params)
+        self._send_round(call, params, headers)  # the timer watches the call since call() (one deadline)
+
+    def _send_round(self, call: CallFuture, params: Optional[Dict[str, Any]],
+                    headers: Optional[Dict[str, str]]) -> None:
+        rid = next(self._ids)
+        call.request_id = rid
+        if call.progress_queued:
+            call.progress_queued = False
+        method = call.method
+        if call.on_progress is not None or call.reset_on_progress:
+            params = dict(params or {})
+            params["_meta"] = dict(params.get("_meta") or {}, progressToken=rid)
+        trace = call.trace
+        if trace is not None and trace.meta is not None:
+            params = with_context(params, trace.meta)
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            message["params"] = params
+        with self._lock:
+            if self._closed_error is not None:
+                raise self._closed_error()
+            self._pending[rid] = call
+        deadline = call.deadline()
+        if wire_log.isEnabledFor(logging.DEBUG):
+            wire_log.debug("-> %s", format_message(message))
+        try:
+            reply = self.transport.send(message, deadline=None if deadline == _INF else deadline, wait=call._owned,
+                                        headers=headers, idempotent=call.idempotent, setup=call.setup)
+        except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
+            if not isinstance(exc, Exception):
+                # Interrupted (Ctrl-C) while the transport sent it, or read its answer on this
+                # thread (HTTP): it may be running, so it is cancelled as an interrupted wait is.
+                self.abandon(rid, "interrupted")
+                raise
+            with self._lock:
+                self._pending.pop(rid, None)
+                closing = self._closing
+            if closing and isinstance(exc, MCPError):  # close() raced with this call: say so
+                raise ClientClosedError(f"{method}: the client was closed") from exc
+            if isinstance(exc, SendTimeout):
+                raise RequestTimeout(f"{method} (id {rid}) could not be sent in time: {exc}",
+                                     method=method, request_id=rid) from exc
+            reader = self._reader
+            if isinstance(exc, ConnectionClosed) and reader is not None and reader.ident != _get_ident() \
+                    and not self.transport.remote:
+                # The pipe broke: the reader meets the end of the stream next. Wait (briefly) for
+                # it, so the caller's next call finds the connection known lost (reconnect).
+                reader.join(_LOSS_WAIT)
+            raise
+        if reply is not None:  # answered on this thread (HTTP with a JSON body): no hand-off
+            if wire_log.isEnabledFor(logging.DEBUG):
+                wire_log.debug("<- %s", format_message(reply))
+            try:
+                self._dispatch(reply)
+            except BaseException:  # a Ctrl-C on this (the main) thread meanwhile: answered, so just forgotten
+                with self._lock:
+                    self._pending.pop(rid, None)
+                raise
+
+    def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
+        """Send a notification (fire and forget; raises if the connection is gone)."""
+        self._check_open()
+        message: Dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self._send(message, setup=setup)
+
+    def _send(self, message: Dict[str, Any], setup: bool = False) -> None:
+        """Send a notification or an answer, within ``SEND_BUDGET`` (a server that stopped reading,
+        or an HTTP server that never answers the POST, must not hold the sender for ever)."""
+        if wire_log.isEnabledFor(logging.DEBUG):
+            wire_log.debug("-> %s", format_message(message))
+        self.transport.send(message, setup=setup, deadline=_monotonic() + SEND_BUDGET)
+
+    def _post(self, message: Dict[str, Any]) -> None:
+        """Send from a thread that must not block (reader, timer, a canceller): via the sender lane."""
+        if not self._sender.try_submit("send", self._send_quietly, message):
+            self.dropped_sends += 1
+            if rarely(self.dropped_sends):
+                log.warning("could not queue %s for sending (%d dropped so far)",
+                            message.get("method", "an answer"), self.dropped_sends)
+
+    def _send_quietly(self, message: Dict[str, Any]) -> None:
+        try:
+            self._send(message)
+        except UnsendableMessage as exc:
+            if "method" in message or "result" not in message:
+                log.debug("could not send %s: %s", message.get("method", "response"), exc)
+                return
+            # A handler's answer JSON cannot encode: the server still gets an answer (else it
+            # waits for ever), with a fixed message; what the handler returned goes to the log only.
+            log.warning("the answer to server request %r cannot be sent: %s", message.get("id"), exc)
+            self._send_quietly({"jsonrpc": "2.0", "id": message.get("id"),
+                                "error": {"code": -32603, "message": "client handler returned a result JSON cannot encode"}})
+        except MCPError as exc:
+            log.debug("could not send %s: %s", message.get("method", "response"), exc)
+
+    @contextmanager
+    def waiting_for(self, call: CallFuture, timeout: Optional[float]) -> Iterator[None]:
+        """Around a thread's wait for a detached ``call``: the reader and the timer are refused
+        (``ReaderThreadError``: they would wait for themselves); on the notification thread, the
+        call's answer is delivered now if it waits there behind progress callbacks (behind this
+        very thread); on a worker thread, the worker pool grows by one meanwhile (the answer may
+        need a worker, and every worker may be waiting)."""
+        if (timeout is not None and timeout <= 0) or call.done():
+            yield
+            return
+        ident = _get_ident()
+        if ident in self._io_idents:
+            self.check_not_reader(call.method)
+        if ident in self._notifier.idents:
+            with self._lock:  # from now on its answer is never held back behind this thread
+                call.may_defer = call.progress_queued = False
+            self._finish_deferred(call.request_id)
+        if ident in self._workers.idents:
+            with self._workers.waiting():
+                yield
+        else:
+            yield
+
+    def check_not_reader(self, method: str) -> None:
+        """Raise ``ReaderThreadError`` on the reader or timer thread (a blocking call would deadlock)."""
+        if _get_ident() in self._io_idents:
+            raise ReaderThreadError(
+                f"{method} would block the connection's {threading.current_thread().name} thread "
+                "(in a future's done-callback?); call it from another thread")
+
+    # --- results, timeouts and cancellation -------------------------------------------------------
+
+    def continue_call(self, call: CallFuture, payload: Any) -> bool:
+        """Hand a detached call's next step to a worker: ``call.advance(payload)`` (False once
+        the session is closing; queued steps that close() drops fail their call)."""
+        return self._workers.try_submit(f"result of {call.method}", _advance, call, payload)
+
+    def abandon(self, rid: Any, reason: str) -> bool:
+        """Pop a pending round and tell the server to stop; False if it was no longer pending
+        (then whoever popped it delivers its outcome)."""
+        with self._lock:
+            call = self._pending.pop(rid, None)
+            if call is None:
+                return False
+            self._abandoned[rid] = call.on_late
+            if len(self._abandoned) > _ABANDONED_MEMORY:
+                del self._abandoned[next(iter(self._abandoned))]
+        if call.cancellable and not self.transport.cancel_request(rid):
+            self._post({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": rid, "reason": reason}})
+        return True
+
+    def watch(self, call: CallFuture) -> None:
+        """Have the timer enforce ``call``'s deadline (``expire``) though nobody waits on it."""
+        self._timer.watch(call)
+
+    def expire(self, call: CallFuture) -> None:
+        """The deadline of ``call`` passed (timer thread, or an owner's wait)."""
+        rid = call.request_id
+        if rid is None:  # a future that waits for something other than a reply
+            call.expired()
+        elif self._pending.get(rid) is call and self.abandon(rid, "timed out"):
+            waited = _monotonic() - call.started
+            call.land(None, RequestTimeout(
+                f"{call.method} (id {rid}) got no answer in {waited:.3g} s; cancelled it on the server",
+                method=call.method, request_id=rid))
+        else:  # answered in time, but still queued behind slow progress callbacks: deliver it now
+            self._finish_deferred(rid)
+
+    def is_pending(self, rid: Any) -> bool:
+        """Whether a request of ours with id ``rid`` awaits its answer."""
+        return rid in self._pending
+
+    def forget(self, rid: int) -> bool:
+        """The server ended request ``rid`` without answering (a listen it cancelled): finish its
+        future as cancelled, send nothing. False if it was no longer pending."""
+        with self._lock:
+            call = self._pending.pop(rid, None)
+            if call is None:
+                return False
+            self._abandoned[rid] = None
+        call.land(None, RequestCancelled(f"{call.method} (id {rid}) was ended by the server"))
+        return True
+
+    # --- incoming -------------------------------------------------------------------------------
+
+    def _read_loop(self) -> None:
+        self._io_idents.add(_get_ident())
+        reason: Optional[BaseException] = None
+        receive = self.transport.receive
+        try:
+            while True:
+                message = receive()
+                if message is None:
+                    break
+                if wire_log.isEnabledFor(logging.DEBUG):
+                    wire_log.debug("<- %s", format_message(message))
+                if type(message) is list:  # a batch (2025-03-26)
+                    for item in message:
+                        self._dispatch(item)
+                elif type(message) is DeliveryFailed:
+                    self._delivery_failed(message)
+                else:
+                    self._dispatch(message)
+        except MCPError as exc:
+            reason = exc
+        except BaseException as exc:  # a bug here must still fail the pending calls, never hang them
+            log.exception("reader thread failed")
+            reason = ConnectionClosed(f"reader thread failed: {exc!r}")
+        finally:
+            self._io_idents.discard(_get_ident())
+            self._connection_lost(reason)
+
+    def _delivery_failed(self, failure: DeliveryFailed) -> None:
+        rid = failure.request_id
+        with self._lock:
+            call = self._pending.pop(rid, None) if type(rid) is int else None
+        if call is not None:
+            call.land(None, failure.error)
+        else:
+            log.debug("delivery failure for a request no longer pending (%r): %s", rid, failure.error)
+
+    def _dispatch(self, msg: Any) -> None:
+        self.received += 1  # (a keepalive counts these: traffic means the connection lives)
+        try:
+            if type(msg) is not dict:
+                self.skipped_messages += 1
+                if rarely(self.skipped_messages):
+                    log.warning("skipped a message that is not a JSON object (%d so far): %.200s",
+                                self.skipped_messages, format_message(msg, 200))
+            elif "method" in msg:
+                self._dispatch_incoming(msg)
+            else:
+                self._complete(msg)
+        except BaseException as exc:  # SystemExit from user code a dispatch may run (done-callbacks) too,
+            contain(exc)  # but not a Ctrl-C on the main thread (a blocking HTTP call's answer is dispatched there)
+            log.exception("failed to dispatch a message; skipped: %s", format_message(msg, 200))
+
+    def _complete(self, msg: Dict[str, Any]) -> None:
+        rid = msg.get("id")
+        call = None
+        defer = False
+        if type(rid) is int:
+            with self._lock:  # decided once, here: waiting_for() clears may_defer under this lock
+                call = self._pending.pop(rid, None)
+                defer = call is not None and call.progress_queued and call.may_defer
+                if defer:
+                    # Its progress callbacks are queued on the notification lane: finish the
+                    # call behind them, so the caller never returns before its own progress.
+                    self._deferred[rid] = (call, msg)
+        if call is None:
+            self._unmatched(rid, msg)
+        elif not defer:
+            call.land(msg)
+        elif not self._notifier.try_submit("call completion", self._finish_deferred, rid):
+            self._finish_deferred(rid)
+
+    def _finish_deferred(self, rid: int) -> None:
+        with self._lock:
+            entry = self._deferred.pop(rid, None)
+        if entry is not None:  # else it was delivered already (close, or its deadline)
+            entry[0].land(entry[1])
+
+    def _unmatched(self, rid: Any, msg: Dict[str, Any]) -> None:
+        with self._lock:
+            on_late: object = self._abandoned.pop(rid, _NO_RESULT) if type(rid) is int else _NO_RESULT
+            late = self._closing or on_late is not _NO_RESULT
+        if late:
+            self.late_replies += 1
+            log.debug("dropped a late reply to abandoned request %s", rid)
+            if callable(on_late):  # (on a worker: never the reader)
+                self._workers.try_submit("late reply", on_late, msg)
+        elif rid is None and "error" in msg:
+            log.warning("server reported an error not tied to a request: %.300s", format_message(msg["error"], 300))
+        else:
+            self.unknown_replies += 1
+            if rarely(self.unknown_replies):
+                log.warning("dropped a reply to unknown request id %.50r (%d so far)", rid, self.unknown_replies)
+
+    def _dispatch_incoming(self, msg: Dict[str, Any]) -> None:
+        method = msg["method"]
+        params = msg.get("params")
+        if not isinstance(params, dict):
+            params = {}
+        if "id" in msg:
+            rid = msg["id"]
+            if type(rid) in (int, str):
+                self.requests.receive(rid, method, params)
+            else:
+                self.skipped_messages += 1
+                log.warning("skipped server request %.100r with an invalid id %.50r", method, rid)
+            return
+        quick = self.on_quick_notification
+        if quick is not None:
+            try:
+                quick(method, params)
+            except BaseException:  # (reader thread) the reader must live on
+                log.exception("quick handler for notification %s failed", method)
+        if method == "notifications/progress":
+            self._progress(params)
+        elif method == "notifications/cancelled":
+            self.requests.cancelled(params.get("requestId"))
+        handler = self.on_notification
+        if handler is not None and not self._notifier.try_submit(f"handler for {method}", handler, method, params):
+            if rarely(self._notifier.rejected):
+                log.warning("dropped notification %.100r: the notification queue is full (%d dropped so far)",
+                            method, self._notifier.rejected)
+
+    def _progress(self, params: Dict[str, Any]) -> None:
+        token = params.get("progressToken")
+        call = self._pending.get(token) if type(token) is int else None  # dict.get is atomic
+        if call is None:
+            return
+        call.last_activity = _monotonic()
+        if call.on_progress is not None and self._notifier.try_submit(
+                "on_progress callback", call.on_progress, params.get("progress"), params.get("total"),
+                params.get("message")):
+            call.progress_queued = call.may_defer
+
+    def _connection_lost(self, reason: Optional[BaseException]) -> None:
+        """Reader ended: fail every pending call at once, each with its own error instance."""
+        if reason is None:
+            reason = ConnectionClosed("the server closed the connection")
+        if isinstance(reason, ProcessExited):
+            code, tail = reason.returncode, reason.stderr_tail
+            factory: Callable[[], MCPError] = lambda: ProcessExited(code, tail)
+        else:
+            text, kind = str(reason), type(reason) if isinstance(reason, ConnectionClosed) else ConnectionClosed
+            factory = lambda: kind(text)
+        with self._lock:
+            if self._closed_error is None:
+                self._closed_error = factory
+            pending, self._pending = self._pending, {}
+        if pending and not self._closing:
+            log.warning("connection lost with %d calls pending: %s", len(pending), reason)
+        if self.on_lost is not None:  # first: a caller woken below finds the connection known lost
+            try:
+                self.on_lost(factory())
+            except BaseException:  # the pending calls below must fail all the same
+                log.exception("on_lost callback failed")
+        for call in pending.values():
+            exc = factory()
+            exc.__cause__ = reason
+            call.land(None, exc)

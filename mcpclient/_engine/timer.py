@@ -1,0 +1,112 @@
+"""``DeadlineTimer``: one thread that times out detached calls nobody is waiting on.
+
+Blocking callers enforce their own deadline while they wait; a future handed to the user may
+never be waited on, so its deadline is watched here. Entries are weak references in a heap: a
+finished call nobody keeps is freed at once, and finished entries are swept when they outnumber
+the live ones. A deadline moved by progress is re-queued instead of fired.
+"""
+from __future__ import annotations
+
+import heapq
+import logging
+import threading
+import weakref
+from time import monotonic as _monotonic
+from typing import TYPE_CHECKING, Callable, List, Optional, Set, Tuple
+
+from .._util.threads import WAIT_MAX, start_thread
+
+if TYPE_CHECKING:
+    from .futures import CallFuture
+
+__all__ = ["DeadlineTimer"]
+
+log = logging.getLogger("mcpclient.session")
+
+
+
+def _live(ref: "weakref.ref[CallFuture]") -> "Optional[CallFuture]":
+    call = ref()
+    return None if call is None or call.done() else call
+
+
+class DeadlineTimer:
+    """Calls ``expire(call)`` for each watched call whose deadline passed (on its own thread,
+    ``<name>``, started on first use). ``idents`` holds that thread's ident while it runs."""
+
+    def __init__(self, name: str, expire: Callable[["CallFuture"], None], idents: Set[int]) -> None:
+        self._name = name
+        self._expire = expire
+        self._idents = idents
+        self._cond = threading.Condition()
+        self._heap: List[Tuple[float, int, "weakref.ref[CallFuture]"]] = []
+        self._count = 0
+        self._sweep_at = 1024
+        self._thread: Optional[threading.Thread] = None
+        self._stopped = False
+
+    @property
+    def thread(self) -> Optional[threading.Thread]:
+        return self._thread
+
+    def watch(self, call: "CallFuture") -> None:
+        with self._cond:
+            if self._stopped:
+                return
+            heap = self._heap
+            if len(heap) > self._sweep_at:  # amortised: the heap at least doubled since the last sweep
+                heap[:] = [e for e in heap if _live(e[2]) is not None]
+                heapq.heapify(heap)
+                self._sweep_at = max(1024, 2 * len(heap))
+            deadline = call.deadline()
+            wake = not heap or deadline < heap[0][0]
+            self._count += 1
+            heapq.heappush(heap, (deadline, self._count, weakref.ref(call)))
+            if self._thread is None:
+                self._thread = start_thread(self._loop, self._name)
+            elif wake:
+                self._cond.notify()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._cond.notify()
+
+    def _loop(self) -> None:
+        self._idents.add(threading.get_ident())  # done-callbacks of expired futures run here
+        try:
+            while True:
+                due = self._due()
+                if due is None:
+                    return
+                for call in due:
+                    try:
+                        self._expire(call)
+                    except BaseException:  # the timer must outlive any surprise (a done-callback's
+                        # sys.exit() included), or every timeout stops
+                        log.exception("timer thread error")
+        finally:
+            self._idents.discard(threading.get_ident())
+
+    def _due(self) -> "Optional[List[CallFuture]]":
+        """The calls due now (waiting until there are some); None once stopped."""
+        heap = self._heap
+        with self._cond:
+            while True:
+                if self._stopped:
+                    return None
+                now = _monotonic()
+                if heap and heap[0][0] <= now:
+                    break
+                self._cond.wait(min(heap[0][0] - now, WAIT_MAX) if heap else None)
+            due = []
+            while heap and heap[0][0] <= now:
+                entry = heapq.heappop(heap)
+                call = _live(entry[2])
+                if call is None:
+                    continue
+                if call.deadline() > now:  # progress moved it
+                    heapq.heappush(heap, (call.deadline(), entry[1], entry[2]))
+                else:
+                    due.append(call)
+            return due

@@ -1,0 +1,11 @@
+"""Protocol extensions: the registry a ``Client`` keeps and the ``Extension`` base
+(``registry``), skills, tasks (``tasks/``: the 2025-11-25 tasks and the Tasks extension) and MCP
+Apps (``apps/``).
+
+Imports: ``protocol``, ``_engine`` and everything below them; never ``_client`` or ``client``:
+the façade reaches extensions only through the registry's interface.
+"""
+from .registry import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext, check_id, require, server_settings
+
+__all__ = ["APPS", "APP_MIME_TYPE", "Extension", "ExtensionContext", "SKILLS", "TASKS", "check_id", "require",
+           "server_settings"]

@@ -1,0 +1,5 @@
+"""MCP Apps (extension ``io.modelcontextprotocol/ui``): the host bridge a web back end puts between
+an app's iframe and the server (``bridge``). The typed ``_meta.ui`` lives in ``mcpclient.types``."""
+from .bridge import APP_PROTOCOL_VERSION, AppBridge, AppView
+
+__all__ = ["APP_PROTOCOL_VERSION", "AppBridge", "AppView"]

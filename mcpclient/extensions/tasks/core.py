@@ -1,0 +1,342 @@
+"""Tasks (MCP 2025-11-25, experimental): long-running tool calls the server runs in the background.
+
+``Client.call_tool(name, args, task=True)`` sends the call task-augmented and returns a
+``ToolTask`` at once; the server keeps working and the handle polls (``status()``), waits for the
+outcome (``result()``, over ``tasks/result``, which the server holds open until the task ends) or
+cancels (``cancel()``, over ``tasks/cancel`` — never ``notifications/cancelled``).
+
+The client can also be the task *receiver*: with ``Client(task_requests=True)`` a server may ask
+for sampling or elicitation as a task. ``TaskStore`` then answers at once with a working task,
+runs the user's handler on its own thread, and serves the server's ``tasks/get``,
+``tasks/result``, ``tasks/list`` and ``tasks/cancel`` for it.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, Dict, List, Optional
+
+from ..._util.sentinel import DEFAULT
+from ..._util.threads import Lane
+from ...errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
+from ..._engine.futures import CallFuture, Requester
+from ...protocol.spec import server_has
+from ...types import _SLOTS, _opt, _Value, Raw, Tool, ToolResult
+
+
+__all__ = ["Task", "TaskStore", "ToolTask", "start"]
+
+log = logging.getLogger("mcpclient")
+
+TERMINAL = frozenset(("completed", "failed", "cancelled"))
+_KEPT_TASKS = 1000  # finished receiver-side tasks remembered for the server's late tasks/result
+
+
+def _number(raw: Raw, key: str) -> Optional[int]:
+    """A duration in milliseconds: a non-negative number (a float is rounded), else None."""
+    value: Any = raw.get(key)
+    if type(value) in (int, float) and 0 <= value < float("inf"):  # (NaN compares false)
+        return int(value)
+    return None
+
+
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class Task(_Value):
+    """The state of a task (``tasks/get``): ``status`` is ``working``, ``input_required``,
+    ``completed``, ``failed`` or ``cancelled``. Times are the server's ISO 8601 strings; ``ttl``
+    and ``poll_interval`` are milliseconds (read from ``ttl``/``pollInterval``, or the Tasks
+    extension's ``ttlMs``/``pollIntervalMs``). The extension's ``tasks/get`` also carries, by
+    status, ``result`` (the ``CallToolResult``), ``error`` (a JSON-RPC error object) and
+    ``input_requests`` (key -> ``{method, params}``), kept here raw."""
+
+    task_id: str
+    status: str
+    status_message: Optional[str] = None
+    created_at: Optional[str] = None
+    last_updated_at: Optional[str] = None
+    ttl: Optional[int] = None
+    poll_interval: Optional[int] = None
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    result: Optional[Raw] = field(default=None, repr=False, compare=False)
+    error: Optional[Raw] = field(default=None, repr=False, compare=False)
+    input_requests: Optional[Raw] = field(default=None, repr=False, compare=False)
+
+    @property
+    def is_terminal(self) -> bool:
+        """True once the task is ``completed``, ``failed`` or ``cancelled`` (its status will not change)."""
+        return self.status in TERMINAL
+
+    @classmethod
+    def from_wire(cls, raw: Any) -> "Task":
+        """Build a ``Task`` from its wire dict.
+
+        Raises ``ProtocolError`` if ``taskId`` or ``status`` is missing or not a string.
+        """
+        if not isinstance(raw, dict) or not isinstance(raw.get("taskId"), str) or not isinstance(raw.get("status"), str):
+            raise ProtocolError("task: expected an object with string 'taskId' and 'status'")
+        what = "task"  # a wrong-typed optional field is dropped (types.py), never met later in arithmetic
+        ttl = _number(raw, "ttlMs")
+        poll = _number(raw, "pollIntervalMs")
+        return cls(raw["taskId"], raw["status"], _opt(raw, "statusMessage", str, what),
+                   _opt(raw, "createdAt", str, what), _opt(raw, "lastUpdatedAt", str, what),
+                   _number(raw, "ttl") if ttl is None else ttl, _number(raw, "pollInterval") if poll is None else poll,
+                   _opt(raw, "_meta", dict, what), raw, _opt(raw, "result", dict, what), _opt(raw, "error", dict, what),
+                   _opt(raw, "inputRequests", dict, what))
+
+
+class ToolTask:
+    """A tool call running as a task on the server. Thread-safe; every method is one request.
+
+    ``task`` is the state the server first reported (``CreateTaskResult``). ``protocol`` says
+    which tasks this is: ``"2025-11-25"`` (``call_tool(task=True)``, this class) or
+    ``"extension"`` (the Tasks extension, ``_taskext.ExtensionToolTask``, same methods).
+    """
+
+    protocol = "2025-11-25"
+
+    def __init__(self, call: Requester, name: str, task: Task, transform: Callable[[Any], ToolResult]) -> None:
+        self._call = call
+        self.name = name
+        self.task = task
+        self._transform = transform
+
+    @property
+    def task_id(self) -> str:
+        """The server's id of the task."""
+        return self.task.task_id
+
+    @property
+    def status_message(self) -> Optional[str]:
+        """The server's last known message about the task (``statusMessage``), or None."""
+        return self.task.status_message
+
+    def __repr__(self) -> str:
+        return f"<ToolTask {self.name!r} {self.task_id!r} {self.task.status}>"
+
+    def status(self, *, timeout: Any = DEFAULT) -> Task:
+        """The task's current state (``tasks/get``)."""
+        return self._call("tasks/get", {"taskId": self.task_id}, Task.from_wire, timeout=timeout, owned=True).result()
+
+    def result(self, timeout: Optional[float] = None) -> ToolResult:
+        """Wait for the task to end and return the tool's result (``tasks/result``).
+
+        ``timeout`` (seconds, ``None`` = as long as it takes) bounds the wait; on expiry
+        ``RequestTimeout`` is raised and the task keeps running on the server. A tool that
+        failed gives ``is_error=True`` as usual; a task that failed otherwise raises ``RPCError``.
+        """
+        return self._call("tasks/result", {"taskId": self.task_id}, self._transform, timeout=timeout, owned=True,
+                          check=False).result()
+
+    def result_future(self, timeout: Optional[float] = None) -> CallFuture[ToolResult]:
+        """``result()``, returning at once: a future of the tool's ``ToolResult``."""
+        return self._call("tasks/result", {"taskId": self.task_id}, self._transform, timeout=timeout, owned=False,
+                          check=False)
+
+    def cancel(self, *, timeout: Any = DEFAULT) -> Task:
+        """Ask the server to cancel the task (``tasks/cancel``); returns its state afterwards."""
+        return self._call("tasks/cancel", {"taskId": self.task_id}, Task.from_wire, timeout=timeout,
+                          owned=True).result()
+
+    def wait(self, timeout: Optional[float] = None) -> Task:
+        """Poll ``tasks/get`` (at the server's ``pollInterval``) until the task is terminal or
+        needs input; returns that state. ``RequestTimeout`` after ``timeout`` seconds."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause = threading.Event()
+        while True:
+            state = self.status()
+            if state.is_terminal or state.status == "input_required":
+                return state
+            delay = max(0.05, min((state.poll_interval or 1000) / 1000, 5.0))
+            if deadline is not None and time.monotonic() + delay > deadline:
+                raise RequestTimeout(f"task {self.task_id} still {state.status} after {timeout} s",
+                                     method="tasks/get")
+            pause.wait(delay)  # the server's polling interval, not a synchronisation
+
+
+def start(call: Requester, capabilities: Dict[str, Any], known: Optional[Tool], params: Dict[str, Any],
+          transform: Callable[[Any], ToolResult], task: Any, timeout: Any) -> "ToolTask":
+    """``Client.call_tool(..., task=True)``: send the call task-augmented; the ``ToolTask``."""
+    name = params["name"]
+    if not server_has(capabilities, "tasks.requests.tools.call"):
+        error = CapabilityError("tasks.requests.tools.call", "tools/call")
+        from ..registry import TASKS, server_settings  # deferred: import cost (only this refusal needs it)
+
+        if server_settings(capabilities, TASKS) is not None:
+            error.args = (f"{error}; this server runs tasks with the Tasks extension: declare it "
+                          "(Client(extensions={TASKS: {}})) and call call_tool_future(...) (its .task)",)
+        raise error
+    if known is not None and known.task_support == "forbidden":
+        raise CapabilityError("execution.taskSupport", f"tools/call {name}")
+    params["task"] = {} if task is True else dict(task)
+
+    def created(raw: Any) -> ToolTask:
+        if not isinstance(raw, dict) or "task" not in raw:
+            raise ProtocolError(f"tools/call {name} as a task: the server answered without a task")
+        return ToolTask(call, name, Task.from_wire(raw["task"]), transform)
+    return call("tools/call", params, created, timeout=timeout, owned=True).result()  # type: ignore[no-any-return]
+
+
+# --- the client as task receiver ------------------------------------------------------------------
+
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+Reply = Callable[..., None]  # ServerRequests.reply(rid, result=None, error=None)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Local:
+    """One task this client runs for the server."""
+
+    def __init__(self, method: str, ttl: Optional[int]) -> None:
+        self.id = f"mcpclient-{uuid.uuid4().hex}"
+        self.method = method
+        self.status = "working"
+        self.message: Optional[str] = None
+        self.created = self.updated = _now()
+        self.ttl = ttl
+        self.finished_at: Optional[float] = None  # monotonic
+        self.result: Optional[Raw] = None
+        self.error: Optional[RPCError] = None
+        self.waiters: List[Any] = []  # request ids of the server's pending tasks/result
+
+    def wire(self) -> Raw:
+        task: Raw = {"taskId": self.id, "status": self.status, "createdAt": self.created,
+                     "lastUpdatedAt": self.updated, "ttl": self.ttl, "pollInterval": 200}
+        if self.message:
+            task["statusMessage"] = self.message
+        return task
+
+
+class TaskStore:
+    """Runs task-augmented server requests (sampling, elicitation) and serves ``tasks/*`` for them.
+
+    Nothing here blocks a thread on the server's behalf: ``tasks/get``/``list``/``cancel`` are
+    answered on the reader thread, and a ``tasks/result`` is answered when its task ends. At most
+    ``limit`` tasks may be unfinished at once (more are refused as busy); finished ones are kept
+    until their ``ttl`` passes, and at most ``_KEPT_TASKS`` of them.
+    """
+
+    def __init__(self, instance: int, workers: int, limit: int = 100) -> None:
+        self._tasks: Dict[str, _Local] = {}
+        self._lock = threading.Lock()
+        self._limit = limit
+        self._lane = Lane(f"mcpclient-{instance}-task", workers, max(0, limit - workers))
+        self._reply: Optional[Reply] = None
+        self._closed = False
+
+    def start(self, method: str, params: Raw, run: Callable[[], Raw]) -> Raw:
+        """Accept a checked task-augmented request: run ``run()`` in the background, return the
+        ``CreateTaskResult`` to answer now."""
+        spec = params.get("task")
+        ttl = spec.get("ttl") if isinstance(spec, dict) and isinstance(spec.get("ttl"), int) else None
+        task = _Local(method, ttl)
+        with self._lock:
+            if self._closed:
+                raise InternalError(-32603, "the client is closing")
+            if sum(1 for t in self._tasks.values() if t.finished_at is None) >= self._limit:
+                raise InternalError(-32603, "client busy: too many tasks running")
+            self._forget_old()
+            self._tasks[task.id] = task
+            created = task.wire()
+        if not self._lane.try_submit(f"task {method}", self._run, task, run):
+            with self._lock:
+                self._tasks.pop(task.id, None)
+            raise InternalError(-32603, "client busy: too many tasks running")
+        return {"task": created}
+
+    def _run(self, task: _Local, run: Callable[[], Raw]) -> None:
+        result: Optional[Raw] = None
+        error: Optional[RPCError] = None
+        try:
+            result = run()
+        except RPCError as exc:
+            error = exc
+        except BaseException:  # the handler's bug (SystemExit too): a safe message for the server, details in the log
+            log.exception("task handler for %s failed", task.method)
+            error = InternalError(-32603, f"client handler for {task.method} failed")
+        finally:
+            with self._lock:
+                if task.finished_at is None:  # not cancelled meanwhile
+                    task.result, task.error = result, error
+                    task.status = "completed" if error is None else "failed"
+                    task.updated, task.finished_at = _now(), time.monotonic()
+                waiters, task.waiters = task.waiters, []
+            for rid in waiters:
+                self._answer_result(task, rid)
+
+    def quick(self, rid: Any, method: str, params: Raw, reply: Reply) -> bool:
+        """Serve a ``tasks/*`` request on the reader thread (never blocks); False if not ours."""
+        self._reply = reply
+        if method == "tasks/list":
+            with self._lock:
+                self._forget_old()
+                reply(rid, {"tasks": [t.wire() for t in self._tasks.values()]})
+            return True
+        task_id = params.get("taskId")
+        with self._lock:
+            task = self._tasks.get(task_id) if isinstance(task_id, str) else None
+            if task is None:
+                raise InvalidParams(-32602, f"unknown task {task_id!r:.100}")
+            if method == "tasks/get":
+                reply(rid, task.wire())
+            elif method == "tasks/cancel":
+                if task.status in TERMINAL:
+                    raise InvalidParams(-32602, f"task {task_id} is already {task.status}")
+                task.status, task.updated, task.finished_at = "cancelled", _now(), time.monotonic()
+                waiters, task.waiters = task.waiters, []
+                reply(rid, task.wire())
+            elif method == "tasks/result":
+                if task.finished_at is None:
+                    task.waiters.append(rid)  # answered when the task ends
+                    return True
+                waiters = [rid]
+            else:
+                return False
+        if method in ("tasks/cancel", "tasks/result"):
+            for waiting in waiters:
+                self._answer_result(task, waiting)
+        return True
+
+    def _answer_result(self, task: _Local, rid: Any) -> None:
+        reply = self._reply
+        if reply is None:
+            return
+        related = {RELATED_TASK: {"taskId": task.id}}
+        if task.status == "cancelled":
+            reply(rid, error=InvalidParams(-32602, f"task {task.id} was cancelled"))
+        elif task.error is not None:
+            reply(rid, error=task.error)
+        else:
+            result = dict(task.result or {})
+            result["_meta"] = {**(result.get("_meta") or {}), **related}
+            reply(rid, result)
+
+    def _forget_old(self) -> None:
+        """Drop finished tasks past their ttl, and the oldest finished beyond _KEPT_TASKS (under the lock)."""
+        now = time.monotonic()
+        finished = [t for t in self._tasks.values() if t.finished_at is not None]
+        expired = {t.id for t in finished if t.ttl is not None and now - t.finished_at > t.ttl / 1000}
+        excess = len(finished) - len(expired) - _KEPT_TASKS
+        if excess > 0:
+            expired.update([t.id for t in finished if t.id not in expired][:excess])
+        for task_id in expired:
+            del self._tasks[task_id]
+
+    def release(self) -> None:
+        """The client is closing: unfinished tasks end as cancelled; nothing new is accepted."""
+        with self._lock:
+            self._closed = True
+            for task in self._tasks.values():
+                if task.finished_at is None:
+                    task.status, task.finished_at = "cancelled", time.monotonic()
+
+    def close(self, deadline: float) -> None:
+        self.release()
+        self._lane.shutdown(deadline)

@@ -1,0 +1,89 @@
+"""The servers of a ``ServerGroup``: each one's client, state, last error and tools, and running
+work on several at once (bounded threads, joined before returning)."""
+from __future__ import annotations
+
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, List, Mapping, Optional, Sequence
+
+from ..client import Client
+from .config import ServerConfig
+from ..errors import CapabilityError
+from ..types import Tool
+
+__all__ = ["Member", "in_parallel", "watch"]
+
+ToolsCallback = Callable[[List[Tool]], Any]
+
+
+class Member:
+    """A server of the group. ``state`` is what the group last found (``new``, ``ready``, ``failed``,
+    ``closed``, ``disabled``); ``current_state`` adds what the client knows since (``lost``)."""
+
+    def __init__(self, name: str, source: Any, include: Sequence[str] = (), exclude: Sequence[str] = (),
+                 enabled: bool = True) -> None:
+        self.name = name
+        self.source = source  # a ServerConfig, a target, or an adopted Client
+        self.client: Optional[Client] = source if isinstance(source, Client) else None
+        self.include, self.exclude = tuple(include), tuple(exclude)
+        self.state = "new" if enabled else "disabled"
+        self.error: Optional[BaseException] = None
+        self.tools: List[Tool] = []
+
+    @property
+    def current_state(self) -> str:
+        client_state = self.client.state if self.client is not None else None
+        if self.state == "ready" and client_state in ("lost", "closed", "forked"):
+            return "closed" if client_state == "closed" else "lost"
+        return self.state
+
+    @property
+    def listed(self) -> bool:
+        """Ready, or lost with a ``Reconnect`` policy (its next call reconnects): its tools are offered."""
+        state = self.current_state
+        return state == "ready" or (state == "lost" and self.client is not None
+                                    and not self.client.is_closed)  # (lost is_closed only without a policy)
+
+    def open(self, options: Mapping[str, Any], connect_timeout: Optional[float]) -> List[Tool]:
+        """Make the client if there is none yet, connect it unless it is ready, and list its tools
+        (none when it does not declare the ``tools`` capability)."""
+        if self.client is not None and self.client.state == "closed" and not isinstance(self.source, Client):
+            self.client = None  # a first connect that failed closed its client: try again with a new one
+        if isinstance(self.source, ValueError):  # a config entry that cannot be used
+            raise self.source
+        if self.client is None:
+            source = self.source
+            self.client = source.client(**options) if isinstance(source, ServerConfig) else Client(source, **options)
+        if self.client.state != "ready":
+            self.client.connect(**({"timeout": connect_timeout} if connect_timeout else {}))
+        try:
+            return self.client.list_tools()
+        except CapabilityError:  # a prompts- or resources-only server: connected, with no tools
+            return []
+
+
+def watch(owner: Any, server: str, then: Optional[ToolsCallback]) -> ToolsCallback:
+    """A client's ``on_tools_changed``: ``owner._tools_changed(server, tools)``, then the user's
+    callback. The owner is held weakly: a client never keeps its group alive."""
+    ref = weakref.ref(owner)
+
+    def changed(tools: List[Tool]) -> None:
+        group = ref()
+        if group is not None:
+            group._tools_changed(server, tools)
+        if then is not None:
+            then(tools)
+    return changed
+
+
+def in_parallel(work: Callable[[Member], None], members: Sequence[Member], workers: int) -> None:
+    """``work(member)`` for each, on at most ``workers`` threads; returns when all are done."""
+    if not members:
+        return
+    from contextvars import copy_context  # deferred: import cost (groups only)
+
+    with ThreadPoolExecutor(min(workers, len(members)), thread_name_prefix="mcpclient-group") as pool:
+        # Each in the caller's context (its trace span...): the work is the caller's.
+        for future in [pool.submit(copy_context().run, work, m) for m in members]:
+            future.result()
+

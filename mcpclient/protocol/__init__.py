@@ -1,0 +1,7 @@
+"""MCP as rules: the revisions and what each method needs (``spec``), the 2026 era's ``_meta`` and
+routing headers (``stateless``), negotiation, the handshake and stateless eras with their input
+rounds (``eras``, ``rounds``), request params and result transforms (``params``), output
+validation and the result cache.
+
+Imports: ``_engine`` and everything below it.
+"""

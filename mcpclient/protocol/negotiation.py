@@ -1,0 +1,181 @@
+"""Which era a server speaks: ``server/discover`` first, the ``initialize`` handshake otherwise.
+
+``probe()`` sends ``server/discover`` at the newest modern revision. A ``DiscoverResult`` sharing a
+modern revision with us means modern. ``-32022`` (unsupported version) naming a modern revision
+we speak means modern too: ask again at that revision (once). Anything else a legacy server may
+answer — another JSON-RPC error, a 4xx without an MCP body, silence on stdio — means "run the
+handshake". Outages (5xx, refused connections, a dead process) and authentication failures are
+never era verdicts: they are raised. The verdict is remembered per target for this process, so
+reconnecting to a legacy server does not probe again.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional
+
+from .._util import fork as _fork
+from ..errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
+from .stateless import (
+    LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_VERSIONS, mutual_version, request_meta, routing_headers,
+)
+from .spec import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
+from .._engine.session import Session
+from ..types import Implementation
+
+__all__ = ["LEGACY", "Negotiated", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
+           "remember_era", "remembered_era"]
+
+log = logging.getLogger("mcpclient")
+
+LEGACY = "legacy"
+_eras: Dict[str, str] = {}  # target key -> "legacy" or the modern revision last seen
+_eras_lock = threading.Lock()
+
+
+def _new_lock() -> None:
+    """In a forked child: a thread of the parent (connecting another client) may have held it."""
+    global _eras_lock
+    _eras_lock = threading.Lock()
+
+
+_fork.in_child(_new_lock)
+
+
+@dataclass(eq=False)  # not frozen, no ==: internal, never changed after connect() (each generated method costs import time)
+class Negotiated:
+    """What connect() agreed on with the server; fixed for the connection's life.
+
+    ``stateless`` is the era: True for 2026-07-28 (``server/discover``), False for the
+    ``initialize`` handshake. ``raw`` is the server's answer as it came.
+    """
+
+    version: str
+    stateless: bool
+    capabilities: Dict[str, Any] = field(default_factory=dict)
+    server_info: Implementation = field(default_factory=lambda: Implementation("", ""))
+    instructions: Optional[str] = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+def era_setting(protocol: str) -> "tuple[str, Optional[str], Optional[str]]":
+    """``Client(protocol=)`` as (mode, modern revision to offer, handshake revision to offer)."""
+    if protocol == "auto":
+        return "auto", LATEST_MODERN_VERSION, LATEST_HANDSHAKE_VERSION
+    if protocol == "legacy":
+        return "legacy", None, LATEST_HANDSHAKE_VERSION
+    if protocol == "modern":
+        return "modern", LATEST_MODERN_VERSION, None
+    if protocol in MODERN_VERSIONS:
+        return "modern", protocol, None
+    if protocol in HANDSHAKE_VERSIONS:
+        return "legacy", None, protocol
+    raise ValueError(f"protocol must be 'auto', 'legacy', 'modern' or one of "
+                     f"{', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}; got {protocol!r}")
+
+
+_discoveries: Dict[Any, "tuple[float, Negotiated]"] = {}  # (url, credentials) -> (expiry, result)
+
+
+def fresh_discovery(key: Any) -> Optional[Negotiated]:
+    """A ``DiscoverResult`` from this process still fresh by its ``ttlMs`` (HTTP targets)."""
+    with _eras_lock:
+        entry = _discoveries.get(key)
+        if entry is not None and entry[0] > time.monotonic():
+            return entry[1]
+        _discoveries.pop(key, None)
+        return None
+
+
+def keep_discovery(key: Any, found: Negotiated) -> None:
+    ttl = found.raw.get("ttlMs")
+    if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0:
+        with _eras_lock:
+            if len(_discoveries) >= 256:
+                _discoveries.pop(next(iter(_discoveries)))
+            _discoveries[key] = (time.monotonic() + min(ttl / 1000.0, 24 * 3600.0), found)
+
+
+def remembered_era(key: Optional[str]) -> Optional[str]:
+    with _eras_lock:
+        return _eras.get(key) if key else None
+
+
+def remember_era(key: Optional[str], era: str) -> None:
+    if key:
+        with _eras_lock:
+            _eras[key] = era
+
+
+def forget_era(key: Optional[str]) -> None:
+    """Drop a remembered verdict (the server changed: e.g. ``initialize`` answered ``-32022``)."""
+    if key:
+        with _eras_lock:
+            _eras.pop(key, None)
+
+
+def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str, Any],
+          timeout: Optional[float], *, required: bool, version: str = LATEST_MODERN_VERSION) -> Optional[Negotiated]:
+    """The 2026 era's ``Negotiated`` if the server speaks a modern revision with us, else None (legacy).
+
+    ``required`` (``protocol="modern"`` or a modern revision): anything but modern raises
+    ``ProtocolError`` instead of returning None.
+    """
+    for attempt in range(2):
+        params = {"_meta": request_meta(version, capabilities, client_info)}
+        headers = routing_headers("server/discover", params, version, {}) if session.transport.sends_headers else None
+        try:
+            result = session.call("server/discover", params, owned=True, timeout=timeout, headers=headers,
+                                  idempotent=True).result()
+        except UnsupportedProtocolVersion as exc:
+            mutual = mutual_version(exc.supported)
+            if mutual is not None and attempt == 0:
+                version = mutual  # the spec's retry: at a revision the server named
+                continue
+            if required or (exc.supported and not any(v in HANDSHAKE_VERSIONS for v in exc.supported)):
+                raise ProtocolError(f"the server speaks {', '.join(exc.supported) or 'no revision it named'}; "
+                                    f"this client speaks {', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}") from exc
+            return None
+        except RPCError as exc:
+            if (exc.http_status or 0) >= 500:
+                raise  # an outage, not an answer about eras
+            return _legacy(exc, required)
+        except RequestTimeout as exc:
+            if session.transport.remote:
+                raise  # an HTTP server that does not answer is down, not old
+            return _legacy(exc, required)
+        except HTTPError as exc:
+            if exc.status >= 500:
+                raise
+            return _legacy(exc, required)
+        discovered = _discovered(result, version)
+        if discovered is None and required:
+            raise ProtocolError(f"server/discover named no revision this client speaks: "
+                                f"{(result or {}).get('supportedVersions')!r:.200}")
+        return discovered
+    return None  # unreachable: the loop returns or raises
+
+
+def _legacy(exc: Exception, required: bool) -> None:
+    if required:
+        raise ProtocolError(f"the server does not speak the 2026-07-28 protocol (server/discover: {exc})") from exc
+    log.debug("server/discover refused (%s): a handshake-era server", exc)
+    return None
+
+
+def _discovered(result: Any, asked: str) -> Optional[Negotiated]:
+    if not isinstance(result, dict):
+        raise ProtocolError("server/discover result is not an object")
+    supported = result.get("supportedVersions")
+    version = asked if isinstance(supported, list) and asked in supported else mutual_version(supported)
+    if version is None:
+        return None  # answers discover but advertises no modern revision we speak: legacy
+    meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+    info = meta.get(META_SERVER_INFO) or result.get("serverInfo") or {}
+    capabilities = result.get("capabilities")
+    instructions = result.get("instructions")
+    return Negotiated(version, True, capabilities if isinstance(capabilities, dict) else {},
+                      Implementation.from_wire(info if isinstance(info, dict) else {}),
+                      instructions if isinstance(instructions, str) else None, result)

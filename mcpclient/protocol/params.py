@@ -1,0 +1,189 @@
+"""Argument checks, request params and result transforms of the public request methods.
+
+Pure functions: each builds a request's params from what the user passed (``TypeError`` /
+``ValueError`` for a mistake, before anything is sent) or turns a raw result into the typed
+value (``ProtocolError`` for a malformed one). Transforms run on the caller's or a worker's
+thread, never the reader's. ``pages`` walks a paginated list as one call of several rounds.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+from .validation import validate_structured
+from ..errors import ProtocolError, SchemaValidationError, TooManyPages
+from .._engine.futures import Again, Transform
+from .spec import LOG_LEVELS
+from ..types import ResourceContents, Tool, ToolResult
+
+__all__ = ["check_timeout", "complete_params", "contents", "iterate", "level", "none", "page_items", "pages",
+           "prompt_params", "tool_call", "uri"]
+
+log = logging.getLogger("mcpclient")
+
+
+def check_timeout(timeout: Any) -> Optional[float]:
+    """A timeout is ``None`` (wait forever) or a number of seconds >= 0."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
+    if not timeout >= 0:  # also rejects NaN
+        raise ValueError(f"timeout must be >= 0, got {timeout!r}")
+    return float(timeout)
+
+
+def none(_: Any) -> None:
+    return None
+
+
+def uri(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError("uri must be a non-empty string")
+    return value
+
+
+def level(value: str) -> str:
+    if value not in LOG_LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LOG_LEVELS)}; got {value!r}")
+    return value
+
+
+def contents(raw: Any) -> List[ResourceContents]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("contents"), list):
+        raise ProtocolError("resources/read result has no 'contents' list")
+    return [ResourceContents.from_wire(c) for c in raw["contents"]]
+
+
+def prompt_params(name: str, arguments: Optional[Dict[str, str]]) -> Dict[str, Any]:
+    if not isinstance(name, str):
+        raise TypeError("prompt name must be a string")
+    params: Dict[str, Any] = {"name": name}
+    if arguments:
+        params["arguments"] = {str(k): str(v) for k, v in arguments.items()}
+    return params
+
+
+def complete_params(ref: Any, name: str, value: str, context: Optional[Dict[str, str]]) -> Dict[str, Any]:
+    from ..types._catalog import Prompt, Resource, ResourceTemplate  # deferred: import cost (only completion needs them)
+
+    if isinstance(ref, Prompt):
+        wire: Dict[str, Any] = {"type": "ref/prompt", "name": ref.name}
+    elif isinstance(ref, ResourceTemplate):
+        wire = {"type": "ref/resource", "uri": ref.uri_template}
+    elif isinstance(ref, Resource):
+        wire = {"type": "ref/resource", "uri": ref.uri}
+    elif isinstance(ref, dict):
+        wire = dict(ref)
+    elif isinstance(ref, str):
+        wire = {"type": "ref/resource", "uri": ref} if ("://" in ref or "{" in ref) else {"type": "ref/prompt", "name": ref}
+    else:
+        raise TypeError("ref must be a Prompt, ResourceTemplate, Resource, dict or str")
+    params: Dict[str, Any] = {"ref": wire, "argument": {"name": name, "value": value}}
+    if context:
+        params["context"] = {"arguments": dict(context)}
+    return params
+
+
+def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool, meta: Optional[Dict[str, Any]],
+              known: Optional[Tool], learn: Optional[Callable[[], Optional[Tool]]] = None,
+              ) -> Tuple[Dict[str, Any], Callable[[Any], ToolResult]]:
+    """``tools/call`` params and the transform that parses, validates (against ``known``'s
+    ``outputSchema``, when given; else against that of the tool ``learn()`` returns, if given:
+    a future's worker lists the tools then) and optionally raises ``ToolError``."""
+    if not isinstance(name, str):
+        raise TypeError("tool name must be a string")
+    if arguments is not None and not isinstance(arguments, dict):
+        raise TypeError("tool arguments must be a dict")
+    params: Dict[str, Any] = {"name": name, "arguments": arguments if arguments is not None else {}}
+    if meta:
+        params["_meta"] = dict(meta)
+    schema = known.output_schema if known is not None else None
+
+    def transform(raw: Any) -> ToolResult:
+        kind = raw.get("resultType", "complete") if type(raw) is dict else "complete"
+        if kind != "complete":  # (a kind a declared extension claims was resolved before this)
+            raise ProtocolError(f"tools/call {name!r}: unexpected resultType {kind!r:.50}")
+        result = ToolResult.from_wire(raw, name)
+        checked = schema
+        if checked is None and learn is not None and not result.is_error:
+            learned = learn()
+            checked = learned.output_schema if learned is not None else None
+        if checked is not None and not result.is_error:
+            if result.structured_content is None:
+                raise SchemaValidationError(f"tool {name!r} declares an outputSchema but returned no "
+                                            "structuredContent", tool=name)
+            validate_structured(result.structured_content, checked, name)
+        if raise_on_error:
+            result.raise_for_error()
+        return result
+    return params, transform
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` can be sent back (a lone surrogate, from JSON's ``\\ud800``, cannot)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def page_items(result: Any, key: str, method: str) -> Tuple[list, Any]:
+    """One page of a list result: its items and the next cursor (or None)."""
+    if not isinstance(result, dict) or not isinstance(result.get(key), list):
+        raise ProtocolError(f"{method} result has no {key!r} list")
+    cursor = result.get("nextCursor")
+    if cursor is not None and (not isinstance(cursor, str) or not cursor.isascii() and not _utf8(cursor)):
+        raise ProtocolError(f"{method} result has a nextCursor that is not a string of Unicode text")
+    return result[key], cursor
+
+
+#: Pages one listing may take (``Client(max_pages=)``): a server handing out new cursors for ever
+#: must not drive requests and memory without end (each page is bounded by ``max_message_size``).
+DEFAULT_MAX_PAGES = 1000
+
+
+class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
+    """The transform of a whole listing: parse each page's items (``parse`` may return None to
+    drop one) into ``items``, ask for the next page (``Again``) until there is none, return them
+    all. A cursor the server repeats ends the walk with a warning (a server paging in circles);
+    a next page past ``max_pages`` raises ``TooManyPages``."""
+
+    def __init__(self, method: str, key: str, parse: Callable[[Any], Any], max_pages: int = DEFAULT_MAX_PAGES) -> None:
+        self.method, self.key, self.parse = method, key, parse
+        self.max_pages = max_pages
+        self.items: List[Any] = []
+        self._seen: set = set()
+
+    def __call__(self, raw: Any) -> Any:
+        found, cursor = page_items(raw, self.key, self.method)
+        for entry in found:
+            item = self.parse(entry)
+            if item is not None:
+                self.items.append(item)
+        if cursor is None:
+            return self.items
+        if cursor in self._seen:
+            log.warning("%s: server repeated cursor %.80r; stopping pagination", self.method, cursor)
+            return self.items
+        if len(self._seen) + 1 >= self.max_pages:  # (the pages read so far: one per cursor seen, and this one)
+            raise TooManyPages(f"{self.method}: the server offered more than max_pages={self.max_pages} pages",
+                               method=self.method, pages=self.max_pages)
+        self._seen.add(cursor)
+        return Again({"cursor": cursor})
+
+
+def iterate(call: Callable[[Optional[Dict[str, Any]], Transform], Any], method: str, key: str,
+            parse: Callable[[Any], Any], max_pages: int = DEFAULT_MAX_PAGES) -> Iterator[Any]:
+    """A listing's items page by page, each page a call of its own made when it is needed:
+    ``call(params, transform)`` returns the page's future."""
+    step = pages(method, key, parse, max_pages)
+    params = None
+    while True:  # the transform is wrapped: an Again must come back here, not send the next page
+        before = len(step.items)
+        more = call(params, lambda raw: (step(raw),)).result()[0]
+        yield from step.items[before:]
+        if type(more) is not Again:
+            return
+        params = more.params

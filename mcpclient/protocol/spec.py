@@ -1,0 +1,114 @@
+"""Protocol facts as data: revisions, the capability each method needs, and handshake payloads.
+
+Pure functions and tables, no I/O and no threads, so they can be tested with plain tables.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, FrozenSet, Optional, Tuple
+
+from ..errors import ProtocolError
+
+__all__ = [
+    "HANDSHAKE_VERSIONS",
+    "LATEST_HANDSHAKE_VERSION",
+    "LOG_LEVELS",
+    "SAFE_METHODS",
+    "choose_offer",
+    "check_server_version",
+    "initialize_params",
+    "missing_capabilities",
+    "repeat_safety",
+    "required_capability",
+    "server_has",
+]
+
+#: Handshake-era revisions this client speaks, newest first.
+HANDSHAKE_VERSIONS: Tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[0]
+
+#: RFC 5424 levels used by MCP logging, lowest first.
+LOG_LEVELS: Tuple[str, ...] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+
+#: Methods whose repetition cannot change anything on the server (the client sends them with
+#: ``idempotent=True``, so a transport may repeat them after a failure that may have reached it).
+SAFE_METHODS: FrozenSet[str] = frozenset({
+    "initialize", "ping", "tools/list", "resources/list", "resources/templates/list", "resources/read",
+    "resources/subscribe", "resources/unsubscribe", "prompts/list", "prompts/get", "completion/complete",
+    "logging/setLevel", "server/discover",
+})
+
+
+def repeat_safety(method: str) -> Optional[bool]:
+    """Whether a transport may send ``method`` again after a failure that may have reached the
+    server: True (safe), None (a tool call: only if its retry policy allows tool calls), False."""
+    if method in SAFE_METHODS:
+        return True
+    return None if method == "tools/call" else False
+
+#: method -> the server capability it needs (dotted path into ``capabilities``).
+_REQUIRED = {
+    "tools/list": "tools",
+    "tools/call": "tools",
+    "resources/list": "resources",
+    "resources/templates/list": "resources",
+    "resources/read": "resources",
+    "resources/subscribe": "resources.subscribe",
+    "resources/unsubscribe": "resources.subscribe",
+    "prompts/list": "prompts",
+    "prompts/get": "prompts",
+    "completion/complete": "completions",
+    "logging/setLevel": "logging",
+    "tasks/list": "tasks.list",
+    "tasks/cancel": "tasks.cancel",
+}
+
+
+def choose_offer(protocol: str) -> str:
+    """The version to offer in ``initialize`` for the ``protocol=`` setting of ``Client``."""
+    if protocol in ("auto", "legacy"):
+        return LATEST_HANDSHAKE_VERSION
+    if protocol in HANDSHAKE_VERSIONS:
+        return protocol
+    raise ValueError(f"protocol must be 'auto', 'legacy' or one of {', '.join(HANDSHAKE_VERSIONS)}; "
+                     f"got {protocol!r}")
+
+
+def check_server_version(offered: str, answered: Any, protocol: str) -> str:
+    """Accept the server's ``protocolVersion`` or raise ``ProtocolError`` naming both versions."""
+    acceptable = HANDSHAKE_VERSIONS if protocol in ("auto", "legacy") else (offered,)
+    if isinstance(answered, str) and answered in acceptable:
+        return answered
+    raise ProtocolError(f"protocol version mismatch: offered {offered}, server answered {answered!r} "
+                        f"(this client accepts {', '.join(acceptable)})")
+
+
+def initialize_params(version: str, client_info: Dict[str, Any], capabilities: Dict[str, Any]) -> Dict[str, Any]:
+    return {"protocolVersion": version, "capabilities": capabilities, "clientInfo": client_info}
+
+
+def server_has(capabilities: Optional[Dict[str, Any]], path: str) -> bool:
+    """True if the dotted capability ``path`` is declared (present and not false/null)."""
+    node: Any = capabilities or {}
+    for part in path.split("."):
+        if not isinstance(node, dict) or node.get(part) in (None, False):
+            return False
+        node = node[part]
+    return True
+
+
+def required_capability(method: str, version: Optional[str]) -> Optional[str]:
+    """The capability ``method`` needs at ``version``, or None (2024-11-05 had no ``completions`` flag)."""
+    needed = _REQUIRED.get(method)
+    if needed == "completions" and version == "2024-11-05":
+        return None
+    return needed
+
+
+def missing_capabilities(capabilities: Optional[Dict[str, Any]], version: Optional[str]) -> Dict[str, str]:
+    """method -> the capability it needs that the server did not declare (checked before each call)."""
+    missing = {}
+    for method in _REQUIRED:
+        needed = required_capability(method, version)
+        if needed is not None and not server_has(capabilities, needed):
+            missing[method] = needed
+    return missing

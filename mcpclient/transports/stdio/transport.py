@@ -1,0 +1,671 @@
+"""stdio transport: the server is a child process speaking newline-delimited JSON-RPC.
+
+Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment
+(``_cmdline``), draining its stderr on a thread, noticing its exit on another (which then lets
+the stdout and stderr readers go, though a descendant outside its process group may still hold
+the pipes: ``_pipes``), writing without ever blocking past a deadline or a close (on a writer
+thread where pipes cannot be non-blocking: Windows), and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
+Windows, ``taskkill`` of the process tree). Windows specifics are in ``_windows``. Standard
+library only.
+
+Process-group signals are sent only while the group leader is alive or a zombie (not yet reaped),
+so its pid, which names the group, cannot have been reused by an unrelated process.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import select
+import threading
+import time
+import weakref
+from collections import deque
+from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
+
+from ..._util import fork as _fork
+from ..._util.threads import join_all, next_instance, start_thread
+from ..._util.wire import rarely
+from ...errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
+from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
+from ._pipes import PipeLines, WokenLines, stdout_lines
+from ._windows import PipeWriter, kill_tree
+from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
+
+if TYPE_CHECKING:
+    import subprocess
+
+__all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
+
+log = logging.getLogger("mcpclient.transport.stdio")
+
+StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
+
+_STDERR_TAIL_LINES = 20
+_STDERR_LINE_MAX = 1 << 16  # a longer stderr line is passed on in pieces of this size
+_POSIX = os.name == "posix"
+#: Pipes cannot be made non-blocking (Windows): writes go through a ``PipeWriter`` thread.
+_BLOCKING_PIPES = not _POSIX
+#: Pipes can be polled: stdout and stderr are read so that the exit watcher can let their readers
+#: go when the server exits though a descendant still holds the pipes (``_pipes``: ``WokenLines``
+#: for stdout on Linux, ``PipeLines`` elsewhere and for stderr).
+_POLLED_READS = _POSIX
+#: Wait for the child's exit without reaping it (the zombie keeps its pid, and so its group, ours).
+_PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
+_POLL = 0.05  # how often a writer stuck on a full pipe looks whether the transport is closing
+_KILL_WAIT = 0.5  # after SIGKILL, how long to wait for the exit
+_TASKKILL_WAIT = 2.0  # Windows: how long taskkill may take at most
+#: Bytes senders may leave queued for the writer; past it a sender waits for room (the server is
+#: not reading: the queue would grow without bound). One frame larger than this still goes alone.
+_OUTBOX_MAX = 4 << 20
+
+
+class _Stalled(Exception):
+    """The pipe is full and the frames being written are not this thread's to wait for: ``rest``
+    goes to the stdin thread."""
+
+    def __init__(self, rest: bytes) -> None:
+        super().__init__("stdin is full")
+        self.rest = rest
+
+
+def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool, timeout: float = _TASKKILL_WAIT) -> None:
+    """SIGTERM (or with ``hard`` SIGKILL) the child's process group; ignore 'already gone'.
+
+    Windows has neither process groups nor a SIGTERM for a console child: either way its whole
+    process tree is killed (``taskkill``, for at most ``timeout`` s), before its pipes are closed.
+    """
+    if not _POSIX:
+        kill_tree(proc, timeout)
+        return
+    import signal  # deferred: import cost (signal); only closing a child needs it
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
+    except OSError:  # ProcessLookupError, PermissionError: the group is gone already
+        pass
+
+
+def _reap_at_exit(transport_ref: "weakref.ref[StdioTransport]", proc: "subprocess.Popen[bytes]", owner: int) -> None:
+    """Finalizer for forgotten transports: never leave the child (or its group) running. Only
+    in the process that started it: a forked child that exits must not kill its parent's server."""
+    if _fork.pid != owner:
+        return
+    transport = transport_ref()
+    lock = transport._reap_lock if transport is not None else threading.Lock()
+    with lock:
+        if proc.returncode is None:
+            _kill_group(proc, hard=True)
+
+
+#: Started transports whose stdin is open, for the at-fork hook below.
+_open: "weakref.WeakSet[StdioTransport]" = weakref.WeakSet()
+
+
+def _forked() -> None:
+    """In a forked child: the servers are the parent's. Each transport is marked inherited (its
+    close() and finalizer do nothing here), and the child's copy of each server's stdin is
+    pointed at /dev/null, so that the server still sees EOF when the parent closes its end."""
+    null = -1
+    for transport in list(_open):
+        transport._inherited = True
+        try:
+            if null < 0:
+                null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, transport._stdin_fd)
+        except OSError:
+            pass
+    if null >= 0:
+        os.close(null)
+
+
+_fork.in_child(_forked)
+
+
+class StdioTransport(Transport):
+    """Run an MCP server as a child process and talk to it over its stdin/stdout.
+
+    Example::
+
+        transport = StdioTransport(["python", "server.py"], env={"API_KEY": key}, cwd="/srv")
+        with Client(transport) as client:
+            print(client.list_tools())
+
+    Args:
+        argv: the command as a list (never run through a shell). A bare argv[0] is looked up in
+            the child's ``PATH`` (on Windows with ``PATHEXT``, so ``npx`` finds ``npx.cmd``).
+        env: variables set for the child, over ``DEFAULT_ENV_KEYS`` taken from this process
+            (or over all of ``os.environ`` when ``inherit_env=True``).
+        cwd: the child's working directory.
+        stderr: where the child's stderr lines go: ``"logger"`` (default, the logger
+            ``mcpclient.server.<name>`` at INFO), a callable taking each line, a text file, or
+            ``None`` to drop them. The last lines are kept either way for ``ProcessExited``.
+        max_message_size: a line longer than this many bytes is logged and skipped.
+        on_exit: called once with the return code when the child exits (on the waiter thread).
+        terminate_grace: seconds to wait after closing stdin before SIGTERM, and again before SIGKILL.
+        name: label for thread and logger names (default: the command's basename).
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Optional[Mapping[str, str]] = None,
+        inherit_env: bool = False,
+        cwd: Optional[str] = None,
+        stderr: StderrSink = "logger",
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        on_exit: Optional[Callable[[Optional[int]], Any]] = None,
+        terminate_grace: float = 2.0,
+        name: Optional[str] = None,
+    ) -> None:
+        if isinstance(argv, (str, bytes)) or not argv:
+            raise TypeError("argv must be a non-empty list of strings (use shlex.split for a command line)")
+        self.argv = [os.fspath(a) for a in argv]
+        self.env = dict(env or {})
+        self.inherit_env = inherit_env
+        self.cwd = cwd
+        self.max_message_size = max_message_size
+        self.on_exit = on_exit
+        self.terminate_grace = terminate_grace
+        self.name = name or default_name(self.argv)
+        self._stderr_setting = stderr
+        self._stderr_sink = self._make_sink(stderr)
+        self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
+        self._proc: Optional["subprocess.Popen[bytes]"] = None
+        self._stdout: Any = None  # WokenLines or PipeLines (see _pipes), or the raw file where pipes cannot be polled
+        self._stderr: Any = None
+        self._stdin_fd = -1
+        self._lifecycle = threading.Lock()  # orders start() against close()
+        self._wlock = threading.Lock()  # held while bytes go to stdin (close() takes it to close stdin)
+        self._olock = threading.Lock()  # guards the writer role and the queue below; never held across I/O
+        self._olock_cond = threading.Condition(self._olock)  # wakes the stdin thread
+        self._room = threading.Condition(self._olock)  # wakes senders waiting for room in the queue
+        self._room_waiters = 0  # how many wait there (so the common case notifies nobody)
+        self._writing = False  # a thread holds the writer role (a sender, or the stdin thread)
+        self._outbox: List[bytes] = []  # frames other senders left to the writer, in order
+        self._queued = 0  # bytes in _outbox (at most _OUTBOX_MAX, or one larger frame)
+        self._handoff: Optional[bytes] = None  # what the stdin thread must write first
+        self._flusher: Optional[threading.Thread] = None
+        self._pipe_writer: Optional[PipeWriter] = None  # with blocking pipes (Windows): all writes
+        self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
+        self._exited = threading.Event()
+        self._closing = threading.Event()
+        self._starting = False
+        self._threads: list = []
+        self.instance = next_instance()
+        self.skipped_lines = 0
+        self._receiving = False
+        self._inherited = False  # in a forked child: the server is the parent's (see _forked)
+
+    def relaunch(self) -> "StdioTransport":
+        """A new, unstarted transport for the same command and settings, and the same thread
+        names (after the server died on a ``server/discover`` probe, as some handshake-era
+        servers do)."""
+        fresh = StdioTransport(self.argv, env=self.env, inherit_env=self.inherit_env, cwd=self.cwd,
+                               stderr=self._stderr_setting, max_message_size=self.max_message_size,
+                               on_exit=self.on_exit, terminate_grace=self.terminate_grace, name=self.name)
+        fresh.instance = self.instance
+        return fresh
+
+    def identity(self) -> str:
+        """The command, its directory and its environment: what makes it the same server."""
+        return f"{self.cwd}|{self.argv!r}|{sorted(self.env.items())!r}"
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def _child_env(self) -> Dict[str, str]:
+        return child_env(self.env, self.inherit_env, _POSIX)
+
+    def start(self) -> None:
+        import subprocess  # here, not at the top: it costs import time for users of other transports
+
+        with self._lifecycle:
+            if self._starting:
+                raise RuntimeError("this StdioTransport was started already; make a new one")
+            if self._closing.is_set():
+                raise ConnectionClosed("the transport is closed")
+            self._starting = True
+        kwargs: Dict[str, Any] = {"start_new_session": True} if _POSIX else {
+            "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+        env = self._child_env()
+        try:
+            args, executable = launch_args(self.argv, env, _POSIX)  # npx -> npx.cmd on Windows
+            proc = subprocess.Popen(
+                args, executable=executable, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env=env, cwd=self.cwd, **kwargs)
+        except (OSError, ValueError) as exc:
+            raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
+        if _POLLED_READS:  # before the process is published: close() may use them at once
+            try:
+                self._stdout, self._stderr = stdout_lines(proc.stdout), PipeLines(proc.stderr)  # type: ignore[arg-type]
+            except OSError as exc:  # (out of file descriptors for the wake-up pipe)
+                _kill_group(proc, hard=True)
+                for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                    pipe.close()  # type: ignore[union-attr]
+                try:
+                    proc.wait(_KILL_WAIT)
+                except subprocess.TimeoutExpired:  # not reaped yet: subprocess reaps it later
+                    pass
+                raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
+        else:
+            self._stdout, self._stderr = proc.stdout, proc.stderr
+        with self._lifecycle:
+            closed_meanwhile = self._closing.is_set()
+            if not closed_meanwhile:
+                self._proc = proc
+        if closed_meanwhile:  # close() ran during Popen and found nothing to stop: stop it here
+            _kill_group(proc, hard=True)
+            try:
+                proc.wait(_KILL_WAIT)
+            except subprocess.TimeoutExpired:  # not reaped yet: subprocess reaps it later
+                pass
+            for pipe in (proc.stdin, self._stdout, self._stderr):
+                pipe.close()  # type: ignore[union-attr]
+            raise ConnectionClosed("the transport was closed while starting")
+        self._stdin_fd = proc.stdin.fileno()  # type: ignore[union-attr]
+        if not _BLOCKING_PIPES:
+            os.set_blocking(self._stdin_fd, False)  # writes wait in select(), bounded by deadlines
+        self._finalizer = weakref.finalize(self, _reap_at_exit, weakref.ref(self), proc, _fork.pid)
+        _open.add(self)
+        prefix = f"mcpclient-{self.instance}"
+        self._threads = [
+            start_thread(self._drain_stderr, f"{prefix}-stderr"),
+            start_thread(self._wait_exit, f"{prefix}-waiter"),
+        ]
+        if _BLOCKING_PIPES:  # every write on its own thread; senders wait till their deadline
+            self._pipe_writer = PipeWriter(self._stdin_fd, self.name, f"{prefix}-stdin", self._wlock, self._closing)
+            self._threads.append(self._pipe_writer.thread)
+        log.debug("started %s (pid %s)", self.name, proc.pid)  # not argv: it may hold secrets
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The server process's id (``None`` before it started)."""
+        return self._proc.pid if self._proc else None
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """The server's exit status once it has exited, else ``None``."""
+        return self._proc.returncode if self._proc and self._exited.is_set() else None
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last lines the server wrote to stderr (kept for ``ProcessExited`` messages)."""
+        return "\n".join(self._stderr_tail)
+
+    def close(self, deadline: Optional[float] = None) -> None:
+        """Close stdin, give the child ``terminate_grace`` s, SIGTERM, the same again, then SIGKILL
+        the group (on Windows both steps kill the process tree); the graces shrink to fit ``deadline`` (default: ``CLOSE_BUDGET`` s from now;
+        4.5 s at worst with the default grace)."""
+        if self._inherited:  # a forked child's copy: the server, its pipes and threads are the parent's
+            return
+        with self._lifecycle:
+            first = not self._closing.is_set()
+            self._closing.set()  # writers stuck on a full pipe see this within _POLL and give up
+            proc = self._proc
+        if proc is None:
+            return
+        _open.discard(self)  # before stdin closes (its fd number may be reused after)
+        if deadline is None:
+            deadline = time.monotonic() + CLOSE_BUDGET
+        if not first:
+            self._join_threads(deadline)
+            return
+        grace = min(self.terminate_grace, max(0.0, (deadline - time.monotonic() - _KILL_WAIT) / 2))
+        stdin_closed = self._close_stdin(proc, timeout=min(_POLL * 4, grace))
+        if not self._exited.wait(grace):
+            log.info("server %s did not exit after stdin closed; sending SIGTERM", self.name)
+            self._signal(proc, hard=False, deadline=deadline)
+            if not self._exited.wait(grace):
+                log.warning("server %s ignored SIGTERM; killing its process group", self.name)
+                self._signal(proc, hard=True, deadline=deadline)
+                self._exited.wait(max(0.0, min(_KILL_WAIT, deadline - time.monotonic())))
+        self._signal(proc, hard=True, deadline=deadline)  # whatever the leader left behind in its group goes too
+        self._release_readers()  # a descendant out of the group's reach may still hold stdout/stderr
+        if not stdin_closed:
+            self._close_stdin(proc, timeout=max(0.0, deadline - time.monotonic()))
+        self._join_threads(deadline)
+        if not self._receiving:  # nobody reads stdout (a transport used without a session): close it here
+            self._stdout.close()
+        self._finalizer.detach()
+
+    def _close_stdin(self, proc: "subprocess.Popen[bytes]", timeout: float) -> bool:
+        with self._olock:
+            self._olock_cond.notify_all()  # the stdin thread, if idle, sees the close and ends
+            self._room.notify_all()  # senders waiting for room raise ConnectionClosed
+        if self._pipe_writer is not None:
+            self._pipe_writer.wake()
+        if not self._wlock.acquire(timeout=timeout):
+            return False
+        try:
+            proc.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+        finally:
+            self._wlock.release()
+        return True
+
+    def _signal(self, proc: "subprocess.Popen[bytes]", hard: bool, deadline: Optional[float] = None) -> None:
+        """Signal the group, but only while its leader is unreaped (see the module docstring)."""
+        timeout = _TASKKILL_WAIT if deadline is None else min(_TASKKILL_WAIT, deadline - time.monotonic())
+        with self._reap_lock:
+            if proc.returncode is None:
+                _kill_group(proc, hard, timeout)
+
+    def _join_threads(self, deadline: float) -> None:
+        join_all(self._threads, deadline)
+
+    def _release_readers(self) -> None:
+        """The server is gone (or being closed): the threads reading its stdout and stderr take
+        what the pipes hold and stop, though a descendant may keep the pipes open (POSIX)."""
+        for lines in (self._stdout, self._stderr):
+            if isinstance(lines, (PipeLines, WokenLines)):
+                lines.release()
+
+    # --- I/O ------------------------------------------------------------------------------------
+
+    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
+        """Write one message, within ``deadline``.
+
+        Writes are combined: a sender that finds another thread writing (one holds the *writer
+        role* at a time) leaves its frame to that thread, in order, and returns; under load one
+        ``write()`` then carries many frames and the server wakes once for them. The writer
+        writes its own frame under its own deadline (nothing is queued ahead of it), then what
+        others queued meanwhile as long as the pipe takes it; when the pipe is full, the rest
+        goes to the ``mcpclient-<n>-stdin`` thread, which writes it whenever the server reads.
+        So no sender ever cuts another's frame, and none is lost while the connection lives; a
+        frame that waits too long in the queue simply times out with its call. A sender waits
+        only when the server stopped reading and the queue holds ``_OUTBOX_MAX`` bytes already
+        (a larger frame still goes behind an empty queue): for room, until its own ``deadline``
+        (then ``SendTimeout``, nothing of its frame sent). Once the transport is closing, every
+        send raises ``ConnectionClosed``. Where pipes cannot be non-blocking (Windows), every frame
+        is written on the stdin thread instead and its sender waits for it until its deadline
+        (``_windows.PipeWriter``).
+        """
+        data = encode_frame(message) + b"\n"
+        if self._stdin_fd < 0:
+            raise ConnectionClosed("transport not started")
+        if self._pipe_writer is not None:  # blocking pipes (Windows): the writer thread writes
+            failure = self._pipe_writer.send(data, deadline)
+            if failure is not None:
+                raise self._exit_error() from failure
+            return
+        with self._olock:
+            while True:
+                if self._closing.is_set():
+                    raise ConnectionClosed("the transport is closed")
+                if not self._writing:
+                    self._writing = True
+                    break
+                if not self._queued or self._queued + len(data) <= _OUTBOX_MAX:
+                    # another thread writes: it (or the stdin thread) takes this too, in order
+                    self._outbox.append(data)
+                    self._queued += len(data)
+                    return
+                # The queue is full (the server stopped reading): wait for room, till our deadline.
+                timeout = None if deadline is None else deadline - time.monotonic()
+                if timeout is not None and timeout <= 0:
+                    raise SendTimeout(f"server {self.name} is not reading its stdin ({self._queued} bytes queued)")
+                self._room_waiters += 1
+                try:
+                    self._room.wait(None if timeout is None else min(timeout, threading.TIMEOUT_MAX))
+                finally:
+                    self._room_waiters -= 1
+        self._write_as_writer(data, deadline)
+
+    def _take_queue(self) -> bytes:
+        """(Holding ``_olock``.) The queued frames as one batch; senders waiting for room are woken."""
+        batch = b"".join(self._outbox)
+        self._outbox, self._queued = [], 0
+        if self._room_waiters:
+            self._room.notify_all()
+        return batch
+
+    def _give_up_role(self, drop: bool = False) -> None:
+        """(Holding ``_olock``.) Nobody writes now; ``drop``: what was queued never goes out (the
+        server is gone, or the transport is closing). Senders waiting for room are woken."""
+        self._writing = False
+        if drop:
+            self._outbox, self._queued = [], 0
+        if self._room_waiters:
+            self._room.notify_all()
+
+    def _write_as_writer(self, data: bytes, deadline: Optional[float]) -> None:
+        written = [0]
+        failure: Optional[OSError] = None
+        try:
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if timeout is not None and timeout > threading.TIMEOUT_MAX:
+                timeout = deadline = None
+            if not self._wlock.acquire(timeout=-1 if timeout is None else timeout):
+                raise SendTimeout(f"server {self.name} is not reading: stdin is being closed")
+            try:
+                failure = self._write(data, deadline, written, own=True)
+                if failure is None:
+                    failure = self._drain()
+            finally:
+                self._wlock.release()
+        except BaseException:
+            # Nothing of this frame went out (SendTimeout), or the connection is going (closed,
+            # killed), or the thread was interrupted: pass the role on with whatever is left.
+            partial = 0 < written[0] < len(data)
+            self._pass_on(data[written[0]:] if partial else b"")
+            raise
+        if failure is not None:  # a broken pipe: the server is gone, and what was queued with it
+            with self._olock:
+                self._give_up_role(drop=True)
+            raise self._exit_error() from failure  # outside the locks: it may wait for the exit
+
+    def _drain(self) -> Optional[OSError]:
+        """Holding the role: write the frames others queued while the pipe takes them; when it is
+        full, the stdin thread takes the role and the rest. Returns a broken pipe's error."""
+        while True:
+            with self._olock:
+                if not self._outbox:
+                    self._give_up_role()  # handed back only with nothing queued
+                    return None
+                batch = self._take_queue()
+            try:
+                failure = self._write(batch, None, [0], own=False)
+            except _Stalled as stall:
+                self._hand_off(stall.rest)
+                return None
+            if failure is not None:
+                return failure
+
+    def _pass_on(self, first: bytes) -> None:
+        """A writer stops early: the stdin thread takes the role, to write ``first`` (the rest of a
+        frame already begun) and then the queue; if there is nothing, or the transport is closing,
+        the role is just given up."""
+        with self._olock:
+            if self._closing.is_set():
+                self._give_up_role(drop=True)
+                return
+            if not first and not self._outbox:
+                self._give_up_role()
+                return
+        self._hand_off(first)
+
+    def _hand_off(self, first: bytes) -> None:
+        """Give the writer role to the stdin thread (started on first use), ``first`` to write first."""
+        with self._olock:
+            self._handoff = first
+            start = self._flusher is None
+            if not start:
+                self._olock_cond.notify()
+        if start:  # only the role holder gets here, so only one thread ever starts it
+            self._flusher = start_thread(self._flush, f"mcpclient-{self.instance}-stdin")
+            self._threads.append(self._flusher)  # joined by close()
+
+    def _flush(self) -> None:
+        """The stdin thread: holds the writer role while it has frames the pipe would not take at
+        once, and writes them whenever the server reads (no deadline: they are not its own; each
+        call's own deadline bounds its wait for the answer), until the queue is empty or close."""
+        while True:
+            with self._olock:
+                while self._handoff is None and not self._closing.is_set():
+                    self._olock_cond.wait()
+                if self._closing.is_set():
+                    self._give_up_role(drop=True)  # else every later send would queue for nobody
+                    return
+                data, self._handoff = self._handoff, None
+            failure: Optional[OSError] = None
+            try:
+                with self._wlock:
+                    while failure is None:
+                        failure = self._write(data, None, [0], own=False, patient=True)
+                        with self._olock:
+                            if failure is not None or not self._outbox:
+                                # a broken pipe: the server is gone, nothing more goes out
+                                self._give_up_role(drop=failure is not None)
+                                break
+                            data = self._take_queue()
+            except ConnectionClosed:  # close() or a dead server: nothing more goes out
+                with self._olock:
+                    self._give_up_role(drop=True)
+                return
+            if failure is not None:
+                log.debug("stdin of %s broke while writing queued messages: %s", self.name, failure)
+
+    def _write(self, data: bytes, deadline: Optional[float], written: List[int], own: bool,
+               patient: bool = False) -> Optional[OSError]:
+        """Write all of ``data`` (holding the write lock); a broken pipe is returned, not raised,
+        and ``written[0]`` follows the progress. When the pipe is full: ``patient`` waits for the
+        server (or close); a sender's ``own`` frame waits until its ``deadline`` (then
+        ``SendTimeout`` if nothing went out, and if half of it did, the server is killed: nothing
+        can follow half a message); other frames are not waited for: ``_Stalled`` with the rest."""
+        fd = self._stdin_fd
+        view: Optional[memoryview] = None  # after a partial write: the rest, without copying it
+        while written[0] < len(data):
+            if self._closing.is_set():
+                raise ConnectionClosed("transport closed")
+            try:
+                if not written[0]:
+                    written[0] = os.write(fd, data)
+                else:
+                    if view is None:
+                        view = memoryview(data)
+                    written[0] += os.write(fd, view[written[0]:])
+                continue
+            except BlockingIOError:  # the pipe is full: the server is slow to read, or not reading
+                pass
+            except OSError as exc:  # BrokenPipeError and friends: the server is gone
+                return exc
+            if not own and not patient:
+                raise _Stalled(data[written[0]:])
+            wait = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
+            if wait <= 0:
+                if written[0]:  # half a message is on the wire: nothing can follow it any more
+                    log.warning("server %s stopped reading in the middle of a message; killing it", self.name)
+                    self._signal(self._proc, hard=True)  # type: ignore[arg-type]
+                    raise ConnectionClosed(f"server {self.name} stopped reading mid-message")
+                raise SendTimeout(f"server {self.name} is not reading its stdin")
+            select.select((), (fd,), (), wait)
+        return None
+
+    def receive(self) -> Optional[Any]:
+        self._receiving = True  # from now on the reader closes stdout when it sees EOF
+        stdout = self._stdout
+        limit = self.max_message_size
+        while True:
+            try:
+                line = stdout.readline(limit + 1)
+            except (OSError, ValueError):
+                line = b""
+            if not line:
+                stdout.close()
+                if self._closing.is_set():
+                    return None
+                raise self._exit_error()
+            if len(line) > limit and not line.endswith(b"\n"):
+                self._skip_rest_of_line(stdout, len(line))
+                continue
+            if line.isspace():
+                continue
+            try:
+                return decode_frame(line)
+            except ProtocolError as exc:  # not JSON, or not a message (null, a number, too deep)
+                self.skipped_lines += 1
+                if rarely(self.skipped_lines):
+                    log.warning("server %s wrote a line that is not a JSON-RPC message (%d so far); skipped: "
+                                "%.200r (%s)", self.name, self.skipped_lines, line[:200], exc)
+
+    def _skip_rest_of_line(self, stdout: Any, seen: int) -> None:
+        while True:
+            chunk = stdout.readline(1 << 20)
+            seen += len(chunk)
+            if not chunk or chunk.endswith(b"\n"):
+                break
+        self.skipped_lines += 1
+        if rarely(self.skipped_lines):
+            log.warning("server %s sent a %d-byte message, over max_message_size=%d; skipped (%d so far)",
+                        self.name, seen, self.max_message_size, self.skipped_lines)
+
+    def _exit_error(self) -> ConnectionClosed:
+        """The child closed stdout or our pipe broke: report its exit (waiting briefly for it)."""
+        if self._exited.wait(self.terminate_grace) and self._threads:
+            self._threads[0].join(0.5)  # let the stderr drain catch the last lines
+            return ProcessExited(self._proc.returncode, self.stderr_tail)  # type: ignore[union-attr]
+        return ConnectionClosed(f"server {self.name} closed its stdout")
+
+    # --- helper threads -------------------------------------------------------------------------
+
+    def _make_sink(self, stderr: StderrSink) -> Optional[Callable[[str], Any]]:
+        if stderr is None:
+            return None
+        if stderr == "logger":
+            logger = logging.getLogger(f"mcpclient.server.{self.name}")
+            return lambda line: logger.info("%s", line)
+        if callable(stderr):
+            return stderr
+        if hasattr(stderr, "write"):
+            stream = stderr
+            return lambda line: (stream.write(line + "\n"), stream.flush())
+        raise TypeError("stderr must be 'logger', None, a callable or a text file")
+
+    def _drain_stderr(self) -> None:
+        stream = self._stderr
+        sink = self._stderr_sink
+        try:
+            for raw in iter(lambda: stream.readline(_STDERR_LINE_MAX), b""):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self._stderr_tail.append(line)
+                if sink is not None:
+                    try:
+                        sink(line)
+                    except BaseException:  # a broken sink (sys.exit() too) must not stop the drain (the child would block)
+                        log.exception("stderr sink for %s failed", self.name)
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    def _wait_exit(self) -> None:
+        proc = self._proc
+        if _PEEK_EXIT:
+            while True:
+                try:
+                    os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)  # type: ignore[union-attr]
+                    break
+                except InterruptedError:
+                    continue
+                except ChildProcessError:
+                    break
+            with self._reap_lock:
+                # The leader is a zombie: its group id is still ours. Kill what it left behind
+                # (its own children) before reaping it, which frees the pid for reuse.
+                _kill_group(proc, hard=True)  # type: ignore[arg-type]
+                code = proc.wait()  # type: ignore[union-attr]
+        else:
+            code = proc.wait()  # type: ignore[union-attr]
+        self._exited.set()
+        self._release_readers()  # pending calls fail now, though a descendant may hold stdout
+        log.debug("server %s exited with %s", self.name, code)
+        if self.on_exit is not None:
+            try:
+                self.on_exit(code)
+            except BaseException:  # (waiter thread) SystemExit included
+                log.exception("on_exit callback for %s failed", self.name)

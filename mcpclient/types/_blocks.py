@@ -1,0 +1,151 @@
+"""The content blocks every program meets: ``TextContent``, ``ResourceContents`` and
+``EmbeddedResource``, the ``Content`` union and ``parse_content``.
+
+Part of ``mcpclient.types`` (import them from there, or from ``mcpclient``): a module of their own,
+below ``types`` and ``_catalog``, so that the prompt types in ``_catalog`` can use ``Content`` and
+``parse_content`` and still load on first use. The content blocks rarer than text are in
+``_content`` and load when the first one arrives. They follow ``types``' rules exactly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, List, Optional, Union
+
+from ._base import _SLOTS, Raw, _b64decode, _opt, _require, _str, _Value, log
+from ..errors import ProtocolError
+
+if TYPE_CHECKING:
+    from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent
+    from ._ui import UIResourceMeta
+
+__all__ = ["Content", "EmbeddedResource", "ResourceContents", "TextContent", "parse_content"]
+
+
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class TextContent(_Value):
+    """Text (``text``)."""
+
+    __module__ = "mcpclient.types"  # its public home: reprs, pickles and the docs name it there
+
+    text: str
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    type: str = field(default="text", init=False)
+
+
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class ResourceContents(_Value):
+    """The contents of a resource: ``text`` for text, ``blob`` (decoded bytes) for binary."""
+
+    __module__ = "mcpclient.types"  # its public home: reprs, pickles and the docs name it there
+
+    uri: str
+    mime_type: Optional[str] = None
+    text: Optional[str] = None
+    blob: Optional[bytes] = field(default=None, repr=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "ResourceContents":
+        """Build a ``ResourceContents`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
+        what = "resource contents"
+        uri = _str(raw, "uri", what)
+        blob = raw.get("blob")
+        return cls(uri, _opt(raw, "mimeType", str, what), _opt(raw, "text", str, what),
+                   None if blob is None else _b64decode(blob, f"resource {uri}"), _opt(raw, "_meta", dict, what), raw)
+
+    @property
+    def ui(self) -> Optional["UIResourceMeta"]:
+        """The MCP Apps ``_meta.ui`` of a UI resource (CSP, permissions...); ``None`` without one or
+        when it is malformed (DEBUG log)."""
+        from ._ui import parse_resource_meta  # deferred: import cost (MCP Apps only)
+
+        return parse_resource_meta(self.meta, f"resource {self.uri}")
+
+    @property
+    def is_app(self) -> bool:
+        """Whether this is an MCP App's HTML (``mime_type`` is ``text/html;profile=mcp-app``,
+        compared case-insensitively with its parameters normalised)."""
+        from ._ui import is_app_mime  # deferred: import cost (MCP Apps only)
+
+        return is_app_mime(self.mime_type)
+
+    @property
+    def html(self) -> Optional[str]:
+        """The contents as text: ``text``, or ``blob`` decoded as UTF-8; ``None`` when there is
+        neither or the blob is no UTF-8 (DEBUG log)."""
+        if self.text is not None or self.blob is None:
+            return self.text
+        try:
+            return self.blob.decode("utf-8")
+        except UnicodeDecodeError:
+            log.debug("resource %s: its blob is no UTF-8 text", self.uri)
+            return None
+
+
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class EmbeddedResource(_Value):
+    """Resource contents embedded in a message (``resource``)."""
+
+    __module__ = "mcpclient.types"  # its public home: reprs, pickles and the docs name it there
+
+    resource: ResourceContents
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+    type: str = field(default="resource", init=False)
+
+
+#: One content block. ``ImageContent``, ``AudioContent``, ``ResourceLink`` and ``UnknownContent`` are
+#: defined in ``_content`` and load on first use, so they are named by string here (``typing.get_type_hints``
+#: resolves them in ``mcpclient.types`` once one was looked up there, e.g. ``mcpclient.types.ImageContent``).
+Content = Union[TextContent, "ImageContent", "AudioContent", "ResourceLink", EmbeddedResource, "UnknownContent"]
+
+
+def _text(raw: Raw) -> Content:
+    text = raw.get("text")
+    if not isinstance(text, str):
+        raise ProtocolError("text content: 'text' must be a string")
+    annotations, meta = raw.get("annotations"), raw.get("_meta")  # (inline: the call_tool hot path)
+    if annotations is not None and type(annotations) is not dict:
+        annotations = _opt(raw, "annotations", dict, "text content")
+    if meta is not None and type(meta) is not dict:
+        meta = _opt(raw, "_meta", dict, "text content")
+    return TextContent(text, annotations, meta, raw)
+
+
+def _embedded(raw: Raw) -> Content:
+    what = "embedded resource"
+    return EmbeddedResource(ResourceContents.from_wire(_require(raw, "resource", what)),
+                            _opt(raw, "annotations", dict, what), _opt(raw, "_meta", dict, what), raw)
+
+
+def parse_content(raw: Any) -> Content:
+    """Parse one content block; an unknown ``type`` becomes ``UnknownContent``."""
+    if not isinstance(raw, dict):
+        raise ProtocolError(f"content block: expected an object, got {type(raw).__name__}")
+    kind = raw.get("type")
+    if kind == "text":  # (the call_tool hot path: no other module needed)
+        return _text(raw)
+    if kind == "resource":
+        return _embedded(raw)
+    from ._content import parse_other  # deferred: import cost (content other than text is rare)
+
+    return parse_other(raw, kind)
+
+
+def _parse_content_list(raw: Any, what: str) -> List[Content]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ProtocolError(f"{what}: 'content' must be a list")
+    return [parse_content(item) for item in raw]
+
+
+def _joined_text(content: List[Content]) -> str:
+    return "".join(c.text for c in content if isinstance(c, TextContent))
