@@ -1,5 +1,20 @@
 """The values a user passes in to say how the client behaves: ``Retry``, ``Redirects``,
-``Reconnect``/``Keepalive``, ``Tracing``. Immutable, compared by value, no I/O.
+``Reconnect``/``Keepalive``, ``Tracing``. Immutable, compared by value, no I/O; each loads on
+first use.
 
 Imports: ``types``, ``_util``, ``errors``.
 """
+from typing import TYPE_CHECKING
+
+from .._util.lazy import lazy_names as _lazy_names
+
+if TYPE_CHECKING:
+    from .reconnect import Keepalive, Reconnect
+    from .redirects import Redirects
+    from .retry import Retry
+    from .tracing import Tracing
+
+__all__ = ["Keepalive", "Reconnect", "Redirects", "Retry", "Tracing"]
+
+__getattr__ = _lazy_names(__name__, {"Keepalive": "reconnect", "Reconnect": "reconnect", "Redirects": "redirects",
+                                     "Retry": "retry", "Tracing": "tracing"}, globals())
