@@ -50,9 +50,11 @@ def main() -> None:
         # --- caller side, before the write
         add("_params.tool_call (params + transform closure)",
             us(lambda: _params.tool_call("echo", bench.ARGS, False, None, None)))
-        era = client._conn.ready("tools/call")
-        add("Client._call's checks (connection ready, era.check)",
-            us(lambda: client._conn.ready("tools/call").check("tools/call")))
+        from mcpclient._engine.deadline import NEVER, Deadline
+
+        era = client._core.conn.ready("tools/call", NEVER)
+        add("ClientCore.call's checks (a deadline, connection ready, era.check)",
+            us(lambda: client._core.conn.ready("tools/call", Deadline(60.0)).check("tools/call")))
         add("CallFuture(..., owned=True) incl. a pre-acquired lock",
             us(lambda: CallFuture(session, "tools/call", transform, owned=True)), us(lambda: Future()))
         add("encode_frame(message) + b'\\n'", us(lambda: encode_frame(message) + b"\n"),

@@ -141,7 +141,8 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .transports.http.streamable import HTTPTransport
     from .transports.http.sse import SSETransport
     from .extensions.skills import LoadedSkill, Skill, SkillFile, SkillVerificationError
-    from .extensions.tasks.core import Task, ToolTask
+    from .extensions.tasks.core import ToolTask
+    from .types import Task
     from .group.config import ServerConfig, load_config
     from .group.server_group import ServerGroup, ServerStatus
     from .group.pins import ToolChange, ToolPins, tool_fingerprint
@@ -153,7 +154,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .types import AudioContent, ImageContent, ResourceLink, UnknownContent
     from .transports.memory import MemoryTransport
     from .transports.stdio.transport import StdioTransport
-    from .extensions.registry import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
+    from .extensions.base import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
     from .extensions.tasks.extension import TasksExtension, ToolCallFuture
 
 #: Names whose modules load on first use (PEP 562): most programs never need them, and importing
@@ -161,7 +162,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
 _LAZY = {
     "CreateMessageRequest": "types.handlers", "CreateMessageResult": "types.handlers", "ElicitationRequest": "types.elicitation",
     "ElicitationResult": "types.elicitation", "Root": "types.handlers", "SamplingMessage": "types.handlers",
-    "accept_defaults": "types.elicitation", "Task": "extensions.tasks.core", "ToolTask": "extensions.tasks.core", "LoadedSkill": "extensions.skills",
+    "accept_defaults": "types.elicitation", "Task": "types", "ToolTask": "extensions.tasks.core", "LoadedSkill": "extensions.skills",
     "Skill": "extensions.skills", "SkillFile": "extensions.skills", "SkillVerificationError": "extensions.skills", "Retry": "policies.retry",
     "Redirects": "policies.redirects", "HTTPTransport": "transports.http.streamable", "SSETransport": "transports.http.sse",
     "ServerConfig": "group.config", "load_config": "group.config", "ServerGroup": "group.server_group", "ServerStatus": "group.server_group",
@@ -171,8 +172,8 @@ _LAZY = {
     "Subscription": "_client.events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
     "Resource": "types", "ResourceTemplate": "types", "PromptMessage": "types", "PromptResult": "types",
     "AudioContent": "types", "ImageContent": "types", "ResourceLink": "types", "UnknownContent": "types",
-    "Extension": "extensions.registry", "ExtensionContext": "extensions.registry",
-    "TASKS": "extensions.registry", "APPS": "extensions.registry", "SKILLS": "extensions.registry", "APP_MIME_TYPE": "extensions.registry",
+    "Extension": "extensions.base", "ExtensionContext": "extensions.base",
+    "TASKS": "extensions.base", "APPS": "extensions.base", "SKILLS": "extensions.base", "APP_MIME_TYPE": "extensions.base",
     "TasksExtension": "extensions.tasks.extension", "ToolCallFuture": "extensions.tasks.extension",
 }
 

@@ -306,7 +306,7 @@ def test_real_servers_structured_tools_validate_on_the_first_call(command):
         pytest.importorskip("mcp")
     with Client(TESTING_SERVER if command == "testing" else OFFICIAL_SERVER, timeout=LONG) as client:
         assert client.call_tool("add", {"a": 2, "b": 3}).structured_content == {"sum": 5}
-        assert client._tools.get("add") is not None  # the call listed the tools to learn its schema
+        assert client._core.tools.get("add") is not None  # the call listed the tools to learn its schema
 
 
 # --- item 10: root URIs normalized and checked ----------------------------------------------------

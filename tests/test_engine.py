@@ -13,6 +13,7 @@ import pytest
 from conftest import LONG, wait_until
 from helpers import ScriptedServer
 from mcpclient import Client, ClientClosedError, ConnectionClosed, RequestTimeout, SubscriptionLost
+from mcpclient._engine.deadline import Deadline
 from mcpclient.testing import server_command
 
 pytestmark = pytest.mark.timeout(60)
@@ -57,7 +58,7 @@ def test_a_blocking_calls_future_is_refused_for_anything_but_result(scripted):
     """Finding 15: an owned call (what a blocking method makes) has no Future state to ask."""
     server = scripted(lambda method, params: {"content": []})
     with Client(server.transport, timeout=LONG) as client:
-        call = client.session.call("tools/call", {"name": "t"}, owned=True, timeout=LONG)
+        call = client.session.call("tools/call", {"name": "t"}, owned=True, deadline=Deadline(LONG))
         for misuse in (call.done, call.cancel, lambda: call.add_done_callback(print), call.exception):
             with pytest.raises(RuntimeError, match="result"):
                 misuse()
@@ -126,7 +127,7 @@ def test_a_subscription_timeout_is_settled_off_the_timer_thread(scripted):
         with pytest.raises(RequestTimeout):
             future.result(timeout=0)
         assert "-worker-" in seen["thread"], seen
-        assert client._subscriptions._subscribed == []  # the URI was dropped again
+        assert client._core.subscriptions._subscribed == []  # the URI was dropped again
 
 
 def test_changes_made_back_to_back_all_wait_for_the_listen_that_carries_them(scripted):
@@ -258,7 +259,7 @@ def test_a_subscribe_future_ends_when_a_later_change_leaves_nothing_to_listen_fo
         assert server.wait_for(lambda m: m.get("method") == "subscriptions/listen")
         client.unsubscribe_resource("test://a")  # no URI left: no listen, in force at once
         assert first.result(timeout=LONG) is None
-        assert client._subscriptions._waiters == []
+        assert client._core.subscriptions._waiters == []
 
 
 def test_an_on_event_that_raises_does_not_stop_the_change_handling(scripted):
@@ -297,8 +298,8 @@ def test_events_before_listen_registered_its_request_reach_on_event_on_the_notif
                                             "resources": {"listChanged": True}}, modern=True)
     seen: List[Any] = []
     with Client(server.transport, timeout=LONG) as client:
-        router = client._subscriptions
-        send = router._call
+        router = client._core.subscriptions
+        send = client._core.call
 
         def send_then_let_the_events_come_first(method: str, *args: Any, **kwargs: Any) -> Any:
             future = send(method, *args, **kwargs)
@@ -306,7 +307,7 @@ def test_events_before_listen_registered_its_request_reach_on_event_on_the_notif
                 assert wait_until(lambda: len(router._early.get(future.request_id, [])) == 3)
             return future
 
-        router._call = send_then_let_the_events_come_first
+        client._core.call = send_then_let_the_events_come_first  # type: ignore[method-assign]
         subscription = client.listen(tools=True, prompts=True, resources=True,
                                      on_event=lambda event: seen.append((event.kind, threading.current_thread().name)))
         server.notify(kinds[2], {"_meta": {SUBSCRIPTION_ID: subscription.subscription_id}})

@@ -16,7 +16,7 @@ import pytest
 
 from mcpclient import CallFuture, CapabilityError, Client, MissingClientCapability, ProtocolError, RequestTimeout
 from mcpclient._engine.futures import ChainedFuture
-from mcpclient.extensions.registry import APP_MIME_TYPE, APPS, TASKS, Extension, ExtensionContext, check_id
+from mcpclient.extensions import APP_MIME_TYPE, APPS, TASKS, Extension, ExtensionContext, check_id
 
 from conftest import LONG
 from helpers import ScriptedServer
@@ -256,14 +256,14 @@ class Chain(ChainedFuture):
 
 
 class TakingJobs(Jobs):
-    """Takes ``call_tool_future`` over: its transform ``claims`` the kind, so nothing resolves it."""
+    """Takes ``call_tool_future`` over: its transform takes the kind ``AsIs``, so nothing resolves it."""
 
-    def call_future(self, ctx: ExtensionContext, call: Any, method: str, params: Dict[str, Any], transform: Any,
-                    **options: Any) -> Any:
-        def raw(value: Any) -> Any:
-            return value
-        raw.claims = ("deferred",)  # type: ignore[attr-defined]
-        return Chain(call(method, params, raw, owned=False, **options), transform, ctx)
+    def call_future(self, ctx: ExtensionContext, method: str, params: Dict[str, Any], transform: Any,
+                    deadline: Any, on_progress: Any) -> Any:
+        from mcpclient.extensions import AsIs
+
+        return Chain(ctx.call(method, params, AsIs(frozenset(("deferred",))), deadline, on_progress=on_progress),
+                     transform, ctx)
 
 
 @pytest.mark.parametrize("modern", [False, True])
@@ -507,24 +507,18 @@ def test_a_client_that_failed_to_construct_does_not_keep_its_extension(started):
         assert client.call_tool("slow").text == "done j1" and kept is not None
 
 
-def test_a_context_whose_client_was_collected_is_not_stateless():
+def test_a_context_whose_client_was_collected_is_not_stateless(started):
     """A Tasks poller thread reads ``ctx.stateless`` in its loop: a client collected before it
     released its extensions made that read raise, and the poller thread died of it."""
     import gc
 
-    from mcpclient._client.lifecycle import weakly
-    from mcpclient.extensions.registry import ExtensionContext
-
-    class Gone:
-        def stateless(self) -> bool:
-            return True
-
-    owner = Gone()
-    ctx = ExtensionContext("com.acme/x", {}, lambda *a: None, lambda: {}, lambda m, p: None,  # type: ignore[arg-type]
-                           stateless=weakly(owner.stateless))
-    assert ctx.stateless is True
-    del owner
-    gc.collect()
+    jobs = Jobs()
+    client = connect(started(jobs_server(modern=True)), extensions={JOBS: jobs}).connect()
+    ctx = client._core.extensions.context(JOBS)
+    assert ctx is not None and ctx.stateless is True
+    with pytest.warns(ResourceWarning):
+        del client
+        gc.collect()
     assert ctx.stateless is False
 
 

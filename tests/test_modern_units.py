@@ -229,4 +229,4 @@ def test_a_listen_the_server_ends_leaves_nothing_pending(modern_server):
         assert subscription.get(LONG).kind == "tools_changed"
         server.notify("notifications/cancelled", {"requestId": listen["id"]})
         assert subscription.get(LONG) is None and subscription.closed  # ended quietly
-        assert client._subscriptions._listens == {} and client.session._pending == {}
+        assert client._core.subscriptions._listens == {} and client.session._pending == {}

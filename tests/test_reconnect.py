@@ -64,7 +64,7 @@ def test_with_a_policy_the_next_call_reconnects():
         assert wait_until(lambda: lost(client))
         assert not client.is_closed  # the next call reconnects
         assert client.call_tool("add", {"a": 2, "b": 2}).structured_content == {"sum": 4}
-        assert client.transport.pid != first and client._conn.reconnects == 1
+        assert client.transport.pid != first and client._core.conn.reconnects == 1
         assert reconnected.wait(LONG)
         assert client.protocol_version is not None
 
@@ -87,7 +87,7 @@ def test_failed_reconnects_back_off_give_up_and_connect_starts_again(tmp_path: P
         with pytest.raises(ConnectError, match=r"next attempt is in"):
             client.ping(timeout=1.0)  # the backoff (15-30 s) is longer than this call's timeout
         assert time.monotonic() - started < 0.5
-        client._conn._next_try = 0.0  # (the backoff has passed)
+        client._core.conn._next_try = 0.0  # (the backoff has passed)
         with pytest.raises(ConnectError):
             client.ping()
         with pytest.raises(ConnectError, match="gave up reconnecting .* after 2 failed attempts"):
@@ -117,7 +117,7 @@ def test_subscriptions_and_listens_come_back_after_a_reconnect(protocol):
         assert listen.wait_acknowledged(LONG)
         first = client.transport.pid
         kill(first)
-        assert wait_until(lambda: client._conn.reconnects == 1 and client.state == "ready")
+        assert wait_until(lambda: client._core.conn.reconnects == 1 and client.state == "ready")
         assert client.transport.pid != first
         # the subscriptions are re-sent asynchronously: touch until an update arrives
         assert wait_until(lambda: bool(client.call_tool("touch", {"uri": "test://a"})) and
@@ -152,7 +152,7 @@ def test_a_wedged_server_fails_the_keepalive_and_the_call_in_flight():
 
 def test_an_idle_connection_is_pinged_and_stays_up():
     with Client(server_command(), timeout=LONG, keepalive=0.05) as client:
-        watch = client._conn._watch
+        watch = client._core.conn._watch
         assert watch is not None
         assert wait_until(lambda: watch.pings >= 3)
         assert client.state == "ready"
@@ -231,7 +231,7 @@ def test_killed_under_load_calls_fail_fast_and_later_ones_succeed():
     assert all(c == list(range(per_thread)) for c in counted.values())  # lost or duplicated: 0
     assert 1 <= len(failed) <= threads_n, failed  # at most the calls in flight at the kill
     assert max(failed_at) - killed_at[0] < 0.1, max(failed_at) - killed_at[0]
-    assert client._conn.reconnects == 1
+    assert client._core.conn.reconnects == 1
 
 
 @pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
@@ -253,7 +253,7 @@ def test_http_keepalive_finds_a_frozen_server_and_the_next_call_reconnects(proto
             finally:
                 os.kill(server, signal.SIGCONT)
             assert client.call_tool("add", {"a": 2, "b": 5}).structured_content == {"sum": 7}
-            assert client.transport is not first and client._conn.reconnects == 1
+            assert client.transport is not first and client._core.conn.reconnects == 1
             assert client.protocol_version == (protocol if protocol != "legacy" else client.protocol_version)
 
 
@@ -281,7 +281,7 @@ def test_connect_during_a_reconnect_by_another_thread_waits_for_it(tmp_path: Pat
 
         connecting = threading.Thread(target=connect)
         connecting.start()
-        assert wait_until(lambda: len(client._conn._changed._waiters) == 1)  # connect() waits for it
+        assert wait_until(lambda: len(client._core.conn._changed._waiters) == 1)  # connect() waits for it
         gate.unlink()
         connecting.join(LONG)
         pinger.join(LONG)
@@ -308,5 +308,5 @@ def test_after_a_reconnect_output_is_validated_against_the_new_servers_schema(tm
                                                       "required": ["value"]}, "structured": {"value": 5}}))
         kill(client.transport.pid)
         # (the loss hook, which forgets the tools, runs on the reader thread just after the state changes)
-        assert wait_until(lambda: lost(client) and client._tools.get("lookup") is None)
+        assert wait_until(lambda: lost(client) and client._core.tools.get("lookup") is None)
         assert client.call_tool("lookup", {"key": "k"}).structured_content == {"value": 5}

@@ -53,7 +53,7 @@ def test_close_ends_a_listen_suspended_by_a_lost_connection(tmp_path: Path):
         assert listen.wait_acknowledged(LONG)
         broken.touch()
         kill(client.transport.pid)
-        assert wait_until(lambda: client._conn._failures >= 1)  # the background reconnect failed
+        assert wait_until(lambda: client._core.conn._failures >= 1)  # the background reconnect failed
         assert not listen.closed  # suspended, waiting for the next connection
     assert listen.closed, "close() left the suspended listen open: its consumer waits forever"
 
@@ -69,7 +69,7 @@ def test_giving_up_ends_a_suspended_listen(tmp_path: Path):
         assert listen.wait_acknowledged(LONG)
         broken.touch()
         kill(client.transport.pid)
-        assert wait_until(lambda: client._conn.gave_up)
+        assert wait_until(lambda: client._core.conn.gave_up)
         assert wait_until(lambda: listen.closed), "the client gave up but the listen stays open forever"
         with pytest.raises(SubscriptionLost):
             listen.get(timeout=LONG)
@@ -84,10 +84,10 @@ def test_a_user_closed_suspended_listen_does_not_keep_the_router_active(tmp_path
         assert listen.wait_acknowledged(LONG)
         broken.touch()
         kill(client.transport.pid)
-        assert wait_until(lambda: client._conn._failures >= 1)
+        assert wait_until(lambda: client._core.conn._failures >= 1)
         listen.close()
         assert listen.closed
-        assert not client._subscriptions.active(), "a closed listen still counts as open"
+        assert not client._core.subscriptions.active(), "a closed listen still counts as open"
 
 
 # --- 2. a listen whose end is processed after the reconnect is lost ----------------------------------
@@ -109,11 +109,11 @@ def test_a_listen_interrupted_while_the_workers_are_busy_is_restored():
         kill(first)
         try:
             assert entered.wait(LONG)  # the only worker is busy; the listen's end waits behind it
-            assert wait_until(lambda: client._conn.reconnects == 1 and client._conn.state == "ready")
+            assert wait_until(lambda: client._core.conn.reconnects == 1 and client._core.conn.state == "ready")
         finally:
             gate.set()
         assert not listen.closed, "the listen was ended instead of restored"
-        assert wait_until(lambda: client._subscriptions._listens), "the listen was not sent again"
+        assert wait_until(lambda: client._core.subscriptions._listens), "the listen was not sent again"
         client.call_tool("add_tool", {"name": "late"})
         event = listen.get(timeout=LONG)
         assert event is not None and event.kind == "tools_changed"
@@ -134,7 +134,7 @@ FORK_RESTORE = """
     client = Client(url, protocol="2026-07-28", timeout=20, reconnect=Reconnect(),
                     on_resource_updated=on_updated).connect()
     client.subscribe_resource("test://a")
-    carrier = client._subscriptions._resource_listen
+    carrier = client._core.subscriptions._resource_listen
 
     def child():
         got = client.call_tool("add", {"a": 1, "b": 2}).structured_content  # a connection of its own
@@ -182,10 +182,10 @@ def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_ha
         client.subscribe_resource("test://static/hello")
         mute.touch()
         kill(client.transport.pid)
-        assert wait_until(lambda: client._conn._failures >= 1), \
-            f"the background reconnect is still waiting for initialize (state {client._conn.state})"
+        assert wait_until(lambda: client._core.conn._failures >= 1), \
+            f"the background reconnect is still waiting for initialize (state {client._core.conn.state})"
         mute.unlink()
-        assert wait_until(lambda: client._conn.state == "ready")
+        assert wait_until(lambda: client._core.conn.state == "ready")
         assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}
 
 
@@ -211,9 +211,9 @@ def test_on_tools_changed_still_runs_after_a_reconnect():
             assert got.wait_for(lambda: len(seen) >= 1, LONG)
         first = client.transport.pid
         kill(first)
-        assert wait_until(lambda: client._conn.state == "lost")
+        assert wait_until(lambda: client._core.conn.state == "lost")
         client.call_tool("add_tool", {"name": "second"})  # reconnects, then changes the tools
-        assert client._conn.reconnects == 1
+        assert client._core.conn.reconnects == 1
         with got:
             assert got.wait_for(lambda: any("second" in names for names in seen), LONG), \
                 f"on_tools_changed did not run after the reconnect: {seen}"
@@ -227,7 +227,7 @@ FORK_HELD_LOCK = """
     client = Client(server_command(), timeout=5, reconnect=Reconnect()).connect()
     client.subscribe_resource("test://static/hello")
     client.list_tools()
-    lock = {"subscriptions": lambda: client._subscriptions._lock, "tools": lambda: client._tools._lock,
+    lock = {"subscriptions": lambda: client._core.subscriptions._lock, "tools": lambda: client._core.tools._lock,
             "eras": lambda: negotiation._eras_lock}[which]()
     held, release = threading.Event(), threading.Event()
 
@@ -328,7 +328,7 @@ def test_a_client_dropped_while_it_reconnects_in_the_background_is_collected(tmp
     client.subscribe_resource("test://static/hello")
     broken.touch()
     kill(client.transport.pid)
-    conn = client._conn
+    conn = client._core.conn
     assert wait_until(lambda: conn._failures >= 1)  # backing off (15-30 s) on its own thread
 
     def reconnecting() -> list:
@@ -355,13 +355,13 @@ FORK_AFTER_GIVING_UP = """
                     reconnect=Reconnect(max_attempts=1, backoff_factor=30.0)).connect()
     open(broken, "w").close()
     os.kill(client.transport.pid, 9)
-    while client._conn.state != "lost":
+    while client._core.conn.state != "lost":
         time.sleep(0.01)
     try:
         client.ping()
     except Exception as exc:
         first = type(exc).__name__
-    assert client._conn.gave_up
+    assert client._core.conn.gave_up
     os.unlink(broken)  # the server can start again: a process forked now connects on first use
 
     def child():
@@ -398,16 +398,16 @@ def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch
     READY: ``Session.on_lost`` fires while the state is CONNECTING and is ignored, so the
     connection must not then be declared READY on a dead session (every later call would fail
     with ``ProcessExited`` and, READY, never reconnect)."""
-    import mcpclient._client.lifecycle as client_module
+    import mcpclient._client.core as client_module
     from mcpclient import ProcessExited
 
     real_era_for = client_module.era_for
     with Client(TESTING_SERVER, timeout=LONG, reconnect=Reconnect(backoff_factor=0.0)) as client:
         kill(client.transport.pid)
-        assert wait_until(lambda: client._conn.state == "lost")
+        assert wait_until(lambda: client._core.conn.state == "lost")
 
         def dies_first(*args, **kwargs):  # the handshake is done: the new server dies now
-            session = client._conn.session
+            session = client._core.conn.session
             kill(session.transport.pid)
             assert wait_until(lambda: session.is_closed)
             return real_era_for(*args, **kwargs)

@@ -15,6 +15,7 @@ from mcpclient import (
     Client, ClientClosedError, ConnectionClosed, InvalidParams, MemoryTransport, ReaderThreadError,
     RequestTimeout,
 )
+from mcpclient._engine.deadline import Deadline
 from mcpclient._engine.session import Session
 from mcpclient.testing import server_command
 
@@ -57,7 +58,7 @@ def test_error_reply_raises_the_typed_rpc_error(pair):
 def test_timeout_raises_and_cancels_on_the_server(pair):
     session, peer = pair
     with pytest.raises(RequestTimeout) as info:
-        session.call("slow/thing", owned=True, timeout=0.1).result()
+        session.call("slow/thing", owned=True, deadline=Deadline(0.1)).result()
     assert isinstance(info.value, TimeoutError)
     request = peer.receive(LONG)
     cancel = peer.receive(LONG)
@@ -68,7 +69,7 @@ def test_timeout_raises_and_cancels_on_the_server(pair):
 def test_late_reply_is_dropped_and_counted_not_delivered_to_the_next_caller(pair):
     session, peer = pair
     with pytest.raises(RequestTimeout):
-        session.call("first", owned=True, timeout=0.05).result()
+        session.call("first", owned=True, deadline=Deadline(0.05)).result()
     first = peer.receive(LONG)
     assert peer.receive(LONG)["method"] == "notifications/cancelled"
     second = session.call("second")
@@ -106,7 +107,7 @@ def test_future_cancel_sends_cancelled_and_later_reply_is_ignored(pair):
 
 def test_watched_future_times_out_without_a_waiter(pair):
     session, peer = pair
-    fut = session.call("m", timeout=0.1)
+    fut = session.call("m", deadline=Deadline(0.1))
     assert isinstance(fut.exception(LONG), RequestTimeout)
 
 
@@ -221,7 +222,7 @@ def test_blocking_call_on_the_reader_thread_raises(pair):
 
     def quick(rid, method, params):
         try:
-            session.call("nested", owned=True, timeout=1).result()
+            session.call("nested", owned=True, deadline=Deadline(1)).result()
         except ReaderThreadError as exc:
             caught.append(exc)
             raise
@@ -241,7 +242,7 @@ def test_done_callbacks_run_on_a_worker_thread_where_blocking_calls_work(pair):
 
     def callback(_):
         seen["thread"] = threading.current_thread().name
-        nested = session.call("nested", owned=True, timeout=LONG)
+        nested = session.call("nested", owned=True, deadline=Deadline(LONG))
         seen["nested"] = nested.result()
         done.set()
 
@@ -365,7 +366,7 @@ def test_a_reply_is_handled_once_when_a_progress_callback_waits_for_it_meanwhile
     hooked.armed = True
     reply(peer, request, {"ok": True})
     assert waited.wait(LONG) and future.result(LONG) == {"ok": True}
-    ping = session.call("ping", timeout=LONG)
+    ping = session.call("ping", deadline=Deadline(LONG))
     reply(peer, peer.receive(LONG), {})
     assert ping.result(LONG) == {}  # the reader is well past the window
     assert not wait_until(lambda: len(parsed) > 1, SHORT)

@@ -19,6 +19,7 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import LONG, SERVERS, wait_until
+from mcpclient._engine.deadline import Deadline
 from mcpclient import StdioTransport
 from mcpclient.errors import ConnectionClosed, SendTimeout
 from mcpclient.transports.stdio import transport as stdio
@@ -89,7 +90,7 @@ def test_another_callers_short_deadline_never_cuts_a_frame_or_kills_the_server(t
 
         def call(name: str, size: int, timeout: Any) -> None:
             try:
-                outcome[name] = session.call(name, {"p": "z" * size}, owned=True, timeout=timeout).result()
+                outcome[name] = session.call(name, {"p": "z" * size}, owned=True, deadline=Deadline(timeout)).result()
             except Exception as exc:  # noqa: BLE001 - asserted below
                 outcome[name] = exc
 
@@ -143,7 +144,7 @@ def test_many_threads_small_frames_short_timeouts_never_kill_the_server(tmp_path
     def worker() -> None:
         while not stop.is_set():
             try:
-                session.call("m", {"p": "x" * 150}, owned=True, timeout=0.05).result()
+                session.call("m", {"p": "x" * 150}, owned=True, deadline=Deadline(0.05)).result()
                 name = "ok"
             except Exception as exc:  # noqa: BLE001 - counted below
                 name = type(exc).__name__

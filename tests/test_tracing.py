@@ -295,7 +295,7 @@ def test_without_the_package_tracing_is_off_by_default_and_refused_when_asked_fo
     with pytest.raises(MissingExtraError) as caught:
         Client(TRACE_ECHO, tracing=True)
     assert caught.value.extra == "otel" and "mcpclient[otel]" in str(caught.value)
-    assert Client(TRACE_ECHO)._tracing is None  # (nothing started: constructing does no I/O)
+    assert Client(TRACE_ECHO)._core._tracing is None  # (nothing started: constructing does no I/O)
 
 
 def test_import_and_construction_do_not_import_opentelemetry():

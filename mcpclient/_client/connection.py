@@ -18,10 +18,9 @@ import re
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
 from .._util import fork as _fork
-from .._util.sentinel import DEFAULT
 from ..protocol.params import none
 from .._util.threads import start_thread
 from ..protocol.cache import ResultCache
@@ -35,6 +34,7 @@ from ..protocol.negotiation import (
     probe, remember_era, remembered_era,
 )
 from ..protocol.spec import check_server_version, initialize_params
+from .._engine.deadline import Deadline
 from .._engine.session import Session
 from ..transports.base import CLOSE_BUDGET, Transport
 from ..types import Implementation
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from ..policies.reconnect import Keepalive, Reconnect
     from ..protocol.rounds import Answer
 
-__all__ = ["Connection", "Connector", "Target", "client_identity", "era_for", "make_transport"]
+__all__ = ["Connection", "ConnectionOwner", "Connector", "Target", "client_identity", "era_for", "make_transport"]
 
 #: What ``Client(target)`` takes: a command line, an argv list, an http(s) URL, or a ``Transport``.
 Target = Union[str, Sequence[str], Transport]
@@ -93,6 +93,29 @@ def client_identity(info: Any) -> Dict[str, Any]:
     return {"name": str(name), "version": str(version)}
 
 
+class ConnectionOwner(Protocol):
+    """What a ``Connection`` asks of the client it belongs to (``ClientCore``)."""
+
+    @property
+    def handshake_timeout(self) -> Optional[float]:
+        """The most a reconnect's handshake may take, even for a caller without a limit."""
+
+    def new_session(self, transport: Transport) -> Session:
+        """A new, unstarted session on ``transport``, wired to the client's handlers."""
+
+    def make_era(self, negotiated: Negotiated, transport: Transport) -> Era:
+        """The era strategy for what a (re)connect negotiated."""
+
+    def lost(self, error: MCPError) -> None:
+        """The connection was lost (the reader's or the timer's thread)."""
+
+    def restored(self, era: Era) -> None:
+        """A reconnect succeeded."""
+
+    def forked(self) -> None:
+        """At-fork hook in the child, before any other code: replace the locks."""
+
+
 #: ``(new transport) -> its new, unstarted session``, or None when the client is closing.
 Replace = Callable[[Transport], Optional[Session]]
 
@@ -109,12 +132,12 @@ class Connector:
         self.probe_timeout = probe_timeout
         self.reuse_discovery = reuse_discovery
 
-    def connect(self, session: Session, timeout: Optional[float], replace: Replace) -> Tuple[Session, Negotiated]:
-        """Connect ``session``; returns the session that ended up connected (a relaunch or a
-        fallback makes a new one) and what was negotiated. The caller closes what is returned
-        if this raises; sessions this replaced are closed here."""
+    def connect(self, session: Session, deadline: Deadline, replace: Replace) -> Tuple[Session, Negotiated]:
+        """Connect ``session`` within ``deadline``; returns the session that ended up connected
+        (a relaunch or a fallback makes a new one) and what was negotiated. The caller closes
+        what is returned if this raises; sessions this replaced are closed here."""
         try:
-            return self._handshake(session, timeout, replace)
+            return self._handshake(session, deadline, replace)
         except HTTPError as exc:
             substitute = session.transport.fallback(exc)
             if substitute is None:
@@ -123,7 +146,7 @@ class Connector:
                      session.transport.name, exc)
             session = self._swap(session, substitute, replace)
             try:
-                return self._handshake(session, timeout, replace)
+                return self._handshake(session, deadline, replace)
             except Exception as second:  # report the first failure; the fallback's is its cause
                 raise exc from second
 
@@ -137,7 +160,7 @@ class Connector:
             raise ClientClosedError("the client was closed while connecting")
         return new
 
-    def _handshake(self, session: Session, timeout: Optional[float], replace: Replace) -> Tuple[Session, Negotiated]:
+    def _handshake(self, session: Session, deadline: Deadline, replace: Replace) -> Tuple[Session, Negotiated]:
         """``server/discover`` (unless legacy is known or asked for), else ``initialize``."""
         session.start()
         transport = session.transport
@@ -147,7 +170,7 @@ class Connector:
         if self.mode != "legacy" and not transport.handshake_only and (
                 self.mode == "modern" or remembered_era(key) != LEGACY):
             try:
-                found = self._discover(session, timeout)
+                found = self._discover(session, deadline)
                 if found is not None:
                     return session, found
             except ConnectionClosed:
@@ -158,19 +181,19 @@ class Connector:
                 session = self._swap(session, substitute, replace)
                 session.start()
                 log.info("%s exited on server/discover: a handshake-era server; started it again", transport.name)
-        return session, self._initialize(session, timeout)
+        return session, self._initialize(session, deadline)
 
-    def _initialize(self, session: Session, timeout: Optional[float]) -> Negotiated:
+    def _initialize(self, session: Session, deadline: Deadline) -> Negotiated:
         transport = session.transport
         key = transport.identity()
         params = initialize_params(self.offer, self.client_info, self.capabilities())  # type: ignore[arg-type]
         try:
-            result = session.call("initialize", params, owned=True, timeout=timeout, idempotent=True, setup=True,
+            result = session.call("initialize", params, deadline=deadline, owned=True, idempotent=True, setup=True,
                                   cancellable=False).result()
         except UnsupportedProtocolVersion:
             # A server we took for legacy (a slow probe, or a remembered verdict) is modern after all.
             forget_era(key)
-            found = self._discover(session, timeout) if self.mode != "legacy" else None
+            found = self._discover(session, deadline) if self.mode != "legacy" else None
             if found is None:
                 raise
             return found
@@ -187,13 +210,14 @@ class Connector:
                           Implementation.from_wire(result.get("serverInfo") or {}),
                           instructions if isinstance(instructions, str) else None, result)
 
-    def _discover(self, session: Session, timeout: Optional[float]) -> Optional[Negotiated]:
+    def _discover(self, session: Session, deadline: Deadline) -> Optional[Negotiated]:
         """Probe ``server/discover``; the 2026 era's ``Negotiated`` if the server speaks it."""
         transport = session.transport
-        wait = timeout
+        wait = deadline
         if not transport.remote and self.mode != "modern":  # a handshake-era stdio server may never answer
-            # (with the 2026 era required, silence is a server slow to start, not a verdict: full timeout)
-            wait = self.probe_timeout if wait is None else min(wait, self.probe_timeout)
+            # (with the 2026 era required, silence is a server slow to start, not a verdict: all the time left)
+            left = deadline.remaining()
+            wait = Deadline(self.probe_timeout if left is None else min(left, self.probe_timeout))
         # A server's DiscoverResult is reused while its ttlMs says it is fresh (same credentials).
         reuse = (transport.identity(), transport.credentials()) if transport.remote and self.reuse_discovery else None
         found = fresh_discovery(reuse) if reuse is not None else None
@@ -257,21 +281,12 @@ class Connection:
     connection with ``Reconnect(after_fork=True)``).
     """
 
-    def __init__(self, transport: Transport, make_session: Callable[[Transport], Session], connector: Connector,
-                 make_era: Callable[[Negotiated, Transport], Era], *, reconnect: Optional[Reconnect] = None,
-                 keepalive: Optional[Keepalive] = None, timeout: Callable[[], Optional[float]] = lambda: None,
-                 on_lost: Optional[Callable[[MCPError], Any]] = None,
-                 on_restored: Optional[Callable[[Era], Any]] = None,
-                 on_forked: Optional[Callable[[], Any]] = None) -> None:
-        self._make_session = make_session
-        self._connector = connector
-        self._make_era = make_era
+    def __init__(self, transport: Transport, connector: Connector, owner: ConnectionOwner, *,
+                 reconnect: Optional[Reconnect] = None, keepalive: Optional[Keepalive] = None) -> None:
+        self.connector = connector
+        self._owner = owner
         self.reconnect = reconnect
         self.keepalive = keepalive
-        self._timeout = timeout
-        self._on_lost = on_lost
-        self._on_restored = on_restored
-        self._on_forked = on_forked  # at-fork hook: the owner replaces its own locks
         self.transport = transport
         self.session = self._new_session(transport)
         self.negotiated: Optional[Negotiated] = None
@@ -291,7 +306,7 @@ class Connection:
         _live.add(self)
 
     def _new_session(self, transport: Transport) -> Session:
-        session = self._make_session(transport)
+        session = self._owner.new_session(transport)
         session.on_lost = lambda error: self._session_lost(session, error)
         return session
 
@@ -307,8 +322,7 @@ class Connection:
                 self._state = _State.LOST
             # The parent's failed attempts and backoff are not this process's: it has not tried.
             self._failures, self._next_try, self._last_failure = 0, 0.0, None
-        if self._on_forked is not None:
-            self._on_forked()
+        self._owner.forked()  # the owner replaces its own locks
 
     @property
     def state(self) -> str:
@@ -338,14 +352,13 @@ class Connection:
 
     # --- connecting -----------------------------------------------------------------------------
 
-    def open(self, timeout: Optional[float]) -> None:
-        """``connect()``: connect and negotiate (again, after a loss); on a first connect's
-        failure everything started is torn down, then it raises."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+    def open(self, deadline: Deadline) -> None:
+        """``connect()``: connect and negotiate (again, after a loss) within ``deadline``; on a
+        first connect's failure everything started is torn down, then it raises."""
         with self._lock:
             state = self._state
             while state is _State.CONNECTING and self.era is not None:  # another thread reconnects
-                wait = None if deadline is None else deadline - time.monotonic()
+                wait = deadline.remaining()
                 if wait is not None and wait <= 0:
                     raise ConnectError("connect(): the reconnect in progress did not finish in time")
                 self._changed.wait(None if wait is None else min(wait, threading.TIMEOUT_MAX))
@@ -361,11 +374,11 @@ class Connection:
             first = state is _State.NEW
             self._failures = 0  # an explicit connect() starts the count again
         if not first:
-            self._connect_again(timeout)
+            self._connect_again(deadline)
             return
         try:
-            session, negotiated = self._connector.connect(self.session, timeout, self._replace)
-            era = self._make_era(negotiated, session.transport)
+            session, negotiated = self.connector.connect(self.session, deadline, self._replace)
+            era = self._owner.make_era(negotiated, session.transport)
             self._settle(negotiated, era)
         except BaseException as exc:
             closed_by_user = self._state is _State.CLOSED
@@ -394,7 +407,7 @@ class Connection:
             from .keepalive import KeepaliveWatch  # deferred: import cost (only clients that ping need it)
 
             self._watch = watch = KeepaliveWatch(session, self.keepalive, lambda timeout: era.call(
-                session, era.ping_method, None, none, owned=False, timeout=timeout),
+                session, era.ping_method, None, none, Deadline(timeout), owned=False),
                 lambda error: self.lose(session, error))
             watch.start()
 
@@ -407,7 +420,7 @@ class Connection:
             self.transport, self.session = transport, session
         return session
 
-    def _connect_again(self, timeout: Optional[float]) -> None:
+    def _connect_again(self, deadline: Deadline) -> None:
         """(State ``CONNECTING``, owned by this thread.) A new connection on a fresh transport in
         place of the lost (or inherited) one; on failure the state is ``LOST`` again and the
         failure counts for the backoff."""
@@ -423,8 +436,8 @@ class Connection:
                 _abandoned.append(old)
             elif old is not self._closing_elsewhere:  # (a failed keepalive's closer has it)
                 old.close(time.monotonic() + CLOSE_BUDGET)  # lost already: this only joins its threads
-            session, negotiated = self._connector.connect(self.session, timeout, self._replace)
-            era = self._make_era(negotiated, session.transport)
+            session, negotiated = self.connector.connect(self.session, deadline, self._replace)
+            era = self._owner.make_era(negotiated, session.transport)
             self._settle(negotiated, era)
         except BaseException as exc:
             with self._lock:
@@ -446,21 +459,20 @@ class Connection:
             raise
         self.reconnects += 1
         log.info("reconnected to %s (%s)", name, "a new process after fork" if inherited else "after a lost connection")
-        if self._on_restored is not None:
-            self._on_restored(era)
+        self._owner.restored(era)
 
     # --- calls ----------------------------------------------------------------------------------
 
-    def ready(self, method: str, timeout: Any = DEFAULT) -> Era:
-        """The era strategy, if calls are allowed now (after reconnecting, with a policy, if the
-        connection was lost); else the error that says why not, naming ``method``."""
+    def ready(self, method: str, deadline: Deadline) -> Era:
+        """The era strategy, if calls are allowed now (after reconnecting within ``deadline``,
+        with a policy, if the connection was lost); else the error that says why not, naming
+        ``method``."""
         era = self.era
         if self._state is _State.READY and self._pid == _fork.pid:
             return era  # type: ignore[return-value]
-        return self._recover(method, self._timeout() if timeout is DEFAULT else timeout)
+        return self._recover(method, deadline)
 
-    def _recover(self, method: str, timeout: Optional[float]) -> Era:
-        deadline = None if timeout is None else time.monotonic() + timeout
+    def _recover(self, method: str, deadline: Deadline) -> Era:
         while True:
             with self._lock:
                 state = self._state
@@ -482,14 +494,14 @@ class Connection:
                     raise self._lost_error(method)
                 now = time.monotonic()
                 if state is _State.CONNECTING:  # another thread reconnects: wait for it
-                    wait = None if deadline is None else deadline - now
+                    wait = deadline.remaining()
                 elif policy.gave_up(self._failures):
                     raise ConnectError(f"{method}: gave up reconnecting to {self.transport.name} after "
                                        f"{self._failures} failed attempts; call connect() to try again"
                                        ) from self._last_failure
                 elif self._next_try > now:  # backing off after a failed attempt
                     wait = self._next_try - now
-                    if deadline is not None and self._next_try > deadline:
+                    if self._next_try > deadline.at:
                         raise ConnectError(f"{method}: reconnecting to {self.transport.name} failed "
                                            f"{self._failures} time(s); the next attempt is in {wait:.1f} s"
                                            ) from self._last_failure
@@ -505,11 +517,12 @@ class Connection:
             # The handshake is bounded by the client's timeout even for a caller that waits
             # forever (the background reconnect): a server that never answers must not hold the
             # connection in CONNECTING, and every other caller with it.
-            bound = self._timeout()
-            remaining = bound if deadline is None else max(0.0, deadline - time.monotonic())
-            if bound is not None and remaining is not None:
-                remaining = min(remaining, bound)
-            self._connect_again(remaining)
+            bound = self._owner.handshake_timeout
+            remaining = deadline.remaining()
+            if remaining is None or (bound is not None and bound < remaining):
+                self._connect_again(Deadline(bound))
+            else:
+                self._connect_again(deadline)
 
     def _lost_error(self, method: str) -> MCPError:
         """The error a call meets on a lost connection without a reconnect policy."""
@@ -539,8 +552,7 @@ class Connection:
             watch, self._watch = self._watch, None
         if watch is not None:
             watch.stop()
-        if self._on_lost is not None:
-            self._on_lost(self._lost)
+        self._owner.lost(self._lost)
 
     def lose(self, session: Session, error: MCPError) -> None:
         """A keepalive found ``session`` dead: fail its calls with ``error`` and mark it lost
@@ -556,8 +568,7 @@ class Connection:
         text, kind = str(error), type(error)
         start_thread(lambda: session.close(time.monotonic() + CLOSE_BUDGET, lambda: kind(text)),
                      f"mcpclient-{session.instance}-closer")
-        if self._on_lost is not None:
-            self._on_lost(error)
+        self._owner.lost(error)
 
     def mark_closed(self) -> Optional[Session]:
         """Refuse new calls from now on; returns the session to close (None in a forked child:

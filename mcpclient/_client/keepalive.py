@@ -1,6 +1,6 @@
 """``KeepaliveWatch``: pings an idle connection; ticks on the session's timer thread.
 
-The watch is an entry of the session's ``DeadlineTimer`` (it has a ``deadline()``, is ``done()``
+The watch is an entry of the session's ``DeadlineTimer`` (it has a ``due()``, is ``done()``
 once stopped, and the timer calls its ``expired()``), so keepalive needs no thread of its own and
 costs nothing between ticks. A tick that finds the server sent something since the last one does
 nothing; otherwise it has one ping sent (never two at once) by a worker of the session, as a
@@ -51,7 +51,7 @@ class KeepaliveWatch:
     def stop(self) -> None:
         self._stopped = True
 
-    def deadline(self) -> float:
+    def due(self) -> float:
         return self._due
 
     def done(self) -> bool:

@@ -16,12 +16,12 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, Protocol
 
 from .._util.threads import Lane
 from ..errors import ClientClosedError
 
-__all__ = ["ElicitationTracker", "NotificationRouter"]
+__all__ = ["ElicitationTracker", "NotificationOwner", "NotificationRouter"]
 
 log = logging.getLogger("mcpclient")
 
@@ -80,34 +80,43 @@ LogCallback = Callable[[str, Optional[str], Any], Any]
 NotificationCallback = Callable[[str, Dict[str, Any]], Any]
 
 
+class NotificationOwner(Protocol):
+    """What the router asks of the client it belongs to (``ClientCore``)."""
+
+    def refetch(self, kind: str) -> Any:
+        """The whole list of ``kind`` (tools, prompts, resources) again, for ``on_<kind>_changed``."""
+
+    def invalidate(self, kind: str, uri: Optional[str] = None) -> None:
+        """Forget what a change of ``kind`` (or of resource ``uri``) made stale."""
+
+    def route(self, method: str, params: Dict[str, Any]) -> None:
+        """Feed the subscriptions (``listen()``)."""
+
+    def refresh_lane(self) -> Lane:
+        """The current session's single refresh thread, made on first use (the session stops it
+        when it closes; a reconnect's session has its own)."""
+
+
 class NotificationRouter:
     """One client's notification handling (see the module docstring).
 
     Args:
         server_log: the logger server log messages go to without ``on_log``.
+        owner: the client's core (re-fetches, invalidation, subscriptions, the refresh lane).
         on_notification / on_log / on_changed / on_resource_updated: the user's callbacks
             (``on_changed[kind]`` for ``tools``/``prompts``/``resources``).
-        fetch: ``kind -> () -> list``: re-fetches a list that changed (for ``on_changed``).
-        route: ``(method, params)``: the subscriptions' router.
-        invalidate: ``(kind, uri=None)``: forget what a change made stale (cache, tools).
-        refresh_lane: ``() -> Lane``: the current session's single refresh thread, made on
-            first use (the session stops it when it closes; a reconnect's session has its own).
     """
 
-    def __init__(self, server_log: logging.Logger, on_notification: Optional[NotificationCallback],
-                 on_log: Optional[LogCallback], on_changed: Dict[str, Optional[Callable[[Any], Any]]],
-                 on_resource_updated: Optional[Callable[[str], Any]], fetch: Dict[str, Callable[[], Any]],
-                 route: Callable[[str, Dict[str, Any]], None], invalidate: Callable[..., None],
-                 refresh_lane: Callable[[], Lane]) -> None:
+    def __init__(self, server_log: logging.Logger, owner: NotificationOwner, *,
+                 on_notification: Optional[NotificationCallback], on_log: Optional[LogCallback],
+                 on_changed: Dict[str, Optional[Callable[[Any], Any]]],
+                 on_resource_updated: Optional[Callable[[str], Any]]) -> None:
         self.server_log = server_log
+        self._owner = owner
         self._on_notification = on_notification
         self._on_log = on_log
         self._on_changed = {kind: cb for kind, cb in on_changed.items() if cb is not None}
         self._on_resource_updated = on_resource_updated
-        self._fetch = fetch
-        self._route = route
-        self._invalidate = invalidate
-        self._refresh_lane = refresh_lane
         self._queued: Dict[str, bool] = {}
         self._lane: Optional[Lane] = None
         self._lock = threading.Lock()  # lock order: this, then Session._lock (taken by refresh_lane())
@@ -123,7 +132,7 @@ class NotificationRouter:
     def handle(self, method: str, params: Dict[str, Any]) -> None:
         """One notification (notification thread)."""
         try:
-            self._route(method, params)
+            self._owner.route(method, params)
             if self.extensions is not None:
                 self.extensions(method, params)
             if method == "notifications/message":
@@ -139,13 +148,13 @@ class NotificationRouter:
     def _typed(self, method: str, params: Dict[str, Any]) -> None:
         kind = LIST_CHANGED.get(method)
         if kind is not None:
-            self._invalidate(kind)
+            self._owner.invalidate(kind)
             if kind in self._on_changed:
                 self._schedule(kind)
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
             if isinstance(uri, str):
-                self._invalidate("resources/read", uri)
+                self._owner.invalidate("resources/read", uri)
                 if self._on_resource_updated is not None:
                     self._on_resource_updated(uri)
         elif method == "notifications/elicitation/complete":
@@ -164,7 +173,7 @@ class NotificationRouter:
 
     def _schedule(self, kind: str) -> None:
         with self._lock:
-            lane = self._refresh_lane()  # the current connection's (a reconnect closed the old one)
+            lane = self._owner.refresh_lane()  # the current connection's (a reconnect closed the old one)
             if lane is not self._lane:  # refreshes queued on an earlier lane were dropped with it
                 self._lane, self._queued = lane, {}
             if self._queued.get(kind):
@@ -178,7 +187,7 @@ class NotificationRouter:
         with self._lock:
             self._queued[kind] = False  # from here on, a new change queues another refresh
         try:
-            items = self._fetch[kind]()
+            items = self._owner.refetch(kind)
         except ClientClosedError:
             return  # closed meanwhile: expected, not worth a warning
         except Exception as exc:

@@ -30,7 +30,10 @@ class Responder:
 
     def __init__(self, sampling: Optional["SamplingHandler"], elicitation: Optional["ElicitationHandler"],
                  elicitation_modes: Sequence[str], roots: Optional["RootsSetting"],
-                 extra_capabilities: Optional[Dict[str, Any]], tasks: Optional["TaskStore"] = None) -> None:
+                 extra_capabilities: Optional[Dict[str, Any]], task_requests: bool = False, instance: int = 0,
+                 max_workers: int = 4, extensions: Optional[Dict[str, Any]] = None) -> None:
+        """``extensions``: the declared extensions' ``{"extensions": {...}}``, merged into the
+        capabilities (``Registry.capabilities``)."""
         for name, handler in (("sampling_handler", sampling), ("elicitation_handler", elicitation)):
             if handler is not None and not callable(handler):
                 raise TypeError(f"{name} must be callable")
@@ -45,12 +48,19 @@ class Responder:
             roots_to_wire(roots)  # fail at construction, not when the server asks
         if extra_capabilities is not None and not isinstance(extra_capabilities, dict):
             raise TypeError("capabilities must be a dict")
+        if extensions:
+            extra_capabilities = _merged(extra_capabilities or {}, extensions)
         self.sampling = sampling
         self.elicitation = elicitation
         self.elicitation_modes = modes
         self.roots = roots
         self.extra_capabilities = dict(extra_capabilities or {})
-        self.tasks = tasks
+        #: 2025-11-25 tasks the server may ask for (``Client(task_requests=True)``), or None.
+        self.tasks: Optional["TaskStore"] = None
+        if task_requests:
+            from ..extensions.tasks.core import TaskStore  # deferred: import cost (only clients that use tasks need it)
+
+            self.tasks = TaskStore(instance, max_workers)
         #: Server requests the declared extensions answer: method -> ``(params) -> result``.
         self.extension_requests: Dict[str, Callable[[Dict[str, Any]], Any]] = {}
         #: Traces the handlers (``tracing.CallTracer``; set by the client at connect), or None.

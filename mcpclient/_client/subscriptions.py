@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from ..errors import ClientClosedError, ConnectionClosed, MCPError, RequestTimeout, SubscriptionLost
 from ..protocol.params import none
-from .._engine.futures import CallFuture, Requester
+from .._engine.deadline import NEVER, Deadline
+from .._engine.futures import CallFuture
 from ..protocol.stateless import META_SUBSCRIPTION
 
 if TYPE_CHECKING:
     from .events import Event, Subscription
-    from .._engine.session import Session
+    from .._engine.session import Requester, Session
 
 __all__ = ["SubscriptionRouter"]
 
@@ -44,11 +45,11 @@ class _AckWait(CallFuture):
     carries the URI; ``RequestTimeout`` (and the URI dropped again) if none is in time. Its
     outcomes are settled on a worker thread, never on the reader or the timer."""
 
-    def __init__(self, session: "Session", generation: int, timeout: Optional[float],
+    def __init__(self, session: "Session", generation: int, deadline: Deadline,
                  on_timeout: Callable[[], None]) -> None:
         super().__init__(session, "subscriptions/listen")
         self.generation = generation
-        self.timeout = timeout
+        self.deadline = deadline
         self._on_timeout = on_timeout
 
     def expired(self) -> None:
@@ -81,12 +82,11 @@ def _resubscribed(uri: str, done: "CallFuture[Any]") -> None:
 
 class SubscriptionRouter:
     """Owns every subscription of one client: 2026 listens by request id, handshake-era
-    emulated ones, and the URIs ``subscribe_resource`` asked for. ``call`` is the client's
-    requester, ``session`` the engine (for ``forget`` and completed futures)."""
+    emulated ones, and the URIs ``subscribe_resource`` asked for. ``owner`` (the client's core)
+    sends the requests and holds the current session."""
 
-    def __init__(self, call: Requester, session: Callable[[], "Session"]) -> None:
-        self._call = call
-        self._session = session
+    def __init__(self, owner: "Requester") -> None:
+        self._owner = owner
         self._lock = threading.Lock()
         self._listens: Dict[Any, Subscription] = {}  # 2026: listen request id -> subscription
         self._early: Dict[Any, List[Any]] = {}  # its notifications before listen() registered it
@@ -104,7 +104,10 @@ class SubscriptionRouter:
         self._restored_on: Optional["Session"] = None  # the session restore() last ran for
 
     def listen(self, stateless: bool, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]],
-               carrier: bool = False) -> Subscription:
+               deadline: Deadline = NEVER, carrier: bool = False) -> Subscription:
+        """A subscription for ``wanted`` (``listen()``): a 2026 listen request, or (handshake era)
+        the server's unsolicited notifications plus ``resources/subscribe`` for each URI, sent
+        within ``deadline``."""
         from .events import Subscription, ended_by  # deferred: import cost (events); only listen() makes subscriptions
 
         self._stateless = stateless
@@ -112,11 +115,11 @@ class SubscriptionRouter:
         subscription._carrier = carrier
         if not stateless:
             for uri in wanted.get("resourceSubscriptions") or []:
-                self._call("resources/subscribe", {"uri": uri}, None, owned=True).result()
+                self._owner.call("resources/subscribe", {"uri": uri}, None, deadline, owned=True).result()
             subscription.acknowledge(dict(wanted))
             with self._lock:
                 self._emulated.append(subscription)
-            session = self._session()
+            session = self._owner.session
             if session.is_closed:  # the connection died meanwhile: end_all() may have run already
                 with self._lock:
                     if subscription in self._emulated:
@@ -128,8 +131,8 @@ class SubscriptionRouter:
 
     def _open_listen(self, subscription: Subscription) -> None:
         """2026: send the ``subscriptions/listen`` request that feeds ``subscription``."""
-        request = self._call("subscriptions/listen", {"notifications": subscription.wanted}, None, timeout=None,
-                             owned=False, check=False)  # open until either side ends it
+        request = self._owner.call("subscriptions/listen", {"notifications": subscription.wanted}, None, NEVER,
+                                   owned=False, check=False)  # open until either side ends it
         subscription.subscription_id, subscription.request = request.request_id, request
         with self._lock:
             self._listens[request.request_id] = subscription
@@ -137,7 +140,7 @@ class SubscriptionRouter:
             acknowledged = [p for m, p in early or () if m == ACKNOWLEDGED]
         for params in acknowledged:  # taken at once, as route_quick() does
             self._route_listen(subscription, ACKNOWLEDGED, params)
-        if early is not None and not self._session().after_notifications(
+        if early is not None and not self._owner.session.after_notifications(
                 "early listen events", self._replay, subscription):
             self._replay(subscription)  # closing: nothing else will run them
         request.add_done_callback(lambda done: self._after_events(subscription, done))
@@ -174,7 +177,7 @@ class SubscriptionRouter:
                            # lost; or its queued end dropped when the lost session was closed
                            and isinstance(error, (ConnectionClosed, ClientClosedError)))
             if interrupted:
-                current = self._session()
+                current = self._owner.session
                 if not (current is not made_on and self._restored_on is current and not current.is_closed):
                     self._suspended.append(subscription)  # the connection is lost: restore() listens again
                     return
@@ -186,7 +189,7 @@ class SubscriptionRouter:
             subscription.relistens += 1
             if broken and subscription._carrier:
                 log.info("the listen for subscribed resources broke (%s); listening again", error)
-                self._change(None, None, None)
+                self._change(None, None, NEVER)
                 with self._lock:
                     if self._resource_listen is not None:  # (the count goes on with the new listen)
                         self._resource_listen.relistens = subscription.relistens
@@ -214,7 +217,7 @@ class SubscriptionRouter:
         with self._lock:
             suspended, self._suspended = self._suspended, []
             uris = list(self._subscribed)
-            self._restored_on = self._session()  # a listen interrupted later is opened again at once
+            self._restored_on = self._owner.session  # a listen interrupted later is opened again at once
         for subscription in suspended:
             if subscription.closed:
                 continue
@@ -226,7 +229,7 @@ class SubscriptionRouter:
                 subscription.end(ended_by(exc))
         if uris:
             try:
-                self._change(None, None, None)
+                self._change(None, None, NEVER)
             except MCPError as exc:
                 log.warning("could not listen again for subscribed resources after reconnecting: %s", exc)
 
@@ -247,7 +250,7 @@ class SubscriptionRouter:
                     return
                 # Sent on an earlier connection: lost (nothing to cancel), or, in a forked child,
                 # the parent's, which must not be touched (on HTTP, cancelling shuts its socket down).
-                earlier = getattr(request, "_session", None) is not self._session()
+                earlier = request._session is not self._owner.session
                 if earlier:
                     self._listens.pop(subscription.subscription_id, None)
                     self._early.pop(subscription.subscription_id, None)
@@ -261,9 +264,10 @@ class SubscriptionRouter:
             for other in self._emulated:
                 still.update(other.wanted.get("resourceSubscriptions") or [])
         for uri in subscription.wanted.get("resourceSubscriptions") or []:
-            if uri not in still and not self._session().is_closed:
+            if uri not in still and not self._owner.session.is_closed:
                 try:
-                    self._call("resources/unsubscribe", {"uri": uri}, None, owned=True).result()
+                    owner = self._owner
+                    owner.call("resources/unsubscribe", {"uri": uri}, None, owner.deadline(), owned=True).result()
                 except MCPError as exc:
                     log.debug("unsubscribe %s failed: %s", uri, exc)
 
@@ -294,12 +298,12 @@ class SubscriptionRouter:
             uris = list(self._subscribed)
             for subscription in self._emulated:
                 uris += [u for u in subscription.wanted.get("resourceSubscriptions") or [] if u not in uris]
-        if not uris or self._session().is_closed:
+        if not uris or self._owner.session.is_closed:
             return
         log.debug("subscribing again to %d resource(s) in the new session", len(uris))
         for uri in uris:
             try:
-                future = self._call("resources/subscribe", {"uri": uri}, None, owned=False)
+                future = self._owner.call("resources/subscribe", {"uri": uri}, None, self._owner.deadline(), owned=False)
             except MCPError as exc:  # closed meanwhile
                 log.debug("could not subscribe to %s again: %s", uri, exc)
                 return
@@ -307,30 +311,30 @@ class SubscriptionRouter:
 
     # --- subscribe_resource ------------------------------------------------------------------------
 
-    def change(self, method: str, uri: str, stateless: bool, timeout: Optional[float], owned: bool) -> CallFuture:
+    def change(self, method: str, uri: str, stateless: bool, deadline: Deadline, owned: bool) -> CallFuture:
         """``resources/subscribe`` or ``resources/unsubscribe`` ``uri``; ``owned``: the caller
         waits in ``result()`` at once (2026: a change of the one listen, see ``_change``)."""
         subscribe = method == "resources/subscribe"
         self._stateless = stateless
         if stateless:
-            return self._change(uri, None, timeout) if subscribe else self._change(None, uri, timeout)
+            return self._change(uri, None, deadline) if subscribe else self._change(None, uri, deadline)
         if not subscribe:
             with self._lock:
                 if uri in self._subscribed:
                     self._subscribed.remove(uri)
-            return self._call(method, {"uri": uri}, none, timeout=timeout, owned=owned)
+            return self._owner.call(method, {"uri": uri}, none, deadline, owned=owned)
 
         def added(_: Any) -> None:
             with self._lock:
                 if uri not in self._subscribed:
                     self._subscribed.append(uri)
-        return self._call(method, {"uri": uri}, added, timeout=timeout, owned=owned)
+        return self._owner.call(method, {"uri": uri}, added, deadline, owned=owned)
 
-    def _change(self, add: Optional[str], remove: Optional[str], timeout: Optional[float]) -> CallFuture:
+    def _change(self, add: Optional[str], remove: Optional[str], deadline: Deadline) -> CallFuture:
         """2026: replace the one listen that carries every subscribed URI; the future is done
         once the server acknowledged it, or a later one that carries this change too (an update
         right after must not be missed)."""
-        session = self._session()
+        session = self._owner.session
         with self._lock:
             before = self._subscribed
             uris = [u for u in before if u != remove] + ([add] if add and add not in before else [])
@@ -338,14 +342,14 @@ class SubscriptionRouter:
             old, self._resource_listen = self._resource_listen, None
             self._generation += 1
             generation = self._generation
-            waiter = _AckWait(session, generation, timeout, lambda: self._give_up(add, generation))
+            waiter = _AckWait(session, generation, deadline, lambda: self._give_up(add, generation))
             self._waiters.append(waiter)
         if old is not None:
             old.close()
         if not uris:  # nothing to listen for: this change, and every earlier one, is in force
             self._settled(generation, True, None)
             return waiter
-        if timeout is not None:
+        if deadline.remaining() is not None:
             session.watch(waiter)
         try:
             fresh = self.listen(True, {"resourceSubscriptions": uris}, None, carrier=True)
@@ -374,7 +378,7 @@ class SubscriptionRouter:
         lost: Optional[BaseException] = None
         if acknowledged:
             pass
-        elif isinstance(error, ClientClosedError) or (error is None and self._session().is_closed):
+        elif isinstance(error, ClientClosedError) or (error is None and self._owner.session.is_closed):
             lost = ClientClosedError("subscribe_resource: the client was closed before the server acknowledged it")
         elif error is not None:
             lost = SubscriptionLost(f"the subscription ended before the server acknowledged it: {error}")
@@ -391,7 +395,7 @@ class SubscriptionRouter:
                 return
             self._subscribed = [u for u in self._subscribed if u != added]
         try:
-            self._change(None, None, None)  # listen again for the rest, without waiting
+            self._change(None, None, NEVER)  # listen again for the rest, without waiting
         except MCPError as exc:  # closed meanwhile
             log.debug("could not listen again after a subscription timed out: %s", exc)
 
@@ -412,7 +416,7 @@ class SubscriptionRouter:
         meta = params.get("_meta")
         sid = meta.get(META_SUBSCRIPTION) if isinstance(meta, dict) else None
         rid = params.get("requestId")
-        if method == "notifications/cancelled" and type(rid) is int and self._session().is_pending(rid):
+        if method == "notifications/cancelled" and type(rid) is int and self._owner.session.is_pending(rid):
             sid = rid  # stdio: the server ends a listen this way (maybe before listen() registered it)
         if sid is not None:
             with self._lock:
@@ -449,4 +453,4 @@ class SubscriptionRouter:
         elif method in KINDS:
             subscription.deliver(event_of(method, params))
         elif method == "notifications/cancelled":  # stdio: the server ended the listen
-            self._session().forget(subscription.subscription_id)  # -> _listen_done: a quiet end
+            self._owner.session.forget(subscription.subscription_id)  # -> _listen_done: a quiet end

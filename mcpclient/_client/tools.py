@@ -6,18 +6,18 @@ into headers: all from the tool's last listing. A ``tools/list_changed`` notific
 everything; each listing carries the generation it started in and writes only if no change
 came meanwhile, so a listing that raced with a change can never put old schemas back.
 
-``lookup`` is how a call learns a tool it has not seen listed (issue 12: validation used to
-depend on whether the caller happened to list first): one listing per generation, however many
-threads ask at once (``SingleFlight``); a tool missing from a complete listing is not listed for
-again until the tools change.
+``lookup`` is how a call learns a tool it has not seen listed (so that validation never depends
+on whether the caller happened to list first): one listing per generation, however many threads
+ask at once (``SingleFlight``); a tool missing from a complete listing is not listed for again
+until the tools change.
 """
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from typing import Any, Callable, Dict, Optional
 
+from .._engine.deadline import Deadline
 from .._util.threads import SingleFlight
 from ..errors import MCPError, RequestCancelled, RequestTimeout
 from ..protocol.stateless import ToolHeaders, header_params
@@ -51,21 +51,21 @@ class ToolRegistry:
     def get(self, name: str) -> Optional[Tool]:
         return self._tools.get(name)
 
-    def lookup(self, name: str, fetch: Callable[[Optional[float]], Any], timeout: Optional[float]) -> Optional[Tool]:
-        """The tool ``name``, listed first (``fetch(timeout)``: the whole listing, which fills
-        this registry) if no listing since the last change has seen it. Threads asking at once
-        share one listing; a tool absent from it gives None until the tools change. Raises what
-        ``fetch`` raises, or ``FlightTimeout`` after ``timeout`` seconds of waiting for another
-        thread's listing (a listing that ended at its starter's shorter timeout is started
-        again, by the first waiter with time left)."""
+    def lookup(self, name: str, fetch: Callable[[Deadline], Any], deadline: Deadline) -> Optional[Tool]:
+        """The tool ``name``, listed first (``fetch(deadline)``: the whole listing, which fills
+        this registry) if no listing since the last change has seen it, within the asking call's
+        ``deadline``. Threads asking at once share one listing; a tool absent from it gives None
+        until the tools change. Raises what ``fetch`` raises, or ``FlightTimeout`` once the
+        deadline passed while waiting for another thread's listing (a listing that ended at its
+        starter's earlier deadline is started again, by the first waiter with time left)."""
         tool = self._tools.get(name)
         generation = self._generation
         if tool is not None or self._listed == generation:
             return tool
 
-        def listing() -> None:  # (reads generation and timeout as they are when it runs)
-            try:
-                fetch(timeout)
+        def listing() -> None:  # (run by the thread that starts the flight, within its deadline;
+            try:                # reads generation as it is when it runs)
+                fetch(deadline)
             except (RequestTimeout, RequestCancelled):  # asked again by the next call
                 raise
             except MCPError:  # the server's answer, or a failed request: not asked again until the
@@ -73,16 +73,13 @@ class ToolRegistry:
                 raise
             self._mark(generation)
 
-        deadline = None if timeout is None else time.monotonic() + timeout
         for attempt in range(_LISTINGS):
             try:
-                self._flights.run(generation, listing, timeout)
+                self._flights.run(generation, listing, deadline.remaining())
             except RequestTimeout:
-                # Maybe the timeout of the thread that started the shared listing, not ours: with
+                # Maybe the deadline of the thread that started the shared listing, not ours: with
                 # time left, list again (the next flight is ours).
-                timeout = None if deadline is None else deadline - time.monotonic()
-                if (timeout is not None and timeout <= 0) or self._listed == generation or \
-                        attempt == _LISTINGS - 1:
+                if deadline.passed() or self._listed == generation or attempt == _LISTINGS - 1:
                     raise
                 generation = self._generation
                 continue
@@ -90,8 +87,7 @@ class ToolRegistry:
             if tool is not None or generation == self._generation:
                 return tool
             # The tools changed while they were listed (the listing was dropped): list again.
-            timeout = None if deadline is None else deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
+            if deadline.passed():
                 break
             generation = self._generation
         return self._tools.get(name)

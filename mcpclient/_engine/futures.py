@@ -25,13 +25,14 @@ from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, Generic, Optional, Protocol, Tuple, TypeVar
 
 from .._util.threads import WAIT_MAX, contain
+from .deadline import NEVER, Deadline
 from .._util.wire import format_message
 from ..errors import ClientClosedError, ProtocolError, RequestCancelled, RPCError
 
 if TYPE_CHECKING:
     from .hooks import CallTrace
 
-__all__ = ["Again", "CallFuture", "CallHost", "ChainedFuture", "ProgressCallback", "Requester", "Transform"]
+__all__ = ["Again", "CallFuture", "CallHost", "ChainedFuture", "ProgressCallback", "Transform"]
 
 T = TypeVar("T")
 
@@ -39,12 +40,9 @@ ProgressCallback = Callable[[float, Optional[float], Optional[str]], Any]
 Transform = Callable[[Any], Any]
 #: ``(method, params) -> (params, headers)``: what every round of a call is sent with (2026: ``_meta``).
 Prepare = Callable[[str, Optional[Dict[str, Any]]], Tuple[Optional[Dict[str, Any]], Optional[Dict[str, str]]]]
-#: ``(method, params, transform, *, timeout, owned, check) -> CallFuture``: the client's one way to send.
-Requester = Callable[..., "CallFuture"]
 
 log = logging.getLogger("mcpclient")
 
-_INF = float("inf")
 
 
 class CallHost(Protocol):
@@ -131,9 +129,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     # The per-call options, as class defaults: a call sets only those that differ (the engine's
     # hot path builds one of these per request, so every attribute write counts).
     request_id: Any = None
-    timeout: Optional[float] = None
-    reset_on_progress = False
-    hard = _INF  # monotonic time past which no progress extends the deadline
+    #: The call's time limit, made by the public method that sent it (see ``deadline``)
+    deadline: Deadline = NEVER
     on_progress: Optional[ProgressCallback] = None
     progress_queued = False  # its progress callbacks wait on the notification lane
     may_defer = False
@@ -164,7 +161,6 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._session = session
         self._transform = transform
         self._owned = owned
-        self.started = self.last_activity = _monotonic()
 
     @classmethod
     def completed(cls, session: "CallHost", method: str, value: Any) -> "CallFuture":
@@ -180,12 +176,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         future.set_exception(error)
         return future
 
-    def deadline(self) -> float:
-        """Monotonic time at which this call times out (``inf`` for never)."""
-        if self.timeout is None:
-            return self.hard
-        base = self.last_activity if self.reset_on_progress else self.started
-        return min(base + self.timeout, self.hard)
+    def due(self) -> float:
+        """Monotonic time at which this call times out (``inf`` for never; progress may move it)."""
+        return self.deadline.at
 
     # --- completion (called by whoever popped the round) -----------------------------------------
 
@@ -319,7 +312,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         while True:
             try:
                 while True:
-                    remaining = self.deadline() - _monotonic()
+                    remaining = self.deadline.at - _monotonic()
                     if remaining <= 0:
                         session.expire(self)
                         landed.acquire()  # landed by expire(), or by the thread that beat it

@@ -1,12 +1,10 @@
-"""OpenTelemetry tracing: the engine's hook interface, and what ``Client(tracing=)`` means.
+"""The hook protocols features plug into the engine with: tracing (``CallTracer``, ``CallTrace``)
+and what a tracer reads of its connection (``Traced``).
 
-Nothing here imports ``opentelemetry``: ``import mcpclient`` stays cheap with the ``otel`` extra
-installed. ``Client(tracing=...)`` decides at ``connect()`` whether to load the implementation
-(``mcpclient._otel``): by default it does when ``opentelemetry-api`` is importable
-(``pip install 'mcpclient[otel]'``), ``tracing=False`` never does, ``tracing=True`` or a
-``Tracing(...)`` insists (``MissingExtraError`` without the package).
+Nothing here imports ``opentelemetry``; the implementation (``mcpclient.tracing.otel``) loads at
+the first ``connect()`` of a client that traces (``policies.tracing.wants_tracing``).
 
-The engine sees only the two small protocols below. ``Session.call`` asks its ``tracer`` (None
+The engine sees only these small protocols. ``Session.call`` asks its ``tracer`` (None
 when tracing is off: one ``is None`` test per call) for a ``CallTrace`` on the calling thread;
 every round of the call carries ``trace.meta`` in ``params._meta``; the call ends it once, on the
 thread that completes it. ``Responder`` runs each server->client request's handler through the
@@ -14,59 +12,12 @@ tracer's ``serve``.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Protocol
 
 if TYPE_CHECKING:
-    from ..policies.tracing import Tracing
     from ..transports.base import Transport
 
-__all__ = ["CallTrace", "CallTracer", "Traced", "TracingSetting", "missing_extra", "wants_tracing", "with_context"]
-
-
-#: What ``Client(tracing=)`` takes: None (automatic), True, False, or a ``Tracing``.
-TracingSetting = Union[None, bool, "Tracing"]
-
-
-def wants_tracing(setting: TracingSetting) -> Optional[Tracing]:
-    """The ``Tracing`` a ``Client(tracing=setting)`` uses, or None for no tracing (checked at
-    construction, without importing anything: the package is loaded at ``connect()``).
-
-    Args:
-        setting: None (trace if ``opentelemetry`` is installed), True or a ``Tracing`` (trace;
-            the package must be installed), or False (never).
-
-    Returns:
-        The options to trace with, or None.
-
-    Raises:
-        MissingExtraError: tracing was asked for and ``opentelemetry-api`` is not installed.
-        TypeError: ``setting`` is none of the above.
-    """
-    if setting is False:
-        return None
-    from ..policies.tracing import Tracing  # deferred: import cost (a dataclass)
-
-    if setting is not None and setting is not True and not isinstance(setting, Tracing):
-        raise TypeError("tracing must be None, True, False or a Tracing")
-    from importlib.util import find_spec  # deferred: only clients that may trace need it
-
-    if find_spec("opentelemetry") is None:  # (a top-level name: found without importing it)
-        if setting is None:
-            return None
-        raise missing_extra()
-    return setting if isinstance(setting, Tracing) else Tracing()
-
-
-def missing_extra() -> Exception:
-    """The error for tracing asked for without ``opentelemetry-api``.
-
-    Returns:
-        A ``MissingExtraError`` naming the ``otel`` extra, to raise.
-    """
-    from ..errors import MissingExtraError  # (errors is loaded already: no import cost)
-
-    return MissingExtraError("tracing needs the 'opentelemetry-api' package: pip install 'mcpclient[otel]'",
-                             extra="otel", name="opentelemetry")
+__all__ = ["CallTrace", "CallTracer", "Traced", "with_context"]
 
 
 def with_context(params: Optional[Dict[str, Any]], context: Dict[str, str]) -> Dict[str, Any]:

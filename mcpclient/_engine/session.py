@@ -25,8 +25,9 @@ import threading
 from contextlib import contextmanager
 from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Protocol, Set, Tuple
 
+from .._util.sentinel import DEFAULT
 from .._util.threads import Lane, contain, join_all, next_instance, start_thread
 from .timer import DeadlineTimer
 from .._util.wire import format_message, rarely, wire_log
@@ -34,12 +35,13 @@ from ..errors import (
     ClientClosedError, ConnectionClosed, MCPError, ProcessExited, ReaderThreadError, RequestCancelled,
     RequestTimeout, SendTimeout, UnsendableMessage,
 )
+from .deadline import NEVER, Deadline
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .server_requests import RequestHandler, ServerRequests
 from .hooks import CallTracer, with_context
 from ..transports.base import CLOSE_BUDGET, DeliveryFailed, Transport
 
-__all__ = ["HANDLER_GRACE", "Session"]
+__all__ = ["HANDLER_GRACE", "Requester", "Session"]
 
 log = logging.getLogger("mcpclient.session")
 
@@ -217,21 +219,20 @@ class Session:
         if factory is not None:
             raise factory()
 
-    def call(self, method: str, params: Optional[Dict[str, Any]] = None, *, transform: Optional[Transform] = None,
-             owned: bool = False, timeout: Optional[float] = None, on_progress: Optional[ProgressCallback] = None,
-             reset_timeout_on_progress: bool = False, max_total_timeout: Optional[float] = None,
-             prepare: Optional[Prepare] = None, headers: Optional[Dict[str, str]] = None,
-             idempotent: Optional[bool] = False, setup: bool = False, cancellable: bool = True,
-             known: Any = _NO_RESULT) -> CallFuture:
+    def call(self, method: str, params: Optional[Dict[str, Any]] = None, *, deadline: Deadline = NEVER,
+             transform: Optional[Transform] = None, owned: bool = False,
+             on_progress: Optional[ProgressCallback] = None, prepare: Optional[Prepare] = None,
+             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False,
+             cancellable: bool = True, known: Any = _NO_RESULT) -> CallFuture:
         """Send a request; return its ``CallFuture`` (the one way to send a request).
 
+        ``deadline`` is the call's time limit, made by whoever the call is for (a ``Deadline``
+        that resets is moved by the call's progress notifications); it also bounds sending. On
+        expiry the request is cancelled on the server and ``RequestTimeout`` raised.
         ``transform`` turns each raw result into the value (or ``Again`` for another round).
         ``owned``: the caller waits in ``result()`` at once, which enforces the deadline and runs
         the transform on its own thread; otherwise a worker does that and the timer watches the
-        deadline. On timeout the request is cancelled on the server and ``RequestTimeout``
-        raised; with ``reset_timeout_on_progress`` each progress notification restarts the
-        timeout, up to ``max_total_timeout`` seconds in all. The timeout also bounds sending.
-        ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
+        deadline. ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
         ``idempotent`` and ``setup`` are passed to the transport; a call that is not
         ``cancellable`` is never cancelled on the server (``initialize``). ``known``: a raw
         result already at hand (a cache hit), so the first round is not sent.
@@ -239,17 +240,13 @@ class Session:
         if owned and _get_ident() in self._io_idents:
             self.check_not_reader(method)
         call = CallFuture(self, method, transform, owned)
-        if timeout is not None:
-            call.timeout = timeout
-        if max_total_timeout is not None:
-            call.hard = call.started + max_total_timeout
+        if deadline is not NEVER:
+            call.deadline = deadline
         if on_progress is not None:
             call.on_progress = on_progress
             # A call made on the notification thread must not wait for its progress callbacks:
             # they are queued behind the very callback that is waiting.
             call.may_defer = _get_ident() not in self._notifier.idents
-        if reset_timeout_on_progress:
-            call.reset_on_progress = True
         if idempotent is not False:  # tools/call: None (unknown)
             call.idempotent = idempotent
         if prepare is not None or headers is not None or setup or not cancellable:
@@ -266,16 +263,15 @@ class Session:
             if call.trace is not None:
                 call.trace.end(None, exc, call.request_id)
             raise
-        if not owned and call.deadline() != _INF and not call.done():
+        if not owned and deadline.at != _INF and not call.done():
             self._timer.watch(call)
         return call
 
     def resend(self, call: CallFuture, params: Optional[Dict[str, Any]]) -> None:
         """Send the next round of ``call`` (same method, new id) with ``params``, within the
         call's one deadline."""
-        deadline = call.deadline()
-        if deadline <= _monotonic():
-            raise RequestTimeout(f"{call.method} ran out of time after {_monotonic() - call.started:.3g} s "
+        if call.deadline.passed():
+            raise RequestTimeout(f"{call.method} ran out of time after {_monotonic() - call.deadline.started:.3g} s "
                                  "(between rounds)", method=call.method, request_id=call.request_id)
         headers = call.headers
         if call.prepare is not None:
@@ -289,7 +285,7 @@ class Session:
         if call.progress_queued:
             call.progress_queued = False
         method = call.method
-        if call.on_progress is not None or call.reset_on_progress:
+        if call.on_progress is not None or call.deadline.resets:
             params = dict(params or {})
             params["_meta"] = dict(params.get("_meta") or {}, progressToken=rid)
         trace = call.trace
@@ -302,7 +298,7 @@ class Session:
             if self._closed_error is not None:
                 raise self._closed_error()
             self._pending[rid] = call
-        deadline = call.deadline()
+        deadline = call.deadline.at
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
         try:
@@ -439,7 +435,7 @@ class Session:
         if rid is None:  # a future that waits for something other than a reply
             call.expired()
         elif self._pending.get(rid) is call and self.abandon(rid, "timed out"):
-            waited = _monotonic() - call.started
+            waited = _monotonic() - call.deadline.started
             call.land(None, RequestTimeout(
                 f"{call.method} (id {rid}) got no answer in {waited:.3g} s; cancelled it on the server",
                 method=call.method, request_id=rid))
@@ -590,7 +586,7 @@ class Session:
         call = self._pending.get(token) if type(token) is int else None  # dict.get is atomic
         if call is None:
             return
-        call.last_activity = _monotonic()
+        call.deadline.progressed()
         if call.on_progress is not None and self._notifier.try_submit(
                 "on_progress callback", call.on_progress, params.get("progress"), params.get("total"),
                 params.get("message")):
@@ -621,3 +617,21 @@ class Session:
             exc = factory()
             exc.__cause__ = reason
             call.land(None, exc)
+
+
+class Requester(Protocol):
+    """How a feature below the façade sends (``ClientCore`` is the implementation): the
+    negotiated era's way, within the deadline of the public call it serves. A public method of
+    a feature's own (``ToolTask.status(timeout=)``, ``Subscription.close()``) makes that
+    deadline with ``deadline(timeout)``: the one place ``DEFAULT`` becomes the client's timeout."""
+
+    @property
+    def session(self) -> Session:
+        """The current session (a reconnect replaces it)."""
+
+    def deadline(self, timeout: Any = DEFAULT) -> Deadline:
+        """The deadline of a call made now with ``timeout=`` (``DEFAULT``: the client's)."""
+
+    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Transform], deadline: Deadline,
+             *, owned: bool, check: bool = True, on_progress: Optional[ProgressCallback] = None) -> CallFuture[Any]:
+        """Send ``method`` (``check``: refuse what the server did not declare, nothing sent)."""

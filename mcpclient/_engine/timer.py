@@ -12,20 +12,27 @@ import logging
 import threading
 import weakref
 from time import monotonic as _monotonic
-from typing import TYPE_CHECKING, Callable, List, Optional, Set, Tuple
+from typing import Any, Callable, List, Optional, Protocol, Set, Tuple
 
 from .._util.threads import WAIT_MAX, start_thread
 
-if TYPE_CHECKING:
-    from .futures import CallFuture
-
-__all__ = ["DeadlineTimer"]
+__all__ = ["DeadlineTimer", "Timed"]
 
 log = logging.getLogger("mcpclient.session")
 
 
 
-def _live(ref: "weakref.ref[CallFuture]") -> "Optional[CallFuture]":
+class Timed(Protocol):
+    """What the timer watches: a detached call, or the keepalive watch."""
+
+    def due(self) -> float:
+        """Monotonic time at which it expires (it may move later: then it is watched again)."""
+
+    def done(self) -> bool:
+        """Whether it ended (then it is forgotten)."""
+
+
+def _live(ref: "weakref.ref[Timed]") -> "Optional[Timed]":
     call = ref()
     return None if call is None or call.done() else call
 
@@ -34,12 +41,12 @@ class DeadlineTimer:
     """Calls ``expire(call)`` for each watched call whose deadline passed (on its own thread,
     ``<name>``, started on first use). ``idents`` holds that thread's ident while it runs."""
 
-    def __init__(self, name: str, expire: Callable[["CallFuture"], None], idents: Set[int]) -> None:
+    def __init__(self, name: str, expire: Callable[[Any], None], idents: Set[int]) -> None:
         self._name = name
         self._expire = expire
         self._idents = idents
         self._cond = threading.Condition()
-        self._heap: List[Tuple[float, int, "weakref.ref[CallFuture]"]] = []
+        self._heap: List[Tuple[float, int, "weakref.ref[Timed]"]] = []
         self._count = 0
         self._sweep_at = 1024
         self._thread: Optional[threading.Thread] = None
@@ -49,7 +56,7 @@ class DeadlineTimer:
     def thread(self) -> Optional[threading.Thread]:
         return self._thread
 
-    def watch(self, call: "CallFuture") -> None:
+    def watch(self, call: "Timed") -> None:
         with self._cond:
             if self._stopped:
                 return
@@ -58,7 +65,7 @@ class DeadlineTimer:
                 heap[:] = [e for e in heap if _live(e[2]) is not None]
                 heapq.heapify(heap)
                 self._sweep_at = max(1024, 2 * len(heap))
-            deadline = call.deadline()
+            deadline = call.due()
             wake = not heap or deadline < heap[0][0]
             self._count += 1
             heapq.heappush(heap, (deadline, self._count, weakref.ref(call)))
@@ -88,7 +95,7 @@ class DeadlineTimer:
         finally:
             self._idents.discard(threading.get_ident())
 
-    def _due(self) -> "Optional[List[CallFuture]]":
+    def _due(self) -> "Optional[List[Timed]]":
         """The calls due now (waiting until there are some); None once stopped."""
         heap = self._heap
         with self._cond:
@@ -105,8 +112,9 @@ class DeadlineTimer:
                 call = _live(entry[2])
                 if call is None:
                     continue
-                if call.deadline() > now:  # progress moved it
-                    heapq.heappush(heap, (call.deadline(), entry[1], entry[2]))
+                due_at = call.due()
+                if due_at > now:  # progress moved it
+                    heapq.heappush(heap, (due_at, entry[1], entry[2]))
                 else:
                     due.append(call)
             return due

@@ -5,7 +5,8 @@ Apps (``apps/``).
 Imports: ``protocol``, ``_engine`` and everything below them; never ``_client`` or ``client``:
 the façade reaches extensions only through the registry's interface.
 """
-from .registry import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext, check_id, require, server_settings
+from ..protocol.eras import AsIs
+from .base import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext, check_id, require, server_settings
 
-__all__ = ["APPS", "APP_MIME_TYPE", "Extension", "ExtensionContext", "SKILLS", "TASKS", "check_id", "require",
-           "server_settings"]
+__all__ = ["APPS", "APP_MIME_TYPE", "AsIs", "Extension", "ExtensionContext", "SKILLS", "TASKS", "check_id",
+           "require", "server_settings"]

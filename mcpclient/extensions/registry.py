@@ -1,210 +1,24 @@
-"""Protocol extensions: ids, the ``Extension`` base class, and the registry a ``Client`` keeps.
-
-An extension is negotiated through ``capabilities.extensions`` (id -> settings object; ``{}`` =
-supported without settings): the client declares its own (``Client(extensions=...)``) in
-``initialize`` and, in the 2026 era, in every request's ``_meta``; the server declares its own in
-``initialize``/``server/discover``. Extensions are off by default. An ``Extension`` object adds,
-without touching the core, handlers for server requests and notifications and the
-``resultType`` values it answers for (e.g. the Tasks extension's ``"task"`` on ``tools/call``).
-Every extension request first checks that the server declared the extension
-(``CapabilityError``, nothing sent). Bottom layer: only ``errors`` and the standard library.
+"""The registry a ``Client`` keeps of the extensions it declares (``Client(extensions=...)``):
+the declaration, the server requests and notifications they handle, the ``resultType`` values
+they claim, and the contexts they work through. The façade reaches extensions only through it.
 """
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Union
 
-from .._util.sentinel import DEFAULT
-from ..types._ui import APP_MIME_TYPE  # the MIME type of an MCP App's HTML (declared in the client's APPS settings)
-from ..errors import CapabilityError, ClientClosedError, ProtocolError
-from ..protocol.eras import Resolver
+from ..protocol.eras import Era, Resolver
+from ..protocol.stateless import TASK_EXTENSION_METHODS
+from .base import (
+    APP_MIME_TYPE, APPS, TASKS, Extension, ExtensionContext, ExtensionOwner, Raw, _Declared, check_id, require,
+    split_value,
+)
 
 if TYPE_CHECKING:
+    from .._engine.deadline import Deadline
     from .._engine.futures import CallFuture
 
-__all__ = ["APPS", "APP_MIME_TYPE", "Extension", "ExtensionContext", "Registry", "SKILLS", "TASKS", "check_id",
-           "require", "server_settings"]
-
-#: The Tasks extension (long-running tool calls answered as tasks).
-TASKS = "io.modelcontextprotocol/tasks"
-#: MCP Apps (tools with an interactive HTML view in a ``ui://`` resource).
-APPS = "io.modelcontextprotocol/ui"
-#: Skills (SEP-2640): server-declared only, the client declares nothing.
-SKILLS = "io.modelcontextprotocol/skills"
-
-Raw = Dict[str, Any]
-
-_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-
-
-def check_id(value: Any) -> str:
-    """``value`` if it is an extension id, else ``ValueError``: a vendor prefix of dot-separated
-    labels (a letter first, letters, digits or ``-`` inside, a letter or digit last), ``/``, and
-    a name (letters and digits at both ends; ``-``, ``_``, ``.`` inside), e.g.
-    ``io.modelcontextprotocol/tasks``. (No regex: none is compiled at import.)"""
-    if not isinstance(value, str):
-        raise ValueError(f"an extension id must be a string, not {type(value).__name__}")
-    prefix, slash, name = value.partition("/")
-    ok = bool(slash) and bool(prefix) and all(_label(label) for label in prefix.split(".")) and _name(name)
-    if not ok:
-        raise ValueError(f"{value!r:.80} is not an extension id (expected '<vendor.prefix>/<name>', e.g. {TASKS!r})")
-    return value
-
-
-def _label(label: str) -> bool:
-    return bool(label) and label[0] in _LETTERS and label[-1] in _ALNUM and _ALNUM.union("-").issuperset(label)
-
-
-def _name(name: str) -> bool:
-    return bool(name) and name[0] in _ALNUM and name[-1] in _ALNUM and _ALNUM.union("-_.").issuperset(name)
-
-
-def server_settings(capabilities: Mapping[str, Any], extension_id: str) -> Optional[Dict[str, Any]]:
-    """The settings the server declared for ``extension_id`` (``None``: not declared)."""
-    declared = capabilities.get("extensions") if isinstance(capabilities, Mapping) else None
-    found = declared.get(extension_id) if isinstance(declared, dict) else None
-    return found if isinstance(found, dict) else None
-
-
-def require(capabilities: Mapping[str, Any], extension_id: str, method: Optional[str] = None) -> Dict[str, Any]:
-    """The server's settings for ``extension_id``, or ``CapabilityError`` (capability
-    ``extensions.<id>``) when it did not declare the extension: the request is then not sent."""
-    found = server_settings(capabilities, extension_id)
-    if found is None:
-        raise CapabilityError(f"extensions.{extension_id}", method)
-    return found
-
-
-class Extension:
-    """A client extension: subclass it, set ``id``, override what you need (all have defaults).
-
-    Pass an instance in ``Client(extensions={ext.id: ext})`` (an instance serves one client:
-    another one refuses it with ``ValueError``; its ``close()`` is final). The client declares
-    ``settings()`` under ``capabilities.extensions[id]``, serves the server requests of
-    ``request_handlers()`` (on a handler thread, like sampling) and passes the notifications of
-    ``notification_handlers()`` (on the notification thread, before ``on_notification``), and
-    hands results whose ``resultType`` ``result_types()`` claims to ``resolve``. ``bind(ctx)``
-    runs after each connect, with the ``ExtensionContext`` the extension sends through.
-    """
-
-    #: The extension id (``<vendor.prefix>/<name>``), checked when the client is made.
-    id: str = ""
-
-    def settings(self) -> Dict[str, Any]:
-        """The settings object declared under ``capabilities.extensions[id]`` (``{}``: none)."""
-        return {}
-
-    def request_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], Any]]:
-        """Server-to-client requests this extension answers: method -> ``(params) -> result``
-        (a JSON-encodable dict; raise an ``RPCError`` for an error reply; anything else raised,
-        or returned, is answered -32603 with a fixed message and logged)."""
-        return {}
-
-    def notification_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], None]]:
-        """Server notifications this extension handles: method -> ``(params) -> None``."""
-        return {}
-
-    def result_types(self) -> Mapping[str, FrozenSet[str]]:
-        """The ``resultType`` values this extension answers for: kind -> the methods whose
-        results may carry it (any other unknown ``resultType`` is a ``ProtocolError``)."""
-        return {}
-
-    def resolve(self, kind: str, method: str, raw: Raw, ctx: "ExtensionContext") -> Any:
-        """Turn a result of a claimed ``kind`` into the final one, on the thread that parses the
-        call's result (the blocking caller's, or a worker's; never the reader's).
-
-        Return the final raw result (its ``resultType`` ``complete`` or absent), which then goes
-        through the call's usual parsing; or a ``concurrent.futures.Future`` of it, which the
-        call waits for within what is left of its timeout (on expiry the future is cancelled
-        and the call raises ``RequestTimeout``)."""
-        raise ProtocolError(f"{method}: resultType {kind!r:.50} is claimed by {self.id} but not resolved")
-
-    def bind(self, ctx: "ExtensionContext") -> None:
-        """Called after each connect (and reconnect): the server's settings are known now.
-        An exception is logged; the connect goes on."""
-
-    def call_future(self, ctx: "ExtensionContext", call: Callable[..., "CallFuture[Any]"], method: str,
-                    params: Raw, transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
-        """A detached call (``*_future``) of a method this extension claims a ``resultType`` for:
-        return its own future to take it over (send it with ``call(method, params, transform,
-        owned=False, **options)``), so no worker waits for the claimed result; None (the
-        default): the call goes the usual way, ``resolve`` included."""
-        return None
-
-    def close(self) -> None:
-        """The client closed (after its connection): stop this extension's threads, and settle
-        the futures ``resolve`` returned that are still pending (e.g. ``ClientClosedError``): a
-        blocking call waits on them until its timeout, for ever with ``timeout=None``."""
-
-
-class _Declared(Extension):
-    """An extension declared by id and settings only (``Client(extensions={id: {...}})``)."""
-
-    def __init__(self, extension_id: str, settings: Dict[str, Any]) -> None:
-        self.id = extension_id
-        self._settings = settings
-
-    def settings(self) -> Dict[str, Any]:
-        return dict(self._settings)
-
-
-class ExtensionContext:
-    """What an extension may use of its client (never the ``Client`` itself): its id, both
-    sides' settings, requests gated on the server's declaration, and the client's own handlers.
-
-    Made by the client; ``send(method, params, timeout, owned)`` returns the call's ``CallFuture``,
-    ``capabilities()`` the server's current capabilities, ``answer(method, params)`` runs the
-    client's sampling/elicitation/roots handlers (with their checks)."""
-
-    def __init__(self, extension_id: str, client_settings: Dict[str, Any],
-                 send: Callable[..., "CallFuture[Any]"], capabilities: Callable[[], Mapping[str, Any]],
-                 answer: Callable[[str, Dict[str, Any]], Any],
-                 stateless: Optional[Callable[[], bool]] = None) -> None:
-        self.id = extension_id
-        self._stateless = stateless
-        self.client_settings = client_settings
-        self._send = send
-        self._capabilities = capabilities
-        self._answer = answer
-
-    @property
-    def stateless(self) -> bool:
-        """Whether the connection speaks the 2026 era (``subscriptions/listen`` exists there);
-        False once the client is gone (a poller thread reading it must not die of that)."""
-        try:
-            return bool(self._stateless()) if self._stateless is not None else False
-        except ClientClosedError:  # the client was garbage-collected: it will release the extension
-            return False
-
-    @property
-    def server_settings(self) -> Optional[Dict[str, Any]]:
-        """The settings the server declared for this extension (``None``: not declared, or not
-        connected yet)."""
-        return server_settings(self._capabilities(), self.id)
-
-    def request(self, method: str, params: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT) -> Any:
-        """Send ``method`` (in the negotiated era's way: ``_meta``, routing headers) and wait for
-        its raw result; ``timeout`` omitted: the client's default, ``None``: no limit.
-
-        Raises:
-            CapabilityError: the server did not declare this extension (nothing was sent).
-            MCPError: what any request raises (``RPCError``, ``RequestTimeout``, ...).
-        """
-        require(self._capabilities(), self.id, method)
-        return self._send(method, params, timeout, True).result()
-
-    def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                       timeout: Any = DEFAULT) -> "CallFuture[Any]":
-        """``request``, returning the call's future at once (``CapabilityError`` raised here)."""
-        require(self._capabilities(), self.id, method)
-        return self._send(method, params, timeout, False)
-
-    def answer(self, method: str, params: Dict[str, Any]) -> Any:
-        """Answer a server request embedded in an extension's message (``sampling/createMessage``,
-        ``elicitation/create``, ``roots/list``) with the client's own handlers: the result, or an
-        ``RPCError`` (``MethodNotFound`` when the client has no such handler)."""
-        return self._answer(method, params)
+__all__ = ["ExtensionsSetting", "Registry", "build_registry"]
 
 
 class Registry:
@@ -230,7 +44,7 @@ class Registry:
                 raise ValueError(f"extensions[{key!r}] is an Extension whose id is {ext.id!r}")
             if isinstance(given, Mapping) and key in given:
                 raise ValueError(f"extension {key!r} is declared twice: in extensions= and in capabilities=")
-            if getattr(ext, "_mcpclient_attached", False):  # its bind() would point it at the last client
+            if ext._attached:  # its bind() would point it at the last client
                 raise ValueError(f"extensions[{key!r}]: this Extension instance was given to another Client; an "
                                  "instance serves one Client (make one per Client, or pass its settings dict)")
             settings = ext.settings()
@@ -259,12 +73,19 @@ class Registry:
         """What to merge into the declared ``ClientCapabilities``: ``{"extensions": {...}}``."""
         return {"extensions": {key: dict(settings) for key, settings in self.declared.items()}} if self.declared else {}
 
-    def attach(self, make: Callable[[str, Dict[str, Any]], ExtensionContext]) -> None:
-        """Give each extension its context, ``make(id, client settings)`` (the client does this
-        once, when nothing of its construction is left to fail): the instances are its now."""
+    def attach(self, owner: "ExtensionOwner") -> None:
+        """Give each extension its context on ``owner`` (the client does this once, when
+        nothing of its construction is left to fail): the instances are its now."""
         for key, ext in self.extensions.items():
-            self._contexts[key] = make(key, self.declared[key])
-            ext._mcpclient_attached = True  # type: ignore[attr-defined]
+            self._contexts[key] = ExtensionContext(key, self.declared[key], owner)
+            ext._attached = True
+
+    def extend(self, era: Era, sends_headers: bool) -> None:
+        """A new era (each connect): the claimed result types, and the Tasks extension's routing
+        headers over HTTP in the handshake era."""
+        era.resolvers = self.resolvers()
+        if sends_headers and not era.stateless and TASKS in self.declared:
+            era.routed = TASK_EXTENSION_METHODS
 
     def bind(self) -> None:
         """After each connect: every extension's ``bind(ctx)``. One that raises is logged and
@@ -288,11 +109,11 @@ class Registry:
                 table.setdefault(method, {})[kind] = _bound(ext, self._contexts[ext.id])
         return table
 
-    def call_future(self, call: Callable[..., "CallFuture[Any]"], method: str, params: Raw,
-                    transform: Callable[[Any], Any], **options: Any) -> Optional["CallFuture[Any]"]:
+    def call_future(self, method: str, params: Raw, transform: Callable[[Any], Any], deadline: "Deadline",
+                    on_progress: Optional[Callable[..., Any]]) -> Optional["CallFuture[Any]"]:
         """The future of a detached call that a claiming extension takes over, or None."""
         for ext in self._claims.get(method, {}).values():
-            future = ext.call_future(self._contexts[ext.id], call, method, params, transform, **options)
+            future = ext.call_future(self._contexts[ext.id], method, params, transform, deadline, on_progress)
             if future is not None:
                 return future
         return None
@@ -324,14 +145,39 @@ def _bound(ext: Extension, ctx: ExtensionContext) -> Resolver:
     return lambda kind, method, raw: ext.resolve(kind, method, raw, ctx)
 
 
-def split_value(key: str, value: Any) -> Tuple[Optional[Dict[str, Any]], Optional[Extension]]:
-    """One ``extensions=`` value: ``(settings, None)`` for a dict or ``True``, ``(None, ext)``
-    for an ``Extension``; ``TypeError`` for anything else."""
-    if isinstance(value, Extension):
-        return None, value
-    if value is True:
-        return {}, None
-    if isinstance(value, Mapping):
-        return dict(value), None
-    raise TypeError(f"extensions[{key!r}] must be a settings dict, True, False or an Extension, not "
-                    f"{type(value).__name__}")
+#: What ``Client(extensions=...)`` takes: id -> settings dict, ``True`` (``{}``) or an ``Extension``.
+ExtensionsSetting = Optional[Mapping[str, Union[Mapping[str, Any], bool, Extension]]]
+
+
+def build_registry(extensions: ExtensionsSetting, capabilities: Optional[Dict[str, Any]]) -> Optional[Registry]:
+    """The registry of ``Client(extensions=...)`` (None when nothing is declared). Built-in ids
+    get built-in behaviour: ``TASKS`` the Tasks extension (a dict = its options), ``APPS`` a
+    declaration whose ``mimeTypes`` always include ``APP_MIME_TYPE``; other ids with a dict (or
+    ``True``) are declared as they are; ``False`` declares nothing. ``ValueError``/``TypeError``
+    for bad ids or values."""
+    if extensions is None:
+        return None
+    if not isinstance(extensions, Mapping):
+        raise TypeError("extensions must be a dict: id -> settings dict, True or an Extension")
+    made: Dict[str, Extension] = {}
+    for key, value in extensions.items():
+        check_id(key)
+        if value is False:  # (as tracing=False: said, and not declared)
+            continue
+        settings, instance = split_value(key, value)
+        made[key] = instance if instance is not None else _builtin(key, settings or {})
+    return Registry(made, capabilities) if made else None
+
+
+def _builtin(key: str, settings: Dict[str, Any]) -> Extension:
+    """The extension a settings dict declares for ``key`` (see ``build_registry``)."""
+    if key == TASKS:
+        from .tasks.extension import TasksExtension  # deferred: import cost; only clients that declare TASKS need it
+
+        return TasksExtension.from_settings(settings)
+    if key == APPS:
+        mimes = settings.get("mimeTypes", [])
+        if not isinstance(mimes, list) or not all(isinstance(m, str) for m in mimes):
+            raise TypeError(f"extensions[{key!r}]['mimeTypes'] must be a list of strings")
+        return _Declared(key, {**settings, "mimeTypes": mimes if APP_MIME_TYPE in mimes else [APP_MIME_TYPE, *mimes]})
+    return _Declared(key, settings)

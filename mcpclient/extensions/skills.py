@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Union
 
 from ..protocol.params import contents, pages
-from . import registry as extensions
+from . import base as extensions
 from ..errors import MCPError, ProtocolError
-from .._engine.futures import CallFuture, ChainedFuture, Requester
+from .._engine.deadline import Deadline
+from .._engine.futures import CallFuture, ChainedFuture
 from ..types import _SLOTS, _Value, Raw, ResourceContents
 
 if TYPE_CHECKING:
-    from .._engine.session import Session
+    from .._engine.session import Requester
 
 __all__ = ["LoadedSkill", "Skill", "SkillFile", "SkillVerificationError", "SKILLS_EXTENSION"]
 
@@ -268,18 +269,20 @@ def entry(raw: Any) -> Skill:
     return Skill.from_wire(raw.get("skill"))
 
 
-def load(call: Requester, session: "Session", capabilities: Dict[str, Any], skill: Union[str, Skill],
+def load(requester: Requester, capabilities: Dict[str, Any], skill: Union[str, Skill], deadline: Deadline,
          timeout: Any) -> CallFuture:
     """``Client.load_skill``: find the manifest (by name, URI or as given), then read and verify
-    ``SKILL.md``; one future for the whole chain."""
+    ``SKILL.md``; one future for the whole chain, within one ``deadline``. The ``LoadedSkill``'s
+    later ``read(path)`` calls each get a deadline of their own from ``timeout``."""
+    session = requester.session
     if isinstance(skill, Skill):
         first: CallFuture = CallFuture.completed(session, "skills/get", skill)
     elif "://" in skill:
         require(capabilities, "skills/get")
-        first = call("skills/get", {"uri": skill}, entry, timeout=timeout, owned=False)
+        first = requester.call("skills/get", {"uri": skill}, entry, deadline, owned=False)
     else:
         require(capabilities, "skills/list")
-        first = call("skills/list", None, listing(), timeout=timeout, owned=False)
+        first = requester.call("skills/list", None, listing(), deadline, owned=False)
 
     def chosen(found: Any) -> Skill:
         if isinstance(found, Skill):
@@ -294,9 +297,10 @@ def load(call: Requester, session: "Session", capabilities: Dict[str, Any], skil
         check_limits(manifest)
 
         def reader(uri: str) -> List[ResourceContents]:
-            return call("resources/read", {"uri": uri}, contents, timeout=timeout, owned=True).result()  # type: ignore[no-any-return]
+            return requester.call("resources/read", {"uri": uri}, contents, requester.deadline(timeout),  # type: ignore[no-any-return]
+                                  owned=True).result()
 
-        text = call("resources/read", {"uri": manifest.uri}, contents, timeout=timeout, owned=False)
+        text = requester.call("resources/read", {"uri": manifest.uri}, contents, deadline, owned=False)
         return ChainedFuture(session, "resources/read", text,
                              lambda got: LoadedSkill(manifest, verify_skill_md(manifest, got), reader))
     return ChainedFuture(session, "load_skill", first, read)

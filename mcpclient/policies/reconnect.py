@@ -67,6 +67,17 @@ class Reconnect:
         """Whether ``failures`` consecutive failed attempts exhaust this policy."""
         return self.max_attempts is not None and failures >= self.max_attempts
 
+    @classmethod
+    def of(cls, setting: Union[None, bool, "Reconnect"]) -> Optional["Reconnect"]:
+        """``Client(reconnect=)`` as a policy: ``None``/``False`` (off), ``True`` (the default one), or a ``Reconnect``."""
+        if setting is None or setting is False:
+            return None
+        if setting is True:
+            return cls()
+        if not isinstance(setting, Reconnect):
+            raise TypeError("reconnect must be a Reconnect, True, False or None")
+        return setting
+
 
 @dataclasses.dataclass(frozen=True, **_SLOTS)
 class Keepalive:

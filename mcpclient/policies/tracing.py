@@ -1,16 +1,20 @@
-"""``Tracing``: how a ``Client`` traces its requests with OpenTelemetry (README, "Tracing").
+"""``Tracing``: how a ``Client`` traces its requests with OpenTelemetry (docs, "Tracing").
 
 A value, like ``Retry`` and ``Reconnect``: ``Client(url, tracing=Tracing(record_arguments=True))``.
 Loaded on first use (``import mcpclient`` does not build it); it never imports ``opentelemetry``.
+``wants_tracing`` says what ``Client(tracing=)`` means: by default the client traces when
+``opentelemetry-api`` is importable (``pip install 'mcpclient[otel]'``), ``tracing=False`` never
+does, ``tracing=True`` or a ``Tracing(...)`` insists (``MissingExtraError`` without the package).
 """
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Optional, Union
 
+from ..errors import MissingExtraError
 from ..types import _SLOTS
 
-__all__ = ["Tracing"]
+__all__ = ["Tracing", "TracingSetting", "missing_extra", "wants_tracing"]
 
 
 @dataclasses.dataclass(frozen=True, **_SLOTS)
@@ -39,3 +43,45 @@ class Tracing:
     record_results: bool = False
     tracer_provider: Any = None
     meter_provider: Any = None
+
+
+#: What ``Client(tracing=)`` takes: None (automatic), True, False, or a ``Tracing``.
+TracingSetting = Union[None, bool, "Tracing"]
+
+
+def wants_tracing(setting: TracingSetting) -> Optional[Tracing]:
+    """The ``Tracing`` a ``Client(tracing=setting)`` uses, or None for no tracing (checked at
+    construction, without importing anything: the package is loaded at ``connect()``).
+
+    Args:
+        setting: None (trace if ``opentelemetry`` is installed), True or a ``Tracing`` (trace;
+            the package must be installed), or False (never).
+
+    Returns:
+        The options to trace with, or None.
+
+    Raises:
+        MissingExtraError: tracing was asked for and ``opentelemetry-api`` is not installed.
+        TypeError: ``setting`` is none of the above.
+    """
+    if setting is False:
+        return None
+    if setting is not None and setting is not True and not isinstance(setting, Tracing):
+        raise TypeError("tracing must be None, True, False or a Tracing")
+    from importlib.util import find_spec  # deferred: only clients that may trace need it
+
+    if find_spec("opentelemetry") is None:  # (a top-level name: found without importing it)
+        if setting is None:
+            return None
+        raise missing_extra()
+    return setting if isinstance(setting, Tracing) else Tracing()
+
+
+def missing_extra() -> Exception:
+    """The error for tracing asked for without ``opentelemetry-api``.
+
+    Returns:
+        A ``MissingExtraError`` naming the ``otel`` extra, to raise.
+    """
+    return MissingExtraError("tracing needs the 'opentelemetry-api' package: pip install 'mcpclient[otel]'",
+                             extra="otel", name="opentelemetry")

@@ -9,13 +9,13 @@ changed. Both strategies send through the one engine path, ``Session.call``.
 """
 from __future__ import annotations
 
-import time
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Optional, Tuple
 
 from .cache import CACHEABLE, ResultCache
 from ..errors import CapabilityError, InputRoundsExceeded, ProtocolError, RequestTimeout
+from .._engine.deadline import Deadline
 from .._engine.futures import Again, CallFuture, ProgressCallback, Transform
 from .stateless import ToolHeaders, MRTR_METHODS, encode_header_value, NAMED_METHODS, request_meta, result_type, routing_headers, with_meta
 from .spec import missing_capabilities, repeat_safety
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .negotiation import Negotiated
     from .._engine.session import Session
 
-__all__ = ["Era", "Handshake", "Resolver", "Stateless"]
+__all__ = ["AsIs", "Era", "Handshake", "Resolver", "Stateless"]
 
 Params = Optional[Dict[str, Any]]
 #: ``(kind, method, raw result) -> the final result, or a future of it``: how a declared extension
@@ -36,6 +36,24 @@ Resolver = Callable[[str, str, Dict[str, Any]], Any]
 #: Handshake-era methods the 2026 era removed, and what replaces them.
 _REMOVED_IN_2026 = {"resources/subscribe": "subscribe_resource() or listen()",
                     "resources/unsubscribe": "unsubscribe_resource() or listen()"}
+
+
+class AsIs:
+    """The transform of a call that takes its result as it is, results of the extension result
+    types ``kinds`` included: the eras hand those over unresolved (an extension's own future,
+    ``Extension.call_future``, follows them itself, as the Tasks extension's does)."""
+
+    __slots__ = ("kinds",)
+
+    def __init__(self, kinds: FrozenSet[str]) -> None:
+        self.kinds = kinds
+
+    def __call__(self, raw: Any) -> Any:
+        return raw
+
+
+def _takes(transform: Optional[Transform], kind: str) -> bool:
+    return type(transform) is AsIs and kind in transform.kinds
 
 
 class Era:
@@ -60,16 +78,14 @@ class Era:
         if capability is not None:
             raise CapabilityError(capability, method)
 
-    def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform], *,
-             owned: bool, timeout: Optional[float], on_progress: Optional[ProgressCallback] = None,
-             reset: bool = False, max_total: Optional[float] = None) -> CallFuture:
-        """Send ``method`` as this era sends requests; return its future."""
+    def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform],
+             deadline: Deadline, *, owned: bool, on_progress: Optional[ProgressCallback] = None) -> CallFuture:
+        """Send ``method`` as this era sends requests, within ``deadline``; return its future."""
         claimed = self.resolvers.get(method)
         if claimed:
-            transform = _resolving(method, claimed, transform, _deadline(timeout))
-        return session.call(method, params, transform=transform, owned=owned, timeout=timeout,
-                            on_progress=on_progress, reset_timeout_on_progress=reset, max_total_timeout=max_total,
-                            idempotent=repeat_safety(method),
+            transform = _resolving(method, claimed, transform, deadline)
+        return session.call(method, params, deadline=deadline, transform=transform, owned=owned,
+                            on_progress=on_progress, idempotent=repeat_safety(method),
                             headers=self.headers(method, params) if self.routed else None)
 
     def headers(self, method: str, params: Params) -> Optional[Dict[str, str]]:
@@ -138,21 +154,19 @@ class Stateless(Era):
             return params, None
         return params, routing_headers(method, params, self.negotiated.version, self._headers)
 
-    def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform], *,
-             owned: bool, timeout: Optional[float], on_progress: Optional[ProgressCallback] = None,
-             reset: bool = False, max_total: Optional[float] = None) -> CallFuture:
+    def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform],
+             deadline: Deadline, *, owned: bool, on_progress: Optional[ProgressCallback] = None) -> CallFuture:
         cache = self._cache if method in CACHEABLE else None
         hit = cache.get(method, params) if cache is not None else None
-        step = _Step(self, method, params, transform, cache, from_cache=hit is not None, deadline=_deadline(timeout))
+        step = _Step(self, method, params, transform, cache, hit is not None, deadline)
         options: Dict[str, Any] = {}
         sent: Params
         if hit is None:
             sent, headers = self.prepare(method, params)
         else:  # nothing is sent for the first round (a later one is prepared by the session)
             sent, headers, options["known"] = params, None, hit
-        return session.call(method, sent, transform=step, owned=owned, timeout=timeout, on_progress=on_progress,
-                            reset_timeout_on_progress=reset, max_total_timeout=max_total, prepare=self.prepare,
-                            headers=headers, idempotent=repeat_safety(method), **options)
+        return session.call(method, sent, deadline=deadline, transform=step, owned=owned, on_progress=on_progress,
+                            prepare=self.prepare, headers=headers, idempotent=repeat_safety(method), **options)
 
     def set_logging_level(self, session: "Session", level: str, send: Callable[..., CallFuture]) -> CallFuture:
         """No ``logging/setLevel`` in this era: the level rides in the ``_meta`` of every later
@@ -173,7 +187,7 @@ class _Step:
     __slots__ = ("era", "method", "original", "params", "transform", "cache", "fresh", "rounds", "deadline")
 
     def __init__(self, era: Stateless, method: str, params: Params, transform: Optional[Transform],
-                 cache: Optional[ResultCache], from_cache: bool, deadline: Optional[float] = None) -> None:
+                 cache: Optional[ResultCache], from_cache: bool, deadline: Deadline) -> None:
         self.era = era
         self.method = method
         self.original = self.params = params
@@ -196,7 +210,7 @@ class _Step:
                 from .rounds import next_round  # deferred: import cost (only input_required rounds need it)
 
                 return Again(next_round(method, self.original, raw, self.era._answer))
-            if kind != "complete" and kind not in getattr(self.transform, "claims", ()):
+            if kind != "complete" and not _takes(self.transform, kind):
                 resolver = self.era.resolvers.get(method, {}).get(kind)
                 if resolver is None:
                     raise ProtocolError(f"{method}: unexpected resultType {kind!r:.50}")
@@ -214,20 +228,15 @@ class _Step:
             raw, self.fresh = hit, False
 
 
-def _deadline(timeout: Optional[float]) -> Optional[float]:
-    return None if timeout is None else time.monotonic() + timeout
-
-
-def _resolved(resolver: Resolver, kind: str, method: str, raw: Dict[str, Any], deadline: Optional[float]) -> Any:
-    """Run ``resolver`` on a result of a claimed ``kind`` and wait (until ``deadline``,
-    monotonic; None = for ever) for a future it returns; the final result must be ``complete``.
+def _resolved(resolver: Resolver, kind: str, method: str, raw: Dict[str, Any], deadline: Deadline) -> Any:
+    """Run ``resolver`` on a result of a claimed ``kind`` and wait (within the call's
+    ``deadline``) for a future it returns; the final result must be ``complete``.
     On expiry the future is cancelled and ``RequestTimeout`` raised; an interrupt while waiting
     cancels it too."""
     value = resolver(kind, method, raw)
     if isinstance(value, Future):
-        left = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
-            value = value.result(left)
+            value = value.result(deadline.remaining())
         except FutureTimeout:
             value.cancel()
             raise RequestTimeout(f"{method}: no final result within the call's timeout (resultType {kind!r:.50})",
@@ -242,12 +251,12 @@ def _resolved(resolver: Resolver, kind: str, method: str, raw: Dict[str, Any], d
 
 
 def _resolving(method: str, claimed: Mapping[str, Resolver], transform: Optional[Transform],
-               deadline: Optional[float]) -> Transform:
+               deadline: Deadline) -> Transform:
     """Handshake era: ``transform`` preceded by the resolution of a claimed ``resultType`` (not
-    of those the transform's ``claims`` names: an extension's own future takes them as they are)."""
+    of those an ``AsIs`` transform takes: an extension's own future takes them as they are)."""
     def step(raw: Any) -> Any:
         kind = raw.get("resultType") if type(raw) is dict else None
-        if isinstance(kind, str) and kind in claimed and kind not in getattr(transform, "claims", ()):
+        if isinstance(kind, str) and kind in claimed and not _takes(transform, kind):
             raw = _resolved(claimed[kind], kind, method, raw, deadline)
         return raw if transform is None else transform(raw)
     return step

@@ -22,6 +22,7 @@ from .stateless import (
     LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_VERSIONS, mutual_version, request_meta, routing_headers,
 )
 from .spec import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
+from .._engine.deadline import Deadline
 from .._engine.session import Session
 from ..types import Implementation
 
@@ -117,8 +118,9 @@ def forget_era(key: Optional[str]) -> None:
 
 
 def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str, Any],
-          timeout: Optional[float], *, required: bool, version: str = LATEST_MODERN_VERSION) -> Optional[Negotiated]:
-    """The 2026 era's ``Negotiated`` if the server speaks a modern revision with us, else None (legacy).
+          deadline: Deadline, *, required: bool, version: str = LATEST_MODERN_VERSION) -> Optional[Negotiated]:
+    """The 2026 era's ``Negotiated`` if the server speaks a modern revision with us, else None
+    (legacy), found within ``deadline``.
 
     ``required`` (``protocol="modern"`` or a modern revision): anything but modern raises
     ``ProtocolError`` instead of returning None.
@@ -127,7 +129,7 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
         params = {"_meta": request_meta(version, capabilities, client_info)}
         headers = routing_headers("server/discover", params, version, {}) if session.transport.sends_headers else None
         try:
-            result = session.call("server/discover", params, owned=True, timeout=timeout, headers=headers,
+            result = session.call("server/discover", params, deadline=deadline, owned=True, headers=headers,
                                   idempotent=True).result()
         except UnsupportedProtocolVersion as exc:
             mutual = mutual_version(exc.supported)

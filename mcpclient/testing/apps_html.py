@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List
 
-from ..extensions.registry import APP_MIME_TYPE, APPS
+from ..extensions.base import APP_MIME_TYPE, APPS
 
 __all__ = ["APP_HTML", "APP_MIME_TYPE", "APP_RESOURCE", "APP_TOOLS", "APP_UI_META", "APP_URI", "SECRET", "count_result",
            "declared_apps"]

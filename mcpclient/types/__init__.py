@@ -36,6 +36,7 @@ from ..errors import ProtocolError, ToolError, URLElicitationRequired
 if TYPE_CHECKING:
     from ._catalog import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
     from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent
+    from ._tasks import Task
     from ._ui import ToolUI
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "ResourceContents",
     "ResourceLink",
     "ResourceTemplate",
+    "Task",
     "TextContent",
     "Tool",
     "ToolResult",
@@ -204,8 +206,8 @@ def _url_elicitation(raw: Raw) -> Any:
 URLElicitationRequired.decode = staticmethod(_url_elicitation)  # type: ignore[assignment]
 
 __getattr__ = lazy_names(__name__, {**dict.fromkeys(_CATALOG, "_catalog"), **dict.fromkeys(_CONTENT, "_content"),
-                                    **dict.fromkeys(_UI, "_ui")}, globals())
+                                    **dict.fromkeys(_UI, "_ui"), "Task": "_tasks"}, globals())
 
 
 def __dir__() -> List[str]:
-    return sorted(set(globals()) | _CATALOG | _CONTENT | _UI)
+    return sorted(set(globals()) | _CATALOG | _CONTENT | _UI | {"Task"})

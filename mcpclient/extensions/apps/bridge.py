@@ -27,7 +27,7 @@ from ...types._ui import CSP_KINDS, UIResourceMeta
 from ..._version import __version__
 from ..._util.wire import format_message
 from ...errors import CapabilityError, MCPError, ProtocolError, RequestTimeout, RPCError
-from ..registry import APPS
+from ..base import APPS
 from ..._engine.server_requests import error_response
 from ...types import Tool
 

@@ -16,77 +16,27 @@ import logging
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from ..._util.sentinel import DEFAULT
 from ..._util.threads import Lane
 from ...errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
-from ..._engine.futures import CallFuture, Requester
+from ..._engine.deadline import Deadline
+from ..._engine.futures import CallFuture
 from ...protocol.spec import server_has
-from ...types import _SLOTS, _opt, _Value, Raw, Tool, ToolResult
+from ...types import Raw, Tool, ToolResult
+from ...types._tasks import TERMINAL, Task
+
+if TYPE_CHECKING:
+    from ..._engine.session import Requester
 
 
-__all__ = ["Task", "TaskStore", "ToolTask", "start"]
+__all__ = ["Task", "TaskStore", "ToolTask", "start"]  # (Task: mcpclient.types, re-exported)
 
 log = logging.getLogger("mcpclient")
 
-TERMINAL = frozenset(("completed", "failed", "cancelled"))
 _KEPT_TASKS = 1000  # finished receiver-side tasks remembered for the server's late tasks/result
-
-
-def _number(raw: Raw, key: str) -> Optional[int]:
-    """A duration in milliseconds: a non-negative number (a float is rounded), else None."""
-    value: Any = raw.get(key)
-    if type(value) in (int, float) and 0 <= value < float("inf"):  # (NaN compares false)
-        return int(value)
-    return None
-
-
-@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
-class Task(_Value):
-    """The state of a task (``tasks/get``): ``status`` is ``working``, ``input_required``,
-    ``completed``, ``failed`` or ``cancelled``. Times are the server's ISO 8601 strings; ``ttl``
-    and ``poll_interval`` are milliseconds (read from ``ttl``/``pollInterval``, or the Tasks
-    extension's ``ttlMs``/``pollIntervalMs``). The extension's ``tasks/get`` also carries, by
-    status, ``result`` (the ``CallToolResult``), ``error`` (a JSON-RPC error object) and
-    ``input_requests`` (key -> ``{method, params}``), kept here raw."""
-
-    task_id: str
-    status: str
-    status_message: Optional[str] = None
-    created_at: Optional[str] = None
-    last_updated_at: Optional[str] = None
-    ttl: Optional[int] = None
-    poll_interval: Optional[int] = None
-    meta: Optional[Raw] = field(default=None, hash=False)
-    raw: Raw = field(default_factory=dict, repr=False, compare=False)
-    result: Optional[Raw] = field(default=None, repr=False, compare=False)
-    error: Optional[Raw] = field(default=None, repr=False, compare=False)
-    input_requests: Optional[Raw] = field(default=None, repr=False, compare=False)
-
-    @property
-    def is_terminal(self) -> bool:
-        """True once the task is ``completed``, ``failed`` or ``cancelled`` (its status will not change)."""
-        return self.status in TERMINAL
-
-    @classmethod
-    def from_wire(cls, raw: Any) -> "Task":
-        """Build a ``Task`` from its wire dict.
-
-        Raises ``ProtocolError`` if ``taskId`` or ``status`` is missing or not a string.
-        """
-        if not isinstance(raw, dict) or not isinstance(raw.get("taskId"), str) or not isinstance(raw.get("status"), str):
-            raise ProtocolError("task: expected an object with string 'taskId' and 'status'")
-        what = "task"  # a wrong-typed optional field is dropped (types.py), never met later in arithmetic
-        ttl = _number(raw, "ttlMs")
-        poll = _number(raw, "pollIntervalMs")
-        return cls(raw["taskId"], raw["status"], _opt(raw, "statusMessage", str, what),
-                   _opt(raw, "createdAt", str, what), _opt(raw, "lastUpdatedAt", str, what),
-                   _number(raw, "ttl") if ttl is None else ttl, _number(raw, "pollInterval") if poll is None else poll,
-                   _opt(raw, "_meta", dict, what), raw, _opt(raw, "result", dict, what), _opt(raw, "error", dict, what),
-                   _opt(raw, "inputRequests", dict, what))
 
 
 class ToolTask:
@@ -99,8 +49,9 @@ class ToolTask:
 
     protocol = "2025-11-25"
 
-    def __init__(self, call: Requester, name: str, task: Task, transform: Callable[[Any], ToolResult]) -> None:
-        self._call = call
+    def __init__(self, requester: Optional["Requester"], name: str, task: Task,
+                 transform: Callable[[Any], ToolResult]) -> None:
+        self._requester: "Requester" = requester  # type: ignore[assignment]  # (None: a subclass that sends its own way)
         self.name = name
         self.task = task
         self._transform = transform
@@ -120,7 +71,9 @@ class ToolTask:
 
     def status(self, *, timeout: Any = DEFAULT) -> Task:
         """The task's current state (``tasks/get``)."""
-        return self._call("tasks/get", {"taskId": self.task_id}, Task.from_wire, timeout=timeout, owned=True).result()
+        requester = self._requester
+        return requester.call("tasks/get", {"taskId": self.task_id}, Task.from_wire,  # type: ignore[no-any-return]
+                              requester.deadline(timeout), owned=True).result()
 
     def result(self, timeout: Optional[float] = None) -> ToolResult:
         """Wait for the task to end and return the tool's result (``tasks/result``).
@@ -129,18 +82,21 @@ class ToolTask:
         ``RequestTimeout`` is raised and the task keeps running on the server. A tool that
         failed gives ``is_error=True`` as usual; a task that failed otherwise raises ``RPCError``.
         """
-        return self._call("tasks/result", {"taskId": self.task_id}, self._transform, timeout=timeout, owned=True,
-                          check=False).result()
+        requester = self._requester
+        return requester.call("tasks/result", {"taskId": self.task_id}, self._transform,  # type: ignore[no-any-return]
+                              requester.deadline(timeout), owned=True, check=False).result()
 
     def result_future(self, timeout: Optional[float] = None) -> CallFuture[ToolResult]:
         """``result()``, returning at once: a future of the tool's ``ToolResult``."""
-        return self._call("tasks/result", {"taskId": self.task_id}, self._transform, timeout=timeout, owned=False,
-                          check=False)
+        requester = self._requester
+        return requester.call("tasks/result", {"taskId": self.task_id}, self._transform, requester.deadline(timeout),
+                              owned=False, check=False)
 
     def cancel(self, *, timeout: Any = DEFAULT) -> Task:
         """Ask the server to cancel the task (``tasks/cancel``); returns its state afterwards."""
-        return self._call("tasks/cancel", {"taskId": self.task_id}, Task.from_wire, timeout=timeout,
-                          owned=True).result()
+        requester = self._requester
+        return requester.call("tasks/cancel", {"taskId": self.task_id}, Task.from_wire,  # type: ignore[no-any-return]
+                              requester.deadline(timeout), owned=True).result()
 
     def wait(self, timeout: Optional[float] = None) -> Task:
         """Poll ``tasks/get`` (at the server's ``pollInterval``) until the task is terminal or
@@ -158,13 +114,13 @@ class ToolTask:
             pause.wait(delay)  # the server's polling interval, not a synchronisation
 
 
-def start(call: Requester, capabilities: Dict[str, Any], known: Optional[Tool], params: Dict[str, Any],
-          transform: Callable[[Any], ToolResult], task: Any, timeout: Any) -> "ToolTask":
+def start(requester: "Requester", capabilities: Dict[str, Any], known: Optional[Tool], params: Dict[str, Any],
+          transform: Callable[[Any], ToolResult], task: Any, deadline: Deadline) -> "ToolTask":
     """``Client.call_tool(..., task=True)``: send the call task-augmented; the ``ToolTask``."""
     name = params["name"]
     if not server_has(capabilities, "tasks.requests.tools.call"):
         error = CapabilityError("tasks.requests.tools.call", "tools/call")
-        from ..registry import TASKS, server_settings  # deferred: import cost (only this refusal needs it)
+        from ..base import TASKS, server_settings  # deferred: import cost (only this refusal needs it)
 
         if server_settings(capabilities, TASKS) is not None:
             error.args = (f"{error}; this server runs tasks with the Tasks extension: declare it "
@@ -177,8 +133,8 @@ def start(call: Requester, capabilities: Dict[str, Any], known: Optional[Tool], 
     def created(raw: Any) -> ToolTask:
         if not isinstance(raw, dict) or "task" not in raw:
             raise ProtocolError(f"tools/call {name} as a task: the server answered without a task")
-        return ToolTask(call, name, Task.from_wire(raw["task"]), transform)
-    return call("tools/call", params, created, timeout=timeout, owned=True).result()  # type: ignore[no-any-return]
+        return ToolTask(requester, name, Task.from_wire(raw["task"]), transform)
+    return requester.call("tools/call", params, created, deadline, owned=True).result()  # type: ignore[no-any-return]
 
 
 # --- the client as task receiver ------------------------------------------------------------------

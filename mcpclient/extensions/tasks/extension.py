@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-import time
 from concurrent.futures import Future
 from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional
 
@@ -24,10 +23,13 @@ from ..._util.sentinel import DEFAULT
 from .poller import _Poller
 from .wait import STATUSES, _TaskWait, checked
 from ...errors import CapabilityError, ClientClosedError, ProtocolError
-from ..registry import TASKS, Extension
-from ..._engine.futures import CallFuture, ChainedFuture
+from ..base import TASKS, Extension
+from ..._engine.deadline import Deadline
+from ..._engine.futures import CallFuture, ChainedFuture, ProgressCallback
+from ...protocol.eras import AsIs
 from ...protocol.spec import server_has
-from .core import Task, ToolTask
+from .core import ToolTask
+from ...types._tasks import Task
 from ...types import ToolResult
 
 __all__ = ["TasksExtension", "ToolCallFuture", "ExtensionToolTask"]
@@ -113,13 +115,13 @@ class TasksExtension(Extension):
         poller = self.poller(ctx)
         return poller.wait(poller.created(raw))
 
-    def call_future(self, ctx: Any, call: Callable[..., CallFuture[Any]], method: str, params: Dict[str, Any],
-                    transform: Callable[[Any], Any], **options: Any) -> Optional[CallFuture[Any]]:
+    def call_future(self, ctx: Any, method: str, params: Dict[str, Any], transform: Callable[[Any], Any],
+                    deadline: Deadline, on_progress: Optional[ProgressCallback]) -> Optional[CallFuture[Any]]:
         """``call_tool_future``: a ``ToolCallFuture`` (nothing waits on a worker while the task runs)."""
         if method != "tools/call":
             return None
         self.poller(ctx)
-        return ToolCallFuture.begin(call, params, transform, self, **options)
+        return ToolCallFuture.begin(ctx, params, transform, self, deadline, on_progress)
 
     def handle(self, task_id: str, name: str = "", transform: Optional[Callable[[Any], ToolResult]] = None,
                task: Optional[Task] = None) -> "ExtensionToolTask":
@@ -166,7 +168,7 @@ class ExtensionToolTask(ToolTask):
     def __init__(self, poller: _Poller, name: str, task: Task, transform: Callable[[Any], ToolResult]) -> None:
         self._poller = poller
         self._task = task
-        super().__init__(lambda *args, **kwargs: poller.ctx.request(*args, **kwargs), name, task, transform)
+        super().__init__(None, name, task, transform)  # (it sends through the poller's context)
 
     @property  # type: ignore[override]
     def task(self) -> Task:
@@ -211,8 +213,7 @@ class ExtensionToolTask(ToolTask):
         return _waited(self._follow(timeout, None, True))  # type: ignore[no-any-return]
 
     def _follow(self, timeout: Optional[float], transform: Optional[Callable[[Any], Any]], state: bool) -> _TaskWait:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        waiter = self._poller.wait(self.task, transform, state, deadline)
+        waiter = self._poller.wait(self.task, transform, state, Deadline(timeout))
         waiter.cancel_on_timeout = False  # the handle's wait only: the task goes on
         return waiter
 
@@ -243,13 +244,9 @@ def _cancel_late_task(ext: "TasksExtension", reply: Dict[str, Any]) -> None:
         ext.poller().send_cancel(task_id)
 
 
-def _passthrough(raw: Any) -> Any:
-    """The first link of a ``ToolCallFuture``: the raw result, a ``CreateTaskResult`` included
-    (``claims``: the era hands it over unresolved, so no worker waits for the task)."""
-    return raw
-
-
-_passthrough.claims = frozenset(("task",))  # type: ignore[attr-defined]
+#: The first link of a ``ToolCallFuture``: the raw result, a ``CreateTaskResult`` included (the
+#: era hands it over unresolved, so no worker waits for the task).
+_PASSTHROUGH = AsIs(frozenset(("task",)))
 
 
 class ToolCallFuture(ChainedFuture[ToolResult]):
@@ -271,10 +268,10 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         super().__init__(session, "tools/call", first, self._linked)
 
     @classmethod
-    def begin(cls, call: Callable[..., CallFuture[Any]], params: Dict[str, Any],
-              transform: Callable[[Any], ToolResult], ext: "TasksExtension", **options: Any) -> "ToolCallFuture":
-        """Send ``tools/call`` (``call``: the client's ``_call``) as a ``ToolCallFuture``."""
-        first = call("tools/call", params, _passthrough, owned=False, **options)
+    def begin(cls, ctx: Any, params: Dict[str, Any], transform: Callable[[Any], ToolResult], ext: "TasksExtension",
+              deadline: Deadline, on_progress: Optional[ProgressCallback]) -> "ToolCallFuture":
+        """Send ``tools/call`` (through the extension's context) as a ``ToolCallFuture``."""
+        first = ctx.call("tools/call", params, _PASSTHROUGH, deadline, on_progress=on_progress)
         first.on_late = functools.partial(_cancel_late_task, ext)
         return cls(first._session, first, transform, ext, params.get("name", ""))
 
@@ -296,9 +293,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         first = self._first
         poller = self._ext.poller()
         task = poller.created(raw)
-        wait = poller.wait(task, deadline=first.deadline() if first.timeout is not None else None)  # one for all
-        if first.reset_on_progress and first.timeout is not None:
-            wait.reset, wait.hard = first.timeout, first.hard
+        wait = poller.wait(task, deadline=first.deadline)  # the call's one deadline covers the task
         self._task = ExtensionToolTask(poller, self._name, task, self._tool)
         self._link = self._tool
         self._answered.set()
@@ -340,7 +335,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
 
 
 def resume(ext: Optional[Extension], server_extensions: Mapping[str, Any], server_capabilities: Dict[str, Any],
-           call: Any, task_id: str) -> ToolTask:
+           requester: Any, task_id: str) -> ToolTask:
     """``Client.task(task_id)``: a handle for a task this client (or an earlier one) started;
     nothing is sent. Extension-backed when ``TASKS`` is declared (``ext``, the client's
     ``TasksExtension``; another ``Extension`` of that id declares it without one) and the server has
@@ -351,7 +346,7 @@ def resume(ext: Optional[Extension], server_extensions: Mapping[str, Any], serve
     if isinstance(ext, TasksExtension) and TASKS in server_extensions:
         return ext.handle(task_id)
     if server_has(server_capabilities, "tasks"):
-        return ToolTask(call, "", Task(task_id, "unknown"), lambda raw: ToolResult.from_wire(raw, "task"))
+        return ToolTask(requester, "", Task(task_id, "unknown"), lambda raw: ToolResult.from_wire(raw, "task"))
     if not isinstance(ext, TasksExtension):
         raise ValueError(f"client.task() needs the Tasks extension: declare it with Client(extensions={{{TASKS!r}: {{}}}})")
     raise CapabilityError(f"extensions.{TASKS}", "tasks/get")

@@ -30,9 +30,10 @@ from ...errors import (
     ClientClosedError, MCPError, MethodNotFound, ProtocolError, RequestCancelled, RequestTimeout,
     TransportError,
 )
+from ..._engine.deadline import Deadline
 from ..._engine.futures import CallFuture
 from .wait import TIMED_OUT, _TaskWait, checked, created, outcome_missing
-from .core import Task
+from ...types._tasks import Task
 from ...types import Raw
 
 
@@ -119,9 +120,10 @@ class _Poller:
     # --- following --------------------------------------------------------------------------------
 
     def wait(self, task: Task, transform: Optional[Callable[[Any], Any]] = None, state: bool = False,
-             deadline: Optional[float] = None) -> _TaskWait:
+             deadline: Optional[Deadline] = None) -> _TaskWait:
         """A future of ``task``'s outcome (or terminal state); starts following it if needed.
-        ``deadline`` (monotonic): then it fails with ``RequestTimeout``."""
+        ``deadline`` (the tool call's: a change of the task moves it where it resets): then it
+        fails with ``RequestTimeout``."""
         waiter = _TaskWait(self, task.task_id, transform, state)
         with self._cond:
             if self._closed:
@@ -131,7 +133,7 @@ class _Poller:
             followed = self._followed[task.task_id] = _Followed(task, self._keys(task.task_id)) if known is None \
                 else known
             followed.waiters.append(waiter)
-            if deadline is not None:
+            if deadline is not None and deadline.remaining() is not None:
                 self._watch(waiter, deadline)
             early = self._early.pop(task.task_id, None)
             if fresh and task.status == "unknown":  # a resumed task: ask at once
@@ -224,10 +226,9 @@ class _Poller:
                 return
             if (task.status_message, task.last_updated_at) != (followed.task.status_message,
                                                                 followed.task.last_updated_at):
-                now = time.monotonic()  # progress: it restarts the timeouts that allow it
-                for waiter in followed.waiters:
-                    if waiter.reset is not None:
-                        waiter.deadline = min(now + waiter.reset, waiter.hard)
+                for waiter in followed.waiters:  # progress: it restarts the timeouts that allow it
+                    if waiter.deadline is not None:
+                        waiter.deadline.progressed()
             followed.task = task
             if task.is_terminal:
                 del self._followed[task.task_id]
@@ -297,11 +298,11 @@ class _Poller:
                 lane = self._lanes[role] = Lane(f"mcpclient-tasks-{self._name}-{role}", _WORKERS, -1)
         return lane.try_submit(label, fn, *args)
 
-    def _watch(self, waiter: _TaskWait, deadline: float) -> None:
-        """Under the lock: fail ``waiter`` at ``deadline`` (monotonic) unless it is done by then
-        (or progress moved its ``deadline`` on)."""
+    def _watch(self, waiter: _TaskWait, deadline: Deadline) -> None:
+        """Under the lock: fail ``waiter`` at ``deadline`` unless it is done by then (or progress
+        moved the deadline on)."""
         waiter.deadline = deadline
-        heapq.heappush(self._deadlines, (deadline, next(self._seq), waiter))
+        heapq.heappush(self._deadlines, (deadline.at, next(self._seq), waiter))
         self._start()
         self._cond.notify()
 
@@ -346,8 +347,8 @@ class _Poller:
             waiter = heapq.heappop(self._deadlines)[2]
             if waiter.done():
                 continue
-            if waiter.deadline is not None and waiter.deadline > now:  # progress moved it
-                heapq.heappush(self._deadlines, (waiter.deadline, next(self._seq), waiter))
+            if waiter.deadline is not None and waiter.deadline.at > now:  # progress moved it
+                heapq.heappush(self._deadlines, (waiter.deadline.at, next(self._seq), waiter))
             else:
                 late.append(waiter)
         return late

@@ -14,8 +14,9 @@ from typing import Any, Callable, Optional, Protocol
 
 from ..._util import fork as _fork
 from ...errors import MCPError, ProtocolError, RequestCancelled, RequestTimeout, RPCError
+from ..._engine.deadline import Deadline
 from ..._engine.futures import _guarded
-from .core import Task
+from ...types._tasks import Task
 from ...types import Raw
 
 __all__ = ["STATUSES", "TIMED_OUT", "checked", "created", "outcome", "outcome_missing"]
@@ -88,8 +89,8 @@ class _TaskWait(Future):  # type: ignore[type-arg]
     Settled on a worker of the poller's lane (never the reader, the notification thread or the
     poller), so its done-callbacks run there.
 
-    ``cancel()`` cancels the task on the server (``tasks/cancel``). A ``deadline`` (monotonic,
-    kept by the poller) fails it with ``RequestTimeout`` and, with ``cancel_on_timeout`` (a tool
+    ``cancel()`` cancels the task on the server (``tasks/cancel``). A ``deadline`` (the tool
+    call's ``Deadline``, kept by the poller) fails it with ``RequestTimeout`` and, with ``cancel_on_timeout`` (a tool
     call's one timeout), cancels the task too."""
 
     request_id = None  # (a link of a ChainedFuture: no request of its own)
@@ -101,11 +102,9 @@ class _TaskWait(Future):  # type: ignore[type-arg]
         self.task_id = task_id
         self.started = time.monotonic()
         self.cancel_on_timeout = True
-        #: With ``reset_timeout_on_progress``: the timeout (s) that each change of the task's
-        #: ``statusMessage``/``lastUpdatedAt`` restarts, up to ``hard`` (monotonic).
-        self.reset: Optional[float] = None
-        self.hard = float("inf")
-        self.deadline: Optional[float] = None
+        #: The call's deadline (a change of the task's ``statusMessage``/``lastUpdatedAt`` is
+        #: progress: a deadline that resets starts again), or None: no limit.
+        self.deadline: Optional[Deadline] = None
         self._pid = _fork.pid  # made in a parent that forked: the task is the parent's (never cancelled here)
         self._poller = poller
         self._value = transform

@@ -1,0 +1,499 @@
+"""``ClientCore``: what a ``Client`` is made of, behind its public methods.
+
+The façade checks a method's arguments, makes the call's one ``Deadline`` and hands the call
+here; the core sends it the negotiated era's way (``call``), walks listings, learns a tool's
+output schema before a call that needs it, and owns the collaborators: the connection, the
+responder, the notification and subscription routers, the tool registry, the result cache, the
+declared extensions and the tracer. The collaborators reach the client through this one object,
+never the ``Client`` itself: the connection's threads, the routers and the extensions hold the
+core, so a ``Client`` nobody references is collected, and its finalizer (``release``) closes
+the core with a ``ResourceWarning``, as an unclosed file does.
+
+It implements the small interfaces its collaborators declare: ``Requester`` (features that
+send), ``ConnectionOwner`` (``_client.connection``), ``NotificationOwner`` (``_client.
+notifications``), ``SubscriptionOwner`` (``_client.subscriptions``), ``Traced`` (the tracer).
+"""
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+import weakref
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+
+from .._engine.deadline import Deadline
+from .._engine.futures import CallFuture, ProgressCallback, Transform
+from .._engine.session import Session
+from .._util.sentinel import DEFAULT
+from .._util.threads import FlightTimeout, start_thread
+from ..errors import CapabilityError, ClientClosedError, ConnectionClosed, MCPError, RequestTimeout
+from ..protocol import params as _params
+from ..protocol.cache import ResultCache
+from ..protocol.eras import Era
+from ..protocol.spec import server_has
+from ..transports.base import CLOSE_BUDGET, Transport, encode_frame
+from ..types import Tool
+from .connection import Connection, Connector, client_identity, era_for
+from .notifications import NotificationRouter
+from .responder import Responder
+from .subscriptions import SubscriptionRouter
+from .tools import ToolRegistry
+
+if TYPE_CHECKING:
+    from ..extensions.registry import Registry
+    from ..extensions.tasks.core import ToolTask
+    from ..policies.tracing import Tracing
+    from ..protocol.negotiation import Negotiated
+    from .._engine.hooks import CallTracer
+
+__all__ = ["ClientCore", "Settings", "declared_extensions"]
+
+T = TypeVar("T")
+
+log = logging.getLogger("mcpclient")
+
+
+class Settings:
+    """How a client's calls behave (``Client(timeout=..., ...)``), checked once.
+
+    ``timeout`` is the default for every ``timeout=`` left out (``None``: no limit); the rest
+    are the constructor's keywords of the same names."""
+
+    __slots__ = ("timeout", "reset_timeout_on_progress", "max_total_timeout", "validate_output",
+                 "max_input_rounds", "max_pages", "max_workers")
+
+    def __init__(self, timeout: Optional[float], reset_timeout_on_progress: bool, max_total_timeout: Optional[float],
+                 validate_output: Union[bool, str], max_input_rounds: int, max_pages: int, max_workers: int) -> None:
+        if validate_output not in (True, False, "listed"):
+            raise ValueError(f"validate_output must be True, False or 'listed', not {validate_output!r}")
+        if not isinstance(max_pages, int) or max_pages < 1:
+            raise ValueError(f"max_pages must be a positive number, not {max_pages!r}")
+        self.timeout = _params.check_timeout(timeout)
+        self.reset_timeout_on_progress = reset_timeout_on_progress
+        self.max_total_timeout = max_total_timeout
+        self.validate_output = validate_output
+        self.max_input_rounds = max_input_rounds
+        self.max_pages = max_pages
+        self.max_workers = max_workers
+
+
+class ClientCore:
+    """One client's inside (see the module docstring), made by ``Client.__init__``."""
+
+    def __init__(self, client: Any, transport: Transport, *, client_info: Any, protocol: str, timeout: Any,
+                 reset_timeout_on_progress: bool, max_total_timeout: Optional[float], sampling_handler: Any,
+                 elicitation_handler: Any, elicitation_modes: Sequence[str], roots: Any, capabilities: Any,
+                 on_notification: Any, on_log: Any, on_tools_changed: Any, on_prompts_changed: Any,
+                 on_resources_changed: Any, on_resource_updated: Any, task_requests: bool, max_workers: int,
+                 validate_output: Union[bool, str], probe_timeout: float, max_input_rounds: int, max_pages: int,
+                 cache: bool, reconnect: Any, keepalive: Any, on_reconnect: Any, tracing: Any, extensions: Any) -> None:
+        """Check ``Client(...)``'s arguments (the names and meanings are ``Client``'s) and wire the
+        collaborators; ``client`` is held weakly (``on_reconnect(client)`` needs it)."""
+        self._client = weakref.ref(client)
+        self._tracing: Optional[Tracing] = None  # the options, until the first connect() makes the tracer
+        if tracing is not False:
+            from ..policies.tracing import wants_tracing  # deferred: import cost (a dataclass)
+
+            self._tracing = wants_tracing(tracing)
+        self._tracing_asked = tracing is not None  # (automatic tracing goes quietly off if it cannot load)
+        self.tracer: Optional[CallTracer] = None
+        self.settings = Settings(timeout, reset_timeout_on_progress, max_total_timeout, validate_output,
+                                 max_input_rounds, max_pages, max_workers)
+        if (reconnect is not None and reconnect is not False) or keepalive is not None:
+            from ..policies.reconnect import Keepalive, Reconnect  # deferred: import cost; only clients that use them
+
+            reconnect, keepalive = Reconnect.of(reconnect), Keepalive.of(keepalive)
+        registry: Optional[Registry] = None
+        if extensions is not None:
+            from ..extensions.registry import build_registry  # deferred: import cost; only clients that declare one
+
+            registry = build_registry(extensions, capabilities)
+        self.extensions = registry
+        self.responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities,
+                                   task_requests, transport.instance, max_workers,
+                                   registry.capabilities() if registry is not None else None)
+        self.tools = ToolRegistry()
+        self.cache = ResultCache(self.credentials) if cache else None
+        self.subscriptions = SubscriptionRouter(self)
+        self.subscriptions.keep_on_loss = bool(reconnect)
+        self.notifications = NotificationRouter(
+            logging.getLogger(f"mcpclient.server.{transport.name}"), self, on_notification=on_notification,
+            on_log=on_log, on_resource_updated=on_resource_updated,
+            on_changed={"tools": on_tools_changed, "prompts": on_prompts_changed, "resources": on_resources_changed})
+        self.on_reconnect = on_reconnect
+        self._refresh: Optional[Tuple[Session, Any]] = None  # (session, its refresh lane): refresh_lane
+        if registry is not None:
+            self._install(registry)
+        connector = Connector(protocol, client_identity(client_info), self.responder.capabilities, probe_timeout,
+                              reuse_discovery=cache)
+        self.conn = Connection(transport, connector, self, reconnect=reconnect or None, keepalive=keepalive)
+
+    # --- the one way to send (``Requester``) ----------------------------------------------------
+
+    def deadline(self, timeout: Any = DEFAULT, reset: Optional[bool] = None) -> Deadline:
+        """The deadline of a call made now with ``timeout=`` (``DEFAULT``: the client's); it
+        resets on progress as ``reset`` says (None: the client's ``reset_timeout_on_progress``)."""
+        settings = self.settings
+        resets = settings.reset_timeout_on_progress if reset is None else reset
+        return Deadline(self._seconds(timeout), resets=resets, max_total=settings.max_total_timeout if resets else None)
+
+    def _seconds(self, timeout: Any) -> Optional[float]:
+        return self.settings.timeout if timeout is DEFAULT else _params.check_timeout(timeout)
+
+    @property
+    def session(self) -> Session:
+        """The current session (a reconnect replaces it)."""
+        return self.conn.session
+
+    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Transform], deadline: Deadline,
+             *, owned: bool, check: bool = True, on_progress: Optional[ProgressCallback] = None) -> CallFuture[Any]:
+        """Send ``method`` the way the negotiated era does, within ``deadline`` (a reconnect
+        spends it too). ``owned``: the caller waits in ``result()`` at once (a blocking method).
+        ``check``: refuse (``CapabilityError``, nothing sent) what the server did not declare."""
+        era = self.conn.ready(method, deadline)
+        era.check(method, capabilities=check)
+        return era.call(self.conn.session, method, params, transform, deadline, owned=owned, on_progress=on_progress)
+
+    def ping(self, deadline: Deadline, owned: bool) -> CallFuture[None]:
+        """``ping`` (the 2026 era has none: ``server/discover``)."""
+        return self.call(self.conn.ready("ping", deadline).ping_method, None, _params.none, deadline, owned=owned)
+
+    def subscription(self, method: str, uri: str, deadline: Deadline, owned: bool) -> CallFuture[None]:
+        """``resources/subscribe`` or ``resources/unsubscribe`` (2026: a change of the one listen)."""
+        era = self.conn.ready(method, deadline)
+        return self.subscriptions.change(method, uri, era.stateless, deadline, owned)
+
+    def listen(self, tools: bool, prompts: bool, resources: bool, uris: List[str],
+               on_event: Optional[Callable[[Any], Any]]) -> Any:
+        """``Client.listen``: a ``Subscription`` (its handshake-era subscribes within the client's timeout)."""
+        from .events import filter_params  # deferred: import cost (events); only listen() needs it
+
+        wanted = filter_params(tools, prompts, resources, uris)
+        if not wanted:
+            raise ValueError("listen() needs at least one of tools, prompts, resources or resource_uris")
+        deadline = self.deadline()
+        return self.subscriptions.listen(self.conn.ready("subscriptions/listen", deadline).stateless, wanted,
+                                         on_event, deadline)
+
+    def set_logging_level(self, level: str, deadline: Deadline) -> CallFuture[None]:
+        """``logging/setLevel``, or (2026) the level in every later request's ``_meta``."""
+        return self.conn.ready("logging/setLevel", deadline).set_logging_level(
+            self.session, level, lambda method, params: self.call(method, params, _params.none, deadline, owned=False))
+
+    def set_roots(self, roots: Any) -> None:
+        """Replace the roots; once connected, the handshake era tells the server."""
+        era = self.conn.era_if_ready("set_roots")  # ClientClosedError once closed
+        self.responder.set_roots(roots)
+        if era is not None:
+            era.roots_changed(self.session)
+
+    def listing(self, method: str, key: str, parse: Callable[[Any], Optional[T]], deadline: Deadline,
+                owned: bool) -> CallFuture[List[T]]:
+        """A whole listing (every page, within one deadline) as one call."""
+        try:
+            return self.call(method, None, _params.pages(method, key, parse, self.settings.max_pages), deadline,
+                             owned=owned)
+        except CapabilityError as exc:
+            if owned:
+                raise
+            return CallFuture.failed(self.conn.session, method, exc)  # a listing's future reports it
+
+    def pages(self, method: str, key: str, parse: Callable[[Any], Any], timeout: Any) -> Iterator[Any]:
+        """A listing page by page, each page fetched when needed, within a deadline of its own."""
+        return _params.iterate(lambda params, step: self.call(method, params, step, self.deadline(timeout), owned=True),
+                               method, key, parse, self.settings.max_pages)
+
+    # --- tools ----------------------------------------------------------------------------------
+
+    def tool_parser(self, deadline: Deadline) -> Callable[[Any], Optional[Tool]]:
+        """How a listing's tools are parsed (and remembered: output schemas, routing headers)."""
+        tools = self.tools  # (not self: a detached future must not keep the core's client alive)
+        generation, headers = tools.generation(), self.conn.ready("tools/list", deadline).tool_headers
+        return lambda raw: tools.parse(raw, generation, headers)
+
+    def list_tools(self, deadline: Deadline, owned: bool = True) -> CallFuture[List[Tool]]:
+        """``tools/list``, every page (the tools are remembered: ``tools``)."""
+        return self.listing("tools/list", "tools", self.tool_parser(deadline), deadline, owned)
+
+    def tool_call(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
+                  meta: Optional[Dict[str, Any]], deadline: Deadline, on_progress: Optional[ProgressCallback],
+                  owned: bool) -> CallFuture[Any]:
+        """``tools/call``: validated against the tool's ``outputSchema`` (listing the tools first,
+        within the call's deadline, when none is known: ``Client(validate_output=)``), taken
+        over by a declared extension that claims it (the Tasks extension)."""
+        known, learn = None, None
+        validate = self.settings.validate_output
+        if validate and isinstance(name, str):
+            known = self.tools.get(name)
+            if known is None and validate is True:  # (a known tool costs nothing more)
+                if owned:
+                    if isinstance(arguments, dict):
+                        encode_frame(arguments)  # arguments that cannot be sent are refused before the listing
+                    known = self._learn_tool(name, deadline)
+                else:  # a future returns at once: its worker lists once the answer came
+                    learn = lambda: self._learn_tool(name, deadline)  # noqa: E731
+        params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
+        registry = self.extensions
+        taken = None if registry is None else registry.call_future(  # (a blocking call waits on it too)
+            "tools/call", params, transform, deadline, on_progress)
+        if taken is not None:
+            return taken
+        return self.call("tools/call", params, transform, deadline, owned=owned, on_progress=on_progress)
+
+    def _learn_tool(self, name: str, deadline: Deadline) -> Optional[Tool]:
+        """List the tools to learn ``name``'s ``outputSchema`` (``ToolRegistry.lookup``) within
+        the call's ``deadline`` (moved by its progress, where it resets). Returns the tool, or
+        None: the listing does not name it, or it failed (the call then goes ahead unvalidated).
+        ``RequestTimeout`` if the deadline passed first."""
+        try:
+            known = self.tools.lookup(name, lambda within: self.list_tools(within).result(), deadline)
+        except (RequestTimeout, FlightTimeout):
+            raise RequestTimeout(f"tools/call {name!r}: no outputSchema known and the tools could not be listed "
+                                 f"within the call's timeout ({deadline.seconds} s; validate_output='listed' never "
+                                 "lists)", method="tools/call") from None
+        except MCPError as exc:  # refused, malformed, or the connection failed: the call goes ahead
+            log.debug("tools/call %r: could not list the tools (%s); its output is not validated", name,
+                      type(exc).__name__)
+            return None
+        if known is None:
+            log.debug("tools/call %r: no listed tool of that name; its output is not validated", name)
+        return known
+
+    # --- what the routers ask (``NotificationOwner``, ``SubscriptionOwner``) ----------------------
+
+    def refetch(self, kind: str) -> List[Any]:
+        """The whole list of ``kind`` again (``on_*_changed`` after a change notification)."""
+        deadline = self.deadline()
+        if kind == "tools":
+            return self.list_tools(deadline).result()
+        from .. import types  # (the catalog types load on first use: see types)
+
+        parse: Callable[[Any], Any] = types.Prompt.from_wire if kind == "prompts" else types.Resource.from_wire
+        return self.listing(f"{kind}/list", kind, parse, deadline, True).result()
+
+    def invalidate(self, kind: str, uri: Optional[str] = None) -> None:
+        """A notification said ``kind`` changed: forget what it made stale."""
+        if kind == "tools":
+            self.tools.forget()  # output schemas may have changed
+        if self.cache is not None:
+            self.cache.forget(kind, uri)
+
+    def route(self, method: str, params: Dict[str, Any]) -> None:
+        """A notification for the subscriptions (``listen()``)."""
+        self.subscriptions.route(method, params)
+
+    def refresh_lane(self) -> Any:
+        """The current session's refresh lane (one per session: a reconnect closes the old one)."""
+        session = self.conn.session
+        made = self._refresh
+        if made is None or made[0] is not session:
+            self._refresh = made = (session, session.lane("refresh", 1))
+        return made[1]
+
+    def credentials(self) -> Optional[str]:
+        """A fingerprint of the credentials in use (the cache keeps private results per identity)."""
+        return self.conn.transport.credentials()
+
+    # --- what the connection asks (``ConnectionOwner``) -----------------------------------------
+
+    @property
+    def handshake_timeout(self) -> Optional[float]:
+        """The most a reconnect's handshake may take, even for a caller without a limit."""
+        return self.settings.timeout
+
+    def new_session(self, transport: Transport) -> Session:
+        responder = self.responder
+        session = Session(transport, on_request=responder.answer, on_notification=self.notifications.handle,
+                          max_workers=self.settings.max_workers)
+        session.tracer = self.tracer  # (None until the first connect() with tracing on)
+        requests = session.requests
+        requests.on_quick_request = lambda rid, method, params: responder.quick(rid, method, params, requests.reply)
+        session.on_quick_notification = self.subscriptions.route_quick
+        transport.on_session_renewed = self.subscriptions.resubscribe
+        return session
+
+    def make_era(self, negotiated: Negotiated, transport: Transport) -> Era:
+        era = era_for(negotiated, self.responder.capabilities(), self.conn.connector.client_info,
+                      self.responder.answer, self.settings.max_input_rounds, self.cache, transport.sends_headers)
+        if self.extensions is not None:
+            self.extensions.extend(era, transport.sends_headers)
+        return era
+
+    def lost(self, error: MCPError) -> None:
+        """The connection was lost (reader or timer thread): subscriptions end, or with a
+        reconnect policy wait for the next connection, which, while any are open, is made at
+        once (on a thread of its own) rather than by the next call. The tools learned for output
+        validation are forgotten: the next connection may reach a restarted server."""
+        self.tools.forget()
+        conn, subscriptions = self.conn, self.subscriptions
+        if conn.reconnect is None:
+            subscriptions.end_all(error)
+        elif subscriptions.active():
+            start_thread(lambda: _reconnect_now(conn, subscriptions), f"mcpclient-{conn.session.instance}-reconnect")
+
+    def restored(self, era: Era) -> None:
+        """A reconnect succeeded: the tools are learned again (a new server session, maybe a
+        restarted server: its output schemas may differ), subscriptions again, then ``on_reconnect``."""
+        self.tools.forget()
+        self.subscriptions.restore(era.stateless)
+        if self.extensions is not None:
+            self.extensions.bind()
+        client = self._client()
+        if self.on_reconnect is not None and client is not None:
+            self.conn.session.after_notifications("on_reconnect callback", self.on_reconnect, client)
+
+    def forked(self) -> None:
+        """At-fork hook, in the child before any other code: the locks a thread of the parent
+        (the notification thread, a caller) may have held at the fork are replaced, as
+        ``Connection`` replaces its own; the child's first call, reconnect and close take them."""
+        self.subscriptions.forked()
+        self.notifications.forked()
+        self.tools.forked()
+        if self.cache is not None:
+            self.cache.forked()
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def connect(self, timeout: Any) -> None:
+        """``Client.connect``: the whole connection within ``timeout``."""
+        if self._tracing is not None and self.tracer is None:
+            self._start_tracing()
+        self.conn.open(Deadline(self._seconds(timeout)))
+        if self.extensions is not None:
+            self.extensions.bind()
+
+    def _start_tracing(self) -> None:
+        """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports
+        ``opentelemetry``) and install it on the session and the responder; later sessions get it
+        in ``new_session``. Automatic tracing goes quietly off if the package cannot be imported."""
+        try:
+            from ..tracing.otel import ClientTracer  # deferred: opentelemetry loads only for a client that traces
+        except ImportError as exc:
+            if self._tracing_asked:
+                from ..policies.tracing import missing_extra  # (loaded already: tracing was asked for)
+
+                raise missing_extra() from exc
+            log.debug("tracing is off: opentelemetry cannot be imported (%s)", exc)
+            self._tracing = None
+            return
+        self.tracer = ClientTracer(self._tracing, self.conn)  # type: ignore[arg-type]
+        self.responder.tracer = self.conn.session.tracer = self.tracer
+
+    def release(self, collected: bool = False) -> None:
+        """Close everything: ``Client.close()``, or the collection of a client nobody closed
+        (then a ``ResourceWarning`` says so, as for an unclosed file). Within ``CLOSE_BUDGET``."""
+        conn = self.conn
+        if collected and conn.state in ("connecting", "ready", "lost"):  # (not "forked": the parent's)
+            warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
+                          ResourceWarning, stacklevel=2)
+        deadline = time.monotonic() + CLOSE_BUDGET
+        session = conn.mark_closed()  # from here on every call is refused
+        tasks = self.responder.tasks
+        if tasks is not None:
+            tasks.release()  # unfinished tasks end; nothing new is accepted
+        self.notifications.elicitations.close()
+        self.subscriptions.end_all(None)
+        if session is not None:  # (None in a forked child: the connection is the parent's)
+            session.close(deadline)
+        if tasks is not None:
+            tasks.close(deadline)
+        if self.extensions is not None:
+            self.extensions.close()
+
+    # --- tasks and skills (each loads on first use) --------------------------------------------
+
+    def start_task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
+                   meta: Optional[Dict[str, Any]], task: Any, deadline: Deadline) -> ToolTask:
+        """``call_tool(..., task=...)`` (2025-11-25): learn whether the tool allows tasks, then start one."""
+        from ..extensions.tasks import core as tasks  # deferred: import cost (tasks); only task users need it
+
+        capabilities = self.server_capabilities()
+        if isinstance(name, str) and self.tools.get(name) is None and server_has(capabilities,
+                                                                                 "tasks.requests.tools.call"):
+            self.list_tools(deadline).result()  # to learn whether the tool allows tasks
+        known = self.tools.get(name) if isinstance(name, str) else None
+        params, transform = _params.tool_call(name, arguments, raise_on_error, meta,
+                                              known if self.settings.validate_output else None)
+        return tasks.start(self, capabilities, known, params, transform, task, deadline)
+
+    def resume_task(self, task_id: str, server_extensions: Mapping[str, Any]) -> ToolTask:
+        """``client.task(task_id)``: the Tasks extension's handle, or a 2025-11-25 one."""
+        if self.conn.era_if_ready("tasks/get") is None and not self.server_capabilities():  # closed: raises
+            raise ClientClosedError("client.task(): the client is not connected; call connect() or use 'with'")
+        from ..extensions.tasks.extension import resume  # deferred: import cost (the Tasks extension)
+
+        registry = self.extensions
+        ext = registry.extensions.get("io.modelcontextprotocol/tasks") if registry is not None else None
+        return resume(ext, server_extensions, self.server_capabilities(), self, task_id)
+
+    def skill_listing(self, deadline: Deadline) -> CallFuture[Any]:
+        """``skills/list`` (every page), gated on the server's skills declaration."""
+        from ..extensions import skills  # deferred: import cost (skills, hashlib); only skills users need it
+
+        skills.require(self.server_capabilities(), "skills/list")
+        return self.call("skills/list", None, skills.listing(), deadline, owned=False)
+
+    def skill(self, uri: str, deadline: Deadline) -> CallFuture[Any]:
+        """``skills/get`` of one ``SKILL.md`` URI."""
+        from ..extensions import skills  # deferred: import cost (skills, hashlib); only skills users need it
+
+        skills.require(self.server_capabilities(), "skills/get")
+        return self.call("skills/get", {"uri": _params.uri(uri)}, skills.entry, deadline, owned=False)
+
+    def load_skill(self, skill: Any, deadline: Deadline, timeout: Any) -> CallFuture[Any]:
+        """``load_skill``: the manifest, then ``SKILL.md`` verified, within ``deadline``."""
+        from ..extensions import skills  # deferred: import cost (skills, hashlib); only skills users need it
+
+        return skills.load(self, self.server_capabilities(), skill, deadline, timeout)
+
+    # --- extensions -----------------------------------------------------------------------------
+
+    def _install(self, registry: Registry) -> None:
+        """Plug the registry's tables into the responder and the notification router, and give
+        each extension its context (``ExtensionContext``: this core, never the ``Client``)."""
+        self.responder.extension_requests = registry.requests
+        if registry.notifications:
+            self.notifications.extensions = registry.notify
+        registry.attach(self)
+
+    def server_capabilities(self) -> Dict[str, Any]:
+        """What the server declared (``{}`` before connect)."""
+        negotiated = self.conn.negotiated
+        return negotiated.capabilities if negotiated is not None else {}
+
+    @property
+    def stateless(self) -> bool:
+        """Whether the connection speaks the 2026 era (False once the client is closed)."""
+        conn = self.conn
+        era = conn.era
+        return era is not None and era.stateless and conn.state != "closed"
+
+    def answer(self, method: str, params: Dict[str, Any]) -> Any:
+        """Answer a server request with the client's own handlers (sampling, elicitation, roots)."""
+        return self.responder.answer(method, params)
+
+
+def declared_extensions(capabilities: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The ``extensions`` of a capabilities object: id -> settings (entries that are no object left out)."""
+    found = capabilities.get("extensions")
+    return {k: dict(v) for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
+
+
+def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:
+    """The background reconnect (while subscriptions are open). It holds the connection, never
+    the client: a client dropped meanwhile is still collected, and its close() ends this."""
+    while True:
+        try:
+            conn.ready("reconnect", Deadline(None))
+            return
+        except ClientClosedError:
+            return
+        except MCPError as exc:
+            if conn.gave_up:
+                log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
+                subscriptions.end_all(exc)  # their consumers must not wait forever
+                return
+        except BaseException as exc:  # user code run meanwhile (an auth hook...) raised, sys.exit() too:
+            log.exception("reconnecting to %s failed", conn.transport.name)  # end, never hang
+            subscriptions.end_all(ConnectionClosed(f"reconnecting failed: {type(exc).__name__}"))
+            return
