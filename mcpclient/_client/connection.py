@@ -37,7 +37,7 @@ from ..protocol.spec import check_server_version, initialize_params
 from .._engine.deadline import Deadline
 from .._engine.session import Session
 from ..transports.base import CLOSE_BUDGET, Transport
-from ..types import Implementation
+from ..types._implementation import Implementation
 
 if TYPE_CHECKING:
     from .keepalive import KeepaliveWatch

@@ -32,7 +32,7 @@ from ..protocol.cache import ResultCache
 from ..protocol.eras import Era
 from ..protocol.spec import server_has
 from ..transports.base import CLOSE_BUDGET, Transport, encode_frame
-from ..types import Tool
+from ..types._tools import Tool
 from .connection import Connection, Connector, client_identity, era_for
 from .notifications import NotificationRouter
 from .responder import Responder

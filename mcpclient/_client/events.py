@@ -14,7 +14,7 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional
 
 from ..errors import ClientClosedError, SubscriptionLost
 from .._engine.futures import CallFuture
-from ..types import _SLOTS
+from ..types._base import _SLOTS
 
 __all__ = ["Event", "KINDS", "MAX_QUEUED", "Subscription", "ended_by", "event_of", "filter_params", "matches"]
 

@@ -21,7 +21,7 @@ from .._engine.deadline import Deadline
 from .._util.threads import SingleFlight
 from ..errors import MCPError, RequestCancelled, RequestTimeout
 from ..protocol.stateless import ToolHeaders, header_params
-from ..types import Tool
+from ..types._tools import Tool
 
 __all__ = ["ToolRegistry"]
 

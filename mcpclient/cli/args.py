@@ -10,6 +10,7 @@ import json
 import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+from urllib.parse import urlsplit
 
 from .._version import __version__
 from ..protocol.stateless import MODERN_VERSIONS
@@ -317,3 +318,20 @@ def _resolve_positionals(ns: argparse.Namespace) -> None:
         hint = (" (give either TARGET or --config/--server, not both)" if ns.config is not None
                 else _quote_hint(ns, [getattr(ns, name) for name in extra] + flat))
         raise UsageError(f"unexpected argument {flat[0]!r}{hint}")
+
+
+def is_url(target: Any) -> bool:
+    return isinstance(target, str) and target.lower().startswith(("http://", "https://"))
+
+
+def host_port(url: str) -> str:
+    """``https://user:pw@example.com/mcp`` -> ``example.com:443`` (never the userinfo)."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    host = parts.hostname or "?"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{port or (443 if parts.scheme.lower() == 'https' else 80)}"

@@ -10,13 +10,12 @@ from __future__ import annotations
 import argparse
 import os
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
-from urllib.parse import urlsplit
 
 from ..client import Client
 from ..group.config import load_config
 from ..transports.stdio import StdioTransport
 
-from .args import DEFAULT_TIMEOUT, UsageError, config_entries, config_entry
+from .args import DEFAULT_TIMEOUT, UsageError, config_entries, config_entry, host_port, is_url
 
 
 class Server(NamedTuple):
@@ -56,23 +55,6 @@ def config_server(path: str, name: str, entry: Any) -> Server:
         target = config.url or ""
     return Server(name, target, dict(config.headers), config.type if explicit else None, config.timeout,
                   config.protocol, config.enabled, tuple(config.include), tuple(config.exclude))
-
-
-def is_url(target: Any) -> bool:
-    return isinstance(target, str) and target.lower().startswith(("http://", "https://"))
-
-
-def host_port(url: str) -> str:
-    """``https://user:pw@example.com/mcp`` -> ``example.com:443`` (never the userinfo)."""
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    host = parts.hostname or "?"
-    if ":" in host:
-        host = f"[{host}]"
-    return f"{host}:{port or (443 if parts.scheme.lower() == 'https' else 80)}"
 
 
 def bearer_token(ns: argparse.Namespace) -> Optional[str]:

@@ -14,6 +14,7 @@ import logging
 from typing import IO, Any, Iterator, Optional
 
 from ..errors import AuthError, HTTPError, ProcessExited, TransportError
+from .args import host_port, is_url
 
 _SERVER = "mcpclient.server."
 
@@ -126,7 +127,5 @@ def _credentials_given(ns: argparse.Namespace, server: Any) -> bool:
 
 def _host_port(server: Any) -> Optional[str]:
     """``host:port`` of the server's URL (None for a command)."""
-    from .connect import host_port, is_url  # (connect imports this module's users, not this module)
-
     target = getattr(server, "target", None)
     return host_port(target) if isinstance(target, str) and is_url(target) else None

@@ -20,7 +20,8 @@ from . import base as extensions
 from ..errors import MCPError, ProtocolError
 from .._engine.deadline import Deadline
 from .._engine.futures import CallFuture, ChainedFuture
-from ..types import _SLOTS, _Value, Raw, ResourceContents
+from ..types._base import _SLOTS, _Value, Raw
+from ..types._tools import ResourceContents
 
 if TYPE_CHECKING:
     from .._engine.session import Requester

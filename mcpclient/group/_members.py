@@ -9,7 +9,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence
 from ..client import Client
 from .config import ServerConfig
 from ..errors import CapabilityError
-from ..types import Tool
+from ..types._tools import Tool
 
 __all__ = ["Member", "in_parallel", "watch"]
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple, Union
 
-from ..types import _SLOTS, _Value
+from ..types._base import _SLOTS, _Value
 
 if TYPE_CHECKING:
     from ..client import Client

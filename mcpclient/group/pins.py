@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Union
 
 from .._util.files import write_json
-from ..types import _SLOTS, Tool, _Value
+from ..types._base import _SLOTS, _Value
+from ..types._tools import Tool
 
 __all__ = ["ToolChange", "ToolPins", "tool_definition", "tool_fingerprint"]
 

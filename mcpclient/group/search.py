@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
-from ..types import TextContent, Tool, ToolResult
+from ..types._tools import TextContent, Tool, ToolResult
 
 __all__ = ["SEARCH_TOOL_NAME", "ToolIndex", "search_result", "search_tool_definition", "tokenize"]
 

@@ -32,7 +32,8 @@ from ..errors import (
 )
 from .pins import ToolChange, ToolPins
 from .search import SEARCH_TOOL_NAME, ToolIndex, search_result
-from ..types import _SLOTS, Tool, ToolResult, _Value
+from ..types._base import _SLOTS, _Value
+from ..types._tools import Tool, ToolResult
 
 __all__ = ["ServerGroup", "ServerStatus"]
 

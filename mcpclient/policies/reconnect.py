@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional, Union
 
-from ..types import _SLOTS
+from ..types._base import _SLOTS
 
 __all__ = ["Keepalive", "Reconnect"]
 

@@ -12,7 +12,7 @@ import dataclasses
 from typing import Any, Optional, Union
 
 from ..errors import MissingExtraError
-from ..types import _SLOTS
+from ..types._base import _SLOTS
 
 __all__ = ["Tracing", "TracingSetting", "missing_extra", "wants_tracing"]
 

@@ -24,7 +24,7 @@ from .stateless import (
 from .spec import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 from .._engine.deadline import Deadline
 from .._engine.session import Session
-from ..types import Implementation
+from ..types._implementation import Implementation
 
 __all__ = ["LEGACY", "Negotiated", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
            "remember_era", "remembered_era"]

@@ -14,7 +14,7 @@ from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
 from .._engine.futures import Again, Transform
 from .spec import LOG_LEVELS
-from ..types import ResourceContents, Tool, ToolResult
+from ..types._tools import ResourceContents, Tool, ToolResult
 
 __all__ = ["check_timeout", "complete_params", "contents", "iterate", "level", "none", "page_items", "pages",
            "prompt_params", "tool_call", "uri"]

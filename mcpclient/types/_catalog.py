@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, List, Optional
 
 from ._base import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value, log
-from ._blocks import parse_content
+from ._tools import parse_content
 from ..errors import ProtocolError
 
 if TYPE_CHECKING:
-    from ._blocks import Content
+    from ._tools import Content
     from ._ui import UIResourceMeta
 
 __all__ = ["Completion", "Prompt", "PromptArgument", "PromptMessage", "PromptResult", "Resource", "ResourceTemplate"]

@@ -16,10 +16,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
 from ..errors import InvalidParams
-from . import _SLOTS, _Value, Content, Raw, TextContent, parse_content
+from ._base import _SLOTS, Raw, _Value
+from ._tools import Content, TextContent, parse_content
 # Content's members built on first use (types._CONTENT), imported so that typing.get_type_hints resolves
 # SamplingMessage.content here (this module is loaded only when a server request first needs it).
-from . import AudioContent, ImageContent, ResourceLink, UnknownContent  # noqa: F401
+from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent  # noqa: F401
 
 
 __all__ = [

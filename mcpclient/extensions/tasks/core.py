@@ -25,7 +25,8 @@ from ...errors import CapabilityError, InternalError, InvalidParams, ProtocolErr
 from ..._engine.deadline import Deadline
 from ..._engine.futures import CallFuture
 from ...protocol.spec import server_has
-from ...types import Raw, Tool, ToolResult
+from ...types._base import Raw
+from ...types._tools import Tool, ToolResult
 from ...types._tasks import TERMINAL, Task
 
 if TYPE_CHECKING:

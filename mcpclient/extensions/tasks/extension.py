@@ -30,7 +30,7 @@ from ...protocol.eras import AsIs
 from ...protocol.spec import server_has
 from .core import ToolTask
 from ...types._tasks import Task
-from ...types import ToolResult
+from ...types._tools import ToolResult
 
 __all__ = ["TasksExtension", "ToolCallFuture", "ExtensionToolTask"]
 

@@ -34,7 +34,7 @@ from ..._engine.deadline import Deadline
 from ..._engine.futures import CallFuture
 from .wait import TIMED_OUT, _TaskWait, checked, created, outcome_missing
 from ...types._tasks import Task
-from ...types import Raw
+from ...types._base import Raw
 
 
 class PollOptions(Protocol):

@@ -17,7 +17,7 @@ from ...errors import MCPError, ProtocolError, RequestCancelled, RequestTimeout,
 from ..._engine.deadline import Deadline
 from ..._engine.futures import _guarded
 from ...types._tasks import Task
-from ...types import Raw
+from ...types._base import Raw
 
 __all__ = ["STATUSES", "TIMED_OUT", "checked", "created", "outcome", "outcome_missing"]
 

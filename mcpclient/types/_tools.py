@@ -1,10 +1,10 @@
-"""The content blocks every program meets: ``TextContent``, ``ResourceContents`` and
-``EmbeddedResource``, the ``Content`` union and ``parse_content``.
+"""The wire types every program meets, built at ``import mcpclient``: ``Tool`` and ``ToolResult``,
+the content blocks they carry (``TextContent``, ``ResourceContents``, ``EmbeddedResource``), the
+``Content`` union and ``parse_content``.
 
-Part of ``mcpclient.types`` (import them from there, or from ``mcpclient``): a module of their own,
-below ``types`` and ``_catalog``, so that the prompt types in ``_catalog`` can use ``Content`` and
-``parse_content`` and still load on first use. The content blocks rarer than text are in
-``_content`` and load when the first one arrives. They follow ``types``' rules exactly.
+Part of ``mcpclient.types`` (import them from there, or from ``mcpclient``); they follow that
+package's rules exactly. The content blocks rarer than text are in ``_content`` and load when
+the first one arrives; a tool's MCP Apps metadata (``_ui``) when first read.
 """
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Optional, Union
 
 from ._base import _SLOTS, Raw, _b64decode, _opt, _require, _str, _Value, log
-from ..errors import ProtocolError
+from ..errors import ProtocolError, ToolError
 
 if TYPE_CHECKING:
     from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent
-    from ._ui import UIResourceMeta
+    from ._ui import ToolUI, UIResourceMeta
 
-__all__ = ["Content", "EmbeddedResource", "ResourceContents", "TextContent", "parse_content"]
+__all__ = ["Content", "EmbeddedResource", "ResourceContents", "TextContent", "Tool", "ToolResult", "parse_content"]
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -149,3 +149,102 @@ def _parse_content_list(raw: Any, what: str) -> List[Content]:
 
 def _joined_text(content: List[Content]) -> str:
     return "".join(c.text for c in content if isinstance(c, TextContent))
+
+
+# --- tools --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class Tool(_Value):
+    """A tool the server offers. Schemas are kept exactly as received."""
+
+    __module__ = "mcpclient.types"  # its public home: reprs, pickles and the docs name it there
+
+    name: str
+    title: Optional[str] = None
+    description: Optional[str] = None
+    input_schema: Raw = field(default_factory=dict, hash=False)
+    output_schema: Optional[Raw] = field(default=None, hash=False)
+    annotations: Optional[Raw] = field(default=None, hash=False)
+    icons: Optional[List[Raw]] = field(default=None, hash=False)
+    meta: Optional[Raw] = field(default=None, hash=False)
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw) -> "Tool":
+        """Build a ``Tool`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
+        what = "tool"
+        return cls(_str(raw, "name", what), _opt(raw, "title", str, what), _opt(raw, "description", str, what),
+                   _opt(raw, "inputSchema", dict, what) or {}, _opt(raw, "outputSchema", dict, what),
+                   _opt(raw, "annotations", dict, what), _opt(raw, "icons", list, what), _opt(raw, "_meta", dict, what),
+                   raw)
+
+    @property
+    def task_support(self) -> str:
+        """``execution.taskSupport`` (2025-11-25): ``forbidden`` (the default), ``optional`` or ``required``."""
+        execution = self.raw.get("execution")
+        value = execution.get("taskSupport") if isinstance(execution, dict) else None
+        return value if value in ("optional", "required") else "forbidden"
+
+    @property
+    def ui(self) -> Optional["ToolUI"]:
+        """The MCP Apps ``_meta.ui`` (or the deprecated flat ``_meta["ui/resourceUri"]``): the UI
+        resource the tool renders in and its ``visibility``; ``None`` without one or when it is
+        malformed (DEBUG log)."""
+        from ._ui import parse_tool_ui  # deferred: import cost (MCP Apps only)
+
+        return parse_tool_ui(self.meta, f"tool {self.name}")
+
+    @property
+    def model_visible(self) -> bool:
+        """Whether the model may see and call this tool: ``True`` unless its ``ui.visibility``
+        leaves out ``"model"`` (an app-only tool, which hosts keep out of the agent's list)."""
+        ui = self.ui
+        return ui is None or ui.model_visible
+
+    @property
+    def display_name(self) -> str:
+        """``title``, then ``annotations.title``, then ``name`` (the spec's precedence)."""
+        title = (self.annotations or {}).get("title")
+        return self.title or (title if type(title) is str else None) or self.name
+
+
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class ToolResult(_Value):
+    """The result of ``tools/call``. ``is_error`` is data: call ``raise_for_error()`` to raise."""
+
+    __module__ = "mcpclient.types"  # its public home: reprs, pickles and the docs name it there
+
+    content: List[Content] = field(hash=False)
+    structured_content: Any = field(default=None, hash=False)
+    is_error: bool = False
+    meta: Optional[Raw] = field(default=None, hash=False)
+    tool: Optional[str] = None
+    raw: Raw = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_wire(cls, raw: Raw, tool: Optional[str] = None) -> "ToolResult":
+        """Build a ``ToolResult`` from its wire dict (kept as ``.raw``).
+
+        Raises ``ProtocolError`` if a required field is missing or mistyped.
+        """
+        if not isinstance(raw, dict):
+            raise ProtocolError("tools/call result: expected an object")
+        meta = raw.get("_meta")
+        return cls(_parse_content_list(raw.get("content"), "tools/call result"),
+                   raw.get("structuredContent"), raw.get("isError") is True,
+                   meta if meta is None or type(meta) is dict else _opt(raw, "_meta", dict, "tools/call result"),
+                   tool, raw)
+
+    @property
+    def text(self) -> str:
+        """The text parts of ``content`` joined in order (``""`` when there are none)."""
+        return _joined_text(self.content)
+
+    def raise_for_error(self) -> "ToolResult":
+        """Raise ``ToolError`` if the tool reported an error; otherwise return self."""
+        if self.is_error:
+            raise ToolError(self, self.tool)
+        return self
