@@ -21,6 +21,9 @@ LONG = 10.0
 #: A wait for something that should NOT happen (kept short; only used for negative checks).
 SHORT = 0.2
 
+#: The checkout (or unpacked sdist), tests/ in it, and the test servers.
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
 SERVERS = Path(__file__).parent / "servers"
 OFFICIAL_SERVER = [sys.executable, str(SERVERS / "official_server.py")]
 FAULTY = [sys.executable, str(SERVERS / "faulty.py")]
