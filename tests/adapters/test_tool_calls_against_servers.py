@@ -30,7 +30,7 @@ except ImportError:
 needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
 
 
-NESTED = [sys.executable, str(SERVERS / "review_nested.py")]
+NESTED = [sys.executable, str(SERVERS / "nested_arguments.py")]
 
 
 def _chat_call(name: str, arguments: dict) -> dict:

@@ -29,7 +29,7 @@ GLOBAL_SERVER = "https://93.184.216.34/mcp"  # an IP literal: no DNS in the test
     "https://[::1]/token", "https://[fe80::1]/token", "https://[::ffff:127.0.0.1]/token",
     "https://[::ffff:169.254.169.254]/x", "https://0.0.0.0/x", "https://[fd00::1]/x", "https://100.64.0.1/x",
 ])
-def test_issue12_a_remote_servers_authorization_urls_may_not_point_inside(url):
+def test_a_remote_servers_authorization_urls_may_not_point_inside(url):
     """Issue 12 item 10: discovery had no guard against private, link-local or loopback URLs."""
     from mcpclient.auth.discovery import AddressGuard
 
@@ -40,7 +40,7 @@ def test_issue12_a_remote_servers_authorization_urls_may_not_point_inside(url):
     AddressGuard(GLOBAL_SERVER).check("https://8.8.8.8/token", "the token endpoint")  # global: fine
 
 
-def test_issue12_a_loopback_server_may_use_loopback_but_never_link_local():
+def test_a_loopback_server_may_use_loopback_but_never_link_local():
     from mcpclient.auth.discovery import AddressGuard
 
     guard = AddressGuard("http://127.0.0.1:8000/mcp")
@@ -55,7 +55,7 @@ def test_issue12_a_loopback_server_may_use_loopback_but_never_link_local():
         private.check("https://127.0.0.1/token", "x")
 
 
-def test_issue12_a_loopback_server_pointing_at_a_link_local_authorization_server_is_refused():
+def test_a_loopback_server_pointing_at_a_link_local_authorization_server_is_refused():
     """End to end: a real MCP server on 127.0.0.1 whose resource metadata names an authorization
     server on the cloud metadata address; the client refuses before any request goes there."""
 
@@ -165,7 +165,7 @@ def _json(status: int, body: Any, **headers: str) -> Tuple[int, Dict[str, str], 
 
 # --- item 10 (address guard) / item 6 (credentials): the token endpoint's redirects -----------
 
-def test_review12b_token_endpoint_redirect_is_not_followed(servers):
+def test_a_token_endpoint_redirect_is_not_followed(servers):
     """Issue 12 item 10: the token (and registration) POSTs followed redirects (``requests``'
     default), so a token endpoint that passed the address guard could 307 the client, refresh
     token and client secret in the body, to any URL, unchecked by the guard."""
@@ -187,7 +187,7 @@ def test_review12b_token_endpoint_redirect_is_not_followed(servers):
 
 # --- item 10: the authorization endpoint is an authorization URL too ---------------------------
 
-def test_review12b_an_authorization_endpoint_inside_is_refused(servers):
+def test_an_authorization_endpoint_inside_is_refused(servers):
     """Issue 12 item 10: the address guard checked metadata, token and registration URLs but not
     the authorization endpoint, which ``headless_authorize`` fetches (and ``loopback_authorize``
     opens in the user's browser): a server could still aim the client at the cloud metadata

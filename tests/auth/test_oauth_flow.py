@@ -345,7 +345,7 @@ def test_tokens_and_credentials_stay_with_their_server():
         discover_resource("https://a.example/mcp", "http://a.example/.well-known/oauth-protected-resource", never)
 
 
-def test_issue9_bug6_a_call_waiting_for_another_threads_login_fails_at_its_own_timeout(world):
+def test_a_call_waiting_for_another_threads_login_fails_at_its_own_timeout(world):
     """Thread A's call starts a code-flow login whose user takes their time; thread B's call,
     refused meanwhile, waits for that login only until its own deadline, then fails with a
     typed error; A's login then completes and A's call succeeds: one login for both. (Before

@@ -182,7 +182,7 @@ def race(args: List[str], n: int = 2) -> List[Optional[str]]:
 
 # --- item 8: two processes, one refresh -------------------------------------------------------
 
-def test_issue12_two_processes_refreshing_one_file_token_make_one_refresh_request(endpoint, tmp_path):
+def test_two_processes_refreshing_one_file_token_make_one_refresh_request(endpoint, tmp_path):
     """Issue 12 item 8 (FileTokenStore): one refresh request; both processes end with its token."""
     path = str(tmp_path / "tokens.json")
     FileTokenStore(path).set(endpoint.key(), endpoint.expired_token())
@@ -194,7 +194,7 @@ def test_issue12_two_processes_refreshing_one_file_token_make_one_refresh_reques
     assert stored is not None and stored["refresh_token"] == "r2" and stored["access_token"] == "a2"
 
 
-def test_issue12_two_processes_refreshing_one_redis_token_make_one_refresh_request(endpoint, redis_url):  # noqa: F811
+def test_two_processes_refreshing_one_redis_token_make_one_refresh_request(endpoint, redis_url):  # noqa: F811
     """Issue 12 item 8 (RedisTokenStore, a real redis-server): the same guarantee across machines."""
     from mcpclient.auth import RedisTokenStore
 
@@ -218,7 +218,7 @@ def _client(store: Any, endpoint: TokenEndpoint) -> OAuth:
 
 
 @pytest.mark.parametrize("kind", ["memory", "file"])
-def test_issue12_invalid_grant_keeps_a_newer_token_another_client_stored(endpoint, tmp_path, kind):
+def test_an_invalid_grant_keeps_a_newer_token_another_client_stored(endpoint, tmp_path, kind):
     """Issue 12 item 8: a refresh refused with invalid_grant deleted whatever the store held,
     even the newer generation another client had just stored; now only the failed one goes."""
     store = MemoryTokenStore() if kind == "memory" else FileTokenStore(str(tmp_path / "tokens.json"))
@@ -234,7 +234,7 @@ def test_issue12_invalid_grant_keeps_a_newer_token_another_client_stored(endpoin
     assert store.get(endpoint.key())["refresh_token"] == "r9"
 
 
-def test_issue12_invalid_grant_deletes_the_failed_generation(endpoint, tmp_path):
+def test_an_invalid_grant_deletes_the_failed_generation(endpoint, tmp_path):
     endpoint.hold = False
     endpoint.valid = set()
     store = FileTokenStore(str(tmp_path / "tokens.json"))
@@ -244,7 +244,7 @@ def test_issue12_invalid_grant_deletes_the_failed_generation(endpoint, tmp_path)
     assert store.get(endpoint.key()) is None
 
 
-def test_issue12_a_failing_token_endpoint_does_not_delete_the_refresh_token(endpoint, tmp_path):
+def test_a_failing_token_endpoint_does_not_delete_the_refresh_token(endpoint, tmp_path):
     """A 503 says nothing about the refresh token: it is kept for the next try."""
     endpoint.hold = False
     endpoint.status = 503
@@ -255,7 +255,7 @@ def test_issue12_a_failing_token_endpoint_does_not_delete_the_refresh_token(endp
     assert store.get(endpoint.key())["refresh_token"] == "r1"
 
 
-def test_issue12_a_refresh_lock_held_too_long_is_an_auth_error_and_no_request(endpoint, tmp_path):
+def test_a_refresh_lock_held_too_long_is_an_auth_error_and_no_request(endpoint, tmp_path):
     """Waiting for another client's refresh is bounded by OAuth's timeout."""
     store = FileTokenStore(str(tmp_path / "tokens.json"))
     store.set(endpoint.key(), endpoint.expired_token("r1"))
@@ -270,7 +270,7 @@ def test_issue12_a_refresh_lock_held_too_long_is_an_auth_error_and_no_request(en
     assert endpoint.refreshes == []
 
 
-def test_issue12_redis_compare_and_delete(redis_url):  # noqa: F811
+def test_the_redis_store_deletes_a_token_only_if_its_refresh_token_still_matches(redis_url):  # noqa: F811
     from mcpclient.auth import RedisTokenStore
 
     store = RedisTokenStore(redis_url, prefix=f"test-{uuid.uuid4().hex}:")
@@ -282,7 +282,7 @@ def test_issue12_redis_compare_and_delete(redis_url):  # noqa: F811
     assert store.delete_if("k", "r2") is False
 
 
-def test_issue12_an_unreachable_redis_is_an_auth_error_without_its_password():
+def test_an_unreachable_redis_is_an_auth_error_without_its_password():
     pytest.importorskip("redis")
     from mcpclient.auth import RedisTokenStore
 
@@ -324,7 +324,7 @@ def _kill(proc: subprocess.Popen) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
-def test_issue12_a_redis_refresh_lock_whose_holder_died_expires(redis_url):  # noqa: F811
+def test_a_redis_refresh_lock_whose_holder_died_expires(redis_url):  # noqa: F811
     """Issue 12 item 8: the Redis lock has an expiry: a holder killed mid-refresh does not
     block every other worker for good; the others get the lock within ``lock_ttl``."""
     from mcpclient.auth import RedisTokenStore
@@ -344,7 +344,7 @@ def test_issue12_a_redis_refresh_lock_whose_holder_died_expires(redis_url):  # n
     assert waited <= 2.0 + 1.0
 
 
-def test_issue12_a_redis_lock_release_leaves_a_later_holders_lock(redis_url):  # noqa: F811
+def test_a_redis_lock_release_leaves_a_later_holders_lock(redis_url):  # noqa: F811
     """Released by the holder's own random value: a holder whose lock expired (and went to
     another) does not free the other's."""
     import redis
@@ -364,7 +364,7 @@ def test_issue12_a_redis_lock_release_leaves_a_later_holders_lock(redis_url):  #
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
-def test_issue12_a_file_refresh_lock_whose_holder_died_is_free(tmp_path):
+def test_a_file_refresh_lock_whose_holder_died_is_free(tmp_path):
     """The file lock is the operating system's: it goes with its holder."""
     path = str(tmp_path / "tokens.json")
     proc = _dying_holder(["file", path])
@@ -378,12 +378,12 @@ def test_issue12_a_file_refresh_lock_whose_holder_died_is_free(tmp_path):
         pass
 
 
-def test_review12b_a_live_holders_redis_lock_does_not_expire(redis_url):  # noqa: F811
+def test_a_live_holders_redis_lock_does_not_expire(redis_url):  # noqa: F811
     """Issue 12 item 8: the Redis refresh lock expired after ``lock_ttl`` even while its holder
     was still refreshing (a slow token endpoint: ``requests``' timeout is per read, and a DPoP
     nonce retry makes two requests), so a second worker refreshed the same rotating refresh
     token and the family was revoked. A live holder keeps its lock; a dead one's still expires
-    (``test_issue12_a_redis_refresh_lock_whose_holder_died_expires``)."""
+    (``test_a_redis_refresh_lock_whose_holder_died_expires``)."""
     import uuid
 
     from mcpclient.auth import RedisTokenStore

@@ -55,7 +55,7 @@ def _verify_es256(jws: str, x: int, y: int) -> None:
 
 
 @needs_cryptography
-def test_issue12_dpop_proofs_verify_with_an_independent_verifier(tmp_path):
+def test_dpop_proofs_verify_with_an_independent_verifier(tmp_path):
     """Issue 12 item 7: a DPoP proof from the cryptography-based signer verifies against its
     own JWK, with cryptography and with the openssl command line."""
     import hashlib
@@ -95,7 +95,7 @@ def test_issue12_dpop_proofs_verify_with_an_independent_verifier(tmp_path):
 
 @needs_cryptography
 @pytest.mark.parametrize("form", ["pkcs8", "sec1"])
-def test_issue12_private_key_jwt_assertions_verify(form):
+def test_private_key_jwt_assertions_verify(form):
     """Issue 12 item 7: a private_key_jwt assertion signed with a PEM key (PKCS#8 or SEC 1)
     verifies with the key's public half; other keys are refused as before."""
     from cryptography.hazmat.primitives import serialization
@@ -119,7 +119,7 @@ def test_issue12_private_key_jwt_assertions_verify(form):
     OAuth(grant="client_credentials", client_id="c", private_key=pem)
 
 
-def test_issue12_no_elliptic_curve_arithmetic_remains_in_the_package():
+def test_no_elliptic_curve_arithmetic_remains_in_the_package():
     """Issue 12 item 7 (acceptance): the hand-made P-256 arithmetic and ASN.1 parser are gone."""
     p256_prime = "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"
     for path in (REPO / "mcpclient").rglob("*.py"):
@@ -148,7 +148,7 @@ except ImportError as exc:
 """
 
 
-def test_issue12_without_the_oauth_extra_the_error_names_it():
+def test_without_the_oauth_extra_the_error_names_it():
     """Issue 12 item 7: without ``cryptography`` a plain OAuth client works; DPoP and
     private_key_jwt raise ``MissingExtraError`` (an MCPError and an ImportError) naming the extra."""
     pem = "-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----\n"
@@ -159,7 +159,7 @@ def test_issue12_without_the_oauth_extra_the_error_names_it():
     assert len(lines) == 2 and all("pip install 'mcpclient[oauth]'" in line for line in lines), done.stdout
 
 
-def test_issue12_importing_mcpclient_or_a_plain_oauth_client_loads_no_cryptography():
+def test_importing_mcpclient_or_a_plain_oauth_client_loads_no_cryptography():
     code = ("import sys, mcpclient; assert 'cryptography' not in sys.modules; "
             "from mcpclient.auth import OAuth, FileTokenStore; "
             "OAuth(grant='client_credentials', client_id='c', client_secret='s', dpop=False); "
@@ -168,7 +168,7 @@ def test_issue12_importing_mcpclient_or_a_plain_oauth_client_loads_no_cryptograp
     assert done.returncode == 0, done.stderr
 
 
-def test_issue12_redis_store_without_the_extra_names_it():
+def test_the_redis_store_without_the_extra_names_it():
     code = ("import sys; sys.modules['redis'] = None\n"
             "from mcpclient.auth import RedisTokenStore\n"
             "from mcpclient import MissingExtraError\n"

@@ -22,14 +22,15 @@ from mcpclient.errors import ClientClosedError, ConnectError
 from mcpclient.testing import server_command
 
 
-def review_server(name: str, *args: str) -> List[str]:
-    return [sys.executable, str(SERVERS / f"review_{name}.py"), *args]
+def server_script(name: str, *args: str) -> List[str]:
+    """``tests/servers/NAME.py`` run with this interpreter."""
+    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
 
 
-MUTE = review_server("mute")  # answers initialize and ping only
+MUTE = server_script("answers_only_ping")  # answers initialize and ping only
 
 
-STUBBORN = review_server("stubborn")  # ignores SIGTERM and stdin EOF; logs on tools/call
+STUBBORN = server_script("ignores_sigterm")  # ignores SIGTERM and stdin EOF; logs on tools/call
 
 
 # ---------------------------------------------------------------- 5. close() racing connect() (r4)

@@ -215,11 +215,12 @@ def test_ctrl_c_during_a_blocking_call_cancels_the_request_on_the_server():
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def review_server(name: str, *args: str) -> List[str]:
-    return [sys.executable, str(SERVERS / f"review_{name}.py"), *args]
+def server_script(name: str, *args: str) -> List[str]:
+    """``tests/servers/NAME.py`` run with this interpreter."""
+    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
 
 
-MUTE = review_server("mute")  # answers initialize and ping only
+MUTE = server_script("answers_only_ping")  # answers initialize and ping only
 
 
 # ---------------------------------------------------------------- 4. a forgotten client with a pending future (r3)

@@ -216,7 +216,7 @@ def test_a_listing_that_fails_is_not_made_again_by_every_call(scripted):
 
 # --- item 9: one caller's short timeout must not fail the others sharing its listing ----------
 
-def test_review12b_a_short_timeout_callers_listing_does_not_fail_a_patient_caller(started):
+def test_a_short_timeout_callers_listing_does_not_fail_a_patient_caller(started):
     """Issue 12 item 9: threads calling an unlisted tool share one listing (SingleFlight). When the
     thread that started it had a short timeout, its RequestTimeout was handed to every thread
     waiting on the listing, so a caller with a long timeout failed at the other's deadline."""
@@ -265,7 +265,7 @@ def test_review12b_a_short_timeout_callers_listing_does_not_fail_a_patient_calle
     assert len(outcome) == 1 and isinstance(outcome[0], SchemaValidationError), outcome
 
 
-def test_review12b_a_list_changed_during_the_first_listing_does_not_skip_validation(started):
+def test_a_list_changed_during_the_first_listing_does_not_skip_validation(started):
     """Issue 12 item 9: a ``tools/list_changed`` that arrived while a call's own listing ran made
     the registry drop that listing (rightly: it may be stale) and the call went ahead
     unvalidated; now the call lists again (bounded) and validates."""

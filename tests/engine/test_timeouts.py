@@ -23,11 +23,12 @@ pytestmark = [
 ]
 
 
-def review_server(name: str, *args: str) -> List[str]:
-    return [sys.executable, str(SERVERS / f"review_{name}.py"), *args]
+def server_script(name: str, *args: str) -> List[str]:
+    """``tests/servers/NAME.py`` run with this interpreter."""
+    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
 
 
-MUTE = review_server("mute")  # answers initialize and ping only
+MUTE = server_script("answers_only_ping")  # answers initialize and ping only
 
 
 # ---------------------------------------------------------------- 8. huge and invalid timeouts (r5)

@@ -77,7 +77,7 @@ def test_a_missing_variable_in_a_header_does_not_show_other_values():
     assert "GONE" in str(info.value) and "s3cret" not in str(info.value)
 
 
-def test_bad_files(tmp_path):
+def test_a_file_that_is_not_json_or_has_no_servers_is_refused(tmp_path):
     path = tmp_path / "c.json"
     path.write_text("{not json")
     with pytest.raises(ValueError, match="not valid JSON"):

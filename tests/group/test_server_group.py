@@ -311,7 +311,7 @@ def test_a_config_entry_naming_an_unset_variable_fails_alone(tmp_path, monkeypat
         assert group.call_tool("good_add", {"a": 1, "b": 2}).structured_content == {"sum": 3}
 
 
-NO_TOOLS = [sys.executable, str(SERVERS / "review_no_tools.py")]
+NO_TOOLS = [sys.executable, str(SERVERS / "prompts_only.py")]
 
 
 def test_a_connected_server_without_the_tools_capability_is_ready_with_no_tools_not_failed():

@@ -25,7 +25,7 @@ from mcpclient.protocol.stateless import mutual_version
     ("2025-06-18", "2025-06-18", "2025-06-18", True),
     ("2025-06-18", "2025-11-25", "2025-06-18", False),
 ])
-def test_version_check(offered, answered, protocol, ok):
+def test_the_answered_version_must_be_one_the_offer_allows(offered, answered, protocol, ok):
     if ok:
         assert check_server_version(offered, answered, protocol) == answered
     else:
@@ -40,7 +40,7 @@ def test_choose_offer_rejects_unknown_settings():
         choose_offer("2099-01-01")
 
 
-def test_capability_table():
+def test_server_capabilities_and_the_capability_each_method_requires():
     caps = {"tools": {}, "resources": {"subscribe": False}, "logging": {}}
     assert server_has(caps, "tools") and server_has(caps, "logging")
     assert not server_has(caps, "resources.subscribe") and not server_has(caps, "prompts")
@@ -49,7 +49,7 @@ def test_capability_table():
     assert required_capability("ping", "2025-11-25") is None
 
 
-def test_versions_and_settings():
+def test_the_mutual_version_and_each_protocol_settings_era():
     assert mutual_version(["2026-07-28", "2025-11-25"]) == "2026-07-28"
     assert mutual_version(["2025-11-25"]) is None and mutual_version("x") is None
     assert era_setting("auto") == ("auto", "2026-07-28", "2025-11-25")

@@ -202,7 +202,7 @@ def servers() -> Iterator[Callable[..., Recorder]]:
 
 @pytest.mark.parametrize("location", ["http://127.0.0.1:99999/mcp", "http://h:port/x", "http://127.0.0.1:-1/x"])
 @pytest.mark.parametrize("cross_origin", [False, True])
-def test_review12b_a_redirect_to_a_malformed_url_is_an_http_error(servers, location, cross_origin):
+def test_a_redirect_to_a_malformed_url_is_an_http_error(servers, location, cross_origin):
     """Issue 12 items 6 and 1: a 307 whose Location has a port that is no port
     raised a bare ValueError from ``urlsplit().port`` (while building the refusal's
     message), which the transport reported as ConnectionClosed('... failed: ValueError')

@@ -506,7 +506,7 @@ def held_renewal(n_during: int):
     return before, renewing, release, during
 
 
-def test_issue9_bug3_calls_made_while_an_expired_session_is_renewed_wait_for_it_and_succeed(scripted):
+def test_calls_made_while_an_expired_session_is_renewed_wait_for_it_and_succeed(scripted):
     """The old id stays in use until the new session is ready: calls made during the renewal
     meet a 404 too, wait for the one renewal, and are repeated in the new session. (Before the
     fix the id was cleared first: those calls went out with no session id and this server,
@@ -546,7 +546,7 @@ def test_issue9_bug3_calls_made_while_an_expired_session_is_renewed_wait_for_it_
     assert sum(s.headers["mcp-session-id"] == "scripted-session-2" for s in lists) == n + 1
 
 
-def test_issue9_bug3_a_call_waiting_for_a_session_renewal_gives_up_at_its_own_deadline(scripted):
+def test_a_call_waiting_for_a_session_renewal_gives_up_at_its_own_deadline(scripted):
     """The wait for another thread's renewal is bounded by the waiting call's own timeout."""
     before, renewing, release, _ = held_renewal(10 ** 6)  # the renewal is held until released
     server = scripted(list_tools_handler, before=before, require_session=True)
@@ -567,7 +567,7 @@ def test_issue9_bug3_a_call_waiting_for_a_session_renewal_gives_up_at_its_own_de
     assert 0.4 <= waited < 2.0
 
 
-def test_issue9_bug4_close_is_bounded_when_the_servers_delete_cannot_connect(scripted):
+def test_close_is_bounded_when_the_servers_delete_cannot_connect(scripted):
     """close() shares one deadline (CLOSE_BUDGET) across every step, the DELETE's connect
     included. (Before the fix the DELETE had its own 10 s connect timeout.)"""
     from mcpclient.transports.base import CLOSE_BUDGET

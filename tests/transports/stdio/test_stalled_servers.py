@@ -18,11 +18,12 @@ from mcpclient import Client, StdioTransport
 from mcpclient.errors import ClientClosedError, MCPError, ReaderThreadError, RequestTimeout, TransportError
 
 
-def review_server(name: str, *args: str) -> List[str]:
-    return [sys.executable, str(SERVERS / f"review_{name}.py"), *args]
+def server_script(name: str, *args: str) -> List[str]:
+    """``tests/servers/NAME.py`` run with this interpreter."""
+    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
 
 
-STUCK = review_server("stuck")  # answers initialize, then never reads stdin
+STUCK = server_script("stops_reading")  # answers initialize, then never reads stdin
 
 
 # ---------------------------------------------------------------- 1. a server that stops reading stdin (r2)
@@ -67,7 +68,7 @@ FLOOD_PINGS = 20_000  # ~0.9 MB of requests, ~0.8 MB of answers: both pipes fill
 @pytest.mark.timeout(25)
 def test_server_request_flood_while_the_server_does_not_read_never_deadlocks(reaper):
     lines = StderrLines()
-    transport = StdioTransport(review_server("flood", str(FLOOD_PINGS)), stderr=lines)
+    transport = StdioTransport(server_script("floods_ping_requests", str(FLOOD_PINGS)), stderr=lines)
     client = reaper.client(Client(transport, timeout=LONG).connect())
     pid = transport.pid
     # the client's answers have filled the server's stdin pipe (or the flood is already over)

@@ -2,7 +2,7 @@
 ``notifications/message`` (level info, data "hello"), then answers with the ``text`` argument.
 
 After stdin EOF it exits by itself once its parent goes away, or after 60 s at most.
-Usage: ``python tests/servers/review_stubborn.py`` (stdlib only; for tests/test_regressions.py).
+Usage: ``python tests/servers/ignores_sigterm.py`` (stdlib only; for the tests of stalled servers and of close()).
 """
 import json
 import os

@@ -1,7 +1,7 @@
 """Answers initialize, then never reads stdin again (a busy server): the client's writes fill the pipe.
 
 It stays alive (dying on SIGTERM/SIGKILL as usual) until its parent goes away, or for 60 s at most.
-Usage: ``python tests/servers/review_stuck.py`` (stdlib only; for tests/test_regressions.py).
+Usage: ``python tests/servers/stops_reading.py`` (stdlib only; for the tests of stalled servers and of close()).
 """
 import json
 import os

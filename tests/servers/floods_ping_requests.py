@@ -2,7 +2,7 @@
 ``flood done`` on stderr, then serves normally (answers ping, reads the client's responses).
 Exits on stdin EOF.
 
-Usage: ``python tests/servers/review_flood.py N`` (stdlib only; for tests/test_regressions.py).
+Usage: ``python tests/servers/floods_ping_requests.py N`` (stdlib only; for tests/transports/stdio/test_stalled_servers.py).
 """
 import json
 import sys

@@ -1,6 +1,6 @@
 """Answers initialize and ping; reads every other message and never answers it. Exits on stdin EOF.
 
-Usage: ``python tests/servers/review_mute.py`` (stdlib only; for tests/test_regressions.py).
+Usage: ``python tests/servers/answers_only_ping.py`` (stdlib only; for the tests of stalled servers and of close()).
 """
 import json
 import sys
