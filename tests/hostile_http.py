@@ -211,7 +211,7 @@ def hostile(started):
 def client_for(url: str, max_pages: Optional[int] = None, **kwargs: Any) -> Client:
     """A client of ``url`` (the handshake era; no retries); ``kwargs`` go to the transport."""
     # validate_output="listed": these scripted servers answer tools/call only, and what is timed is
-    # the call itself (a first call would otherwise list the tools first: see test_checks.py)
+    # the call itself (a first call would otherwise list the tools first: see client/test_output_validation.py)
     options: Dict[str, Any] = {"validate_output": "listed"}
     if max_pages is not None:
         options["max_pages"] = max_pages

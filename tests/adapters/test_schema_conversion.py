@@ -2,7 +2,7 @@
 
 The corpus holds real tool schemas (the test server's catalogue, server-everything's zod shapes
 written out; the official SDK server's tools, as ``list_tools()`` returns them, are in
-test_adapters_e2e.py beside that server) and made-up nested,
+test_provider_sdks_end_to_end.py beside that server) and made-up nested,
 optional, ``$ref``, recursive, ``oneOf`` and ``enum`` cases. Every conversion must pass the
 provider shape checks of tests/llm_endpoints.py; every strict conversion must accept exactly the
 examples the original accepts (an omitted optional field sent as ``null``, as a strict model
@@ -441,7 +441,7 @@ def test_langchain_tools() -> None:
     assert message.content == "async"
 
 
-# --- MCP Apps: app-only tools are not the model's (issue 14, test 12) ------------------------------
+# --- MCP Apps: app-only tools are not the model's ------------------------------
 
 APP_ONLY = Tool.from_wire({"name": "increment", "inputSchema": {"type": "object"},
                            "_meta": {"ui": {"resourceUri": "ui://counter/app.html", "visibility": ["app"]}}})

@@ -17,7 +17,7 @@ from conftest import LONG
 from mcpclient import AuthError, Client
 from mcpclient.auth import MemoryTokenStore, OAuth
 
-# --- item 10: no authorization traffic to internal addresses -----------------------------------
+# --- no authorization traffic to internal addresses -----------------------------------
 
 
 GLOBAL_SERVER = "https://93.184.216.34/mcp"  # an IP literal: no DNS in the test
@@ -30,7 +30,7 @@ GLOBAL_SERVER = "https://93.184.216.34/mcp"  # an IP literal: no DNS in the test
     "https://[::ffff:169.254.169.254]/x", "https://0.0.0.0/x", "https://[fd00::1]/x", "https://100.64.0.1/x",
 ])
 def test_a_remote_servers_authorization_urls_may_not_point_inside(url):
-    """Issue 12 item 10: discovery had no guard against private, link-local or loopback URLs."""
+    """Before the fix, discovery had no guard against private, link-local or loopback URLs."""
     from mcpclient.auth.discovery import AddressGuard
 
     with pytest.raises(AuthError) as err:
@@ -163,10 +163,10 @@ def _json(status: int, body: Any, **headers: str) -> Tuple[int, Dict[str, str], 
     return status, dict(headers, **{"Content-Type": "application/json"}), json.dumps(body).encode()
 
 
-# --- item 10 (address guard) / item 6 (credentials): the token endpoint's redirects -----------
+# --- the token endpoint's redirects -----------
 
 def test_a_token_endpoint_redirect_is_not_followed(servers):
-    """Issue 12 item 10: the token (and registration) POSTs followed redirects (``requests``'
+    """Before the fix, the token (and registration) POSTs followed redirects (``requests``'
     default), so a token endpoint that passed the address guard could 307 the client, refresh
     token and client secret in the body, to any URL, unchecked by the guard."""
     elsewhere = servers(lambda m, p, b: _json(200, {"access_token": "stolen", "token_type": "Bearer"}))
@@ -185,10 +185,10 @@ def test_a_token_endpoint_redirect_is_not_followed(servers):
     assert elsewhere.requests == [], "the refresh token went to a URL the address guard never saw"
 
 
-# --- item 10: the authorization endpoint is an authorization URL too ---------------------------
+# --- the authorization endpoint is an authorization URL too ---------------------------
 
 def test_an_authorization_endpoint_inside_is_refused(servers):
-    """Issue 12 item 10: the address guard checked metadata, token and registration URLs but not
+    """Before the fix, the address guard checked metadata, token and registration URLs but not
     the authorization endpoint, which ``headless_authorize`` fetches (and ``loopback_authorize``
     opens in the user's browser): a server could still aim the client at the cloud metadata
     address. A loopback MCP server may use loopback authorization servers, never link-local."""

@@ -123,7 +123,7 @@ class AuthWorld:
                     elif "id" in msg and msg.get("method") == "tools/call":
                         world.events.put({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [
                             {"type": "text", "text": msg["params"]["arguments"]["text"]}]}})
-                    elif "id" in msg and msg.get("method") == "tools/list":  # (a first call lists: issue 12)
+                    elif "id" in msg and msg.get("method") == "tools/list":  # (a first call lists the tools to learn their outputSchema)
                         world.events.put({"jsonrpc": "2.0", "id": msg["id"], "result": {"tools": [
                             {"name": "echo", "inputSchema": {"type": "object"}}]}})
                 elif path == "/mcp":

@@ -1,5 +1,5 @@
-"""Issue 12, authorization: crypto from ``cryptography`` (item 7), token refresh safe across
-processes and machines (item 8), and no authorization traffic to internal addresses (item 10).
+"""Authorization: crypto from ``cryptography``, token refresh safe across
+processes and machines, and no authorization traffic to internal addresses.
 
 The refresh tests run real processes (``python -c WORKER``) against a token endpoint on
 127.0.0.1 that rotates refresh tokens and, like real authorization servers, revokes the whole
@@ -180,10 +180,10 @@ def race(args: List[str], n: int = 2) -> List[Optional[str]]:
             p.communicate()
 
 
-# --- item 8: two processes, one refresh -------------------------------------------------------
+# --- two processes, one refresh -------------------------------------------------------
 
 def test_two_processes_refreshing_one_file_token_make_one_refresh_request(endpoint, tmp_path):
-    """Issue 12 item 8 (FileTokenStore): one refresh request; both processes end with its token."""
+    """One refresh request; both processes end with its token."""
     path = str(tmp_path / "tokens.json")
     FileTokenStore(path).set(endpoint.key(), endpoint.expired_token())
     tokens = race(["file", path, endpoint.key()])
@@ -195,7 +195,7 @@ def test_two_processes_refreshing_one_file_token_make_one_refresh_request(endpoi
 
 
 def test_two_processes_refreshing_one_redis_token_make_one_refresh_request(endpoint, redis_url):  # noqa: F811
-    """Issue 12 item 8 (RedisTokenStore, a real redis-server): the same guarantee across machines."""
+    """The same guarantee across machines."""
     from mcpclient.auth import RedisTokenStore
 
     prefix = f"test-{uuid.uuid4().hex}:"
@@ -208,7 +208,7 @@ def test_two_processes_refreshing_one_redis_token_make_one_refresh_request(endpo
     assert stored is not None and stored["refresh_token"] == "r2"
 
 
-# --- item 8: invalid_grant forgets only the generation that failed ------------------------------
+# --- invalid_grant forgets only the generation that failed ------------------------------
 
 def _client(store: Any, endpoint: TokenEndpoint) -> OAuth:
     oauth = OAuth(grant="client_credentials", client_id="worker", client_secret="unused", token_store=store,
@@ -219,7 +219,7 @@ def _client(store: Any, endpoint: TokenEndpoint) -> OAuth:
 
 @pytest.mark.parametrize("kind", ["memory", "file"])
 def test_an_invalid_grant_keeps_a_newer_token_another_client_stored(endpoint, tmp_path, kind):
-    """Issue 12 item 8: a refresh refused with invalid_grant deleted whatever the store held,
+    """Before the fix, a refresh refused with invalid_grant deleted whatever the store held,
     even the newer generation another client had just stored; now only the failed one goes."""
     store = MemoryTokenStore() if kind == "memory" else FileTokenStore(str(tmp_path / "tokens.json"))
     endpoint.hold = False
@@ -297,7 +297,7 @@ def test_an_unreachable_redis_is_an_auth_error_without_its_password():
         assert "pw-secret" not in str(err.value) and "ConnectionError" in str(err.value)
 
 
-# --- item 8: locks whose holders die ----------------------------------------------------------
+# --- locks whose holders die ----------------------------------------------------------
 
 HOLDER = r"""
 import sys
@@ -325,7 +325,7 @@ def _kill(proc: subprocess.Popen) -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_a_redis_refresh_lock_whose_holder_died_expires(redis_url):  # noqa: F811
-    """Issue 12 item 8: the Redis lock has an expiry: a holder killed mid-refresh does not
+    """The Redis lock has an expiry: a holder killed mid-refresh does not
     block every other worker for good; the others get the lock within ``lock_ttl``."""
     from mcpclient.auth import RedisTokenStore
 
@@ -379,7 +379,7 @@ def test_a_file_refresh_lock_whose_holder_died_is_free(tmp_path):
 
 
 def test_a_live_holders_redis_lock_does_not_expire(redis_url):  # noqa: F811
-    """Issue 12 item 8: the Redis refresh lock expired after ``lock_ttl`` even while its holder
+    """Before the fix, the Redis refresh lock expired after ``lock_ttl`` even while its holder
     was still refreshing (a slow token endpoint: ``requests``' timeout is per read, and a DPoP
     nonce retry makes two requests), so a second worker refreshed the same rotating refresh
     token and the family was revoked. A live holder keeps its lock; a dead one's still expires

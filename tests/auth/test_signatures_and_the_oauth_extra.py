@@ -34,7 +34,7 @@ def _env() -> Dict[str, str]:
     return env
 
 
-# --- item 7: crypto through cryptography --------------------------------------------------------
+# --- crypto through cryptography --------------------------------------------------------
 
 def _b64d(part: str) -> bytes:
     return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
@@ -56,7 +56,7 @@ def _verify_es256(jws: str, x: int, y: int) -> None:
 
 @needs_cryptography
 def test_dpop_proofs_verify_with_an_independent_verifier(tmp_path):
-    """Issue 12 item 7: a DPoP proof from the cryptography-based signer verifies against its
+    """A DPoP proof from the cryptography-based signer verifies against its
     own JWK, with cryptography and with the openssl command line."""
     import hashlib
 
@@ -96,7 +96,7 @@ def test_dpop_proofs_verify_with_an_independent_verifier(tmp_path):
 @needs_cryptography
 @pytest.mark.parametrize("form", ["pkcs8", "sec1"])
 def test_private_key_jwt_assertions_verify(form):
-    """Issue 12 item 7: a private_key_jwt assertion signed with a PEM key (PKCS#8 or SEC 1)
+    """A private_key_jwt assertion signed with a PEM key (PKCS#8 or SEC 1)
     verifies with the key's public half; other keys are refused as before."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec
@@ -120,7 +120,7 @@ def test_private_key_jwt_assertions_verify(form):
 
 
 def test_no_elliptic_curve_arithmetic_remains_in_the_package():
-    """Issue 12 item 7 (acceptance): the hand-made P-256 arithmetic and ASN.1 parser are gone."""
+    """The hand-made P-256 arithmetic and ASN.1 parser are gone."""
     p256_prime = "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"
     for path in (REPO / "mcpclient").rglob("*.py"):
         text = path.read_text(encoding="utf-8").lower().replace("_", "")
@@ -149,7 +149,7 @@ except ImportError as exc:
 
 
 def test_without_the_oauth_extra_the_error_names_it():
-    """Issue 12 item 7: without ``cryptography`` a plain OAuth client works; DPoP and
+    """Without ``cryptography`` a plain OAuth client works; DPoP and
     private_key_jwt raise ``MissingExtraError`` (an MCPError and an ImportError) naming the extra."""
     pem = "-----BEGIN PRIVATE KEY-----\nMAA=\n-----END PRIVATE KEY-----\n"
     done = subprocess.run([sys.executable, "-c", CHECK_EXTRA, pem], capture_output=True, text=True, env=_env(),

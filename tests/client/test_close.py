@@ -33,7 +33,7 @@ MUTE = server_script("answers_only_ping")  # answers initialize and ping only
 STUBBORN = server_script("ignores_sigterm")  # ignores SIGTERM and stdin EOF; logs on tools/call
 
 
-# ---------------------------------------------------------------- 5. close() racing connect() (r4)
+# ---------------------------------------------------------------- close() racing connect()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")
@@ -94,7 +94,7 @@ def test_close_while_connect_is_about_to_spawn_the_server_leaves_no_server(reape
     assert pid is None or wait_until(lambda: not pid_alive(pid), 3.0), f"server {pid} still running after close()"
 
 
-# ---------------------------------------------------------------- 9. close() is bounded in total (r8, r8b, r11)
+# ---------------------------------------------------------------- close() is bounded in total
 
 CLOSE_BOUND = 5.5
 
@@ -108,7 +108,7 @@ def close_with_a_stuck_log_callback(reaper: Reaper, target: List[str]) -> float:
         release.wait(30)
 
     try:
-        # validate_output="listed": STUBBORN answers no tools/list (a first call would list: issue 12)
+        # validate_output="listed": STUBBORN answers no tools/list (a first call would list the tools to learn their outputSchema)
         client = reaper.client(Client(target, timeout=LONG, on_log=on_log, validate_output="listed").connect())
         if target is STUBBORN:
             assert client.call_tool("echo", {"text": "hi"}).text == "hi"
@@ -176,7 +176,7 @@ def test_close_from_a_done_callback_fired_by_close_itself_is_prompt(reaper):
     assert inner.get("elapsed", math.inf) < 1.0, inner
 
 
-# ---------------------------------------------------------------- 13. replies to calls close() abandoned (r12)
+# ---------------------------------------------------------------- replies to calls close() abandoned
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")
@@ -190,7 +190,7 @@ def test_replies_to_calls_abandoned_by_close_are_not_unknown(reaper):
     assert client.session.unknown_replies == 0
 
 
-# --- bug 2: an input round landing while close() runs ---------------------------------------------
+# --- an input round landing while close() runs ---------------------------------------------
 
 
 def test_an_input_round_racing_close_leaves_no_worker_and_runs_no_handler_after_close():
@@ -228,7 +228,7 @@ def test_an_input_round_racing_close_leaves_no_worker_and_runs_no_handler_after_
     assert leaked == [] and late == [], f"threads left after close(): {leaked}; handlers run after close(): {late}"
 
 
-# --- bug 4: a relaunch held the state lock across joins and a spawn ---------------------------------
+# --- a relaunch held the state lock across joins and a spawn ---------------------------------
 
 
 def test_close_during_a_relaunch_neither_waits_for_it_nor_lets_it_start_a_server():

@@ -1,4 +1,4 @@
-"""Fork safety (issue 10): a client inherited through ``os.fork()`` never gives the child the
+"""Fork safety: a client inherited through ``os.fork()`` never gives the child the
 parent's answers, never touches the parent's server, and never hangs.
 
 Each scenario runs in a script of its own (a fresh interpreter that forks), so a failure here
@@ -66,7 +66,7 @@ RACE = """
 
 @pytest.mark.parametrize("mode", ["default", "reconnect"])
 def test_a_forked_child_never_gets_the_parents_answers(mode):
-    """The issue's reproduction: parent and child call at once on an inherited client. The child
+    """The reproduction that started the fork-safety work: parent and child call at once on an inherited client. The child
     gets ``ForkedClientError`` (default) or a right answer from a server of its own (with
     ``Reconnect``); the parent always gets its own answers."""
     result = run(RACE, mode, "10")
@@ -156,7 +156,7 @@ except ImportError:
 needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
 
 
-# --- 3. a forked child touches the parent's resource listen ---------------------------------------
+# --- a forked child touches the parent's resource listen ---------------------------------------
 
 FORK_RESTORE = """
     url = sys.argv[1]
@@ -203,7 +203,7 @@ def test_a_forked_child_restoring_subscriptions_leaves_the_parents_listen_alone(
     assert not out["carrier_closed"] and out["updated"], f"the child broke the parent's subscription: {out}"
 
 
-# --- 6. locks a parent thread held at the fork --------------------------------------------------------
+# --- locks a parent thread held at the fork --------------------------------------------------------
 
 FORK_HELD_LOCK = """
     import mcpclient.protocol.negotiation as negotiation
@@ -254,7 +254,7 @@ def test_a_forked_child_does_not_hang_on_a_lock_a_parent_thread_held_at_the_fork
     assert out == {"call": "ok", "list": "ok", "close": "ok"}, out
 
 
-# --- 9. a forked child inherits the parent's failed attempts ---------------------------------------------
+# --- a forked child inherits the parent's failed attempts ---------------------------------------------
 
 FORK_AFTER_GIVING_UP = """
     import runpy

@@ -23,13 +23,13 @@ def scripted(started):
     return lambda handle, **kwargs: started(ScriptedServer(handle, **kwargs))
 
 
-# --- bug 1: set_logging_level_future took the other engine's path --------------------------------
+# --- set_logging_level_future took the other engine's path --------------------------------
 
 
 def test_set_logging_level_future_in_the_2026_era_sends_no_request_and_sets_the_level(scripted):
     """Before: the future twin sent ``logging/setLevel`` (removed in 2026) while the blocking method
     changed ``_meta``; against a server without that method it never completed."""
-    # (tools/list answered: a first call lists the tools to learn their outputSchema, issue 12)
+    # (tools/list answered: a first call lists the tools to learn their outputSchema)
     server = scripted(lambda method, params: {"content": []} if method == "tools/call" else
                       {"tools": []} if method == "tools/list" else None,
                       capabilities={"tools": {}, "logging": {}}, modern=True)

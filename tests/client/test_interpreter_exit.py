@@ -163,7 +163,7 @@ def test_ctrl_c_during_a_blocking_call_raises_keyboard_interrupt(timeout):
 
 
 def test_ctrl_c_scripts_work_when_started_with_sigint_ignored():
-    """Regression: run from a background job (SIGINT ignored, inherited), the Ctrl-C scripts never
+    """Run from a background job (SIGINT ignored, inherited), the Ctrl-C scripts never
     got their KeyboardInterrupt and failed; they restore the default handler first."""
     proc, elapsed = run_script(CTRL_C_DURING_CALL, "5", *faulty("no-reply"), sigint_ignored=True)
     pids = reported_pids(proc)
@@ -201,7 +201,7 @@ CTRL_C_THEN_CARRY_ON = RESTORE_SIGINT + """
 
 
 def test_ctrl_c_during_a_blocking_call_cancels_the_request_on_the_server():
-    """Regression: KeyboardInterrupt in a blocking call used to leave the request pending (never
+    """KeyboardInterrupt in a blocking call used to leave the request pending (never
     cancelled on the server, kept in the pending table until close())."""
     proc, elapsed = run_script(CTRL_C_THEN_CARRY_ON, *faulty("no-reply"))
     pids = reported_pids(proc)
@@ -223,7 +223,7 @@ def server_script(name: str, *args: str) -> List[str]:
 MUTE = server_script("answers_only_ping")  # answers initialize and ping only
 
 
-# ---------------------------------------------------------------- 4. a forgotten client with a pending future (r3)
+# ---------------------------------------------------------------- a forgotten client with a pending future
 
 FORGOTTEN_PENDING_FUTURE = """
     import sys

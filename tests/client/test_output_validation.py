@@ -28,7 +28,7 @@ def echo(seen, msg):
     return {"content": [{"type": "text", "text": f"{seen.path}:{msg['params']['arguments']['text']}"}]}
 
 
-# --- item 9: output validation that does not depend on call order --------------------------------
+# --- output validation that does not depend on call order --------------------------------
 
 SHAPE = {"name": "shape", "inputSchema": {"type": "object"},
          "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
@@ -47,7 +47,7 @@ def shapes(structured: Any, hold: "threading.Event" = None, tools: List[Dict[str
 
 
 def test_output_is_validated_on_the_first_call_without_list_tools(scripted):
-    """Issue 12: structuredContent was validated only if the caller had called list_tools() first."""
+    """Before the fix, structuredContent was validated only if the caller had called list_tools() first."""
     from mcpclient import SchemaValidationError
 
     server = scripted(shapes({"n": "not a number"}))
@@ -194,7 +194,7 @@ def test_real_servers_structured_tools_validate_on_the_first_call(command):
 
 
 def test_a_listing_that_fails_is_not_made_again_by_every_call(scripted):
-    """Found by the issue-12 suite-time review: a tools/list whose connection the server dropped
+    """Before the fix, a tools/list whose connection the server dropped
     (retried, with backoff, then ConnectionClosed) was made again before every later call_tool,
     each paying the retries."""
     from http_scripted import DROP
@@ -214,10 +214,10 @@ def test_a_listing_that_fails_is_not_made_again_by_every_call(scripted):
         assert len(server.requests("tools/list")) == listed
 
 
-# --- item 9: one caller's short timeout must not fail the others sharing its listing ----------
+# --- one caller's short timeout must not fail the others sharing its listing ----------
 
 def test_a_short_timeout_callers_listing_does_not_fail_a_patient_caller(started):
-    """Issue 12 item 9: threads calling an unlisted tool share one listing (SingleFlight). When the
+    """Threads calling an unlisted tool share one listing (SingleFlight). When the
     thread that started it had a short timeout, its RequestTimeout was handed to every thread
     waiting on the listing, so a caller with a long timeout failed at the other's deadline."""
     from helpers import ScriptedServer
@@ -266,7 +266,7 @@ def test_a_short_timeout_callers_listing_does_not_fail_a_patient_caller(started)
 
 
 def test_a_list_changed_during_the_first_listing_does_not_skip_validation(started):
-    """Issue 12 item 9: a ``tools/list_changed`` that arrived while a call's own listing ran made
+    """Before the fix, a ``tools/list_changed`` that arrived while a call's own listing ran made
     the registry drop that listing (rightly: it may be stale) and the call went ahead
     unvalidated; now the call lists again (bounded) and validates."""
     from helpers import ScriptedServer

@@ -22,8 +22,8 @@ def scripted(started):
 
 
 def test_output_is_not_validated_for_an_error_result_or_with_listed_only_for_an_unlisted_tool(scripted):
-    """With validate_output="listed" an unlisted tool is not validated (by default, since issue 12,
-    the first call lists the tools: tests/test_checks.py)."""
+    """With validate_output="listed" an unlisted tool is not validated (by default
+    the first call lists the tools: tests/client/test_output_validation.py)."""
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
     def handle(method, params):
@@ -43,7 +43,7 @@ def test_output_is_not_validated_for_an_error_result_or_with_listed_only_for_an_
 pytestmark = pytest.mark.timeout(60)
 
 
-# --- bug 5: a listing racing a tools/list_changed put old schemas back -------------------------------
+# --- a listing racing a tools/list_changed put old schemas back -------------------------------
 
 
 def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(scripted):
@@ -60,7 +60,7 @@ def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(sc
     def handle(method: str, params: Dict[str, Any]) -> Any:
         if method == "tools/list":
             listings.append(1)
-            if len(listings) > 1:  # listed again after the change (issue 12: the call lists the unknown tool)
+            if len(listings) > 1:  # listed again after the change (the call lists the unknown tool)
                 return {"tools": [{"name": "t", "inputSchema": {"type": "object"}, "outputSchema": new_schema}]}
             listing_sent.set()
             assert answer_listing.wait(LONG)
@@ -82,7 +82,7 @@ def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(sc
     assert len(listings) == 2  # the stale listing was not kept: the call listed the new tool
 
 
-# --- bug 7: future transforms ran on the reader thread -----------------------------------------------
+# --- future transforms ran on the reader thread -----------------------------------------------
 
 
 def test_a_futures_validation_runs_off_the_reader_and_never_stalls_other_calls(scripted, monkeypatch):

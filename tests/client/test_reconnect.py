@@ -1,4 +1,4 @@
-"""Long life (issue 10): a lost connection, ``Reconnect``, ``Keepalive``, and clients that are
+"""Long life: a lost connection, ``Reconnect``, ``Keepalive``, and clients that are
 garbage-collected without ``close()``. Real servers over real pipes; the faults are real too
 (SIGKILL, SIGSTOP, a server that will not start).
 """
@@ -136,7 +136,7 @@ def test_a_wedged_server_fails_the_keepalive_and_the_call_in_flight():
     transport = StdioTransport(server_command(), terminate_grace=0.2)
     with Client(transport, timeout=60, reconnect=True,
                 keepalive=Keepalive(0.1, failures=2, timeout=0.2)) as client:
-        client.list_tools()  # (else the call's first request would be a tools/list: issue 12)
+        client.list_tools()  # (else the call's first request would be a tools/list, to learn the outputSchema)
         stopped = client.transport.pid
         os.kill(stopped, signal.SIGSTOP)
         try:
@@ -291,7 +291,7 @@ def test_connect_during_a_reconnect_by_another_thread_waits_for_it(tmp_path: Pat
 
 
 def test_after_a_reconnect_output_is_validated_against_the_new_servers_schema(tmp_path):
-    """Issue-12 review: the tools learned for output validation outlived the connection, so a
+    """Before the fix, the tools learned for output validation outlived the connection, so a
     restarted server's changed outputSchema was never learned (its valid results were refused
     against the old one) until a tools/list_changed."""
     import json as _json
@@ -327,7 +327,7 @@ def breakable_official(marker: Path) -> list:
     return [sys.executable, "-c", script]
 
 
-# --- 1. a suspended listen never ends -----------------------------------------------------------
+# --- a suspended listen never ends -----------------------------------------------------------
 
 
 @needs_official
@@ -379,7 +379,7 @@ def test_a_user_closed_suspended_listen_does_not_keep_the_router_active(tmp_path
         assert not client._subscriptions.active(), "a closed listen still counts as open"
 
 
-# --- 2. a listen whose end is processed after the reconnect is lost ----------------------------------
+# --- a listen whose end is processed after the reconnect is lost ----------------------------------
 
 
 @needs_official
@@ -408,7 +408,7 @@ def test_a_listen_interrupted_while_the_workers_are_busy_is_restored():
         assert event is not None and event.kind == "tools_changed"
 
 
-# --- 4. the background reconnect's handshake has no bound -------------------------------------------
+# --- the background reconnect's handshake has no bound -------------------------------------------
 
 
 def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_handshake(tmp_path: Path):
@@ -431,7 +431,7 @@ def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_ha
         assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}
 
 
-# --- 5. on_*_changed callbacks after a reconnect ----------------------------------------------------
+# --- on_*_changed callbacks after a reconnect ----------------------------------------------------
 
 
 @needs_official
@@ -461,7 +461,7 @@ def test_on_tools_changed_still_runs_after_a_reconnect():
                 f"on_tools_changed did not run after the reconnect: {seen}"
 
 
-# --- 7. the keepalive ping is sent on the timer thread --------------------------------------------------
+# --- the keepalive ping is sent on the timer thread --------------------------------------------------
 
 
 def test_a_keepalive_ping_that_cannot_be_sent_does_not_stall_the_timer():
@@ -500,7 +500,7 @@ def test_a_keepalive_ping_that_cannot_be_sent_does_not_stall_the_timer():
             os.kill(pid, signal.SIGCONT)
 
 
-# --- 8. the background reconnect keeps a dropped client alive -------------------------------------------
+# --- the background reconnect keeps a dropped client alive -------------------------------------------
 
 
 def test_a_client_dropped_while_it_reconnects_in_the_background_is_collected(tmp_path: Path):
@@ -535,7 +535,7 @@ def test_a_client_dropped_while_it_reconnects_in_the_background_is_collected(tmp
     assert wait_until(lambda: not reconnecting())
 
 
-# --- 10. a connection lost between the handshake and READY ------------------------------------------------
+# --- a connection lost between the handshake and READY ------------------------------------------------
 
 
 def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch):

@@ -12,11 +12,11 @@ import pytest
 from conftest import LONG
 from mcpclient import Client
 
-# --- item 10: root URIs normalized and checked ----------------------------------------------------
+# --- root URIs normalized and checked ----------------------------------------------------
 
 
 def test_root_uris_are_normalized_before_the_server_sees_them(memory_server):
-    """Issue 12: only the file:// prefix was checked; '..' segments (plain or percent-encoded) went
+    """Before the fix, only the file:// prefix was checked; '..' segments (plain or percent-encoded) went
     out as given, so a root that reads like a project directory could expose /etc. (The wire is
     read off a scripted peer: the official SDK's server normalizes what it receives itself.)"""
     from mcpclient import Root
@@ -53,7 +53,7 @@ def test_a_bad_root_uri_is_refused_where_it_is_given(uri):
     client.close()
 
 
-# --- item 10: elicitation answers checked against the requested schema --------------------------
+# --- elicitation answers checked against the requested schema --------------------------
 
 FORM = {"mode": "form", "message": "Who?", "requestedSchema": {
     "type": "object", "required": ["name"],
@@ -78,7 +78,7 @@ def memory_server(started):
     ids=["required", "minLength", "maxLength", "minimum", "maximum", "enum", "email", "uri", "date", "date-time",
          "integer"])
 def test_an_answer_that_breaks_the_requested_schema_is_an_internal_error(memory_server, content, caplog):
-    """Issue 12: answers were checked for field names and primitive types only. The handler is
+    """Before the fix, answers were checked for field names and primitive types only. The handler is
     user code: its invalid answer is logged and the server answered -32603, the value not quoted."""
     from mcpclient import ElicitationResult
 
@@ -116,7 +116,7 @@ def test_the_official_servers_form_still_accepts_its_defaults():
             'accept {"age": 30, "color": "green", "name": "anon", "subscribe": true}'
 
 
-# --- item 10: sampling tool_use / tool_result pairing ---------------------------------------------
+# --- sampling tool_use / tool_result pairing ---------------------------------------------
 
 def _use(*ids: str) -> Dict[str, Any]:
     return {"role": "assistant", "content": [{"type": "tool_use", "id": i, "name": "w", "input": {}} for i in ids]}
@@ -147,7 +147,7 @@ BROKEN_PAIRINGS = {
 
 @pytest.mark.parametrize("messages", list(BROKEN_PAIRINGS.values()), ids=list(BROKEN_PAIRINGS))
 def test_a_sampling_request_that_breaks_the_tool_pairing_is_invalid_params(memory_server, messages):
-    """Issue 12: such a request reached the user's handler (and their LLM) instead of -32602."""
+    """Before the fix, such a request reached the user's handler (and their LLM) instead of -32602."""
     called: List[Any] = []
     srv = memory_server()
     with Client(srv.transport, timeout=LONG, sampling_handler=lambda r: called.append(r) or {},
@@ -169,7 +169,7 @@ def test_a_well_paired_sampling_request_reaches_the_handler(memory_server):
 
 
 def test_a_handler_answer_json_cannot_encode_reaches_the_server_as_an_internal_error(memory_server, caplog):
-    """Found by the issue-14 registry review: an answer the JSON encoder refuses (a lone surrogate,
+    """Before the fix, an answer the JSON encoder refuses (a lone surrogate,
     NaN, a set) was dropped with a debug log, and the server waited for ever for it."""
     from mcpclient import CreateMessageResult
 

@@ -34,7 +34,7 @@ def mode_target(request) -> Iterator[Any]:
 
 
 def connect(mode_target, **options: Any) -> Client:
-    """A handshake-era client: there the server sends its requests (2026: tests/test_modern.py)."""
+    """A handshake-era client: there the server sends its requests (2026: tests/protocol/test_stateless_era_interop.py)."""
     mode, target = mode_target
     transport = HTTPTransport(target) if isinstance(target, str) else target
     return Client(transport, timeout=LONG, protocol="2025-11-25", **options)

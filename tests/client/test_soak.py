@@ -1,9 +1,9 @@
-"""Connect/close cycles leak nothing (issue 10): no thread, file descriptor or child process,
+"""Connect/close cycles leak nothing: no thread, file descriptor or child process,
 and RSS growth within 5 MiB.
 
 The default run makes a short fixed number of cycles (20 over stdio, 10 over HTTP, after a
 warm-up of 6: enough to see a per-cycle leak of a thread, descriptor or child, which the checks
-count exactly); ``MCPCLIENT_SOAK=1`` makes the issue's 1,000 over stdio and 300 over HTTP after
+count exactly); ``MCPCLIENT_SOAK=1`` makes 1,000 over stdio and 300 over HTTP after
 a warm-up of 20 (``.ci/run`` runs that as a step of its own).
 """
 from __future__ import annotations

@@ -41,7 +41,7 @@ def acknowledge(server: ScriptedServer, listen: Dict[str, Any]) -> None:
 
 
 def test_subscribe_resource_from_a_notification_callback_is_acknowledged(scripted):
-    """Finding 9: the acknowledgement came on the notification thread, which was the one waiting."""
+    """Before the fix, the acknowledgement came on the notification thread, which was the one waiting."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     outcome: Dict[str, Any] = {}
     done = threading.Event()
@@ -64,7 +64,7 @@ def test_subscribe_resource_from_a_notification_callback_is_acknowledged(scripte
 
 
 def test_a_subscription_timeout_is_settled_off_the_timer_thread(scripted):
-    """Finding 5: the timer settled the future (running done-callbacks there) and sent the
+    """Before the fix, the timer settled the future (running done-callbacks there) and sent the
     listen for the remaining URIs itself."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     seen: Dict[str, Any] = {}
@@ -87,7 +87,7 @@ def test_a_subscription_timeout_is_settled_off_the_timer_thread(scripted):
 
 
 def test_changes_made_back_to_back_all_wait_for_the_listen_that_carries_them(scripted):
-    """Finding 13: the first change's listen was replaced by the second's and its future failed
+    """Before the fix, the first change's listen was replaced by the second's and its future failed
     (or, racing, succeeded before any listen carrying its URI was acknowledged)."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     with Client(server.transport, timeout=LONG) as client:
@@ -102,7 +102,7 @@ def test_changes_made_back_to_back_all_wait_for_the_listen_that_carries_them(scr
 
 
 def test_listen_on_a_dead_handshake_connection_ends_at_once():
-    """Finding 8: the subscription was registered after the connection-lost clean-up ran and
+    """Before the fix, the subscription was registered after the connection-lost clean-up ran and
     never ended."""
     client = Client([sys.executable, "-c", "import sys, json; sys.stdin.readline(); print(json.dumps({'jsonrpc':"
                      "'2.0','id':1,'result':{'protocolVersion':'2025-11-25','capabilities':{'tools':{'listChanged':"
@@ -116,7 +116,7 @@ def test_listen_on_a_dead_handshake_connection_ends_at_once():
 
 
 def test_a_listen_the_server_ends_at_once_ends_whenever_it_lands(scripted):
-    """Finding 12: a stdio ``notifications/cancelled`` that came before ``listen()`` registered
+    """Before the fix, a stdio ``notifications/cancelled`` that came before ``listen()`` registered
     its request was dropped; the subscription never ended and its request stayed pending."""
     def handle(method: str, params: Dict[str, Any]) -> Any:
         return None
@@ -164,7 +164,7 @@ def test_subscribe_resource_says_why_when_its_listen_ends_unacknowledged(scripte
 
 
 def test_a_subscribe_future_ends_when_a_later_change_leaves_nothing_to_listen_for(scripted):
-    """Review finding: ``subscribe_resource_future(a)`` then ``unsubscribe_resource(a)`` left the
+    """Before the fix, ``subscribe_resource_future(a)`` then ``unsubscribe_resource(a)`` left the
     first future waiting for an acknowledgement no listen would ever bring (forever with
     ``timeout=None``)."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
@@ -177,7 +177,7 @@ def test_a_subscribe_future_ends_when_a_later_change_leaves_nothing_to_listen_fo
 
 
 def test_an_on_event_that_raises_does_not_stop_the_change_handling(scripted):
-    """Review finding: an exception from a ``listen(on_event=)`` callback skipped the rest of the
+    """Before the fix, an exception from a ``listen(on_event=)`` callback skipped the rest of the
     notification's handling: ``on_tools_changed``, the tool-schema and cache invalidation."""
     server = scripted(lambda method, params: {"tools": []} if method == "tools/list" else None,
                       capabilities={"tools": {"listChanged": True}})
@@ -194,7 +194,7 @@ def test_an_on_event_that_raises_does_not_stop_the_change_handling(scripted):
 
 
 def test_events_before_listen_registered_its_request_reach_on_event_on_the_notification_thread_in_order(scripted):
-    """Review finding: events the server sent before ``listen()`` registered its request were
+    """Before the fix, events the server sent before ``listen()`` registered its request were
     replayed on the caller's thread (``on_event`` runs on the notification thread), where the
     notification thread could deliver newer ones first."""
     kinds = ["notifications/tools/list_changed", "notifications/prompts/list_changed",
@@ -233,7 +233,7 @@ def test_events_before_listen_registered_its_request_reach_on_event_on_the_notif
         subscription.close()
 
 
-# --- bug 6: a subscription change held a lock across the listen's acknowledgement -------------------
+# --- a subscription change held a lock across the listen's acknowledgement -------------------
 
 
 def test_a_subscription_change_behind_another_keeps_its_own_timeout(scripted):

@@ -30,10 +30,10 @@ def _threads_of(instance: int) -> List[str]:
     return sorted(t.name for t in threading.enumerate() if t.name.startswith(prefix) and t.is_alive())
 
 
-# --- item 4: user code that raises BaseException --------------------------------------------------
+# --- user code that raises BaseException --------------------------------------------------
 
 def test_sys_exit_or_keyboard_interrupt_in_a_sampling_handler_is_answered_32603_and_lanes_keep_capacity():
-    """Issue 12: sys.exit() in a sampling handler left the server's request unanswered (the tool
+    """Before the fix, sys.exit() in a sampling handler left the server's request unanswered (the tool
     waited out its own timeout); here each is answered -32603 at once, more times than there are
     handler threads, and a normal request is still answered after."""
     def handler(request):
@@ -62,7 +62,7 @@ def test_sys_exit_or_keyboard_interrupt_in_a_sampling_handler_is_answered_32603_
 
 
 def test_the_32603_answer_does_not_carry_the_exception_text(caplog):
-    """Issue 12: what a failing handler raised (it may hold a secret) stays in the local log; the
+    """What a failing handler raised (it may hold a secret) stays in the local log; the
     server gets a fixed message naming the method only."""
     srv = ScriptedServer(lambda method, params: {})
 
@@ -82,7 +82,7 @@ def test_the_32603_answer_does_not_carry_the_exception_text(caplog):
 
 
 def test_sys_exit_in_on_progress_leaves_the_notification_thread_working():
-    """Issue 12: sys.exit() in on_progress; later calls must get their progress and return on
+    """``sys.exit()`` in on_progress; later calls must get their progress and return on
     time (the notification thread lives on)."""
     seen: List[Any] = []
     with Client(server_command(), timeout=LONG) as client:
@@ -95,7 +95,7 @@ def test_sys_exit_in_on_progress_leaves_the_notification_thread_working():
 
 
 def test_sys_exit_in_on_log_still_reaches_on_notification_and_later_callbacks():
-    """Issue 12: a SystemExit from one notification callback skipped the rest for that message
+    """Before the fix, a SystemExit from one notification callback skipped the rest for that message
     (only Exception was caught); every callback after it still runs, and later ones too."""
     logs: List[str] = []
     every: List[str] = []
@@ -116,7 +116,7 @@ def test_sys_exit_in_on_log_still_reaches_on_notification_and_later_callbacks():
 
 
 def test_sys_exit_in_a_done_callback_does_not_skip_the_next_one():
-    """Issue 12: concurrent.futures catches Exception only: a done-callback's SystemExit skipped
+    """``concurrent.futures`` catches Exception only: a done-callback's SystemExit skipped
     the callbacks after it (on a worker thread)."""
     ran: List[str] = []
     with Client(server_command(), timeout=LONG) as client:
@@ -129,7 +129,7 @@ def test_sys_exit_in_a_done_callback_does_not_skip_the_next_one():
 
 
 def test_sys_exit_in_the_stderr_sink_does_not_stop_the_drain():
-    """Issue 12: a stderr sink that exits killed the drain thread: the child then blocks on a full
+    """Before the fix, a stderr sink that exits killed the drain thread: the child then blocks on a full
     stderr pipe. The drain goes on (and the tail still gets every line)."""
     script = "import sys\nfor i in range(3): sys.stderr.write(f'line {i}\\n'); sys.stderr.flush()\nsys.stdin.read()"
 
@@ -155,7 +155,7 @@ def _stream_transport(url: str, legacy: bool, token: Any) -> Any:
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["streamable-http", "legacy-sse"])
 def test_sys_exit_in_a_token_callable_on_a_stream_thread_is_contained(legacy, caplog):
-    """Issue 12 (item 4, found while auditing the client threads): a token callable that exits when
+    """Before the fix, a token callable that exits when
     called on the Streamable HTTP GET listener (or the legacy SSE reader) killed that thread
     silently: connecting waited out connect_timeout, and the server's messages stopped with no
     word in the log. Now: logged, at once; over legacy SSE, where that stream is the connection,
@@ -186,7 +186,7 @@ def test_sys_exit_in_a_token_callable_on_a_stream_thread_is_contained(legacy, ca
 
 
 def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_once():
-    """Issue 12 (item 4, the same audit): a future's POST runs on an ``http`` lane worker; a token
+    """A future's POST runs on an ``http`` lane worker; a token
     callable that exits there left the call waiting for its whole timeout. Now it fails at once
     with a typed error, and the next calls go through."""
     pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
@@ -214,7 +214,7 @@ def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_
 
 
 def test_on_session_change_that_exits_is_contained_and_the_call_goes_on(started):
-    # Issue 12 item 4 ("SystemExit from user code ... is contained and logged"): the user's
+    # Before the fix, the user's
     # on_session_change callback ran with only Exception caught; its sys.exit() went up through
     # the request that met the 404 (on a worker), which failed (ConnectionClosed "SystemExit")
     # though the new session was in place (and on the GET listener it ended server-initiated messages for good).

@@ -30,7 +30,7 @@ def scripted(started):
 
 
 def test_a_cancelled_future_counts_as_done_for_wait_and_as_completed(scripted):
-    """Finding 4: ``Future.cancel()`` alone never woke ``wait()``/``as_completed()``."""
+    """Before the fix, ``Future.cancel()`` alone never woke ``wait()``/``as_completed()``."""
     server = scripted(lambda method, params: None)  # never answers tools/call
     with Client(server.transport, timeout=LONG) as client:
         future = client.call_tool_future("t")
@@ -47,7 +47,7 @@ def test_a_cancelled_future_counts_as_done_for_wait_and_as_completed(scripted):
 
 
 def test_a_blocking_calls_future_is_refused_for_anything_but_result(scripted):
-    """Finding 15: an owned call (what a blocking method makes) has no Future state to ask."""
+    """An owned call (what a blocking method makes) has no Future state to ask."""
     server = scripted(lambda method, params: {"content": []})
     with Client(server.transport, timeout=LONG) as client:
         call = client.session.call("tools/call", {"name": "t"}, owned=True, timeout=LONG)
@@ -58,7 +58,7 @@ def test_a_blocking_calls_future_is_refused_for_anything_but_result(scripted):
 
 
 def test_waiting_on_a_future_from_a_notification_callback_does_not_deadlock():
-    """Finding 9: the future's answer was queued behind its progress callbacks, behind the very
+    """Before the fix, the future's answer was queued behind its progress callbacks, behind the very
     callback that waited for it."""
     box: Dict[str, Any] = {}
     waited = threading.Event()
@@ -77,7 +77,7 @@ def test_waiting_on_a_future_from_a_notification_callback_does_not_deadlock():
 
 
 def test_done_callbacks_waiting_on_futures_never_starve_the_workers():
-    """Finding 10: with every worker waiting in a done-callback for another future, nobody was
+    """Before the fix, with every worker waiting in a done-callback for another future, nobody was
     left to finish that future."""
     results: List[str] = []
     done = threading.Event()
@@ -100,7 +100,7 @@ def test_done_callbacks_waiting_on_futures_never_starve_the_workers():
 
 
 def test_a_callback_that_calls_sys_exit_does_not_stop_later_callbacks(scripted):
-    """Finding 16: ``SystemExit`` from a callback ended the notification thread for good."""
+    """Before the fix, ``SystemExit`` from a callback ended the notification thread for good."""
     seen: List[int] = []
     second = threading.Event()
 
@@ -118,7 +118,7 @@ def test_a_callback_that_calls_sys_exit_does_not_stop_later_callbacks(scripted):
         assert seen == [1, 2]
 
 
-# ---------------------------------------------------------------- 7. Future.result() in a done-callback (r6)
+# ---------------------------------------------------------------- Future.result() in a done-callback
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")
@@ -153,7 +153,7 @@ def test_waiting_on_another_future_in_a_done_callback_does_not_stall_the_connect
     assert (caught["value"].text == "slow") if wait == "result" else (caught["value"] is None)
 
 
-# ---------------------------------------------------------------- 10. thread-id reuse after the reader died (r10c)
+# ---------------------------------------------------------------- thread-id reuse after the reader died
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")

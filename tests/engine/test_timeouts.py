@@ -31,7 +31,7 @@ def server_script(name: str, *args: str) -> List[str]:
 MUTE = server_script("answers_only_ping")  # answers initialize and ping only
 
 
-# ---------------------------------------------------------------- 8. huge and invalid timeouts (r5)
+# ---------------------------------------------------------------- huge and invalid timeouts
 
 
 @pytest.mark.timeout(20)

@@ -1,4 +1,4 @@
-"""The extension registry (issue 14): ``Client(extensions=...)`` declared in ``initialize`` and in
+"""The extension registry: ``Client(extensions=...)`` declared in ``initialize`` and in
 every 2026 request's ``_meta``; the server's extensions; gating (``CapabilityError``, nothing
 sent); bad ids and conflicts; ``-32021`` naming the missing extension; a ``resultType`` nobody
 claims is a ``ProtocolError`` in both eras; a user ``Extension`` with a request handler, a
@@ -389,7 +389,7 @@ def test_known_tool_reads_the_latest_listing_without_a_request(started):
         assert len(sent(server, "tools/list")) == 1
 
 
-# --- review findings (issue 14 review) ---------------------------------------------------------------------------
+# --- the registry's rarer paths ---------------------------------------------------------------------------
 
 def test_an_extension_handler_returning_no_json_object_is_answered_with_an_error(started):
     """A handler's result that is not a JSON object (``None``, a list) or that JSON cannot carry

@@ -119,16 +119,16 @@ def test_a_disabled_entry_needs_none_of_its_variables(tmp_path, monkeypatch):
     token is not set here. Such an entry must not make the whole file unusable."""
     from mcpclient import load_config
 
-    monkeypatch.delenv("UNSET_REVIEW_4242", raising=False)
+    monkeypatch.delenv("UNSET_DISABLED_ENTRY_TOKEN", raising=False)
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {
         "t": {"command": TESTING_SERVER[0], "args": TESTING_SERVER[1:]},
-        "off": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${UNSET_REVIEW_4242}"},
+        "off": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${UNSET_DISABLED_ENTRY_TOKEN}"},
                 "disabled": True},
     }}))
     assert load_config(path)["off"].enabled is False
     with ServerGroup(path) as group:
         assert group.status["t"].state == "ready" and group.status["off"].state == "disabled"
-    with pytest.raises(ValueError, match="UNSET_REVIEW_4242"):  # enabled, it still names the variable
+    with pytest.raises(ValueError, match="UNSET_DISABLED_ENTRY_TOKEN"):  # enabled, it still names the variable
         load_config({"mcpServers": {"on": {"url": "https://example.com/mcp",
-                                           "headers": {"Authorization": "Bearer ${UNSET_REVIEW_4242}"}}}})
+                                           "headers": {"Authorization": "Bearer ${UNSET_DISABLED_ENTRY_TOKEN}"}}}})

@@ -1,4 +1,4 @@
-"""ServerGroup against real servers (issue 11, "Many servers, one model"): faults stay per server,
+"""ServerGroup against real servers ("many servers, one model"): faults stay per server,
 namespacing keeps colliding tools apart, calls run in parallel and come back in order, pinned tool
 definitions catch a server restarted with changed tools.
 """

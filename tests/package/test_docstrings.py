@@ -183,7 +183,7 @@ def _drawn_tree() -> str:
 
 def test_errors_page_draws_the_real_exception_tree() -> None:
     """The drawing on the errors page is the real hierarchy (regenerate it with
-    ``python tests/test_docstrings.py`` after adding or moving an exception class)."""
+    ``python tests/package/test_docstrings.py`` after adding or moving an exception class)."""
     assert _drawn_tree() == draw_tree(), "the errors page's tree is out of date; it should read:\n" + draw_tree()
 
 

@@ -31,7 +31,7 @@ def _imports(path: Path, module: str, modules: Dict[str, Path]) -> List[str]:
 
 
 def test_no_import_cycles_outside_client_session_and_transports():
-    """client.py, session.py and the transports are being rewritten (issue 9): left out for now."""
+    """client.py, session.py and the transports are being rewritten: left out for now."""
     modules: Dict[str, Path] = {}
     for path in (ROOT / "mcpclient").rglob("*.py"):
         dotted = ".".join(path.relative_to(ROOT).with_suffix("").parts)

@@ -1,7 +1,8 @@
 """The public surface: what the API returns or raises is importable, and every request method has
-its ``_future`` twin with the same parameters (issue 9, bug 8: ``Subscription``, ``Event``,
-``SubscriptionLost`` and the futures' type were returned or raised but not exported;
-``list_tasks``, ``list_skills``, ``get_skill`` and ``load_skill`` had no twin).
+its ``_future`` twin with the same parameters (``Subscription``, ``Event``, ``SubscriptionLost``
+and the futures' type were once returned or raised but not exported; ``list_tasks``,
+``list_skills``, ``get_skill`` and ``load_skill`` once had no twin). The package's public names
+are sorted and importable.
 """
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ def main():
         if msg.get("method") == "initialize":
             reply(msg["id"], {"protocolVersion": msg["params"]["protocolVersion"],
                               "capabilities": {"tools": {}, "resources": {}, "prompts": {}},
-                              "serverInfo": {"name": "review-mute", "version": "1"}})
+                              "serverInfo": {"name": "answers-only-ping", "version": "1"}})
         elif msg.get("method") == "ping":
             reply(msg["id"], {})
 

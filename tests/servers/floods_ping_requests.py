@@ -26,7 +26,7 @@ def main():
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": msg["id"], "result": {
                 "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                "serverInfo": {"name": "review-flood", "version": "1"}}})
+                "serverInfo": {"name": "floods-ping-requests", "version": "1"}}})
         elif method == "notifications/initialized":
             for i in range(count):
                 send({"jsonrpc": "2.0", "id": "s%d" % i, "method": "ping"})

@@ -30,7 +30,7 @@ def main():
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": msg["id"], "result": {
                 "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                "serverInfo": {"name": "review-stubborn", "version": "1"}}})
+                "serverInfo": {"name": "ignores-sigterm", "version": "1"}}})
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
         elif method == "tools/call":

@@ -16,7 +16,7 @@ def main():
     req = json.loads(line)
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {
         "protocolVersion": req["params"]["protocolVersion"], "capabilities": {"tools": {}},
-        "serverInfo": {"name": "review-stuck", "version": "1"}}}) + "\n")
+        "serverInfo": {"name": "stops-reading", "version": "1"}}}) + "\n")
     sys.stdout.flush()
     parent, deadline = os.getppid(), time.monotonic() + 60
     while os.getppid() == parent and time.monotonic() < deadline:

@@ -1,4 +1,4 @@
-"""Review of record/replay (issue 13): secrets the transport sends (bearer token, API-key header,
+"""Record and replay where it is easy to get wrong: secrets the transport sends (bearer token, API-key header,
 URL query, a stdio server's token argument or environment value) never reach a cassette even when
 the server echoes them back; a damaged cassette fails with a typed error naming its line;
 concurrent calls replay in any order; the pytest plugin never gives two tests one cassette."""

@@ -1,4 +1,4 @@
-"""Record and replay (issue 13): a suite recorded once against real servers (stdio and Streamable
+"""Record and replay: a suite recorded once against real servers (stdio and Streamable
 HTTP, handshake era and 2026-07-28) replays with the servers gone, in a process where spawning a
 process or opening a socket raises; no secret sent while recording reaches a cassette; a request
 the cassette does not have fails at once with a diff; silence and relaunches replay without

@@ -2,7 +2,7 @@
 
 Raw JSON-RPC over the stdio pipe of ``python -m mcpclient.testing --tasks-ext`` and raw HTTP
 (``requests``) to ``tests/taskext_http.py``, without mcpclient's ``Client``: these pin the server
-side, so the client tests (``test_tasks_ext*.py``) meet a server that is known to follow the
+side, so the client tests (``tests/extensions/tasks/test_tasks_extension_*.py``) meet a server that is known to follow the
 contract.
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Review of the OpenTelemetry tracing (issue 13): every span started is ended once, whatever the
+"""OpenTelemetry spans always end: every span started is ended once, whatever the
 call or the tracer does; a failing tracer never fails a call; the duration histogram measures
 only requests that went out.
 

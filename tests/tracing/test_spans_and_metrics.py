@@ -1,4 +1,4 @@
-"""OpenTelemetry tracing (issue 13): one CLIENT span per request with the semantic conventions'
+"""OpenTelemetry tracing: one CLIENT span per request with the semantic conventions'
 attributes, the ``mcp.client.operation.duration`` histogram, and the span's context in the
 ``params._meta`` of every request, checked on the server side, over stdio and Streamable HTTP in
 both eras; parents across threads and futures; errors; server->client requests; ``tracing=False``.

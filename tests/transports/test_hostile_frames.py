@@ -1,4 +1,4 @@
-"""Issue 12, item 1: every message path survives any bytes a server can send.
+"""Every message path survives any bytes a server can send.
 
 Real hostile servers: a scripted stdio server (``tests/servers/hostile_stdio.py``) started as a
 process, scripted Streamable HTTP servers (``tests/http_scripted.py``) and a scripted legacy
@@ -28,7 +28,7 @@ from mcpclient.transports.base import decode_frame
 
 HOSTILE = [sys.executable, str(SERVERS / "hostile_stdio.py")]
 
-#: Lines that are JSON but not a message (issue 12: `null` was taken for end of stream).
+#: Lines that are JSON but not a message (`null` was taken for end of stream).
 NOT_MESSAGES = ["null", "42", '"text"', "true", "[]", "[1, 2]", "[null]", "{}", '{"jsonrpc": "2.0"}',
                 '{"jsonrpc": "2.0", "id": null}', '{"jsonrpc": "2.0", "method": 5}', '{"id": [1]}',
                 # messages with fields of the wrong types: skipped (logged), or handled as well as can be
@@ -54,7 +54,7 @@ def hostile() -> Iterator[Client]:
 
 
 def test_decode_frame_refuses_what_is_not_a_message_and_never_raises_untyped():
-    """Issue 12: `null` decoded to None (end of stream); deep nesting raised RecursionError."""
+    """Before the fix, `null` decoded to None (end of stream); deep nesting raised RecursionError."""
     for text in ("null", "1", '"s"', "true", "[]"):
         with pytest.raises(ProtocolError):
             decode_frame(text)
@@ -67,7 +67,7 @@ def test_decode_frame_refuses_what_is_not_a_message_and_never_raises_untyped():
 
 
 def test_logging_a_deep_or_huge_message_is_bounded_and_never_raises():
-    """Issue 12: redaction recursed, so logging a 600-deep skipped message killed the reader."""
+    """Before the fix, redaction recursed, so logging a 600-deep skipped message killed the reader."""
     deep: Any = 1
     for _ in range(5000):
         deep = [deep, {"token": "s3cr3t"}]
@@ -83,7 +83,7 @@ def test_logging_a_deep_or_huge_message_is_bounded_and_never_raises():
 
 @pytest.mark.parametrize("line", NOT_MESSAGES, ids=lambda line: line[:60])
 def test_stdio_a_line_that_is_not_a_message_is_skipped_and_the_connection_lives(hostile, line, caplog):
-    """Issue 12: a `null` line ended the connection (ConnectionClosed for every call)."""
+    """Before the fix, a `null` line ended the connection (ConnectionClosed for every call)."""
     with caplog.at_level(logging.WARNING, logger="mcpclient"):
         assert hostile.call_tool("emit", {"lines": [line, line]}).text == "emitted"
     assert hostile.call_tool("echo", {"text": "still here"}).text == "still here"
@@ -93,7 +93,7 @@ def test_stdio_a_line_that_is_not_a_message_is_skipped_and_the_connection_lives(
 @pytest.mark.parametrize("deep", [[100_000, "list"], [100_000, "dict"], [600, "list"], [600, "dict"],
                                   [950, "list"], [950, "dict"]])
 def test_stdio_a_deeply_nested_line_is_skipped_and_the_reader_lives(hostile, deep, caplog):
-    """Issue 12: 100,000 deep raised RecursionError in the decoder; 600 deep parsed but killed the
+    """Before the fix, 100,000 deep raised RecursionError in the decoder; 600 deep parsed but killed the
     reader while the skipped message was logged (recursive redaction)."""
     with caplog.at_level(logging.DEBUG, logger="mcpclient"):  # the wire log formats every message too
         assert hostile.call_tool("emit", {"deep": deep, "lines": ["[" + "[" * deep[0] + "]" * deep[0] + "]"]}
@@ -114,7 +114,7 @@ def test_stdio_a_deeply_nested_line_is_skipped_and_the_reader_lives(hostile, dee
     '{"jsonrpc":"2.0","id":ID}',
 ])
 def test_stdio_a_malformed_reply_fails_only_its_call_with_protocol_error(hostile, template):
-    """Issue 12: a reply with the call's id but a malformed shape fails that call, typed."""
+    """A reply with the call's id but a malformed shape fails that call, typed."""
     with pytest.raises(ProtocolError):
         hostile.call_tool("raw_reply", {"template": template})
     future = hostile.call_tool_future("raw_reply", {"template": template})
@@ -145,7 +145,7 @@ BAD_TOOLS = [
 
 @pytest.mark.parametrize("result", BAD_TOOLS)
 def test_a_malformed_tool_listing_raises_only_documented_errors(hostile, result):
-    """Issue 12: a tool whose `name` is a list raised `TypeError: unhashable type` in list_tools."""
+    """Before the fix, a tool whose `name` is a list raised `TypeError: unhashable type` in list_tools."""
     _override(hostile, "tools/list", result)
     try:
         tools = hostile.list_tools()
@@ -162,7 +162,7 @@ def test_a_malformed_tool_listing_raises_only_documented_errors(hostile, result)
 
 
 def test_a_cursor_that_cannot_be_sent_back_is_a_protocol_error(hostile):
-    """Issue 12 (found by the fuzzer): a nextCursor holding a lone surrogate (JSON's "\\ud800")
+    """Before the fix, a nextCursor holding a lone surrogate (JSON's "\\ud800")
     raised an untyped UnicodeEncodeError when the next page was requested."""
     hostile.call_tool("override", {"method": "tools/list", "json": '{"tools": [], "nextCursor": "\\ud800"}'})
     with pytest.raises(ProtocolError, match="nextCursor"):
@@ -187,7 +187,7 @@ def test_arguments_json_cannot_carry_are_refused_typed_and_the_connection_lives(
 @pytest.mark.parametrize("schema", [{"$schema": 5}, {"$schema": ["x"]}, {"$schema": {"a": 1}},
                                     {"type": 7}, {"$schema": "https://example.invalid/unknown"}])
 def test_an_unusable_output_schema_is_a_schema_validation_error(hostile, schema):
-    """Issue 12: `$schema` a number or a list raised AttributeError/TypeError from jsonschema."""
+    """Before the fix, `$schema` a number or a list raised AttributeError/TypeError from jsonschema."""
     tools = [{"name": "echo", "inputSchema": {"type": "object"}, "outputSchema": schema}]
     _override(hostile, "tools/list", {"tools": tools})
     hostile.list_tools()
@@ -242,7 +242,7 @@ def _typed(call: Any) -> Any:
     + [("completion/complete", r, lambda c: c.complete("p", "a", "x")) for r in COMPLETIONS]
     + [("tools/call", r, lambda c: c.call_tool("echo", {"text": "x"})) for r in CALLS]))
 def test_malformed_results_raise_only_protocol_error(hostile, method, result, call):
-    """Issue 12: a prompt whose `arguments` is a number raised TypeError, and so on: every
+    """Before the fix, a prompt whose `arguments` is a number raised TypeError, and so on: every
     wrong-typed field is a ProtocolError (required) or dropped (optional)."""
     _override(hostile, method, result)
     value = _typed(lambda: call(hostile))
@@ -268,7 +268,7 @@ def test_malformed_results_raise_only_protocol_error(hostile, method, result, ca
 
 
 def test_a_task_state_with_wrong_typed_fields_keeps_its_declared_types():
-    """Issue 12: a `pollInterval` that is a string met arithmetic in the poll loop (TypeError)."""
+    """Before the fix, a `pollInterval` that is a string met arithmetic in the poll loop (TypeError)."""
     task = Task.from_wire({"taskId": "t", "status": "working", "pollInterval": "soon", "ttl": [1],
                            "statusMessage": 5, "_meta": "m"})
     assert (task.poll_interval, task.ttl, task.status_message, task.meta) == (None, None, None, None)
@@ -301,7 +301,7 @@ def scripted(started):
 
 @pytest.mark.parametrize("body", [b"null", b"42", b"[]", b'"x"', DEEP.encode(), DEEP_600.encode(), b"[1]"], ids=_ids)
 def test_http_a_post_body_that_is_not_a_message_fails_only_its_call(scripted, body):
-    """Issue 12: a `null` JSON body was taken for end of stream (every later call failed)."""
+    """Before the fix, a `null` JSON body was taken for end of stream (every later call failed)."""
     def handle(seen, msg):
         if msg.get("params", {}).get("name") == "bad":
             return Reply(200, body, {"Content-Type": "application/json"})
@@ -320,7 +320,7 @@ def test_http_a_post_body_that_is_not_a_message_fails_only_its_call(scripted, bo
 
 @pytest.mark.parametrize("bad", ["null", "7", DEEP, DEEP_600, "[[[]]]", "{}"], ids=_ids)
 def test_http_a_bad_event_on_the_post_stream_is_skipped_and_the_answer_still_arrives(scripted, bad):
-    """Issue 12: a `null` / deep event on a POST's SSE stream."""
+    """A `null` / deep event on a POST's SSE stream."""
     def handle(seen, msg):
         answer = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": ECHO})
         return _raw_sse(bad, answer) if msg.get("params", {}).get("name") == "bad" else ECHO
@@ -335,7 +335,7 @@ def test_http_a_bad_event_on_the_post_stream_is_skipped_and_the_answer_still_arr
 
 @pytest.mark.parametrize("bad", ["null", DEEP, DEEP_600, "5"], ids=_ids)
 def test_http_a_bad_event_on_the_get_stream_does_not_kill_the_listener(scripted, bad):
-    """Issue 12: a deep event killed the GET listener thread; later server messages were lost."""
+    """Before the fix, a deep event killed the GET listener thread; later server messages were lost."""
     gets: List[int] = []
     note = json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
@@ -417,7 +417,7 @@ class HostileSSEServer:
 
 @pytest.mark.parametrize("bad", ["null", "3", DEEP, DEEP_600, "[]"], ids=_ids)
 def test_legacy_sse_a_bad_event_is_skipped_and_the_connection_lives(started, bad):
-    """Issue 12: a `null` event on the legacy SSE stream ended the connection."""
+    """Before the fix, a `null` event on the legacy SSE stream ended the connection."""
     server = started(HostileSSEServer())
     with Client(SSETransport(server.url), timeout=LONG) as client:
         server.bad = [bad, bad]

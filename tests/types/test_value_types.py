@@ -105,7 +105,7 @@ def test_every_public_value_type_is_listed_here():
 def test_is_a_frozen_dataclass(name):
     cls = getattr(mcpclient, name)
     if name in PENDING and not dataclasses.is_dataclass(cls):
-        pytest.xfail(f"{name} becomes a dataclass on another branch (issue 9)")
+        pytest.xfail(f"{name} becomes a dataclass on another branch")
     assert dataclasses.is_dataclass(cls)
     assert cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
     if sys.version_info >= (3, 10):

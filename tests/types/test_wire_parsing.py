@@ -49,7 +49,7 @@ def test_completion_requires_values():
         Completion.from_wire({"completion": {}})
 
 
-# ---------------------------------------------------------------- 12. base64 with line breaks
+# ---------------------------------------------------------------- base64 with line breaks
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")
@@ -75,7 +75,7 @@ def test_base64_image_data_with_line_breaks_decodes():
         server.stop()
 
 
-# ---------------------------------------------------------------- 14-16. small API slips
+# ---------------------------------------------------------------- small API slips
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")

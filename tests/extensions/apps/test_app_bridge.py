@@ -1,4 +1,4 @@
-"""The MCP Apps host bridge (``mcpclient.extensions.apps.bridge.AppBridge``, issue 14) driven with the counter app's
+"""The MCP Apps host bridge (``mcpclient.extensions.apps.bridge.AppBridge``) driven with the counter app's
 messages against the real test server (``python -m mcpclient.testing --apps``, contract
 ``tests/servers/APPS.md``) over stdio.
 

@@ -1,4 +1,4 @@
-"""MCP Apps typing (issue 14, tests 11): ``Tool.ui``, ``ResourceContents.ui``/``is_app``/``html``,
+"""MCP Apps typing: ``Tool.ui``, ``ResourceContents.ui``/``is_app``/``html``,
 ``Resource.ui``, the CSP a host enforces, and the client's declaration.
 
 Against both ``--apps`` servers of tests/servers/APPS.md over stdio: ours (``python -m
@@ -35,7 +35,7 @@ SERVERS = {"testing": server_command("--apps"), "official": OFFICIAL_SERVER + ["
 
 
 def _declare() -> Dict[str, Any]:
-    """``extensions={APPS: {}}`` once the registry exists (issue 14, ext-core), else nothing."""
+    """``extensions={APPS: {}}`` once the registry exists, else nothing."""
     try:
         from mcpclient.extensions.registry import APPS as apps
     except ImportError:

@@ -222,7 +222,7 @@ def test_2026_a_future_whose_answer_stream_broke_is_sent_again_too(scripted):
 
 def test_2026_a_tool_call_whose_answer_stream_broke_fails_at_once_and_is_not_sent_again(scripted):
     server = scripted(cutting(1), discover=DISCOVER)
-    # validate_output="listed": a first call's tools/list (issue 12) would take the cut instead
+    # validate_output="listed": a first call's tools/list would take the cut instead
     with Client(server.url, timeout=LONG, validate_output="listed") as client:
         with pytest.raises(ConnectionClosed, match="not sent again"):
             client.call_tool("echo", {})

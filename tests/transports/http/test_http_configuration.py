@@ -41,7 +41,7 @@ def test_a_token_source_is_called_once_per_request(scripted, own_session):
     server = scripted(echo)
     session = None if own_session else requests.Session()
     try:
-        # validate_output="listed": a first call's tools/list (issue 12) would take tokens too
+        # validate_output="listed": a first call's tools/list would take tokens too
         with Client(HTTPTransport(server.url, auth=token, session=session), timeout=LONG,
                     validate_output="listed") as client:
             before = len(calls)

@@ -60,12 +60,12 @@ def json_chunk_then_silence(conn: Conn, message: Dict[str, Any]) -> None:
     conn.hold()
 
 
-# --- 1. deadlines of blocking calls (issue 12: "a blocking HTTP call ignores its timeout") -----------
+# --- deadlines of blocking calls ("a blocking HTTP call ignores its timeout") -----------
 
 @pytest.mark.parametrize("script", [sse_comments, json_trickle, sse_trickle, json_chunk_then_silence],
                          ids=lambda s: s.__name__)
 def test_a_blocking_http_call_ends_at_its_deadline_and_cancels_on_the_server(hostile, script):
-    # Issue 12: keep-alive comments / a 1 byte/s trickle left a blocking call_tool stuck 20-60 s.
+    # Before the fix, keep-alive comments / a 1 byte/s trickle left a blocking call_tool stuck 20-60 s.
     server = hostile(script)
     with client_for(server.url) as client:
         started = time.monotonic()
@@ -91,7 +91,7 @@ def test_the_future_twin_ends_at_its_deadline_too(hostile, script):
 
 
 def test_an_answer_followed_by_silence_is_returned_at_once(hostile):
-    # Issue 12: "sends the answer and keeps the stream open" must not wait for the stream's end.
+    # "sends the answer and keeps the stream open" must not wait for the stream's end.
     server = hostile(sse_answer_then_silence)
     with client_for(server.url) as client:
         started = time.monotonic()
@@ -101,7 +101,7 @@ def test_an_answer_followed_by_silence_is_returned_at_once(hostile):
 
 
 def test_the_legacy_sse_transport_ends_a_silent_call_at_its_deadline(started):
-    # Issue 12, item 2 (every transport): the answer never comes on the HTTP+SSE stream.
+    # The answer never comes on the HTTP+SSE stream.
     from sse_scripted import ScriptedSSEServer, Status
     from mcpclient.transports.http.sse import SSETransport
 
@@ -115,10 +115,10 @@ def test_the_legacy_sse_transport_ends_a_silent_call_at_its_deadline(started):
                                       for s in server.requests("POST")))
 
 
-# --- 2. Ctrl-C in a blocking HTTP call (issue 12: "Ctrl-C ... does not tell the server") ---------------
+# --- Ctrl-C in a blocking HTTP call ("Ctrl-C ... does not tell the server") ---------------
 
 def test_an_interrupted_blocking_http_call_cancels_on_the_server(hostile):
-    # Issue 12: Ctrl-C during a blocking HTTP call did not tell the server. The caller's thread is
+    # Before the fix, Ctrl-C during a blocking HTTP call did not tell the server. The caller's thread is
     # interrupted (a real SIGINT to it) while it reads the answer itself (the HTTP fast path):
     # KeyboardInterrupt reaches the caller and notifications/cancelled reaches the server.
     import signal
@@ -162,7 +162,7 @@ def error_trickle(conn: Conn, message: Dict[str, Any]) -> None:
 
 
 def test_a_blocking_call_ends_at_its_deadline_when_the_error_body_trickles(hostile):
-    # Issue 12 item 2 ("a blocking HTTP call ignores its timeout", trickling): the error body of a
+    # Before the fix, the error body of a
     # 4xx/5xx answer was read without the call's deadline (error_body: one read of up to 1 MiB).
     server = hostile(error_trickle)
     with client_for(server.url) as client:
@@ -198,7 +198,7 @@ class EndlessForNotifications(Hostile):
 
 
 def test_a_notification_answered_with_an_endless_stream_ends_within_its_budget(started, monkeypatch):
-    # Issue 12 item 2 ("deadlines hold ... whatever the server does with the stream"): a POSTed
+    # A POSTed
     # notification (here notifications/initialized, sent by connect()) answered with an SSE stream
     # kept alive by comments held its sender for ever: the stream of an answer to no request was
     # read to its end, without the send's deadline (SEND_BUDGET).
@@ -234,7 +234,7 @@ def test_a_notification_answered_with_an_endless_stream_ends_within_its_budget(s
 
 
 def test_the_legacy_sse_get_refused_with_a_trickled_page_fails_start_in_time_and_leaves_no_thread(hostile):
-    # Issue 12 item 2 (trickling) and item 5's "close() ... leaves no thread": the HTTP+SSE GET
+    # The HTTP+SSE GET
     # answered 500 with an error page trickled byte by byte. The reader quoted the page without a
     # deadline: start() gave up at connect_timeout, close() waited its whole budget (5 s) for the
     # reader and left it running.
@@ -252,7 +252,7 @@ def test_the_legacy_sse_get_refused_with_a_trickled_page_fails_start_in_time_and
 
 
 def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(hostile, monkeypatch):
-    # Issue 12 item 4 (BaseException containment must not swallow a main-thread Ctrl-C): a JSON
+    # A JSON
     # answer read on the caller's own thread is dispatched there. A real SIGINT landing while it
     # was dispatched was logged as "failed to dispatch a message" and swallowed: the caller then
     # waited out its whole timeout instead of seeing KeyboardInterrupt.
@@ -287,7 +287,7 @@ def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(h
 
 
 def test_a_resumption_get_refused_with_a_trickled_page_ends_by_the_connect_timeout(hostile):
-    # Issue 12 item 2 (trickling), found by the review: when an answer stream broke, the
+    # Before the fix, when an answer stream broke, the
     # resumption GET's error page was quoted without a deadline; a trickled one held the worker
     # (and close(), which then left it running) long after the call had timed out.
     def broken_stream(conn: Conn, message: Dict[str, Any]) -> bool:

@@ -17,7 +17,7 @@ from mcpclient import Client, HTTPTransport
 from mcpclient.errors import ProtocolError, RequestTimeout
 from mcpclient.policies.retry import Retry
 
-# --- 3. memory bounds (issue 12: a 300 MB body or SSE data line cost ~900 MB; HTTP had no bound) ------
+# --- memory bounds (a 300 MB body or SSE data line cost ~900 MB; HTTP had no bound) ------
 
 
 LIMIT = 1 << 20  # the max_message_size these tests set
@@ -73,7 +73,7 @@ def test_an_answer_over_max_message_size_fails_its_call_and_is_never_buffered(ho
 
 
 def test_an_event_over_max_message_size_on_the_legacy_stream_is_skipped(started):
-    # Issue 12: legacy HTTP+SSE had no bound either. Its answers all come on the one GET stream:
+    # Before the fix, legacy HTTP+SSE had no bound either. Its answers all come on the one GET stream:
     # an event over the bound is skipped (its call times out), the stream and later calls live on.
     from sse_scripted import ScriptedSSEServer
     from mcpclient.transports.http.sse import SSETransport
@@ -105,7 +105,7 @@ def test_max_message_size_defaults_to_the_stdio_one_and_is_checked():
 
 
 def test_the_event_parser_holds_no_more_than_its_limit_however_the_bytes_are_chunked():
-    # The in-house SSE parser (issue 12: "SSE data line ... ~900 MB"): an event over the limit is
+    # The in-house SSE parser ("SSE data line ... ~900 MB"): an event over the limit is
     # reported once, as soon as it shows, and the events after it are parsed as usual; an
     # over-long comment is dropped silently; id and retry fields a server inflates are ignored.
     import random
@@ -127,7 +127,7 @@ def test_the_event_parser_holds_no_more_than_its_limit_however_the_bytes_are_chu
 
 
 def test_an_event_over_max_message_size_on_the_get_stream_is_skipped_and_the_stream_lives_on(hostile):
-    # Issue 12: on the Streamable HTTP GET stream an event over the bound is logged and skipped;
+    # On the Streamable HTTP GET stream an event over the bound is logged and skipped;
     # what the server sends after it still arrives.
     def get_stream(conn: Conn) -> None:
         conn.head("text/event-stream")

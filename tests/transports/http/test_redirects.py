@@ -37,7 +37,7 @@ def redirecting(location: str, status: int = 307):
     return handle
 
 
-# --- item 6: the redirect policy -----------------------------------------------------------------
+# --- the redirect policy -----------------------------------------------------------------
 
 SECRET_HEADERS = {"X-Api-Key": "key-123", "X-Tenant": "acme"}
 
@@ -73,7 +73,7 @@ def test_a_same_origin_hop_gets_a_dpop_proof_for_its_own_url(scripted):
 
 
 def test_a_cross_origin_redirect_is_refused_by_default(scripted):
-    """Issue 12: with follow_redirects=True, X-Api-Key (headers=) and Mcp-Session-Id reached the
+    """Before the fix, with follow_redirects=True, X-Api-Key (headers=) and Mcp-Session-Id reached the
     other origin (127.0.0.1 and localhost, or another port, are other origins)."""
     other = scripted(echo)
     port = other.url.split(":")[2].split("/")[0]
@@ -88,7 +88,7 @@ def test_a_cross_origin_redirect_is_refused_by_default(scripted):
 
 
 def test_a_cross_origin_redirect_allowed_carries_no_credential(scripted):
-    """Issue 12: only the protocol's headers and those marked safe go to another origin; a token in
+    """Only the protocol's headers and those marked safe go to another origin; a token in
     a custom header may now follow redirects too (it is stripped, not refused at construction)."""
     other = scripted(echo)
     server = scripted(redirecting(other.url.replace("/mcp", "/else")))
@@ -122,7 +122,7 @@ def test_redirects_that_would_change_the_method_or_loop_are_refused(scripted):
 
 
 def test_https_is_never_downgraded_to_http(scripted, certificate, monkeypatch):
-    """Issue 12: HTTPS never downgraded, whatever the policy allows."""
+    """HTTPS never downgraded, whatever the policy allows."""
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", certificate[0])
     plain = scripted(echo)
     server = scripted(redirecting(plain.url.replace("/mcp", "/else")), tls=certificate)
@@ -198,12 +198,12 @@ def servers() -> Iterator[Callable[..., Recorder]]:
             r.stop()
 
 
-# --- item 6 (redirect policy) / item 1 (only typed errors): a Location that is no URL ----------
+# --- a Location that is no URL ----------
 
 @pytest.mark.parametrize("location", ["http://127.0.0.1:99999/mcp", "http://h:port/x", "http://127.0.0.1:-1/x"])
 @pytest.mark.parametrize("cross_origin", [False, True])
 def test_a_redirect_to_a_malformed_url_is_an_http_error(servers, location, cross_origin):
-    """Issue 12 items 6 and 1: a 307 whose Location has a port that is no port
+    """Before the fix, a 307 whose Location has a port that is no port
     raised a bare ValueError from ``urlsplit().port`` (while building the refusal's
     message), which the transport reported as ConnectionClosed('... failed: ValueError')
     instead of the documented ``HTTPError`` naming the redirect."""

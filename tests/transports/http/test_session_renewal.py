@@ -1,4 +1,4 @@
-"""Streamable HTTP, handshake era: what lived in a session survives its renewal (issue 10, item 4).
+"""Streamable HTTP, handshake era: what lived in a session survives its renewal.
 
 When the server forgets our session (404 to a request carrying its id) the transport starts a new
 one by replaying ``initialize``; the GET stream then moves to the new session, and the resource

@@ -249,7 +249,7 @@ def test_a_stream_cut_before_the_answer_is_resumed_once_with_last_event_id(scrip
                                            "result": {"content": [{"type": "text", "text": "resumed"}]}}})
 
     server = scripted(cut, on_get=resume)
-    # validate_output="listed": this server cuts every stream, a first call's tools/list too (issue 12)
+    # validate_output="listed": this server cuts every stream, a first call's tools/list too
     with Client(HTTPTransport(server.url), timeout=LONG, validate_output="listed") as client:
         sent = time.monotonic()
         assert client.call_tool("echo", {"text": "x"}).text == "resumed"
@@ -379,7 +379,7 @@ def test_an_expired_session_is_renewed_and_a_safe_call_repeated_once(scripted):
 
 def test_an_expired_session_does_not_repeat_a_tool_call(scripted):
     server = scripted(echo)
-    # validate_output="listed": a first call's tools/list (issue 12) would renew the session first
+    # validate_output="listed": a first call's tools/list would renew the session first
     with Client(server.url, timeout=LONG, validate_output="listed") as client:
         server.expire_sessions()
         with pytest.raises(SessionExpired, match="not safe to repeat"):
@@ -416,9 +416,9 @@ def test_a_slow_call_times_out_while_concurrent_calls_go_on(scripted):
 
 
 def test_a_custom_auth_header_may_follow_redirects_now_that_they_are_stripped():
-    """Before issue 12 a token in a header other than Authorization was refused with
+    """Before the fix, a token in a header other than Authorization was refused with
     follow_redirects (requests stripped only Authorization); the redirect policy now strips every
-    credential on a cross-origin hop (tests/test_checks.py), so the guard is gone."""
+    credential on a cross-origin hop (tests/transports/http/test_redirects.py), so the guard is gone."""
     from mcpclient.auth import BearerToken
 
     HTTPTransport("http://127.0.0.1:9/mcp", auth="t", auth_header="X-Api-Key", follow_redirects=True)
@@ -426,7 +426,7 @@ def test_a_custom_auth_header_may_follow_redirects_now_that_they_are_stripped():
 
 
 def test_a_blocking_call_answered_on_another_stream_returns_while_the_resumed_stream_stays_open(scripted):
-    """Regression (conformance sse-retry hung): the answer came on the standing GET stream, while
+    """The answer came on the standing GET stream, while
     the GET that resumed the call's stream stays open; the caller must not be kept reading it."""
     posted, release = threading.Event(), threading.Event()
     calls: List[Any] = []
@@ -474,7 +474,7 @@ def test_a_fresh_discover_result_is_reused_by_the_next_client_and_routing_header
     assert server.requests("initialize") == [] and server.requests(http_method="GET") == []
 
 
-# ---------------------------------------------------------------- issue 9 regressions
+# ---------------------------------------------------------------- session renewal and close() against a scripted server
 
 
 def list_tools_handler(seen, msg):
@@ -600,7 +600,7 @@ def test_retry_is_a_value_each_increment_a_new_one():
     assert Retry() == Retry() and hash(Retry()) == hash(Retry())
 
 
-# --- a blocking call's own deadline and close() (review of issue 9) ------------------------------------
+# --- a blocking call's own deadline and close() ------------------------------------
 
 
 def test_a_blocking_call_answered_with_a_stream_keeps_its_own_timeout(scripted):
@@ -667,7 +667,7 @@ def _socket_fds() -> set:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fd")
 def test_close_closes_the_pooled_connections_without_waiting_for_the_garbage_collector(http_url):
-    """Found by the issue-12 fuzzer: urllib3 2.8's PoolManager.clear() (called by Session.close())
+    """Found by the fuzzer: urllib3 2.8's PoolManager.clear() (called by Session.close())
     no longer closes its pools, so the keep-alive connection stayed open after close() until the
     client was collected."""
     _, url = http_url

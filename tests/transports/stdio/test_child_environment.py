@@ -15,14 +15,14 @@ from mcpclient.transports.stdio.transport import StdioTransport
 POSIX = os.name == "posix"
 
 
-# --- item 10: the environment allow-list -------------------------------------------------------------
+# --- the environment allow-list -------------------------------------------------------------
 
 PRINT_ENV = [sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)), flush=True)"]
 
 
 @pytest.mark.skipif(not POSIX, reason="POSIX names are case-sensitive")
 def test_the_env_allow_list_is_case_sensitive_and_drops_function_like_values(monkeypatch):
-    """Issue 12: a lowercase ``path`` passed the allow-list, and so did a shellshock-style value."""
+    """A lowercase ``path`` passed the allow-list, and so did a shellshock-style value."""
     monkeypatch.setenv("path", "/attacker/bin")
     monkeypatch.setenv("home", "/attacker")
     monkeypatch.setenv("TZ", "() { :;}; echo pwned")

@@ -1,4 +1,4 @@
-"""How the stdio transport writes when many threads send at once (issue 9's write combining).
+"""How the stdio transport writes when many threads send at once (write combining).
 
 One thread at a time holds the writer role; others leave their frames to it, in order, and return.
 These tests pin what that must never do: lose a frame while the connection lives, let one sender's
@@ -134,7 +134,7 @@ def test_one_threads_frames_keep_their_order_when_a_writer_gives_up(tmp_path):
 
 def test_many_threads_small_frames_short_timeouts_never_kill_the_server(tmp_path):
     """A soak of the combining under load: short timeouts may time calls out, never cut a frame
-    (the review's 20 s version of this killed the server with the first combining code)."""
+    (a 20 s version of this killed the server with the first combining code)."""
     session = Session(StdioTransport(reader(tmp_path / "got.jsonl", pause=0, every=0.05, answer=True), stderr=None))
     session.start()
     stop = threading.Event()

@@ -32,7 +32,7 @@ def _threads_of(instance: int) -> List[str]:
     return sorted(t.name for t in threading.enumerate() if t.name.startswith(prefix) and t.is_alive())
 
 
-# --- item 5: a descendant that keeps the server's pipes open ---------------------------------------
+# --- a descendant that keeps the server's pipes open ---------------------------------------
 
 @pytest.fixture
 def holder():
@@ -58,7 +58,7 @@ def holder():
 
 @pytest.mark.skipif(not POSIX, reason="setsid")
 def test_calls_fail_at_once_when_the_server_exits_though_a_grandchild_holds_stdout(holder):
-    """Issue 12: after the server died, calls hung (its grandchild kept stdout open, so no EOF)."""
+    """Before the fix, after the server died, calls hung (its grandchild kept stdout open, so no EOF)."""
     client = holder()
     pending = client.call_tool_future("hang", timeout=30)
     began = time.monotonic()
@@ -72,7 +72,7 @@ def test_calls_fail_at_once_when_the_server_exits_though_a_grandchild_holds_stdo
 
 @pytest.mark.skipif(not POSIX, reason="setsid")
 def test_close_is_bounded_and_leaves_no_thread_when_a_grandchild_holds_the_pipes(holder):
-    """Issue 12: close() took the whole 5 s budget and left the reader and stderr threads behind."""
+    """Before the fix, close() took the whole 5 s budget and left the reader and stderr threads behind."""
     client = holder()
     pending = client.call_tool_future("hang", timeout=30)
     instance = client.session.instance
@@ -131,8 +131,8 @@ for line in sys.stdin:
 
 @pytest.mark.skipif(os.name != "posix", reason="setsid")
 def test_calls_fail_at_once_when_the_server_exits_though_a_grandchild_keeps_writing_its_stdout():
-    # Issue 12 item 5 ("when the server exits, pending calls fail at once even if a descendant
-    # holds its stdout"; "close() ... leaves no thread"): once released, the stdout reader read on
+    # When the server exits, pending calls fail at once even if a descendant holds its stdout,
+    # and close() leaves no thread. Before the fix, once released, the stdout reader read on
     # for as long as the pipe had data, so a descendant that kept writing kept it (and every
     # pending call) going for ever.
     from mcpclient.errors import ConnectionClosed

@@ -102,7 +102,7 @@ def test_garbage_lines_are_logged_and_skipped(caplog):
         assert client.call_tool("echo", {"text": "hi"}).text == "hi"
         # the reader read the garbage before the answer, so the count is final here
         per_call = client.transport.skipped_lines
-        assert per_call == 3  # "this is not json", "[1,2" and "42" (JSON, but no message: issue 12)
+        assert per_call == 3  # "this is not json", "[1,2" and "42" (JSON, but no message)
         assert client.call_tool("echo", {"text": "again"}).text == "again"
         assert client.transport.skipped_lines == 2 * per_call
     stdio = messages(caplog, STDIO_LOG)
@@ -116,7 +116,7 @@ def test_repeated_garbage_is_logged_rarely_but_counted_exactly(caplog):
     with Client(faulty("garbage"), timeout=LONG) as client:
         for i in range(60):
             assert client.call_tool("echo", {"text": str(i)}).text == str(i)
-        assert client.transport.skipped_lines == 180  # "42" too (issue 12: the transport skips it)
+        assert client.transport.skipped_lines == 180  # "42" too (the transport skips it)
         assert client.session.skipped_messages == 0
     stdio = [m for m in messages(caplog, STDIO_LOG) if "not a JSON-RPC message" in m]
     assert len(stdio) == 11 and "(100 so far)" in stdio[-1]  # the first ten, then the 100th
@@ -284,7 +284,7 @@ def test_list_future_of_missing_capability_fails_with_capability_error(wire):
 
 
 def test_raw_request_skips_the_capability_check(wire):
-    """Regression: request() (the documented escape hatch) used to run the capability check too."""
+    """Before the fix, request() (the documented escape hatch) used to run the capability check too."""
     with Client(faulty("normal"), timeout=LONG) as client:
         with pytest.raises(MethodNotFound):  # the server's own answer (-32601)
             client.request("resources/list")
@@ -482,7 +482,7 @@ def test_close_from_another_thread_fails_the_pending_call(monkeypatch):
 
 
 def test_close_while_a_call_is_being_sent_raises_client_closed(wire):
-    """Regression: close() between registering a call and writing it used to surface as the
+    """Before the fix, close() between registering a call and writing it used to surface as the
     transport's ConnectionClosed('transport closed') instead of ClientClosedError."""
     with Client(faulty("no-reply"), timeout=LONG) as client:
         def close_now(record: logging.LogRecord) -> bool:
@@ -586,7 +586,7 @@ def close_from_main_and_from_a_callback() -> float:
 
 
 def test_concurrent_close_from_main_and_a_notification_callback_is_prompt():
-    """Regression: a second close() on a callback thread waited for the first close(), which was joining
+    """Before the fix, a second close() on a callback thread waited for the first close(), which was joining
     that very thread: both stalled for the whole 5 s join timeout."""
     elapsed = close_from_main_and_from_a_callback()
     assert elapsed < 2.0, f"close() took {elapsed:.1f} s"
@@ -728,7 +728,7 @@ def test_a_failing_stderr_sink_does_not_stop_the_drain(caplog):
 
 
 def test_transport_close_releases_every_pipe():
-    """Regression: close() left the child's stdout pipe open when nothing had received from it."""
+    """Before the fix, close() left the child's stdout pipe open when nothing had received from it."""
     transport = run_stderr_child(stderr=None)  # started and closed, never received from
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ResourceWarning)

@@ -26,7 +26,7 @@ def server_script(name: str, *args: str) -> List[str]:
 STUCK = server_script("stops_reading")  # answers initialize, then never reads stdin
 
 
-# ---------------------------------------------------------------- 1. a server that stops reading stdin (r2)
+# ---------------------------------------------------------------- a server that stops reading stdin
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")
@@ -43,8 +43,8 @@ def test_call_to_a_server_not_reading_stdin_times_out(reaper):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")
 @pytest.mark.timeout(20)
 def test_close_returns_while_a_write_is_blocked(reaper):
-    # validate_output="listed": this server never answers, so a first call's tools/list (issue 12,
-    # item 9) would wait instead of the big write this test is about
+    # validate_output="listed": this server never answers, so a first call's tools/list (to learn the
+    # outputSchema) would wait instead of the big write this test is about
     client = reaper.client(Client(STUCK, timeout=LONG, validate_output="listed").connect())
     pid = client.transport.pid
     call = in_thread(reaper, lambda: client.call_tool("echo", {"text": "x" * (1 << 20)}), "test-big-call")
@@ -59,7 +59,7 @@ def test_close_returns_while_a_write_is_blocked(reaper):
     assert wait_until(lambda: not pid_alive(pid))
 
 
-# ---------------------------------------------------------------- 2. server-request flood, server not reading (r14)
+# ---------------------------------------------------------------- server-request flood, server not reading
 
 FLOOD_PINGS = 20_000  # ~0.9 MB of requests, ~0.8 MB of answers: both pipes fill many times over
 
@@ -84,7 +84,7 @@ def test_server_request_flood_while_the_server_does_not_read_never_deadlocks(rea
 
 
 def test_stdio_ends_a_slow_call_at_its_deadline():
-    # Issue 12, item 2 (every transport): a tool that runs past the call's timeout, over stdio.
+    # A tool that runs past the call's timeout, over stdio.
     from mcpclient.testing import server_command
 
     with Client(server_command()) as client:
