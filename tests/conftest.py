@@ -50,6 +50,11 @@ def faulty(mode: str) -> List[str]:
     return FAULTY + [mode]
 
 
+def server_script(name: str, *args: str) -> List[str]:
+    """``tests/servers/NAME.py`` (with ``args``) run with this interpreter."""
+    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
+
+
 def child_pids() -> Set[int]:
     """Live (non-zombie) processes whose parent is this test process."""
     me = str(os.getpid())

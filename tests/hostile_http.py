@@ -21,8 +21,6 @@ from mcpclient.policies.retry import Retry
 
 
 TIMEOUT = 2.0
-
-
 SLACK = 1.5  # what a call may take past its timeout (generous: 2 cores shared by many tests)
 
 

@@ -17,7 +17,7 @@ from conftest import LONG
 from mcpclient import AuthError, Client
 from mcpclient.auth import MemoryTokenStore, OAuth
 
-# --- no authorization traffic to internal addresses -----------------------------------
+# --- discovery and metadata URLs ------------------------------------------------------------------
 
 
 GLOBAL_SERVER = "https://93.184.216.34/mcp"  # an IP literal: no DNS in the test
@@ -163,7 +163,7 @@ def _json(status: int, body: Any, **headers: str) -> Tuple[int, Dict[str, str], 
     return status, dict(headers, **{"Content-Type": "application/json"}), json.dumps(body).encode()
 
 
-# --- the token endpoint's redirects -----------
+# --- the token endpoint's redirects ---------------------------------------------------------------
 
 def test_a_token_endpoint_redirect_is_not_followed(servers):
     """Before the fix, the token (and registration) POSTs followed redirects (``requests``'

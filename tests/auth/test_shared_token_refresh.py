@@ -33,8 +33,6 @@ from mcpclient.auth import FileTokenStore, MemoryTokenStore, OAuth
 
 
 REPO = Path(__file__).resolve().parents[2]
-
-
 HOLD = 1.0  # seconds the endpoint holds the first refresh answer, waiting for a racing second one
 
 

@@ -34,8 +34,6 @@ def _env() -> Dict[str, str]:
     return env
 
 
-# --- crypto through cryptography --------------------------------------------------------
-
 def _b64d(part: str) -> bytes:
     return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
 

@@ -1,7 +1,8 @@
 """``close()`` is prompt and bounded whatever is going on: a connect or a relaunch in
 progress, a stuck callback, a server that ignores SIGTERM and leaves a grandchild, a close() from
 a done-callback that close() itself fired, an input round landing meanwhile. It leaves no server,
-no thread and no handler running after it, and answers to the calls it abandoned are expected.
+no thread and no handler running after it, and the answers to calls it abandoned are not
+counted as unknown replies.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from conftest import LONG, SERVERS, SHORT, faulty, pid_alive, wait_until
+from conftest import LONG, SHORT, faulty, pid_alive, server_script, wait_until
 from helpers import ScriptedServer, StderrLines
 from reaping import Reaper, in_thread, reaper  # noqa: F401  (fixtures: reaper)
 from mcpclient import Client, StdioTransport
@@ -22,14 +23,7 @@ from mcpclient.errors import ClientClosedError, ConnectError
 from mcpclient.testing import server_command
 
 
-def server_script(name: str, *args: str) -> List[str]:
-    """``tests/servers/NAME.py`` run with this interpreter."""
-    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
-
-
 MUTE = server_script("answers_only_ping")  # answers initialize and ping only
-
-
 STUBBORN = server_script("ignores_sigterm")  # ignores SIGTERM and stdin EOF; logs on tools/call
 
 
@@ -190,7 +184,7 @@ def test_replies_to_calls_abandoned_by_close_are_not_unknown(reaper):
     assert client.session.unknown_replies == 0
 
 
-# --- an input round landing while close() runs ---------------------------------------------
+# --- close() racing an input round or a relaunch --------------------------------------------------
 
 
 def test_an_input_round_racing_close_leaves_no_worker_and_runs_no_handler_after_close():
@@ -226,9 +220,6 @@ def test_an_input_round_racing_close_leaves_no_worker_and_runs_no_handler_after_
     threading.Event().wait(SHORT)  # what must not happen: a handler or a new thread after close()
     leaked = [t.name for t in threading.enumerate() if t.name.startswith(tuple(prefixes))]
     assert leaked == [] and late == [], f"threads left after close(): {leaked}; handlers run after close(): {late}"
-
-
-# --- a relaunch held the state lock across joins and a spawn ---------------------------------
 
 
 def test_close_during_a_relaunch_neither_waits_for_it_nor_lets_it_start_a_server():

@@ -156,7 +156,7 @@ except ImportError:
 needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
 
 
-# --- a forked child touches the parent's resource listen ---------------------------------------
+# --- a forked child leaves the parent's resource listen alone -------------------------------------
 
 FORK_RESTORE = """
     url = sys.argv[1]
@@ -254,7 +254,7 @@ def test_a_forked_child_does_not_hang_on_a_lock_a_parent_thread_held_at_the_fork
     assert out == {"call": "ok", "list": "ok", "close": "ok"}, out
 
 
-# --- a forked child inherits the parent's failed attempts ---------------------------------------------
+# --- a forked child does not inherit the parent's failed attempts ---------------------------------
 
 FORK_AFTER_GIVING_UP = """
     import runpy

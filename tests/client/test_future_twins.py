@@ -23,9 +23,6 @@ def scripted(started):
     return lambda handle, **kwargs: started(ScriptedServer(handle, **kwargs))
 
 
-# --- set_logging_level_future took the other engine's path --------------------------------
-
-
 def test_set_logging_level_future_in_the_2026_era_sends_no_request_and_sets_the_level(scripted):
     """Before: the future twin sent ``logging/setLevel`` (removed in 2026) while the blocking method
     changed ``_meta``; against a server without that method it never completed."""

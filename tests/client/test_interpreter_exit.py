@@ -17,7 +17,7 @@ from typing import List, Sequence, Tuple
 
 import pytest
 
-from conftest import faulty, pid_alive, wait_until, SERVERS
+from conftest import faulty, pid_alive, server_script, wait_until
 from reaping import kill_hard, reaper  # noqa: F401  (fixtures: reaper)
 
 
@@ -213,11 +213,6 @@ def test_ctrl_c_during_a_blocking_call_cancels_the_request_on_the_server():
 
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def server_script(name: str, *args: str) -> List[str]:
-    """``tests/servers/NAME.py`` run with this interpreter."""
-    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
 
 
 MUTE = server_script("answers_only_ping")  # answers initialize and ping only

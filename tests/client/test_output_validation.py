@@ -28,8 +28,6 @@ def echo(seen, msg):
     return {"content": [{"type": "text", "text": f"{seen.path}:{msg['params']['arguments']['text']}"}]}
 
 
-# --- output validation that does not depend on call order --------------------------------
-
 SHAPE = {"name": "shape", "inputSchema": {"type": "object"},
          "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
 
@@ -214,7 +212,7 @@ def test_a_listing_that_fails_is_not_made_again_by_every_call(scripted):
         assert len(server.requests("tools/list")) == listed
 
 
-# --- one caller's short timeout must not fail the others sharing its listing ----------
+# --- listings shared by callers with different timeouts -------------------------------------------
 
 def test_a_short_timeout_callers_listing_does_not_fail_a_patient_caller(started):
     """Threads calling an unlisted tool share one listing (SingleFlight). When the

@@ -43,7 +43,7 @@ def test_output_is_not_validated_for_an_error_result_or_with_listed_only_for_an_
 pytestmark = pytest.mark.timeout(60)
 
 
-# --- a listing racing a tools/list_changed put old schemas back -------------------------------
+# --- a listing racing a tools/list_changed --------------------------------------------------------
 
 
 def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(scripted):
@@ -82,7 +82,7 @@ def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(sc
     assert len(listings) == 2  # the stale listing was not kept: the call listed the new tool
 
 
-# --- future transforms ran on the reader thread -----------------------------------------------
+# --- a future's validation runs on a worker -------------------------------------------------------
 
 
 def test_a_futures_validation_runs_off_the_reader_and_never_stalls_other_calls(scripted, monkeypatch):

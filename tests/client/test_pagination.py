@@ -56,7 +56,7 @@ def test_a_malformed_page_is_a_protocol_error(scripted):
             client.list_tools()
 
 
-# --- page cap (endless cursors drove 290,592 page requests and +591 MB in 20 s) -------------
+# --- the page cap (endless cursors once drove 290,592 page requests and +591 MB in 20 s) ----------
 
 def endless_cursors(conn: Conn, message: Dict[str, Any]) -> bool:
     page = int((message.get("params") or {}).get("cursor") or 0)

@@ -327,7 +327,7 @@ def breakable_official(marker: Path) -> list:
     return [sys.executable, "-c", script]
 
 
-# --- a suspended listen never ends -----------------------------------------------------------
+# --- a listen suspended by a lost connection ends with the client ---------------------------------
 
 
 @needs_official
@@ -379,7 +379,7 @@ def test_a_user_closed_suspended_listen_does_not_keep_the_router_active(tmp_path
         assert not client._subscriptions.active(), "a closed listen still counts as open"
 
 
-# --- a listen whose end is processed after the reconnect is lost ----------------------------------
+# --- a listen whose end is processed after the reconnect is restored ------------------------------
 
 
 @needs_official
@@ -408,7 +408,7 @@ def test_a_listen_interrupted_while_the_workers_are_busy_is_restored():
         assert event is not None and event.kind == "tools_changed"
 
 
-# --- the background reconnect's handshake has no bound -------------------------------------------
+# --- the background reconnect's handshake is bounded ----------------------------------------------
 
 
 def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_handshake(tmp_path: Path):
@@ -461,7 +461,7 @@ def test_on_tools_changed_still_runs_after_a_reconnect():
                 f"on_tools_changed did not run after the reconnect: {seen}"
 
 
-# --- the keepalive ping is sent on the timer thread --------------------------------------------------
+# --- the keepalive ping never blocks the timer thread ---------------------------------------------
 
 
 def test_a_keepalive_ping_that_cannot_be_sent_does_not_stall_the_timer():
@@ -500,7 +500,7 @@ def test_a_keepalive_ping_that_cannot_be_sent_does_not_stall_the_timer():
             os.kill(pid, signal.SIGCONT)
 
 
-# --- the background reconnect keeps a dropped client alive -------------------------------------------
+# --- a dropped client is collected while it reconnects --------------------------------------------
 
 
 def test_a_client_dropped_while_it_reconnects_in_the_background_is_collected(tmp_path: Path):
@@ -535,7 +535,7 @@ def test_a_client_dropped_while_it_reconnects_in_the_background_is_collected(tmp
     assert wait_until(lambda: not reconnecting())
 
 
-# --- a connection lost between the handshake and READY ------------------------------------------------
+# --- a connection lost between the handshake and READY --------------------------------------------
 
 
 def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch):

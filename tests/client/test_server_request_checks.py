@@ -127,11 +127,7 @@ def _result(*ids: str) -> Dict[str, Any]:
 
 
 ASK = {"role": "user", "content": {"type": "text", "text": "weather?"}}
-
-
 TEXT = {"type": "text", "text": "here:"}
-
-
 BROKEN_PAIRINGS = {
     "missing result": [ASK, _use("a", "b"), _result("a")],
     "unknown id": [ASK, _use("a"), _result("z")],

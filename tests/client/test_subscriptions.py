@@ -20,8 +20,6 @@ pytestmark = pytest.mark.timeout(60)
 
 
 ACK = "notifications/subscriptions/acknowledged"
-
-
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
 
@@ -233,7 +231,7 @@ def test_events_before_listen_registered_its_request_reach_on_event_on_the_notif
         subscription.close()
 
 
-# --- a subscription change held a lock across the listen's acknowledgement -------------------
+# --- a subscription change behind another ---------------------------------------------------------
 
 
 def test_a_subscription_change_behind_another_keeps_its_own_timeout(scripted):

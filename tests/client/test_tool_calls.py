@@ -22,7 +22,7 @@ def echo_tool(method: str, params: Dict[str, Any]) -> Dict[str, Any]:
     return {"content": [{"type": "text", "text": str((params.get("arguments") or {}).get("text"))}]}
 
 
-# ---------------------------------------------------------------- nested call with progress from a callback
+# ---------------------------------------------------------------- progress
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")
@@ -48,7 +48,7 @@ def test_nested_progress_call_from_a_progress_callback_does_not_hang(reaper):
     client.ping(timeout=LONG)
 
 
-# ---------------------------------------------------------------- NaN is not JSON
+# ---------------------------------------------------------------- arguments that are not JSON
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")

@@ -30,8 +30,6 @@ def _threads_of(instance: int) -> List[str]:
     return sorted(t.name for t in threading.enumerate() if t.name.startswith(prefix) and t.is_alive())
 
 
-# --- user code that raises BaseException --------------------------------------------------
-
 def test_sys_exit_or_keyboard_interrupt_in_a_sampling_handler_is_answered_32603_and_lanes_keep_capacity():
     """Before the fix, sys.exit() in a sampling handler left the server's request unanswered (the tool
     waited out its own timeout); here each is answered -32603 at once, more times than there are

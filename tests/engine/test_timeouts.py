@@ -1,17 +1,16 @@
 """Timeouts as arguments: a huge one is accepted and does not stop later timeouts from
 firing (the timer thread survives a far deadline); a negative or non-numeric one is an argument
-error, raised before anything is sent, and the connection stays usable.
+error (``ValueError`` / ``TypeError``, not an ``MCPError``), and the connection stays usable.
 """
 from __future__ import annotations
 
 import sys
 import threading
 import time
-from typing import List
 
 import pytest
 
-from conftest import LONG, SERVERS, SHORT, wait_until
+from conftest import LONG, SHORT, server_script, wait_until
 from reaping import in_thread, reaper  # noqa: F401  (fixtures: reaper)
 from mcpclient import Client
 from mcpclient.errors import MCPError, RequestTimeout
@@ -21,11 +20,6 @@ pytestmark = [
     pytest.mark.timeout(30),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc"),
 ]
-
-
-def server_script(name: str, *args: str) -> List[str]:
-    """``tests/servers/NAME.py`` run with this interpreter."""
-    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
 
 
 MUTE = server_script("answers_only_ping")  # answers initialize and ping only

@@ -10,13 +10,11 @@ import os
 import pytest
 
 from conftest import TESTING_SERVER
-from mcpclient import HTTPTransport, SSETransport, ServerConfig, StdioTransport, load_config, ServerGroup
+from mcpclient import HTTPTransport, SSETransport, ServerConfig, ServerGroup, StdioTransport, load_config
 
 
 ENV = {"TOKEN": "s3cret-token", "ROOT": "/srv/data"}
 
-
-# --- config -------------------------------------------------------------------------------------
 
 def test_mcp_servers_format_with_expansion_and_inferred_types(tmp_path):
     path = tmp_path / "claude_desktop_config.json"

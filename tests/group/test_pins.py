@@ -10,9 +10,7 @@ import sys
 import pytest
 
 from conftest import SERVERS
-from mcpclient import Tool, ToolPins, tool_fingerprint, ServerGroup
-
-# --- pins ---------------------------------------------------------------------------------------
+from mcpclient import ServerGroup, Tool, ToolPins, tool_fingerprint
 
 
 TOOL = {"name": "lookup", "description": "Look a key up.", "inputSchema": {"type": "object", "properties": {"key": {"type": "string"}}}}

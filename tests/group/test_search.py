@@ -8,8 +8,6 @@ import pytest
 from mcpclient import Tool, ToolIndex
 from mcpclient.group.search import tokenize
 
-# --- search -------------------------------------------------------------------------------------
-
 
 def _tool(name, description="", **properties):
     return Tool(name, description=description, input_schema={"type": "object", "properties": properties})

@@ -25,11 +25,7 @@ from mcpclient.group.server_group import namespaced_names
 
 
 MUTABLE = [sys.executable, str(SERVERS / "mutable_tools.py")]
-
-
 NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-
-
 OPTIONS = {"timeout": 20.0, "protocol": "legacy"}
 
 

@@ -11,8 +11,6 @@ from typing import Dict, List
 ROOT = Path(__file__).resolve().parents[2]
 
 
-# --- imports point down ---------------------------------------------------------------------------
-
 def _imports(path: Path, module: str, modules: Dict[str, Path]) -> List[str]:
     """The mcpclient modules ``module`` imports: top-level, lazy and TYPE_CHECKING ones alike.
     ``from pkg import a, b`` where both are submodules imports those, not ``pkg`` itself."""

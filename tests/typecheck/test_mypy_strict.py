@@ -14,12 +14,8 @@ import pytest
 
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
 TYPECHECK = Path(__file__).resolve().parent
 
-
-# --- mypy --strict on a user program --------------------------------------------------------------
 
 #: Each line must fail mypy --strict: proof the check sees the real types (nothing became Any).
 WRONG = textwrap.dedent("""\

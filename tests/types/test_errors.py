@@ -3,7 +3,7 @@ and every error class pickles with its class, message and attributes (they cross
 """
 from __future__ import annotations
 
-from mcpclient import InvalidParams, MethodNotFound, ResourceNotFound, RPCError
+from mcpclient import InvalidParams, MethodNotFound, RPCError, ResourceNotFound
 
 
 def test_rpc_error_subclass_by_code_and_tolerates_garbage():

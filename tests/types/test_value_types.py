@@ -38,8 +38,6 @@ def _value_type_names() -> List[str]:
 
 
 VALUE_TYPES = [n for n in _value_type_names() if n not in PENDING]
-
-
 TEXT_RAW = {"type": "text", "text": "hi", "annotations": {"audience": ["user"]}}
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import LONG
 from helpers import ScriptedServer
-from mcpclient import ImageContent, ProtocolError, TextContent, ToolResult, UnknownContent, Client
+from mcpclient import Client, ImageContent, ProtocolError, TextContent, ToolResult, UnknownContent
 from mcpclient.errors import MCPError
 from mcpclient.types import Completion, Tool, parse_content
 
@@ -75,7 +75,7 @@ def test_base64_image_data_with_line_breaks_decodes():
         server.stop()
 
 
-# ---------------------------------------------------------------- small API slips
+# ---------------------------------------------------------------- isError given as a string
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")

@@ -16,9 +16,9 @@ import pytest
 from conftest import LONG, wait_until
 from hostile_http import Conn, Hostile, SLACK, TIMEOUT, answer, client_for, hostile, tool_result  # noqa: F401  (fixtures: hostile)
 from mcpclient import Client
-from mcpclient.errors import RequestTimeout, MCPError
+from mcpclient.errors import MCPError, RequestTimeout
 
-# --- scripts ------------------------------------------------------------------------------------------
+# --- what the hostile server does -----------------------------------------------------------------
 
 
 def sse_comments(conn: Conn, message: Dict[str, Any]) -> None:
@@ -60,7 +60,7 @@ def json_chunk_then_silence(conn: Conn, message: Dict[str, Any]) -> None:
     conn.hold()
 
 
-# --- deadlines of blocking calls ("a blocking HTTP call ignores its timeout") -----------
+# --- deadlines of blocking calls ------------------------------------------------------------------
 
 @pytest.mark.parametrize("script", [sse_comments, json_trickle, sse_trickle, json_chunk_then_silence],
                          ids=lambda s: s.__name__)
@@ -115,7 +115,7 @@ def test_the_legacy_sse_transport_ends_a_silent_call_at_its_deadline(started):
                                       for s in server.requests("POST")))
 
 
-# --- Ctrl-C in a blocking HTTP call ("Ctrl-C ... does not tell the server") ---------------
+# --- Ctrl-C in a blocking HTTP call tells the server ----------------------------------------------
 
 def test_an_interrupted_blocking_http_call_cancels_on_the_server(hostile):
     # Before the fix, Ctrl-C during a blocking HTTP call did not tell the server. The caller's thread is

@@ -17,12 +17,8 @@ from mcpclient import Client, HTTPTransport
 from mcpclient.errors import ProtocolError, RequestTimeout
 from mcpclient.policies.retry import Retry
 
-# --- memory bounds (a 300 MB body or SSE data line cost ~900 MB; HTTP had no bound) ------
-
 
 LIMIT = 1 << 20  # the max_message_size these tests set
-
-
 HUGE = 50 << 20  # what the server sends
 
 

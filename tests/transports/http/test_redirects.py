@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Dict, List, Callable, Iterator, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -36,8 +36,6 @@ def redirecting(location: str, status: int = 307):
         return echo(seen, msg)
     return handle
 
-
-# --- the redirect policy -----------------------------------------------------------------
 
 SECRET_HEADERS = {"X-Api-Key": "key-123", "X-Tenant": "acme"}
 
@@ -198,7 +196,7 @@ def servers() -> Iterator[Callable[..., Recorder]]:
             r.stop()
 
 
-# --- a Location that is no URL ----------
+# --- a Location that is no URL --------------------------------------------------------------------
 
 @pytest.mark.parametrize("location", ["http://127.0.0.1:99999/mcp", "http://h:port/x", "http://127.0.0.1:-1/x"])
 @pytest.mark.parametrize("cross_origin", [False, True])

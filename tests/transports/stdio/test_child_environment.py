@@ -13,10 +13,6 @@ from mcpclient.transports.stdio.transport import StdioTransport
 
 
 POSIX = os.name == "posix"
-
-
-# --- the environment allow-list -------------------------------------------------------------
-
 PRINT_ENV = [sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)), flush=True)"]
 
 

@@ -22,8 +22,6 @@ from mcpclient.transports.stdio.transport import StdioTransport
 
 
 POSIX = os.name == "posix"
-
-
 HOLDER = [sys.executable, str(SERVERS / "grandchild_holder.py")]
 
 
@@ -31,8 +29,6 @@ def _threads_of(instance: int) -> List[str]:
     prefix = f"mcpclient-{instance}-"
     return sorted(t.name for t in threading.enumerate() if t.name.startswith(prefix) and t.is_alive())
 
-
-# --- a descendant that keeps the server's pipes open ---------------------------------------
 
 @pytest.fixture
 def holder():

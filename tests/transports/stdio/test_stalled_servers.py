@@ -6,21 +6,15 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import List
 
 import pytest
 
-from conftest import LONG, SERVERS, pid_alive, wait_until
+from conftest import LONG, pid_alive, server_script, wait_until
 from helpers import StderrLines
 from hostile_http import SLACK, TIMEOUT
 from reaping import PIPE_FULL, in_thread, pipe_bytes, reaper  # noqa: F401  (fixtures: reaper)
 from mcpclient import Client, StdioTransport
 from mcpclient.errors import ClientClosedError, MCPError, ReaderThreadError, RequestTimeout, TransportError
-
-
-def server_script(name: str, *args: str) -> List[str]:
-    """``tests/servers/NAME.py`` run with this interpreter."""
-    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
 
 
 STUCK = server_script("stops_reading")  # answers initialize, then never reads stdin
