@@ -1,8 +1,9 @@
 """Tool output validated against the tool's ``outputSchema`` whatever the call order: a first
-call lists the tools to learn it (once, however many threads call, on the future's worker, never
-on the reader), a ``tools/list_changed`` makes the next call list again, a listing that raced a
-change never puts the old schema back, and one caller's short timeout never fails another's
-listing. ``validate_output="listed"`` and ``False`` opt out.
+call lists the tools to learn it (once, however many threads call; a future lists on its worker),
+a listing that fails is not made again by every call, a ``tools/list_changed`` makes the next
+call list again, and one caller's short timeout never fails another's listing. Real tools of
+the bundled and the official server validate on the first call. ``validate_output="listed"`` and
+``False`` opt out. The scripted HTTP server on 127.0.0.1.
 """
 from __future__ import annotations
 

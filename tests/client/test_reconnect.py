@@ -1,6 +1,7 @@
 """Long life: a lost connection, ``Reconnect``, ``Keepalive``, and clients that are
-garbage-collected without ``close()``. Real servers over real pipes; the faults are real too
-(SIGKILL, SIGSTOP, a server that will not start).
+garbage-collected without ``close()``; listens and callbacks carried across a reconnect, or
+ended when the client gives up or closes. Real servers over real pipes; the faults are real too
+(SIGKILL, SIGSTOP, a server that will not start or never answers the handshake).
 """
 from __future__ import annotations
 

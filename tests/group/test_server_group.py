@@ -1,6 +1,8 @@
 """ServerGroup against real servers ("many servers, one model"): faults stay per server,
 namespacing keeps colliding tools apart, calls run in parallel and come back in order, pinned tool
-definitions catch a server restarted with changed tools.
+definitions catch a server restarted with changed tools. A server without the tools capability
+is ready with none; ``connect()`` again retries a server that failed to start; ``call_tools``
+takes any iterable of calls, and its overall timeout holds while a lost server reconnects.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Choosing the protocol: the version check of an ``initialize`` answer, the offer a
 ``protocol=`` setting makes (unknown settings refused), the capability table, the era settings,
-and a required 2026-07-28 era that waits for a stdio server slow to answer ``server/discover``.
+a required 2026-07-28 era that waits for a stdio server slow to answer ``server/discover``, and
+an ``initialize`` that is never cancelled (a handshake that times out sends no cancellation).
 """
 from __future__ import annotations
 
