@@ -73,7 +73,7 @@ SIZES = {
                   off_seq=600, off_conc=1280, import_runs=10, idle_s=3.0,
                   http_rounds=3, http_warmup=100, http_raw_seq=400, http_raw_conc=640, http_mc_seq=400,
                   http_mc_conc=640, http_off_seq=200, http_off_conc=320),
-    # CI smoke (tests/test_benchmark.py): a handful of calls per phase, one round. It proves every
+    # CI smoke (tests/benchmarks/test_bench_smoke.py): a handful of calls per phase, one round. It proves every
     # row and section runs and is reported; its numbers are noise, never read them as results.
     "smoke": dict(rounds=1, warmup=20, raw_seq=40, raw_conc=64, mc_seq=40, mc_conc=64,
                   off_seq=20, off_conc=64, import_runs=3, idle_s=0.3,
@@ -82,7 +82,7 @@ SIZES = {
 }
 
 TARGETS = {
-    # Issue 9 (the engine redesign) sets these; each stdio placement is judged on its own.
+    # The engine redesign sets these; each stdio placement is judged on its own.
     "p50_vs_raw": 2.0,               # mcpclient p50 / raw floor p50 (sequential)  <=
     "vs_official_at_1": 4.5,         # mcpclient calls/s / official calls/s, 1 caller  >=
     "vs_raw_threaded_at_8": 0.7,     # mcpclient calls/s / raw threaded calls/s, 8 threads  >=
@@ -95,7 +95,7 @@ TARGETS = {
     "http_vs_official_at_32": 2.0,
     # 2026-07-28 era (the modern sections; the other modern ratios are reported only)
     "modern_vs_official_at_1": 3.0,  # stdio, each placement: mcpclient calls/s / official calls/s  >=
-    # Issue 10: an idle client with keepalive on (1 s interval: it pings every other second)
+    # An idle client with keepalive on (1 s interval: it pings every other second)
     "idle_keepalive_cpu_ms_per_s": 1.0,  # CPU of the whole client process per idle second  <=
 }
 #: Modules ``import mcpclient`` must not load (the verdict) ...
@@ -324,7 +324,7 @@ class RawThreaded:
 #: How the threaded floor starts raw_server.py: in a new session, as mcpclient's StdioTransport
 #: and the official client's stdio_client both do (to signal the server's whole process group).
 #: It matters: with Linux's scheduler autogroups (on by default) a new session is a new group, and
-#: that changes how often the server preempts the client (see benchmarks/PROFILE-issue9.md).
+#: that changes how often the server preempts the client (see benchmarks/PROFILE-threaded-stdio.md).
 RAW_THREADED_POPEN: Dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {}
 
 
@@ -718,7 +718,7 @@ def report_placement(where: Placement, res: Dict[str, Any], modern: bool = False
              ">=", TARGETS["modern_vs_official_at_1"]),
             ("mcpclient / official calls/s @8", _ratio(mc, off, "c8"), None, None),
             ("mcpclient / official calls/s @32", _ratio(mc, off, "c32"), None, None),
-            # The issue-9 ratios, reported for this era too (judged in the handshake era).
+            # The engine redesign's ratios, reported for this era too (judged in the handshake era).
             ("mcpclient / raw threaded calls/s @1", _ratio(mc, thr, "seq"), None, None),
             ("mcpclient / raw threaded calls/s @8", _ratio(mc, thr, "c8"), None, None),
             ("mcpclient / raw threaded calls/s @32", _ratio(mc, thr, "c32"), None, None),

@@ -2,7 +2,7 @@
 """CPU cost of each step of one blocking ``Client.call_tool`` over stdio, in isolation (one
 thread, no pipe wake-ups): ``python benchmarks/micro_path.py``. Each line is the median of
 several ``timeit`` runs, in µs per call; compare with the same step in the threaded raw floor.
-Used for benchmarks/PROFILE-issue9.md; reads mcpclient's private names, so it may need updating
+Used for benchmarks/PROFILE-threaded-stdio.md; reads mcpclient's private names, so it may need updating
 when the engine changes."""
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ Runs ``--calls`` calls on ``--threads`` threads (``bench._threaded``: barrier, o
 client + server CPU per call, so "client CPU µs/call" is the number to shrink.
 
 ``--row`` also takes ablation variants (the threaded floor plus one piece of mcpclient, or
-mcpclient minus its Client layer): see ``VARIANTS`` and benchmarks/PROFILE-issue9.md.
+mcpclient minus its Client layer): see ``VARIANTS`` and benchmarks/PROFILE-threaded-stdio.md.
 ``--profile yappi`` (``pip install yappi``) adds a CPU-clock profile of every thread (top
 functions by own time, per call; yappi itself inflates the time ~5x: read shares, not µs).
 For a sampling view with little overhead: ``py-spy record --nonblocking --gil --threads -f raw

@@ -21,6 +21,9 @@ LONG = 10.0
 #: A wait for something that should NOT happen (kept short; only used for negative checks).
 SHORT = 0.2
 
+#: The checkout (or unpacked sdist), tests/ in it, and the test servers.
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
 SERVERS = Path(__file__).parent / "servers"
 OFFICIAL_SERVER = [sys.executable, str(SERVERS / "official_server.py")]
 FAULTY = [sys.executable, str(SERVERS / "faulty.py")]
@@ -45,6 +48,11 @@ def started() -> Iterator[Callable[[T], T]]:
 
 def faulty(mode: str) -> List[str]:
     return FAULTY + [mode]
+
+
+def server_script(name: str, *args: str) -> List[str]:
+    """``tests/servers/NAME.py`` (with ``args``) run with this interpreter."""
+    return [sys.executable, str(SERVERS / f"{name}.py"), *args]
 
 
 def child_pids() -> Set[int]:
@@ -92,7 +100,7 @@ def fresh_era_memory():
     """Each test starts without the era verdicts and discovery results earlier tests left in this
     process. They are keyed by URL, and a scripted server's free port may be one an earlier
     test's server of the other era had: a remembered "legacy" made a 2026 test run its client in
-    the handshake era (the one-off failures of the 2026 re-issue tests, seen in issues 11 and 12)."""
+    the handshake era (the cause of one-off failures of the 2026 re-issue tests)."""
     from mcpclient.protocol import negotiation
 
     with negotiation._eras_lock:

@@ -6,7 +6,7 @@
 An import is any ``import``/``from`` statement of one package module by another, at module level
 or inside a function (a lazy import still runs); ``TYPE_CHECKING`` imports never run, so they are
 left out of the chain but counted for cycles (a circle through annotations is still a circle for
-a reader). ``tests/test_layers.py`` checks the package against the same graph.
+a reader). ``tests/package/test_layers.py`` checks the package against the same graph.
 """
 from __future__ import annotations
 

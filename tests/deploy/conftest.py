@@ -1,4 +1,4 @@
-"""Fixtures of the deployment tests (issue 10): the servers the example apps talk to.
+"""Fixtures of the deployment tests: the servers the example apps talk to.
 
 - ``mcp_http_url`` (per module): a Streamable HTTP MCP server (the official SDK's contract server,
   ``tests/http_servers.py``) on 127.0.0.1, or None where the ``mcp`` package is not installed

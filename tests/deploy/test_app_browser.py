@@ -1,4 +1,4 @@
-"""The MCP Apps Flask example (examples/mcp_app_flask.py) in a real headless browser (issue 14):
+"""The MCP Apps Flask example (examples/mcp_app_flask.py) in a real headless browser:
 Debian's ``chromium`` + ``chromium-driver`` driven by selenium.
 
 The host page and the sandbox proxy run on two ports of 127.0.0.1 (two origins); the counter

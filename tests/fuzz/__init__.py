@@ -1,4 +1,4 @@
-"""Fuzzing of server->client traffic (issue 12, item 11).
+"""Fuzzing of server->client traffic.
 
 A long-lived scripted server per transport (``stdio_server.py``, a process the client starts;
 ``http_server.py``, a process on 127.0.0.1) is told over a control socket which raw bytes to send

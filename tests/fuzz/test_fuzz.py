@@ -1,4 +1,4 @@
-"""The fuzzer in the suite (issue 12, item 11): a small fixed budget of seeded mutation cases and
+"""The fuzzer in the suite: a small fixed budget of seeded mutation cases and
 hypothesis-drawn cases per transport, each exchange checked as ``harness.py`` says.
 
 ``MCPCLIENT_FUZZ=1`` runs the CI budget instead (``.ci/run`` uses ``python -m tests.fuzz``).

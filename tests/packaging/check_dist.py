@@ -35,9 +35,12 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Test files run from the unpacked sdist: fast, and between them the fixtures, helpers, test
-#: servers (stdio and HTTP), the CLI and the README's examples.
-SUBSET = ["tests/test_units.py", "tests/test_cli.py", "tests/test_faults.py", "tests/test_http_config.py"]
+#: Tests run from the unpacked sdist: fast, and between them the fixtures, helpers, test servers
+#: (stdio and HTTP), the CLI and the README's examples; the pure parts (types, protocol tables,
+#: validation, errors, the import's cost) too.
+SUBSET = ["tests/types", "tests/protocol/test_negotiation.py", "tests/protocol/test_validation.py",
+          "tests/transports/test_wire_log.py", "tests/package/test_import_cost.py", "tests/cli",
+          "tests/transports/stdio/test_faulty_servers.py", "tests/transports/http/test_http_configuration.py"]
 #: Modules ``import mcpclient`` must not load (lazy: only the feature that needs one imports it).
 LAZY = ["requests", "urllib3", "jsonschema", "cryptography", "redis", "opentelemetry"]
 #: What must never be in the sdist.

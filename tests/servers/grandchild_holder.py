@@ -1,4 +1,4 @@
-"""A stdio MCP server that leaves a descendant holding its stdout and stderr (issue 12, item 5).
+"""A stdio MCP server that leaves a descendant holding its stdout and stderr.
 
 At start it spawns a grandchild in a session of its own (``setsid``: not in the server's process
 group, so signalling that group does not reach it) that inherits fd 1 and fd 2 and just sleeps.

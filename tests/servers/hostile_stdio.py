@@ -1,4 +1,4 @@
-"""A scripted, stdlib-only stdio MCP server that writes the bad lines a test asks for (issue 12).
+"""A scripted, stdlib-only stdio MCP server that writes the bad lines a test asks for.
 
 Usage: ``python tests/servers/hostile_stdio.py``
 

@@ -1,6 +1,6 @@
 """The smallest handshake-era stdio MCP server: ``initialize``, ``ping``, ``tools/list`` and an
 ``add`` tool, nothing imported but ``json`` and ``sys``. It starts in a few milliseconds, for
-tests that start thousands of connections (tests/test_soak.py). Exits at stdin EOF."""
+tests that start thousands of connections (tests/client/test_soak.py). Exits at stdin EOF."""
 import json
 import sys
 

@@ -1,7 +1,7 @@
 """A handshake-era stdio MCP server whose one tool, ``lookup``, is defined by the environment:
 ``TOOL_DESCRIPTION`` (its description), ``TOOL_SCHEMA`` (its inputSchema, JSON) and
 ``TOOL_OUTPUT_FILE`` (its output schema and structured result, below). Restarted with
-other values it offers a changed tool under the same name (tests/test_group.py, pinned tools).
+other values it offers a changed tool under the same name (tests/group/test_server_group.py, pinned tools).
 Stdlib only; exits at stdin EOF."""
 import json
 import os

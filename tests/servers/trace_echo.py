@@ -1,4 +1,4 @@
-"""A dual-era stdio MCP server for the tracing tests (tests/test_tracing.py): it tells the client
+"""A dual-era stdio MCP server for the tracing tests (tests/tracing/test_spans_and_metrics.py): it tells the client
 the trace context (``traceparent``/``tracestate`` in ``params._meta``) each request reached it with.
 
 Handshake era after ``initialize``; the 2026-07-28 era after ``server/discover`` (a request whose

@@ -1,4 +1,4 @@
-"""A user's program, written as the README shows: ``tests/test_types.py`` runs ``mypy --strict`` on
+"""A user's program, written as the README shows: ``tests/typecheck/test_mypy_strict.py`` runs ``mypy --strict`` on
 it, so the result types stay constructible by keyword and readable with their real types.
 
 Not collected by pytest (no ``test_`` names) and never run: it only has to type-check.

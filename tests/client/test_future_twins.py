@@ -1,0 +1,64 @@
+"""The ``*_future`` twins do what their blocking methods do, in both eras: the 2026 logging
+level is set in ``_meta`` without a ``logging/setLevel`` request, against a scripted server and
+the official SDK's, and a call's future carries the id of the request it sent.
+"""
+from __future__ import annotations
+
+import pytest
+
+from conftest import LONG, OFFICIAL_SERVER
+from helpers import ScriptedServer
+from mcpclient import Client
+
+
+pytestmark = pytest.mark.timeout(60)
+
+
+LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+
+
+@pytest.fixture
+def scripted(started):
+    """``scripted(...)``: a started ``ScriptedServer``, stopped after the test."""
+    return lambda handle, **kwargs: started(ScriptedServer(handle, **kwargs))
+
+
+def test_set_logging_level_future_in_the_2026_era_sends_no_request_and_sets_the_level(scripted):
+    """Before: the future twin sent ``logging/setLevel`` (removed in 2026) while the blocking method
+    changed ``_meta``; against a server without that method it never completed."""
+    # (tools/list answered: a first call lists the tools to learn their outputSchema)
+    server = scripted(lambda method, params: {"content": []} if method == "tools/call" else
+                      {"tools": []} if method == "tools/list" else None,
+                      capabilities={"tools": {}, "logging": {}}, modern=True)
+    with Client(server.transport, timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert client.set_logging_level_future("warning").result(timeout=5) is None
+        client.call_tool("anything")
+        call = server.wait_for(lambda m: m.get("method") == "tools/call")
+        assert call["params"]["_meta"][LOG_LEVEL] == "warning"
+        client.set_logging_level("error")  # the blocking twin does the same
+        client.call_tool("anything")
+        calls = [m for m in server.received if m.get("method") == "tools/call"]
+        assert calls[-1]["params"]["_meta"][LOG_LEVEL] == "error"
+        assert [m for m in server.received if m.get("method") == "logging/setLevel"] == []
+
+
+def test_set_logging_level_future_works_against_the_official_2026_server():
+    """Before: ``CapabilityError`` against the official SDK's 2026 server."""
+    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+    with Client(OFFICIAL_SERVER, timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert client.set_logging_level_future("warning").result(timeout=LONG) is None
+        assert client.call_tool("echo", {"text": "x"}).text == "x"
+
+
+def test_call_tool_future_has_a_request_id_in_both_eras(scripted):
+    """Before: a ``_RoundsFuture`` without ``request_id`` in the 2026 era, a ``CallFuture`` with one
+    in the handshake era."""
+    for modern in (False, True):
+        server = scripted(lambda method, params: {"content": []}, modern=modern)
+        with Client(server.transport, timeout=LONG) as client:
+            future = client.call_tool_future("t")
+            future.result(timeout=LONG)
+            sent = server.wait_for(lambda m: m.get("method") == "tools/call")
+            assert future.request_id == sent["id"]

@@ -1,0 +1,177 @@
+"""The engine's futures and callbacks used the way a demanding program uses them: futures
+waited on in odd places (a notification callback, a done-callback), cancelled, refused for what
+a blocking call's future cannot do; callbacks that block, call ``sys.exit()`` or wait on other
+futures, which must never stall the reader or starve the workers.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import sys
+import threading
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import LONG, faulty
+from helpers import ScriptedServer
+from reaping import in_thread, reaper  # noqa: F401  (fixtures: reaper)
+from mcpclient import Client, ClientClosedError, StdioTransport
+from mcpclient.errors import MCPError, ProcessExited
+from mcpclient._engine.deadline import Deadline
+from mcpclient.testing import server_command
+
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def scripted(started):
+    """``scripted(...)``: a started ``ScriptedServer``, stopped after the test."""
+    return lambda handle, **kwargs: started(ScriptedServer(handle, **kwargs))
+
+
+def test_a_cancelled_future_counts_as_done_for_wait_and_as_completed(scripted):
+    """Before the fix, ``Future.cancel()`` alone never woke ``wait()``/``as_completed()``."""
+    server = scripted(lambda method, params: None)  # never answers tools/call
+    with Client(server.transport, timeout=LONG) as client:
+        future = client.call_tool_future("t")
+        waiter = concurrent.futures.ThreadPoolExecutor(1)
+        try:
+            waited = waiter.submit(concurrent.futures.wait, [future], LONG)
+            completed = waiter.submit(lambda: next(concurrent.futures.as_completed([future], LONG)))
+            assert future.cancel() and future.cancel()  # a second cancel changes nothing
+            done, not_done = waited.result(LONG)
+            assert done == {future} and not not_done
+            assert completed.result(LONG) is future
+        finally:
+            waiter.shutdown()
+
+
+def test_a_blocking_calls_future_is_refused_for_anything_but_result(scripted):
+    """An owned call (what a blocking method makes) has no Future state to ask."""
+    server = scripted(lambda method, params: {"content": []})
+    with Client(server.transport, timeout=LONG) as client:
+        call = client.session.call("tools/call", {"name": "t"}, owned=True, deadline=Deadline(LONG))
+        for misuse in (call.done, call.cancel, lambda: call.add_done_callback(print), call.exception):
+            with pytest.raises(RuntimeError, match="result"):
+                misuse()
+        assert call.result() == {"content": []}
+
+
+def test_waiting_on_a_future_from_a_notification_callback_does_not_deadlock():
+    """Before the fix, the future's answer was queued behind its progress callbacks, behind the very
+    callback that waited for it."""
+    box: Dict[str, Any] = {}
+    waited = threading.Event()
+
+    def on_log(level: str, logger: Any, data: Any) -> None:
+        future = box.get("future")
+        if future is not None and not waited.is_set():
+            box["text"] = future.result(timeout=LONG / 2).text  # (well before the call's own timeout)
+            waited.set()
+
+    with Client(server_command(), on_log=on_log, timeout=6 * LONG) as client:
+        client.set_logging_level("debug")
+        box["future"] = client.call_tool_future("slow", {"steps": 3, "delay": 0.05}, on_progress=lambda *a: None)
+        client.call_tool("log", {"level": "info", "message": "hi"})  # on_log runs on the notification thread
+        assert waited.wait(LONG) and box["text"].startswith("done after 3 steps")
+
+
+def test_done_callbacks_waiting_on_futures_never_starve_the_workers():
+    """Before the fix, with every worker waiting in a done-callback for another future, nobody was
+    left to finish that future."""
+    results: List[str] = []
+    done = threading.Event()
+    with Client(server_command(), max_workers=2, timeout=LONG) as client:
+        # each trigger's done-callback waits for a slower call: both workers wait before any of
+        # those is answered, and its answer needs a worker
+        others = [client.call_tool_future("slow", {"steps": 1, "delay": 0.3}) for i in range(4)]
+
+        def wait_for_another(i: int) -> Any:
+            def callback(_: Any) -> None:
+                results.append(others[i].result(timeout=LONG / 2).text)
+                if len(results) == 4:
+                    done.set()
+            return callback
+
+        for i in range(4):
+            client.call_tool_future("echo", {"text": f"trigger {i}"}).add_done_callback(wait_for_another(i))
+        assert done.wait(LONG), results
+        assert results == ["done after 1 steps"] * 4
+
+
+def test_a_callback_that_calls_sys_exit_does_not_stop_later_callbacks(scripted):
+    """Before the fix, ``SystemExit`` from a callback ended the notification thread for good."""
+    seen: List[int] = []
+    second = threading.Event()
+
+    def on_notification(method: str, params: Dict[str, Any]) -> None:
+        seen.append(params["n"])
+        if params["n"] == 1:
+            sys.exit("the callback gives up")
+        second.set()
+
+    server = scripted(lambda method, params: None)
+    with Client(server.transport, timeout=LONG, on_notification=on_notification):
+        server.notify("notifications/x", {"n": 1})
+        server.notify("notifications/x", {"n": 2})
+        assert second.wait(LONG), seen
+        assert seen == [1, 2]
+
+
+# ---------------------------------------------------------------- Future.result() in a done-callback
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("wait", ["result", "exception"])
+def test_waiting_on_another_future_in_a_done_callback_does_not_stall_the_connection(reaper, wait):
+    """A done-callback that waits for another future runs on a worker thread, never the reader:
+    the connection keeps answering other calls meanwhile, and the wait ends with the answer."""
+    client = reaper.client(Client(faulty("late-reply"), timeout=LONG).connect())
+    caught: Dict[str, Any] = {}
+    called = threading.Event()
+    slow = client.call_tool_future("echo", {"text": "slow", "delay": 1.5})  # answered after the ping below
+
+    def on_done(_: Any) -> None:
+        caught["thread"] = threading.current_thread().name
+        try:
+            caught["value"] = getattr(slow, wait)()  # not done yet: waits, on a worker thread
+        except BaseException as exc:  # noqa: BLE001 - asserted below
+            caught["error"] = exc
+        called.set()
+
+    trigger = client.call_tool_future("echo", {"text": "trigger", "delay": 0.3})
+    trigger.add_done_callback(on_done)
+    assert trigger.result(timeout=LONG).text == "trigger"
+    try:
+        client.ping(timeout=2)  # while the callback is still waiting for `slow`
+    except MCPError as exc:
+        pytest.fail(f"an unrelated ping failed while a done-callback waited: {exc!r}")
+    assert not called.is_set() and not slow.done()
+    assert called.wait(LONG), caught
+    assert "-worker-" in caught["thread"] and "error" not in caught, caught
+    assert (caught["value"].text == "slow") if wait == "result" else (caught["value"] is None)
+
+
+# ---------------------------------------------------------------- thread-id reuse after the reader died
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks processes and pipes through /proc")
+@pytest.mark.timeout(20)
+def test_calls_on_a_dead_connection_from_fresh_threads_raise_process_exited(reaper):
+    client = reaper.client(Client(StdioTransport(faulty("exit-on-call"), stderr=None), timeout=LONG).connect())
+    readers = [t for t in client.session.threads() if t.name.endswith("-reader")]
+    assert readers
+    with pytest.raises(ProcessExited):
+        client.call_tool("echo", {"text": "x"})
+    for t in readers:
+        t.join(LONG)
+        assert not t.is_alive()
+    kinds: List[BaseException] = []
+    for i in range(50):  # new threads often get the dead reader's thread id
+        outcome = in_thread(reaper, lambda: client.ping(timeout=LONG), f"test-probe-{i}")
+        assert outcome.done.wait(LONG), outcome
+        kinds.append(outcome.error)
+    wrong = {repr(e) for e in kinds if not isinstance(e, (ProcessExited, ClientClosedError))}
+    assert not wrong, f"ping() on a dead client raised {wrong}"

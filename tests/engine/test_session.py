@@ -1,0 +1,373 @@
+"""The JSON-RPC engine on its own: id routing, timeouts, cancellation, late replies, reader death.
+
+Most tests drive a ``Session`` over a ``MemoryTransport`` whose other end (``peer``) the test
+scripts by hand, so each fault happens exactly when the test wants it.
+"""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import CancelledError
+from concurrent.futures import TimeoutError as FutureTimeout
+
+import pytest
+
+from mcpclient import (
+    Client, ClientClosedError, ConnectionClosed, InvalidParams, MemoryTransport, ReaderThreadError,
+    RequestTimeout,
+)
+from mcpclient._engine.deadline import Deadline
+from mcpclient._engine.session import Session
+from mcpclient.testing import server_command
+
+from conftest import LONG, SHORT, wait_until
+
+
+@pytest.fixture
+def pair():
+    transport, peer = MemoryTransport.pair()
+    session = Session(transport, max_workers=2, max_queued=4)
+    session.start()
+    yield session, peer
+    session.close()
+    peer.close()
+
+
+def reply(peer, request, result):
+    peer.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
+
+def test_replies_are_routed_by_id_even_out_of_order(pair):
+    session, peer = pair
+    futures = [session.call("m", {"n": i}) for i in range(5)]
+    requests = [peer.receive(LONG) for _ in range(5)]
+    for req in reversed(requests):
+        reply(peer, req, {"n": req["params"]["n"]})
+    assert [f.result(LONG) for f in futures] == [{"n": i} for i in range(5)]
+
+
+def test_error_reply_raises_the_typed_rpc_error(pair):
+    session, peer = pair
+    fut = session.call("tools/call")
+    req = peer.receive(LONG)
+    peer.send({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32602, "message": "bad", "data": {"x": 1}}})
+    with pytest.raises(InvalidParams) as info:
+        fut.result(LONG)
+    assert (info.value.code, info.value.data, info.value.method) == (-32602, {"x": 1}, "tools/call")
+
+
+def test_timeout_raises_and_cancels_on_the_server(pair):
+    session, peer = pair
+    with pytest.raises(RequestTimeout) as info:
+        session.call("slow/thing", owned=True, deadline=Deadline(0.1)).result()
+    assert isinstance(info.value, TimeoutError)
+    request = peer.receive(LONG)
+    cancel = peer.receive(LONG)
+    assert cancel["method"] == "notifications/cancelled"
+    assert cancel["params"]["requestId"] == request["id"]
+
+
+def test_late_reply_is_dropped_and_counted_not_delivered_to_the_next_caller(pair):
+    session, peer = pair
+    with pytest.raises(RequestTimeout):
+        session.call("first", owned=True, deadline=Deadline(0.05)).result()
+    first = peer.receive(LONG)
+    assert peer.receive(LONG)["method"] == "notifications/cancelled"
+    second = session.call("second")
+    reply(peer, first, "late answer")
+    req2 = peer.receive(LONG)
+    reply(peer, req2, "second answer")
+    assert second.result(LONG) == "second answer"
+    assert wait_until(lambda: session.late_replies == 1)
+    assert session.unknown_replies == 0
+
+
+def test_unknown_reply_id_is_counted(pair):
+    session, peer = pair
+    fut = session.call("m")
+    req = peer.receive(LONG)
+    peer.send({"jsonrpc": "2.0", "id": 424242, "result": "nobody asked"})
+    reply(peer, req, "mine")
+    assert fut.result(LONG) == "mine"
+    assert session.unknown_replies == 1
+
+
+def test_future_cancel_sends_cancelled_and_later_reply_is_ignored(pair):
+    session, peer = pair
+    fut = session.call("m")
+    req = peer.receive(LONG)
+    assert fut.cancel()
+    with pytest.raises(CancelledError):
+        fut.result(LONG)
+    cancel = peer.receive(LONG)
+    assert cancel["method"] == "notifications/cancelled" and cancel["params"]["requestId"] == req["id"]
+    reply(peer, req, "too late")
+    assert wait_until(lambda: session.late_replies == 1)
+    assert not fut.cancel() or fut.cancelled()  # cancelling again changes nothing
+
+
+def test_watched_future_times_out_without_a_waiter(pair):
+    session, peer = pair
+    fut = session.call("m", deadline=Deadline(0.1))
+    assert isinstance(fut.exception(LONG), RequestTimeout)
+
+
+def test_reader_death_fails_every_pending_call_at_once(pair):
+    session, peer = pair
+    futures = [session.call("m") for _ in range(10)]
+    for _ in range(10):
+        peer.receive(LONG)
+    peer.close()
+    errors = [f.exception(LONG) for f in futures]
+    assert all(isinstance(e, ConnectionClosed) for e in errors)
+    assert len({id(e) for e in errors}) == 10  # a fresh instance per caller
+    with pytest.raises(ConnectionClosed):
+        session.call("after")
+
+
+def test_close_fails_pending_calls_and_refuses_new_ones(pair):
+    session, peer = pair
+    fut = session.call("m")
+    session.close()
+    assert isinstance(fut.exception(LONG), ClientClosedError)
+    with pytest.raises(ClientClosedError):
+        session.call("m", owned=True).result()
+    session.close()  # idempotent
+
+
+def test_server_request_is_answered_on_a_handler_thread(pair):
+    session, peer = pair
+    threads = []
+
+    def on_request(method, params):
+        threads.append(threading.current_thread().name)
+        return {"echo": params["v"]}
+
+    session.requests.on_request = on_request
+    peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x/y", "params": {"v": 7}})
+    assert peer.receive(LONG) == {"jsonrpc": "2.0", "id": "s1", "result": {"echo": 7}}
+    assert threads[0].startswith(f"mcpclient-{session.instance}-handler")
+
+
+def test_a_server_request_the_server_cancelled_is_not_answered(pair):
+    session, peer = pair
+    started = {1: threading.Event(), 2: threading.Event()}
+    release = threading.Event()
+
+    def slow(method, params):
+        started[params["n"]].set()
+        release.wait(LONG)
+        return {"answer": params["n"]}
+
+    session.requests.on_request = slow
+    peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x", "params": {"n": 1}})
+    assert started[1].wait(LONG)
+    peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "s1"}})
+    peer.send({"jsonrpc": "2.0", "id": "s2", "method": "x", "params": {"n": 2}})
+    assert started[2].wait(LONG)  # the reader handles messages in order: it has seen the cancellation
+    release.set()
+    assert peer.receive(LONG) == {"jsonrpc": "2.0", "id": "s2", "result": {"answer": 2}}
+    assert peer.receive(SHORT) is None  # s1 was never answered
+
+
+def test_unhandled_server_request_gets_method_not_found(pair):
+    session, peer = pair
+    peer.send({"jsonrpc": "2.0", "id": 9, "method": "nope"})
+    answer = peer.receive(LONG)
+    assert answer["id"] == 9 and answer["error"]["code"] == -32601
+
+
+def test_request_flood_is_refused_not_queued_without_bound(pair):
+    session, peer = pair  # 2 workers + 4 queued = 6 admitted at once
+    release = threading.Event()
+    started = threading.Semaphore(0)
+
+    def blocking(method, params):
+        started.release()
+        release.wait(LONG)
+        return {}
+
+    session.requests.on_request = blocking
+    try:
+        for i in range(20):
+            peer.send({"jsonrpc": "2.0", "id": i, "method": "block"})
+        busy = [peer.receive(LONG) for _ in range(14)]
+        assert all(m["error"]["code"] == -32603 and "busy" in m["error"]["message"] for m in busy)
+    finally:
+        release.set()
+    done = [peer.receive(LONG) for _ in range(6)]
+    assert all(m["result"] == {} for m in done)
+
+
+def test_close_from_a_handler_thread_does_not_deadlock(pair):
+    session, peer = pair
+    closed = threading.Event()
+
+    def closing(method, params):
+        session.close()
+        closed.set()
+        return {}
+
+    session.requests.on_request = closing
+    pending = session.call("m")
+    peer.send({"jsonrpc": "2.0", "id": 1, "method": "close-please"})
+    assert closed.wait(LONG)
+    assert isinstance(pending.exception(LONG), ClientClosedError)
+
+
+def test_blocking_call_on_the_reader_thread_raises(pair):
+    """The reader runs no user code (done-callbacks run on workers), but what runs there (a quick
+    handler for server requests) is refused a blocking call rather than deadlocking the reader."""
+    session, peer = pair
+    caught = []
+
+    def quick(rid, method, params):
+        try:
+            session.call("nested", owned=True, deadline=Deadline(1)).result()
+        except ReaderThreadError as exc:
+            caught.append(exc)
+            raise
+        return True
+
+    session.requests.on_quick_request = quick
+    peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x/y"})
+    answer = peer.receive(LONG)
+    assert answer["id"] == "s1" and answer["error"]["code"] == -32603
+    assert len(caught) == 1 and "reader" in str(caught[0])
+
+
+def test_done_callbacks_run_on_a_worker_thread_where_blocking_calls_work(pair):
+    session, peer = pair
+    seen = {}
+    done = threading.Event()
+
+    def callback(_):
+        seen["thread"] = threading.current_thread().name
+        nested = session.call("nested", owned=True, deadline=Deadline(LONG))
+        seen["nested"] = nested.result()
+        done.set()
+
+    fut = session.call("m")
+    fut.add_done_callback(callback)
+    reply(peer, peer.receive(LONG), "ok")
+    reply(peer, peer.receive(LONG), "nested ok")
+    assert done.wait(LONG)
+    assert seen == {"thread": f"mcpclient-{session.instance}-worker-0", "nested": "nested ok"}
+
+
+def test_batch_of_replies_is_split(pair):
+    session, peer = pair
+    a, b = session.call("a"), session.call("b")
+    ra, rb = peer.receive(LONG), peer.receive(LONG)
+    peer.send([{"jsonrpc": "2.0", "id": ra["id"], "result": 1}, {"jsonrpc": "2.0", "id": rb["id"], "result": 2}])
+    assert (a.result(LONG), b.result(LONG)) == (1, 2)
+
+
+def test_notifications_run_in_order_on_one_thread(pair):
+    session, peer = pair
+    seen = []
+    done = threading.Event()
+
+    def on_notification(method, params):
+        seen.append((params["i"], threading.current_thread().name))
+        if params["i"] == 3:
+            done.set()
+
+    session.on_notification = on_notification
+    for i in range(4):
+        peer.send({"jsonrpc": "2.0", "method": "notifications/x", "params": {"i": i}})
+    assert done.wait(LONG)
+    assert [i for i, _ in seen] == [0, 1, 2, 3]
+    assert len({name for _, name in seen}) == 1
+
+
+def test_nothing_happens_to_a_call_that_is_not_answered(pair):
+    session, peer = pair
+    fut = session.call("m")
+    with pytest.raises(FutureTimeout):  # the caller's own wait ran out; the call goes on
+        fut.result(SHORT)
+    assert not fut.done()
+    fut.cancel()
+
+
+@pytest.mark.timeout(120)
+def test_32_threads_x_500_calls_over_stdio_each_get_their_own_answer():
+    threads_n, calls = 32, 500
+    barrier = threading.Barrier(threads_n)
+    wrong = []
+    counts = [0] * threads_n
+    with Client(server_command(), timeout=LONG) as client:
+        def worker(k):
+            barrier.wait(LONG)
+            for i in range(calls):
+                text = f"{k}:{i}"
+                got = client.call_tool("echo", {"text": text}).text
+                if got != text:
+                    wrong.append((text, got))
+                counts[k] += 1
+
+        workers = [threading.Thread(target=worker, args=(k,)) for k in range(threads_n)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(100)
+        assert not any(w.is_alive() for w in workers)
+        assert client.session.late_replies == 0 and client.session.unknown_replies == 0
+    assert wrong == []
+    assert counts == [calls] * threads_n
+
+
+class _HookedLock:
+    """A lock that runs ``after`` once on the reader thread, right after the reader releases it
+    (armed by the test): a way to run another thread inside that exact window."""
+
+    def __init__(self, lock, after):
+        self._lock, self._after, self.armed = lock, after, False
+
+    def __enter__(self):
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc):
+        self._lock.__exit__(*exc)
+        if self.armed and threading.current_thread().name.endswith("-reader"):
+            self.armed = False
+            self._after()
+
+    def acquire(self, *args, **kwargs):
+        return self._lock.acquire(*args, **kwargs)
+
+    def release(self):
+        self._lock.release()
+
+
+def test_a_reply_is_handled_once_when_a_progress_callback_waits_for_it_meanwhile(pair):
+    """Before the fix, the reader parked the reply behind the call's queued progress, released
+    its lock, then read ``progress_queued`` again; a progress callback waiting on the future in
+    between had delivered the reply already, and the reader delivered it a second time (the
+    transform ran twice: a listing got its pages twice, an input round ran a handler twice)."""
+    session, peer = pair
+    parsed = []
+    go, waited = threading.Event(), threading.Event()
+
+    def on_progress(progress, total, message):
+        go.wait(LONG)
+        future.result(LONG)  # waits on the notification thread: the parked reply is delivered now
+        waited.set()
+
+    def in_the_window():
+        go.set()
+        waited.wait(LONG)
+
+    hooked = session._lock = _HookedLock(session._lock, in_the_window)
+    future = session.call("slow", transform=lambda raw: parsed.append(raw) or raw, on_progress=on_progress)
+    request = peer.receive(LONG)
+    peer.send({"jsonrpc": "2.0", "method": "notifications/progress",
+               "params": {"progressToken": request["params"]["_meta"]["progressToken"], "progress": 1}})
+    assert wait_until(lambda: future.progress_queued)
+    hooked.armed = True
+    reply(peer, request, {"ok": True})
+    assert waited.wait(LONG) and future.result(LONG) == {"ok": True}
+    ping = session.call("ping", deadline=Deadline(LONG))
+    reply(peer, peer.receive(LONG), {})
+    assert ping.result(LONG) == {}  # the reader is well past the window
+    assert not wait_until(lambda: len(parsed) > 1, SHORT)
+    assert parsed == [{"ok": True}]

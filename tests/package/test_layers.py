@@ -1,0 +1,80 @@
+"""The package's folders are its layers: imports point down and form no circle.
+
+Each folder of ``mcpclient`` (and each module directly in it) has a rank; a module may import
+modules of its own folder and of lower ranks, never of a higher one or of another folder of
+the same rank. Every import counts: at module level, inside a function (a lazy import still
+runs), and under ``TYPE_CHECKING`` (a circle through annotations is still one for a reader).
+The graph is ``tools/layout.py``'s, which prints the package's figures.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import List, Tuple
+
+import mcpclient
+
+_spec = importlib.util.spec_from_file_location("layout", Path(__file__).resolve().parents[2] / "tools" / "layout.py")
+layout = importlib.util.module_from_spec(_spec)  # type: ignore[arg-type]
+_spec.loader.exec_module(layout)  # type: ignore[union-attr]
+
+PACKAGE = Path(mcpclient.__file__).parent
+
+#: Top to bottom; a folder may import only its own modules and the folders of lower ranks.
+RANKS: List[Tuple[str, ...]] = [
+    ("", "__main__"),            # the package's face: re-exports, ``python -m mcpclient``
+    ("cli",),                    # the command line
+    ("testing", "contrib"),      # test servers, cassettes; framework integrations
+    ("adapters", "group"),       # LLM SDK adapters; many servers behind one tool list
+    ("client",),                 # the Client façade
+    ("_client",),                # what the façade is made of
+    ("tracing", "extensions"),   # OpenTelemetry; protocol extensions (each plugs into the engine's hooks)
+    ("protocol",),               # revisions, negotiation, eras, params, validation, cache
+    ("_engine",),                # JSON-RPC: session, futures, timer, server-request lanes, hooks
+    ("transports",),             # stdio, Streamable HTTP, HTTP+SSE, memory
+    ("auth",),                   # credentials for HTTP
+    ("policies",),               # Retry, Redirects, Reconnect, Keepalive, Tracing
+    ("types",),                  # what the wire carries
+    ("_util",),                  # threads, wire logging, fork, lazy imports, files
+    ("errors", "_version"),      # imports nothing of the package
+]
+
+#: What the façade may run of the extensions: only the registry's interface (its signatures may
+#: still name an extension's types, under ``TYPE_CHECKING``).
+FACADE_EXTENSIONS = {"extensions.registry"}
+
+IMPORTS = {m: layout.imports(m, p, layout.modules(PACKAGE)) for m, p in layout.modules(PACKAGE).items()}
+
+
+def _folder(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _rank(module: str) -> int:
+    return next(i for i, names in enumerate(RANKS) if _folder(module) in names)
+
+
+def test_every_module_is_in_a_ranked_folder():
+    ranked = {name for names in RANKS for name in names}
+    assert sorted(m for m in IMPORTS if _folder(m) not in ranked) == []
+
+
+def test_imports_point_down():
+    wrong = [f"{layout.name(m)}:{i.line} imports {layout.name(i.target)}" for m, found in sorted(IMPORTS.items())
+             for i in found if _folder(i.target) != _folder(m) and _rank(i.target) <= _rank(m)]
+    assert wrong == []
+
+
+def test_the_facade_knows_extensions_only_through_the_registry():
+    wrong = [f"client:{i.line} imports {layout.name(i.target)}" for i in IMPORTS["client"]
+             if _folder(i.target) == "extensions" and i.target not in FACADE_EXTENSIONS and not i.typing_only]
+    assert wrong == []
+
+
+def test_no_import_cycles_even_through_annotations():
+    assert [[layout.name(m) for m in c] for c in layout.cycles(layout.graph(PACKAGE, typing=True))] == []
+
+
+def test_lazy_imports_say_why():
+    assert [f"{layout.name(m)}:{i.line}: {i.text}" for m, found in sorted(IMPORTS.items())
+            for i in found if i.lazy and not i.commented] == []

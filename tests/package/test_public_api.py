@@ -1,0 +1,108 @@
+"""The public surface: what the API returns or raises is importable, and every request method has
+its ``_future`` twin with the same parameters (``Subscription``, ``Event``, ``SubscriptionLost``
+and the futures' type were once returned or raised but not exported; ``list_tasks``,
+``list_skills``, ``get_skill`` and ``load_skill`` once had no twin). The package's public names
+are sorted and importable.
+"""
+from __future__ import annotations
+
+import inspect
+import typing
+from concurrent.futures import Future
+
+import mcpclient
+
+from mcpclient import Client, errors, types
+
+
+#: Public Client methods that are not one request to the server (and so have no ``_future`` twin).
+NOT_REQUESTS = {"connect", "close", "listen", "set_roots", "wait_for_elicitation", "invalidate_cache",
+                "iter_tools", "iter_resources", "iter_resource_templates", "iter_prompts",
+                "supports_extension", "known_tool", "task"}
+
+
+def _public_methods():
+    return {name: member for name, member in inspect.getmembers(Client, inspect.isfunction)
+            if not name.startswith("_")}
+
+
+def test_all_is_sorted_and_every_name_resolves():
+    assert mcpclient.__all__ == sorted(mcpclient.__all__)
+    for name in mcpclient.__all__:
+        assert getattr(mcpclient, name) is not None, name
+    assert sorted(dir(mcpclient)) == sorted(mcpclient.__all__)
+
+
+def test_every_error_and_result_type_is_exported():
+    missing = [n for n in errors.__all__ + types.__all__ if n not in mcpclient.__all__]
+    assert missing == ["Content", "parse_content"]  # a typing alias and a parser, not API types
+
+
+def test_everything_the_client_returns_or_yields_is_exported():
+    namespace = {name: getattr(mcpclient, name) for name in mcpclient.__all__}
+    namespace.update(vars(typing))
+    from mcpclient.extensions.skills import LoadedSkill, Skill  # noqa: F401 - resolved by get_type_hints
+    from mcpclient.extensions.tasks.core import Task, ToolTask  # noqa: F401
+
+    exported = {id(getattr(mcpclient, n)) for n in mcpclient.__all__}
+    unexported = set()
+    for name, method in _public_methods().items():
+        returns = eval(inspect.signature(method).return_annotation, dict(namespace, **locals()))  # noqa: S307
+        for arg in _classes(returns):
+            if arg.__module__.startswith("mcpclient") and id(arg) not in exported:
+                unexported.add(f"{name} -> {arg.__qualname__}")
+    assert unexported == set()
+
+
+def _classes(annotation):
+    origin = typing.get_origin(annotation)
+    if origin is None:
+        if isinstance(annotation, type):
+            yield annotation
+        return
+    if isinstance(origin, type):
+        yield origin
+    for arg in typing.get_args(annotation):
+        yield from _classes(arg)
+
+
+def test_every_request_method_has_a_future_twin_with_the_same_parameters():
+    methods = _public_methods()
+    requests = {n for n in methods if not n.endswith("_future") and n not in NOT_REQUESTS}
+    futures = {n[:-len("_future")] for n in methods if n.endswith("_future")}
+    assert requests - futures == set(), "request methods without a _future twin"
+    assert futures - requests == set(), "_future methods without a blocking twin"
+    for name in sorted(requests):
+        blocking = inspect.signature(methods[name]).parameters
+        twin = inspect.signature(methods[f"{name}_future"]).parameters
+        expected = {k: v for k, v in blocking.items() if not (name == "call_tool" and k == "task")}
+        assert list(twin) == list(expected), name
+        for key in twin:
+            assert (twin[key].kind, twin[key].default) == (expected[key].kind, expected[key].default), (name, key)
+
+
+def test_every_future_twin_returns_a_call_future():
+    for name, method in _public_methods().items():
+        if name.endswith("_future"):
+            assert inspect.signature(method).return_annotation.startswith("CallFuture["), name
+    assert issubclass(mcpclient.CallFuture, Future)
+
+
+def test_the_tasks_extension_types_are_exported_and_load_lazily():
+    import subprocess
+    import sys
+
+    assert issubclass(mcpclient.ToolCallFuture, mcpclient.CallFuture)  # call_tool_future's type stays
+    assert issubclass(mcpclient.TasksExtension, mcpclient.Extension)
+    assert mcpclient.TasksExtension.id == mcpclient.TASKS
+    loaded = subprocess.run([sys.executable, "-c", "import sys, mcpclient; print(sorted(m for m in sys.modules "
+                             "if m.startswith('mcpclient.extensions')))"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]"
+
+
+def test_public_names_are_sorted_and_importable():
+    names = [n for n in mcpclient.__all__ if n not in ("DEFAULT", "__version__")]
+    assert names == sorted(names)
+    for name in mcpclient.__all__:
+        assert hasattr(mcpclient, name)

@@ -1,0 +1,314 @@
+"""Streamable HTTP: how answer streams end (2026 cancellation, a 2026 stream that breaks) and who
+reads them, against the scripted server on 127.0.0.1. ``Reply(until_closed=event)`` sends the headers and then nothing:
+the event is set only when the client closes the connection, which is all a 2026 server sees of
+a cancel."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Dict, List, Optional
+
+import pytest
+
+from conftest import LONG, wait_until
+from http_scripted import Reply, ScriptedHTTPServer, sse
+from mcpclient import Client, ConnectionClosed, HTTPTransport
+from mcpclient.auth import AuthProvider, Challenge
+from mcpclient.policies.retry import Retry
+
+pytestmark = pytest.mark.timeout(60)
+
+DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "serverInfo": {"name": "scripted-2026", "version": "1"}}
+SSE_HEADERS = {"Content-Type": "text/event-stream"}
+
+
+@pytest.fixture
+def scripted(started):
+    """``scripted(...)``: a started ``ScriptedHTTPServer``, stopped after the test."""
+    return lambda handle, **kwargs: started(ScriptedHTTPServer(handle, **kwargs))
+
+
+def never_answered(closed: threading.Event, headers: Dict[str, str]) -> Callable[[Any, Dict[str, Any]], Reply]:
+    """A handler whose ``tools/call`` answer never comes: its headers do, its body never."""
+    def handle(seen: Any, msg: Dict[str, Any]) -> Reply:
+        body = b'{"jsonrpc": "2.0", "id": %d, "result": {"content": []}}' % msg["id"]
+        return Reply(200, body, headers, until_closed=closed)
+    return handle
+
+
+def settled(transport: HTTPTransport) -> bool:
+    """No request in flight and no cancel left behind."""
+    with transport._open_lock:
+        return not transport._streams and not transport._cancelled and not transport._open
+
+
+def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_stream(scripted):
+    """Before: the cancel was looked for once, unlocked, right after the POST returned; one that
+    came after that look but before the stream was registered only noted the id, nobody read
+    the note again, and the stream was read to its end: the server never learnt of the cancel."""
+    closed = threading.Event()
+    server = scripted(never_answered(closed, SSE_HEADERS), discover=DISCOVER)
+    transport = HTTPTransport(server.url)
+    reached, go = threading.Event(), threading.Event()
+    with Client(transport, timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28"
+        deliver = transport._deliver_body
+
+        def held_deliver(response: Any, rid: Any = None, inline: bool = False, **kwargs: Any) -> Optional[Any]:
+            if rid is not None and not go.is_set():  # the worker has the answer's headers, not yet read
+                reached.set()
+                go.wait(LONG)
+            return deliver(response, rid, inline, **kwargs)
+
+        transport._deliver_body = held_deliver  # type: ignore[method-assign]
+        try:
+            future = client.call_tool_future("slow")
+            assert reached.wait(LONG)
+            assert future.cancel()  # lands in the window
+        finally:
+            go.set()
+        assert closed.wait(LONG), "the server never saw the cancelled request's stream closed"
+        assert wait_until(lambda: settled(transport)), (transport._streams, transport._cancelled)
+
+
+def test_a_cancel_while_a_json_answer_is_read_closes_it_and_leaves_nothing_behind(scripted):
+    """Before: a JSON body was read untracked by its request id, so a cancel meanwhile only
+    noted the id (kept until an arbitrary eviction at 1024) and the body was read on."""
+    closed = threading.Event()
+    server = scripted(never_answered(closed, {"Content-Type": "application/json"}), discover=DISCOVER)
+    transport = HTTPTransport(server.url)
+    reading = threading.Event()
+    with Client(transport, timeout=LONG) as client:
+        track = transport._track
+
+        def noted_track(response: Any, rid: Any) -> bool:
+            tracked = track(response, rid)
+            if rid is not None:
+                reading.set()
+            return tracked
+
+        transport._track = noted_track  # type: ignore[method-assign]
+        future = client.call_tool_future("slow")
+        assert reading.wait(LONG)  # the worker reads the answer's body (which never comes)
+        assert future.cancel()
+        assert closed.wait(LONG), "the server never saw the cancelled request's connection closed"
+        assert wait_until(lambda: settled(transport)), (transport._streams, transport._cancelled)
+        assert transport.cancel_request(future.request_id)  # over: nothing is noted for it
+        assert settled(transport)
+
+
+class Rotating(AuthProvider):
+    """A token that the server stops accepting on the GET stream: a refusal gets a new one."""
+
+    def __init__(self) -> None:
+        self.current = "old"
+        self.challenges: List[int] = []
+
+    def headers(self, method: str, url: str) -> Dict[str, str]:
+        return {"Authorization": f"Bearer {self.current}"}
+
+    def token(self) -> Optional[str]:
+        return self.current
+
+    def on_challenge(self, challenge: Challenge) -> bool:
+        self.challenges.append(challenge.status)
+        if challenge.sent_token == "old":
+            self.current = "new"
+            return True
+        return False
+
+
+def test_the_get_stream_goes_on_after_its_token_is_refused_and_renewed(scripted):
+    """Before, the GET stream bypassed ``_exchange``: a 401 (an expired token) ended it for good,
+    with no auth round, and server-initiated messages stopped without a word."""
+    notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+
+    def on_get(seen: Any) -> Reply:
+        if seen.headers.get("authorization") != "Bearer new":
+            return Reply(401, b"", {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        return sse({"event": "message", "data": notice})
+
+    server = scripted(lambda seen, msg: {"content": []}, on_get=on_get)
+    auth = Rotating()
+    got = threading.Event()
+
+    def on_notification(method: str, params: Dict[str, Any]) -> None:
+        if method == "notifications/tools/list_changed":
+            got.set()
+
+    with Client(HTTPTransport(server.url, auth=auth), timeout=LONG, protocol="2025-11-25",
+                on_notification=on_notification):
+        assert got.wait(LONG), "the server's notification on the GET stream never arrived"
+    assert auth.challenges == [401]
+    first, second = server.requests(http_method="GET")[:2]
+    assert (first.headers["authorization"], second.headers["authorization"]) == ("Bearer old", "Bearer new")
+
+
+def test_pool_size_blocking_calls_reading_long_answer_streams_never_hold_up_another_call(scripted):
+    """A blocking call's SSE answer is read on the POST lane's workers (so its deadline holds);
+    before, ``pool_size`` such streams held every worker and a future's POST waited in the
+    lane's queue until one of them ended."""
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        if msg["params"]["name"] == "hold":  # an answer stream that says nothing until the client leaves
+            return Reply(200, b"data: {}\n\n", SSE_HEADERS, until_closed=threading.Event())
+        return {"content": [{"type": "text", "text": "quick"}]}
+
+    server = scripted(handle)
+    transport = HTTPTransport(server.url, pool_size=2)
+    outcome: List[Any] = []
+
+    def held_call(client: Client) -> None:
+        try:
+            client.call_tool("hold", {})
+        except Exception as exc:  # noqa: BLE001 - asserted below
+            outcome.append(exc)
+
+    with Client(transport, timeout=LONG, protocol="2025-11-25") as client:
+        callers = [threading.Thread(target=held_call, args=(client,)) for _ in range(2)]
+        for caller in callers:
+            caller.start()
+        try:
+            assert wait_until(lambda: len(server.requests("tools/call")) == 2 and len(transport._open) == 2)
+            assert client.call_tool_future("quick", {}).result(LONG).text == "quick"
+        finally:
+            client.close()  # aborts the held streams: their calls end
+            for caller in callers:
+                caller.join(LONG)
+    assert [type(exc).__name__ for exc in outcome] == ["ClientClosedError"] * 2
+
+
+# ---------------------------------------------------------------- 2026: a broken answer stream
+
+TOOLS = {"resultType": "complete", "tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+
+
+def cutting(times: int) -> Callable[[Any, Dict[str, Any]], Any]:
+    """A 2026 handler that ends the answer stream of its first ``times`` requests after the 200,
+    before the answer (with an event id and a retry delay, which a 2026 client must not use),
+    then answers."""
+    cuts: List[Any] = []
+
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        if len(cuts) < times:
+            cuts.append(msg["id"])
+            return sse({"id": f"ev-{len(cuts)}", "retry": 50, "data": ""})
+        if msg["method"] == "tools/call":
+            return {"resultType": "complete", "content": [{"type": "text", "text": "ran"}]}
+        return TOOLS
+    return handle
+
+
+def test_2026_a_safe_request_whose_answer_stream_broke_is_sent_again_under_a_new_id(scripted):
+    """Before: the client GET-resumed the stream with Last-Event-ID, which a 2026 server does not
+    have (405: the call failed); the 2026 rule is to send the request again with a new id."""
+    server = scripted(cutting(1), discover=DISCOVER)
+    with Client(server.url, timeout=LONG) as client:
+        assert client.protocol_version == "2026-07-28"
+        assert [t.name for t in client.list_tools()] == ["echo"]
+        assert client.session.unknown_replies == 0
+    first, again = server.requests("tools/list")
+    assert first.body["id"] != again.body["id"]
+    assert {k: v for k, v in first.body.items() if k != "id"} == {k: v for k, v in again.body.items() if k != "id"}
+    assert server.requests(http_method="GET") == []
+
+
+def test_2026_a_future_whose_answer_stream_broke_is_sent_again_too(scripted):
+    server = scripted(cutting(1), discover=DISCOVER)
+    with Client(server.url, timeout=LONG) as client:
+        assert [t.name for t in client.list_tools_future().result(LONG)] == ["echo"]
+    assert len({s.body["id"] for s in server.requests("tools/list")}) == 2
+    assert server.requests(http_method="GET") == []
+
+
+def test_2026_a_tool_call_whose_answer_stream_broke_fails_at_once_and_is_not_sent_again(scripted):
+    server = scripted(cutting(1), discover=DISCOVER)
+    # validate_output="listed": a first call's tools/list would take the cut instead
+    with Client(server.url, timeout=LONG, validate_output="listed") as client:
+        with pytest.raises(ConnectionClosed, match="not sent again"):
+            client.call_tool("echo", {})
+    assert len(server.requests("tools/call")) == 1
+    assert server.requests(http_method="GET") == []
+
+
+def test_2026_a_tool_call_whose_answer_stream_broke_is_sent_again_if_the_retry_policy_allows_it(scripted):
+    server = scripted(cutting(1), discover=DISCOVER)
+    with Client(HTTPTransport(server.url, retry=Retry(retry_tool_calls=True)), timeout=LONG,
+                validate_output="listed") as client:  # (see the test above)
+        assert client.call_tool("echo", {}).text == "ran"
+    assert len({s.body["id"] for s in server.requests("tools/call")}) == 2
+
+
+def test_2026_a_stream_that_keeps_breaking_is_sent_again_as_often_as_the_retry_policy_allows(scripted):
+    server = scripted(cutting(10), discover=DISCOVER)
+    with Client(HTTPTransport(server.url, retry=Retry(total=2, backoff_factor=0.01)), timeout=LONG) as client:
+        with pytest.raises(ConnectionClosed, match="gave up after sending the request 3 time"):
+            client.list_tools()
+    assert len({s.body["id"] for s in server.requests("tools/list")}) == 3
+    assert server.requests(http_method="GET") == []
+
+
+# ---------------------------------------------------------------- 2026: an idle listen stream
+
+def test_2026_a_listen_whose_stream_goes_silent_is_sent_again_with_reconnect(scripted):
+    """A listen stream that brings nothing (not even a keep-alive comment) for
+    ``stream_idle_timeout`` counts as broken; with ``reconnect=`` the listen is sent again and
+    the same ``Subscription`` gets the events of the new one."""
+    from mcpclient.protocol.stateless import META_SUBSCRIPTION
+    from mcpclient._client.subscriptions import ACKNOWLEDGED
+
+    listens: List[Any] = []
+
+    def note(method: str, rid: Any, **params: Any) -> Dict[str, Any]:
+        params["_meta"] = {META_SUBSCRIPTION: rid}
+        return {"event": "message", "data": {"jsonrpc": "2.0", "method": method, "params": params}}
+
+    def handle(seen: Any, msg: Dict[str, Any]) -> Any:
+        if msg["method"] != "subscriptions/listen":
+            return TOOLS
+        listens.append(msg["id"])
+        ack = note(ACKNOWLEDGED, msg["id"], notifications=msg["params"]["notifications"])
+        if len(listens) == 1:  # acknowledged, then silence (the next event would come after 5 s)
+            reply = sse(ack, {": keep-alive": ""})
+            reply.pace = 5.0
+            return reply
+        if len(listens) == 2:
+            reply = sse(ack, note("notifications/tools/list_changed", msg["id"]))
+            reply.pace = 0.05
+            return reply
+        return Reply(200, b": open\n\n", SSE_HEADERS, until_closed=threading.Event())
+
+    server = scripted(handle, discover=DISCOVER)
+    transport = HTTPTransport(server.url, stream_idle_timeout=0.3)
+    with Client(transport, timeout=LONG, reconnect=True) as client:
+        assert client.protocol_version == "2026-07-28"
+        with client.listen(tools=True) as subscription:
+            event = subscription.get(timeout=LONG)
+            assert event is not None and event.kind == "tools_changed", event
+            assert len(listens) >= 2 and listens[0] != listens[1]
+
+
+def test_a_notification_the_server_never_answers_is_bounded(scripted, monkeypatch):
+    """Before: notifications went out with no deadline, so an HTTP server that took a
+    notification's POST and never answered held the sending thread (the caller's, or the sender
+    lane that carries cancellations) for ever. Now ``SEND_BUDGET`` bounds it."""
+    import time
+
+    from mcpclient import MCPError
+    from mcpclient._engine import session as session_module
+
+    monkeypatch.setattr(session_module, "SEND_BUDGET", 0.5)
+    release = threading.Event()
+
+    def before(seen: Any) -> None:
+        if isinstance(seen.body, dict) and seen.body.get("method") == "notifications/roots/list_changed":
+            release.wait(LONG)  # taken, never answered (until the test ends)
+
+    server = scripted(lambda seen, msg: TOOLS, before=before)
+    try:
+        with Client(server.url, protocol="2025-11-25", timeout=LONG, roots=[]) as client:
+            started = time.monotonic()
+            with pytest.raises(MCPError):
+                client.set_roots(["file:///tmp"])
+            assert time.monotonic() - started < 3.0
+    finally:
+        release.set()
