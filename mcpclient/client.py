@@ -6,7 +6,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union, overload
 
-from ._client.connection import Target, make_transport
+from .transports.targets import Target, make_transport
 from ._client.core import ClientCore, declared_extensions
 from ._engine.futures import CallFuture, ProgressCallback
 from ._engine.session import Session
@@ -473,14 +473,14 @@ class Client:
         Returns:
             A ``Completion`` (``.values``, ``.total``, ``.has_more``).
         """
-        return self._send("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),
-                          _types.Completion.from_wire, timeout, True).result()
+        params = _params.complete_params(_types.Completion.wire_ref(ref), argument_name, argument_value, context)
+        return self._send("completion/complete", params, _types.Completion.from_wire, timeout, True).result()
 
     def complete_future(self, ref: Any, argument_name: str, argument_value: str,
                         context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> CallFuture[Completion]:
         """``complete``, returning a ``CallFuture`` at once."""
-        return self._send("completion/complete", _params.complete_params(ref, argument_name, argument_value, context),
-                          _types.Completion.from_wire, timeout, False)
+        params = _params.complete_params(_types.Completion.wire_ref(ref), argument_name, argument_value, context)
+        return self._send("completion/complete", params, _types.Completion.from_wire, timeout, False)
 
     def set_logging_level(self, level: str, *, timeout: Any = DEFAULT) -> None:
         """Ask the server to send log messages at ``level`` (``"debug"`` ... ``"emergency"``;

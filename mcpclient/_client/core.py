@@ -105,9 +105,10 @@ class ClientCore:
             reconnect, keepalive = Reconnect.of(reconnect), Keepalive.of(keepalive)
         registry: Optional[Registry] = None
         if extensions is not None:
-            from ..extensions.registry import build_registry  # deferred: import cost; only clients that declare one
+            from ..extensions.base import TASKS  # deferred: import cost; only clients that declare one
+            from ..extensions.registry import build_registry
 
-            registry = build_registry(extensions, capabilities)
+            registry = build_registry(extensions, capabilities, {TASKS: _tasks_extension})
         self.extensions = registry
         self.responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities,
                                    task_requests, transport.instance, max_workers,
@@ -420,10 +421,11 @@ class ClientCore:
         """``client.task(task_id)``: the Tasks extension's handle, or a 2025-11-25 one."""
         if self.conn.era_if_ready("tasks/get") is None and not self.server_capabilities():  # closed: raises
             raise ClientClosedError("client.task(): the client is not connected; call connect() or use 'with'")
-        from ..extensions.tasks.extension import resume  # deferred: import cost (the Tasks extension)
+        from ..extensions.base import TASKS  # deferred: import cost (the Tasks extension)
+        from ..extensions.tasks.extension import resume
 
         registry = self.extensions
-        ext = registry.extensions.get("io.modelcontextprotocol/tasks") if registry is not None else None
+        ext = registry.extensions.get(TASKS) if registry is not None else None
         return resume(ext, server_extensions, self.server_capabilities(), self, task_id)
 
     def skill_listing(self, deadline: Deadline) -> CallFuture[Any]:
@@ -471,6 +473,13 @@ class ClientCore:
     def answer(self, method: str, params: Dict[str, Any]) -> Any:
         """Answer a server request with the client's own handlers (sampling, elicitation, roots)."""
         return self.responder.answer(method, params)
+
+
+def _tasks_extension(settings: Dict[str, Any]) -> Any:
+    """``Client(extensions={TASKS: settings})``: the Tasks extension, its options from ``settings``."""
+    from ..extensions.tasks.extension import TasksExtension  # deferred: import cost; only clients that declare TASKS
+
+    return TasksExtension.from_settings(settings)
 
 
 def declared_extensions(capabilities: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:

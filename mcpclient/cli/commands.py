@@ -1,11 +1,15 @@
-"""The commands that talk to a given server (all but ``demo``): each connects, makes its
-requests, and prints the result as text or, with ``--json``, as the raw MCP result."""
+"""The command line's ``main()`` and the commands that talk to a given server (all but ``demo``):
+each connects, makes its requests, and prints the result as text or, with ``--json``, as the raw
+MCP result."""
 from __future__ import annotations
 
 import argparse
 import difflib
 import json
+import os
+import sys
 import time
+import traceback
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..client import Client
@@ -13,15 +17,16 @@ from ..errors import ConnectError, InvalidParams, MCPError
 from ..group.server_group import ServerGroup
 from ..types import Tool
 
-from .args import EXIT_ERROR, EXIT_OK, EXIT_USAGE, PROG, UsageError, parse_pairs
+from .args import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PROG, UsageError, parse_args, parse_pairs
 from .connect import EntryError, Server, open_client, servers
 from ..group._tooltable import excluded
-from .diagnostics import error_message
+from .demo import cmd_demo
+from .diagnostics import error_message, stderr_logging
 from .render import (
     compact, print_message, print_server, prompt_arguments, render_block, render_contents,
     render_tool_result, schema_type, signature,
 )
-from .terminal import Output, ProgressBar, one_line
+from .terminal import Output, ProgressBar, isatty, one_line
 
 
 def _connect(ns: argparse.Namespace) -> Client:
@@ -305,3 +310,41 @@ HANDLERS: Dict[str, Callable[[argparse.Namespace, Output], int]] = {
     "info": cmd_info, "tools": cmd_tools, "call": cmd_call, "resources": cmd_resources,
     "read": cmd_read, "prompts": cmd_prompts, "prompt": cmd_prompt, "ping": cmd_ping,
 }
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the command line; returns the exit code (console scripts pass it to ``sys.exit``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        ns = parse_args(args)
+    except SystemExit as exc:  # argparse printed usage/help already
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    handler = cmd_demo if ns.command == "demo" else HANDLERS[ns.command]
+    out = Output()
+    try:
+        with stderr_logging(ns.verbose, out.err):
+            try:
+                return handler(ns, out)
+            except UsageError as exc:
+                ns.parser.print_usage(out.err)
+                out.err.write(f"{ns.parser.prog}: error: {exc}\n")
+                return EXIT_USAGE
+            except KeyboardInterrupt:
+                out.err.write(("\n" if isatty(out.err) else "") + f"{PROG}: error: interrupted\n")
+                return EXIT_INTERRUPTED
+            except (MCPError, ValueError, TypeError, OSError) as exc:
+                if isinstance(exc, BrokenPipeError):
+                    raise
+                if ns.verbose:
+                    traceback.print_exc(file=out.err)
+                out.err.write(f"{PROG}: error: {error_message(exc, ns.verbose, ns, getattr(ns, 'server_used', None))}\n")
+                return EXIT_ERROR
+            finally:
+                out.flush()
+    except BrokenPipeError:  # e.g. `mcpclient tools X | head -1`: stop quietly
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return EXIT_ERROR

@@ -149,12 +149,17 @@ def _bound(ext: Extension, ctx: ExtensionContext) -> Resolver:
 ExtensionsSetting = Optional[Mapping[str, Union[Mapping[str, Any], bool, Extension]]]
 
 
-def build_registry(extensions: ExtensionsSetting, capabilities: Optional[Dict[str, Any]]) -> Optional[Registry]:
+#: ``(settings dict) -> the Extension`` a built-in id with those settings declares.
+Builtin = Callable[[Dict[str, Any]], Extension]
+
+
+def build_registry(extensions: ExtensionsSetting, capabilities: Optional[Dict[str, Any]],
+                   builtins: Mapping[str, Builtin]) -> Optional[Registry]:
     """The registry of ``Client(extensions=...)`` (None when nothing is declared). Built-in ids
-    get built-in behaviour: ``TASKS`` the Tasks extension (a dict = its options), ``APPS`` a
-    declaration whose ``mimeTypes`` always include ``APP_MIME_TYPE``; other ids with a dict (or
-    ``True``) are declared as they are; ``False`` declares nothing. ``ValueError``/``TypeError``
-    for bad ids or values."""
+    get built-in behaviour: ``builtins[id](settings)`` (the client's: ``TASKS`` makes the Tasks
+    extension, a dict being its options), ``APPS`` a declaration whose ``mimeTypes`` always
+    include ``APP_MIME_TYPE``; other ids with a dict (or ``True``) are declared as they are;
+    ``False`` declares nothing. ``ValueError``/``TypeError`` for bad ids or values."""
     if extensions is None:
         return None
     if not isinstance(extensions, Mapping):
@@ -165,16 +170,14 @@ def build_registry(extensions: ExtensionsSetting, capabilities: Optional[Dict[st
         if value is False:  # (as tracing=False: said, and not declared)
             continue
         settings, instance = split_value(key, value)
-        made[key] = instance if instance is not None else _builtin(key, settings or {})
+        made[key] = instance if instance is not None else _builtin(key, settings or {}, builtins)
     return Registry(made, capabilities) if made else None
 
 
-def _builtin(key: str, settings: Dict[str, Any]) -> Extension:
+def _builtin(key: str, settings: Dict[str, Any], builtins: Mapping[str, Builtin]) -> Extension:
     """The extension a settings dict declares for ``key`` (see ``build_registry``)."""
-    if key == TASKS:
-        from .tasks.extension import TasksExtension  # deferred: import cost; only clients that declare TASKS need it
-
-        return TasksExtension.from_settings(settings)
+    if key in builtins:
+        return builtins[key](settings)
     if key == APPS:
         mimes = settings.get("mimeTypes", [])
         if not isinstance(mimes, list) or not all(isinstance(m, str) for m in mimes):

@@ -4,27 +4,33 @@ from __future__ import annotations
 
 import weakref
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Union
 
-from ..client import Client
-from .config import ServerConfig
 from ..errors import CapabilityError
 from ..types._tools import Tool
+
+if TYPE_CHECKING:
+    from ..client import Client
 
 __all__ = ["Member", "in_parallel", "watch"]
 
 ToolsCallback = Callable[[List[Tool]], Any]
+#: ``(**client options) -> a new, unconnected Client`` of a server (``ServerConfig.client``).
+MakeClient = Callable[..., "Client"]
 
 
 class Member:
     """A server of the group. ``state`` is what the group last found (``new``, ``ready``, ``failed``,
     ``closed``, ``disabled``); ``current_state`` adds what the client knows since (``lost``)."""
 
-    def __init__(self, name: str, source: Any, include: Sequence[str] = (), exclude: Sequence[str] = (),
-                 enabled: bool = True) -> None:
+    def __init__(self, name: str, source: Union[MakeClient, "Client", ValueError], include: Sequence[str] = (),
+                 exclude: Sequence[str] = (), enabled: bool = True, adopted: bool = False) -> None:
+        """``source``: how to make the server's client, an adopted ``Client`` (``adopted``: the
+        group never makes another), or the ``ValueError`` of a config entry that cannot be used."""
         self.name = name
-        self.source = source  # a ServerConfig, a target, or an adopted Client
-        self.client: Optional[Client] = source if isinstance(source, Client) else None
+        self.source = source
+        self.adopted = adopted
+        self.client: Optional[Client] = source if adopted else None  # type: ignore[assignment]
         self.include, self.exclude = tuple(include), tuple(exclude)
         self.state = "new" if enabled else "disabled"
         self.error: Optional[BaseException] = None
@@ -47,13 +53,12 @@ class Member:
     def open(self, options: Mapping[str, Any], connect_timeout: Optional[float]) -> List[Tool]:
         """Make the client if there is none yet, connect it unless it is ready, and list its tools
         (none when it does not declare the ``tools`` capability)."""
-        if self.client is not None and self.client.state == "closed" and not isinstance(self.source, Client):
+        if self.client is not None and self.client.state == "closed" and not self.adopted:
             self.client = None  # a first connect that failed closed its client: try again with a new one
         if isinstance(self.source, ValueError):  # a config entry that cannot be used
             raise self.source
         if self.client is None:
-            source = self.source
-            self.client = source.client(**options) if isinstance(source, ServerConfig) else Client(source, **options)
+            self.client = self.source(**options)  # type: ignore[operator]
         if self.client.state != "ready":
             self.client.connect(**({"timeout": connect_timeout} if connect_timeout else {}))
         try:

@@ -100,12 +100,14 @@ class ServerGroup:
             if not isinstance(name, str) or not name:
                 raise ValueError("server names must be non-empty strings")
             if isinstance(source, ServerConfig):
-                member = Member(name, source, source.include, source.exclude, source.enabled)
+                member = Member(name, source.client, source.include, source.exclude, source.enabled)
             elif isinstance(source, ValueError):  # (from load_each: this entry cannot be used)
                 member = Member(name, source)
                 member.state, member.error = "failed", source
+            elif isinstance(source, Client):
+                member = Member(name, source, adopted=True)
             else:
-                member = Member(name, source)
+                member = Member(name, functools.partial(Client, source))
             self._members[name] = member
         if not self._members:
             raise ValueError("a ServerGroup needs at least one server")

@@ -64,22 +64,9 @@ def prompt_params(name: str, arguments: Optional[Dict[str, str]]) -> Dict[str, A
     return params
 
 
-def complete_params(ref: Any, name: str, value: str, context: Optional[Dict[str, str]]) -> Dict[str, Any]:
-    from ..types._catalog import Prompt, Resource, ResourceTemplate  # deferred: import cost (only completion needs them)
-
-    if isinstance(ref, Prompt):
-        wire: Dict[str, Any] = {"type": "ref/prompt", "name": ref.name}
-    elif isinstance(ref, ResourceTemplate):
-        wire = {"type": "ref/resource", "uri": ref.uri_template}
-    elif isinstance(ref, Resource):
-        wire = {"type": "ref/resource", "uri": ref.uri}
-    elif isinstance(ref, dict):
-        wire = dict(ref)
-    elif isinstance(ref, str):
-        wire = {"type": "ref/resource", "uri": ref} if ("://" in ref or "{" in ref) else {"type": "ref/prompt", "name": ref}
-    else:
-        raise TypeError("ref must be a Prompt, ResourceTemplate, Resource, dict or str")
-    params: Dict[str, Any] = {"ref": wire, "argument": {"name": name, "value": value}}
+def complete_params(ref: Dict[str, Any], name: str, value: str, context: Optional[Dict[str, str]]) -> Dict[str, Any]:
+    """``completion/complete`` params for the wire ``ref`` (``Completion.wire_ref``)."""
+    params: Dict[str, Any] = {"ref": ref, "argument": {"name": name, "value": value}}
     if context:
         params["context"] = {"arguments": dict(context)}
     return params

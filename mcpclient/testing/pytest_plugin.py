@@ -144,7 +144,7 @@ class CassetteFixture:
             name = str(self._count)
         path = self.path(name)
         if self.mode == "all" or (self.mode == "missing" and not path.exists()):
-            from .._client.connection import make_transport  # deferred: the plugin loads in every pytest run
+            from ..transports.targets import make_transport  # deferred: the plugin loads in every pytest run
             from .cassette import RecordingTransport
 
             inner = make_transport(target, headers, auth)

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ._catalog import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
     from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent
     from ._tasks import Task
-    from ._ui import ToolUI, UICsp, UIPermissions, UIResourceMeta
+    from ._ui import ToolUI, UICsp, UIPermissions, UIResourceMeta  # noqa: F401 (type checkers, the reference)
 
 __all__ = [
     "AudioContent",

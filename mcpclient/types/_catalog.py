@@ -8,7 +8,7 @@ does not pay for building them at ``import mcpclient``. They follow ``types``' r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 from ._base import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value, log
 from ._tools import parse_content
@@ -208,3 +208,21 @@ class Completion(_Value):
         if len(kept) != len(values):
             log.debug("%s: dropped %d values that are not strings", what, len(values) - len(kept))
         return cls(kept, _opt(comp, "total", int, what), comp.get("hasMore") is True, raw)
+
+    @staticmethod
+    def wire_ref(ref: Any) -> Raw:
+        """What a ``completion/complete`` request is about, on the wire: ``ref`` is a ``Prompt``,
+        a ``ResourceTemplate``/``Resource``, a wire dict, a prompt name, or a URI (template).
+        ``TypeError`` for anything else."""
+        if isinstance(ref, Prompt):
+            return {"type": "ref/prompt", "name": ref.name}
+        if isinstance(ref, ResourceTemplate):
+            return {"type": "ref/resource", "uri": ref.uri_template}
+        if isinstance(ref, Resource):
+            return {"type": "ref/resource", "uri": ref.uri}
+        if isinstance(ref, dict):
+            return dict(ref)
+        if isinstance(ref, str):
+            return {"type": "ref/resource", "uri": ref} if ("://" in ref or "{" in ref) else \
+                {"type": "ref/prompt", "name": ref}
+        raise TypeError("ref must be a Prompt, ResourceTemplate, Resource, dict or str")

@@ -229,7 +229,7 @@ def test_a_fallback_to_http_sse_is_replayed(tmp_path):
     replay falls back the same way (a second recorded connection, handshake era only)."""
     from http_servers import official_http_server
 
-    from mcpclient._client.connection import make_transport
+    from mcpclient.transports.targets import make_transport
 
     path = tmp_path / "fallback.jsonl"
     with official_http_server("--sse") as url:

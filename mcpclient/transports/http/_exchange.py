@@ -1,7 +1,6 @@
-"""What the two HTTP transports (``http.py``, ``sse.py``) share: ``HTTPBase``, the one loop that
+"""What the two HTTP transports (``streamable``, ``sse``) share: ``HTTPBase``, the one loop that
 sends a request and applies every policy to its answer, how a failed request is reported and an
-event becomes a message, plus SSE parsing, reading and aborting streamed bodies, and mapping
-failed requests (``requests``' or urllib3's exceptions) and HTTP statuses to mcpclient errors.
+event becomes a message (reading bodies and streams: ``_reading``).
 
 ``HTTPBase._exchange`` is the only place a request is sent again: after a 401/403 its
 ``AuthProvider`` resolved (at most ``MAX_AUTH_ROUNDS`` times), after an expired session was
@@ -9,28 +8,24 @@ renewed (at most once, and only if the client said the request may be repeated),
 ``Retry`` value allows (each retry takes ``Retry.increment()``, a new value; nothing is mutated,
 so one policy serves every thread). Each bound is its own: a login never eats the retry budget.
 Nothing here imports ``requests`` at module level, and nothing here knows an MCP method name.
-
-Event streams are parsed here (``parse_sse``) rather than with sseclient-py: resuming needs the
-``id`` and ``retry`` of events that carry no data (a server's priming event), which sseclient-py
-drops before the caller sees them.
 """
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 
 from ..._util import fork as _fork
 from ..._util.threads import next_instance
 from ...auth.base import AuthProvider, Challenge, TokenSource, as_auth
 from ...errors import (
-    AuthError, ConnectError, ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError,
+    AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError,
     SessionExpired, TransportError,
 )
 from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, DeliveryFailed, Transport, decode_frame
+from ._reading import Response, Send, SSEEvent, close_pools
 
 if TYPE_CHECKING:
     import requests
@@ -40,39 +35,12 @@ if TYPE_CHECKING:
 #: What ``auth=`` accepts: a token, a callable returning one, an ``AuthProvider``, or nothing.
 Auth = Union[TokenSource, AuthProvider, None]
 
-
-class Response(Protocol):
-    """An answer as the transports read it: a ``requests.Response``, or a
-    ``_posters.FastResponse`` (the fast path's, over urllib3's response)."""
-
-    status_code: int
-    headers: Any  # case-insensitive ``get``
-    raw: Any  # the urllib3 response: ``read1``, ``stream``, the connection (``body_socket``)
-
-    @property
-    def content(self) -> bytes: ...
-
-    @property
-    def text(self) -> str: ...
-
-    def close(self) -> None: ...
-
-
-#: ``send(headers, read_timeout)``: one HTTP request, its failures already mapped (see ``request_error``).
-Send = Callable[[Dict[str, str], Optional[float]], Response]
-
-JSON = "application/json"
-SSE = "text/event-stream"
 SESSION_HEADER = "Mcp-Session-Id"
 #: Authorization rounds (first login, step-ups) one request may go through before its refusal stands.
 MAX_AUTH_ROUNDS = 3
-_BODY_IN_ERRORS = 200  # characters of an error body quoted in HTTPError
-_MAX_ERROR_BODY = 1 << 20  # bytes of an error answer read (parsed for a JSON-RPC error, quoted)
-_MAX_EVENT_ID = 1024  # characters of an SSE ``id`` kept (it goes back as Last-Event-ID); a longer one is ignored
-_MAX_RETRY_DIGITS = 10  # an SSE ``retry`` with more digits is ignored (int() of a huge one is costly)
-_READ_SIZE = 65536  # bytes asked of one read of a body
 
 log = logging.getLogger("mcpclient.transport.http")
+
 
 
 class HTTPBase(Transport):
@@ -313,339 +281,3 @@ class HTTPBase(Transport):
         """Wait ``wait`` seconds before a retry; a close meanwhile ends the request at once."""
         if self._closing.wait(wait):
             raise ConnectionClosed("the transport was closed before the request could be sent again") from cause
-
-
-class SSEEvent:
-    """One server-sent event. ``data`` is ``None`` when the event had no data lines; ``oversized``:
-    its data (or a line of it) went over the parser's limit, and was dropped unread."""
-
-    __slots__ = ("event", "data", "id", "retry", "oversized")
-
-    def __init__(self) -> None:
-        self.event = "message"
-        self.data: Optional[str] = None
-        self.id: Optional[str] = None
-        self.retry: Optional[int] = None
-        self.oversized = False
-
-
-def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) -> Iterator[SSEEvent]:
-    """Events from an SSE byte stream (WHATWG rules), in linear time however the bytes are chunked.
-
-    Events without data are yielded too (their ``id``/``retry`` matter); comments are skipped;
-    an event cut off by the end of the stream is dropped, as the standard says. Never holds more
-    than about ``limit`` bytes of one event: an event whose data (or any line) is longer is
-    yielded as soon as that shows, with ``oversized`` set and no data (so the caller can say so),
-    and the rest of it is dropped as it comes.
-    """
-    partial: List[bytes] = []
-    pending = 0  # bytes of the line being assembled (in partial)
-    kept = 0  # bytes of the event's data so far
-    dropping = False  # inside a line over the limit: its bytes go, up to its newline
-    event = SSEEvent()
-    data: List[str] = []
-    seen_field = False
-    for chunk in chunks:
-        start = 0
-        while True:
-            newline = chunk.find(b"\n", start)
-            if newline < 0:
-                if not dropping and start < len(chunk):
-                    pending += len(chunk) - start
-                    if kept + pending > limit:  # a line that cannot fit: drop it as it comes
-                        first = partial[0][:1] if partial else chunk[start:start + 1]
-                        partial, pending, dropping = [], 0, True
-                        if first != b":" and not event.oversized:  # (a comment's loss is nobody's)
-                            event.oversized, data = True, []
-                            yield event  # at once: the caller need not wait for the rest
-                    else:
-                        partial.append(chunk[start:])
-                break
-            piece = chunk[start:newline]
-            start = newline + 1
-            if dropping:  # the end of the line over the limit
-                dropping = False
-                continue
-            if partial:
-                partial.append(piece)
-                piece, partial, pending = b"".join(partial), [], 0
-            line = piece[:-1] if piece.endswith(b"\r") else piece
-            if not line:  # a blank line dispatches the event
-                if seen_field and not event.oversized:
-                    event.data = "\n".join(data) if data else None
-                    yield event
-                event, data, seen_field, kept = SSEEvent(), [], False, 0
-                continue
-            if line.startswith(b":"):
-                continue
-            name, _, value = line.partition(b":")
-            if value.startswith(b" "):
-                value = value[1:]
-            seen_field = True
-            if name == b"data":
-                kept += len(value) + 1
-                if event.oversized:
-                    continue
-                if kept > limit:
-                    event.oversized, data = True, []
-                    yield event
-                    continue
-                data.append(value.decode("utf-8", "replace"))
-                continue
-            text = value.decode("utf-8", "replace")
-            if name == b"event":
-                event.event = text or "message"
-            elif name == b"id" and "\0" not in text and len(text) <= _MAX_EVENT_ID:
-                event.id = text
-            elif name == b"retry" and text.isdigit() and len(text) <= _MAX_RETRY_DIGITS:
-                event.retry = int(text)
-
-
-def body_socket(response: Response) -> Any:
-    """The socket a streamed body is read from: urllib3 keeps it on ``raw.connection``, unless
-    the answer said ``Connection: close``; then only the body's file (http.client's) holds it."""
-    sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-    if sock is None:
-        sock = getattr(getattr(getattr(getattr(response.raw, "_fp", None), "fp", None), "raw", None), "_sock", None)
-    return sock
-
-
-def abort(response: Response) -> None:
-    """Make a read blocked on ``response`` (in another thread) return at once.
-
-    ``Response.close()`` would wait for that read (it takes the same buffer lock), so the socket
-    under it is shut down instead; the reading thread then closes the response itself.
-    """
-    import socket  # deferred: import cost (socket, already loaded by any HTTP user)
-
-    sock = body_socket(response)
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:  # already shut down or closed: nothing is blocked on it
-            pass
-
-
-def chunks(response: Response) -> Iterator[bytes]:
-    """The body as it arrives: ``read1`` returns what is there (urllib3 2.3+, which setup.cfg requires)."""
-    read1 = response.raw.read1
-    return iter(lambda: read1(65536, decode_content=True), b"")
-
-
-def timed_chunks(response: Response, deadline: float) -> Iterator[bytes]:
-    """``chunks``, ending by ``deadline`` (monotonic) with ``ConnectionClosed`` however the server
-    paces them (each read waits at most until the deadline): for a stream nobody's call ends."""
-    raw = response.raw
-    read1 = raw.read1
-    sock = body_socket(response)
-    pooled = getattr(raw, "connection", None) is not None
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise ConnectionClosed("the stream was still open at its deadline")
-        if sock is not None and (not pooled or raw.connection is not None):  # (as in read_body)
-            try:
-                sock.settimeout(remaining)
-            except OSError:
-                pass
-        chunk = read1(_READ_SIZE, decode_content=True)
-        if not chunk:
-            return
-        yield chunk
-
-
-def read_body(response: Response, name: str, limit: int, deadline: Optional[float]) -> bytes:
-    """The whole body of ``response``, read by ``deadline`` (monotonic; the whole body, not each
-    read: a server trickling it byte by byte cannot stretch it) and never more than ``limit``
-    bytes of it (``MessageTooLarge``, checked on ``Content-Length`` first, then as it arrives).
-    Past the deadline ``ConnectionClosed`` is raised (the session reports the call's timeout).
-    The response is left for the caller to close (unread bytes: its connection is dropped)."""
-    length = response.headers.get("Content-Length")
-    if length is not None and length.isdigit() and int(length) > limit:
-        raise MessageTooLarge(f"{name} answered with a {length}-byte body, over max_message_size={limit}", limit=limit)
-    raw = response.raw
-    read1 = raw.read1
-    sock = body_socket(response) if deadline is not None else None
-    pooled = getattr(raw, "connection", None) is not None
-    parts: List[bytes] = []
-    size = 0
-    while True:
-        if deadline is not None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise ConnectionClosed(f"{name} did not finish its answer in time")
-            # (never once urllib3 gave the connection back to the pool: another request may own it)
-            if sock is not None and (not pooled or raw.connection is not None):
-                try:
-                    sock.settimeout(remaining)
-                except OSError:  # closed as the body ended (Connection: close): the read returns b""
-                    pass
-        chunk = read1(_READ_SIZE, decode_content=True)
-        if not chunk:
-            break
-        size += len(chunk)
-        if size > limit:
-            raise MessageTooLarge(f"{name} sent a body over max_message_size={limit} bytes", limit=limit)
-        parts.append(chunk)
-    body = parts[0] if len(parts) == 1 else b"".join(parts)
-    _keep_content(response, body)
-    return body
-
-
-def _keep_content(response: Response, body: bytes, complete: bool = True) -> None:
-    """Hand ``body`` to the response as its content. ``complete``: it is the whole body, so
-    ``requests`` may give the connection back to the pool on close, as after reading
-    ``.content`` (else it drops it: unread bytes must never reach another request)."""
-    response._content = body  # type: ignore[attr-defined]  # (a FastResponse has the slot too)
-    if complete and hasattr(response, "_content_consumed"):  # a requests.Response
-        response._content_consumed = True  # type: ignore[attr-defined]
-
-
-def error_body(response: Response, deadline: Optional[float] = None) -> bytes:
-    """At most ``_MAX_ERROR_BODY`` bytes of an error answer's body (read once, then kept): an
-    error page is quoted and parsed, never read whole. ``deadline`` (monotonic): what came by
-    then is all there is (a server trickling its error page cannot stretch the call)."""
-    content = getattr(response, "_content", None)
-    if type(content) is bytes:
-        return content[:_MAX_ERROR_BODY]
-    raw = response.raw
-    sock = body_socket(response) if deadline is not None else None
-    pooled = getattr(raw, "connection", None) is not None
-    parts: List[bytes] = []
-    size = 0
-    complete = False
-    try:
-        while size < _MAX_ERROR_BODY:
-            if deadline is not None:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    break
-                if sock is not None and (not pooled or raw.connection is not None):  # (as in read_body)
-                    try:
-                        sock.settimeout(remaining)
-                    except OSError:
-                        pass
-            chunk = raw.read1(_MAX_ERROR_BODY - size, decode_content=True)
-            if not chunk:
-                complete = True
-                break
-            parts.append(chunk)
-            size += len(chunk)
-    except Exception:  # the connection broke mid-body (or timed out): what came is all there is
-        complete = False
-    body = b"".join(parts)[:_MAX_ERROR_BODY]
-    _keep_content(response, body, complete)
-    return body
-
-
-def media_type(response: Response) -> str:
-    value: str = response.headers.get("Content-Type", "")
-    return value.split(";", 1)[0].strip().lower()
-
-
-def rpc_error_body(response: Response, rid: Any, deadline: Optional[float] = None) -> Optional[Dict[str, Any]]:
-    """The JSON-RPC error a non-2xx answer carries in a JSON body (2026 servers answer 400 with
-    ``-32022``, 404 with ``-32601``...), as the response to ``rid``; None if it carries none
-    (or not by ``deadline``: ``error_body``)."""
-    if rid is None or response.status_code in (401, 403) or media_type(response) != JSON:
-        return None
-    try:
-        body = json.loads(error_body(response, deadline))
-    except ValueError:
-        return None
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict) or not isinstance(error.get("code"), int):
-        return None
-    return {"jsonrpc": "2.0", "id": rid, "error": error, "httpStatus": response.status_code}
-
-
-def status_error(name: str, response: Response, deadline: Optional[float] = None) -> Exception:
-    """The error for a status that is not a valid MCP answer (the token is never part of it);
-    the body quoted is what came by ``deadline`` (``error_body``)."""
-    status = response.status_code
-    if status in (401, 403):
-        return AuthError(f"{name} answered HTTP {status}", status=status,
-                         www_authenticate=response.headers.get("WWW-Authenticate"))
-    if 300 <= status < 400:
-        return HTTPError(status, f"redirect to {response.headers.get('Location', '?')} refused "
-                                 "(follow_redirects=False)")
-    try:
-        page = error_body(response, deadline).decode(_charset(response) or "utf-8", "replace")
-        if media_type(response) in ("text/html", "application/xhtml+xml"):
-            text = html_summary(page)
-        else:
-            text = " ".join(page[:_BODY_IN_ERRORS].split())
-    except Exception:
-        text = ""
-    return HTTPError(status, text)
-
-
-def _charset(response: Response) -> Optional[str]:
-    from requests.utils import get_encoding_from_headers  # deferred: import cost (requests), loaded already
-
-    return get_encoding_from_headers(response.headers)  # type: ignore[arg-type]  # (only .get is used)
-
-
-def html_summary(html: str, limit: int = 120) -> str:
-    """An HTML error page (a proxy's ``502 Bad Gateway``) in a few words: its ``<title>``, else
-    its first text; whitespace folded, cut to ``limit`` characters."""
-    import re  # deferred: only an HTML error page needs these (import cost kept off every HTTP user)
-    from html import unescape
-
-    found = re.search(r"<title[^>]*>(.*?)</title\s*>", html, re.I | re.S)
-    if found and found.group(1).strip():
-        text = found.group(1)
-    else:
-        body = re.sub(r"<(script|style|head)\b.*?</\1\s*>|<!--.*?-->", " ", html, flags=re.I | re.S)
-        text = re.sub(r"<[^>]*>", " ", body)
-    text = " ".join(unescape(text).split())
-    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
-
-
-def close_pools(http: "requests.Session") -> None:
-    """Close the idle connections of a session the transport made (its adapters are requests'
-    own ``HTTPAdapter``s). ``Session.close()`` alone no longer does: urllib3 2.8's
-    ``PoolManager.clear()`` forgets its pools without closing them, which left a socket open after
-    ``close()`` until the garbage collector came by."""
-    for adapter in list(http.adapters.values()):
-        managers = [adapter.poolmanager, *adapter.proxy_manager.values()]  # type: ignore[attr-defined]
-        for manager in managers:
-            for key in list(manager.pools.keys()):
-                pool = manager.pools.get(key)
-                if pool is not None:
-                    pool.close()
-
-
-def request_error(name: str, exc: BaseException, connect_timeout: float) -> Exception:
-    """Map a failed HTTP request — ``requests``' exceptions, urllib3's own (the fast path posts
-    to urllib3 directly) or anything else (``http.client`` refusing a header value) — to
-    ``ConnectError`` when nothing reached the server (so the request may be sent again), or
-    ``ConnectionClosed`` when it may have arrived. Messages name exception types only, never
-    their text: it may quote a header value (a token)."""
-    import requests  # deferred: import cost (requests); stdio-only programs never load it
-    from urllib3 import exceptions as u3
-
-    if isinstance(exc, requests.exceptions.ConnectTimeout):
-        return ConnectError(f"could not connect to {name} in {connect_timeout:g} s")
-    if isinstance(exc, requests.exceptions.ReadTimeout):
-        return ConnectionClosed(f"{name} did not answer in time")
-    cause = exc
-    if isinstance(exc, requests.exceptions.RequestException) and exc.args:
-        # requests wraps what urllib3 raised (its MaxRetryError's reason says what happened)
-        first = exc.args[0]
-        reason = getattr(first, "reason", None)
-        if isinstance(reason, BaseException) or isinstance(first, BaseException):
-            cause = reason if isinstance(reason, BaseException) else first
-    if isinstance(cause, u3.NewConnectionError):  # refused, unreachable, no such host
-        return ConnectError(f"could not connect to {name}: {type(cause).__name__}")
-    if isinstance(cause, u3.ConnectTimeoutError):
-        return ConnectError(f"could not connect to {name} in {connect_timeout:g} s")
-    if isinstance(cause, u3.ReadTimeoutError):
-        return ConnectionClosed(f"{name} did not answer in time")
-    if isinstance(cause, u3.ClosedPoolError):  # the session was closed: the transport is closing
-        return ConnectionClosed("the transport is closed")
-    if isinstance(cause, u3.HTTPError) or isinstance(exc, requests.exceptions.ConnectionError):
-        # ProtocolError (reset, hung up), SSLError...: it may have arrived; name what is under it
-        inner = cause.args[1] if len(cause.args) > 1 and isinstance(cause.args[1], BaseException) else cause
-        return ConnectionClosed(f"the connection to {name} broke: {type(inner).__name__}")
-    return ConnectionClosed(f"HTTP request to {name} failed: {type(cause).__name__}")

@@ -17,7 +17,8 @@ import time
 from typing import Any, Dict, Optional, Set, Tuple
 
 from ...errors import ConnectionClosed, SessionExpired
-from ._exchange import SSE, HTTPBase, Response, Send, media_type, rpc_error_body, status_error
+from ._exchange import HTTPBase
+from ._reading import SSE, Response, Send, media_type, rpc_error_body, status_error
 from ..base import decode_frame, encode_frame
 
 _RETRY_DEFAULT = 0.5  # seconds to wait before resuming a stream whose server named no retry: delay

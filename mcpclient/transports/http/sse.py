@@ -21,11 +21,8 @@ from urllib.parse import urljoin, urlsplit
 
 from ..._util.threads import Lane, join_all, start_thread
 from ...errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
-from ._exchange import (
-    JSON, SSE, Auth, HTTPBase, Response, abort,
-    body_socket, chunks, media_type, parse_sse, read_body, request_error,
-    status_error,
-)
+from ._exchange import Auth, HTTPBase
+from ._reading import JSON, SSE, Response, abort, body_socket, chunks, media_type, parse_sse, read_body, request_error, status_error
 from ..base import DEFAULT_MAX_MESSAGE_SIZE, encode_frame
 
 if TYPE_CHECKING:

@@ -34,13 +34,9 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional,
 from ..._util.threads import FlightTimeout, Lane, SingleFlight, contain, join_all, start_thread
 from ...policies.redirects import Redirects
 from ...errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError, SessionExpired, TransportError
-from ._exchange import (
-    JSON, SESSION_HEADER, SSE, Auth, Response, Send,
-    SSEEvent, abort, chunks, media_type, parse_sse, read_body,
-    request_error, rpc_error_body, status_error, timed_chunks,
-)
-from ._posters import FastPoster, SessionPoster
-from ._redirects import RedirectPoster
+from ._exchange import SESSION_HEADER, Auth
+from ._reading import JSON, SSE, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body, request_error, rpc_error_body, status_error, timed_chunks
+from ._posters import FastPoster, RedirectPoster, SessionPoster
 from ._recovery import AnswerRecovery, StreamBroken
 from ..base import DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
 

@@ -106,7 +106,7 @@ def test_the_event_parser_holds_no_more_than_its_limit_however_the_bytes_are_chu
     # over-long comment is dropped silently; id and retry fields a server inflates are ignored.
     import random
 
-    from mcpclient.transports.http._exchange import parse_sse
+    from mcpclient.transports.http._reading import parse_sse
 
     stream = (b"data: small\n\n"
               b"data: " + b"a" * 5000 + b"\n\n"  # one line over

@@ -15,7 +15,7 @@ from conftest import LONG
 from http_scripted import DROP, SESSION_ID, Reply, ScriptedHTTPServer, sse
 from mcpclient import AuthError, Client, ConnectError, ConnectionClosed, HTTPError, RequestTimeout, SessionExpired, HTTPTransport, ImageContent
 from mcpclient.policies.retry import Retry, parse_retry_after
-from mcpclient.transports.http._exchange import parse_sse
+from mcpclient.transports.http._reading import parse_sse
 
 mcp = pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
 from http_servers import official_http_server  # noqa: E402  (needs mcp)

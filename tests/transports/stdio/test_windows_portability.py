@@ -19,7 +19,7 @@ import pytest
 
 from conftest import LONG, SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
 from mcpclient import Client, StdioTransport
-from mcpclient._client.connection import make_transport
+from mcpclient.transports.targets import make_transport
 from mcpclient.errors import ConnectError, ConnectionClosed, ProcessExited, SendTimeout
 from mcpclient.transports.base import CLOSE_BUDGET
 from mcpclient.transports.stdio import _cmdline, transport as stdio

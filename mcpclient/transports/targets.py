@@ -1,0 +1,47 @@
+"""Which transport a ``Client(target)`` gets: a command line or argv list runs over stdio, an
+``http(s)://`` URL speaks Streamable HTTP (falling back to HTTP+SSE), a ``Transport`` is used as
+it is. Each transport module loads only when its kind of target is given.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Optional, Sequence, Union
+
+from .base import Transport
+
+__all__ = ["Target", "make_transport"]
+
+#: What ``Client(target)`` takes: a command line, an argv list, an http(s) URL, or a ``Transport``.
+Target = Union[str, Sequence[str], Transport]
+
+
+def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any) -> Transport:
+    """The transport for a ``Client(target, headers=, auth=)``."""
+    if isinstance(target, Transport):
+        if headers or auth:
+            raise ValueError("headers= and auth= go to the transport when you pass one")
+        return target
+    if isinstance(target, str):
+        if re.match(r"^https?://", target, re.I):
+            from .http.streamable import HTTPTransport  # deferred: import cost (stdio users never need it)
+
+            # Built from a URL: an old HTTP+SSE server may be tried when Streamable HTTP is refused.
+            return HTTPTransport(target, headers=headers, auth=auth, sse_fallback=True)
+        if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", target):
+            raise ValueError(f"{target!r}: only http(s) URLs and commands are supported targets")
+        if headers or auth:
+            raise ValueError("headers= and auth= apply to HTTP targets only")
+        from .stdio._cmdline import split_command  # deferred: import cost (the stdio transport); HTTP users never need it
+        from .stdio.transport import StdioTransport
+
+        argv = split_command(target)  # the Windows rules on Windows: C:\dir\srv.exe keeps its backslashes
+        if not argv:
+            raise ValueError("empty command")
+        return StdioTransport(argv)
+    if isinstance(target, (list, tuple)) and all(isinstance(a, str) for a in target):
+        if headers or auth:
+            raise ValueError("headers= and auth= apply to HTTP targets only")
+        from .stdio.transport import StdioTransport  # deferred: import cost (the stdio transport); HTTP users never need it
+
+        return StdioTransport(list(target))
+    raise TypeError(f"target must be a command string, an argv list or a Transport, not {type(target).__name__}")
