@@ -1,6 +1,6 @@
 """The HTTP transports: Streamable HTTP (``streamable``) and the legacy HTTP+SSE one (``sse``), on
 what they share (``_exchange``: the one request/stream loop; ``_posters``, ``_reading``,
-``_recovery``). Each loads on first use.
+``_streams``: the GET streams). Each loads on first use.
 """
 from typing import TYPE_CHECKING
 

@@ -9,7 +9,7 @@ what the caller sends next. In the handshake era a GET stream (``mcpclient-<n>-h
 carries server-initiated messages. An HTTP failure fails only the request it belongs to
 (``DeliveryFailed``). A request's SSE stream that ends before its answer is resumed with a GET
 carrying ``Last-Event-ID`` (2025-11-25 polling), or in the 2026 era sent again under a new id if
-it is safe to repeat (``_recovery``).
+it is safe to repeat (``_streams``, which holds the GET streams).
 
 The transport knows no MCP method: what it must know about a message comes with it from the
 client (``send``'s ``headers``, ``idempotent``, ``setup``). The session id is taken from the
@@ -17,10 +17,10 @@ answer to a ``setup`` request only, and an expired session is renewed by replayi
 setup messages, once, however many threads meet the 404 (``_threads.SingleFlight``); the old id
 stays in use until the new session is ready. Then the GET stream moves to the new session and the
 client hears of it (``on_session_renewed``: it subscribes again). Retries, auth rounds and
-renewal: ``_http.HTTPBase``.
-POSTs go straight to ``requests``' connection pool (``_posters.FastPoster``) unless a user's session, a
-proxy or ``follow_redirects`` needs ``requests``' own machinery (``_posters.SessionPoster``; redirects:
-``_redirects.RedirectPoster``, which judges each 3xx against the ``Redirects`` policy).
+renewal: ``_exchange.HTTPBase``. POSTs go straight to ``requests``' connection pool
+(``_posters.FastPoster``) unless a user's session, a proxy or ``follow_redirects`` needs
+``requests``' own machinery (``_posters.SessionPoster``; redirects: ``_posters.RedirectPoster``,
+which judges each 3xx against the ``Redirects`` policy).
 
 ``requests`` is imported when a transport starts, not when mcpclient is imported.
 """
@@ -29,15 +29,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
 
 from ..._util.threads import FlightTimeout, Lane, SingleFlight, contain, join_all, start_thread
 from ...policies.redirects import Redirects
-from ...errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError, SessionExpired, TransportError
+from ...errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError, SessionExpired
 from ._exchange import SESSION_HEADER, Auth
-from ._reading import JSON, SSE, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body, request_error, rpc_error_body, status_error, timed_chunks
+from ._reading import JSON, SSE, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body, rpc_error_body, status_error, timed_chunks
 from ._posters import FastPoster, RedirectPoster, SessionPoster
-from ._recovery import AnswerRecovery, StreamBroken
+from ._streams import GetStreams, StreamBroken
 from ..base import DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def _answers(message: Any, rid: Any) -> bool:
     return False
 
 
-class HTTPTransport(AnswerRecovery):
+class HTTPTransport(GetStreams):
     """Talk to an MCP server over Streamable HTTP.
 
     Example::
@@ -553,40 +553,6 @@ class HTTPTransport(AnswerRecovery):
             self._untrack(response, rid)
         return answered, last_id, retry
 
-    def _get_stream(self, last_event_id: Optional[str] = None) -> Tuple[Response, Optional[str]]:
-        """A GET for an event stream (resumed after ``last_event_id``), through ``_exchange`` like
-        every request: auth rounds on 401/403, a new session on 404, the retry policy. Returns
-        the answer whatever its status, and the session id it was sent with (``Last-Event-ID``
-        only goes to the session whose stream it names, not to one a 404 renewed on the way);
-        raises what ``_exchange`` raises."""
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
-
-        origin = self.session_id
-        sent: List[Optional[str]] = [origin]
-
-        def get(headers: Dict[str, str], read: Optional[float]) -> Response:
-            headers["Accept"] = SSE
-            sent[0] = headers.get(SESSION_HEADER)
-            if last_event_id is not None and sent[0] == origin:
-                headers["Last-Event-ID"] = last_event_id
-            try:  # the read timeout is the idle bound: a silent stream is reopened (_listen)
-                return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
-                                      timeout=(self.connect_timeout, self.stream_idle_timeout),
-                                      allow_redirects=False)
-            except requests.exceptions.RequestException as exc:
-                raise request_error(self.name, exc, self.connect_timeout) from exc
-
-        response = self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
-        return response, sent[0]
-
-    def _hold_get(self, response: Optional[Response], session: Optional[str]) -> bool:
-        """Register (``None``: unregister) the GET stream of ``session`` for ``_renew`` to end;
-        False if a renewal replaced that session already (the stream is then not read)."""
-        with self._open_lock:
-            current = response is None or session == self.session_id
-            self._get_open = (response, session) if response is not None and current else None
-        return current
-
     def _track(self, response: Response, rid: Any) -> bool:
         """Before reading ``response`` (of request ``rid``, or of no request): let ``close()``
         and ``cancel_request(rid)`` abort it. False: ``rid`` was cancelled (2026) before its
@@ -640,62 +606,3 @@ class HTTPTransport(AnswerRecovery):
         except Exception as exc:  # the stream broke (or close() aborted it, or its deadline came)
             log.debug("event stream from %s ended: %s", self.name, type(exc).__name__)
 
-    def _listen(self) -> None:
-        """The GET stream for server-initiated messages, reopened until close: after the server's
-        ``retry:`` delay with ``Last-Event-ID`` when it gave ids, else with capped backoff; at
-        once, from its start, when a new session replaced ours (``_renew`` ends the old stream)."""
-        import random  # deferred: import cost (random); only backoff needs it
-
-        delay = 0.5
-        last_id: Optional[str] = None
-        retry: Optional[float] = None
-        session = self.session_id
-        while not self._closing.is_set():
-            response: Optional[Response] = None
-            ended: Optional[BaseException] = None
-            self._get_wake.clear()
-            try:
-                response, session = self._get_stream(last_id if session == self.session_id else None)
-            except SessionExpired as exc:  # our session is gone and no new one came
-                ended = exc
-            except TransportError as exc:  # no connection, or it broke: try again later
-                log.debug("%s", exc)
-            except BaseException as exc:  # the credentials could not be had (AuthError), a bug, or
-                ended = exc  # user code (a token callable) that exited: never a silently dead listener
-            self._get_answered.set()
-            if ended is not None:
-                if not self._closing.is_set():
-                    log.warning("the GET stream of %s ended; server-initiated messages stop: %s", self.name,
-                                ended if isinstance(ended, Exception) else f"{type(ended).__name__} raised")
-                return
-            if response is not None:
-                try:
-                    status = response.status_code
-                    if status in (401, 403):  # (after what the credentials could do)
-                        log.warning("%s refused the GET stream (HTTP %s); server-initiated messages stop",
-                                    self.name, status)
-                        return
-                    if 400 <= status < 500 and status != 429:  # 405 and friends: no GET stream here
-                        log.debug("%s offers no GET stream (HTTP %s)", self.name, status)
-                        return
-                    if status == 200 and media_type(response) == SSE:
-                        delay = 0.5
-                        if self._hold_get(response, session):  # (not if a renewal replaced its session)
-                            _, last_id, retry = self._read_events(response, None, last_id, retry)
-                    else:
-                        log.debug("GET stream to %s answered %s", self.name, status)
-                except ConnectionClosed as exc:
-                    log.debug("%s", exc)
-                except Exception as exc:  # whatever one message did, the listener lives on (reopens)
-                    log.warning("the GET stream of %s failed (%s); reopening it", self.name, type(exc).__name__,
-                                exc_info=True)
-                finally:
-                    self._hold_get(None, None)
-                    response.close()
-                if session != self.session_id:  # renewed: the new session's stream opens now, from its start
-                    last_id, retry, delay = None, None, 0.5
-                    continue
-            wait = retry if retry is not None else delay * (0.5 + random.random())
-            if self._get_wake.wait(wait) and self._closing.is_set():
-                return
-            delay = min(delay * 2, 30.0)

@@ -1,7 +1,7 @@
 """stdio transport: the server is a child process speaking newline-delimited JSON-RPC.
 
 Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment
-(``_cmdline``), draining its stderr on a thread, noticing its exit on another (which then lets
+(``_cmdline``), its process group (``_process``), draining its stderr on a thread, noticing its exit on another (which then lets
 the stdout and stderr readers go, though a descendant outside its process group may still hold
 the pipes: ``_pipes``), writing without ever blocking past a deadline or a close (on a writer
 thread where pipes cannot be non-blocking: Windows), and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
@@ -28,7 +28,8 @@ from ..._util.wire import rarely
 from ...errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
 from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
 from ._pipes import PipeLines, WokenLines, stdout_lines
-from ._windows import PipeWriter, kill_tree
+from ._process import kill_group as _kill_group, open_transports as _open, reap_at_exit as _reap_at_exit
+from ._windows import PipeWriter
 from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
@@ -66,59 +67,6 @@ class _Stalled(Exception):
     def __init__(self, rest: bytes) -> None:
         super().__init__("stdin is full")
         self.rest = rest
-
-
-def _kill_group(proc: "subprocess.Popen[bytes]", hard: bool, timeout: float = _TASKKILL_WAIT) -> None:
-    """SIGTERM (or with ``hard`` SIGKILL) the child's process group; ignore 'already gone'.
-
-    Windows has neither process groups nor a SIGTERM for a console child: either way its whole
-    process tree is killed (``taskkill``, for at most ``timeout`` s), before its pipes are closed.
-    """
-    if not _POSIX:
-        kill_tree(proc, timeout)
-        return
-    import signal  # deferred: import cost (signal); only closing a child needs it
-
-    try:
-        os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
-    except OSError:  # ProcessLookupError, PermissionError: the group is gone already
-        pass
-
-
-def _reap_at_exit(transport_ref: "weakref.ref[StdioTransport]", proc: "subprocess.Popen[bytes]", owner: int) -> None:
-    """Finalizer for forgotten transports: never leave the child (or its group) running. Only
-    in the process that started it: a forked child that exits must not kill its parent's server."""
-    if _fork.pid != owner:
-        return
-    transport = transport_ref()
-    lock = transport._reap_lock if transport is not None else threading.Lock()
-    with lock:
-        if proc.returncode is None:
-            _kill_group(proc, hard=True)
-
-
-#: Started transports whose stdin is open, for the at-fork hook below.
-_open: "weakref.WeakSet[StdioTransport]" = weakref.WeakSet()
-
-
-def _forked() -> None:
-    """In a forked child: the servers are the parent's. Each transport is marked inherited (its
-    close() and finalizer do nothing here), and the child's copy of each server's stdin is
-    pointed at /dev/null, so that the server still sees EOF when the parent closes its end."""
-    null = -1
-    for transport in list(_open):
-        transport._inherited = True
-        try:
-            if null < 0:
-                null = os.open(os.devnull, os.O_RDWR)
-            os.dup2(null, transport._stdin_fd)
-        except OSError:
-            pass
-    if null >= 0:
-        os.close(null)
-
-
-_fork.in_child(_forked)
 
 
 class StdioTransport(Transport):

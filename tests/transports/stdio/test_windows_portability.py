@@ -22,7 +22,7 @@ from mcpclient import Client, StdioTransport
 from mcpclient.transports.targets import make_transport
 from mcpclient.errors import ConnectError, ConnectionClosed, ProcessExited, SendTimeout
 from mcpclient.transports.base import CLOSE_BUDGET
-from mcpclient.transports.stdio import _cmdline, transport as stdio
+from mcpclient.transports.stdio import _cmdline, _process, transport as stdio
 from mcpclient.transports.stdio._cmdline import split_command
 
 pytestmark = pytest.mark.timeout(60)
@@ -165,9 +165,9 @@ def test_kill_tree_runs_taskkill_on_the_tree_bounded_else_kills_the_child(monkey
 
     monkeypatch.setattr(subprocess, "run", run)
     monkeypatch.setenv("SYSTEMROOT", "/win")
-    monkeypatch.setattr(stdio, "_POSIX", False)
+    monkeypatch.setattr(_process, "_POSIX", False)
     proc = FakeProc()
-    stdio._kill_group(proc, hard=False, timeout=0.5)  # type: ignore[arg-type]  # no SIGTERM on Windows: the tree
+    _process.kill_group(proc, hard=False, timeout=0.5)  # type: ignore[arg-type]  # no SIGTERM on Windows: the tree
     assert calls[0][0] == [os.path.join("/win", "System32", "taskkill.exe"), "/T", "/F", "/PID", "4321"]
     assert calls[0][1]["timeout"] == 0.5 and calls[0][1]["stdin"] == subprocess.DEVNULL
     assert proc.killed == (1 if falls_back else 0)
@@ -210,6 +210,7 @@ def test_on_windows_close_kills_the_whole_tree_so_pipes_held_by_grandchildren_en
     taskkill.chmod(0o755)
     monkeypatch.setenv("SYSTEMROOT", str(tmp_path))
     monkeypatch.setattr(stdio, "_POSIX", False)
+    monkeypatch.setattr(_process, "_POSIX", False)  # (the process group's kill: taskkill of the tree)
     grandchild: List[int] = []
     seen = threading.Event()
 
