@@ -4,7 +4,7 @@ contract every request method shares is written once, in ``Client``'s docstring.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 from .transports.targets import Target, make_transport
 from ._client.core import ClientCore, declared_extensions
@@ -14,6 +14,7 @@ from ._util.sentinel import DEFAULT
 from ._version import __version__
 from .protocol import params as _params
 from . import types as _types  # (its resources/prompts/completion types load on first use: see types)
+from .errors import MCPError
 from .transports.base import Transport
 from .types import Implementation, ResourceContents, Tool, ToolResult
 
@@ -269,8 +270,6 @@ class Client:
         """``ping``, returning a ``CallFuture`` at once."""
         return self._core.ping(self._core.deadline(timeout), False)
 
-    # tools
-
     def iter_tools(self, *, timeout: Any = DEFAULT) -> Iterator[Tool]:
         """Yield the tools page by page, each fetched when needed (``timeout``: per page).
 
@@ -346,7 +345,14 @@ class Client:
         return core.tool_call(name, arguments, raise_on_error, meta, core.deadline(timeout, reset_timeout_on_progress),
                               on_progress, False)
 
-    # resources
+    def call_tools(self, calls: Sequence[Tuple[str, Optional[Dict[str, Any]]]], *,
+                   timeout: Optional[float] = None) -> List[Union[ToolResult, MCPError]]:
+        """Run ``(name, arguments)`` calls at once (as a ``ServerGroup`` does; ``timeout``: each's).
+
+        Returns:
+            Each call's ``ToolResult``, or its error (never raised), in order.
+        """
+        return self._core.call_tools(calls, timeout)
 
     def iter_resources(self, *, timeout: Any = DEFAULT) -> Iterator[Resource]:
         """Yield the resources page by page, each fetched when needed (``timeout``: per page).
@@ -404,9 +410,8 @@ class Client:
         return self._send("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout, False)
 
     def subscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
-        """Ask for ``notifications/resources/updated`` about ``uri`` (``resources.subscribe``);
-        updates reach ``on_resource_updated`` and ``on_notification``. 2026 era: one
-        ``subscriptions/listen`` stream carries every such URI."""
+        """Ask for ``notifications/resources/updated`` about ``uri`` (``resources.subscribe``), for
+        ``on_resource_updated`` (2026 era: one ``subscriptions/listen`` carries every such URI)."""
         self._core.subscription("resources/subscribe", _params.uri(uri), self._core.deadline(timeout), True).result()
 
     def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
@@ -420,8 +425,6 @@ class Client:
     def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """``unsubscribe_resource``, returning a ``CallFuture`` at once."""
         return self._core.subscription("resources/unsubscribe", _params.uri(uri), self._core.deadline(timeout), False)
-
-    # prompts and completion
 
     def iter_prompts(self, *, timeout: Any = DEFAULT) -> Iterator[Prompt]:
         """Yield the prompts page by page, each fetched when needed (``timeout``: per page).

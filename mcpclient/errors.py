@@ -63,6 +63,10 @@ class MCPError(Exception):
     worker's exception to the parent): the copy has the same class, message and attributes.
     """
 
+    #: The task the failure is about (the Tasks extension: a task that failed, was cancelled or
+    #: outlived the call's timeout), else None.
+    task_id: Optional[str] = None
+
     def __reduce__(self) -> Any:
         """Rebuild from the message and the attributes, not by calling ``__init__`` again (the
         subclasses' constructors take other arguments than ``args`` holds)."""
@@ -419,10 +423,11 @@ class ToolError(MCPError):
     (``Tool.annotations`` may say so with ``idempotentHint``).
     """
 
-    def __init__(self, result: Any, tool: Optional[str] = None):
+    def __init__(self, result: Any, tool: Optional[str] = None, text: str = ""):
+        """``result``: the ``ToolResult``; ``text``: its text, quoted in the message."""
         self.result = result
         self.tool = tool
-        text = getattr(result, "text", "") or "(no text)"
+        text = text or "(no text)"
         super().__init__(f"tool {tool!r} failed: {text}" if tool else f"tool failed: {text}")
 
 

@@ -32,7 +32,7 @@ from ..protocol.cache import ResultCache
 from ..protocol.eras import Era
 from ..protocol.spec import server_has
 from ..transports.base import CLOSE_BUDGET, Transport, encode_frame
-from ..types._tools import Tool
+from ..types._tools import Tool, ToolResult
 from .connection import Connection, Connector, client_identity, era_for
 from .notifications import NotificationRouter
 from .responder import Responder
@@ -240,6 +240,25 @@ class ClientCore:
         if taken is not None:
             return taken
         return self.call("tools/call", params, transform, deadline, owned=owned, on_progress=on_progress)
+
+    def call_tools(self, calls: Sequence[Tuple[str, Optional[Dict[str, Any]]]],
+                   timeout: Optional[float]) -> List[Union[ToolResult, MCPError]]:
+        """``Client.call_tools``: one future per call, all in flight together; a failure is its
+        error in the list. ``timeout`` None: each call's own (the client's) timeout."""
+        futures: List[Union[CallFuture[Any], MCPError]] = []
+        for name, arguments in calls:
+            try:
+                futures.append(self.tool_call(name, arguments, False, None, self.deadline(
+                    DEFAULT if timeout is None else timeout), None, False))
+            except MCPError as exc:
+                futures.append(exc)
+        results: List[Union[ToolResult, MCPError]] = []
+        for future in futures:
+            try:
+                results.append(future if isinstance(future, MCPError) else future.result())
+            except MCPError as exc:
+                results.append(exc)
+        return results
 
     def _learn_tool(self, name: str, deadline: Deadline) -> Optional[Tool]:
         """List the tools to learn ``name``'s ``outputSchema`` (``ToolRegistry.lookup``) within

@@ -1,5 +1,5 @@
 """Running a model's tool calls, shared by the adapters: argument parsing, the parallel call
-(through a group's ``call_tools``, or a client's futures), and MCP content as provider parts.
+(``ToolHost.call_tools``: a ``Client``'s or a ``ServerGroup``'s), and MCP content as provider parts.
 
 A call that cannot run (arguments that are not a JSON object, an unknown tool, a failed
 request) becomes an error result for the model, never an exception: the model reads what went
@@ -10,9 +10,8 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Protocol, Sequence, Set, Tuple, Union
 
-from .._util.sentinel import DEFAULT
 from ..errors import MCPError
 from ..types import (
     AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent,
@@ -56,9 +55,24 @@ class Call:
     arguments: Union[Dict[str, Any], str]
 
 
-def tool_list(tools: Any) -> List[Tool]:
-    """``tools`` as a list: a group's or client's ``list_tools()``, or the tools given."""
-    return list(tools.list_tools()) if hasattr(tools, "list_tools") else list(tools)
+class ToolHost(Protocol):
+    """What the adapters need of whoever holds the tools: a ``Client`` or a ``ServerGroup`` (both
+    implement it, as may any object that lists and calls tools)."""
+
+    def list_tools(self) -> List[Tool]:
+        """Every tool offered."""
+
+    def known_tool(self, name: str) -> Optional[Tool]:
+        """The tool ``name`` from the latest listing, without a request (None: not seen)."""
+
+    def call_tools(self, calls: Sequence[Tuple[str, Optional[Dict[str, Any]]]], *,
+                   timeout: Optional[float] = None) -> List[Union[ToolResult, MCPError]]:
+        """Run the ``(name, arguments)`` calls at once; each result, or its error, in order."""
+
+
+def tool_list(tools: Union[ToolHost, Iterable[Tool]]) -> List[Tool]:
+    """``tools`` as a list: the tools given (any iterable of them), or a host's ``list_tools()``."""
+    return list(tools) if isinstance(tools, Iterable) else list(tools.list_tools())
 
 
 def model_tools(tools: Any) -> List[Tool]:
@@ -77,7 +91,7 @@ class _Listing:
     """The tools ``run_calls`` consults: ``tools`` if given, else the target's ``list_tools()``,
     asked at most once (and only when needed); a failed listing counts as empty."""
 
-    def __init__(self, target: Any, tools: Optional[Sequence[Tool]]) -> None:
+    def __init__(self, target: ToolHost, tools: Optional[Sequence[Tool]]) -> None:
         self._target, self._given = target, tools
         self._listed: Optional[Sequence[Tool]] = None
 
@@ -102,11 +116,10 @@ class _Listing:
         for tool in self._given or ():
             if tool.name in wanted:
                 found.setdefault(tool.name, tool)
-        if hasattr(self._target, "known_tool"):
-            for name in wanted - set(found):
-                tool = self._target.known_tool(name)
-                if tool is not None:
-                    found[name] = tool
+        for name in wanted - set(found):
+            tool = self._target.known_tool(name)
+            if tool is not None:
+                found[name] = tool
         if wanted - set(found):  # a name no listing has shown yet: list once rather than let it through
             for tool in self._listing():
                 if tool.name in wanted:
@@ -122,13 +135,12 @@ def _has_null(value: Any) -> bool:
     return False
 
 
-def run_calls(target: Any, calls: List[Call], *, tools: Optional[Sequence[Tool]] = None,
+def run_calls(target: ToolHost, calls: List[Call], *, tools: Optional[Sequence[Tool]] = None,
               timeout: Optional[float] = None) -> List[Outcome]:
-    """Run ``calls`` at once through ``target.call_tools`` (a group) or ``target.call_tool_future``
-    (a client); one outcome per call, in order. ``null``s for omitted optional arguments (strict
+    """Run ``calls`` at once through ``target.call_tools``; one outcome per call, in order. ``null``s for omitted optional arguments (strict
     mode) are dropped first, using ``tools``' schemas. A call to an MCP Apps app-only tool is
     refused (an error outcome; nothing is sent): the model was never meant to call it. Without
-    ``tools``: a client's ``known_tool`` (its latest listing), else ``target.list_tools()`` once."""
+    ``tools``: the target's ``known_tool`` (its latest listing), else ``target.list_tools()`` once."""
     listing = _Listing(target, tools)
     app_only = listing.app_only([c.name for c in calls])
     for call in calls:
@@ -144,22 +156,7 @@ def run_calls(target: Any, calls: List[Call], *, tools: Optional[Sequence[Tool]]
     pairs: List[Tuple[str, Dict[str, Any]]] = [(c.name, c.arguments) for _, c in runnable]  # type: ignore[misc]
     if not pairs:
         return outcomes
-    if hasattr(target, "call_tools"):
-        results = list(target.call_tools(pairs, timeout=timeout))
-    else:  # a Client: one future per call, all in flight together
-        futures = []
-        for name, arguments in pairs:
-            try:
-                futures.append(target.call_tool_future(  # None: the client's own timeout, as a group's calls
-                    name, arguments, timeout=DEFAULT if timeout is None else timeout))
-            except MCPError as exc:
-                futures.append(exc)
-        results = []
-        for future in futures:
-            try:
-                results.append(future if isinstance(future, MCPError) else future.result())
-            except MCPError as exc:
-                results.append(exc)
+    results = target.call_tools(pairs, timeout=timeout)
     for (index, _), result in zip(runnable, results):
         outcomes[index] = result
     return outcomes

@@ -3,17 +3,19 @@
 A transport calls exactly these methods and nothing else: ``bind`` once at start,
 ``request_credentials`` for every try of a request (the token it carries and its headers, from one
 look-up of the token), ``headers`` for a request whose refusal changes nothing (the session's
-``DELETE``), ``on_challenge`` when the server refuses one (401/403), ``fingerprint`` for cache keys. ``BearerToken`` covers a fixed token
-or a callable returning one; ``OAuth`` (``auth.oauth``) runs the whole OAuth 2.1 flow. A plain
+``DELETE``), ``on_challenge`` when the server refuses one (401/403), ``fingerprint`` for cache
+keys, ``secrets`` for what a recording must scrub. ``BearerToken`` covers a fixed token or a
+callable returning one; ``Observed`` tells an observer every credential another provider hands
+out; ``OAuth`` (``auth.oauth``) runs the whole OAuth 2.1 flow. A plain
 string or callable given as ``auth=`` becomes a ``BearerToken`` (``as_auth``).
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Optional, Tuple, Union
+from typing import Callable, Dict, FrozenSet, Optional, Tuple, Union
 
-__all__ = ["AuthProvider", "BearerToken", "Challenge", "as_auth"]
+__all__ = ["AuthProvider", "BearerToken", "Challenge", "Observed", "as_auth"]
 
 TokenSource = Union[str, Callable[[], Optional[str]]]
 
@@ -74,6 +76,11 @@ class AuthProvider(ABC):
 
         return hashlib.sha256(token.encode("utf-8")).hexdigest()[:32]
 
+    def secrets(self) -> FrozenSet[str]:
+        """The secret values known before any request (a fixed token), for a recording to scrub
+        (what it hands out later reaches ``Transport.observe_credentials``)."""
+        return frozenset()
+
 
 class BearerToken(AuthProvider):
     """A bearer token, fixed or fetched per request from ``source()`` (called from many threads).
@@ -105,8 +112,51 @@ class BearerToken(AuthProvider):
             return {}
         return {self.header: f"Bearer {token}" if self._bearer else token}
 
+    def secrets(self) -> FrozenSet[str]:
+        return frozenset((self._source,)) if isinstance(self._source, str) else frozenset()
+
     def __repr__(self) -> str:  # never the token
         return f"<BearerToken header={self.header!r}>"
+
+
+class Observed(AuthProvider):
+    """``inner``'s credentials, unchanged, with every token and header it hands out (refreshed
+    ones too) told to ``observer(token, headers)`` (``Transport.observe_credentials``)."""
+
+    def __init__(self, inner: AuthProvider, observer: Callable[[Optional[str], Dict[str, str]], None]) -> None:
+        self.inner = inner
+        self._observer = observer
+
+    def bind(self, server_url: str) -> None:
+        self.inner.bind(server_url)
+
+    def headers(self, method: str, url: str) -> Dict[str, str]:
+        headers = self.inner.headers(method, url)
+        self._observer(None, headers)
+        return headers
+
+    def token(self) -> Optional[str]:
+        token = self.inner.token()
+        self._observer(token, {})
+        return token
+
+    def request_credentials(self, method: str, url: str,
+                            deadline: Optional[float] = None) -> Tuple[Optional[str], Dict[str, str]]:
+        token, headers = self.inner.request_credentials(method, url, deadline)
+        self._observer(token, headers)
+        return token, headers
+
+    def on_challenge(self, challenge: Challenge) -> bool:
+        return self.inner.on_challenge(challenge)
+
+    def fingerprint(self) -> Optional[str]:
+        return self.inner.fingerprint()
+
+    def secrets(self) -> FrozenSet[str]:
+        return self.inner.secrets()
+
+    def __repr__(self) -> str:
+        return repr(self.inner)
 
 
 def as_auth(auth: Union[TokenSource, AuthProvider, None], header: str = "Authorization") -> Optional[AuthProvider]:

@@ -9,12 +9,15 @@ import argparse
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 from urllib.parse import urlsplit
 
 from .._version import __version__
 from ..protocol.stateless import MODERN_VERSIONS
 from ..protocol.spec import HANDSHAKE_VERSIONS
+
+if TYPE_CHECKING:
+    from ..transports.stdio import StdioTransport
 
 PROG = "mcpclient"
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -35,6 +38,21 @@ class UsageError(Exception):
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(name)
+
+
+class Server(NamedTuple):
+    """One server to talk to: ``target`` is a URL or a command (string or ``StdioTransport``);
+    ``kind`` is ``"http"``, ``"sse"`` or None (a URL: Streamable HTTP, falling back to HTTP+SSE).
+    ``timeout``/``protocol``: a config entry's own (None/"auto": the command line's)."""
+    name: Optional[str]
+    target: Union[str, "StdioTransport"]
+    headers: Dict[str, str]
+    kind: Optional[str] = None
+    timeout: Optional[float] = None
+    protocol: str = "auto"
+    enabled: bool = True
+    include: Tuple[str, ...] = ()  # a config entry's tool filters (globs)
+    exclude: Tuple[str, ...] = ()
 
 
 def parse_value(text: str) -> Any:

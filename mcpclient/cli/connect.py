@@ -9,28 +9,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Union
 
 from ..client import Client
 from ..group.config import load_config
 from ..transports.stdio import StdioTransport
 
-from .args import DEFAULT_TIMEOUT, UsageError, config_entries, config_entry, host_port, is_url
-
-
-class Server(NamedTuple):
-    """One server to talk to: ``target`` is a URL or a command (string or ``StdioTransport``);
-    ``kind`` is ``"http"``, ``"sse"`` or None (a URL: Streamable HTTP, falling back to HTTP+SSE).
-    ``timeout``/``protocol``: a config entry's own (None/"auto": the command line's)."""
-    name: Optional[str]
-    target: Union[str, StdioTransport]
-    headers: Dict[str, str]
-    kind: Optional[str] = None
-    timeout: Optional[float] = None
-    protocol: str = "auto"
-    enabled: bool = True
-    include: Tuple[str, ...] = ()  # a config entry's tool filters (globs)
-    exclude: Tuple[str, ...] = ()
+from .args import DEFAULT_TIMEOUT, Server, UsageError, config_entries, config_entry, host_port, is_url
 
 
 class EntryError(ValueError):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-from typing import IO, Any, Iterator, Optional
+from typing import IO, Iterator, Optional
 
 from ..errors import AuthError, HTTPError, ProcessExited, TransportError
-from .args import host_port, is_url
+from .args import Server, host_port, is_url
 
 _SERVER = "mcpclient.server."
 
@@ -67,7 +67,7 @@ def stderr_logging(verbose: int, stream: IO[str]) -> Iterator[None]:
 
 
 def error_message(exc: BaseException, verbose: int, ns: Optional[argparse.Namespace] = None,
-                  server: Any = None) -> str:
+                  server: Optional[Server] = None) -> str:
     """One line describing ``exc``: the first line of its message, plus a hint where useful.
 
     ``ns`` (the command line) and ``server`` (the ``connect.Server`` talked to) shape the hints:
@@ -119,13 +119,14 @@ def _find_cause(exc: Optional[BaseException], kind: type) -> Optional[BaseExcept
     return None
 
 
-def _credentials_given(ns: argparse.Namespace, server: Any) -> bool:
+def _credentials_given(ns: argparse.Namespace, server: Optional[Server]) -> bool:
     """Whether the command line or the config entry sent a token or headers (which may carry one)."""
-    return bool(getattr(ns, "auth", None) or getattr(ns, "auth_env", None) or getattr(ns, "header", None)
-                or getattr(server, "headers", None))
+    given = vars(ns)  # (the options a subcommand has: not every one has every option)
+    return bool(given.get("auth") or given.get("auth_env") or given.get("header")
+                or (server is not None and server.headers))
 
 
-def _host_port(server: Any) -> Optional[str]:
+def _host_port(server: Optional[Server]) -> Optional[str]:
     """``host:port`` of the server's URL (None for a command)."""
-    target = getattr(server, "target", None)
+    target = server.target if server is not None else None
     return host_port(target) if isinstance(target, str) and is_url(target) else None

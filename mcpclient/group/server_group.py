@@ -275,6 +275,13 @@ class ServerGroup:
                     detail = f" (server {server!r} is {state})"
             raise UnknownToolError(name, self._table.suggestions(name), detail)
 
+    def known_tool(self, name: str) -> Optional[Tool]:
+        """The exposed tool ``name`` from the group's latest listing, without a request (None:
+        no listing named it), as ``Client.known_tool``."""
+        with self._lock:
+            tools = self._table.tools
+        return next((tool for tool in tools if tool.name == name), None)
+
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
                   raise_on_error: bool = False) -> ToolResult:
         """Call a tool by its exposed (or ``"server.tool"``) name. ``search_tools`` is answered

@@ -31,15 +31,14 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import re
 import threading
 import time
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Union
 
 from .._version import __version__
-from ..auth.base import AuthProvider, Challenge
+from .._util.secrets import MIN_SCRUB, is_secret_key as _secret_key, mapping_secrets, secret_words
 from ..errors import MCPError
-from ..transports.base import DeliveryFailed, Transport
+from ..transports.base import CredentialsObserver, DeliveryFailed, Endpoint, Transport
 
 __all__ = ["CASSETTE_FORMAT", "REDACTED", "RecordingTransport", "error_to_json", "redact_message"]
 
@@ -48,16 +47,6 @@ CASSETTE_FORMAT = 1
 #: What a redacted value is replaced with.
 REDACTED = "<redacted>"
 
-#: Keys whose (string or structured) values are secrets, in messages and headers alike.
-_SECRET_KEY = re.compile(
-    r"authori[sz]ation|token|secret|passw(or)?d|passphrase|api[-_]?key|cookie|credential|private[-_]?key|session[-_]?key",
-    re.I)
-#: Keys that look secret but are protocol bookkeeping the replay needs (numbers in practice).
-_NOT_SECRET = {"progresstoken", "maxtokens", "nextcursor", "cursor", "token_type", "tokentype"}
-#: Words of a secret value that are no secret (``"Bearer sk-..."``): never scrubbed on their own.
-_SCHEMES = {"bearer", "basic", "digest", "negotiate"}
-#: Redacted strings shorter than this are not scrubbed from the rest of the cassette (too common).
-_MIN_SCRUB = 6
 #: Error attributes kept in the cassette so the replay raises an equal error.
 _ERROR_ATTRS = ("status", "code", "message", "data", "method", "http_status", "returncode", "stderr_tail",
                 "www_authenticate", "limit", "request_id")
@@ -71,10 +60,6 @@ Redaction = Union[str, Hook, Sequence[Union[str, Hook]], None]
 _chains = itertools.count(1)
 
 
-def _secret_key(key: Any) -> bool:
-    return isinstance(key, str) and key.lower() not in _NOT_SECRET and _SECRET_KEY.search(key) is not None
-
-
 def _hide(value: Any, found: Set[str]) -> Any:
     """``value`` replaced by ``REDACTED`` (numbers, booleans and ``None`` are left alone); the
     secret strings it held go into ``found`` (a path may name a whole object: its strings)."""
@@ -82,9 +67,7 @@ def _hide(value: Any, found: Set[str]) -> Any:
         return value
     for string in _strings(value):
         found.add(string)
-        for word in string.split():  # "Bearer sk-...": the token alone is scrubbed elsewhere too
-            if len(word) >= _MIN_SCRUB and word.lower() not in _SCHEMES:
-                found.add(word)
+        found.update(secret_words(string))  # "Bearer sk-...": the token alone is scrubbed elsewhere too
     return REDACTED
 
 
@@ -162,66 +145,10 @@ def error_to_json(exc: BaseException) -> Dict[str, Any]:
         ``status``, ``code``, ``data``, ``returncode``; only those the exception has).
     """
     entry: Dict[str, Any] = {"type": type(exc).__name__, "text": str(exc)}
-    attrs = {name: getattr(exc, name) for name in _ERROR_ATTRS if name in getattr(exc, "__dict__", {})}
+    attrs = {name: value for name, value in vars(exc).items() if name in _ERROR_ATTRS}
     if attrs:
         entry["attrs"] = attrs
     return entry
-
-
-def _words(value: str) -> Iterator[str]:
-    """``value`` and its words (``"Bearer sk-..."``: the token alone), each long enough to scrub."""
-    for word in {value, *value.split()}:
-        if len(word) >= _MIN_SCRUB and word.lower() not in _SCHEMES:
-            yield word
-
-
-def _url_secrets(url: str) -> Iterator[str]:
-    """The password in ``url``'s user info and the values of its secret-looking query keys."""
-    from urllib.parse import parse_qsl, urlsplit  # deferred: recording only
-
-    try:
-        parts = urlsplit(url)
-        password = parts.password
-    except ValueError:
-        return
-    if password:
-        yield from _words(password)
-    for key, value in parse_qsl(parts.query, keep_blank_values=False):
-        if _secret_key(key):
-            yield from _words(value)
-
-
-def _sent_secrets(inner: Transport) -> Set[str]:
-    """What ``inner`` itself sends that the wrapper never sees and that is secret: its bearer
-    token (a fixed one), secret-looking headers, its URL's credentials and secret query values,
-    a command's ``--token=...`` style arguments and secret-looking environment values. A server
-    may echo any of them back (a tool result, an error, a stderr tail): they are scrubbed."""
-    found: Set[str] = set()
-    headers = getattr(inner, "headers", None)
-    for key, value in (headers.items() if isinstance(headers, dict) else ()):
-        if isinstance(value, str) and _secret_key(key):
-            found.update(_words(value))
-    source = getattr(getattr(inner, "auth", None), "_source", None)  # BearerToken with a fixed token
-    if isinstance(source, str):
-        found.update(_words(source))
-    url = getattr(inner, "url", None)
-    if isinstance(url, str):
-        found.update(_url_secrets(url))
-    env = getattr(inner, "env", None)
-    for key, value in (env.items() if isinstance(env, dict) else ()):
-        if isinstance(value, str) and _secret_key(key):
-            found.update(_words(value))
-    argv = getattr(inner, "argv", None)
-    items = [a for a in argv if isinstance(a, str)] if isinstance(argv, list) else []
-    for i, item in enumerate(items):
-        key, eq, value = item.lstrip("-").partition("=")
-        if eq and _secret_key(key):
-            found.update(_words(value))
-        elif item.startswith("-") and _secret_key(key) and i + 1 < len(items):
-            found.update(_words(items[i + 1]))
-        elif "://" in item:
-            found.update(_url_secrets(item))
-    return found
 
 
 def _scrub(node: Any, secrets: List[str]) -> Any:
@@ -279,6 +206,14 @@ class _Recorder:
             with open(self.path, "w", encoding="utf-8") as f:
                 f.write(json.dumps(header, ensure_ascii=False) + "\n")
 
+    def learn(self, token: Optional[str], headers: Dict[str, str]) -> None:
+        """Credentials a request of the inner transport carried: a secret to scrub from now on."""
+        found = set(secret_words(token)) if isinstance(token, str) else set()
+        found.update(mapping_secrets(headers))
+        if found - self.secrets:
+            with self.lock:
+                self.secrets.update(found)
+
     def write(self, event: Dict[str, Any]) -> None:
         """Redact ``event`` and append it as one line (flushed: a crash keeps what happened)."""
         found: Set[str] = set()
@@ -292,60 +227,11 @@ class _Recorder:
             if self.started is None or self.stopped:
                 return
             event = {"t": round(time.monotonic() - self.started, 4), **event}
-            self.secrets.update(s for s in found if len(s) >= _MIN_SCRUB)
+            self.secrets.update(s for s in found if len(s) >= MIN_SCRUB)
             plain = json.loads(json.dumps(event, default=repr))  # what the line will hold, as data
             line = json.dumps(_scrub(plain, sorted(self.secrets, key=len, reverse=True)), ensure_ascii=False)
             with open(self.path, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
-
-
-class _WatchedAuth(AuthProvider):
-    """The inner transport's credentials, unchanged, but every token and secret-looking header
-    value they hand out (a token source's, an OAuth provider's, refreshed ones too) is learnt
-    by the recorder, to be scrubbed should the server echo it."""
-
-    def __init__(self, inner: AuthProvider, recorder: "_Recorder") -> None:
-        self._inner = inner
-        self._rec = recorder
-
-    def _learn(self, token: Optional[str], headers: Dict[str, str]) -> None:
-        found = set(_words(token)) if isinstance(token, str) else set()
-        for key, value in headers.items():
-            if isinstance(value, str) and _secret_key(key):
-                found.update(_words(value))
-        if found - self._rec.secrets:
-            with self._rec.lock:
-                self._rec.secrets.update(found)
-
-    def bind(self, server_url: str) -> None:
-        self._inner.bind(server_url)
-
-    def headers(self, method: str, url: str) -> Dict[str, str]:
-        headers = self._inner.headers(method, url)
-        self._learn(None, headers)
-        return headers
-
-    def token(self) -> Optional[str]:
-        token = self._inner.token()
-        self._learn(token, {})
-        return token
-
-    def request_credentials(self, method: str, url: str, deadline: Optional[float] = None) -> Any:
-        token, headers = self._inner.request_credentials(method, url, deadline)
-        self._learn(token, headers)
-        return token, headers
-
-    def on_challenge(self, challenge: Challenge) -> bool:
-        return self._inner.on_challenge(challenge)
-
-    def fingerprint(self) -> Optional[str]:
-        return self._inner.fingerprint()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    def __repr__(self) -> str:
-        return repr(self._inner)
 
 
 class RecordingTransport(Transport):
@@ -395,10 +281,8 @@ class RecordingTransport(Transport):
             _recorder = _Recorder(str(path), paths, hooks, secrets, redact_defaults)
         self._rec = _recorder
         with _recorder.lock:
-            _recorder.secrets.update(_sent_secrets(inner))
-        auth = getattr(inner, "auth", None)
-        if isinstance(auth, AuthProvider) and not isinstance(auth, _WatchedAuth):
-            inner.auth = _WatchedAuth(auth, _recorder)  # type: ignore[attr-defined]
+            _recorder.secrets.update(inner.secrets())
+        inner.observe_credentials(_recorder.learn)
         self._how = _how
         self._conn = next(_recorder.conns)
         self._closed = False
@@ -556,6 +440,23 @@ class RecordingTransport(Transport):
     def credentials(self) -> Optional[str]:
         """Forwarded to the inner transport (a fingerprint, never written to the cassette)."""
         return self.inner.credentials()
+
+    @property  # type: ignore[override]
+    def session_id(self) -> Optional[str]:  # type: ignore[override]
+        """The inner transport's server session."""
+        return self.inner.session_id
+
+    def endpoint(self) -> Endpoint:
+        """Where the inner transport's server is."""
+        return self.inner.endpoint()
+
+    def secrets(self) -> FrozenSet[str]:
+        """The inner transport's (scrubbed from the cassette already)."""
+        return self.inner.secrets()
+
+    def observe_credentials(self, observer: CredentialsObserver) -> None:
+        """Forwarded to the inner transport."""
+        self.inner.observe_credentials(observer)
 
     def _wrap(self, fresh: Optional[Transport], how: str) -> Optional[Transport]:
         if fresh is None:

@@ -119,7 +119,7 @@ def rebuild_error(entry: Any) -> MCPError:
         (``ConnectionClosed`` for a class it does not know).
     """
     entry = entry if isinstance(entry, dict) else {}
-    cls = getattr(_errors, str(entry.get("type")), None)
+    cls = vars(_errors).get(str(entry.get("type")))
     if not (isinstance(cls, type) and issubclass(cls, MCPError)):
         cls = ConnectionClosed
     exc = cls.__new__(cls)

@@ -40,6 +40,7 @@ from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 from .._version import __version__
 from ..errors import RequestCancelled, RequestTimeout, RPCError, ToolError
 from ..policies.tracing import Tracing
+from ..types._tools import ToolResult
 
 if TYPE_CHECKING:
     from .._engine.hooks import Traced
@@ -81,7 +82,7 @@ def _tool_failed(value: Any) -> bool:
     """A tools/call value that reports ``isError`` (a ``ToolResult``, or a raw result dict)."""
     if type(value) is dict:
         return value.get("isError") is True
-    return getattr(value, "is_error", False) is True
+    return isinstance(value, ToolResult) and value.is_error
 
 
 def _scrubbed_uri(uri: str) -> str:
@@ -106,21 +107,20 @@ def _json(value: Any) -> Optional[str]:
 
 
 def _network(transport: "Transport") -> Dict[str, Any]:
-    """The connection's attributes that do not change per call (HTTP: where the server is)."""
-    url = getattr(transport, "url", None)
-    if isinstance(url, str) and url[:4].lower() == "http":
-        attrs: Dict[str, Any] = {"network.transport": "tcp", "network.protocol.name": "http"}
-        try:
-            parts = urlsplit(url)
-            if parts.hostname:
-                attrs["server.address"] = parts.hostname
-                attrs["server.port"] = parts.port or (443 if parts.scheme.lower() == "https" else 80)
-        except ValueError:
-            pass
-        return attrs
-    from ..transports.stdio.transport import StdioTransport  # deferred: import cost (loaded already when the transport is one)
-
-    return {"network.transport": "pipe"} if isinstance(transport, StdioTransport) else {}
+    """The connection's attributes that do not change per call (where the server is)."""
+    where = transport.endpoint()
+    if where.kind == "pipe":
+        return {"network.transport": "pipe"}
+    if where.kind != "tcp":
+        return {}
+    attrs: Dict[str, Any] = {"network.transport": "tcp"}
+    if where.protocol:
+        attrs["network.protocol.name"] = where.protocol
+    if where.host:
+        attrs["server.address"] = where.host
+        if where.port is not None:
+            attrs["server.port"] = where.port
+    return attrs
 
 
 class _Propagated:
@@ -199,7 +199,7 @@ class _Trace:
                 else:
                     span.set_status(Status(StatusCode.ERROR, None if error is None else kind))
             elif self._owner.options.record_results and self._method == "tools/call":
-                raw = value if type(value) is dict else getattr(value, "raw", None)
+                raw = value if type(value) is dict else value.raw if isinstance(value, ToolResult) else None
                 if isinstance(raw, dict):
                     shown = raw.get("structuredContent")
                     text = _json(shown if shown is not None else raw.get("content"))
@@ -312,7 +312,7 @@ class ClientTracer:
                  base: Dict[str, Any]) -> _Trace:
         if span.is_recording():
             extra: Dict[str, Any] = {}
-            session_id = getattr(transport, "session_id", None)
+            session_id = transport.session_id
             if isinstance(session_id, str):
                 extra["mcp.session.id"] = session_id
             if method in _URI_METHODS and params and isinstance(params.get("uri"), str):

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable, Dict, FrozenSet, Optional, Union
 
 from ..errors import ProtocolError, UnsendableMessage
 
-__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "DeliveryFailed", "Transport", "decode_frame", "encode_frame"]
+__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "CredentialsObserver", "DeliveryFailed", "Endpoint", "Transport",
+           "decode_frame", "encode_frame"]
 
 #: Seconds ``close()`` may take in all when no deadline is given.
 CLOSE_BUDGET = 5.0
@@ -34,6 +35,38 @@ class DeliveryFailed:
 
     request_id: Any
     error: BaseException
+
+
+class Endpoint:
+    """Where a transport's server is, as traces and logs may show it (never a secret).
+
+    Args:
+        kind: ``"pipe"`` (a child process over stdio), ``"tcp"`` (a network server) or
+            ``"memory"`` (in this process); ``None``: not said.
+        protocol: the application protocol over it (``"http"``), if any.
+        host / port: the network server's host and port.
+    """
+
+    __slots__ = ("kind", "protocol", "host", "port")
+
+    def __init__(self, kind: Optional[str] = None, protocol: Optional[str] = None, host: Optional[str] = None,
+                 port: Optional[int] = None) -> None:
+        self.kind, self.protocol, self.host, self.port = kind, protocol, host, port
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Endpoint) and (self.kind, self.protocol, self.host, self.port) == \
+            (other.kind, other.protocol, other.host, other.port)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.protocol, self.host, self.port))
+
+    def __repr__(self) -> str:
+        where = f" {self.host}:{self.port}" if self.host else ""
+        return f"<Endpoint {self.kind}{'/' + self.protocol if self.protocol else ''}{where}>"
+
+
+#: ``(token, headers)``: the credentials one request is sent with (``Transport.observe_credentials``).
+CredentialsObserver = Callable[[Optional[str], Dict[str, str]], None]
 
 
 class Transport(ABC):
@@ -64,6 +97,8 @@ class Transport(ABC):
     #: on the thread of a request that met the expiry (never the reader), with no lock held; it
     #: must not block (send requests as futures).
     on_session_renewed: Optional[Callable[[], None]] = None
+    #: The id of the server session in use (Streamable HTTP's ``Mcp-Session-Id``), or None.
+    session_id: Optional[str] = None
 
     @abstractmethod
     def start(self) -> None:
@@ -124,6 +159,22 @@ class Transport(ABC):
         """A fingerprint of the credentials requests carry (never the secret itself), so that
         results cached as private to one identity are never served to another; ``None``: none."""
         return None
+
+    def endpoint(self) -> Endpoint:
+        """Where the server is (traces show it: ``server.address``, ``network.transport``)."""
+        return Endpoint()
+
+    def secrets(self) -> FrozenSet[str]:
+        """The secret values this transport sends on its own, that the client never sees: a
+        fixed bearer token, secret-looking headers, the credentials in its URL, tokens in its
+        command line or environment (``_util.secrets``). A recording scrubs them wherever a
+        server echoes one back; nothing logs them."""
+        return frozenset()
+
+    def observe_credentials(self, observer: CredentialsObserver) -> None:
+        """Have ``observer(token, headers)`` told the credentials every request goes with from now
+        on (tokens an ``AuthProvider`` renews included): what a recording must scrub too.
+        Transports that send no credentials ignore it."""
 
     def relaunch(self) -> Optional["Transport"]:
         """A fresh, unstarted transport to the same server with the same settings (and

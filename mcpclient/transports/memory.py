@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 from ..errors import ConnectionClosed
-from .base import Transport, decode_frame, encode_frame
+from .base import Endpoint, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import queue
@@ -84,3 +84,7 @@ class MemoryTransport(_End, Transport):
 
     def start(self) -> None:
         pass
+
+    def endpoint(self) -> Endpoint:
+        """In this process."""
+        return Endpoint("memory")

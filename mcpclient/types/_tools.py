@@ -246,5 +246,5 @@ class ToolResult(_Value):
     def raise_for_error(self) -> "ToolResult":
         """Raise ``ToolError`` if the tool reported an error; otherwise return self."""
         if self.is_error:
-            raise ToolError(self, self.tool)
+            raise ToolError(self, self.tool, self.text)
         return self

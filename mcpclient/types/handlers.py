@@ -135,7 +135,7 @@ def _content_to_wire(content: Any) -> Any:
         return {"type": "text", "text": content}
     if isinstance(content, dict):
         return content
-    raw = getattr(content, "raw", None)
+    raw = content.raw if isinstance(content, _Value) else None
     if isinstance(content, TextContent) and not raw:
         return {"type": "text", "text": content.text}
     if isinstance(raw, dict) and raw:

@@ -305,7 +305,8 @@ def _result(content: List[Dict[str, Any]], structured: Any = None, error: bool =
 
 
 class FakeGroup:
-    """``call_tools`` answering from a table (an exception value for a name it does not know)."""
+    """A ``ToolHost`` whose ``call_tools`` answers from a table (an exception value for a name it
+    does not know)."""
 
     def __init__(self, results: Dict[str, ToolResult], tools: Optional[List[Tool]] = None) -> None:
         self.results = results
@@ -316,6 +317,9 @@ class FakeGroup:
     def list_tools(self) -> List[Tool]:
         self.listed += 1
         return self.tools
+
+    def known_tool(self, name: str) -> Optional[Tool]:
+        return None  # (no listing kept: the adapters then list, as they do for a group)
 
     def call_tools(self, calls: Any, timeout: Optional[float] = None) -> List[Any]:
         self.calls.append(list(calls))

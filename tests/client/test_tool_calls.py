@@ -89,3 +89,18 @@ def test_the_hard_cap_stops_a_call_that_keeps_reporting_progress():
         assert 0.55 <= time.monotonic() - started < 1.9
         assert info.value.method == "tools/call"
         assert client.call_tool("echo", {"text": "still fine"}).text == "still fine"
+
+
+def test_call_tools_runs_every_call_at_once_and_answers_failures_as_values():
+    """``Client.call_tools`` (what the LLM adapters drive, as a ``ServerGroup``'s): the results
+    in order, an unknown tool's error and an unsendable call's error in their places."""
+    from mcpclient import MCPError
+    from mcpclient.testing import server_command
+
+    with Client(server_command(), timeout=LONG) as client:
+        results = client.call_tools([("add", {"a": 1, "b": 2}), ("no_such_tool", {}), ("echo", {"text": "hi"}),
+                                     ("echo", {"text": float("nan")})])
+    assert results[0].structured_content == {"sum": 3}
+    assert isinstance(results[1], MCPError) or results[1].is_error
+    assert results[2].text == "hi"
+    assert isinstance(results[3], MCPError)  # NaN is no JSON: refused before anything was sent

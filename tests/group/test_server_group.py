@@ -379,3 +379,13 @@ def test_call_tools_takes_an_iterable_of_calls_without_losing_them():
     with ServerGroup({"t": TESTING_SERVER}) as group:
         results = group.call_tools((name, {"text": name}) for name in ("t_echo", "t_echo"))
     assert [r.text for r in results] == ["t_echo", "t_echo"]
+
+
+def test_known_tool_names_an_exposed_tool_of_the_latest_listing_without_a_request():
+    """As ``Client.known_tool``: what the LLM adapters ask before refusing an app-only call."""
+    with ServerGroup({"a": TESTING_SERVER}, client_options=OPTIONS) as group:
+        listed = {t.name: t for t in group.list_tools()}
+        requests_before = group.client("a").session.received
+        assert group.known_tool("a_echo") == listed["a_echo"] and group.known_tool("a_echo").name == "a_echo"
+        assert group.known_tool("echo") is None and group.known_tool("nothing") is None
+        assert group.client("a").session.received == requests_before  # nothing was asked

@@ -18,7 +18,8 @@ from mcpclient import Client, errors, types
 #: Public Client methods that are not one request to the server (and so have no ``_future`` twin).
 NOT_REQUESTS = {"connect", "close", "listen", "set_roots", "wait_for_elicitation", "invalidate_cache",
                 "iter_tools", "iter_resources", "iter_resource_templates", "iter_prompts",
-                "supports_extension", "known_tool", "task"}
+                "supports_extension", "known_tool", "task",
+                "call_tools"}  # (a batch of call_tool futures itself, as a ServerGroup's)
 
 
 def _public_methods():

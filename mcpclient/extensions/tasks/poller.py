@@ -258,8 +258,8 @@ class _Poller:
             waiters = followed.waiters if followed is not None else []
             self._cond.notify()
         cancel = cancel or (cancel_calls and any(w.cancel_on_timeout and w._mine() for w in waiters))
-        if isinstance(error, MCPError) and not hasattr(error, "task_id"):
-            error.task_id = task_id  # type: ignore[attr-defined]
+        if isinstance(error, MCPError) and error.task_id is None:
+            error.task_id = task_id
         for waiter in waiters:
             waiter.deliver(error)
         if cancel:

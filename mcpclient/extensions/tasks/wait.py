@@ -71,11 +71,11 @@ def outcome(task: Task) -> Raw:
             error: MCPError = ProtocolError(f"task {task.task_id} failed without a valid error object")
         else:
             error = RPCError.from_wire(wire, "tools/call")
-        error.task_id = task.task_id  # type: ignore[attr-defined]
+        error.task_id = task.task_id
         raise error
     cancelled = RequestCancelled(f"task {task.task_id} was cancelled"
                                  + (f": {task.status_message}" if task.status_message else ""))
-    cancelled.task_id = task.task_id  # type: ignore[attr-defined]
+    cancelled.task_id = task.task_id
     raise cancelled
 
 
@@ -124,7 +124,7 @@ class _TaskWait(Future):  # type: ignore[type-arg]
             timed_out = RequestTimeout(f"tools/call: task {self.task_id} did not end in {waited:.3g} s"
                                        + ("; cancelled it on the server" if self.cancel_on_timeout else ""),
                                        method="tools/call")
-            timed_out.task_id = self.task_id  # type: ignore[attr-defined]
+            timed_out.task_id = self.task_id
             self._poller.release(self, cancel=False)  # first: whoever sees the timeout sees the task let go
             if self._finish(None, timed_out) and self.cancel_on_timeout and self._mine():
                 self._poller.send_cancel(self.task_id)

@@ -15,16 +15,18 @@ import logging
 import threading
 import time
 from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Optional, Tuple, Union
+from urllib.parse import urlsplit
 
 from ..._util import fork as _fork
 from ..._util.threads import next_instance
-from ...auth.base import AuthProvider, Challenge, TokenSource, as_auth
+from ..._util.secrets import mapping_secrets, secret_words, url_secrets
+from ...auth.base import AuthProvider, Challenge, Observed, TokenSource, as_auth
 from ...errors import (
     AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError,
     SessionExpired, TransportError,
 )
-from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, DeliveryFailed, Transport, decode_frame
+from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, CredentialsObserver, DeliveryFailed, Endpoint, Transport, decode_frame
 from ._reading import Response, Send, SSEEvent, close_pools
 
 if TYPE_CHECKING:
@@ -92,6 +94,26 @@ class HTTPBase(Transport):
         import hashlib  # deferred: import time (only a client with credentials asks)
 
         return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
+
+    def endpoint(self) -> Endpoint:
+        """TCP to the URL's host and port, speaking HTTP."""
+        try:
+            parts = urlsplit(self.url)
+            port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        except ValueError:
+            return Endpoint("tcp", "http")
+        return Endpoint("tcp", "http", parts.hostname or None, port)
+
+    def secrets(self) -> FrozenSet[str]:
+        """The static headers' secret values, a fixed token, the URL's credentials."""
+        found = mapping_secrets(self.headers) | set(url_secrets(self.url))
+        if self.auth is not None:
+            found.update(w for value in self.auth.secrets() for w in secret_words(value))
+        return frozenset(found)
+
+    def observe_credentials(self, observer: CredentialsObserver) -> None:
+        if self.auth is not None and not isinstance(self.auth, Observed):
+            self.auth = Observed(self.auth, observer)
 
     def receive(self) -> Optional[Any]:
         return self._inbox.get()

@@ -141,13 +141,45 @@ def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) ->
                 event.retry = int(text)
 
 
+def private(response: Response, keep: Optional[bytes] = None, complete: bool = True, kept: bool = False) -> Any:
+    """The one place mcpclient reaches into private attributes of ``requests`` and of the standard
+    library's ``http.client`` under urllib3, each for want of a public way:
+
+    * with ``keep``: hand a body read by hand (within a deadline and a size limit, which
+      ``requests`` cannot do) to the response as its ``.content``: ``requests.Response._content``,
+      and with ``complete`` ``_content_consumed``, so that ``requests`` may give the connection
+      back to the pool (a ``FastResponse`` has the slot too). Returns None. With ``kept``: the
+      body kept so (or read by ``requests``), or None.
+    * without: the socket of an answer whose connection urllib3 let go (``Connection: close``):
+      ``raw._fp.fp.raw._sock`` (http.client's buffered socket file), the only handle that can
+      time out or shut down a read blocked on it; None if there is none.
+
+    ``tests/transports/http/test_library_internals.py`` fails if either library changes them.
+    """
+    if keep is not None:
+        response._content = keep  # type: ignore[attr-defined]
+        if complete and isinstance(response, _requests_response()):
+            response._content_consumed = True  # type: ignore[attr-defined]
+        return None
+    if kept:
+        content = getattr(response, "_content", None)  # (False: requests has read nothing yet)
+        return content if type(content) is bytes else None
+    fp = getattr(response.raw, "_fp", None)  # (http.client's response; None once read and released)
+    return getattr(getattr(getattr(fp, "fp", None), "raw", None), "_sock", None)
+
+
+def _requests_response() -> type:
+    import requests  # deferred: import cost (requests), loaded already by any answer
+
+    return requests.Response
+
+
 def body_socket(response: Response) -> Any:
     """The socket a streamed body is read from: urllib3 keeps it on ``raw.connection``, unless
-    the answer said ``Connection: close``; then only the body's file (http.client's) holds it."""
-    sock = getattr(getattr(response.raw, "connection", None), "sock", None)
-    if sock is None:
-        sock = getattr(getattr(getattr(getattr(response.raw, "_fp", None), "fp", None), "raw", None), "_sock", None)
-    return sock
+    the answer said ``Connection: close``; then only the body's file holds it (``private``)."""
+    connection = response.raw.connection
+    sock = connection.sock if connection is not None else None
+    return sock if sock is not None else private(response)
 
 
 def abort(response: Response) -> None:
@@ -178,7 +210,7 @@ def timed_chunks(response: Response, deadline: float) -> Iterator[bytes]:
     raw = response.raw
     read1 = raw.read1
     sock = body_socket(response)
-    pooled = getattr(raw, "connection", None) is not None
+    pooled = raw.connection is not None
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -206,7 +238,7 @@ def read_body(response: Response, name: str, limit: int, deadline: Optional[floa
     raw = response.raw
     read1 = raw.read1
     sock = body_socket(response) if deadline is not None else None
-    pooled = getattr(raw, "connection", None) is not None
+    pooled = raw.connection is not None
     parts: List[bytes] = []
     size = 0
     while True:
@@ -228,29 +260,20 @@ def read_body(response: Response, name: str, limit: int, deadline: Optional[floa
             raise MessageTooLarge(f"{name} sent a body over max_message_size={limit} bytes", limit=limit)
         parts.append(chunk)
     body = parts[0] if len(parts) == 1 else b"".join(parts)
-    _keep_content(response, body)
+    private(response, keep=body)
     return body
-
-
-def _keep_content(response: Response, body: bytes, complete: bool = True) -> None:
-    """Hand ``body`` to the response as its content. ``complete``: it is the whole body, so
-    ``requests`` may give the connection back to the pool on close, as after reading
-    ``.content`` (else it drops it: unread bytes must never reach another request)."""
-    response._content = body  # type: ignore[attr-defined]  # (a FastResponse has the slot too)
-    if complete and hasattr(response, "_content_consumed"):  # a requests.Response
-        response._content_consumed = True  # type: ignore[attr-defined]
 
 
 def error_body(response: Response, deadline: Optional[float] = None) -> bytes:
     """At most ``_MAX_ERROR_BODY`` bytes of an error answer's body (read once, then kept): an
     error page is quoted and parsed, never read whole. ``deadline`` (monotonic): what came by
     then is all there is (a server trickling its error page cannot stretch the call)."""
-    content = getattr(response, "_content", None)
-    if type(content) is bytes:
+    content = private(response, kept=True)
+    if content is not None:
         return content[:_MAX_ERROR_BODY]
     raw = response.raw
     sock = body_socket(response) if deadline is not None else None
-    pooled = getattr(raw, "connection", None) is not None
+    pooled = raw.connection is not None
     parts: List[bytes] = []
     size = 0
     complete = False
@@ -274,7 +297,7 @@ def error_body(response: Response, deadline: Optional[float] = None) -> bytes:
     except Exception:  # the connection broke mid-body (or timed out): what came is all there is
         complete = False
     body = b"".join(parts)[:_MAX_ERROR_BODY]
-    _keep_content(response, body, complete)
+    private(response, keep=body, complete=complete)
     return body
 
 
@@ -373,7 +396,7 @@ def request_error(name: str, exc: BaseException, connect_timeout: float) -> Exce
     if isinstance(exc, requests.exceptions.RequestException) and exc.args:
         # requests wraps what urllib3 raised (its MaxRetryError's reason says what happened)
         first = exc.args[0]
-        reason = getattr(first, "reason", None)
+        reason = first.reason if isinstance(first, u3.MaxRetryError) else None
         if isinstance(reason, BaseException) or isinstance(first, BaseException):
             cause = reason if isinstance(reason, BaseException) else first
     if isinstance(cause, u3.NewConnectionError):  # refused, unreachable, no such host

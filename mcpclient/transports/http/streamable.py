@@ -35,7 +35,7 @@ from ..._util.threads import FlightTimeout, Lane, SingleFlight, contain, join_al
 from ...policies.redirects import Redirects
 from ...errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError, SessionExpired
 from ._exchange import SESSION_HEADER, Auth
-from ._reading import JSON, SSE, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body, rpc_error_body, status_error, timed_chunks
+from ._reading import JSON, SSE, body_socket, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body, rpc_error_body, status_error, timed_chunks
 from ._posters import FastPoster, RedirectPoster, SessionPoster
 from ._streams import GetStreams, StreamBroken
 from ..base import DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
@@ -469,8 +469,7 @@ class HTTPTransport(GetStreams):
         """An answer stream read without a deadline (a 2026 listen, a call with ``timeout=None``)
         gets the idle bound: servers keep such streams alive with SSE comments, so silence for
         ``stream_idle_timeout`` means the connection is dead (the stream then counts as broken)."""
-        connection = getattr(response.raw, "connection", None)  # urllib3's HTTPResponse (2.x)
-        sock = getattr(connection, "sock", None)
+        sock = body_socket(response)
         if self.stream_idle_timeout is not None and sock is not None and sock.gettimeout() is None:
             sock.settimeout(self.stream_idle_timeout)
 

@@ -20,17 +20,18 @@ import threading
 import time
 import weakref
 from collections import deque
-from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, FrozenSet, List, Mapping, Optional, Sequence, Union
 
 from ..._util import fork as _fork
 from ..._util.threads import join_all, next_instance, start_thread
+from ..._util.secrets import command_secrets, mapping_secrets
 from ..._util.wire import rarely
 from ...errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
 from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
 from ._pipes import PipeLines, WokenLines, stdout_lines
 from ._process import kill_group as _kill_group, open_transports as _open, reap_at_exit as _reap_at_exit
 from ._windows import PipeWriter
-from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
+from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import subprocess
@@ -154,6 +155,14 @@ class StdioTransport(Transport):
                                on_exit=self.on_exit, terminate_grace=self.terminate_grace, name=self.name)
         fresh.instance = self.instance
         return fresh
+
+    def endpoint(self) -> Endpoint:
+        """A child process, over pipes."""
+        return Endpoint("pipe")
+
+    def secrets(self) -> FrozenSet[str]:
+        """Tokens in the command line (``--token=...``) and secret-looking environment values."""
+        return frozenset(command_secrets(self.argv) | mapping_secrets(self.env))
 
     def identity(self) -> str:
         """The command, its directory and its environment: what makes it the same server."""
