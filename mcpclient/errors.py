@@ -521,7 +521,7 @@ def parse_challenge(header: str) -> Dict[str, str]:
     return params
 
 
-# --- issue 12: bounds (kept at the end of the module: other additions merge above) -------------------
+# --- bounds: what a server may not make the client hold or do ----------------------------------------
 
 class MessageTooLarge(ProtocolError):
     """A message from the server was over the transport's ``max_message_size``: it was not read
@@ -560,7 +560,7 @@ class UnsendableMessage(MCPError, ValueError):
 __all__ += ["MessageTooLarge", "TooManyPages", "UnsendableMessage"]
 
 
-# --- issue 13: record and replay (mcpclient.testing) -----------------------------------------------
+# --- record and replay (mcpclient.testing) ---------------------------------------------------------
 
 class CassetteMismatch(MCPError, AssertionError):
     """A replayed client sent a message its cassette does not have (``ReplayTransport``): the

@@ -337,7 +337,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                     raise
                 if ns.verbose:
                     traceback.print_exc(file=out.err)
-                out.err.write(f"{PROG}: error: {error_message(exc, ns.verbose, ns, getattr(ns, 'server_used', None))}\n")
+                out.err.write(f"{PROG}: error: {error_message(exc, ns.verbose, ns, vars(ns).get('server_used'))}\n")
                 return EXIT_ERROR
             finally:
                 out.flush()

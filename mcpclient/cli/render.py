@@ -8,6 +8,7 @@ from typing import Any, Dict
 from ..client import Client
 from ..types import (
     AudioContent, EmbeddedResource, ImageContent, ResourceContents, ResourceLink, TextContent, ToolResult,
+    UnknownContent,
 )
 
 from .terminal import Output, json_text
@@ -31,7 +32,7 @@ def render_block(block: Any) -> str:
         if contents.text is not None:
             return contents.text
         return f"[blob {len(contents.blob or b'')} bytes]"
-    return f"[unknown type {getattr(block, 'type', '?')}]"
+    return f"[unknown type {block.type if isinstance(block, UnknownContent) else type(block).__name__}]"
 
 
 def duplicates_structured(block: Any, structured: Any) -> bool:
