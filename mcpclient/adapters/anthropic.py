@@ -4,7 +4,8 @@ Plain dicts both ways: this module never imports ``anthropic``; its SDK objects 
 attribute, so ``message.content`` goes in as it comes::
 
     tools = to_anthropic_tools(group.list_tools())
-    reply = anthropic_client.messages.create(model=..., max_tokens=..., messages=messages, tools=tools)
+    reply = anthropic_client.messages.create(
+        model=..., max_tokens=..., messages=messages, tools=tools)
     messages.append({"role": "assistant", "content": reply.content})
     messages.append(run_anthropic_tool_uses(group, reply.content))
 """

@@ -4,7 +4,8 @@ Plain dicts both ways: this module never imports ``openai``; its SDK objects are
 attribute, so ``message.tool_calls`` or ``response.output`` go in as they come::
 
     tools = to_openai_tools(group.list_tools(), strict=True)
-    reply = openai_client.chat.completions.create(model=..., messages=messages, tools=tools)
+    reply = openai_client.chat.completions.create(
+        model=..., messages=messages, tools=tools)
     messages.append(reply.choices[0].message)
     messages += run_openai_tool_calls(group, reply.choices[0].message.tool_calls)
 """

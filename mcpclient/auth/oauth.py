@@ -47,7 +47,8 @@ class OAuth(AuthProvider):
 
     Example::
 
-        auth = OAuth(authorize=loopback_authorize(), token_store=FileTokenStore("~/.mcp-tokens.json"))
+        auth = OAuth(authorize=loopback_authorize(),
+                     token_store=FileTokenStore("~/.mcp-tokens.json"))
         with Client("https://mcp.example.com/mcp", auth=auth) as client:
             print(client.list_tools())
 

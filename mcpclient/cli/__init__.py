@@ -2,11 +2,11 @@
 
 ::
 
-    mcpclient demo                                  # a tour of the bundled test server
-    mcpclient tools "python server.py"              # list a server's tools
-    mcpclient call "python server.py" add a=1 b=2   # call one (values parsed as JSON)
-    mcpclient tools --config mcp.json --server fs   # the mcpServers format desktop hosts use
-    mcpclient tools https://host/mcp --auth-env TOK # a bearer token (or --auth, --header)
+    mcpclient demo                       # a tour of the bundled test server
+    mcpclient tools "python server.py"   # list a server's tools
+    mcpclient call "python server.py" add a=1 b=2      # call one (JSON values)
+    mcpclient tools --config mcp.json --server fs      # an mcpServers file
+    mcpclient tools https://host/mcp --auth-env TOK    # a bearer token
 
 Every command takes ``--json`` (machine-readable output), ``--timeout SECONDS`` and ``-v``
 (wire traffic and server logs on stderr); those that talk to a server also ``--header``,

@@ -6,8 +6,9 @@ fingerprint of each tool you trusted, and ``check()`` reports what differs, with
 
 The file is JSON, kept sorted and indented so it reviews well in version control::
 
-    {"version": 1, "servers": {"<server>": {"<tool>": {"fingerprint": "<sha256 hex>",
-                                                       "definition": {<canonical definition>}}}}}
+    {"version": 1,
+     "servers": {"<server>": {"<tool>": {"fingerprint": "<sha256 hex>",
+                                         "definition": {<canonical definition>}}}}}
 
 ``definition`` is what the fingerprint covers (name, title, description, inputSchema,
 outputSchema, annotations; absent ones left out), kept so a change can be shown, not just noticed.

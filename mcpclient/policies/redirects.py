@@ -32,8 +32,9 @@ class Redirects:
 
     Example::
 
+        redirects = Redirects(cross_origin=True, safe_headers=("X-Tenant",))
         HTTPTransport(url, headers={"X-Tenant": "acme", "X-Api-Key": key},
-                      follow_redirects=Redirects(cross_origin=True, safe_headers=("X-Tenant",)))
+                      follow_redirects=redirects)
 
     Only 307 and 308 are followed (the POST is sent again, body and all, as they ask); a 301, 302
     or 303 to a POST would turn it into a GET, which is no MCP request: ``HTTPError`` naming it.

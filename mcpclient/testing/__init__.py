@@ -10,7 +10,8 @@ interop contract of ``tests/servers/CONTRACT.md`` (tools ``echo``, ``add``, ``sl
 It is the server behind ``mcpclient demo`` and a convenient subprocess for your own tests::
 
     from mcpclient.testing import server_command
-    cmd = server_command("--page-size", "2")   # [python, "-m", "mcpclient.testing", ...]
+    # [python, "-m", "mcpclient.testing", "--page-size", "2"]
+    cmd = server_command("--page-size", "2")
 
 It uses only the standard library.
 

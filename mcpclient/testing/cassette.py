@@ -242,7 +242,8 @@ class RecordingTransport(Transport):
     recording), so that every recorded session starts with the full negotiation and replays the
     same way whatever else ran in the process. Example::
 
-        transport = RecordingTransport(StdioTransport(["python", "server.py"]), "session.jsonl",
+        server = StdioTransport(["python", "server.py"])
+        transport = RecordingTransport(server, "session.jsonl",
                                        redact=["params.arguments.card_number"])
         with Client(transport) as client:
             client.call_tool("pay", {"card_number": "4111..."})

@@ -55,7 +55,8 @@ class SSETransport(HTTPBase):
 
     Example::
 
-        with Client(SSETransport("http://127.0.0.1:8000/sse", auth="my-token")) as client:
+        transport = SSETransport("http://127.0.0.1:8000/sse", auth="my-token")
+        with Client(transport) as client:
             print(client.list_tools())
 
     Args:

@@ -68,7 +68,8 @@ class HTTPTransport(GetStreams):
 
     Example::
 
-        transport = HTTPTransport("https://mcp.example.com/mcp", auth=lambda: vault.token())
+        transport = HTTPTransport("https://mcp.example.com/mcp",
+                                  auth=lambda: vault.token())
         with Client(transport) as client:
             print(client.list_tools())
 

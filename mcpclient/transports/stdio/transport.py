@@ -75,7 +75,8 @@ class StdioTransport(Transport):
 
     Example::
 
-        transport = StdioTransport(["python", "server.py"], env={"API_KEY": key}, cwd="/srv")
+        transport = StdioTransport(["python", "server.py"], env={"API_KEY": key},
+                                   cwd="/srv")
         with Client(transport) as client:
             print(client.list_tools())
 
