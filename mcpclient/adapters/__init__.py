@@ -5,6 +5,9 @@ need: ``mcpclient.adapters.openai`` and ``.anthropic`` work with plain dicts (no
 ``.langchain`` needs ``langchain-core`` (the ``langchain`` extra). The names are also here,
 each module loaded on first use. ``model_tools`` drops MCP Apps' app-only tools (the converters
 do so by default too).
+
+Imports: ``group``'s and ``client``'s layers and below (a ``ToolHost``: a ``Client`` or a
+``ServerGroup``); never ``cli`` or ``testing``.
 """
 from __future__ import annotations
 

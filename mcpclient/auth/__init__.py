@@ -10,6 +10,8 @@ fleets; the ``mcpclient[redis]`` extra).
 
 The OAuth machinery loads on first use (module ``__getattr__``): the transports import this
 package for ``AuthProvider``, and ``import mcpclient`` must stay cheap.
+
+Imports: ``policies``, ``types``, ``_util``, ``errors``; never a transport (transports import it).
 """
 from typing import TYPE_CHECKING, Any
 

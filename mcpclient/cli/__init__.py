@@ -19,6 +19,9 @@ and what each command that talks to a server does), ``demo``, ``args`` (the gram
 ``render`` (MCP results as text), ``terminal`` (output, tables, the progress bar) and
 ``diagnostics`` (logs and error lines on stderr). Only the standard library and mcpclient's public
 API are used; nothing heavy loads at import.
+
+Imports: anything below it (``testing`` for the demo, ``group``, ``client``); nothing imports it
+but ``__main__``.
 """
 from .args import parse_value  # noqa: F401  (re-exported: tests import it from here)
 from .commands import main

@@ -3,6 +3,8 @@ context in ``params._meta``. ``otel`` imports ``opentelemetry``; it loads at the
 ``connect()`` of a client that traces, never at ``import mcpclient``.
 
 ``Tracing`` (the options value) lives in ``mcpclient.policies`` and is importable from here.
+
+Imports: ``protocol``, ``_engine`` and below; never ``extensions``, ``_client`` or ``client``.
 """
 from ..policies.tracing import Tracing
 

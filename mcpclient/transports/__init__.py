@@ -2,6 +2,9 @@
 
 Each transport loads on first use (PEP 562): a program that only runs stdio servers never pays
 for the HTTP ones, nor one that only talks HTTP for the stdio one.
+
+Imports: ``auth``, ``policies``, ``types``, ``_util``, ``errors``: a transport knows no MCP
+method and no era.
 """
 from typing import TYPE_CHECKING
 

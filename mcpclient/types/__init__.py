@@ -20,6 +20,8 @@ generated per class (``eq=False, repr=False``): the same behaviour, and building
 resource content, ``Implementation``) is built at import; the resources, prompts and completion
 types, the content rarer than text, the MCP Apps metadata and ``Task`` load on first use (PEP 562):
 ``mcpclient.types.Prompt`` (and ``from mcpclient.types import Prompt``) work as for the others.
+
+Imports: ``_util`` and ``errors`` only.
 """
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 ``StdioTransport`` lives in ``transport``; ``_cmdline`` splits command lines, ``_pipes`` reads the
 child's output, ``_windows`` holds what differs on Windows.
+
+Imports: as ``transports``.
 """
 from .transport import DEFAULT_ENV_KEYS, StdioTransport
 
