@@ -67,6 +67,7 @@ __all__ = [
     "MethodNotFound",
     "MissingClientCapability",
     "MissingExtraError",
+    "OnDemandTools",
     "ParseError",
     "ProcessExited",
     "Prompt",
@@ -147,6 +148,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .group.server_group import ServerGroup, ServerStatus
     from .group.pins import ToolChange, ToolPins, tool_fingerprint
     from .group.search import ToolIndex, search_tool_definition
+    from .group.on_demand import OnDemandTools
     from .policies.tracing import Tracing
     from .policies.reconnect import Keepalive, Reconnect
     from ._client.events import Event, Subscription
@@ -167,7 +169,7 @@ _LAZY = {
     "Redirects": "policies.redirects", "HTTPTransport": "transports.http.streamable", "SSETransport": "transports.http.sse",
     "ServerConfig": "group.config", "load_config": "group.config", "ServerGroup": "group.server_group", "ServerStatus": "group.server_group",
     "ToolChange": "group.pins", "ToolPins": "group.pins", "tool_fingerprint": "group.pins", "ToolIndex": "group.search",
-    "search_tool_definition": "group.search", "Tracing": "policies.tracing", "Keepalive": "policies.reconnect", "Reconnect": "policies.reconnect",
+    "OnDemandTools": "group.on_demand", "search_tool_definition": "group.search", "Tracing": "policies.tracing", "Keepalive": "policies.reconnect", "Reconnect": "policies.reconnect",
     "MemoryTransport": "transports.memory", "StdioTransport": "transports.stdio.transport", "Event": "_client.events",
     "Subscription": "_client.events", "Completion": "types", "Prompt": "types", "PromptArgument": "types",
     "Resource": "types", "ResourceTemplate": "types", "PromptMessage": "types", "PromptResult": "types",

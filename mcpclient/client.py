@@ -4,7 +4,7 @@ contract every request method shares is written once, in ``Client``'s docstring.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
 
 from .transports.targets import Target, make_transport
 from ._client.core import ClientCore, declared_extensions
@@ -19,8 +19,6 @@ from .transports.base import Transport
 from .types import Implementation, ResourceContents, Tool, ToolResult
 
 if TYPE_CHECKING:
-    from typing import Literal
-
     from ._client.events import Event, Subscription
     from ._client.notifications import LogCallback, NotificationCallback
     from .extensions.registry import ExtensionsSetting
@@ -98,6 +96,8 @@ class Client:
             never, ``True`` or a ``Tracing(...)`` insists (docs, "Tracing").
         extensions: id -> settings dict, ``True``, ``False``, or an ``Extension`` (``TASKS``,
             ``APPS``; docs, "Extensions").
+        max_server_text: characters kept of the server's instructions and of each tool's
+            description (untrusted text; longer is cut and logged once; ``None``: all).
 
     Handlers run on ``max_workers`` threads; notification callbacks and ``on_progress`` in order
     on one thread; futures' callbacks on workers, never the reader (docs, "Thread safety").
@@ -118,7 +118,7 @@ class Client:
         max_input_rounds: int = 10, max_pages: int = _params.DEFAULT_MAX_PAGES, cache: bool = True,
         reconnect: Union[None, bool, Reconnect] = None, keepalive: Union[None, float, Keepalive] = None,
         on_reconnect: Optional[Callable[["Client"], Any]] = None, tracing: TracingSetting = None,
-        extensions: ExtensionsSetting = None,
+        extensions: ExtensionsSetting = None, max_server_text: Optional[int] = 8192,
     ) -> None:
         options = {name: value for name, value in locals().items() if name not in _NOT_OPTIONS}  # every keyword
         self._core = ClientCore(self, make_transport(target, headers, auth), **options)
@@ -194,9 +194,10 @@ class Client:
 
     @property
     def instructions(self) -> Optional[str]:
-        """The server's ``instructions`` for the model, if it sent any (``None`` before ``connect()``)."""
+        """The server's ``instructions``, if it sent any (``None`` before ``connect()``): untrusted
+        text, at most ``max_server_text`` characters, never sent to a model by mcpclient."""
         negotiated = self._core.conn.negotiated
-        return negotiated.instructions if negotiated else None
+        return self._core.text.cut(negotiated.instructions, "instructions") if negotiated else None
 
     @property
     def state(self) -> str:
@@ -228,8 +229,7 @@ class Client:
     def supports_extension(self, extension_id: str) -> bool:
         """Whether both sides declared the extension ``extension_id``.
 
-        Returns:
-            True if this client and the server declared it (False before ``connect()``).
+        Returns: True if this client and the server declared it (False before ``connect()``).
         """
         return extension_id in self.extensions and extension_id in self.server_extensions
 
@@ -503,11 +503,11 @@ class Client:
         ``resource_uris``. Iterate the subscription or ``get(timeout)``; ``on_event(event)`` runs
         for each on the notification thread; ``close()`` ends it. 2026 era: one open
         ``subscriptions/listen``; handshake era: the server's notifications, and
-        ``resources/subscribe`` for each URI (within the client's timeout).
+        ``resources/subscribe`` for each URI (within the client's timeout). In both, only the kinds
+        the server declared (``listChanged``, ``resources.subscribe``) are asked for and end up in
+        ``acknowledged``: ``CapabilityError`` if it declared none, ``ValueError`` if none was asked.
 
-        Returns:
-            A ``Subscription`` of ``Event`` objects (``SubscriptionLost`` from it: the stream
-            broke); ``ValueError`` if nothing was asked for.
+        Returns: a ``Subscription`` of ``Event`` objects (``SubscriptionLost``: the stream broke).
         """
         return self._core.listen(tools, prompts, resources, [_params.uri(u) for u in resource_uris], on_event)
 

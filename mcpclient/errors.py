@@ -122,7 +122,10 @@ class RPCError(MCPError):
         if not isinstance(message, str):
             message = repr(message)
         klass = cls._by_code.get(code, RPCError)
-        return klass(code, message, error.get("data"), method)
+        data = error.get("data")
+        if code == _DRAFT_MISSING_CAPABILITY and isinstance(data, dict) and "requiredCapabilities" in data:
+            klass = MissingClientCapability  # the code drafts of 2026-07-28 gave it (servers still send it)
+        return klass(code, message, data, method)
 
 
 class ParseError(RPCError):
@@ -183,8 +186,12 @@ class HeaderMismatch(RPCError):
     code_value = -32020
 
 
+_DRAFT_MISSING_CAPABILITY = -32003
+
+
 class MissingClientCapability(RPCError):
-    """-32021 (2026-07-28): the request needs a client capability this client did not declare;
+    """-32021 (2026-07-28; drafts' -32003 with ``requiredCapabilities``, as some servers send
+    it): the request needs a client capability this client did not declare;
     ``required_capabilities`` is what the server wants.
 
     Retrying fails again: make a ``Client`` that declares the capability (e.g. with a handler);
@@ -195,11 +202,27 @@ class MissingClientCapability(RPCError):
 
     def __init__(self, code: int, message: str, data: Any = None, method: Optional[str] = None):
         super().__init__(code, message, data, method)
-        missing = self.missing_extensions
-        if missing:
-            wanted = ", ".join(f"{m!r:.80}: {{}}" for m in missing[:5])
-            self.args = (f"{self.args[0]} (the server needs the extension{'s' if len(missing) > 1 else ''} "
-                         f"{', '.join(repr(m)[:80] for m in missing[:5])}: declare it: Client(extensions={{{wanted}}}))",)
+        self.explain(())
+
+    def explain(self, declared: Any) -> None:
+        """Say in the message what to do about each missing extension: declare it, or (those in
+        ``declared``, which this client did declare: the client passes them) that the server did
+        not take the declaration."""
+        missing = self.missing_extensions[:5]
+        if not missing:
+            return
+        head = f"server error {self.code}{f' to {self.method}' if self.method else ''}: {self.message}"
+        hints = []
+        undeclared = [m for m in missing if m not in declared]
+        if undeclared:
+            wanted = ", ".join(f"{m!r:.80}: {{}}" for m in undeclared)
+            hints.append(f"the server needs the extension{'s' if len(undeclared) > 1 else ''} "
+                         f"{', '.join(repr(m)[:80] for m in undeclared)}: declare it: Client(extensions={{{wanted}}})")
+        kept = [m for m in missing if m in declared]
+        if kept:
+            hints.append(f"the server needs {', '.join(repr(m)[:80] for m in kept)}, which this client declared, but "
+                         f"the server did not take the declaration (its answer to the handshake does not list it)")
+        self.args = (f"{head} ({'; '.join(hints)})",)
 
     @property
     def required_capabilities(self) -> Dict[str, Any]:
@@ -448,7 +471,7 @@ class ToolChangedError(MCPError):
     refuse such calls (``on_pin_change="refuse"``). ``changes`` are the ``ToolChange`` values.
 
     Nothing was sent; retrying fails until the change is reviewed and accepted
-    (``ToolPins.update``).
+    (``ServerGroup.accept_tool_changes()``).
     """
 
     def __init__(self, server: str, tool: str, changes: Any = ()):
@@ -456,7 +479,7 @@ class ToolChangedError(MCPError):
         self.tool = tool
         self.changes = list(changes)
         super().__init__(f"tool {tool!r} of server {server!r} changed since it was pinned; "
-                         "review the change and accept it (ToolPins.update) before calling it")
+                         "review the change and accept it (ServerGroup.accept_tool_changes()) before calling it")
 
 
 class UnknownToolError(MCPError, KeyError):

@@ -16,8 +16,29 @@ import pytest
 
 from mcpclient.testing import server_command
 
-#: A wait for something that should happen; generous, so a loaded CI machine does not flake.
-LONG = 10.0
+def _pace() -> float:
+    """How much slower than the machine the waits below were set on this one runs Python (1 to
+    2): a fixed pure-Python loop, timed once by the first process (the pytest controller, before
+    its workers start) and handed to the workers in ``MCPCLIENT_TEST_PACE`` (set it to choose)."""
+    given = os.environ.get("MCPCLIENT_TEST_PACE")
+    if given:
+        return float(given)
+    best = float("inf")
+    for _ in range(3):
+        started, total = time.perf_counter(), 0
+        for i in range(200_000):
+            total += i
+        best = min(best, time.perf_counter() - started)
+    pace = min(2.0, max(1.0, best / 0.006))  # (0.006 s: that machine's time for the loop)
+    os.environ["MCPCLIENT_TEST_PACE"] = f"{pace:.2f}"
+    return pace
+
+
+#: How much slower this machine is than the one the waits were set on (see ``_pace``).
+PACE = _pace()
+#: A wait for something that should happen; generous, so a loaded or slower CI machine does
+#: not flake (10 s, times ``PACE``).
+LONG = 10.0 * PACE
 #: A wait for something that should NOT happen (kept short; only used for negative checks).
 SHORT = 0.2
 

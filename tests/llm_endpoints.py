@@ -291,8 +291,12 @@ def _check_messages(body: Dict[str, Any]) -> List[str]:
 class ScriptedLLM:
     """The endpoint's state: the script, every request body, and every problem found."""
 
-    def __init__(self, calls: Sequence[Tuple[str, Dict[str, Any]]]) -> None:
+    def __init__(self, calls: Sequence[Tuple[str, Dict[str, Any]]],
+                 then: Sequence[Sequence[Tuple[str, Dict[str, Any]]]] = ()) -> None:
+        """``calls``: the model's first turn; ``then``: the calls of each later turn (Chat
+        Completions and Messages), before the final answer."""
         self.calls = list(calls)
+        self.steps = [list(calls)] + [list(step) for step in then]
         self.requests: List[Tuple[str, Dict[str, Any]]] = []
         self.problems: List[str] = []
         self.url = ""
@@ -308,8 +312,8 @@ class ScriptedLLM:
         errors = sorted(jsonschema.Draft202012Validator(tool["parameters"]).iter_errors(arguments), key=str)
         return [f"arguments for {name}: {e.message}" for e in errors]
 
-    def _planned(self, tools: Dict[str, Dict[str, Any]]) -> List[Tuple[str, Dict[str, Any]]]:
-        planned = [(name, json.loads(json.dumps(args))) for name, args in self.calls]
+    def _planned(self, tools: Dict[str, Dict[str, Any]], step: int = 0) -> List[Tuple[str, Dict[str, Any]]]:
+        planned = [(name, json.loads(json.dumps(args))) for name, args in self.steps[step]]
         for name, args in planned:
             self.problems += self._arguments(tools, name, args)
         return planned
@@ -321,13 +325,15 @@ class ScriptedLLM:
         self.problems += _check_chat(body)
         offered = {t["function"]["name"]: t["function"] for t in tools if isinstance(t.get("function"), dict)}
         results = [m["content"] for m in body["messages"] if m.get("role") == "tool"]
-        if results:
+        turns = sum(1 for m in body["messages"] if m.get("role") == "assistant" and m.get("tool_calls"))
+        if results and turns >= len(self.steps):
             message: Dict[str, Any] = {"role": "assistant", "content": "final: " + " | ".join(map(str, results))}
             finish = "stop"
         else:
             message = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
-                for i, (name, args) in enumerate(self._planned(offered))]}
+                {"id": f"call_{i}" if not turns else f"call_{turns}_{i}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(args)}}
+                for i, (name, args) in enumerate(self._planned(offered, turns))]}
             finish = "tool_calls"
         return {"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body.get("model"),
                 "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
@@ -365,14 +371,17 @@ class ScriptedLLM:
         offered = {t["name"]: {"parameters": t["input_schema"]} for t in tools if isinstance(t.get("name"), str)}
         last = body["messages"][-1]
         results = [b for b in last.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_result"]
-        if results:
+        turns = sum(1 for m in body["messages"] if m.get("role") == "assistant" and any(
+            isinstance(b, dict) and b.get("type") == "tool_use" for b in m.get("content") or []))
+        if results and turns >= len(self.steps):
             quoted = [" ".join(p.get("text", f"<{p.get('type')}>") for p in r["content"]) +
                       (" (error)" if r.get("is_error") else "") for r in results]
             content: List[Dict[str, Any]] = [{"type": "text", "text": "final: " + " | ".join(quoted)}]
             stop = "end_turn"
         else:
-            content = [{"type": "tool_use", "id": f"toolu_{i}", "name": name, "input": args}
-                       for i, (name, args) in enumerate(self._planned(offered))]
+            content = [{"type": "tool_use", "id": f"toolu_{i}" if not turns else f"toolu_{turns}_{i}", "name": name,
+                        "input": args}
+                       for i, (name, args) in enumerate(self._planned(offered, turns))]
             stop = "tool_use"
         return {"id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model"),
                 "content": content, "stop_reason": stop, "stop_sequence": None,
@@ -392,9 +401,10 @@ class ScriptedLLM:
 
 
 @contextmanager
-def scripted_llm(calls: Sequence[Tuple[str, Dict[str, Any]]]) -> Iterator[ScriptedLLM]:
+def scripted_llm(calls: Sequence[Tuple[str, Dict[str, Any]]],
+                 then: Sequence[Sequence[Tuple[str, Dict[str, Any]]]] = ()) -> Iterator[ScriptedLLM]:
     """Serve the scripted model on 127.0.0.1 (``endpoint.url``, no path) for the ``with`` block."""
-    state = ScriptedLLM(calls)
+    state = ScriptedLLM(calls, then)
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"

@@ -53,11 +53,15 @@ def _event(method: str, params: Dict[str, Any]) -> bytes:
 class TaskExtHTTPServer:
     """The Tasks extension over Streamable HTTP on 127.0.0.1 (``url``); ``stop()`` ends it."""
 
-    def __init__(self, era: str = "handshake", *, poll_interval_ms: int = 30, ttl_ms: Optional[int] = 60000) -> None:
-        """``era``: which protocol generation it serves; the options as in ``TaskEngine``."""
+    def __init__(self, era: str = "handshake", *, poll_interval_ms: int = 30, ttl_ms: Optional[int] = 60000,
+                 answer_delay: float = 0.0) -> None:
+        """``era``: which protocol generation it serves; the options as in ``TaskEngine``;
+        ``answer_delay``: seconds a ``tools/call`` holds its answer's headers back (the task,
+        if it makes one, exists meanwhile): a server slow to answer."""
         if era not in ("handshake", "2026"):
             raise ValueError(f"era must be 'handshake' or '2026', not {era!r}")
         self.era = era
+        self.answer_delay = answer_delay
         self.engine = TaskEngine(poll_interval_ms=poll_interval_ms, ttl_ms=ttl_ms)
         self._lock = threading.Lock()
         self._declared: Dict[str, bool] = {}  # handshake era: session id -> declared in its initialize
@@ -125,6 +129,8 @@ class TaskExtHTTPServer:
                 result, start = self.engine.call_tool(params, declared=declared, entry=entry, mrtr=modern)
                 if start is not None:
                     start()  # (HTTP pushes only on a listen, which shows the current state first)
+                if self.answer_delay and start is not None:  # a task exists now; its answer is held back
+                    threading.Event().wait(self.answer_delay)  # (the server's own slowness, not synchronisation)
             elif method == "tools/list":
                 result = {"tools": TOOLS}
             elif method == "ping":

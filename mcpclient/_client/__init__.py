@@ -1,6 +1,6 @@
 """What the ``Client`` façade is made of: the connection (set-up, relaunch, reconnect, keepalive),
 the responder (sampling, elicitation, roots), notification routing, subscriptions and change
-events, and the registry of listed tools.
+events, the registry of listed tools, and the bound on the text a server writes (server_text).
 
 Imports: ``extensions``, ``protocol``, ``_engine`` and everything below them; never ``client``.
 """

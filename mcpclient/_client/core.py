@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, 
 
 from .._engine.deadline import Deadline
 from .._engine.futures import CallFuture, ProgressCallback, Transform
-from .._engine.session import Session
+from .._engine.session import CANCEL_GRACE, Session
 from .._util.sentinel import DEFAULT
 from .._util.threads import FlightTimeout, start_thread
 from ..errors import CapabilityError, ClientClosedError, ConnectionClosed, MCPError, RequestTimeout
@@ -37,6 +37,7 @@ from .connection import Connection, Connector, client_identity, era_for
 from .notifications import NotificationRouter
 from .responder import Responder
 from .subscriptions import SubscriptionRouter
+from .server_text import TextLimit
 from .tools import ToolRegistry
 
 if TYPE_CHECKING:
@@ -86,7 +87,8 @@ class ClientCore:
                  on_notification: Any, on_log: Any, on_tools_changed: Any, on_prompts_changed: Any,
                  on_resources_changed: Any, on_resource_updated: Any, task_requests: bool, max_workers: int,
                  validate_output: Union[bool, str], probe_timeout: float, max_input_rounds: int, max_pages: int,
-                 cache: bool, reconnect: Any, keepalive: Any, on_reconnect: Any, tracing: Any, extensions: Any) -> None:
+                 cache: bool, reconnect: Any, keepalive: Any, on_reconnect: Any, tracing: Any, extensions: Any,
+                 max_server_text: Optional[int]) -> None:
         """Check ``Client(...)``'s arguments (the names and meanings are ``Client``'s) and wire the
         collaborators; ``client`` is held weakly (``on_reconnect(client)`` needs it)."""
         self._client = weakref.ref(client)
@@ -113,7 +115,8 @@ class ClientCore:
         self.responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities,
                                    task_requests, transport.instance, max_workers,
                                    registry.capabilities() if registry is not None else None)
-        self.tools = ToolRegistry()
+        self.text = TextLimit(max_server_text, transport.name)  # of the instructions and tool descriptions
+        self.tools = ToolRegistry(self.text)
         self.cache = ResultCache(self.credentials) if cache else None
         self.subscriptions = SubscriptionRouter(self)
         self.subscriptions.keep_on_loss = bool(reconnect)
@@ -147,13 +150,15 @@ class ClientCore:
         return self.conn.session
 
     def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Transform], deadline: Deadline,
-             *, owned: bool, check: bool = True, on_progress: Optional[ProgressCallback] = None) -> CallFuture[Any]:
+             *, owned: bool, check: bool = True, on_progress: Optional[ProgressCallback] = None,
+             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture[Any]:
         """Send ``method`` the way the negotiated era does, within ``deadline`` (a reconnect
         spends it too). ``owned``: the caller waits in ``result()`` at once (a blocking method).
         ``check``: refuse (``CapabilityError``, nothing sent) what the server did not declare."""
         era = self.conn.ready(method, deadline)
         era.check(method, capabilities=check)
-        return era.call(self.conn.session, method, params, transform, deadline, owned=owned, on_progress=on_progress)
+        return era.call(self.conn.session, method, params, transform, deadline, owned=owned, on_progress=on_progress,
+                        on_late=on_late)
 
     def ping(self, deadline: Deadline, owned: bool) -> CallFuture[None]:
         """``ping`` (the 2026 era has none: ``server/discover``)."""
@@ -162,6 +167,7 @@ class ClientCore:
     def subscription(self, method: str, uri: str, deadline: Deadline, owned: bool) -> CallFuture[None]:
         """``resources/subscribe`` or ``resources/unsubscribe`` (2026: a change of the one listen)."""
         era = self.conn.ready(method, deadline)
+        era.check_capability(method)  # (both eras: 2026 carries it on a listen)
         return self.subscriptions.change(method, uri, era.stateless, deadline, owned)
 
     def listen(self, tools: bool, prompts: bool, resources: bool, uris: List[str],
@@ -173,8 +179,8 @@ class ClientCore:
         if not wanted:
             raise ValueError("listen() needs at least one of tools, prompts, resources or resource_uris")
         deadline = self.deadline()
-        return self.subscriptions.listen(self.conn.ready("subscriptions/listen", deadline).stateless, wanted,
-                                         on_event, deadline)
+        era = self.conn.ready("subscriptions/listen", deadline)
+        return self.subscriptions.listen(era.stateless, era.honoured(wanted), on_event, deadline)
 
     def set_logging_level(self, level: str, deadline: Deadline) -> CallFuture[None]:
         """``logging/setLevel``, or (2026) the level in every later request's ``_meta``."""
@@ -326,6 +332,9 @@ class ClientCore:
         session = Session(transport, on_request=responder.answer, on_notification=self.notifications.handle,
                           max_workers=self.settings.max_workers)
         session.tracer = self.tracer  # (None until the first connect() with tracing on)
+        declared = responder.capabilities().get("extensions")
+        if isinstance(declared, dict) and declared:
+            session.declared_extensions = frozenset(declared)
         requests = session.requests
         requests.on_quick_request = lambda rid, method, params: responder.quick(rid, method, params, requests.reply)
         session.on_quick_notification = self.subscriptions.route_quick
@@ -407,6 +416,11 @@ class ClientCore:
             warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
                           ResourceWarning, stacklevel=2)
         deadline = time.monotonic() + CLOSE_BUDGET
+        if not collected and conn.state == "ready":  # the cancellations decided already go out first
+            grace = min(deadline, time.monotonic() + CANCEL_GRACE)
+            conn.session.wind_down(grace)
+            if self.extensions is not None:
+                self.extensions.wind_down(grace)  # (the Tasks extension: its tasks/cancel answered)
         session = conn.mark_closed()  # from here on every call is refused
         tasks = self.responder.tasks
         if tasks is not None:

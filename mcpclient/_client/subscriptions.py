@@ -29,7 +29,8 @@ from ..protocol.stateless import META_SUBSCRIPTION
 
 if TYPE_CHECKING:
     from .events import Event, Subscription
-    from .._engine.session import Requester, Session
+    from .._engine.requester import Requester
+    from .._engine.session import Session
 
 __all__ = ["SubscriptionRouter"]
 

@@ -9,12 +9,14 @@ came meanwhile, so a listing that raced with a change can never put old schemas 
 ``lookup`` is how a call learns a tool it has not seen listed (so that validation never depends
 on whether the caller happened to list first): one listing per generation, however many threads
 ask at once (``SingleFlight``); a tool missing from a complete listing is not listed for again
-until the tools change.
+until the tools change. A tool's description is cut to ``Client(max_server_text=)`` as it is
+parsed (``server_text``): what every caller of ``list_tools`` hands on is bounded.
 """
 from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from typing import Any, Callable, Dict, Optional
 
 from .._engine.deadline import Deadline
@@ -22,6 +24,7 @@ from .._util.threads import SingleFlight
 from ..errors import MCPError, RequestCancelled, RequestTimeout
 from ..protocol.stateless import ToolHeaders, header_params
 from ..types._tools import Tool
+from .server_text import TextLimit
 
 __all__ = ["ToolRegistry"]
 
@@ -36,7 +39,8 @@ class ToolRegistry:
     """Thread-safe: listings write from callers' or worker threads, changes come on the
     notification thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: Optional[TextLimit] = None) -> None:
+        self._limit = limit  # how much of each description is kept
         self._tools: Dict[str, Tool] = {}
         self._generation = 0
         self._listed = -1  # the generation a lookup's listing completed in (-1: none yet)
@@ -112,6 +116,10 @@ class ToolRegistry:
         ``headers`` table (2026 over HTTP) its ``x-mcp-header`` arguments go there, and a tool
         whose annotations break the rules is dropped (None) with a warning."""
         tool = Tool.from_wire(raw)
+        if self._limit is not None and tool.description is not None:
+            description = self._limit.cut(tool.description, "tool description")
+            if description is not tool.description:
+                tool = replace(tool, description=description)
         if headers is not None:  # a call without them may be refused: the newest listing's are kept
             try:
                 headers[tool.name] = header_params(tool.input_schema)  # type: ignore[assignment]

@@ -1,6 +1,7 @@
-"""The JSON-RPC engine: ids, the pending table, the reader thread, dispatch (``session``), the one
-future type (``futures``), the deadline timer, the lanes for the server's requests, and the hook
-protocols that tracing and extensions plug into (``hooks``).
+"""The JSON-RPC engine: ids, the pending table, the reader thread, dispatch (``session``), the
+requests given up on and their late replies (``abandoned``), the one future type (``futures``),
+the deadline timer, the lanes for the server's requests, and the protocols that tracing,
+extensions and features plug into (``hooks``, ``requester``).
 
 Imports: ``transports``, ``auth``, ``policies``, ``types``, ``_util``, ``errors``. It knows no MCP
 method, no era, no extension and no feature: those plug in through ``hooks``.

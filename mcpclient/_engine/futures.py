@@ -22,12 +22,12 @@ from _thread import allocate_lock as _allocate_lock
 from concurrent.futures import CancelledError, Future, InvalidStateError
 from dataclasses import dataclass
 from time import monotonic as _monotonic
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, Generic, Optional, Protocol, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, Optional, Protocol, Tuple, TypeVar
 
 from .._util.threads import WAIT_MAX, contain
 from .deadline import NEVER, Deadline
 from .._util.wire import format_message
-from ..errors import ClientClosedError, ProtocolError, RequestCancelled, RPCError
+from ..errors import ClientClosedError, MissingClientCapability, ProtocolError, RequestCancelled, RPCError
 
 if TYPE_CHECKING:
     from .hooks import CallTrace
@@ -89,10 +89,11 @@ class Again:
     params: Optional[Dict[str, Any]]
 
 
-def outcome(method: str, msg: Dict[str, Any]) -> Any:
+def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozenset()) -> Any:
     """The raw result of a reply, or raise the typed error it carries (``ProtocolError`` for a
     reply of a malformed shape: both or neither of result and error, an error object that is not
-    ``{"code": int, "message": str, ...}``)."""
+    ``{"code": int, "message": str, ...}``). ``declared``: the extensions this client declared
+    (a ``MissingClientCapability`` says what happened to them)."""
     if "result" in msg:
         if "error" in msg:
             raise ProtocolError(f"reply to {method} has both a result and an error")
@@ -104,6 +105,8 @@ def outcome(method: str, msg: Dict[str, Any]) -> Any:
                                 f"{{code: integer, message: string}}): {format_message(wire, 200)}")
         error = RPCError.from_wire(wire, method)
         error.http_status = msg.get("httpStatus")  # set by HTTP transports for a 4xx/5xx body
+        if declared and isinstance(error, MissingClientCapability):
+            error.explain(declared)
         raise error
     raise ProtocolError(f"reply to {method} has neither result nor error")
 
@@ -205,7 +208,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             self._settle(None, payload)
             return
         try:
-            value = self._step(outcome(self.method, payload))
+            value = self._step(outcome(self.method, payload, self._session.declared_extensions))
             if type(value) is Again:
                 if self.cancelled():  # cancelled while the transform ran (input rounds): stop here
                     return
@@ -328,7 +331,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             reply = self._reply
             if type(reply) is _Final:
                 return reply.value  # finished by start()
-            value = self._step(outcome(self.method, reply))
+            value = self._step(outcome(self.method, reply, self._session.declared_extensions))
             if type(value) is not Again:
                 return value
             session.resend(self, value.params)

@@ -25,9 +25,8 @@ import threading
 from contextlib import contextmanager
 from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import Any, Callable, Dict, Iterator, List, Optional, Protocol, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
-from .._util.sentinel import DEFAULT
 from .._util.threads import Lane, contain, join_all, next_instance, start_thread
 from .timer import DeadlineTimer
 from .._util.wire import format_message, rarely, wire_log
@@ -35,21 +34,23 @@ from ..errors import (
     ClientClosedError, ConnectionClosed, MCPError, ProcessExited, ReaderThreadError, RequestCancelled,
     RequestTimeout, SendTimeout, UnsendableMessage,
 )
+from .abandoned import NOT_GIVEN_UP, GivenUp
 from .deadline import NEVER, Deadline
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .server_requests import RequestHandler, ServerRequests
 from .hooks import CallTracer, with_context
 from ..transports.base import CLOSE_BUDGET, DeliveryFailed, Transport
 
-__all__ = ["HANDLER_GRACE", "Requester", "Session"]
+__all__ = ["CANCEL_GRACE", "HANDLER_GRACE", "LATE_ANSWER", "Session"]
 
 log = logging.getLogger("mcpclient.session")
 
 NotificationHandler = Callable[[str, Dict[str, Any]], Any]
 
 _INF = float("inf")
-_ABANDONED_MEMORY = 10_000  # how many timed-out/cancelled ids we remember to recognise late replies
 HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
+CANCEL_GRACE = 1.0  # seconds a close waits for what cancellations decided before it still need (wind_down)
+LATE_ANSWER = 5.0  # seconds past its deadline a transport still waits for the answer of a call with an on_late
 #: Seconds a notification or an answer to the server may take to send (it has no call deadline).
 SEND_BUDGET = 10.0
 _LOSS_WAIT = 0.5  # after a send found the pipe broken, how long to wait for the reader to see the end
@@ -107,7 +108,7 @@ class Session:
         self._lock = threading.Lock()
         self._pending: Dict[int, CallFuture] = {}
         self._deferred: Dict[int, Tuple[CallFuture, Dict[str, Any]]] = {}  # answered, queued behind progress
-        self._abandoned: Dict[int, Optional[Callable[[Dict[str, Any]], Any]]] = {}  # -> the call's on_late
+        self._given_up = GivenUp()  # ids of calls given up on, and what their late replies are for
         self._closed_error: Optional[Callable[[], MCPError]] = None
         self._closing = False
         self._closer: Optional[int] = None
@@ -117,6 +118,9 @@ class Session:
         self._timer = DeadlineTimer(f"{prefix}-timer", self.expire, self._io_idents)
         self.received = 0  # messages from the server (roughly: increments from two threads may race)
         self.late_replies = 0  # replies to calls that had timed out or been cancelled
+        #: The extension ids this client declared (a ``MissingClientCapability`` says what
+        #: happened to them: see ``futures.outcome``); set by whoever makes the session.
+        self.declared_extensions: FrozenSet[str] = frozenset()
         self.skipped_messages = 0  # JSON values that are not JSON-RPC messages
         self.unknown_replies = 0
         self.dropped_sends = 0  # cancellations/answers that could not be queued for sending
@@ -173,7 +177,8 @@ class Session:
             if not already:
                 self._closing = self.requests.closing = True
                 self._closer = _get_ident()
-                self._closed_error = error or (lambda: ClientClosedError("the client is closed"))
+                # (a connection lost first keeps its error: a call racing with this close says so)
+                self._closed_error = error or self._closed_error or (lambda: ClientClosedError("the client is closed"))
                 pending, self._pending = self._pending, {}
                 deferred, self._deferred = self._deferred, {}
         if already:
@@ -223,7 +228,8 @@ class Session:
              transform: Optional[Transform] = None, owned: bool = False,
              on_progress: Optional[ProgressCallback] = None, prepare: Optional[Prepare] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False,
-             cancellable: bool = True, known: Any = _NO_RESULT) -> CallFuture:
+             cancellable: bool = True, known: Any = _NO_RESULT,
+             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture:
         """Send a request; return its ``CallFuture`` (the one way to send a request).
 
         ``deadline`` is the call's time limit, made by whoever the call is for (a ``Deadline``
@@ -235,7 +241,10 @@ class Session:
         deadline. ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
         ``idempotent`` and ``setup`` are passed to the transport; a call that is not
         ``cancellable`` is never cancelled on the server (``initialize``). ``known``: a raw
-        result already at hand (a cache hit), so the first round is not sent.
+        result already at hand (a cache hit), so the first round is not sent. ``on_late(reply)``
+        (a worker) gets the answer that comes after a detached call gave up (what the request
+        made may need undoing: a task); the transport waits ``LATE_ANSWER`` s longer for it, and
+        ``wind_down`` for it before a close.
         """
         if owned and _get_ident() in self._io_idents:
             self.check_not_reader(method)
@@ -249,6 +258,8 @@ class Session:
             call.may_defer = _get_ident() not in self._notifier.idents
         if idempotent is not False:  # tools/call: None (unknown)
             call.idempotent = idempotent
+        if on_late is not None:
+            call.on_late = on_late
         if prepare is not None or headers is not None or setup or not cancellable:
             call.prepare, call.headers, call.setup, call.cancellable = prepare, headers, setup, cancellable
         tracer = self.tracer
@@ -299,6 +310,8 @@ class Session:
                 raise self._closed_error()
             self._pending[rid] = call
         deadline = call.deadline.at
+        if call.on_late is not None and not call._owned and deadline != _INF:
+            deadline += LATE_ANSWER  # (the timer still ends the call at its deadline)
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
         try:
@@ -313,8 +326,12 @@ class Session:
             with self._lock:
                 self._pending.pop(rid, None)
                 closing = self._closing
-            if closing and isinstance(exc, MCPError):  # close() raced with this call: say so
-                raise ClientClosedError(f"{method}: the client was closed") from exc
+            if closing and isinstance(exc, MCPError):  # close() raced with this call: say why it closed
+                factory = self._closed_error
+                error = factory() if factory is not None else None
+                if error is None or isinstance(error, ClientClosedError):  # (else: the connection was lost)
+                    error = ClientClosedError(f"{method}: the client was closed")
+                raise error from exc
             if isinstance(exc, SendTimeout):
                 raise RequestTimeout(f"{method} (id {rid}) could not be sent in time: {exc}",
                                      method=method, request_id=rid) from exc
@@ -417,9 +434,7 @@ class Session:
             call = self._pending.pop(rid, None)
             if call is None:
                 return False
-            self._abandoned[rid] = call.on_late
-            if len(self._abandoned) > _ABANDONED_MEMORY:
-                del self._abandoned[next(iter(self._abandoned))]
+            self._given_up.add(rid, call.on_late)
         if call.cancellable and not self.transport.cancel_request(rid):
             self._post({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": rid, "reason": reason}})
@@ -453,7 +468,7 @@ class Session:
             call = self._pending.pop(rid, None)
             if call is None:
                 return False
-            self._abandoned[rid] = None
+            self._given_up.add(rid, None)
         call.land(None, RequestCancelled(f"{call.method} (id {rid}) was ended by the server"))
         return True
 
@@ -538,19 +553,27 @@ class Session:
 
     def _unmatched(self, rid: Any, msg: Dict[str, Any]) -> None:
         with self._lock:
-            on_late: object = self._abandoned.pop(rid, _NO_RESULT) if type(rid) is int else _NO_RESULT
-            late = self._closing or on_late is not _NO_RESULT
+            on_late = self._given_up.take(rid)
+            late = self._closing or on_late is not NOT_GIVEN_UP
         if late:
             self.late_replies += 1
             log.debug("dropped a late reply to abandoned request %s", rid)
-            if callable(on_late):  # (on a worker: never the reader)
-                self._workers.try_submit("late reply", on_late, msg)
+            if callable(on_late) and not self._workers.try_submit("late reply", self._given_up.run, on_late, msg):
+                self._given_up.ran()  # (on a worker: never the reader; none left: closing)
         elif rid is None and "error" in msg:
             log.warning("server reported an error not tied to a request: %.300s", format_message(msg["error"], 300))
         else:
             self.unknown_replies += 1
             if rarely(self.unknown_replies):
                 log.warning("dropped a reply to unknown request id %.50r (%d so far)", rid, self.unknown_replies)
+
+    def wind_down(self, deadline: float) -> None:
+        """Before the client closes: give the cancellations decided already what they still
+        need, until ``deadline`` (monotonic): the late answers of calls given up with an
+        ``on_late`` (they may name what those calls made: a task to cancel), those handlers,
+        and the queued sends (``notifications/cancelled``). Returns at once if none is due."""
+        self._given_up.wait(deadline, lambda: self._closing)
+        self._sender.flush(deadline)
 
     def _dispatch_incoming(self, msg: Dict[str, Any]) -> None:
         method = msg["method"]
@@ -617,21 +640,3 @@ class Session:
             exc = factory()
             exc.__cause__ = reason
             call.land(None, exc)
-
-
-class Requester(Protocol):
-    """How a feature below the façade sends (``ClientCore`` is the implementation): the
-    negotiated era's way, within the deadline of the public call it serves. A public method of
-    a feature's own (``ToolTask.status(timeout=)``, ``Subscription.close()``) makes that
-    deadline with ``deadline(timeout)``: the one place ``DEFAULT`` becomes the client's timeout."""
-
-    @property
-    def session(self) -> Session:
-        """The current session (a reconnect replaces it)."""
-
-    def deadline(self, timeout: Any = DEFAULT) -> Deadline:
-        """The deadline of a call made now with ``timeout=`` (``DEFAULT``: the client's)."""
-
-    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Transform], deadline: Deadline,
-             *, owned: bool, check: bool = True, on_progress: Optional[ProgressCallback] = None) -> CallFuture[Any]:
-        """Send ``method`` (``check``: refuse what the server did not declare, nothing sent)."""

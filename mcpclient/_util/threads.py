@@ -161,6 +161,17 @@ class Lane:
         with self._lock:
             return list(self._threads)
 
+    def flush(self, deadline: float) -> bool:
+        """A one-worker lane: wait (until ``deadline``, monotonic) for the work queued so far to
+        have run; True if it has. Returns at once when the lane is idle (no thread is started)."""
+        with self._lock:
+            if self._stopped or (self._idle == len(self._threads) and self._queue.empty()):
+                return True
+        ran = threading.Event()
+        if not self.try_submit("flush", ran.set):
+            return False
+        return ran.wait(max(0.0, deadline - time.monotonic()))
+
     def shutdown(self, deadline: float) -> None:
         """Drop queued work, stop the workers, and join them until ``deadline`` (monotonic).
 

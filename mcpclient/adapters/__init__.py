@@ -17,10 +17,12 @@ from ._calls import model_tools
 from ._schema import StrictSchemaError, normalize, to_strict_schema
 
 __all__ = ["StrictSchemaError", "model_tools", "normalize", "to_strict_schema", "to_openai_tools", "run_openai_tool_calls",
-           "to_anthropic_tools", "run_anthropic_tool_uses", "to_langchain_tools"]
+           "arun_openai_tool_calls", "to_anthropic_tools", "run_anthropic_tool_uses", "arun_anthropic_tool_uses",
+           "to_langchain_tools"]
 
-_HOMES = {"to_openai_tools": "openai", "run_openai_tool_calls": "openai", "to_anthropic_tools": "anthropic",
-          "run_anthropic_tool_uses": "anthropic", "to_langchain_tools": "langchain"}
+_HOMES = {"to_openai_tools": "openai", "run_openai_tool_calls": "openai", "arun_openai_tool_calls": "openai",
+          "to_anthropic_tools": "anthropic", "run_anthropic_tool_uses": "anthropic",
+          "arun_anthropic_tool_uses": "anthropic", "to_langchain_tools": "langchain"}
 
 
 def __getattr__(name: str) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Optional, Protocol, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Set, Tuple, TypeVar, Union
 
 from ..errors import MCPError
 from ..types import (
@@ -20,6 +20,7 @@ from ..types import (
 from ._schema import prune_nulls
 
 Outcome = Union[ToolResult, MCPError, str]  # a str: why the call was not made
+T = TypeVar("T")
 
 
 def field(obj: Any, key: str, default: Any = None) -> Any:
@@ -164,6 +165,17 @@ def run_calls(target: ToolHost, calls: List[Call], *, tools: Optional[Sequence[T
 
 # --- content --------------------------------------------------------------------------------------
 
+async def on_a_worker_thread(run: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``run(*args, **kwargs)`` on a worker thread of the running event loop's default executor
+    (``asyncio.to_thread``), in a copy of the caller's context (its trace span...): the awaitable
+    twins' shared contract. The loop is never blocked; nothing of mcpclient runs on it. A
+    cancelled await stops waiting at once; the calls already sent still end on their own (by
+    their timeout at the latest) on that thread, and their answers are dropped."""
+    import asyncio  # deferred: only async back ends use the twins
+
+    return await asyncio.to_thread(run, *args, **kwargs)
+
+
 def data_url(mime_type: str, data: bytes) -> str:
     return f"data:{mime_type};base64,{base64.b64encode(data).decode('ascii')}"
 
@@ -190,20 +202,28 @@ def describe(block: Content) -> str:
 
 
 def structured_text(result: ToolResult) -> Optional[str]:
-    """``structured_content`` as JSON text, unless the text blocks already carry the same value
-    (also as the official SDK sends a wrapped return: ``{"result": <the text>}``)."""
+    """``structured_content`` as JSON text for the model, or None when it only mirrors the text
+    blocks, which the model gets already (tokens are money): the same value as a text block (as
+    text, or as JSON text that parses to it); an object with one key whose string value is that
+    text (``{"content": <the text>}``, as the reference filesystem server sends), or the official
+    SDK's ``{"result": <the value>}`` wrapping; a list that the blocks carry one item each."""
     value = result.structured_content
     if value is None:
         return None
     same = [value]
-    if isinstance(value, dict) and list(value) == ["result"]:  # the official SDK wraps a str/int/list return so
-        same.append(value["result"])
+    if isinstance(value, dict) and len(value) == 1:
+        (key, inner), = value.items()
+        if key == "result" or isinstance(inner, str):  # (another single key names what the text does not)
+            same.append(inner)
     texts = [block.text for block in result.content if isinstance(block, TextContent)]
+    if len(texts) > 1:
+        texts.append("\n".join(texts))  # one text split over several blocks
     for text in texts:
         if text in same or _json(text) in same:
             return None
-    if isinstance(same[-1], list) and len(texts) == len(same[-1]) and texts \
-            and all(t == v or _json(t) == v for t, v in zip(texts, same[-1])):  # a list: one block per item
+    items = same[-1]
+    if isinstance(items, list) and items and len(texts) - (len(texts) > 1) == len(items) \
+            and all(t == v or _json(t) == v for t, v in zip(texts, items)):  # a list: one block per item
         return None
     return json.dumps(value, ensure_ascii=False)
 

@@ -17,10 +17,13 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ..types import EmbeddedResource, ImageContent, Tool, ToolResult
-from ._calls import Call, Outcome, describe, error_text, field, offered, parse_arguments, run_calls, structured_text
+from ._calls import (
+    Call, Outcome, describe, error_text, field, offered, on_a_worker_thread, parse_arguments, run_calls,
+    structured_text,
+)
 from ._schema import normalize
 
-__all__ = ["to_anthropic_tools", "run_anthropic_tool_uses"]
+__all__ = ["arun_anthropic_tool_uses", "run_anthropic_tool_uses", "to_anthropic_tools"]
 
 log = logging.getLogger("mcpclient.adapters")
 
@@ -105,3 +108,10 @@ def run_anthropic_tool_uses(group: Any, content_blocks: Any, *, tools: Optional[
         results.append({"type": "tool_result", "tool_use_id": call.id, "content": _content(outcome),
                         "is_error": failed})
     return {"role": "user", "content": results}
+
+
+async def arun_anthropic_tool_uses(group: Any, content_blocks: Any, *, tools: Optional[Sequence[Tool]] = None,
+                                   timeout: Optional[float] = None) -> Dict[str, Any]:
+    """``run_anthropic_tool_uses``, awaitable, for async back ends (``AsyncAnthropic``, FastAPI):
+    the calls run on a worker thread, never on the event loop (the docs' "Async back ends")."""
+    return await on_a_worker_thread(run_anthropic_tool_uses, group, content_blocks, tools=tools, timeout=timeout)

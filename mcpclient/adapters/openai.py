@@ -18,11 +18,11 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 from ..types import EmbeddedResource, ImageContent, Tool, ToolResult
 from ._calls import (
     Call, Outcome, as_text, data_url, describe, error_text,
-    field, offered, parse_arguments, run_calls, structured_text,
+    field, offered, on_a_worker_thread, parse_arguments, run_calls, structured_text,
 )
 from ._schema import StrictSchemaError, normalize, to_strict_schema
 
-__all__ = ["to_openai_tools", "run_openai_tool_calls"]
+__all__ = ["arun_openai_tool_calls", "run_openai_tool_calls", "to_openai_tools"]
 
 log = logging.getLogger("mcpclient.adapters")
 
@@ -160,3 +160,11 @@ def run_openai_tool_calls(group: Any, tool_calls: Any, *, api: str = "chat", too
         return [{"role": "tool", "tool_call_id": c.id, "content": _chat_content(o)} for c, o in zip(calls, outcomes)]
     return [{"type": "function_call_output", "call_id": c.id, "output": _responses_output(o)}
             for c, o in zip(calls, outcomes)]
+
+
+async def arun_openai_tool_calls(group: Any, tool_calls: Any, *, api: str = "chat",
+                                 tools: Optional[Sequence[Tool]] = None,
+                                 timeout: Optional[float] = None) -> List[Dict[str, Any]]:
+    """``run_openai_tool_calls``, awaitable, for async back ends (``AsyncOpenAI``, FastAPI): the
+    calls run on a worker thread, never on the event loop (the docs' "Async back ends")."""
+    return await on_a_worker_thread(run_openai_tool_calls, group, tool_calls, api=api, tools=tools, timeout=timeout)

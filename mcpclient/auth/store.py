@@ -212,8 +212,6 @@ class FileTokenStore(TokenStore):
         return data if isinstance(data, dict) else {}
 
     def _write(self, data: Dict[str, Token]) -> None:
-        directory = os.path.dirname(self.path)
-        os.makedirs(directory, mode=0o700, exist_ok=True)
         write_json(self.path, data, mode=0o600)  # tokens: readable by this user only
 
     def _update(self, change: Any) -> Any:

@@ -10,11 +10,11 @@ import json
 import os
 import re
 from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
-from urllib.parse import urlsplit
 
 from .._version import __version__
 from ..protocol.stateless import MODERN_VERSIONS
 from ..protocol.spec import HANDSHAKE_VERSIONS
+from ..transports.base import Endpoint
 
 if TYPE_CHECKING:
     from ..transports.stdio import StdioTransport
@@ -122,10 +122,10 @@ def config_entry(path: str, server: Optional[str]) -> Tuple[str, Any]:
     names = ", ".join(sorted(servers)) or "(none)"
     if server is None:
         if len(servers) != 1:
-            raise ValueError(f"{path} defines several servers; choose one with --server ({names})")
+            raise UsageError(f"{path} defines several servers; choose one with --server ({names})")
         server = next(iter(servers))
     if server not in servers:
-        raise ValueError(f"{path}: no server {server!r} (available: {names})")
+        raise UsageError(f"{path}: no server {server!r} (available: {names})")
     return server, servers[server]
 
 
@@ -344,12 +344,4 @@ def is_url(target: Any) -> bool:
 
 def host_port(url: str) -> str:
     """``https://user:pw@example.com/mcp`` -> ``example.com:443`` (never the userinfo)."""
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    host = parts.hostname or "?"
-    if ":" in host:
-        host = f"[{host}]"
-    return f"{host}:{port or (443 if parts.scheme.lower() == 'https' else 80)}"
+    return Endpoint.of_url(url).address or "?"

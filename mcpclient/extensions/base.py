@@ -134,6 +134,11 @@ class Extension:
         way, ``resolve`` included."""
         return None
 
+    def wind_down(self, ctx: "ExtensionContext", deadline: float) -> None:
+        """The client is about to close (still connected): let what this extension sent on
+        the user's behalf (a cancellation) reach the server, until ``deadline`` (monotonic).
+        An exception is logged; the close goes on."""
+
     def close(self) -> None:
         """The client closed (after its connection): stop this extension's threads, and settle
         the futures ``resolve`` returned that are still pending (e.g. ``ClientClosedError``): a
@@ -166,7 +171,8 @@ class ExtensionOwner(Protocol):
 
     def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
              deadline: "Deadline", *, owned: bool, check: bool = True,
-             on_progress: Optional[Callable[..., Any]] = None) -> "CallFuture[Any]":
+             on_progress: Optional[Callable[..., Any]] = None,
+             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallFuture[Any]":
         """Send ``method`` the negotiated era's way."""
 
     def answer(self, method: str, params: Dict[str, Any]) -> Any:
@@ -215,10 +221,14 @@ class ExtensionContext:
         return owner.call(method, params, None, owner.deadline(timeout), owned=owned, check=False)
 
     def call(self, method: str, params: Optional[Dict[str, Any]], transform: Callable[[Any], Any],
-             deadline: "Deadline", *, on_progress: Optional[Callable[..., Any]] = None) -> "CallFuture[Any]":
+             deadline: "Deadline", *, on_progress: Optional[Callable[..., Any]] = None,
+             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallFuture[Any]":
         """Send a call this extension takes over (``Extension.call_future``): detached, the
-        negotiated era's way, within the caller's ``deadline``, gated like the core method."""
-        return self._owner.call(method, params, transform, deadline, owned=False, on_progress=on_progress)
+        negotiated era's way, within the caller's ``deadline``, gated like the core method.
+        ``on_late(reply)``: an answer that comes after the call gave up (what it made, a task,
+        may need undoing; see ``Session.call``)."""
+        return self._owner.call(method, params, transform, deadline, owned=False, on_progress=on_progress,
+                                on_late=on_late)
 
     def answer(self, method: str, params: Dict[str, Any]) -> Any:
         """Answer a server request embedded in an extension's message (``sampling/createMessage``,

@@ -118,6 +118,14 @@ class Registry:
                 return future
         return None
 
+    def wind_down(self, deadline: float) -> None:
+        """Every extension's ``wind_down(ctx, deadline)`` (the client is about to close)."""
+        for key, ext in self.extensions.items():
+            try:
+                ext.wind_down(self._contexts[key], deadline)
+            except Exception:
+                logging.getLogger("mcpclient").exception("extension %s: wind_down() failed", key)
+
     def close(self) -> None:
         """Every extension's ``close()`` (the client closed), once (``close()`` may come again)."""
         if self.closed:

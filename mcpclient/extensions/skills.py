@@ -24,7 +24,7 @@ from ..types._base import _SLOTS, _Value, Raw
 from ..types._tools import ResourceContents
 
 if TYPE_CHECKING:
-    from .._engine.session import Requester
+    from .._engine.requester import Requester
 
 __all__ = ["LoadedSkill", "Skill", "SkillFile", "SkillVerificationError", "SKILLS_EXTENSION"]
 

@@ -106,6 +106,8 @@ class ToolPins:
                 data = json.load(f)
         except FileNotFoundError:
             return {}
+        except OSError as exc:  # a folder in the path is a file, no permission...
+            raise ValueError(f"{self.path}: cannot read the tool pins file ({exc.strerror or exc})") from None
         except ValueError as exc:
             raise ValueError(f"{self.path}: not a tool pins file ({exc})") from None
         servers = data.get("servers") if isinstance(data, dict) else None

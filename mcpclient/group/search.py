@@ -7,6 +7,7 @@ in milliseconds. ``search_tool_definition()`` is a ready ``search_tools`` tool a
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
@@ -14,7 +15,8 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ..types._tools import TextContent, Tool, ToolResult
 
-__all__ = ["SEARCH_TOOL_NAME", "ToolIndex", "search_result", "search_tool_definition", "tokenize"]
+__all__ = ["SEARCH_TOOL_NAME", "ToolIndex", "found_result", "search", "search_result", "search_tool_definition",
+           "tokenize"]
 
 SEARCH_TOOL_NAME = "search_tools"
 
@@ -93,20 +95,35 @@ def search_tool_definition(name: str = SEARCH_TOOL_NAME) -> Tool:
         },
         "required": ["query"],
     }
-    description = ("Search the available tools by what they do. Returns the names and descriptions of the "
-                   "best matches; call one of them next.")
+    description = ("Search the available tools by what they do. Returns the best matches: each one's name, "
+                   "description and parameters (inputSchema). The tools found can be called from the next step.")
     return Tool(name, description=description, input_schema=schema,
                 raw={"name": name, "description": description, "inputSchema": schema})
 
 
 def search_result(index: ToolIndex, arguments: Optional[Dict[str, Any]]) -> ToolResult:
-    """The answer to a ``search_tools`` call: the matches' names and descriptions, as text and as
-    ``structured_content`` ``{"tools": [{"name", "description"}]}``; bad arguments are a tool error."""
-    arguments = arguments or {}
-    query, k = arguments.get("query"), arguments.get("k", 10)
-    if not isinstance(query, str) or isinstance(k, bool) or not isinstance(k, int) or k < 1:
+    """The answer to a ``search_tools`` call: what the model needs to call each match (its name,
+    description and ``inputSchema``), as ``structured_content`` ``{"tools": [...]}`` and the same
+    JSON as text (so the adapters send it once); bad arguments are a tool error."""
+    return found_result(search(index, arguments))
+
+
+def found_result(found: Optional[List[Tool]]) -> ToolResult:
+    """``search_result`` of what a search found (None: its arguments were wrong)."""
+    if found is None:
         text = 'search_tools needs {"query": string, "k": positive integer}'
         return ToolResult([TextContent(text)], None, True, tool=SEARCH_TOOL_NAME)
-    found = [{"name": t.name, "description": t.description or ""} for t in index.search(query, min(k, 50))]
-    text = "\n".join(f"{t['name']}: {t['description']}" for t in found) or "no matching tools"
-    return ToolResult([TextContent(text)], {"tools": found}, False, tool=SEARCH_TOOL_NAME)
+    listed = [{"name": t.name, "description": t.description or "", "inputSchema": t.input_schema} for t in found]
+    structured = {"tools": listed}
+    return ToolResult([TextContent(json.dumps(structured, ensure_ascii=False))], structured, False,
+                      tool=SEARCH_TOOL_NAME)
+
+
+def search(index: ToolIndex, arguments: Optional[Dict[str, Any]]) -> Optional[List[Tool]]:
+    """The tools a ``search_tools`` call with ``arguments`` finds (at most 50), or None if its
+    arguments are not ``{"query": string, "k": positive integer}``."""
+    arguments = arguments if isinstance(arguments, dict) else {}
+    query, k = arguments.get("query"), arguments.get("k", 10)
+    if not isinstance(query, str) or isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        return None
+    return index.search(query, min(k, 50))

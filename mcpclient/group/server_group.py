@@ -18,7 +18,7 @@ import threading
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import wait as wait_all
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._members import Member, in_parallel, watch
 from ._naming import namespaced_names, sanitize  # noqa: F401 - namespaced_names: also importable from here
@@ -33,7 +33,11 @@ from ..errors import (
 from .pins import ToolChange, ToolPins
 from .search import SEARCH_TOOL_NAME, ToolIndex, search_result
 from ..types._base import _SLOTS, _Value
+from ..transports.base import Transport
 from ..types._tools import Tool, ToolResult
+
+if TYPE_CHECKING:
+    from .on_demand import OnDemandTools
 
 __all__ = ["ServerGroup", "ServerStatus"]
 
@@ -57,9 +61,10 @@ class ServerGroup:
     """Several MCP servers as one: namespaced tools, parallel connects and calls, per-server status.
 
     Args:
-        servers: a config file path, ``{name: ServerConfig}`` (``load_config``), or
-            ``{name: target}`` where a target is anything ``Client()`` takes or a ``Client`` to
-            adopt (the group connects it if needed, and closes it).
+        servers: a config file path, an ``{"mcpServers": {...}}`` document, ``{name: ServerConfig}``
+            (``load_config``), or ``{name: target}`` where a target is anything ``Client()`` takes,
+            an ``mcpServers`` entry (``{"command": ..., "args": [...]}``, ``{"url": ...}``) or a
+            ``Client`` to adopt (the group connects it if needed, and closes it).
         separator: between the server and the tool name (``files_read``); letters, digits, ``_``, ``-``.
         include / exclude: tool-name globs for every server, matched against the original tool name
             or the namespaced one (``exclude`` wins); config entries may add their own.
@@ -84,7 +89,7 @@ class ServerGroup:
         for value, what in ((include, "include"), (exclude, "exclude")):
             if isinstance(value, str) or not all(isinstance(p, str) for p in value):
                 raise TypeError(f"{what} must be a sequence of glob strings")
-        if not isinstance(servers, Mapping):
+        if not isinstance(servers, Mapping) or _is_config(servers):
             servers = load_each(servers)  # an entry that cannot be used fails alone (its status)
         self.separator = separator
         self.include, self.exclude = tuple(include), tuple(exclude)
@@ -99,16 +104,7 @@ class ServerGroup:
         for name, source in servers.items():
             if not isinstance(name, str) or not name:
                 raise ValueError("server names must be non-empty strings")
-            if isinstance(source, ServerConfig):
-                member = Member(name, source.client, source.include, source.exclude, source.enabled)
-            elif isinstance(source, ValueError):  # (from load_each: this entry cannot be used)
-                member = Member(name, source)
-                member.state, member.error = "failed", source
-            elif isinstance(source, Client):
-                member = Member(name, source, adopted=True)
-            else:
-                member = Member(name, functools.partial(Client, source))
-            self._members[name] = member
+            self._members[name] = _member(name, source)
         if not self._members:
             raise ValueError("a ServerGroup needs at least one server")
         self._table = ToolTable()
@@ -147,13 +143,18 @@ class ServerGroup:
 
     def connect(self) -> "ServerGroup":
         """Connect every enabled server in parallel and list its tools. A server that fails is
-        recorded in ``status``; ``ConnectError`` only if every enabled server failed. Called again,
+        recorded in ``status``; ``ConnectError`` only if every enabled server failed, or the tool
+        pins could not be written (``with`` then stops every server it started). Called again,
         it retries the failed and lost servers. Returns self."""
         if self._closed:
             raise ClientClosedError("the group is closed; make a new ServerGroup")
         todo = [m for m in self._members.values() if m.current_state in ("new", "failed", "lost")]
         in_parallel(self._connect_one, todo, _WORKERS)
-        self._rebuild()
+        try:
+            self._rebuild()
+        except OSError as exc:  # the pins file (``__enter__`` then closes every server it started)
+            raise ConnectError(f"the group could not write its tool pins to {self.pins.path if self.pins else '?'}: "
+                               f"{exc.strerror or exc}") from exc
         enabled = [m for m in self._members.values() if m.state != "disabled"]
         if enabled and all(m.state == "failed" for m in enabled):
             detail = "; ".join(f"{m.name}: {m.error}" for m in enabled)
@@ -341,6 +342,13 @@ class ServerGroup:
 
     # --- search ---------------------------------------------------------------------------------
 
+    def on_demand(self, *, always: Sequence[str] = (), k: int = 10, max_loaded: int = 64) -> "OnDemandTools":
+        """A conversation's tools loaded on demand: ``search_tools`` and ``always`` at first, then
+        what the model's searches find (``OnDemandTools``; hand it to the adapters)."""
+        from .on_demand import OnDemandTools  # deferred: import cost; only the on-demand loop needs it
+
+        return OnDemandTools(self, always=always, k=k, max_loaded=max_loaded)
+
     def search_tools(self, query: str, k: int = 10, always: Sequence[str] = ()) -> List[Tool]:
         """The exposed tools best matching ``query`` (BM25, ``ToolIndex``); ``always`` names come first.
         MCP Apps' app-only tools are never among them (the search serves a model)."""
@@ -355,6 +363,35 @@ class ServerGroup:
 
     def _search_result(self, arguments: Optional[Dict[str, Any]]) -> ToolResult:
         return search_result(self._tool_index(), arguments)
+
+
+def _member(name: str, source: Any) -> Member:
+    """The group's member for one ``servers`` value (``TypeError`` for what names no server)."""
+    if isinstance(source, Mapping) and not isinstance(source, ServerConfig):  # one mcpServers entry
+        source = load_each({"mcpServers": {name: source}})[name]
+    if isinstance(source, ServerConfig):
+        return Member(name, source.client, source.include, source.exclude, source.enabled)
+    if isinstance(source, ValueError):  # (from load_each: this entry cannot be used)
+        member = Member(name, source)
+        member.state, member.error = "failed", source
+        return member
+    if isinstance(source, Client):
+        return Member(name, source, adopted=True)
+    if isinstance(source, (str, list, tuple, Transport)):
+        return Member(name, functools.partial(Client, source))
+    raise TypeError(f"server {name!r}: expected a command string, an argv list, an http(s) URL, a Transport, a "
+                    f"Client, a ServerConfig or an mcpServers entry (a dict with \"command\" or \"url\"), not "
+                    f"{type(source).__name__}")
+
+
+def _is_config(servers: Mapping[str, Any]) -> bool:
+    """Whether ``servers`` is a whole configuration document (``{"mcpServers": {...}}``, or VS
+    Code's ``{"servers": {...}}``) rather than ``{name: target}``."""
+    if len(servers) != 1:
+        return False
+    (key, value), = servers.items()
+    return key in ("mcpServers", "servers") and isinstance(value, Mapping) \
+        and all(isinstance(entry, Mapping) for entry in value.values())
 
 
 def _start_call(client: Client, tool: str, arguments: Optional[Dict[str, Any]]) -> "Future[Any]":

@@ -9,6 +9,7 @@ changed. Both strategies send through the one engine path, ``Session.call``.
 """
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Optional, Tuple
@@ -18,7 +19,7 @@ from ..errors import CapabilityError, InputRoundsExceeded, ProtocolError, Reques
 from .._engine.deadline import Deadline
 from .._engine.futures import Again, CallFuture, ProgressCallback, Transform
 from .stateless import ToolHeaders, MRTR_METHODS, encode_header_value, NAMED_METHODS, request_meta, result_type, routing_headers, with_meta
-from .spec import missing_capabilities, repeat_safety
+from .spec import listen_capabilities, missing_capabilities, repeat_safety
 
 if TYPE_CHECKING:
     from .rounds import Answer
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from .._engine.session import Session
 
 __all__ = ["AsIs", "Era", "Handshake", "Resolver", "Stateless"]
+
+log = logging.getLogger("mcpclient")
 
 Params = Optional[Dict[str, Any]]
 #: ``(kind, method, raw result) -> the final result, or a future of it``: how a declared extension
@@ -74,18 +77,36 @@ class Era:
     def check(self, method: str, capabilities: bool = True) -> None:
         """Raise if ``method`` does not exist in this era, or (``capabilities``) if the server
         did not declare what it needs (``CapabilityError``; nothing is sent)."""
-        capability = self._missing.get(method) if capabilities else None
+        if capabilities:
+            self.check_capability(method)
+
+    def check_capability(self, method: str) -> None:
+        """``CapabilityError`` (nothing is sent) unless the server declared what ``method`` needs,
+        whichever era carries it (2026: ``resources/subscribe`` rides on a listen)."""
+        capability = self._missing.get(method)
         if capability is not None:
             raise CapabilityError(capability, method)
 
+    def honoured(self, wanted: Dict[str, Any]) -> Dict[str, Any]:
+        """The part of a listen filter the server declared capabilities for, in either era;
+        ``CapabilityError`` (nothing is sent) if that is none of it."""
+        kept, missing = listen_capabilities(wanted, self.negotiated.capabilities)
+        if missing and not kept:
+            raise CapabilityError(next(iter(missing.values())), "subscriptions/listen")  # (the first one asked for)
+        if missing:
+            log.debug("listen: the server did not declare %s; listening for the rest",
+                      ", ".join(sorted(set(missing.values()))))
+        return kept
+
     def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform],
-             deadline: Deadline, *, owned: bool, on_progress: Optional[ProgressCallback] = None) -> CallFuture:
+             deadline: Deadline, *, owned: bool, on_progress: Optional[ProgressCallback] = None,
+             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture:
         """Send ``method`` as this era sends requests, within ``deadline``; return its future."""
         claimed = self.resolvers.get(method)
         if claimed:
             transform = _resolving(method, claimed, transform, deadline)
         return session.call(method, params, deadline=deadline, transform=transform, owned=owned,
-                            on_progress=on_progress, idempotent=repeat_safety(method),
+                            on_progress=on_progress, idempotent=repeat_safety(method), on_late=on_late,
                             headers=self.headers(method, params) if self.routed else None)
 
     def headers(self, method: str, params: Params) -> Optional[Dict[str, str]]:
@@ -155,7 +176,8 @@ class Stateless(Era):
         return params, routing_headers(method, params, self.negotiated.version, self._headers)
 
     def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform],
-             deadline: Deadline, *, owned: bool, on_progress: Optional[ProgressCallback] = None) -> CallFuture:
+             deadline: Deadline, *, owned: bool, on_progress: Optional[ProgressCallback] = None,
+             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture:
         cache = self._cache if method in CACHEABLE else None
         hit = cache.get(method, params) if cache is not None else None
         step = _Step(self, method, params, transform, cache, hit is not None, deadline)
@@ -166,7 +188,8 @@ class Stateless(Era):
         else:  # nothing is sent for the first round (a later one is prepared by the session)
             sent, headers, options["known"] = params, None, hit
         return session.call(method, sent, deadline=deadline, transform=step, owned=owned, on_progress=on_progress,
-                            prepare=self.prepare, headers=headers, idempotent=repeat_safety(method), **options)
+                            prepare=self.prepare, headers=headers, idempotent=repeat_safety(method), on_late=on_late,
+                            **options)
 
     def set_logging_level(self, session: "Session", level: str, send: Callable[..., CallFuture]) -> CallFuture:
         """No ``logging/setLevel`` in this era: the level rides in the ``_meta`` of every later

@@ -27,7 +27,7 @@ from .._engine.session import Session
 from ..types._implementation import Implementation
 
 __all__ = ["LEGACY", "Negotiated", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
-           "remember_era", "remembered_era"]
+           "refused_discover", "remember_era", "remembered_era"]
 
 log = logging.getLogger("mcpclient")
 
@@ -140,17 +140,13 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
                 raise ProtocolError(f"the server speaks {', '.join(exc.supported) or 'no revision it named'}; "
                                     f"this client speaks {', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}") from exc
             return None
-        except RPCError as exc:
-            if (exc.http_status or 0) >= 500:
-                raise  # an outage, not an answer about eras
-            return _legacy(exc, required)
         except RequestTimeout as exc:
             if session.transport.remote:
                 raise  # an HTTP server that does not answer is down, not old
             return _legacy(exc, required)
-        except HTTPError as exc:
-            if exc.status >= 500:
-                raise
+        except (RPCError, HTTPError) as exc:
+            if not refused_discover(exc):
+                raise  # an outage, not an answer about eras
             return _legacy(exc, required)
         discovered = _discovered(result, version)
         if discovered is None and required:
@@ -158,6 +154,17 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
                                 f"{(result or {}).get('supportedVersions')!r:.200}")
         return discovered
     return None  # unreachable: the loop returns or raises
+
+
+def refused_discover(error: BaseException) -> bool:
+    """Whether ``error``, ending a ``server/discover``, is a handshake-era server's answer (it
+    knows no such method, or refuses the request below 500), not an outage: then ``initialize``
+    follows. The tracer records such a probe without an error status."""
+    if isinstance(error, UnsupportedProtocolVersion):
+        return False  # (an answer about revisions: probe() looks at what it names)
+    if isinstance(error, RPCError):
+        return (error.http_status or 0) < 500
+    return isinstance(error, HTTPError) and error.status < 500
 
 
 def _legacy(exc: Exception, required: bool) -> None:

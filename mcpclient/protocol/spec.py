@@ -16,6 +16,7 @@ __all__ = [
     "choose_offer",
     "check_server_version",
     "initialize_params",
+    "listen_capabilities",
     "missing_capabilities",
     "repeat_safety",
     "required_capability",
@@ -102,6 +103,31 @@ def required_capability(method: str, version: Optional[str]) -> Optional[str]:
     if needed == "completions" and version == "2024-11-05":
         return None
     return needed
+
+
+#: ``subscriptions/listen`` filter key -> the server capability that makes it mean anything (the
+#: same flags gate the handshake era's unsolicited notifications and ``resources/subscribe``).
+LISTEN_FILTERS = {
+    "toolsListChanged": "tools.listChanged",
+    "promptsListChanged": "prompts.listChanged",
+    "resourcesListChanged": "resources.listChanged",
+    "resourceSubscriptions": "resources.subscribe",
+}
+
+
+def listen_capabilities(wanted: Dict[str, Any], capabilities: Optional[Dict[str, Any]]
+                        ) -> Tuple[Dict[str, Any], Dict[str, str]]:
+    """Split a listen filter into the part the server declared and, for the rest, filter key ->
+    the capability it lacks. Keys with no capability of their own (``taskIds``) are kept."""
+    kept: Dict[str, Any] = {}
+    missing: Dict[str, str] = {}
+    for key, value in wanted.items():
+        needed = LISTEN_FILTERS.get(key)
+        if needed is None or server_has(capabilities, needed):
+            kept[key] = value
+        else:
+            missing[key] = needed
+    return kept, missing
 
 
 def missing_capabilities(capabilities: Optional[Dict[str, Any]], version: Optional[str]) -> Dict[str, str]:

@@ -217,6 +217,11 @@ class TaskEngine:
         with self._lock:
             self._cancelled_notifications += 1
 
+    def states(self) -> Dict[str, str]:
+        """Every task's status now, by id, in creation order (what a test asks the server)."""
+        with self._lock:
+            return {task_id: task.status for task_id, task in self._tasks.items()}
+
     def log(self) -> Json:
         """What ``ext_log`` reports: ``{"requests": [...], "cancelled_notifications": n}``."""
         with self._lock:

@@ -23,7 +23,10 @@ Errors: ``error.type`` is the JSON-RPC code for an error reply (also ``rpc.respo
 and the status description is the server's message), ``tool_error`` for an ``isError`` tool
 result (or ``ToolError``), ``timeout`` for ``RequestTimeout``, ``cancelled`` for a cancelled call,
 else the exception's class name; the status is then ``ERROR`` with the class name only (an
-exception's text may quote arguments). Attributes are computed only for spans that record.
+exception's text may quote arguments). A ``server/discover`` that a handshake-era server refuses
+(method not found, an HTTP 4xx) is no error: the normal way to ``initialize``, recorded with
+``mcp.protocol.fallback = "initialize"`` and no status. Attributes are computed only for spans
+that record.
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 from .._version import __version__
 from ..errors import RequestCancelled, RequestTimeout, RPCError, ToolError
 from ..policies.tracing import Tracing
+from ..protocol.negotiation import refused_discover
 from ..types._tools import ToolResult
 
 if TYPE_CHECKING:
@@ -180,7 +184,10 @@ class _Trace:
         span = self._span
         attrs = self._base
         kind: Optional[str] = None
-        if error is not None:
+        fallback = error is not None and self._method == "server/discover" and refused_discover(error)
+        if fallback:  # a handshake-era server: the normal path to initialize, not a failure
+            error = None
+        elif error is not None:
             kind = _error_type(error)
             attrs = dict(attrs, **{"error.type": kind})
             if isinstance(error, RPCError):
@@ -191,6 +198,8 @@ class _Trace:
         if span.is_recording():
             if request_id is not None:
                 span.set_attribute("jsonrpc.request.id", str(request_id))
+            if fallback:
+                span.set_attribute("mcp.protocol.fallback", "initialize")
             if kind is not None:
                 span.set_attribute("error.type", kind)
                 if isinstance(error, RPCError):

@@ -60,8 +60,33 @@ class Endpoint:
     def __hash__(self) -> int:
         return hash((self.kind, self.protocol, self.host, self.port))
 
+    @classmethod
+    def of_url(cls, url: str) -> "Endpoint":
+        """TCP to an http(s) URL's host and port (the scheme's default port if none), speaking
+        HTTP; never the URL's userinfo, path or query."""
+        from urllib.parse import urlsplit  # (only HTTP transports and the CLI ask)
+
+        try:
+            parts = urlsplit(url)
+            host = parts.hostname
+        except ValueError:  # (an invalid IPv6 host)
+            return cls("tcp", "http")
+        try:
+            port = parts.port
+        except ValueError:  # (out of range: the request will say so)
+            port = None
+        return cls("tcp", "http", host or None, port or (443 if parts.scheme.lower() == "https" else 80))
+
+    @property
+    def address(self) -> Optional[str]:
+        """``host:port`` (``[::1]:8080`` for an IPv6 host), or None without a host."""
+        if not self.host:
+            return None
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{self.port}" if self.port is not None else host
+
     def __repr__(self) -> str:
-        where = f" {self.host}:{self.port}" if self.host else ""
+        where = f" {self.address}" if self.host else ""
         return f"<Endpoint {self.kind}{'/' + self.protocol if self.protocol else ''}{where}>"
 
 

@@ -25,8 +25,8 @@ def _number(raw: Raw, key: str) -> Optional[int]:
 class Task(_Value):
     """The state of a task (``tasks/get``): ``status`` is ``working``, ``input_required``,
     ``completed``, ``failed`` or ``cancelled``. Times are the server's ISO 8601 strings; ``ttl``
-    and ``poll_interval`` are milliseconds (read from ``ttl``/``pollInterval``, or the Tasks
-    extension's ``ttlMs``/``pollIntervalMs``). The extension's ``tasks/get`` also carries, by
+    and ``poll_interval`` are milliseconds (the Tasks extension's ``ttlMs``/``pollIntervalMs``,
+    2025-11-25's ``ttl``/``pollInterval``, or drafts' ``ttlSeconds``/``pollIntervalMilliseconds``). The extension's ``tasks/get`` also carries, by
     status, ``result`` (the ``CallToolResult``), ``error`` (a JSON-RPC error object) and
     ``input_requests`` (key -> ``{method, params}``), kept here raw."""
 
@@ -57,10 +57,23 @@ class Task(_Value):
         if not isinstance(raw, dict) or not isinstance(raw.get("taskId"), str) or not isinstance(raw.get("status"), str):
             raise ProtocolError("task: expected an object with string 'taskId' and 'status'")
         what = "task"  # a wrong-typed optional field is dropped (types.py), never met later in arithmetic
-        ttl = _number(raw, "ttlMs")
-        poll = _number(raw, "pollIntervalMs")
         return cls(raw["taskId"], raw["status"], _opt(raw, "statusMessage", str, what),
                    _opt(raw, "createdAt", str, what), _opt(raw, "lastUpdatedAt", str, what),
-                   _number(raw, "ttl") if ttl is None else ttl, _number(raw, "pollInterval") if poll is None else poll,
+                   _first(raw, _TTL), _first(raw, _POLL_INTERVAL),
                    _opt(raw, "_meta", dict, what), raw, _opt(raw, "result", dict, what), _opt(raw, "error", dict, what),
                    _opt(raw, "inputRequests", dict, what))
+
+
+#: Where a task's durations are, in milliseconds, best first: the Tasks extension's final
+#: spelling, 2025-11-25's, and drafts' that servers still send (key, factor to milliseconds).
+#: (A draft's ``ttl`` in seconds cannot be told from 2025-11-25's in milliseconds: read as the latter.)
+_TTL = (("ttlMs", 1), ("ttl", 1), ("ttlSeconds", 1000))
+_POLL_INTERVAL = (("pollIntervalMs", 1), ("pollInterval", 1), ("pollIntervalMilliseconds", 1))
+
+
+def _first(raw: Raw, keys: Any) -> Optional[int]:
+    for key, factor in keys:
+        value = _number(raw, key)
+        if value is not None:
+            return value * factor
+    return None

@@ -249,3 +249,102 @@ def test_readme_section_code_runs(index: int, package: str, monkeypatch: pytest.
         exec(compile(code, f"README.md[{package}]", "exec"), {"__name__": "__main__"})
         assert capsys.readouterr().out.startswith("final: hello | ")
         assert endpoint.problems == []
+
+
+async def _ticks_while(work: Any) -> Tuple[Any, int]:
+    """``await work`` and count how often the loop ran another task meanwhile (every 10 ms)."""
+    ticks = 0
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    counting = asyncio.ensure_future(ticker())
+    try:
+        return await work, ticks
+    finally:
+        done.set()
+        await counting
+
+
+SLOW_CALLS: List[Tuple[str, Dict[str, Any]]] = [("testing_slow", {"steps": 3, "delay": 0.1}),
+                                                ("testing_echo", {"text": "hi there"})]
+
+
+def test_async_openai_with_the_awaitable_twin(group: ServerGroup) -> None:
+    """``AsyncOpenAI`` end to end; the tool calls (0.3 s of them) run off the event loop, which
+    keeps running other tasks meanwhile."""
+    openai = pytest.importorskip("openai")
+    from mcpclient.adapters.openai import arun_openai_tool_calls
+
+    async def conversation(url: str) -> Tuple[List[Dict[str, Any]], int, str]:
+        client = openai.AsyncOpenAI(base_url=url + "/v1", api_key="test", max_retries=0)
+        tools = to_openai_tools(group, strict=True)
+        messages: List[Any] = [{"role": "user", "content": "Use the tools."}]
+        message = (await client.chat.completions.create(model="gpt-test", messages=messages, tools=tools)).choices[0].message
+        answers, ticks = await _ticks_while(arun_openai_tool_calls(group, message.tool_calls))
+        final = await client.chat.completions.create(model="gpt-test", messages=messages + [message, *answers], tools=tools)
+        await client.close()
+        return answers, ticks, final.choices[0].message.content
+
+    with scripted_llm(SLOW_CALLS) as endpoint:
+        answers, ticks, final = asyncio.run(conversation(endpoint.url))
+    assert [a["tool_call_id"] for a in answers] == ["call_0", "call_1"]
+    assert answers[1]["content"] == "hi there"
+    assert ticks >= 10  # the loop was free while the calls ran
+    assert final.startswith("final: ") and endpoint.problems == []
+
+
+def test_async_anthropic_with_the_awaitable_twin(group: ServerGroup) -> None:
+    anthropic = pytest.importorskip("anthropic")
+    from mcpclient.adapters.anthropic import arun_anthropic_tool_uses
+
+    async def conversation(url: str) -> Tuple[Dict[str, Any], int, str]:
+        client = anthropic.AsyncAnthropic(base_url=url, api_key="test", max_retries=0)
+        tools = to_anthropic_tools(group)
+        messages: List[Any] = [{"role": "user", "content": "Use the tools."}]
+        reply = await client.messages.create(model="claude-test", max_tokens=100, messages=messages, tools=tools)
+        answer, ticks = await _ticks_while(arun_anthropic_tool_uses(group, reply.content))
+        final = await client.messages.create(model="claude-test", max_tokens=100, tools=tools,
+                                             messages=messages + [{"role": "assistant", "content": reply.content}, answer])
+        await client.close()
+        return answer, ticks, final.content[0].text
+
+    with scripted_llm(SLOW_CALLS) as endpoint:
+        answer, ticks, final = asyncio.run(conversation(endpoint.url))
+    assert [r["is_error"] for r in answer["content"]] == [False, False]
+    assert answer["content"][1]["content"] == [{"type": "text", "text": "hi there"}]
+    assert ticks >= 10
+    assert final.startswith("final: ") and endpoint.problems == []
+
+
+def test_the_on_demand_tools_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """examples/tools_on_demand.py: the model first sees only ``search_tools``; the tool it finds
+    is offered on the next turn (the endpoint refuses a call to a tool it was not offered)."""
+    pytest.importorskip("openai")
+    with scripted_llm([("search_tools", {"query": "add two numbers", "k": 2})],
+                      then=[[("testing_add", {"a": 2, "b": 3})]]) as endpoint:
+        monkeypatch.setenv("OPENAI_BASE_URL", endpoint.url + "/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        monkeypatch.chdir(ROOT)
+        runpy.run_path(str(ROOT / "examples" / "tools_on_demand.py"), run_name="__main__")
+    assert endpoint.problems == []
+    offered = [[t["function"]["name"] for t in body["tools"]] for _, body in endpoint.requests]
+    assert offered[0] == ["search_tools"]
+    assert offered[1][0] == "search_tools" and "testing_add" in offered[1] and len(offered[1]) <= 3  # (k=2)
+    out = capsys.readouterr().out
+    assert out.startswith("final: ") and out.rstrip().endswith('| {"sum": 5}')
+
+
+def test_the_async_backend_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("openai")
+    with scripted_llm([("testing_echo", {"text": "hello"}), ("testing_add", {"a": 2, "b": 3})]) as endpoint:
+        monkeypatch.setenv("OPENAI_BASE_URL", endpoint.url + "/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        monkeypatch.chdir(ROOT)
+        runpy.run_path(str(ROOT / "examples" / "async_backend.py"), run_name="__main__")
+    assert endpoint.problems == []
+    assert capsys.readouterr().out.splitlines() == ['final: hello | {"sum": 5}'] * 2

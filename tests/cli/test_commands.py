@@ -209,8 +209,8 @@ def test_config_file_selects_a_server(tmp_path):
     assert json.loads(proc.stdout)["structuredContent"] == {"sum": 5}
 
     proc = run("tools", "--config", str(config), "--server", "missing")
-    assert proc.returncode == 1
-    assert "testing" in assert_one_error_line(proc)  # lists the available names
+    assert proc.returncode == 2  # a usage error
+    assert "testing" in error_lines(proc.stderr)[-1]  # lists the available names
 
 
 def test_tools_applies_a_config_entrys_include_and_exclude_filters(tmp_path):
@@ -258,7 +258,7 @@ def test_config_without_server_lists_every_servers_tools_and_reports_a_failing_o
     assert proc.returncode == 2 and "pick one with --server" in proc.stderr and "tok" not in proc.stderr
 
     proc = run("ping", "--config", str(config))  # one server at a time for the other commands
-    assert proc.returncode == 1 and "choose one with --server" in assert_one_error_line(proc)
+    assert proc.returncode == 2 and "choose one with --server" in error_lines(proc.stderr)[-1]
 
 
 def test_protocol_legacy_skips_the_discovery_probe():
@@ -353,6 +353,38 @@ def test_main_in_process_quoted_json_string_and_hint(capsys):
 def test_main_in_process_usage_error_returns_2(capsys):
     assert main(["read", TARGET]) == 2
     assert "URI" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["tools"], "TARGET"),
+    (["nonsense"], "invalid choice"),
+    (["call", "{target}", "add", "a"], "key=value"),
+    (["call", "{target}", "add", "--args-json", "[1]"], "JSON object"),
+    (["call", "{target}", "add", "--args-json", "{{"], "not valid JSON"),
+    (["ping", "{target}", "--protocol", "1999-01-01"], "1999-01-01"),
+    (["ping", "{target}", "--timeout", "-1"], ">= 0"),
+    (["ping", "--server", "a"], "--server needs --config"),
+    (["ping", "{target}", "--config", "{config}"], "not both"),
+    (["ping", "--config", "{config}"], "choose one with --server"),
+    (["ping", "--config", "{config}", "--server", "missing"], "no server 'missing'"),
+    (["tools", "--config", "{config}", "--auth", "tok"], "pick one with --server"),
+    (["ping", "{target}", "--auth", "tok"], "URL targets only"),
+    (["ping", "{target}", "-H", "X-A: 1"], "URL targets only"),
+    (["ping", "http://127.0.0.1:9/mcp", "--auth", "a", "--auth-env", "B"], "not both"),
+    (["ping", "http://127.0.0.1:9/mcp", "--auth-env", "MCPCLIENT_TEST_UNSET_VARIABLE"], "not set"),
+    (["ping", "http://127.0.0.1:9/mcp", "--auth", " "], "token is empty"),
+    (["ping", "--config", "{config}", "--server", "with_headers"], "apply to \"url\" servers only"),
+    (["demo", "--config", "{config}"], "unrecognized option: --config"),
+])
+def test_every_usage_error_exits_2_and_says_why(argv, says, tmp_path, capsys):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"a": {"command": "definitely-not-a-command-4242"},
+                                                 "with_headers": {"command": "x", "headers": {"A": "1"}}}}))
+    argv = [a.format(target=TARGET, config=config) for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err, err
+    assert "tok " not in err and "tok\n" not in err  # (a token given is never echoed)
 
 
 @pytest.mark.parametrize("text, value", [

@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-NEWEST = (3, 14)  # the newest Python the classifiers claim
+#: The interpreter ``.ci/run`` runs the suite on first (the machine's default Python).
+MAIN = (3, 11)
 
 
 def _metadata() -> configparser.SectionProxy:
@@ -35,14 +36,23 @@ def test_license_is_an_spdx_expression_matching_the_license_file():
     assert int(re.search(r"requires = \[\"setuptools>=(\d+)\"\]", build).group(1)) >= 77  # PEP 639
 
 
-def test_python_classifiers_run_from_python_requires_to_the_newest():
+def _matrix() -> list:
+    """The interpreters ``.ci/run`` runs the suite on besides the main one (its matrix loop)."""
+    found = re.search(r"^for version in ([0-9. ]+); do$", (ROOT / ".ci" / "run").read_text(), re.M)
+    assert found, ".ci/run has no interpreter matrix"
+    return [tuple(int(p) for p in v.split(".")) for v in found.group(1).split()]
+
+
+def test_python_classifiers_claim_exactly_the_interpreters_ci_tests():
     cfg = configparser.ConfigParser(interpolation=None)
     cfg.read(ROOT / "setup.cfg")
     low = tuple(int(p) for p in cfg["options"]["python_requires"].lstrip(">=").split("."))
     claimed = sorted(tuple(int(p) for p in c.rsplit(" :: ", 1)[1].split("."))
                      for c in _lines(_metadata()["classifiers"])
                      if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c))
-    assert claimed == [(3, minor) for minor in range(low[1], NEWEST[1] + 1)]
+    tested = sorted(_matrix() + [MAIN])
+    assert claimed == tested
+    assert claimed == [(3, minor) for minor in range(low[1], claimed[-1][1] + 1)]  # none skipped
     urls = dict(line.split(" = ", 1) for line in _lines(_metadata()["project_urls"]))
     assert sorted(urls) == ["Changelog", "Documentation", "Issues", "Source"]
 

@@ -127,7 +127,7 @@ def test_a_listen_the_server_ends_leaves_nothing_pending(modern_server):
     def handle(method, params):
         return None
 
-    server = modern_server(handle, capabilities={"tools": {}})
+    server = modern_server(handle, capabilities={"tools": {"listChanged": True}})
     with Client(server.transport, timeout=LONG) as client:
         subscription = client.listen(tools=True)
         listen = server.wait_for(lambda m: m.get("method") == "subscriptions/listen")

@@ -18,6 +18,9 @@ Built on ``mcp.server.mcpserver.MCPServer`` (the 2.x name of FastMCP). The high-
 express a few parts of the contract, so they use the SDK's low-level ``Server`` (reached through
 ``MCPServer._lowlevel_server``); the SDK still does all of the protocol work:
 
+- The handshake-era capabilities declare ``listChanged`` for tools, prompts and resources (the
+  server sends those notifications): MCPServer's own ``create_initialization_options`` is given
+  the SDK's ``NotificationOptions``.
 - ``resources/subscribe`` / ``resources/unsubscribe`` and ``logging/setLevel`` have no MCPServer
   decorator: registered with ``Server.add_request_handler`` (that also makes the SDK advertise
   ``resources.subscribe: true`` and the ``logging`` capability).
@@ -139,6 +142,7 @@ from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
 
 from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
@@ -690,6 +694,13 @@ async def set_level(ctx: ServerRequestContext[Any], params: SetLevelRequestParam
 
 
 _lowlevel = mcp._lowlevel_server  # pyright: ignore[reportPrivateUsage]
+# The handshake era's capabilities say what the server sends: add_tool and friends send list
+# changes, so listChanged is declared for tools, prompts and resources (MCPServer declares
+# false unless given NotificationOptions, which its run() and apps do not take).
+_initialization_options = _lowlevel.create_initialization_options
+_lowlevel.create_initialization_options = lambda notification_options=None, *args, **kwargs: \
+    _initialization_options(notification_options or NotificationOptions(prompts_changed=True, resources_changed=True,
+                                                                         tools_changed=True), *args, **kwargs)
 _lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, subscribe)
 _lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, unsubscribe)
 async def read_resource(

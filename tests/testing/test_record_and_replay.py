@@ -145,7 +145,7 @@ def test_a_recorded_suite_replays_with_the_servers_gone_and_no_process_or_socket
         assert set(report["results"]) == set(CASES)
         assert recorded["http-legacy"][1][0] == "2025-11-25"
         assert recorded["stdio-2026"][1][0] == recorded["http-2026"][1][0] == "2026-07-28"
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < LONG  # (no wait on a server that is not there)
 
 
 def test_no_secret_sent_while_recording_is_in_a_cassette(recorded):

@@ -231,6 +231,22 @@ def test_errors_set_error_type_and_status(tel):
     assert {"tool_error", "-32050", "timeout", "cancelled"} <= errors
 
 
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_the_discover_probe_of_a_handshake_era_server_is_recorded_without_an_error(tel, http_servers, kind):
+    """A handshake-era server refuses ``server/discover`` (-32601 over stdio, HTTP 400 here): the
+    normal way to ``initialize``, so its span says so and carries no error status or type."""
+    target = [sys.executable, str(SERVERS / "minimal.py")] if kind == "stdio" else http_servers["legacy"].url
+    with Client(target, protocol="auto", timeout=LONG, tracing=tel.tracing()) as client:
+        assert client.protocol_version != "2026-07-28"
+    [probe] = tel.finished("server/discover")
+    assert probe.status.status_code is StatusCode.UNSET
+    assert probe.attributes.get("mcp.protocol.fallback") == "initialize"
+    assert "error.type" not in probe.attributes
+    assert [s.status.status_code for s in tel.finished("initialize")] == [StatusCode.UNSET]
+    points = [p for p in tel.durations() if p.attributes.get("mcp.method.name") == "server/discover"]
+    assert points and all("error.type" not in p.attributes for p in points)
+
+
 @pytest.mark.parametrize("era", ["legacy", "2026"])
 def test_a_server_request_gets_a_server_span_under_the_context_it_carries(tel, era):
     seen_in_handler: List[Any] = []

@@ -21,7 +21,7 @@ from mcpclient import (
 #: Public classes that are not values (they do things); every other non-exception class in
 #: ``mcpclient.__all__`` must be a frozen dataclass.
 NOT_VALUES = {"CallFuture", "Client", "Extension", "ExtensionContext", "HTTPTransport", "LoadedSkill", "MemoryTransport", "SSETransport",
-              "ServerGroup", "StdioTransport", "Subscription", "ToolIndex", "TasksExtension", "ToolCallFuture", "ToolPins", "ToolTask", "Transport"}
+              "OnDemandTools", "ServerGroup", "StdioTransport", "Subscription", "ToolIndex", "TasksExtension", "ToolCallFuture", "ToolPins", "ToolTask", "Transport"}
 
 
 #: Value types converted elsewhere that are not dataclasses yet (none left).

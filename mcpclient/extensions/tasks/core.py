@@ -30,7 +30,7 @@ from ...types._tools import Tool, ToolResult
 from ...types._tasks import TERMINAL, Task
 
 if TYPE_CHECKING:
-    from ..._engine.session import Requester
+    from ..._engine.requester import Requester
 
 
 __all__ = ["Task", "TaskStore", "ToolTask", "start"]  # (Task: mcpclient.types, re-exported)

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional
 
 from ..._util.sentinel import DEFAULT
 from .poller import _Poller
-from .wait import STATUSES, _TaskWait, checked
+from .wait import STATUSES, _TaskWait, checked, flat, of_task
 from ...errors import CapabilityError, ClientClosedError, ProtocolError
 from ..base import TASKS, Extension
 from ..._engine.deadline import Deadline
@@ -131,6 +131,13 @@ class TasksExtension(Extension):
         return ExtensionToolTask(self.poller(), name, task or Task(task_id, "unknown"),
                                  transform or (lambda raw: ToolResult.from_wire(raw, name or "task")))
 
+    def wind_down(self, ctx: Any, deadline: float) -> None:
+        """The client is about to close: the ``tasks/cancel`` requests sent already (a call
+        given up just before) are answered first, until ``deadline``."""
+        poller = self._poller
+        if poller is not None:
+            poller.wind_down(deadline)
+
     def close(self) -> None:
         """The client closed: fail local waits, join the poller (no ``tasks/cancel`` is sent)."""
         poller = self._poller
@@ -152,6 +159,11 @@ class TasksExtension(Extension):
         poller.update(task)
 
     def _hinted(self, params: Dict[str, Any]) -> None:
+        """``notifications/tasks/status``: the drafts' name of ``notifications/tasks`` (a full
+        state), or a bare hint naming a task (poll it now)."""
+        if isinstance(params, dict) and isinstance(params.get("status"), str):
+            self._pushed(params)
+            return
         poller = self._poller
         task_id = params.get("taskId") if isinstance(params, dict) else None
         if poller is not None and isinstance(task_id, str):
@@ -184,7 +196,7 @@ class ExtensionToolTask(ToolTask):
         the wait that follows the task, if there is one (in the background), else here, with
         the client's handlers and ``tasks/update``, before this returns (what a handler raises,
         or the update's error, is raised; the request is answered again by the next call)."""
-        state = checked(Task.from_wire(self._poller.ctx.request("tasks/get", {"taskId": self.task_id}, timeout=timeout)),
+        state = checked(Task.from_wire(self._poller.ctx.request("tasks/get", self._poller.task_params(self.task_id), timeout=timeout)),
                         f"tasks/get {self.task_id}", self.task_id)
         self._task = state
         if self._poller.follows(self.task_id):
@@ -205,7 +217,7 @@ class ExtensionToolTask(ToolTask):
 
     def cancel(self, *, timeout: Any = DEFAULT) -> Task:
         """``tasks/cancel`` (cooperative: the task may still complete); the last known state."""
-        self._poller.ctx.request("tasks/cancel", {"taskId": self.task_id}, timeout=timeout)
+        self._poller.ctx.request("tasks/cancel", self._poller.task_params(self.task_id), timeout=timeout)
         return self.task
 
     def wait(self, timeout: Optional[float] = None) -> Task:
@@ -235,11 +247,12 @@ def _is_task(raw: Any) -> bool:
     return type(raw) is dict and raw.get("resultType") == "task"
 
 
+
 def _cancel_late_task(ext: "TasksExtension", reply: Dict[str, Any]) -> None:
     """Worker: the answer to a ``tools/call`` given up before it came (timed out, cancelled):
     a task it made is cancelled (nobody waits for it; ``notifications/cancelled`` crossed it)."""
     raw: Dict[str, Any] = reply.get("result")  # type: ignore[assignment]
-    task_id = raw.get("taskId") if _is_task(raw) else None
+    task_id = flat(raw).get("taskId") if _is_task(raw) else None
     if isinstance(task_id, str) and task_id:
         ext.poller().send_cancel(task_id)
 
@@ -271,8 +284,8 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
     def begin(cls, ctx: Any, params: Dict[str, Any], transform: Callable[[Any], ToolResult], ext: "TasksExtension",
               deadline: Deadline, on_progress: Optional[ProgressCallback]) -> "ToolCallFuture":
         """Send ``tools/call`` (through the extension's context) as a ``ToolCallFuture``."""
-        first = ctx.call("tools/call", params, _PASSTHROUGH, deadline, on_progress=on_progress)
-        first.on_late = functools.partial(_cancel_late_task, ext)
+        first = ctx.call("tools/call", params, _PASSTHROUGH, deadline, on_progress=on_progress,
+                         on_late=functools.partial(_cancel_late_task, ext))
         return cls(first._session, first, transform, ext, params.get("name", ""))
 
     @property
@@ -301,11 +314,14 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
 
     def _arrived(self, done: "Future[Any]") -> None:
         if self.cancelled() and not done.cancelled() and done.exception() is None and _is_task(done.result()):
-            self._ext.poller().send_cancel(str(done.result().get("taskId")))  # cancelled as the task came
+            self._ext.poller().send_cancel(str(flat(done.result()).get("taskId")))  # cancelled as the task came
         super()._arrived(done)
 
     def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
         self._answered.set()
+        task = self._task
+        if error is not None and task is not None:
+            error = of_task(error, task.task_id)  # one shape, whichever path ended the call
         return super()._settle(value, error)
 
     def cancel(self) -> bool:
@@ -329,7 +345,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
     def advance(self, value: Any) -> None:
         """Worker: as ``ChainedFuture``; a task that came after ``cancel()`` is cancelled too."""
         if self.cancelled() and _is_task(value):
-            self._ext.poller().send_cancel(str(value.get("taskId")))
+            self._ext.poller().send_cancel(str(flat(value).get("taskId")))
             return
         super().advance(value)
 

@@ -22,6 +22,7 @@ import time
 import weakref
 from collections import OrderedDict
 from concurrent.futures import Future
+from concurrent.futures import wait as wait_all
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from ..._util import fork as _fork
@@ -32,7 +33,7 @@ from ...errors import (
 )
 from ..._engine.deadline import Deadline
 from ..._engine.futures import CallFuture
-from .wait import TIMED_OUT, _TaskWait, checked, created, outcome_missing
+from .wait import TIMED_OUT, _TaskWait, checked, created, flat, outcome_missing
 from ...types._tasks import Task
 from ...types._base import Raw
 
@@ -106,6 +107,7 @@ class _Poller:
         self._listen_failed = False
         self._lanes: Dict[str, Lane] = {}  # "work": outcomes; "input": input requests' handlers
         self._deadlines: List[Tuple[float, int, _TaskWait]] = []
+        self._cancels: Set["Future[Any]"] = set()  # tasks/cancel requests not answered yet (wind_down)
         self._name = str(next(_POLLERS))
         _fork.in_child(functools.partial(_forked, weakref.ref(self)))
 
@@ -164,6 +166,17 @@ class _Poller:
             followed = self._followed.get(task_id)
             return followed.task if followed is not None else self._ended.get(task_id)
 
+    def task_params(self, task_id: str, **more: Any) -> Dict[str, Any]:
+        """The params of a ``tasks/*`` request for ``task_id``: its id, ``more``, and the
+        ``requestState`` its latest state carried, echoed as it came (a routing token of the
+        extension's drafts, withdrawn from the final text, that servers built on them still want)."""
+        params: Dict[str, Any] = {"taskId": task_id, **more}
+        latest = self.latest(task_id)
+        state = latest.raw.get("requestState") if latest is not None else None
+        if isinstance(state, str):
+            params["requestState"] = state
+        return params
+
     def release(self, waiter: _TaskWait, cancel: bool) -> None:
         """``waiter`` is done (cancelled, timed out): stop following its task if nobody else
         waits; ``cancel``: send ``tasks/cancel``."""
@@ -183,7 +196,7 @@ class _Poller:
         try:
             return created(raw)
         except ProtocolError:
-            task_id = raw.get("taskId") if isinstance(raw, dict) else None
+            task_id = flat(raw).get("taskId") if isinstance(raw, dict) else None
             if isinstance(task_id, str) and task_id:
                 self.send_cancel(task_id)
             raise
@@ -191,11 +204,26 @@ class _Poller:
     def send_cancel(self, task_id: str) -> None:
         """``tasks/cancel`` (best effort, not waited for: an empty ack)."""
         try:
-            future = self.ctx.request_future("tasks/cancel", {"taskId": task_id})
+            future = self.ctx.request_future("tasks/cancel", self.task_params(task_id))
         except MCPError as exc:
             log.debug("could not cancel task %s: %s", task_id, exc)
             return
-        future.add_done_callback(functools.partial(_cancel_done, task_id))
+        with self._cond:
+            self._cancels.add(future)
+        future.add_done_callback(functools.partial(self._cancelled, task_id))
+
+    def _cancelled(self, task_id: str, done: "Future[Any]") -> None:
+        with self._cond:
+            self._cancels.discard(done)
+        _cancel_done(task_id, done)
+
+    def wind_down(self, deadline: float) -> None:
+        """Before the client closes: wait (until ``deadline``, monotonic) for the ``tasks/cancel``
+        requests sent already to be answered, so that they reach the server."""
+        with self._cond:
+            pending = list(self._cancels)
+        if pending:
+            wait_all(pending, max(0.0, deadline - time.monotonic()))
 
     def poll_now(self, task_id: str) -> None:
         """A hint (``notifications/tasks/status``): poll this task now."""
@@ -366,7 +394,7 @@ class _Poller:
 
     def _poll(self, task_id: str) -> None:
         try:
-            future = self.ctx.request_future("tasks/get", {"taskId": task_id})
+            future = self.ctx.request_future("tasks/get", self.task_params(task_id))
         except BaseException as exc:
             self._polled(task_id, None, exc)
             return
@@ -431,7 +459,7 @@ class _Poller:
             return
         try:
             answers = self._responses(task.task_id, new)
-            self.ctx.request("tasks/update", {"taskId": task.task_id, "inputResponses": answers}, timeout=timeout)
+            self.ctx.request("tasks/update", self.task_params(task.task_id, inputResponses=answers), timeout=timeout)
         except BaseException:
             with self._cond:
                 seen.difference_update(new)  # not answered: a later status() or wait tries again
@@ -450,7 +478,7 @@ class _Poller:
                     seen.difference_update(answers)  # (a later wait or status() asks again)
                 return
         try:
-            future = self.ctx.request_future("tasks/update", {"taskId": task_id, "inputResponses": answers})
+            future = self.ctx.request_future("tasks/update", self.task_params(task_id, inputResponses=answers))
         except BaseException as exc:
             self.fail(task_id, exc, cancel=False)
             return
@@ -535,8 +563,7 @@ class _Poller:
             self._cond.notify_all()
         for each in followed:
             for waiter in each.waiters:
-                waiter.settle(ClientClosedError(f"tools/call: the client was closed while task "
-                                                 f"{waiter.task_id} ran (resume it with client.task(task_id))"))
+                waiter.settle(ClientClosedError("the client was closed"))  # (of_task names the task)
         if listen is not None:
             listen.cancel()
         end = deadline if deadline is not None else time.monotonic() + _CLOSE_WAIT

@@ -13,13 +13,13 @@ from concurrent.futures import CancelledError, Future, InvalidStateError
 from typing import Any, Callable, Optional, Protocol
 
 from ..._util import fork as _fork
-from ...errors import MCPError, ProtocolError, RequestCancelled, RequestTimeout, RPCError
+from ...errors import ClientClosedError, MCPError, ProtocolError, RequestCancelled, RequestTimeout, RPCError
 from ..._engine.deadline import Deadline
 from ..._engine.futures import _guarded
 from ...types._tasks import Task
 from ...types._base import Raw
 
-__all__ = ["STATUSES", "TIMED_OUT", "checked", "created", "outcome", "outcome_missing"]
+__all__ = ["STATUSES", "TIMED_OUT", "checked", "created", "flat", "of_task", "outcome", "outcome_missing"]
 
 #: What the poller delivers to a wait whose deadline passed.
 TIMED_OUT = object()
@@ -52,11 +52,20 @@ def checked(task: Task, what: str, task_id: Optional[str] = None) -> Task:
     return task
 
 
+def flat(raw: Raw) -> Raw:
+    """A ``CreateTaskResult`` as the final text has it (flat): a draft's ``{"task": {...}}``
+    is lifted (its ``resultType`` and ``_meta`` kept)."""
+    inner = raw.get("task")
+    if "taskId" in raw or not isinstance(inner, dict):
+        return raw
+    return {**inner, **{k: v for k, v in raw.items() if k != "task"}}
+
+
 def created(raw: Any) -> Task:
     """The ``CreateTaskResult`` of a ``tools/call``; ``ProtocolError`` if it is not one."""
     if not isinstance(raw, dict):
         raise ProtocolError("tools/call answered resultType 'task' without an object")
-    return checked(Task.from_wire(raw), "tools/call")
+    return checked(Task.from_wire(flat(raw)), "tools/call")
 
 
 def outcome(task: Task) -> Raw:
@@ -77,6 +86,22 @@ def outcome(task: Task) -> Raw:
                                  + (f": {task.status_message}" if task.status_message else ""))
     cancelled.task_id = task.task_id
     raise cancelled
+
+
+def of_task(error: BaseException, task_id: str) -> BaseException:
+    """``error`` as the end of a call that had become task ``task_id``: an ``MCPError`` always
+    carries ``.task_id``, and a closing client says which task to resume, whichever path
+    (the poller's close, the session's) ended the call first."""
+    if not isinstance(error, MCPError):
+        return error
+    if isinstance(error, ClientClosedError) and task_id not in str(error):
+        closed = ClientClosedError(f"tools/call: the client was closed while task {task_id} ran "
+                                   f"(resume it with client.task({task_id!r}))")
+        closed.__cause__ = error
+        error = closed
+    if error.task_id is None:
+        error.task_id = task_id
+    return error
 
 
 def outcome_missing(task: Task) -> bool:
@@ -146,7 +171,7 @@ class _TaskWait(Future):  # type: ignore[type-arg]
             if error is None:
                 self.set_result(value)
             else:
-                self.set_exception(error)
+                self.set_exception(of_task(error, self.task_id))
         except InvalidStateError:  # cancelled meanwhile
             return False
         return True

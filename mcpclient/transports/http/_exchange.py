@@ -16,7 +16,6 @@ import threading
 import time
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Optional, Tuple, Union
-from urllib.parse import urlsplit
 
 from ..._util import fork as _fork
 from ..._util.threads import next_instance
@@ -69,7 +68,7 @@ class HTTPBase(Transport):
         self.connect_timeout = connect_timeout
         self.retry = retry
         self.max_message_size = max_message_size
-        self.name = name or kind.lower()
+        self.name = name or self.endpoint().address or kind.lower()  # errors name the server: 127.0.0.1:8080
         self.instance = next_instance()
         self._http = session
         self._owns_http = session is None
@@ -97,12 +96,7 @@ class HTTPBase(Transport):
 
     def endpoint(self) -> Endpoint:
         """TCP to the URL's host and port, speaking HTTP."""
-        try:
-            parts = urlsplit(self.url)
-            port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
-        except ValueError:
-            return Endpoint("tcp", "http")
-        return Endpoint("tcp", "http", parts.hostname or None, port)
+        return Endpoint.of_url(self.url)
 
     def secrets(self) -> FrozenSet[str]:
         """The static headers' secret values, a fixed token, the URL's credentials."""

@@ -70,7 +70,7 @@ class SSETransport(HTTPBase):
         session: a ``requests.Session`` to use (proxies, certificates, mTLS). By default the
             transport makes and owns one.
         connect_timeout: seconds to wait for a TCP/TLS connection, and for the ``endpoint`` event.
-        name: a label for logs, errors and thread names (default ``"sse"``).
+        name: a label for logs, errors and thread names (default: the server's ``host:port``).
         retry: when a POST is sent again (``Retry``); by default never (``Retry(total=0)``): the
             POSTs of this transport are only acknowledged, their answers come on the stream.
         max_message_size: the largest event (its data, in bytes) read from the stream; a bigger

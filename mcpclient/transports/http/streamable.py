@@ -53,6 +53,9 @@ _DELETE_TIMEOUT = 2.0  # the most the session's DELETE may take of close()'s bud
 _RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
 _RENEW_ID = "mcpclient-renew-session"  # the id of a replayed setup request (its answer is read here)
 _LEGACY_REFUSALS = (400, 404, 405)  # how an HTTP+SSE server refuses the Streamable HTTP setup POST
+#: Seconds the answer to a request the session gave up on is still read, when it comes after the
+#: cancel (handshake era): it may name what the request made (a task, which is then cancelled).
+_LATE_READ = 5.0
 
 
 def _answers(message: Any, rid: Any) -> bool:
@@ -110,7 +113,7 @@ class HTTPTransport(GetStreams):
             ``Content-Length``, then as it arrives) or one SSE event's data. A bigger one is
             never buffered whole: the call it answers fails with ``MessageTooLarge`` (on the GET
             stream it is logged and skipped); the connection lives on.
-        name: a label for logs, errors and thread names (default ``"http"``).
+        name: a label for logs, errors and thread names (default: the server's ``host:port``).
         sse_fallback: when the server refuses the first setup POST as an HTTP+SSE (2024-11-05)
             server does, ``fallback()`` offers an ``SSETransport`` to the same URL. ``Client``
             sets it when it builds the transport from a URL string.
@@ -487,7 +490,7 @@ class HTTPTransport(GetStreams):
             if not self._track(response, rid):
                 return None  # cancelled (2026): the response is closed unread
             try:
-                body = read_body(response, self.name, self.max_message_size, deadline)
+                body = read_body(response, self.name, self.max_message_size, self._read_until(rid, deadline))
                 if not body and rid is None:
                     return None  # an empty answer to a notification
                 message = decode_frame(body)
@@ -530,7 +533,7 @@ class HTTPTransport(GetStreams):
         answered = False
         expected = rid if wire is None else wire
         try:
-            for event in self._events(response, deadline):
+            for event in self._events(response, self._read_until(rid, deadline)):
                 last_id = event.id if event.id is not None else last_id
                 retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
                 if event.oversized:
@@ -557,18 +560,28 @@ class HTTPTransport(GetStreams):
         """Before reading ``response`` (of request ``rid``, or of no request): let ``close()``
         and ``cancel_request(rid)`` abort it. False: ``rid`` was cancelled (2026) before its
         answer came (the check is made here, under the lock, so no cancel is missed): the
-        response is aborted, which tells the server; the caller reads none of it."""
+        response is aborted, which tells the server; the caller reads none of it. In the
+        handshake era such an answer is still read, for ``_LATE_READ`` s (``_read_until``): the
+        session hands what it made to whoever gave up on it (a task to cancel)."""
         with self._open_lock:
             if self._closing.is_set():
                 raise ConnectionClosed("the transport is closed")
-            cancelled = rid in self._cancelled
-            if not cancelled:
+            refused = self._stateless and rid in self._cancelled
+            if not refused:
                 self._open.add(response)
                 if rid is not None:
                     self._streams[rid] = response
-        if cancelled:
+        if refused:
             abort(response)
-        return not cancelled
+        return not refused
+
+    def _read_until(self, rid: Any, deadline: Optional[float]) -> Optional[float]:
+        """How long to read the answer to ``rid``: ``deadline``, or ``_LATE_READ`` s at most
+        once the session gave up on it (handshake era: see ``_track``)."""
+        if rid is None or rid not in self._cancelled:
+            return deadline
+        late = time.monotonic() + _LATE_READ
+        return late if deadline is None else min(deadline, late)
 
     def _untrack(self, response: Response, rid: Any) -> None:
         with self._open_lock:

@@ -17,7 +17,7 @@ from mcpclient.policies.retry import Retry
 
 pytestmark = pytest.mark.timeout(60)
 
-DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+DISCOVER = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": True}},
             "serverInfo": {"name": "scripted-2026", "version": "1"}}
 SSE_HEADERS = {"Content-Type": "text/event-stream"}
 

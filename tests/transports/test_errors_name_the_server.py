@@ -1,0 +1,60 @@
+"""Every transport error says which server it is about: the host and port of an HTTP server (never
+its credentials), the command of a stdio one."""
+from __future__ import annotations
+
+import socket
+import sys
+
+import pytest
+
+from conftest import LONG
+from mcpclient import AuthError, Client, ConnectError
+from mcpclient.transports import HTTPTransport, SSETransport
+
+from recording_http import Recorder, servers  # noqa: F401  (servers: a fixture)
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_refused_connection_names_the_host_and_port() -> None:
+    port = closed_port()
+    with pytest.raises(ConnectError) as caught:
+        Client(f"http://user:hunter2@127.0.0.1:{port}/mcp?key=sekrit", timeout=LONG).connect()
+    message = str(caught.value)
+    assert f"127.0.0.1:{port}" in message
+    assert "hunter2" not in message and "sekrit" not in message and "user" not in message
+
+
+@pytest.mark.parametrize("make", [HTTPTransport, SSETransport], ids=["streamable", "sse"])
+def test_a_401_names_the_host_and_port(servers, make) -> None:  # noqa: F811
+    server: Recorder = servers(lambda method, path, body: (401, {"Content-Type": "text/plain"}, b"no"))
+    port = int(server.base.rsplit(":", 1)[1])
+    with pytest.raises((AuthError, ConnectError)) as caught:
+        Client(make(f"{server.base}/mcp", headers={"Authorization": "Bearer tok-123"}), timeout=LONG).connect()
+    message = str(caught.value)
+    assert f"127.0.0.1:{port}" in message and "HTTP 401" in message
+    assert "tok-123" not in message
+
+
+def test_an_ipv6_host_is_bracketed() -> None:
+    assert HTTPTransport("http://[::1]:8123/mcp").name == "[::1]:8123"
+    assert HTTPTransport("https://example.com/mcp").name == "example.com:443"
+    assert HTTPTransport("http://127.0.0.1:1/mcp", name="mine").name == "mine"
+
+
+def test_a_command_that_cannot_start_is_named() -> None:
+    with pytest.raises(ConnectError) as caught:
+        Client("definitely-not-a-command-4242 --flag", timeout=LONG).connect()
+    assert "definitely-not-a-command-4242" in str(caught.value)
+
+
+def test_a_server_that_exits_is_named_by_its_script(tmp_path) -> None:
+    script = tmp_path / "exits_at_once.py"
+    script.write_text("import sys; sys.exit(3)\n")
+    with pytest.raises(ConnectError) as caught:
+        Client([sys.executable, str(script)], timeout=LONG).connect()
+    assert "exits_at_once" in str(caught.value)
