@@ -58,7 +58,8 @@ def test_running_tool_calls_through_a_bare_client_keeps_the_clients_timeout():
     from mcpclient import Client
     from mcpclient.adapters.openai import run_openai_tool_calls
 
-    with Client(TESTING_SERVER, timeout=0.5) as client:
+    with Client(TESTING_SERVER, timeout=LONG) as client:  # (a slow machine's start takes its time)
+        client.timeout = 0.5  # the default each call gets from now on
         started = time.monotonic()
         [answer] = run_openai_tool_calls(client, [_chat_call("slow", {"steps": 1, "delay": 30})])
         took = time.monotonic() - started
