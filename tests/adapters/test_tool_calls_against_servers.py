@@ -78,7 +78,7 @@ def test_a_langchain_tool_whose_call_fails_answers_an_error_tool_message_not_an_
     agent loop."""
     from mcpclient.adapters.langchain import to_langchain_tools
 
-    with ServerGroup({"t": TESTING_SERVER}, client_options={"timeout": 0.5}) as group:
+    with ServerGroup({"t": TESTING_SERVER}, client_options={"timeout": 0.5}, connect_timeout=LONG) as group:
         tools = {tool.name: tool for tool in to_langchain_tools(group)}
         message = tools["t_slow"].invoke({"type": "tool_call", "id": "c1", "name": "t_slow",
                                           "args": {"steps": 1, "delay": 5}})

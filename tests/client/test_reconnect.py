@@ -17,7 +17,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG, OFFICIAL_SERVER, SERVERS, TESTING_SERVER, pid_alive, wait_until
+from conftest import LONG, OFFICIAL_SERVER, PACE, SERVERS, TESTING_SERVER, pid_alive, wait_until
 from mcpclient import (
     Client, ClientClosedError, ConnectError, ConnectionClosed, Keepalive, ProcessExited, Reconnect, StdioTransport, SubscriptionLost,
 )
@@ -420,7 +420,7 @@ def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_ha
     mute = tmp_path / "mute"
     script = (f"import os, runpy, sys\nif os.path.exists({str(mute)!r}):\n    sys.stdin.read()\n    sys.exit(0)\n"
               "sys.argv = ['mcpclient.testing']\nrunpy.run_module('mcpclient.testing', run_name='__main__')")
-    with Client([sys.executable, "-c", script], timeout=1.0, probe_timeout=0.2,
+    with Client([sys.executable, "-c", script], timeout=1.0 * PACE, probe_timeout=0.2,  # (a start fits in it)
                 reconnect=Reconnect(max_attempts=None, backoff_factor=0.0)) as client:
         client.subscribe_resource("test://static/hello")
         mute.touch()
