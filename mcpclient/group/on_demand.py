@@ -7,10 +7,13 @@ next request offers them; the model calls them then. ``OnDemandTools`` is that l
 per conversation, and a ``ToolHost`` itself: hand it to the adapters in place of the group::
 
     tools = group.on_demand(always=["files_read"])
-    request = dict(model=..., messages=messages)
-    reply = llm.chat.completions.create(**request, tools=to_openai_tools(tools, strict=True))
-    messages += run_openai_tool_calls(tools, reply.choices[0].message.tool_calls)  # loads what it finds
-    # the next create(..., tools=to_openai_tools(tools)) offers search_tools, always, and the found
+    offered = to_openai_tools(tools, strict=True)
+    reply = llm.chat.completions.create(
+        model=model, messages=messages, tools=offered)
+    calls = reply.choices[0].message.tool_calls
+    # a search_tools call loads what it finds
+    messages += run_openai_tool_calls(tools, calls)
+    # the next to_openai_tools(tools) offers those too
 
 Thread-safe. Works over any ``ToolHost`` (a ``ServerGroup``, whose listing is local; or a
 ``Client``, which lists on each use: a request); the index is rebuilt only when the tools change.
