@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import pid_alive
+from conftest import PACE, pid_alive
 from forking import run
 
 
@@ -64,12 +64,13 @@ RACE = """
 """
 
 
+@pytest.mark.timeout(60 + 60 * PACE)  # (ten forks, each child starting a server of its own: slow on a slow machine)
 @pytest.mark.parametrize("mode", ["default", "reconnect"])
 def test_a_forked_child_never_gets_the_parents_answers(mode):
     """The reproduction that started the fork-safety work: parent and child call at once on an inherited client. The child
     gets ``ForkedClientError`` (default) or a right answer from a server of its own (with
     ``Reconnect``); the parent always gets its own answers."""
-    result = run(RACE, mode, "10")
+    result = run(RACE, mode, "10", timeout=50 + 60 * PACE)
     assert result["parent_wrong"] == 0 and result["parent_server_alive"], result
     assert result["wrong"] == 0 and result["other"] == [], result
     if mode == "default":
