@@ -3,6 +3,7 @@
 adapter or group ever puts the instructions into what goes to a model."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import sys
@@ -60,10 +61,8 @@ def test_no_adapter_puts_the_instructions_into_what_goes_to_a_model() -> None:
                 run_anthropic_tool_uses(group, [{"type": "tool_use", "id": "t", "name": "v_lookup", "input": {"word": "a"}}]),
                 [t.description for t in group.search_tools("look a word up")],
                 group.call_tool("search_tools", {"query": "look a word up"}).raw]
-        try:
+        if importlib.util.find_spec("langchain_core") is not None:  # (the test extra pins it for 3.11+)
             from mcpclient.adapters.langchain import to_langchain_tools
-        except ImportError:
-            pass
-        else:
+
             sent.append([t.description for t in to_langchain_tools(group)])
     assert "INSTRUCTIONS-MARKER" not in json.dumps(sent, default=str)
