@@ -39,9 +39,9 @@ from .deadline import NEVER, Deadline
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .server_requests import RequestHandler, ServerRequests
 from .hooks import CallTracer, with_context
-from ..transports.base import CLOSE_BUDGET, DeliveryFailed, Transport
+from ..transports.base import CLOSE_BUDGET, LATE_ANSWER, DeliveryFailed, Transport
 
-__all__ = ["CANCEL_GRACE", "HANDLER_GRACE", "LATE_ANSWER", "Session"]
+__all__ = ["CANCEL_GRACE", "HANDLER_GRACE", "Session"]
 
 log = logging.getLogger("mcpclient.session")
 
@@ -50,7 +50,6 @@ NotificationHandler = Callable[[str, Dict[str, Any]], Any]
 _INF = float("inf")
 HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
 CANCEL_GRACE = 1.0  # seconds a close waits for what cancellations decided before it still need (wind_down)
-LATE_ANSWER = 5.0  # seconds past its deadline a transport still waits for the answer of a call with an on_late
 #: Seconds a notification or an answer to the server may take to send (it has no call deadline).
 SEND_BUDGET = 10.0
 _LOSS_WAIT = 0.5  # after a send found the pipe broken, how long to wait for the reader to see the end

@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, FrozenSet, Optional, Union
 
 from ..errors import ProtocolError, UnsendableMessage
 
-__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "CredentialsObserver", "DeliveryFailed", "Endpoint", "Transport",
+__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "LATE_ANSWER", "CredentialsObserver", "DeliveryFailed", "Endpoint", "Transport",
            "decode_frame", "encode_frame"]
 
 #: Seconds ``close()`` may take in all when no deadline is given.
@@ -89,6 +89,10 @@ class Endpoint:
         where = f" {self.address}" if self.host else ""
         return f"<Endpoint {self.kind}{'/' + self.protocol if self.protocol else ''}{where}>"
 
+
+#: Seconds the answer to a request its caller gave up on is still waited for and read (it may
+#: name what the request made, a task to cancel: ``Session.call(on_late=)``).
+LATE_ANSWER = 5.0
 
 #: ``(token, headers)``: the credentials one request is sent with (``Transport.observe_credentials``).
 CredentialsObserver = Callable[[Optional[str], Dict[str, str]], None]

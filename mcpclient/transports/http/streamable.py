@@ -38,7 +38,7 @@ from ._exchange import SESSION_HEADER, Auth
 from ._reading import JSON, SSE, body_socket, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body, rpc_error_body, status_error, timed_chunks
 from ._posters import FastPoster, RedirectPoster, SessionPoster
 from ._streams import GetStreams, StreamBroken
-from ..base import DEFAULT_MAX_MESSAGE_SIZE, Transport, decode_frame, encode_frame
+from ..base import DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Transport, decode_frame, encode_frame
 
 if TYPE_CHECKING:
     import requests
@@ -53,9 +53,6 @@ _DELETE_TIMEOUT = 2.0  # the most the session's DELETE may take of close()'s bud
 _RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
 _RENEW_ID = "mcpclient-renew-session"  # the id of a replayed setup request (its answer is read here)
 _LEGACY_REFUSALS = (400, 404, 405)  # how an HTTP+SSE server refuses the Streamable HTTP setup POST
-#: Seconds the answer to a request the session gave up on is still read, when it comes after the
-#: cancel (handshake era): it may name what the request made (a task, which is then cancelled).
-_LATE_READ = 5.0
 
 
 def _answers(message: Any, rid: Any) -> bool:
@@ -561,7 +558,7 @@ class HTTPTransport(GetStreams):
         and ``cancel_request(rid)`` abort it. False: ``rid`` was cancelled (2026) before its
         answer came (the check is made here, under the lock, so no cancel is missed): the
         response is aborted, which tells the server; the caller reads none of it. In the
-        handshake era such an answer is still read, for ``_LATE_READ`` s (``_read_until``): the
+        handshake era such an answer is still read, for ``LATE_ANSWER`` s (``_read_until``): the
         session hands what it made to whoever gave up on it (a task to cancel)."""
         with self._open_lock:
             if self._closing.is_set():
@@ -576,11 +573,11 @@ class HTTPTransport(GetStreams):
         return not refused
 
     def _read_until(self, rid: Any, deadline: Optional[float]) -> Optional[float]:
-        """How long to read the answer to ``rid``: ``deadline``, or ``_LATE_READ`` s at most
+        """How long to read the answer to ``rid``: ``deadline``, or ``LATE_ANSWER`` s at most
         once the session gave up on it (handshake era: see ``_track``)."""
         if rid is None or rid not in self._cancelled:
             return deadline
-        late = time.monotonic() + _LATE_READ
+        late = time.monotonic() + LATE_ANSWER
         return late if deadline is None else min(deadline, late)
 
     def _untrack(self, response: Response, rid: Any) -> None:
