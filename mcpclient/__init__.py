@@ -23,9 +23,6 @@ from .errors import (
     MissingClientCapability, MissingExtraError, UnknownToolError, UnsupportedProtocolVersion,
 )
 from .errors import CassetteMismatch, MessageTooLarge, TooManyPages, UnsendableMessage
-from ._engine.futures import CallFuture
-from .transports.base import Transport
-from .types import EmbeddedResource, Implementation, ResourceContents, TextContent, Tool, ToolResult
 
 __all__ = [
     "APPS",
@@ -135,6 +132,9 @@ __all__ = [
 _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (below)
+    from ._engine.futures import CallFuture
+    from .transports.base import Transport
+    from .types import EmbeddedResource, Implementation, ResourceContents, TextContent, Tool, ToolResult
     from .types.elicitation import ElicitationRequest, ElicitationResult, accept_defaults
     from .types.handlers import CreateMessageRequest, CreateMessageResult, Root, SamplingMessage
     from .policies.redirects import Redirects
@@ -159,9 +159,13 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .extensions.base import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
     from .extensions.tasks.extension import TasksExtension, ToolCallFuture
 
-#: Names whose modules load on first use (PEP 562): most programs never need them, and importing
-#: mcpclient stays cheap (see benchmarks/README.md, import time).
+#: Names whose modules load on first use (PEP 562): the engine and the types with the first
+#: ``Client``, the rest when a program needs them; importing mcpclient stays cheap (see
+#: benchmarks/README.md, import time).
 _LAZY = {
+    "CallFuture": "_engine.futures", "Transport": "transports.base", "Implementation": "types._implementation",
+    "EmbeddedResource": "types._tools", "ResourceContents": "types._tools", "TextContent": "types._tools",
+    "Tool": "types._tools", "ToolResult": "types._tools",
     "CreateMessageRequest": "types.handlers", "CreateMessageResult": "types.handlers", "ElicitationRequest": "types.elicitation",
     "ElicitationResult": "types.elicitation", "Root": "types.handlers", "SamplingMessage": "types.handlers",
     "accept_defaults": "types.elicitation", "Task": "types", "ToolTask": "extensions.tasks.core", "LoadedSkill": "extensions.skills",

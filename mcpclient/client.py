@@ -4,21 +4,23 @@ contract every request method shares is written once, in ``Client``'s docstring.
 from __future__ import annotations
 
 import weakref
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
 
-from .transports.targets import Target, make_transport
-from ._client.core import ClientCore, declared_extensions
-from ._engine.futures import CallFuture, ProgressCallback
-from ._engine.session import Session
-from ._util.sentinel import DEFAULT
+from ._util.lazy import LazyModule
+from ._util.sentinel import DEFAULT, DEFAULT_MAX_PAGES
 from ._version import __version__
-from .protocol import params as _params
-from . import types as _types  # (its resources/prompts/completion types load on first use: see types)
-from .errors import MCPError
-from .transports.base import Transport
-from .types import Implementation, ResourceContents, Tool, ToolResult
 
 if TYPE_CHECKING:
+    from . import types as _types
+    from ._client.core import ClientCore
+    from ._engine.futures import CallFuture, ProgressCallback
+    from ._engine.session import Session
+    from .errors import MCPError
+    from .protocol import params as _params
+    from .transports.base import Transport
+    from .transports.targets import Target
+    from .types import Implementation, ResourceContents, Tool, ToolResult
     from ._client.events import Event, Subscription
     from ._client.notifications import LogCallback, NotificationCallback
     from .extensions.registry import ExtensionsSetting
@@ -30,6 +32,23 @@ if TYPE_CHECKING:
     from .types.handlers import ElicitationHandler, RootsSetting, SamplingHandler
 
 __all__ = ["DEFAULT", "Client"]
+
+
+def _load_params() -> ModuleType:
+    from .protocol import params  # deferred: loads with the first Client (below)
+    return params
+
+
+def _load_types() -> ModuleType:
+    from . import types  # deferred, as params; its resources/prompts/completion types load on first use
+    return types
+
+
+if not TYPE_CHECKING:
+    # The protocol layer loads with the first Client, not with ``import mcpclient``: a program that
+    # imports the package (a Django project's every manage.py command) pays for what it uses.
+    _params = LazyModule(_load_params)
+    _types = LazyModule(_load_types)
 
 T = TypeVar("T")
 #: ``Client.__init__``'s arguments that are not the core's options.
@@ -115,13 +134,16 @@ class Client:
         on_resources_changed: Optional[Callable[[List[Resource]], Any]] = None,
         on_resource_updated: Optional[Callable[[str], Any]] = None, task_requests: bool = False,
         max_workers: int = 4, validate_output: Union[bool, str] = True, probe_timeout: float = 2.0,
-        max_input_rounds: int = 10, max_pages: int = _params.DEFAULT_MAX_PAGES, cache: bool = True,
+        max_input_rounds: int = 10, max_pages: int = DEFAULT_MAX_PAGES, cache: bool = True,
         reconnect: Union[None, bool, Reconnect] = None, keepalive: Union[None, float, Keepalive] = None,
         on_reconnect: Optional[Callable[["Client"], Any]] = None, tracing: TracingSetting = None,
         extensions: ExtensionsSetting = None, max_server_text: Optional[int] = 8192,
     ) -> None:
         options = {name: value for name, value in locals().items() if name not in _NOT_OPTIONS}  # every keyword
-        self._core = ClientCore(self, make_transport(target, headers, auth), **options)
+        from ._client.core import ClientCore  # deferred: the engine loads with the first Client
+        from .transports.targets import make_transport  # deferred, as the core
+
+        self._core: ClientCore = ClientCore(self, make_transport(target, headers, auth), **options)
         self._finalizer = weakref.finalize(self, self._core.release, True)
         self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
 
@@ -185,7 +207,7 @@ class Client:
     def server_info(self) -> Implementation:
         """The server's ``Implementation`` (name, version, ...); empty fields before ``connect()``."""
         negotiated = self._core.conn.negotiated
-        return negotiated.server_info if negotiated else Implementation("", "")
+        return negotiated.server_info if negotiated else _types.Implementation("", "")
 
     @property
     def server_capabilities(self) -> Dict[str, Any]:
@@ -219,12 +241,12 @@ class Client:
     def extensions(self) -> Mapping[str, Dict[str, Any]]:
         """The extensions this client declares: id -> settings (``extensions=``, and any given in
         ``capabilities["extensions"]``)."""
-        return declared_extensions(self._core.responder.capabilities())
+        return self._core.extensions_of(self._core.responder.capabilities())
 
     @property
     def server_extensions(self) -> Mapping[str, Dict[str, Any]]:
         """The extensions the server declared: id -> settings (``{}`` before ``connect()``)."""
-        return declared_extensions(self.server_capabilities)
+        return self._core.extensions_of(self.server_capabilities)
 
     def supports_extension(self, extension_id: str) -> bool:
         """Whether both sides declared the extension ``extension_id``.

@@ -503,6 +503,11 @@ class ClientCore:
         era = conn.era
         return era is not None and era.stateless and conn.state != "closed"
 
+    @staticmethod
+    def extensions_of(capabilities: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+        """The ``extensions`` of a capabilities object (``declared_extensions``)."""
+        return declared_extensions(capabilities)
+
     def answer(self, method: str, params: Dict[str, Any]) -> Any:
         """Answer a server request with the client's own handlers (sampling, elicitation, roots)."""
         return self.responder.answer(method, params)

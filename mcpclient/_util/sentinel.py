@@ -1,7 +1,8 @@
-"""``DEFAULT``: the "use the client's setting" marker for ``timeout=`` (``None`` means wait forever)."""
+"""``DEFAULT``: the "use the client's setting" marker for ``timeout=`` (``None`` means wait forever);
+``DEFAULT_MAX_PAGES``, the default a ``Client`` signature shows and the protocol layer applies."""
 from typing import Any
 
-__all__ = ["DEFAULT"]
+__all__ = ["DEFAULT", "DEFAULT_MAX_PAGES"]
 
 
 class _Default:
@@ -11,3 +12,7 @@ class _Default:
 
 #: Sentinel for ``timeout=``: use the client's default. ``None`` means wait forever.
 DEFAULT: Any = _Default()
+
+#: Pages one listing may take (``Client(max_pages=)``): a server handing out new cursors for ever
+#: must not drive requests and memory without end (each page is bounded by ``max_message_size``).
+DEFAULT_MAX_PAGES = 1000

@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
+from .._util.sentinel import DEFAULT_MAX_PAGES
 from .._engine.futures import Again, Transform
 from .spec import LOG_LEVELS
 from ..types._tools import ResourceContents, Tool, ToolResult
@@ -126,9 +127,6 @@ def page_items(result: Any, key: str, method: str) -> Tuple[list, Any]:
     return result[key], cursor
 
 
-#: Pages one listing may take (``Client(max_pages=)``): a server handing out new cursors for ever
-#: must not drive requests and memory without end (each page is bounded by ``max_message_size``).
-DEFAULT_MAX_PAGES = 1000
 
 
 class pages:  # noqa: N801 - used like a function: pages(method, key, parse)

@@ -1,5 +1,6 @@
 """``import mcpclient`` stays cheap: it loads neither ``requests`` nor ``jsonschema``, nor the
-rare content types and feature modules, which load on first use.
+engine and the types (they load with the first ``Client``), nor the rare content types and
+feature modules, which load on first use.
 """
 from __future__ import annotations
 
@@ -15,6 +16,27 @@ def test_import_does_not_load_requests_or_jsonschema():
     code = "import sys, mcpclient; print(sorted(m for m in ('requests', 'jsonschema', 'pydantic') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_import_loads_only_the_facade_and_the_errors():
+    """The engine, the protocol layer, the types (and ``dataclasses`` with them) load with the first
+    ``Client``: a program that imports mcpclient without making one does not pay for them."""
+    code = ("import sys, mcpclient; print(sorted(m for m in sys.modules if m.startswith('mcpclient')));"
+            "print('dataclasses' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    loaded, dataclasses_loaded = out.stdout.splitlines()
+    assert loaded == repr(["mcpclient", "mcpclient._util", "mcpclient._util.lazy", "mcpclient._util.sentinel",
+                           "mcpclient._version", "mcpclient.client", "mcpclient.errors"]), out.stderr
+    assert dataclasses_loaded == "False"
+
+
+def test_names_of_the_engine_and_the_types_load_on_first_use():
+    code = ("import sys, mcpclient; from mcpclient import CallFuture, Tool, ToolResult, Transport;"
+            "import concurrent.futures; assert issubclass(CallFuture, concurrent.futures.Future);"
+            "assert Tool.__module__ == 'mcpclient.types' and Transport.__module__ == 'mcpclient.transports.base';"
+            "c = mcpclient.Client('python -m mcpclient.testing'); print(repr(c.server_info.name), c.state, c.timeout)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == "'' new 60.0", out.stderr
 
 
 #: Modules only some feature needs: ``import mcpclient`` (and a text result) must leave them unloaded.
