@@ -389,7 +389,11 @@ class ClientCore:
             self._start_tracing()
         self.conn.open(Deadline(self._seconds(timeout)))
         if self.extensions is not None:
-            self.extensions.bind()
+            try:
+                self.extensions.bind()  # (it logs what an extension's bind() raises and goes on)
+            except BaseException:  # Ctrl-C, SystemExit: nothing this connect started stays running
+                self.release()
+                raise
 
     def _start_tracing(self) -> None:
         """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports

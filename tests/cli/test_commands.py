@@ -261,6 +261,37 @@ def test_config_without_server_lists_every_servers_tools_and_reports_a_failing_o
     assert proc.returncode == 2 and "choose one with --server" in error_lines(proc.stderr)[-1]
 
 
+def test_every_server_a_command_started_is_stopped_when_one_fails_or_it_is_interrupted(tmp_path, capsys,
+                                                                                       monkeypatch):
+    from conftest import child_pids, faulty, wait_until
+    from mcpclient import Client
+
+    first, second = (mcpclient.testing.server_command("--name", n) for n in ("first", "second"))
+    exits = faulty("bad-version")  # starts, then fails the handshake
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "first": {"command": first[0], "args": first[1:]},
+        "second": {"command": second[0], "args": second[1:]},
+        "exits": {"command": exits[0], "args": exits[1:]},
+    }}))
+    before = child_pids()
+    assert main(["tools", "--config", str(config)]) == 1  # one failed; the others listed, then stopped
+    assert "[first]" in capsys.readouterr().out
+    assert wait_until(lambda: child_pids() == before)
+
+    real, seen = Client.list_tools, []
+
+    def interrupted(self: Client, **kwargs: Any) -> Any:  # Ctrl-C while the second server lists
+        seen.append(self.transport.pid)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+        return real(self, **kwargs)
+
+    monkeypatch.setattr(Client, "list_tools", interrupted)
+    assert main(["tools", "--config", str(config)]) == 130
+    assert len(seen) == 2 and wait_until(lambda: child_pids() == before)
+
+
 def test_protocol_legacy_skips_the_discovery_probe():
     proc = run("ping", TARGET, "--protocol", "legacy", "-v")
     assert proc.returncode == 0, proc.stderr

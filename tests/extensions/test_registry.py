@@ -438,6 +438,28 @@ def test_a_failing_bind_is_logged_and_spoils_neither_connect_nor_reconnect(caplo
     assert caplog.text.count("extension com.example/broken: bind() failed") == 2
 
 
+def test_an_interrupted_bind_stops_the_server_the_connect_started():
+    """Ctrl-C (or ``SystemExit``) in an extension's ``bind()`` ends ``connect()`` with nothing left
+    running: the server it started is stopped and the client closed, as for a failed handshake."""
+    from conftest import pid_alive, wait_until
+    from mcpclient.testing import server_command
+
+    class Interrupted(Extension):
+        id = "com.example/interrupted"
+
+        def bind(self, ctx: ExtensionContext) -> None:
+            self.pid = client.transport.pid
+            raise KeyboardInterrupt
+
+    ext = Interrupted()
+    client = Client(server_command(), timeout=LONG, extensions={ext.id: ext})
+    with pytest.raises(KeyboardInterrupt):
+        with client:
+            pass
+    assert ext.pid and wait_until(lambda: not pid_alive(ext.pid))
+    assert client.state == "closed"
+
+
 def test_an_extension_handler_raising_system_exit_leaves_the_cores_handling_alone(started):
     class Exiting(Jobs):
         def notification_handlers(self) -> Mapping[str, Any]:
