@@ -68,17 +68,27 @@ def _excepthook(args: Any) -> None:
 _previous_hook: Optional[Callable[[Any], Any]] = None
 
 
-def quiet_logging() -> None:
-    """Format-and-drop mcpclient's log records; count (not print) threads that die of an exception."""
+def quiet_logging() -> Callable[[], None]:
+    """Format-and-drop mcpclient's log records; count (not print) threads that die of an exception.
+    Returns what puts both back as they were (the suite's later tests read mcpclient's records)."""
     global _previous_hook
-    if threading.excepthook is not _excepthook:
-        _previous_hook = threading.excepthook
+    hook = threading.excepthook
+    if hook is not _excepthook:
+        _previous_hook = hook
         threading.excepthook = _excepthook
     logger = logging.getLogger("mcpclient")
+    saved = (logger.handlers[:], logger.level, logger.propagate, logging.raiseExceptions)
     logger.handlers[:] = [_FormatSink()]
     logger.setLevel(logging.INFO)
     logger.propagate = False
     logging.raiseExceptions = False
+
+    def restore() -> None:
+        threading.excepthook = hook
+        logger.handlers[:], level, logger.propagate, logging.raiseExceptions = saved
+        logger.setLevel(level)
+
+    return restore
 
 
 # ------------------------------------------------------------------- process probes
@@ -303,7 +313,7 @@ class Runner:
 
     def __init__(self, transport: str, max_size: int = MiB, batch: int = 500,
                  memory_bound: Optional[int] = None) -> None:
-        quiet_logging()
+        self._loud: Optional[Callable[[], None]] = quiet_logging()
         self.transport = transport
         self.max_size = max_size
         self.batch = batch
@@ -395,6 +405,9 @@ class Runner:
         if self.http is not None:
             self.http.close()
             self.http = None
+        if self._loud is not None:
+            self._loud()
+            self._loud = None
 
 
 def summarize(violations: List[Violation]) -> Dict[str, List[Violation]]:

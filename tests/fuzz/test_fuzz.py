@@ -71,3 +71,17 @@ def test_hypothesis_cases(transport: str) -> None:
     finally:
         runner.close()
     assert not runner.violations, _report(runner)
+
+
+def test_a_closed_runner_leaves_logging_as_it_found_it() -> None:
+    """The runner drops mcpclient's log records while it runs; the tests after it in the same
+    worker read them (caplog), so closing it puts the logger and the thread hook back."""
+    import logging
+    import threading
+
+    logger = logging.getLogger("mcpclient")
+    before = (logger.handlers[:], logger.level, logger.propagate, threading.excepthook)
+    runner = Runner("stdio")
+    assert logger.propagate is False
+    runner.close()
+    assert (logger.handlers, logger.level, logger.propagate, threading.excepthook) == before
