@@ -14,7 +14,14 @@ from typing import Any, Callable, Iterator, List, Set, TypeVar
 
 import pytest
 
-from mcpclient.testing import server_command
+# The suite starts hundreds of Python processes (test servers, CLIs, workers): with bytecode
+# writing off (PYTHONDONTWRITEBYTECODE, as some CI images set it) each of them compiled the package
+# from source again, and each pytest worker re-ran the assertion rewriting of every test module.
+# The caches go to __pycache__ folders that git and the sdist leave out.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+from mcpclient.testing import server_command  # noqa: E402
 
 def _pace() -> float:
     """How much slower than the machine the waits below were set on this one runs Python (1 to
@@ -51,6 +58,28 @@ FAULTY = [sys.executable, str(SERVERS / "faulty.py")]
 TESTING_SERVER = server_command()
 
 T = TypeVar("T")
+
+
+def _official_sdk() -> bool:
+    """Whether the official SDK 2.x (PyPI ``mcp``) is installed, read from its metadata: importing it
+    costs a second of CPU, and every pytest worker collects every test module."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return int(version("mcp").split(".")[0]) >= 2
+    except (PackageNotFoundError, ValueError):
+        return False
+
+
+#: The official SDK's servers can run here (the test extra has it on Python 3.10+).
+HAVE_OFFICIAL_SDK = _official_sdk()
+NO_OFFICIAL_SDK = "the official `mcp` SDK 2.x (the test extra, Python 3.10+)"
+
+
+def require_official_sdk() -> None:
+    """Skip the test (or, at module level, the module) where the official SDK is not installed."""
+    if not HAVE_OFFICIAL_SDK:
+        pytest.skip(NO_OFFICIAL_SDK, allow_module_level=True)
 
 
 @pytest.fixture
@@ -128,6 +157,54 @@ def fresh_era_memory():
         negotiation._eras.clear()
         negotiation._discoveries.clear()
     yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def preloaded_official_sdk() -> Iterator[None]:
+    """One process per pytest worker that imported the official SDK, forked for each stdio server
+    on it the tests start (tests/servers/_preload.py): each start costs milliseconds of CPU
+    instead of a second. Without the SDK (Python 3.9) or off Linux, the servers start as usual."""
+    import selectors
+    import shutil
+    import socket
+    import subprocess
+    import tempfile
+
+    if not HAVE_OFFICIAL_SDK or not hasattr(socket, "send_fds") or not sys.platform.startswith("linux"):
+        yield
+        return
+    folder = tempfile.mkdtemp(prefix="mcpclient-preload-")  # (short: a socket path has ~100 bytes)
+    path = os.path.join(folder, "sdk")
+    sys.path.insert(0, str(SERVERS))
+    try:
+        from _preload import REGISTRY
+    finally:
+        sys.path.remove(str(SERVERS))
+    entry = os.path.join(REGISTRY, str(os.getpid()))
+    proc = subprocess.Popen([sys.executable, str(SERVERS / "_preload.py"), path], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(proc.stdout, selectors.EVENT_READ)
+            ready = bool(selector.select(3 * LONG)) and proc.stdout.readline().strip() == b"READY"
+        if ready:  # (the servers' environment is filtered: they find it by this process's pid)
+            os.makedirs(REGISTRY, mode=0o700, exist_ok=True)
+            with open(entry, "w") as f:
+                f.write(path)
+        yield
+    finally:
+        try:
+            os.unlink(entry)
+        except OSError:
+            pass
+        proc.terminate()
+        try:
+            proc.wait(LONG)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -14,14 +14,14 @@ from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
-from conftest import SERVERS
+from conftest import SERVERS, require_official_sdk
 from llm_endpoints import scripted_llm
 from mcpclient import ServerGroup
 from mcpclient.adapters.anthropic import run_anthropic_tool_uses, to_anthropic_tools
 from mcpclient.adapters.openai import run_openai_tool_calls, to_openai_tools
 from mcpclient.types import TextContent, ToolResult
 
-pytest.importorskip("mcp.server.mcpserver", reason="the official SDK's 2.x server (the test extra, Python 3.10+)")
+require_official_sdk()
 
 FILE_READER = [sys.executable, str(SERVERS / "official_file_reader.py")]
 MARKER = "line-of-a-big-file"

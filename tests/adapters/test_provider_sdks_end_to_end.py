@@ -24,7 +24,7 @@ from mcpclient.adapters._schema import prune_nulls
 from mcpclient.adapters.anthropic import run_anthropic_tool_uses, to_anthropic_tools
 from mcpclient.adapters.openai import run_openai_tool_calls, to_openai_tools
 
-from conftest import TESTING_SERVER
+from conftest import TESTING_SERVER, require_official_sdk
 from http_servers import official_http_server
 from llm_endpoints import check_anthropic_tool, check_openai_tool, scripted_llm
 
@@ -43,7 +43,7 @@ CALLS: List[Tuple[str, Dict[str, Any]]] = [
 
 @pytest.fixture(scope="module")
 def official_url() -> Iterator[str]:
-    pytest.importorskip("mcp")  # the official SDK's server (Python 3.10+)
+    require_official_sdk()
     with official_http_server("--http") as url:
         yield url
 

@@ -15,16 +15,11 @@ import time
 
 import pytest
 
-from conftest import LONG, SERVERS, TESTING_SERVER
+from conftest import HAVE_OFFICIAL_SDK, LONG, SERVERS, TESTING_SERVER
 from mcpclient import ServerGroup
 
 
-try:
-    import mcp  # noqa: F401
-
-    HAVE_OFFICIAL = True
-except ImportError:
-    HAVE_OFFICIAL = False
+HAVE_OFFICIAL = HAVE_OFFICIAL_SDK
 
 
 needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")

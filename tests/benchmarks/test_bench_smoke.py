@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import require_official_sdk
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench.py"
 
@@ -24,7 +25,7 @@ HTTP_ROWS = ["mcpclient", "official", "raw"]
 
 @pytest.mark.timeout(60)
 def test_benchmark_smoke_run_reports_every_row(tmp_path):
-    pytest.importorskip("mcp", reason="the benchmark compares with the official `mcp` SDK (Python 3.10+)")
+    require_official_sdk()
     out = tmp_path / "bench.json"
     parts = [arg for part in ("raw", "raw_threaded", "mcpclient", "official", "import") for arg in ("--only", part)]
     run = subprocess.run([sys.executable, str(BENCH), "--smoke", "--placement", "free", "--era", "legacy", *parts,

@@ -11,11 +11,11 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG, SERVERS
+from conftest import LONG, SERVERS, require_official_sdk
 from helpers import ScriptedServer
 from mcpclient import CapabilityError, Client
 
-pytest.importorskip("mcp.server.mcpserver", reason="the official SDK's 2.x server (the test extra, Python 3.10+)")
+require_official_sdk()
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PACE, pid_alive
+from conftest import HAVE_OFFICIAL_SDK, PACE, pid_alive
 from forking import run
 
 
@@ -146,12 +146,7 @@ def test_a_client_made_but_not_connected_before_the_fork_connects_in_the_child()
     assert run(NEW_CLIENT_IN_CHILD) == {"sum": 9}
 
 
-try:
-    import mcp  # noqa: F401
-
-    HAVE_OFFICIAL = True
-except ImportError:
-    HAVE_OFFICIAL = False
+HAVE_OFFICIAL = HAVE_OFFICIAL_SDK
 
 
 needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")

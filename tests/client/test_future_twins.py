@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import LONG, OFFICIAL_SERVER
+from conftest import LONG, OFFICIAL_SERVER, require_official_sdk
 from helpers import ScriptedServer
 from mcpclient import Client
 
@@ -45,7 +45,7 @@ def test_set_logging_level_future_in_the_2026_era_sends_no_request_and_sets_the_
 
 def test_set_logging_level_future_works_against_the_official_2026_server():
     """Before: ``CapabilityError`` against the official SDK's 2026 server."""
-    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+    require_official_sdk()
     with Client(OFFICIAL_SERVER, timeout=LONG) as client:
         assert client.protocol_version == "2026-07-28"
         assert client.set_logging_level_future("warning").result(timeout=LONG) is None

@@ -16,17 +16,13 @@ from mcpclient import (
 )
 from mcpclient.testing import server_command
 
-from conftest import LONG, OFFICIAL_SERVER
+from conftest import HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER
 
 SERVERS = {"official": OFFICIAL_SERVER, "testing": server_command()}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-try:
-    import mcp  # noqa: F401  (the official SDK: PyPI `mcp`, Python 3.10+)
-    HAVE_OFFICIAL = True
-except ImportError:
-    HAVE_OFFICIAL = False
+HAVE_OFFICIAL = HAVE_OFFICIAL_SDK
 needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
 
 

@@ -12,7 +12,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG
+from conftest import LONG, require_official_sdk
 from http_scripted import ScriptedHTTPServer
 from mcpclient import Client, HTTPTransport
 
@@ -186,7 +186,7 @@ def test_real_servers_structured_tools_validate_on_the_first_call(command):
     from conftest import OFFICIAL_SERVER, TESTING_SERVER
 
     if command == "official":
-        pytest.importorskip("mcp")
+        require_official_sdk()
     with Client(TESTING_SERVER if command == "testing" else OFFICIAL_SERVER, timeout=LONG) as client:
         assert client.call_tool("add", {"a": 2, "b": 3}).structured_content == {"sum": 5}
         assert client._core.tools.get("add") is not None  # the call listed the tools to learn its schema

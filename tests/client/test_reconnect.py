@@ -17,19 +17,14 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG, OFFICIAL_SERVER, PACE, SERVERS, TESTING_SERVER, pid_alive, wait_until
+from conftest import HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER, PACE, SERVERS, TESTING_SERVER, pid_alive, wait_until
 from mcpclient import (
     Client, ClientClosedError, ConnectError, ConnectionClosed, Keepalive, ProcessExited, Reconnect, StdioTransport, SubscriptionLost,
 )
 from mcpclient.testing import server_command
 
 
-try:
-    import mcp  # noqa: F401
-
-    HAVE_OFFICIAL = True
-except ImportError:
-    HAVE_OFFICIAL = False
+HAVE_OFFICIAL = HAVE_OFFICIAL_SDK
 
 
 def kill(pid: int) -> None:

@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG
+from conftest import LONG, require_official_sdk
 from mcpclient import Client
 
 # --- root URIs normalized and checked ----------------------------------------------------
@@ -35,7 +35,7 @@ def test_normalized_roots_reach_the_official_server():
 
     from conftest import OFFICIAL_SERVER
 
-    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+    require_official_sdk()
     with Client(OFFICIAL_SERVER, timeout=LONG, protocol="2025-11-25", roots=["file:///a/b/../c"]) as client:
         assert json.loads(client.call_tool("roots").text) == [["file:///a/c", None]]
 
@@ -110,7 +110,7 @@ def test_the_official_servers_form_still_accepts_its_defaults():
     from conftest import OFFICIAL_SERVER
     from mcpclient import accept_defaults
 
-    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+    require_official_sdk()
     with Client(OFFICIAL_SERVER, timeout=LONG, protocol="2025-11-25", elicitation_handler=accept_defaults) as client:
         assert client.call_tool("elicit_form", {"message": "Who?"}).text == \
             'accept {"age": 30, "color": "green", "name": "anon", "subscribe": true}'

@@ -15,9 +15,9 @@ from mcpclient import (
     accept_defaults,
 )
 
-from conftest import LONG, OFFICIAL_SERVER
+from conftest import LONG, OFFICIAL_SERVER, require_official_sdk
 
-pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+require_official_sdk()
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
 
 MODES = ["stdio", "http-sse", "http-json"]

@@ -17,7 +17,7 @@ from typing import Callable, Dict
 
 import pytest
 
-from conftest import SERVERS, child_pids, wait_until
+from conftest import HAVE_OFFICIAL_SDK, SERVERS, child_pids, wait_until
 from mcpclient import Client
 
 SOAK = os.environ.get("MCPCLIENT_SOAK") == "1"
@@ -25,12 +25,7 @@ MINIMAL = [sys.executable, "-S", str(SERVERS / "minimal.py")]
 RSS_LIMIT = 5 << 20
 WARMUP = 20 if SOAK else 6
 
-try:
-    import mcp  # noqa: F401
-
-    HAVE_OFFICIAL = True
-except ImportError:
-    HAVE_OFFICIAL = False
+HAVE_OFFICIAL = HAVE_OFFICIAL_SDK
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 

@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from conftest import LONG, SERVERS
+from conftest import LONG, SERVERS, require_official_sdk
 from mcpclient import Client, ServerGroup
 
-pytest.importorskip("mcp.server.mcpserver", reason="the official SDK's 2.x server (the test extra, Python 3.10+)")
+require_official_sdk()
 
 VERBOSE = [sys.executable, str(SERVERS / "official_verbose.py")]
 

@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG, wait_until
+from conftest import LONG, require_official_sdk, wait_until
 from helpers import ScriptedServer
 from mcpclient import Client, CreateMessageResult
 from mcpclient.testing import server_command
@@ -158,7 +158,7 @@ def test_sys_exit_in_a_token_callable_on_a_stream_thread_is_contained(legacy, ca
     silently: connecting waited out connect_timeout, and the server's messages stopped with no
     word in the log. Now: logged, at once; over legacy SSE, where that stream is the connection,
     connecting fails at once with a typed error."""
-    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+    require_official_sdk()
     from http_servers import official_http_server
 
     from mcpclient.errors import MCPError
@@ -187,7 +187,7 @@ def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_
     """A future's POST runs on an ``http`` lane worker; a token
     callable that exits there left the call waiting for its whole timeout. Now it fails at once
     with a typed error, and the next calls go through."""
-    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+    require_official_sdk()
     from http_servers import official_http_server
 
     from mcpclient.errors import MCPError

@@ -27,9 +27,9 @@ if not sys.platform.startswith("linux"):
 @pytest.fixture(scope="module")
 def mcp_http_url() -> Iterator[Optional[str]]:
     """A Streamable HTTP MCP server's endpoint on 127.0.0.1, or None without the ``mcp`` package."""
-    try:
-        import mcp  # noqa: F401
-    except ImportError:
+    from conftest import HAVE_OFFICIAL_SDK  # tests/conftest.py
+
+    if not HAVE_OFFICIAL_SDK:
         yield None
         return
     from http_servers import official_http_server

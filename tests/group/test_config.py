@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from conftest import TESTING_SERVER
+from conftest import HAVE_OFFICIAL_SDK, TESTING_SERVER
 from mcpclient import HTTPTransport, SSETransport, ServerConfig, ServerGroup, StdioTransport, load_config
 
 
@@ -104,12 +104,7 @@ def test_a_server_configs_repr_leaves_out_what_may_be_a_secret():
     assert "mcp.example/mcp" in shown and "npx" in shown
 
 
-try:
-    import mcp  # noqa: F401
-
-    HAVE_OFFICIAL = True
-except ImportError:
-    HAVE_OFFICIAL = False
+HAVE_OFFICIAL = HAVE_OFFICIAL_SDK
 
 
 def test_a_disabled_entry_needs_none_of_its_variables(tmp_path, monkeypatch):

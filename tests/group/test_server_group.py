@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import LONG, OFFICIAL_SERVER, SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
+from conftest import HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER, SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
 from helpers import StderrLines
 from http_servers import official_http_server
 from mcpclient import (
@@ -31,12 +31,7 @@ NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 OPTIONS = {"timeout": 20.0, "protocol": "legacy"}
 
 
-try:
-    import mcp  # noqa: F401
-
-    HAVE_OFFICIAL = True
-except ImportError:
-    HAVE_OFFICIAL = False
+HAVE_OFFICIAL = HAVE_OFFICIAL_SDK
 
 
 needs_official = pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import List, Tuple
+from typing import Dict, List, Tuple
+
+import pytest
 
 import mcpclient
 
@@ -43,7 +45,14 @@ RANKS: List[Tuple[str, ...]] = [
 #: still name an extension's types, under ``TYPE_CHECKING``).
 FACADE_EXTENSIONS = {"extensions.registry"}
 
-IMPORTS = {m: layout.imports(m, p, layout.modules(PACKAGE)) for m, p in layout.modules(PACKAGE).items()}
+Imports = Dict[str, List["layout.Import"]]
+
+
+@pytest.fixture(scope="module")
+def imports() -> Imports:
+    """What each module imports (read once, by the worker that runs these tests, not at collection)."""
+    known = layout.modules(PACKAGE)
+    return {m: layout.imports(m, p, known) for m, p in known.items()}
 
 
 def _folder(module: str) -> str:
@@ -54,19 +63,19 @@ def _rank(module: str) -> int:
     return next(i for i, names in enumerate(RANKS) if _folder(module) in names)
 
 
-def test_every_module_is_in_a_ranked_folder():
+def test_every_module_is_in_a_ranked_folder(imports: Imports):
     ranked = {name for names in RANKS for name in names}
-    assert sorted(m for m in IMPORTS if _folder(m) not in ranked) == []
+    assert sorted(m for m in imports if _folder(m) not in ranked) == []
 
 
-def test_imports_point_down():
-    wrong = [f"{layout.name(m)}:{i.line} imports {layout.name(i.target)}" for m, found in sorted(IMPORTS.items())
+def test_imports_point_down(imports: Imports):
+    wrong = [f"{layout.name(m)}:{i.line} imports {layout.name(i.target)}" for m, found in sorted(imports.items())
              for i in found if _folder(i.target) != _folder(m) and _rank(i.target) <= _rank(m)]
     assert wrong == []
 
 
-def test_the_facade_knows_extensions_only_through_the_registry():
-    wrong = [f"client:{i.line} imports {layout.name(i.target)}" for i in IMPORTS["client"]
+def test_the_facade_knows_extensions_only_through_the_registry(imports: Imports):
+    wrong = [f"client:{i.line} imports {layout.name(i.target)}" for i in imports["client"]
              if _folder(i.target) == "extensions" and i.target not in FACADE_EXTENSIONS and not i.typing_only]
     assert wrong == []
 
@@ -75,6 +84,6 @@ def test_no_import_cycles_even_through_annotations():
     assert [[layout.name(m) for m in c] for c in layout.cycles(layout.graph(PACKAGE, typing=True))] == []
 
 
-def test_lazy_imports_say_why():
-    assert [f"{layout.name(m)}:{i.line}: {i.text}" for m, found in sorted(IMPORTS.items())
+def test_lazy_imports_say_why(imports: Imports):
+    assert [f"{layout.name(m)}:{i.line}: {i.text}" for m, found in sorted(imports.items())
             for i in found if i.lazy and not i.commented] == []

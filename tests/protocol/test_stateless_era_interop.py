@@ -14,9 +14,9 @@ from mcpclient import Client, HTTPTransport, ImageContent
 from mcpclient.protocol.negotiation import forget_era
 from mcpclient.testing import server_command
 
-from conftest import LONG, OFFICIAL_SERVER
+from conftest import LONG, OFFICIAL_SERVER, require_official_sdk
 
-pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+require_official_sdk()
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
 
 

@@ -1,4 +1,8 @@
 """A FastMCP (official SDK) stdio server whose ``find`` tool takes a nested object with a defaulted field."""
+import _preload  # tests/servers/_preload.py: a fork of a process that imported the SDK may serve this run
+
+_preload.hand_over()
+
 from pydantic import BaseModel
 from mcp.server.mcpserver import MCPServer
 
@@ -16,5 +20,9 @@ async def find(query: str, filter: Filter) -> str:
     return f"{query} {filter.kind} {filter.limit}"
 
 
-if __name__ == "__main__":
+def main() -> None:
     mcp.run("stdio")
+
+
+if __name__ == "__main__":
+    main()

@@ -6,6 +6,10 @@ and ``{"size": <n>}`` (structured content that says something the text does not)
 """
 from __future__ import annotations
 
+import _preload  # tests/servers/_preload.py: a fork of a process that imported the SDK may serve this run
+
+_preload.hand_over()
+
 import os
 from typing import Any, Dict
 
@@ -30,5 +34,9 @@ def stat(path: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=str(size["size"]))], structured_content=size)
 
 
-if __name__ == "__main__":
+def main() -> None:
     mcp.run("stdio")
+
+
+if __name__ == "__main__":
+    main()

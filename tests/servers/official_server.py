@@ -87,6 +87,10 @@ answered as a JSON-RPC error, not as an ``isError`` result.
 
 from __future__ import annotations
 
+import _preload  # tests/servers/_preload.py: a fork of a process that imported the SDK may serve this run
+
+_preload.hand_over()
+
 import argparse
 import base64
 import json

@@ -6,6 +6,10 @@ list-change notifications, and ``subscriptions=False``, so in the 2026-07-28 era
 """
 from __future__ import annotations
 
+import _preload  # tests/servers/_preload.py: a fork of a process that imported the SDK may serve this run
+
+_preload.hand_over()
+
 from mcp.server.mcpserver import MCPServer
 
 mcp = MCPServer("without-subscriptions", version="1.0.0", log_level="WARNING", subscriptions=False)
@@ -22,5 +26,9 @@ def plain() -> str:
     return "plain"
 
 
-if __name__ == "__main__":
+def main() -> None:
     mcp.run("stdio")
+
+
+if __name__ == "__main__":
+    main()

@@ -15,7 +15,7 @@ import pytest
 from mcpclient import Client, HTTPTransport, ProcessExited, StdioTransport
 from mcpclient.testing import RecordingTransport, ReplayTransport, server_command
 
-from conftest import LONG
+from conftest import LONG, require_official_sdk
 from http_scripted import ScriptedHTTPServer
 
 pytest_plugins = ["pytester"]
@@ -217,7 +217,7 @@ def _listen_and_touch(client: Any, echo_first: bool) -> Any:
 def test_a_2026_subscription_replays_when_its_request_id_changes(tmp_path):
     """2026 era: the server names the subscription by the listen request's id (in ``_meta``); the
     replay, which sends the listen as another id, renumbers it there too: the event arrives."""
-    pytest.importorskip("mcp")
+    require_official_sdk()
     from conftest import OFFICIAL_SERVER
 
     path = tmp_path / "listen.jsonl"
@@ -365,7 +365,7 @@ def test_a_client_closed_after_its_test_leaves_no_stray_recording(pytester, monk
 def test_keepalive_in_the_2026_era_is_answered_on_replay_too(tmp_path):
     """2026 era: keepalive pings with ``server/discover``; those the recording did not make get
     the recorded discovery's answer, and the connection lives on."""
-    pytest.importorskip("mcp")
+    require_official_sdk()
     from conftest import OFFICIAL_SERVER
     from mcpclient.policies.reconnect import Keepalive
 

@@ -21,15 +21,11 @@ from mcpclient import CassetteMismatch, Client, HTTPTransport, RequestTimeout, S
 from mcpclient.testing import RecordingTransport, ReplayTransport, server_command
 from mcpclient.testing.cassette import redact_message
 
-from conftest import FAULTY, LONG, OFFICIAL_SERVER
+from conftest import FAULTY, HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER
 
 pytest_plugins = ["pytester"]
 
-try:
-    import mcp  # noqa: F401  (the official SDK: its server is the 2026-07-28 and HTTP peer here)
-    HAVE_MCP = True
-except ImportError:  # Python 3.9: only the bundled server
-    HAVE_MCP = False
+HAVE_MCP = HAVE_OFFICIAL_SDK
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -31,7 +31,7 @@ from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
 
 from mcpclient import Client, MissingExtraError, RequestCancelled, RequestTimeout, RPCError, ToolError, Tracing  # noqa: E402
 
-from conftest import LONG, SERVERS  # noqa: E402
+from conftest import LONG, SERVERS, require_official_sdk  # noqa: E402
 from http_scripted import Reply, ScriptedHTTPServer  # noqa: E402
 from servers.trace_echo import Failure, answer  # noqa: E402
 
@@ -324,7 +324,7 @@ def test_import_and_construction_do_not_import_opentelemetry():
 def test_the_official_sdk_server_gets_the_context_and_hands_it_back_in_its_sampling_request(tel):
     """The official SDK's server extracts ``params._meta``'s context (its own OpenTelemetry
     middleware) and injects it into the sampling request it sends while handling the call."""
-    pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+    require_official_sdk()
     from conftest import OFFICIAL_SERVER
 
     def sample(request: Any) -> Dict[str, Any]:

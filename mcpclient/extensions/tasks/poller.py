@@ -72,7 +72,7 @@ def _cancel_done(task_id: str, done: "Future[Any]") -> None:
 class _Followed:
     """One task the poller follows (fields guarded by the poller's lock)."""
 
-    __slots__ = ("task", "seen", "waiters", "polling", "token")
+    __slots__ = ("task", "seen", "waiters", "polling", "token", "unsent")
 
     def __init__(self, task: Task, seen: Set[str]) -> None:
         self.task = task
@@ -80,6 +80,7 @@ class _Followed:
         self.waiters: List[_TaskWait] = []
         self.polling = False  # a tasks/get is in flight
         self.token = 0  # bumped by each schedule: older heap entries are stale
+        self.unsent = 0  # tasks/get in a row that could not be sent (the connection broke under it)
 
 
 class _Poller:
@@ -410,20 +411,24 @@ class _Poller:
                     task = checked(Task.from_wire(done.result()), f"tasks/get {task_id}", task_id)
                 except ProtocolError as exc:
                     error = exc
+        retry = False
         with self._cond:
             followed = self._followed.get(task_id)
             if followed is not None:
                 followed.polling = False
+                # A slow or lost round is polled again: the connection too may have broken under
+                # it (with a Reconnect policy the next poll goes out on the new one; without, it
+                # is refused before it is sent). A poll that could not be sent is retried once, as
+                # the connection may not have been seen lost yet; refused again, the waits end.
+                unsent = done is None and isinstance(error, TransportError)
+                followed.unsent = followed.unsent + 1 if unsent else 0
+                retry = task is None and isinstance(error, (RequestTimeout, TransportError)) and \
+                    (done is not None or followed.unsent == 1)
+                if retry:
+                    self._schedule(followed, self._interval(followed.task))
         if task is not None:
             self.update(task, keep_early=False, polled=True)
-        elif done is not None and isinstance(error, (RequestTimeout, TransportError)):
-            # A slow or lost round (the connection too: with a Reconnect policy the next poll goes
-            # out on the new one; without, it is refused before it is sent, which ends the waits).
-            with self._cond:
-                followed = self._followed.get(task_id)
-                if followed is not None:
-                    self._schedule(followed, self._interval(followed.task))
-        elif error is not None:  # (out of shape: a call that waits for the task gives up on it)
+        elif error is not None and not retry:  # (out of shape: a call that waits for the task gives up on it)
             self.fail(task_id, error, cancel=False, cancel_calls=isinstance(error, ProtocolError))
 
     # --- input requests (worker thread of the input lane) --------------------------------------------

@@ -12,14 +12,14 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG
+from conftest import LONG, require_official_sdk
 from sse_scripted import DROP, ScriptedSSEServer, Status
 from mcpclient import (
     AuthError, Client, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, HTTPTransport, ProtocolError,
     SSETransport, UnsupportedProtocolVersion,
 )
 
-mcp = pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+require_official_sdk()
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
 
 

@@ -12,7 +12,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG, wait_until
+from conftest import LONG, require_official_sdk, wait_until
 from http_scripted import SESSION_ID, Reply, ScriptedHTTPServer, Seen, sse
 from mcpclient import Client, HTTPTransport
 
@@ -140,7 +140,7 @@ def test_nothing_is_subscribed_again_when_nothing_was_subscribed(scripted):
     assert server.requests("resources/subscribe") == []
 
 
-mcp = pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+require_official_sdk()
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
 
 

@@ -11,13 +11,13 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG
+from conftest import LONG, require_official_sdk
 from http_scripted import DROP, SESSION_ID, Reply, ScriptedHTTPServer, sse
 from mcpclient import AuthError, Client, ConnectError, ConnectionClosed, HTTPError, RequestTimeout, SessionExpired, HTTPTransport, ImageContent
 from mcpclient.policies.retry import Retry, parse_retry_after
 from mcpclient.transports.http._reading import parse_sse
 
-mcp = pytest.importorskip("mcp", reason="the official `mcp` SDK needs Python 3.10+")
+require_official_sdk()
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
 
 
