@@ -14,11 +14,15 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List
 
-from ..extensions.base import APP_MIME_TYPE, APPS
 
 __all__ = ["APP_HTML", "APP_MIME_TYPE", "APP_RESOURCE", "APP_TOOLS", "APP_UI_META", "APP_URI", "SECRET", "count_result",
            "declared_apps"]
 
+#: The extension id and the HTML MIME type, as the MCP Apps text gives them (written here, not taken
+#: from the client's ``extensions``: the test server reads the spec on its own, and starts without
+#: loading the client's engine).
+APPS = "io.modelcontextprotocol/ui"
+APP_MIME_TYPE = "text/html;profile=mcp-app"
 #: The counter app's UI resource.
 APP_URI = "ui://counter/app.html"
 #: What ``lookup_secret`` answers (model-only: an app must never get it).
