@@ -141,7 +141,10 @@ class Client:
     ) -> None:
         options = {name: value for name, value in locals().items() if name not in _NOT_OPTIONS}  # every keyword
         from ._client.core import ClientCore  # deferred: the engine loads with the first Client
-        from .transports.targets import make_transport  # deferred, as the core
+        from .transports.targets import Configured, make_transport  # deferred, as the core
+
+        if isinstance(target, Configured):  # (an mcpServers entry: its timeout and protocol win)
+            options.update(target.client_settings())
 
         self._core: ClientCore = ClientCore(self, make_transport(target, headers, auth), **options)
         self._finalizer = weakref.finalize(self, self._core.release, True)

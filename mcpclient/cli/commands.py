@@ -15,7 +15,6 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ..client import Client
 from ..errors import ConnectError, InvalidParams, MCPError
 from ..group.server_group import ServerGroup
-from ..types import Tool
 
 from .args import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, PROG, UsageError, parse_args, parse_pairs
 from .connect import EntryError, Server, open_client, servers
@@ -24,7 +23,7 @@ from .demo import cmd_demo
 from .diagnostics import error_message, stderr_logging
 from .render import (
     compact, print_message, print_server, prompt_arguments, render_block, render_contents,
-    render_tool_result, schema_type, signature,
+    render_tool_result, schema_type, show_tools,
 )
 from .terminal import Output, ProgressBar, isatty, one_line
 
@@ -127,17 +126,6 @@ def cmd_info(ns: argparse.Namespace, out: Output) -> int:
         return {"client": client, "json": _server_json(client)}
 
     return _each_server(ns, out, fetch, show, lambda info: info["json"])
-
-
-def show_tools(out: Output, tools: List[Tool]) -> None:
-    """Each tool as a typed signature, its description indented under it."""
-    if not tools:
-        out.line("(no tools)")
-    for tool in tools:
-        out.line(signature(tool.name, tool.input_schema))
-        description = one_line(tool.description or tool.display_name)
-        if description and description != tool.name:
-            out.wrapped(description, "    ", "    ")
 
 
 def cmd_tools(ns: argparse.Namespace, out: Output) -> int:

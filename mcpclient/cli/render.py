@@ -3,15 +3,15 @@ tools, prompts and capabilities, and the server-info and prompt-message listings
 from __future__ import annotations
 
 import json
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 from ..client import Client
 from ..types import (
-    AudioContent, EmbeddedResource, ImageContent, ResourceContents, ResourceLink, TextContent, ToolResult,
+    AudioContent, EmbeddedResource, ImageContent, ResourceContents, ResourceLink, TextContent, Tool, ToolResult,
     UnknownContent,
 )
 
-from .terminal import Output, json_text
+from .terminal import Output, json_text, one_line
 
 
 def compact(value: Any) -> str:
@@ -162,3 +162,14 @@ def print_message(out: Output, role: str, text: str, indent: str) -> None:
     out.line(label + body[0])
     for rest in body[1:]:
         out.line(" " * len(label) + rest)
+
+
+def show_tools(out: Output, tools: List[Tool]) -> None:
+    """Each tool as a typed signature, its description indented under it."""
+    if not tools:
+        out.line("(no tools)")
+    for tool in tools:
+        out.line(signature(tool.name, tool.input_schema))
+        description = one_line(tool.description or tool.display_name)
+        if description and description != tool.name:
+            out.wrapped(description, "    ", "    ")

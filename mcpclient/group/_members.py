@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["Member", "in_parallel", "watch"]
 
 ToolsCallback = Callable[[List[Tool]], Any]
-#: ``(**client options) -> a new, unconnected Client`` of a server (``ServerConfig.client``).
+#: ``(**client options) -> a new, unconnected Client`` of a server (``Client`` partially applied to its target).
 MakeClient = Callable[..., "Client"]
 
 

@@ -2,7 +2,7 @@
 VS Code's ``servers`` form, read into frozen ``ServerConfig`` values.
 
     servers = load_config("~/.cursor/mcp.json")
-    with servers["files"].client() as client:
+    with Client(servers["files"]) as client:        # the entry's timeout and protocol apply
         print(client.list_tools())
 
 ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` are expanded from the environment in
@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple, Union
 from ..types._base import _SLOTS, _Value
 
 if TYPE_CHECKING:
-    from ..client import Client
     from ..transports.base import Transport
 
 __all__ = ["ServerConfig", "load_config"]
@@ -87,17 +86,16 @@ class ServerConfig(_Value):
 
         return HTTPTransport(self.url or "", headers=dict(self.headers), name=self.name)
 
-    def client(self, **client_kwargs: Any) -> "Client":
-        """An unconnected ``Client`` for this server. The entry's ``timeout`` and ``protocol`` (when
-        not ``"auto"``) win over ``client_kwargs``: they are the more specific setting."""
-        from ..client import Client  # here, not at import: config sits beside the façade, not below it
-
-        options = dict(client_kwargs)
+    def client_settings(self) -> Dict[str, Any]:
+        """What ``Client(config)`` takes from the entry: its ``timeout`` and its ``protocol``
+        (unless ``"auto"``); they win over the keyword arguments given with it, being the more
+        specific setting."""
+        settings: Dict[str, Any] = {}
         if self.timeout is not None:
-            options["timeout"] = self.timeout
+            settings["timeout"] = self.timeout
         if self.protocol != "auto":
-            options["protocol"] = self.protocol
-        return Client(self.transport(), **options)
+            settings["protocol"] = self.protocol
+        return settings
 
 
 def load_config(source: Source, *, environ: Optional[Mapping[str, str]] = None) -> Dict[str, ServerConfig]:

@@ -50,11 +50,19 @@ _WORKERS = 8
 class ServerStatus(_Value):
     """One server of a group: ``state`` is ``"new"``, ``"ready"``, ``"failed"`` (could not
     connect or list its tools), ``"lost"`` (its connection ended), ``"closed"`` or ``"disabled"``;
-    ``error`` the exception that put it there; ``tools`` how many of its tools the group exposes."""
+    ``error`` the exception that put it there; ``tools`` how many of its tools the group exposes;
+    ``protocol`` the revision agreed with it (None before it connected)."""
 
     state: str
     error: Optional[BaseException] = field(default=None, compare=False, hash=False)
     tools: int = 0
+    protocol: Optional[str] = field(default=None, compare=False, hash=False)
+
+    def to_json(self) -> Dict[str, Any]:
+        """``{"state", "protocol", "tools", "error"}`` for a health endpoint: ``error`` is the
+        exception's type and message (``None`` when there is none; errors carry no secrets)."""
+        error = None if self.error is None else f"{type(self.error).__name__}: {self.error}".partition("\n")[0]
+        return {"state": self.state, "protocol": self.protocol, "tools": self.tools, "error": error}
 
 
 class ServerGroup:
@@ -205,8 +213,16 @@ class ServerGroup:
         """``{server: ServerStatus}`` now, in the order given."""
         with self._lock:
             counts = self._table.counts()
-            return {m.name: ServerStatus(m.current_state, m.error, counts.get(m.name, 0) if m.listed else 0)
+            return {m.name: ServerStatus(m.current_state, m.error, counts.get(m.name, 0) if m.listed else 0,
+                                         m.client.protocol_version if m.client is not None else None)
                     for m in self._members.values()}
+
+    def health(self) -> Dict[str, Any]:
+        """The group's status as JSON for a health endpoint: ``{"ok": bool, "servers": {name:
+        ServerStatus.to_json()}}``; ``ok`` when every enabled server is ready. Sends nothing."""
+        servers = {name: status.to_json() for name, status in self.status.items()}
+        ok = all(s["state"] == "ready" for s in servers.values() if s["state"] != "disabled")
+        return {"ok": ok, "servers": servers}
 
     # --- tools ----------------------------------------------------------------------------------
 
@@ -370,7 +386,7 @@ def _member(name: str, source: Any) -> Member:
     if isinstance(source, Mapping) and not isinstance(source, ServerConfig):  # one mcpServers entry
         source = load_each({"mcpServers": {name: source}})[name]
     if isinstance(source, ServerConfig):
-        return Member(name, source.client, source.include, source.exclude, source.enabled)
+        return Member(name, functools.partial(Client, source), source.include, source.exclude, source.enabled)
     if isinstance(source, ValueError):  # (from load_each: this entry cannot be used)
         member = Member(name, source)
         member.state, member.error = "failed", source

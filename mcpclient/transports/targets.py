@@ -1,18 +1,35 @@
 """Which transport a ``Client(target)`` gets: a command line or argv list runs over stdio, an
 ``http(s)://`` URL speaks Streamable HTTP (falling back to HTTP+SSE), a ``Transport`` is used as
-it is. Each transport module loads only when its kind of target is given.
+it is, and a ``Configured`` target (an ``mcpServers`` entry: ``ServerConfig``) makes its own and
+carries the client settings it wins on. Each transport module loads only when its kind of target
+is given.
 """
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Optional, Sequence, Union
+from typing import Any, Dict, Optional, Protocol, Sequence, Union, runtime_checkable
 
 from .base import Transport
 
-__all__ = ["Target", "make_transport"]
+__all__ = ["Configured", "Target", "make_transport"]
 
-#: What ``Client(target)`` takes: a command line, an argv list, an http(s) URL, or a ``Transport``.
-Target = Union[str, Sequence[str], Transport]
+
+@runtime_checkable
+class Configured(Protocol):
+    """A target that describes a server: it makes the transport, and names the client settings
+    it decides (an ``mcpServers`` entry's ``timeout`` and ``protocol``: more specific than the
+    keyword arguments given with it, so they win)."""
+
+    def transport(self) -> Transport:
+        """A new, unstarted transport to the server."""
+
+    def client_settings(self) -> Dict[str, Any]:
+        """``Client`` keyword arguments this target decides."""
+
+
+#: What ``Client(target)`` takes: a command line, an argv list, an http(s) URL, a ``Transport``,
+#: or a ``Configured`` target.
+Target = Union[str, Sequence[str], Transport, Configured]
 
 
 def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any) -> Transport:
@@ -21,6 +38,10 @@ def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any)
         if headers or auth:
             raise ValueError("headers= and auth= go to the transport when you pass one")
         return target
+    if isinstance(target, Configured):
+        if headers or auth:
+            raise ValueError("headers= and auth= come from the server's entry when you pass one")
+        return target.transport()
     if isinstance(target, str):
         if re.match(r"^https?://", target, re.I):
             from .http.streamable import HTTPTransport  # deferred: import cost (stdio users never need it)
@@ -44,4 +65,5 @@ def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any)
         from .stdio.transport import StdioTransport  # deferred: import cost (the stdio transport); HTTP users never need it
 
         return StdioTransport(list(target))
-    raise TypeError(f"target must be a command string, an argv list or a Transport, not {type(target).__name__}")
+    raise TypeError("target must be a command string, an argv list, a Transport or a ServerConfig, "
+                    f"not {type(target).__name__}")

@@ -205,13 +205,17 @@ def test_pins_catch_a_server_restarted_with_changed_tools(tmp_path, caplog):
     assert [c.kind for c in ToolPins(pins_path).check("kv", [])] == ["removed"]  # reloaded from the file
 
 
-def test_server_config_client_is_unconnected_and_takes_the_entry_settings():
+def test_a_client_of_a_server_config_is_unconnected_and_takes_the_entry_settings():
     config = ServerConfig("t", TESTING_SERVER[0], tuple(TESTING_SERVER[1:]), timeout=3.0, protocol="legacy")
-    client = config.client(timeout=99.0)
+    client = Client(config, timeout=99.0)
     try:
         assert client.state == "new" and client.timeout == 3.0
+        with pytest.raises(ValueError, match="come from the server's entry"):
+            Client(config, headers={"X": "1"})
     finally:
         client.close()
+    with Client(config) as client:  # (protocol="legacy": the handshake, no discovery probe)
+        assert client.protocol_version == "2025-11-25" and client.call_tool("echo", {"text": "hi"}).text == "hi"
 
 
 def test_close_is_parallel_and_bounded_even_with_servers_that_ignore_sigterm():

@@ -25,8 +25,9 @@ PACKAGE = Path(mcpclient.__file__).parent
 #: Top to bottom; a folder may import only its own modules and the folders of lower ranks.
 RANKS: List[Tuple[str, ...]] = [
     ("", "__main__"),            # the package's face: re-exports, ``python -m mcpclient``
+    ("contrib",),                # framework integrations (their commands print as the command line does)
     ("cli",),                    # the command line
-    ("testing", "contrib"),      # test servers, cassettes; framework integrations
+    ("testing",),                # test servers, cassettes
     ("adapters", "group"),       # LLM SDK adapters; many servers behind one tool list
     ("client",),                 # the Client façade
     ("_client",),                # what the façade is made of
