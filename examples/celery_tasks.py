@@ -1,58 +1,30 @@
-"""Celery: call MCP tools from tasks run by a prefork worker.
+"""Celery: each worker process gets its own group of MCP servers (``mcpclient.contrib.celery``).
 
     export CELERY_BROKER_URL=redis://127.0.0.1:6379/0
     celery --workdir examples -A celery_tasks worker --pool=prefork --concurrency=2
     python -c "from celery_tasks import app; print(app.send_task('celery_tasks.add', (2, 3)).get())"
 
-A prefork worker imports this module in its main process, then forks the pool processes that run
-the tasks. Two ways to give each pool process a client:
-
-- ``client``: made in each pool process by the ``worker_process_init`` signal (after the fork),
-  closed by ``worker_process_shutdown``. Nothing crosses the fork; the recommended pattern.
-- ``shared``: one module-level client, made (and connected) in the main process before the fork
-  and inherited by every pool process. ``reconnect=Reconnect()`` makes that safe: in a pool
-  process the first call opens that process's own connection, and the main process's server is
-  never touched. (Without ``reconnect=`` the first call raises ``ForkedClientError``.)
+``init_app`` connects a group in each pool process as it starts (``worker_process_init``) and
+closes it when it stops; the worker's main process never starts a server. With ``--pool=threads``
+or ``--pool=solo`` the tasks run in the main process, whose group the first task makes. The tasks
+use the object ``init_app`` returns. (In a Django project: ``init_app(app, mcpclient.contrib.django.mcp)``,
+see examples/django_project.)
 """
 import os
+import sys
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_process_shutdown
 
-from mcpclient import Client, Reconnect
-from mcpclient.testing import server_command
+from mcpclient.contrib.celery import init_app
 
 BROKER = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
 app = Celery("celery_tasks", broker=BROKER, backend=os.environ.get("CELERY_RESULT_BACKEND", BROKER))
 
-client = None  # this pool process's own client (see open_client)
-shared = Client(server_command(), timeout=10, reconnect=Reconnect()).connect()  # made before the fork
-
-
-@worker_process_init.connect
-def open_client(**_):
-    global client
-    client = Client(server_command(), timeout=10).connect()
-
-
-@worker_process_shutdown.connect
-def close_client(**_):
-    if client is not None:
-        client.close()
-
-
-def _add(mcp, a, b):
-    total = mcp.call_tool("add", {"a": a, "b": b}).structured_content["sum"]
-    return {"sum": total, "pid": os.getpid(), "server_pid": mcp.transport.pid}
+mcp = init_app(app, {"tools": {"command": sys.executable, "args": ["-m", "mcpclient.testing"]}},
+               client_options={"timeout": 20})
 
 
 @app.task
 def add(a, b):
-    """``add`` through this pool process's own client."""
-    return _add(client, a, b)
-
-
-@app.task
-def add_shared(a, b):
-    """``add`` through the inherited module-level client."""
-    return _add(shared, a, b)
+    result = mcp.call_tool("tools_add", {"a": a, "b": b})
+    return {"sum": result.structured_content["sum"], "pid": os.getpid(), "server_pid": mcp["tools"].transport.pid}

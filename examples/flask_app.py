@@ -1,45 +1,37 @@
-"""Flask behind gunicorn: module-level MCP clients, shared by every request a worker serves.
+"""Flask: the app's MCP servers from its config, one group per worker process (``mcpclient.contrib.flask``).
 
     gunicorn --pythonpath examples -w 2 -k gthread --threads 4 --preload flask_app:app
-    MCP_HTTP_URL=http://127.0.0.1:8000/mcp gunicorn ...      # also call a Streamable HTTP server
-    curl 'http://127.0.0.1:8000/add?a=2&b=3'                  # {"sum": 5, ...}
+    curl 'http://127.0.0.1:8000/add?a=2&b=3'          # {"sum": 5, ...}
+    curl 'http://127.0.0.1:8000/mcp/health'           # {"ok": true, "servers": {...}}
+    flask --app examples/flask_app.py mcp tools       # the servers' tools from a shell
 
-One client per process is the pattern: a client is thread-safe (gthread workers share it), it
-starts its stdio server once, and each request costs one round trip. A client belongs to the
-process that made it. With ``--preload`` the module is imported by gunicorn's arbiter, before
-it forks the workers: the clients below are made there and *inherited* by every worker.
-``reconnect=Reconnect()`` is the opt-in that makes that safe: in a worker, the first call opens
-the worker's own connection (its own server process, its own HTTP session); the arbiter's is
-never touched, and a worker's exit (``--max-requests`` recycling) never stops it. Without
-``reconnect=``, an inherited client raises ``ForkedClientError`` on first use in a worker
-(``MCP_RECONNECT=0`` shows it: the view answers 500 naming the error), never a wrong answer.
-Without ``--preload`` each worker imports the module itself and the clients are simply its own.
+``MCP(app)`` reads ``MCP_SERVERS`` (the ``mcpServers`` format of mcp.json files) and gives each
+process its own group, made on first use: with ``--preload`` the app is imported in gunicorn's
+arbiter, which never calls a tool, so only the workers start servers, one each. The group is
+shared by the worker's threads and closed when the worker exits.
 """
 import os
+import sys
 
 from flask import Flask, jsonify, request
 
-from mcpclient import Client, MCPError, Reconnect
-from mcpclient.testing import server_command
-
-RECONNECT = Reconnect() if os.environ.get("MCP_RECONNECT", "1") != "0" else None
-HTTP_URL = os.environ.get("MCP_HTTP_URL")  # optional: a Streamable HTTP MCP server with an "add" tool
-
-# Module level: made once per process (per worker, or once in the arbiter with --preload).
-tools = Client(server_command(), timeout=10, reconnect=RECONNECT).connect()
-remote = Client(HTTP_URL, timeout=10, reconnect=RECONNECT).connect() if HTTP_URL else None
+from mcpclient import MCPError
+from mcpclient.contrib.flask import MCP, health_blueprint
 
 app = Flask(__name__)
+app.config["MCP_SERVERS"] = {  # here the server bundled with mcpclient; yours: npx/uvx commands or URLs
+    "tools": {"command": sys.executable, "args": ["-m", "mcpclient.testing"]},
+}
+app.config["MCP_OPTIONS"] = {"client_options": {"timeout": 20}}
+mcp = MCP(app)
+app.register_blueprint(health_blueprint, url_prefix="/mcp")
 
 
 @app.get("/add")
 def add():
     a, b = int(request.args["a"]), int(request.args["b"])
-    answer = {"sum": tools.call_tool("add", {"a": a, "b": b}).structured_content["sum"],
-              "pid": os.getpid(), "server_pid": tools.transport.pid}
-    if remote is not None:
-        answer["remote_sum"] = remote.call_tool("add", {"a": a, "b": b}).structured_content["sum"]
-    return jsonify(answer)
+    result = mcp.call_tool("tools_add", {"a": a, "b": b})  # the group's name: <server>_<tool>
+    return jsonify(sum=result.structured_content["sum"], pid=os.getpid(), server_pid=mcp["tools"].transport.pid)
 
 
 @app.errorhandler(MCPError)

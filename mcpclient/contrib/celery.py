@@ -1,8 +1,8 @@
 """Celery: ``init_app(app, servers)`` gives every worker process its own group of MCP servers.
 
     app = Celery("tasks", broker="redis://127.0.0.1:6379/0")
-    mcp = init_app(app, {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]}},
-                   client_options={"timeout": 30})
+    servers = {"files": {"command": "npx", "args": ["server-filesystem", "/srv"]}}
+    mcp = init_app(app, servers, client_options={"timeout": 30})
 
     @app.task
     def summarize(path):

@@ -1,13 +1,16 @@
 """Flask: ``MCP(app)`` (or ``mcp.init_app(app)`` in an app factory) gives the app the MCP servers of
 ``app.config["MCP_SERVERS"]``, one group per process.
 
-    app.config["MCP_SERVERS"] = {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]}}
-    app.config["MCP_OPTIONS"] = {"client_options": {"timeout": 30}}   # optional: ServerGroup's keyword arguments
+    app.config["MCP_SERVERS"] = {
+        "files": {"command": "npx", "args": ["-y", "server-filesystem", "/srv"]},
+    }
+    app.config["MCP_OPTIONS"] = {"client_options": {"timeout": 30}}  # optional
     mcp = MCP(app)
 
-    @app.get("/summary")
-    def summary():
-        return mcp.call_tool("files_read_text_file", {"path": "/srv/notes.txt"}).text
+    @app.get("/notes")
+    def notes():
+        path = "/srv/notes.txt"
+        return mcp.call_tool("files_read_text_file", {"path": path}).text
 
 ``mcp`` is a ``PerProcessGroup`` of the app (``current_app``'s when made without one):
 ``app.extensions["mcp"]`` holds the app's own. The group is made on first use in each process,

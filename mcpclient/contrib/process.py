@@ -119,9 +119,6 @@ class PerProcessGroup:
         """One server's ``Client`` (``KeyError`` if the settings name no such server)."""
         return self.group().client(server)
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.group().names)
-
     @property
     def names(self) -> List[str]:
         """The servers' names, in the order of the settings."""
@@ -233,13 +230,13 @@ def _server_problems(servers: Any, environ: Optional[Mapping[str, str]]) -> List
         shaped = load_each(servers, environ=_AnyVariable())
         here = load_each(servers, environ=environ)
     except (OSError, ValueError) as exc:
-        return [Problem("MCP_SERVERS", True, str(exc))]
+        return [Problem("MCP_SERVERS", True, f"cannot be read: {exc}")]
     found = [] if shaped else [Problem("MCP_SERVERS", True, "names no server")]
     for name, entry in shaped.items():
         if isinstance(entry, ValueError):
-            found.append(Problem("MCP_SERVERS", True, str(entry)))
+            found.append(Problem("MCP_SERVERS", True, f"has an entry that cannot be used: {entry}"))
         elif isinstance(here.get(name), ValueError):
-            found.append(Problem("MCP_SERVERS", False, str(here[name])))
+            found.append(Problem("MCP_SERVERS", False, f"has an entry this environment cannot start: {here[name]}"))
     return found
 
 

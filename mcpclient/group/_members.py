@@ -82,13 +82,23 @@ def watch(owner: Any, server: str, then: Optional[ToolsCallback]) -> ToolsCallba
 
 
 def in_parallel(work: Callable[[Member], None], members: Sequence[Member], workers: int) -> None:
-    """``work(member)`` for each, on at most ``workers`` threads; returns when all are done."""
+    """``work(member)`` for each, on at most ``workers`` threads; returns when all are done. At
+    interpreter exit (a ``close()`` in an ``atexit`` handler), where executors take no more work,
+    each runs in turn on this thread."""
     if not members:
         return
     from contextvars import copy_context  # deferred: import cost (groups only)
 
     with ThreadPoolExecutor(min(workers, len(members)), thread_name_prefix="mcpclient-group") as pool:
         # Each in the caller's context (its trace span...): the work is the caller's.
-        for future in [pool.submit(copy_context().run, work, m) for m in members]:
+        futures = []
+        for i, member in enumerate(members):
+            try:
+                futures.append(pool.submit(copy_context().run, work, member))
+            except RuntimeError:  # "cannot schedule new futures after interpreter shutdown"
+                for rest in members[i:]:
+                    work(rest)
+                break
+        for future in futures:
             future.result()
 

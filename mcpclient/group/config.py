@@ -2,7 +2,7 @@
 VS Code's ``servers`` form, read into frozen ``ServerConfig`` values.
 
     servers = load_config("~/.cursor/mcp.json")
-    with Client(servers["files"]) as client:        # the entry's timeout and protocol apply
+    with Client(servers["files"]) as client:  # its timeout and protocol apply
         print(client.list_tools())
 
 ``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` are expanded from the environment in

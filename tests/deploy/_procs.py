@@ -19,11 +19,13 @@ from typing import IO, Callable, Dict, List, Optional, Sequence, Tuple
 
 from conftest import pid_alive, wait_until  # tests/conftest.py
 
-__all__ = ["EXAMPLES", "PY", "REPO", "SERVER_EXIT_WAIT", "Spawned", "all_dead", "children_of", "cmdline",
+__all__ = ["APPS", "EXAMPLES", "PY", "REPO", "SERVER_EXIT_WAIT", "Spawned", "all_dead", "children_of", "cmdline",
            "descendants", "env_with", "free_port", "pid_alive", "server_children", "still_alive", "wait_until"]
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
+#: The deployment tests' own apps (the module-level client patterns, without ``mcpclient.contrib``).
+APPS = Path(__file__).resolve().parent / "apps"
 PY = sys.executable
 #: Seconds a process gets to stop after SIGTERM before its group is SIGKILLed.
 STOP_WAIT = 10.0

@@ -1,4 +1,5 @@
-"""A real Celery prefork worker (examples/celery_tasks.py) with a real broker (redis-server).
+"""A real Celery prefork worker with module-level clients (apps/celery_module_clients.py) and a real
+broker (redis-server).
 
 20 tasks go through each pool process's own client (made in ``worker_process_init``) and 20
 through the module-level client inherited from the worker's main process (``reconnect=``), each
@@ -18,7 +19,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from ._procs import (
-    EXAMPLES, PY, SERVER_EXIT_WAIT, Spawned, all_dead, descendants, env_with, pid_alive, server_children,
+    APPS, PY, SERVER_EXIT_WAIT, Spawned, all_dead, descendants, env_with, pid_alive, server_children,
     still_alive, wait_until,
 )
 
@@ -53,8 +54,8 @@ def test_celery_prefork_tasks_use_per_process_and_inherited_clients(tmp_path, re
     from celery import Celery
 
     env = env_with(CELERY_BROKER_URL=redis_url, CELERY_RESULT_BACKEND=redis_url)
-    env["PYTHONPATH"] = os.pathsep.join((str(EXAMPLES), env["PYTHONPATH"]))
-    argv = [PY, "-m", "celery", "-A", "celery_tasks", "worker", "--pool=prefork", "--concurrency=2",
+    env["PYTHONPATH"] = os.pathsep.join((str(APPS), env["PYTHONPATH"]))
+    argv = [PY, "-m", "celery", "-A", "celery_module_clients", "worker", "--pool=prefork", "--concurrency=2",
             "--without-heartbeat", "--without-gossip", "--without-mingle", "--loglevel=INFO",
             "--hostname=deploy-test@%h"]
     sender = Celery("deploy-test", broker=redis_url, backend=redis_url)
@@ -66,7 +67,7 @@ def test_celery_prefork_tasks_use_per_process_and_inherited_clients(tmp_path, re
         for i in range(TASKS):
             for name in ("add", "add_shared"):
                 a, b = i, 100 * i + (1 if name == "add" else 2)
-                jobs.append((name, a, b, sender.send_task(f"celery_tasks.{name}", args=(a, b))))
+                jobs.append((name, a, b, sender.send_task(f"celery_module_clients.{name}", args=(a, b))))
         answers = _collect([job[3] for job in jobs], worker)
         main_servers = server_children(worker.pid)  # the main process's `shared` connection
         for (name, a, b, _), answer in zip(jobs, answers):

@@ -1,4 +1,4 @@
-"""The Django example (examples/django_view.py): its view answers through the module-level client.
+"""A Django app with a module-level client (apps/django_module_client.py): its view answers through it.
 
 Driven twice: with Django's test client (from several threads at once), and over real HTTP
 through Django's own threaded server (``ThreadedWSGIServer``, what ``runserver`` runs) on
@@ -17,7 +17,7 @@ from typing import Iterator, Tuple
 
 import pytest
 
-from ._procs import EXAMPLES, pid_alive, wait_until
+from ._procs import APPS, pid_alive, wait_until
 
 pytest.importorskip("django")
 
@@ -27,10 +27,10 @@ CONCURRENCY = 8
 
 @pytest.fixture
 def django_view() -> Iterator[ModuleType]:
-    """examples/django_view.py, imported as ``django_view`` (its ROOT_URLCONF); its client closed after."""
+    """apps/django_module_client.py, imported as ``django_view`` (its ROOT_URLCONF); its client closed after."""
     from django.urls import clear_url_caches
 
-    spec = importlib.util.spec_from_file_location("django_view", EXAMPLES / "django_view.py")
+    spec = importlib.util.spec_from_file_location("django_view", APPS / "django_module_client.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["django_view"] = module

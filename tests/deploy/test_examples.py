@@ -2,8 +2,9 @@
 namespace, the cell that makes the session's client run twice (a re-run must close the first
 client: the leak guard sees any server or thread left), then as a plain script.
 
-The other deployment examples run under their real servers: test_gunicorn.py (flask_app.py),
-test_django.py (django_view.py), test_celery.py (celery_tasks.py).
+The framework examples run under their real servers: test_contrib_django.py (django_project:
+gunicorn, runserver, manage.py, a Celery worker), test_contrib_flask.py (flask_app.py under
+gunicorn, flask mcp), test_contrib_celery.py (celery_tasks.py: prefork and threads workers).
 """
 from __future__ import annotations
 

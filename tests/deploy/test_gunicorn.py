@@ -1,4 +1,5 @@
-"""gunicorn serving the Flask example (examples/flask_app.py), driven by real HTTP requests.
+"""gunicorn serving a Flask app with module-level clients (apps/flask_module_clients.py), driven by
+real HTTP requests.
 
 The app's module-level clients call the bundled server over stdio and, where the ``mcp`` package
 is installed, the official SDK's server over Streamable HTTP. Each configuration (sync and gthread
@@ -10,16 +11,11 @@ forked workers: ``reconnect=Reconnect()`` gives each worker its own connection, 
 server stays alive while workers come and go; without it a worker answers 500 naming
 ``ForkedClientError``, never a wrong sum and never a hang.
 
-gunicorn gets its listening socket from the test (``--bind fd://N``, bound to 127.0.0.1:0 here),
-so there is no port to race for, no readiness to poll (requests queue until a worker is up), and
-once gunicorn is gone requests are refused at once.
+gunicorn gets its listening socket from the test (``_gunicorn.py``).
 """
 from __future__ import annotations
 
-import http.client
 import json
-import socket
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -27,83 +23,29 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 from ._procs import (
-    EXAMPLES, PY, SERVER_EXIT_WAIT, Spawned, all_dead, descendants, env_with, pid_alive, server_children,
+    APPS, SERVER_EXIT_WAIT, all_dead, descendants, env_with, pid_alive, server_children,
     still_alive, wait_until,
 )
 
 pytest.importorskip("gunicorn")
 pytest.importorskip("flask")
-from gunicorn import config as gunicorn_config  # noqa: E402
-
-#: gunicorn 25+ opens a control socket at a fixed path (~/.gunicorn/gunicorn.ctl): not ours to share.
-NO_CONTROL_SOCKET = [option for setting in gunicorn_config.KNOWN_SETTINGS for option in setting.cli or ()
-                     if option == "--no-control-socket"]
+from ._gunicorn import Gunicorn, drive  # noqa: E402
+from ._gunicorn import gunicorn as run_gunicorn  # noqa: E402
 
 REQUESTS = 40
 CONCURRENCY = 4
 MAX_REQUESTS = 8
-#: Seconds one HTTP request may take (a worker boot included); gunicorn's own worker timeout is 10.
-REQUEST_TIMEOUT = 20.0
-
-
-class Gunicorn:
-    def __init__(self, spawned: Spawned, port: int) -> None:
-        self.spawned = spawned
-        self.port = port
-
-    @property
-    def pid(self) -> int:
-        return self.spawned.pid
-
-    def get(self, path: str) -> Tuple[int, str]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT)
-        try:
-            conn.request("GET", path)
-            response = conn.getresponse()
-            return response.status, response.read().decode("utf-8", "replace")
-        finally:
-            conn.close()
-
-    def why(self) -> str:
-        return f"gunicorn log tail:\n{self.spawned.log_tail()}"
 
 
 @contextmanager
 def gunicorn(tmp_path: Path, *options: str, env: Optional[Dict[str, str]] = None) -> Iterator[Gunicorn]:
-    """Run ``gunicorn [options] flask_app:app`` on a loopback socket of ours; stop and reap it."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(64)
-        port, fd = listener.getsockname()[1], listener.fileno()
-        argv = [PY, "-m", "gunicorn", "--bind", f"fd://{fd}", "--pythonpath", str(EXAMPLES), "--workers", "2",
-                "--timeout", "10", "--graceful-timeout", "5", "--log-level", "info", *NO_CONTROL_SOCKET, *options,
-                "flask_app:app"]
-        spawned = Spawned(argv, tmp_path / "gunicorn.log", env=env, pass_fds=(fd,))
-    # Only gunicorn holds the socket now: if it dies (an app that fails to load), requests are
-    # refused at once instead of waiting in the backlog for their timeout.
-    try:
-        yield Gunicorn(spawned, port)
-    finally:
-        spawned.stop()
+    """Run ``gunicorn [options] flask_module_clients:app``; stop and reap it."""
+    with run_gunicorn(tmp_path, "flask_module_clients:app", *options, pythonpath=APPS, env=env) as server:
+        yield server
 
 
 def _drive(server: Gunicorn, count: int = REQUESTS) -> List[Tuple[Tuple[int, int], int, str]]:
-    """``count`` requests, ``CONCURRENCY`` at a time, each for a distinct sum: (args, status, body)."""
-    def one(i: int) -> Tuple[Tuple[int, int], int, str]:
-        a, b = i, 1000 + 7 * i
-        for attempt in (1, 2):
-            try:
-                status, body = server.get(f"/add?a={a}&b={b}")
-                break
-            except ConnectionResetError:  # gunicorn < 24's gthread worker resets the connections it
-                if attempt == 2:          # holds when --max-requests recycles it (not ours: retry once)
-                    raise
-            except OSError as exc:  # refused (gunicorn is gone), a second reset, timed out
-                raise AssertionError(f"add({a}, {b}): {exc!r}\n{server.why()}") from exc
-        return (a, b), status, body
-
-    with ThreadPoolExecutor(CONCURRENCY) as pool:
-        return list(pool.map(one, range(count)))
+    return drive(server, count, CONCURRENCY)
 
 
 @pytest.mark.timeout(90)

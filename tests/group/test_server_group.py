@@ -388,3 +388,17 @@ def test_known_tool_names_an_exposed_tool_of_the_latest_listing_without_a_reques
         assert group.known_tool("a_echo") == listed["a_echo"] and group.known_tool("a_echo").name == "a_echo"
         assert group.known_tool("echo") is None and group.known_tool("nothing") is None
         assert group.client("a").session.received == requests_before  # nothing was asked
+
+
+def test_a_group_closed_by_an_atexit_handler_stops_its_servers_without_an_error():
+    """At interpreter exit executors take no more work: ``close()`` closes the servers one by one."""
+    import json
+    import subprocess
+
+    code = ("import atexit, json; from mcpclient import ServerGroup; "
+            f"group = ServerGroup({{'a': {TESTING_SERVER!r}, 'b': {TESTING_SERVER!r}}}).connect(); "
+            "atexit.register(group.close); "
+            "print(json.dumps([group.client(n).transport.pid for n in ('a', 'b')]), flush=True)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LONG)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert wait_until(lambda: not any(pid_alive(pid) for pid in json.loads(run.stdout)))

@@ -1,18 +1,18 @@
 """Django: the MCP servers of ``settings.MCP_SERVERS``, one group per process.
 
-    # settings.py
+    # settings.py: the mcpServers format of mcp.json files
     INSTALLED_APPS = [..., "mcpclient.contrib.django"]
-    MCP_SERVERS = {                                   # the mcpServers format of mcp.json files
-        "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]},
-        "search": {"url": "https://search.example/mcp", "headers": {"Authorization": "Bearer ${SEARCH_TOKEN}"}},
+    MCP_SERVERS = {
+        "files": {"command": "npx", "args": ["-y", "server-filesystem", "/srv"]},
+        "search": {"url": "https://search.example/mcp"},
     }
-    MCP_OPTIONS = {"client_options": {"timeout": 30}}   # optional: ServerGroup's keyword arguments
+    MCP_OPTIONS = {"client_options": {"timeout": 30}}  # optional
 
     # anywhere (a view, a task)
     from mcpclient.contrib.django import mcp
-    result = mcp.call_tool("files_read_text_file", {"path": "/srv/notes.txt"})
-    tools = to_openai_tools(mcp)                      # the adapters take it as a group
-    mcp["files"].list_resources()                     # one server's Client
+    result = mcp.call_tool("files_read_text_file", {"path": "/srv/a.txt"})
+    tools = to_openai_tools(mcp)     # the adapters take it as a group
+    mcp["files"].list_resources()    # one server's Client
 
 ``mcp`` is a ``PerProcessGroup``: the group is made on first use in each process, after any fork
 (gunicorn ``--preload``, Celery's prefork pool), shared by the process's threads, closed at exit.

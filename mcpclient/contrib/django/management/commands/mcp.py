@@ -11,9 +11,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ....cli.terminal import Output
-from ... import commands
-from .. import mcp
+from .....cli.terminal import Output
+from .... import commands
+from ... import mcp
 
 
 class Command(BaseCommand):

@@ -1,8 +1,10 @@
-"""Django: a view calling an MCP tool through one client shared by every request of the process.
+"""Django with a module-level MCP client (the pattern without ``mcpclient.contrib``): a view
+calling a tool through one client shared by every request of the process; ``tests/deploy/test_django.py``
+runs it.
 
-    python examples/django_view.py runserver 127.0.0.1:8000 --noreload   # threaded, as usual
+    python tests/deploy/apps/django_module_client.py runserver 127.0.0.1:8000 --noreload
     curl 'http://127.0.0.1:8000/add?a=2&b=3'                               # {"sum": 5, ...}
-    gunicorn --pythonpath examples --preload django_view:application       # or any WSGI server
+    gunicorn --pythonpath tests/deploy/apps --preload django_module_client:application
 
 One file for the example's sake (``settings.configure``); in a project, put the client in a module
 of your app (``myapp/mcp.py``) and import it in views. A client is thread-safe, so the threads of

@@ -1,0 +1,19 @@
+"""The project's Celery app, Django's documented way: its settings from Django's (``CELERY_*``);
+``init_app`` gives each pool process its own group of the ``mcp`` the views use."""
+import os
+
+from celery import Celery
+
+from mcpclient.contrib.celery import init_app
+from mcpclient.contrib.django import mcp
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mysite.settings")
+app = Celery("mysite")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+init_app(app, mcp)
+
+
+@app.task
+def add(a: int, b: int) -> dict:
+    result = mcp.call_tool("tools_add", {"a": a, "b": b})
+    return {"sum": result.structured_content["sum"], "pid": os.getpid(), "server_pid": mcp["tools"].transport.pid}

@@ -1,0 +1,7 @@
+"""The WSGI application (``gunicorn mysite.wsgi``)."""
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mysite.settings")
+application = get_wsgi_application()
