@@ -39,7 +39,8 @@ def _child(client: Client, i: int, report: int, reconnect: bool) -> None:
     try:
         try:
             result = client.call_tool("add", {"a": i, "b": 1}, timeout=5)
-            line = f"answer {result.structured_content['sum']} {client.transport.pid}"
+            server = client.transport.pid
+            line = f"answer {result.structured_content['sum']} {server} {_started(server)}"
             if reconnect:
                 client.close()  # this process's own connection
         except BaseException as exc:  # reported, never raised into pytest's code in this process
@@ -48,6 +49,16 @@ def _child(client: Client, i: int, report: int, reconnect: bool) -> None:
         os.write(report, line.encode())
     finally:
         os._exit(0)
+
+
+def _started(pid: Any) -> str:
+    """When process ``pid`` started (clock ticks since boot): with its pid, it names one process,
+    even where the machine reuses pids (``pid_max`` 32768 wraps within a CI run)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return "?"
 
 
 def _report(read_end: int, pid: int) -> str:
@@ -109,12 +120,14 @@ def test_parent_and_forked_child_call_at_once_reconnect_client_answers_in_the_ch
     with Client(server_command(), timeout=10, reconnect=Reconnect()) as client:
         server = client.transport.pid
         reports = _fork_loop(client, RECONNECT_ITERATIONS, reconnect=True)
-        child_servers = []
+        child_servers, started = [], []
         for i, line in reports:
             words = line.split()
             assert words[:2] == ["answer", str(i + 1)], (i, line)
             child_servers.append(int(words[2]))
-        assert server not in child_servers and len(set(child_servers)) == len(child_servers), child_servers
+            started.append((int(words[2]), words[3]))
+        assert server not in child_servers  # each child's server its own: no process named twice
+        assert len(set(started)) == len(started), started
         assert client.transport.pid == server and pid_alive(server)
         assert client.call_tool("add", {"a": 2, "b": 3}).structured_content == {"sum": 5}
     assert wait_until(all_dead(child_servers), SERVER_EXIT_WAIT), f"left running: {still_alive(child_servers)}"
