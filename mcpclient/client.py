@@ -4,20 +4,17 @@ contract every request method shares is written once, in ``Client``'s docstring.
 from __future__ import annotations
 
 import weakref
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
 
-from ._util.lazy import LazyModule
+from ._client.deferred import params as _params, types as _types
 from ._util.sentinel import DEFAULT, DEFAULT_MAX_PAGES
 from ._version import __version__
 
 if TYPE_CHECKING:
-    from . import types as _types
     from ._client.core import ClientCore
     from ._engine.futures import CallFuture, ProgressCallback
     from ._engine.session import Session
     from .errors import MCPError
-    from .protocol import params as _params
     from .transports.base import Transport
     from .transports.targets import Target
     from .types import Implementation, ResourceContents, Tool, ToolResult
@@ -32,23 +29,6 @@ if TYPE_CHECKING:
     from .types.handlers import ElicitationHandler, RootsSetting, SamplingHandler
 
 __all__ = ["DEFAULT", "Client"]
-
-
-def _load_params() -> ModuleType:
-    from .protocol import params  # deferred: loads with the first Client (below)
-    return params
-
-
-def _load_types() -> ModuleType:
-    from . import types  # deferred, as params; its resources/prompts/completion types load on first use
-    return types
-
-
-if not TYPE_CHECKING:
-    # The protocol layer loads with the first Client, not with ``import mcpclient``: a program that
-    # imports the package (a Django project's every manage.py command) pays for what it uses.
-    _params = LazyModule(_load_params)
-    _types = LazyModule(_load_types)
 
 T = TypeVar("T")
 #: ``Client.__init__``'s arguments that are not the core's options.
@@ -111,8 +91,8 @@ class Client:
             a new connection on the next call after one is lost, and in a forked child; seconds
             (or a ``Keepalive``) between pings of an idle connection; ``(client)`` after a
             reconnect (docs, "Web apps and workers").
-        tracing: OpenTelemetry: ``None`` traces when ``opentelemetry-api`` is installed, ``False``
-            never, ``True`` or a ``Tracing(...)`` insists (docs, "Tracing").
+        tracing: OpenTelemetry: ``None`` traces once the program has imported ``opentelemetry``,
+            ``False`` never, ``True`` or a ``Tracing(...)`` insists (docs, "Tracing").
         extensions: id -> settings dict, ``True``, ``False``, or an ``Extension`` (``TASKS``,
             ``APPS``; docs, "Extensions").
         max_server_text: characters kept of the server's instructions and of each tool's
@@ -141,12 +121,9 @@ class Client:
     ) -> None:
         options = {name: value for name, value in locals().items() if name not in _NOT_OPTIONS}  # every keyword
         from ._client.core import ClientCore  # deferred: the engine loads with the first Client
-        from .transports.targets import Configured, make_transport  # deferred, as the core
-
-        if isinstance(target, Configured):  # (an mcpServers entry: its timeout and protocol win)
-            options.update(target.client_settings())
-
-        self._core: ClientCore = ClientCore(self, make_transport(target, headers, auth), **options)
+        from .transports.targets import transport_and_options  # deferred, as the core
+        transport, options = transport_and_options(target, headers, auth, options)
+        self._core: ClientCore = ClientCore(self, transport, **options)
         self._finalizer = weakref.finalize(self, self._core.release, True)
         self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
 
@@ -219,8 +196,8 @@ class Client:
 
     @property
     def instructions(self) -> Optional[str]:
-        """The server's ``instructions``, if it sent any (``None`` before ``connect()``): untrusted
-        text, at most ``max_server_text`` characters, never sent to a model by mcpclient."""
+        """The server's ``instructions`` (untrusted text, cut at ``max_server_text``; never sent to a
+        model by mcpclient), if it sent any (``None`` before ``connect()``)."""
         negotiated = self._core.conn.negotiated
         return self._core.text.cut(negotiated.instructions, "instructions") if negotiated else None
 
@@ -259,12 +236,9 @@ class Client:
         return extension_id in self.extensions and extension_id in self.server_extensions
 
     def known_tool(self, name: str) -> Optional[Tool]:
-        """The tool ``name`` from the latest tools listing, without a request (hosts such as the
-        MCP Apps bridge check a tool's ``ui`` with it).
+        """The tool ``name`` from the latest listing, without a request (the MCP Apps bridge checks its ``ui``).
 
-        Returns:
-            The ``Tool``, or None if no listing since the tools last changed named it.
-        """
+        Returns: the ``Tool``, or None if no listing since the tools last changed named it."""
         return self._core.tools.get(name) if isinstance(name, str) else None
 
     # --- requests (``_send`` is the one way: a deadline now, then the core) ------------------

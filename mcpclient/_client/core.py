@@ -16,6 +16,7 @@ notifications``), ``SubscriptionOwner`` (``_client.subscriptions``), ``Traced`` 
 from __future__ import annotations
 
 import logging
+import sys
 import time
 import warnings
 import weakref
@@ -93,11 +94,14 @@ class ClientCore:
         collaborators; ``client`` is held weakly (``on_reconnect(client)`` needs it)."""
         self._client = weakref.ref(client)
         self._tracing: Optional[Tracing] = None  # the options, until the first connect() makes the tracer
-        if tracing is not False:
+        # Automatic tracing (tracing=None) is decided at connect(): on only once the application
+        # uses OpenTelemetry (has imported it), so that it costs nothing otherwise; it goes
+        # quietly off if the package cannot be loaded.
+        self._tracing_auto = tracing is None
+        if tracing is not None and tracing is not False:
             from ..policies.tracing import wants_tracing  # deferred: import cost (a dataclass)
 
             self._tracing = wants_tracing(tracing)
-        self._tracing_asked = tracing is not None  # (automatic tracing goes quietly off if it cannot load)
         self.tracer: Optional[CallTracer] = None
         self.settings = Settings(timeout, reset_timeout_on_progress, max_total_timeout, validate_output,
                                  max_input_rounds, max_pages, max_workers)
@@ -385,7 +389,7 @@ class ClientCore:
 
     def connect(self, timeout: Any) -> None:
         """``Client.connect``: the whole connection within ``timeout``."""
-        if self._tracing is not None and self.tracer is None:
+        if self.tracer is None and (self._tracing is not None or (self._tracing_auto and "opentelemetry" in sys.modules)):
             self._start_tracing()
         self.conn.open(Deadline(self._seconds(timeout)))
         if self.extensions is not None:
@@ -399,15 +403,21 @@ class ClientCore:
         """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports
         ``opentelemetry``) and install it on the session and the responder; later sessions get it
         in ``new_session``. Automatic tracing goes quietly off if the package cannot be imported."""
+        if self._tracing is None:  # automatic, and the application has imported OpenTelemetry
+            from ..policies.tracing import wants_tracing  # deferred: import cost (a dataclass)
+
+            self._tracing = wants_tracing(None)
+            if self._tracing is None:
+                return
         try:
             from ..tracing.otel import ClientTracer  # deferred: opentelemetry loads only for a client that traces
         except ImportError as exc:
-            if self._tracing_asked:
+            if not self._tracing_auto:
                 from ..policies.tracing import missing_extra  # (loaded already: tracing was asked for)
 
                 raise missing_extra() from exc
             log.debug("tracing is off: opentelemetry cannot be imported (%s)", exc)
-            self._tracing = None
+            self._tracing, self._tracing_auto = None, False
             return
         self.tracer = ClientTracer(self._tracing, self.conn)  # type: ignore[arg-type]
         self.responder.tracer = self.conn.session.tracer = self.tracer

@@ -2,9 +2,10 @@
 
 A value, like ``Retry`` and ``Reconnect``: ``Client(url, tracing=Tracing(record_arguments=True))``.
 Loaded on first use (``import mcpclient`` does not build it); it never imports ``opentelemetry``.
-``wants_tracing`` says what ``Client(tracing=)`` means: by default the client traces when
-``opentelemetry-api`` is importable (``pip install 'mcpclient[otel]'``), ``tracing=False`` never
-does, ``tracing=True`` or a ``Tracing(...)`` insists (``MissingExtraError`` without the package).
+``wants_tracing`` says what ``Client(tracing=)`` means: by default the client traces when the
+application uses OpenTelemetry (has imported it; ``pip install 'mcpclient[otel]'``): decided at
+``connect()``, and otherwise nothing of it is loaded; ``tracing=False`` never does,
+``tracing=True`` or a ``Tracing(...)`` insists (``MissingExtraError`` without the package).
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ __all__ = ["Tracing", "TracingSetting", "missing_extra", "wants_tracing"]
 class Tracing:
     """How a ``Client`` traces its requests with OpenTelemetry (``Client(tracing=Tracing(...))``).
 
-    By default a client traces when ``opentelemetry-api`` is installed; this value turns it on
+    By default a client traces when the application uses OpenTelemetry (it has imported
+    ``opentelemetry`` by ``connect()``: configured a provider, or an instrumentation did); this value turns it on
     explicitly (``MissingExtraError`` at construction if the package is missing) and tunes it.
     What is recorded: one ``CLIENT`` span per request, named and attributed per the OpenTelemetry
     semantic conventions for MCP, the ``mcp.client.operation.duration`` histogram, one ``SERVER``

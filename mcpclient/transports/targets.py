@@ -7,11 +7,11 @@ is given.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, Optional, Protocol, Sequence, Union, runtime_checkable
+from typing import Any, Dict, Optional, Protocol, Sequence, Tuple, Union, runtime_checkable
 
 from .base import Transport
 
-__all__ = ["Configured", "Target", "make_transport"]
+__all__ = ["Configured", "Target", "make_transport", "transport_and_options"]
 
 
 @runtime_checkable
@@ -67,3 +67,12 @@ def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any)
         return StdioTransport(list(target))
     raise TypeError("target must be a command string, an argv list, a Transport or a ServerConfig, "
                     f"not {type(target).__name__}")
+
+
+def transport_and_options(target: Target, headers: Optional[Dict[str, str]], auth: Any,
+                          options: Dict[str, Any]) -> Tuple[Transport, Dict[str, Any]]:
+    """What ``Client(target, headers=, auth=, **options)`` runs on: the target's transport, and the
+    options with a ``Configured`` target's own settings (an entry's timeout, protocol) winning."""
+    if isinstance(target, Configured):
+        options = dict(options, **target.client_settings())
+    return make_transport(target, headers, auth), options

@@ -1,6 +1,6 @@
 """``mcpclient.contrib.django`` in the example project (examples/django_project), run as users run it.
 
-- gunicorn ``--preload -w 2`` (sync workers, so both take requests): 40 requests, 8 at a time, each
+- gunicorn ``-w 2``, with and without ``--preload`` (sync workers, so both take requests): 40 requests, 8 at a time, each
   a distinct ``add(a, b)`` through ``mcp.call_tool``; every answer right, each worker process has
   exactly one server of its own (counted among its children), the arbiter none (it imported the
   app, which calls nothing at import), the health view answers 200; after SIGTERM no server is left.
@@ -61,12 +61,13 @@ def _check_answers(answers: List[Tuple[Tuple[int, int], int, str]], why: str) ->
 
 
 @pytest.mark.timeout(90)
-def test_under_gunicorn_preload_each_worker_has_one_server_of_its_own(tmp_path):
+@pytest.mark.parametrize("preload", [True, False], ids=["preload", "no-preload"])
+def test_under_gunicorn_each_worker_has_one_server_of_its_own(tmp_path, preload):
     pytest.importorskip("gunicorn")
     from ._gunicorn import drive, gunicorn
 
-    with gunicorn(tmp_path, "mysite.wsgi", "--preload", "--worker-class", "sync", pythonpath=PROJECT,
-                  env=project_env()) as server:
+    options = ["--worker-class", "sync"] + (["--preload"] if preload else [])
+    with gunicorn(tmp_path, "mysite.wsgi", *options, pythonpath=PROJECT, env=project_env()) as server:
         workers = _check_answers(drive(server, 40, concurrency=8), server.why())
         assert len(workers) == 2, (workers, server.why())  # both workers served
         assert server_children(server.pid) == [], "the arbiter started a server"

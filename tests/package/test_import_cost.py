@@ -25,8 +25,9 @@ def test_import_loads_only_the_facade_and_the_errors():
             "print('dataclasses' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     loaded, dataclasses_loaded = out.stdout.splitlines()
-    assert loaded == repr(["mcpclient", "mcpclient._util", "mcpclient._util.lazy", "mcpclient._util.sentinel",
-                           "mcpclient._version", "mcpclient.client", "mcpclient.errors"]), out.stderr
+    assert loaded == repr(["mcpclient", "mcpclient._client", "mcpclient._client.deferred", "mcpclient._util",
+                           "mcpclient._util.lazy", "mcpclient._util.sentinel", "mcpclient._version",
+                           "mcpclient.client", "mcpclient.errors"]), out.stderr
     assert dataclasses_loaded == "False"
 
 

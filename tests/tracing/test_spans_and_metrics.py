@@ -321,6 +321,34 @@ def test_import_and_construction_do_not_import_opentelemetry():
     assert out.stdout.strip() == "[]"
 
 
+def test_a_program_that_does_not_use_opentelemetry_does_not_load_it_on_connect():
+    """``opentelemetry-api`` installed (here, as often, by another package) but never imported by
+    the program: automatic tracing stays off, and connecting and calling load none of it."""
+    code = ("import sys, mcpclient; from mcpclient.testing import server_command\n"
+            "with mcpclient.Client(server_command()) as c:\n"
+            "    c.call_tool('echo', {'text': 'x'})\n"
+            "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')), c._core.tracer)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LONG, check=True)
+    assert out.stdout.strip() == "[] None", out.stderr
+
+
+def test_a_program_that_imported_opentelemetry_is_traced_by_default():
+    """The program set a tracer provider up before connecting: the client's spans go to it, as
+    with ``tracing=True``."""
+    code = ("from opentelemetry import trace\n"
+            "from opentelemetry.sdk.trace import TracerProvider\n"
+            "from opentelemetry.sdk.trace.export import SimpleSpanProcessor\n"
+            "from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter\n"
+            "exporter = InMemorySpanExporter(); provider = TracerProvider()\n"
+            "provider.add_span_processor(SimpleSpanProcessor(exporter)); trace.set_tracer_provider(provider)\n"
+            "import mcpclient; from mcpclient.testing import server_command\n"
+            "with mcpclient.Client(server_command()) as c:\n"
+            "    c.call_tool('echo', {'text': 'x'})\n"
+            "print([s.name for s in exporter.get_finished_spans()])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LONG, check=True)
+    assert "tools/call echo" in out.stdout, out.stdout + out.stderr
+
+
 def test_the_official_sdk_server_gets_the_context_and_hands_it_back_in_its_sampling_request(tel):
     """The official SDK's server extracts ``params._meta``'s context (its own OpenTelemetry
     middleware) and injects it into the sampling request it sends while handling the call."""
