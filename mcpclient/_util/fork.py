@@ -11,13 +11,20 @@ thread at the fork would be held forever in the child).
 from __future__ import annotations
 
 import os
+import threading
 from typing import Callable, List
 
-__all__ = ["in_child", "pid"]
+__all__ = ["importing", "in_child", "pid"]
 
 #: The id of this process (kept current across forks).
 pid = os.getpid()
 _resets: List[Callable[[], None]] = []
+#: Held around a lazy import that a worker thread may run (``with importing: import jsonschema``),
+#: and by ``os.fork()`` while it forks: a fork never copies a half-done import into the child,
+#: where the module's import lock would stay held by a thread that does not exist there and the
+#: child's first use of the module would wait for ever (CPython's per-module import locks are not
+#: reset at a fork). A fork meanwhile waits for the import to finish.
+importing = threading.RLock()
 
 
 def in_child(reset: Callable[[], None]) -> None:
@@ -28,6 +35,7 @@ def in_child(reset: Callable[[], None]) -> None:
 def _after_fork_in_child() -> None:
     global pid
     pid = os.getpid()
+    importing.release()  # (taken by the forking thread, which is this process's only one)
     for reset in _resets:
         try:
             reset()
@@ -36,4 +44,5 @@ def _after_fork_in_child() -> None:
 
 
 if hasattr(os, "register_at_fork"):  # POSIX; Windows has no fork
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+    os.register_at_fork(before=importing.acquire, after_in_parent=importing.release,
+                        after_in_child=_after_fork_in_child)

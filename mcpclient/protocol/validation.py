@@ -32,9 +32,10 @@ def _validator(schema: Dict[str, Any], tool: Optional[str]) -> Any:
     entry = _cache.get(key)
     if entry is not None and entry[0] is schema:
         return entry[1]
-    import jsonschema  # deferred: import cost (jsonschema, tens of ms); only tools with an outputSchema need it
-    from jsonschema.validators import validator_for
-    from referencing import Registry
+    with _fork.importing:  # (a fork waits for it: a half-done import would hang the child)
+        import jsonschema  # deferred: import cost (jsonschema, tens of ms); only tools with an outputSchema need it
+        from jsonschema.validators import validator_for
+        from referencing import Registry
 
     try:
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)

@@ -7,6 +7,8 @@ can never leave a forked pytest worker behind.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -294,3 +296,45 @@ def test_a_forked_child_connects_on_first_use_though_the_parent_gave_up(tmp_path
     out = run(FORK_AFTER_GIVING_UP, str(tmp_path / "broken"))
     assert out["first"] == "ConnectError"
     assert out["got"] == {"sum": 3}, out
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_fork_while_a_thread_imports_the_validator_does_not_hang_the_child():
+    """A worker thread validates a result for the first time (importing jsonschema, tens of ms)
+    just as the main thread forks: the child's own first validation must not wait for ever on
+    the import lock of a thread it does not have. (The import is held open here, deterministically.)"""
+    code = '''
+import importlib.abc, os, sys, threading, time
+started = threading.Event()
+
+class HoldTheImport(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "referencing" and threading.current_thread().name == "validating":  # inside jsonschema's import
+            started.set()
+            time.sleep(0.5)
+        return None
+
+sys.meta_path.insert(0, HoldTheImport())
+from mcpclient.protocol.validation import validate_structured
+worker = threading.Thread(target=validate_structured, args=({}, {"type": "object"}), name="validating")
+worker.start()
+assert started.wait(10)
+pid = os.fork()
+if pid == 0:
+    validate_structured({"a": 1}, {"type": "object", "required": ["a"]})
+    os._exit(0)
+deadline = time.monotonic() + 10
+while time.monotonic() < deadline:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        print("child exited", os.waitstatus_to_exitcode(status))
+        break
+    time.sleep(0.02)
+else:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    print("child hung")
+worker.join()
+'''
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "child exited 0", out.stdout + out.stderr
