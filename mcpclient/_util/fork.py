@@ -19,11 +19,13 @@ __all__ = ["importing", "in_child", "pid"]
 #: The id of this process (kept current across forks).
 pid = os.getpid()
 _resets: List[Callable[[], None]] = []
-#: Held around a lazy import that a worker thread may run (``with importing: import jsonschema``),
-#: and by ``os.fork()`` while it forks: a fork never copies a half-done import into the child,
-#: where the module's import lock would stay held by a thread that does not exist there and the
-#: child's first use of the module would wait for ever (CPython's per-module import locks are not
-#: reset at a fork). A fork meanwhile waits for the import to finish.
+#: Held around a lazy import of a third-party package that a worker thread may run (``with
+#: importing: import jsonschema``), and by ``os.fork()`` while it forks: a fork never copies a
+#: half-done import into the child, where the module's import lock would stay held by a thread
+#: that does not exist there and the child's first use of the module would wait for ever
+#: (CPython's per-module import locks are not reset at a fork). A fork meanwhile waits for the
+#: import. Only around imports that cannot come back into mcpclient: one that imports mcpclient
+#: modules under it could deadlock with another thread importing those (two locks, two orders).
 importing = threading.RLock()
 
 

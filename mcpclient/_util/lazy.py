@@ -20,10 +20,7 @@ def lazy_names(module: str, table: Dict[str, str], namespace: Dict[str, Any],
             raise AttributeError(f"module {module!r} has no attribute {name!r}")
         import importlib  # deferred: only the first use of a lazy name needs it
 
-        from .fork import importing  # (a fork waits for the import: a half-done one would hang the child)
-
-        with importing:
-            loaded = importlib.import_module(f"{base}.{sub}")
+        loaded = importlib.import_module(f"{base}.{sub}")
         for each, where in table.items():
             if where == sub:
                 namespace[each] = getattr(loaded, each)
@@ -45,10 +42,7 @@ class LazyModule:
     def __getattr__(self, name: str) -> Any:
         module = self._module
         if module is None:
-            from .fork import importing  # (a fork waits for the import: a half-done one would hang the child)
-
-            with importing:
-                module = self._module = self._load()
+            module = self._module = self._load()
         return getattr(module, name)
 
     def __repr__(self) -> str:

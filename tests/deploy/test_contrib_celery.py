@@ -7,6 +7,7 @@ After the warm shutdown (SIGTERM) no server is left.
 """
 from __future__ import annotations
 
+import gc
 import os
 import time
 from typing import Any, Dict, List
@@ -50,7 +51,11 @@ def test_each_worker_process_calls_through_a_server_of_its_own(tmp_path, redis_u
         below = descendants(worker.pid)
     finally:
         status = worker.stop()  # SIGTERM: warm shutdown
-        results.clear()  # (the results' __del__ talks to the backend: now, while redis is up)
+        # The results' __del__ talks to the backend: let it run now, while redis is up (after the
+        # fixture stopped redis, celery 5.6 retried for minutes in whichever test collected them).
+        results.clear()
+        result = None  # (the loop left the last one here)
+        gc.collect()
         sender.close()
     assert status == 0, f"the worker did not stop by itself ({status}):\n{worker.log_tail()}"
     assert len(set(processes.values())) == len(processes), processes

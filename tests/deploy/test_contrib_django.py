@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import http.client
+import gc
 import json
 import os
 import signal
@@ -180,7 +181,11 @@ def test_a_celery_worker_on_the_django_settings_gives_each_pool_process_its_own_
         below = descendants(worker.pid)
     finally:
         status = worker.stop()  # SIGTERM: warm shutdown
-        results.clear()  # (the results' __del__ talks to the backend: now, while redis is up)
+        # The results' __del__ talks to the backend: let it run now, while redis is up (after the
+        # fixture stopped redis, celery 5.6 retried for minutes in whichever test collected them).
+        results.clear()
+        result = None  # (the loop left the last one here)
+        gc.collect()
         sender.close()
     assert status == 0, f"the worker did not stop by itself ({status}):\n{worker.log_tail()}"
     assert len(set(pools.values())) == len(pools), pools
