@@ -68,25 +68,36 @@ SIZES = {
     "full": dict(rounds=5, warmup=500, raw_seq=8000, raw_conc=16000, mc_seq=8000, mc_conc=9600,
                  off_seq=3000, off_conc=4800, import_runs=20, idle_s=6.0,
                  http_rounds=3, http_warmup=300, http_raw_seq=1500, http_raw_conc=2400, http_mc_seq=1500,
-                 http_mc_conc=2400, http_off_seq=800, http_off_conc=1280),
+                 http_mc_conc=2400, http_off_seq=800, http_off_conc=1280,
+                 cold_rounds=15, cold_rss_rounds=3, cold_official=True, scale_calls=12800),
     "quick": dict(rounds=3, warmup=200, raw_seq=1500, raw_conc=3200, mc_seq=1500, mc_conc=2400,
                   off_seq=600, off_conc=1280, import_runs=10, idle_s=3.0,
                   http_rounds=3, http_warmup=100, http_raw_seq=400, http_raw_conc=640, http_mc_seq=400,
-                  http_mc_conc=640, http_off_seq=200, http_off_conc=320),
+                  http_mc_conc=640, http_off_seq=200, http_off_conc=320,
+                  cold_rounds=7, cold_rss_rounds=2, cold_official=True, scale_calls=6400),
     # CI smoke (tests/benchmarks/test_bench_smoke.py): a handful of calls per phase, one round. It proves every
     # row and section runs and is reported; its numbers are noise, never read them as results.
     "smoke": dict(rounds=1, warmup=20, raw_seq=40, raw_conc=64, mc_seq=40, mc_conc=64,
                   off_seq=20, off_conc=64, import_runs=3, idle_s=0.3,
                   http_rounds=1, http_warmup=10, http_raw_seq=20, http_raw_conc=64, http_mc_seq=20,
-                  http_mc_conc=64, http_off_seq=10, http_off_conc=64),
+                  http_mc_conc=64, http_off_seq=10, http_off_conc=64,
+                  cold_rounds=1, cold_rss_rounds=0, cold_official=False, scale_calls=512),
 }
 
 TARGETS = {
     # The engine redesign sets these; each stdio placement is judged on its own.
     "p50_vs_raw": 2.0,               # mcpclient p50 / raw floor p50 (sequential)  <=
     "vs_official_at_1": 4.5,         # mcpclient calls/s / official calls/s, 1 caller  >=
-    "vs_raw_threaded_at_8": 0.7,     # mcpclient calls/s / raw threaded calls/s, 8 threads  >=
-    "vs_raw_threaded_at_32": 0.7,    # ... 32 threads  >=
+    "vs_raw_threaded_at_8": 0.8,     # mcpclient calls/s / raw threaded calls/s, 8 threads  >=
+    "vs_raw_threaded_at_32": 0.8,    # ... 32 threads  >=
+    "scale_256_vs_64": 0.9,          # mcpclient calls/s with 256 threads / with 64 (unpinned)  >=
+    # Cold paths (cold.py: fresh interpreters), medians
+    "cold_stdio_connect": 1.2,       # mcpclient / floor, connect cold (after import)  <=
+    "cold_stdio_one_shot": 1.2,      # mcpclient / floor, start + import + connect + 1 call + exit  <=
+    "cold_http_one_shot": 1.1,       # mcpclient / raw requests  <=
+    "cold_http_connect": 2.0,        # mcpclient / raw requests, connect cold after import  <=
+    "cold_stdio_rss": 1.25,          # mcpclient / floor, RSS after 1,000 calls  <=
+    "cold_http_rss_mib": 2.0,        # mcpclient - raw requests, RSS after 1,000 calls (MiB)  <=
     "import_ms": 45.0,               # median(import mcpclient) - median(bare interpreter)  <=
     # Streamable HTTP (the HTTP section)
     "http_p50_vs_raw": 1.15,         # mcpclient p50 / requests.Session p50  <=
@@ -326,12 +337,23 @@ class RawThreaded:
 #: It matters: with Linux's scheduler autogroups (on by default) a new session is a new group, and
 #: that changes how often the server preempts the client (see benchmarks/PROFILE-threaded-stdio.md).
 RAW_THREADED_POPEN: Dict[str, Any] = {"start_new_session": True} if os.name == "posix" else {}
+#: The same floor with its server in a process group of its own in the benchmark's session (what
+#: ``StdioTransport`` would do with ``process_group=0``): the other launch, so that the comparison
+#: is honest whichever one the client uses.
+RAW_THREADED_PGROUP_POPEN: Dict[str, Any] = (
+    {} if os.name != "posix" else {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp})
 
 
-def bench_raw_threaded(sz: Dict[str, int], where: Placement, modern: bool = False) -> Dict[str, Any]:
+def bench_raw_threaded_pgroup(sz: Dict[str, int], where: Placement, modern: bool = False) -> Dict[str, Any]:
+    """The threaded floor with its server in a process group rather than a new session."""
+    return bench_raw_threaded(sz, where, modern, RAW_THREADED_PGROUP_POPEN)
+
+
+def bench_raw_threaded(sz: Dict[str, int], where: Placement, modern: bool = False,
+                       popen: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The threaded raw floor, measured exactly like mcpclient (``_threads_rounds``: same warm-up,
     rounds, barrier, call counts)."""
-    raw = RawThreaded(where.server_argv(modern), modern, **RAW_THREADED_POPEN)
+    raw = RawThreaded(where.server_argv(modern), modern, **(RAW_THREADED_POPEN if popen is None else popen))
     try:
         if modern:
             assert MODERN in raw.request("server/discover", {"_meta": MODERN_META})["supportedVersions"]
@@ -666,8 +688,8 @@ def _table(res: Dict[str, Any], raw_label: str) -> None:
     head = f"{'':14}{'p50 µs':>10}{'p99 µs':>10}{'calls/s @1':>13}{'calls/s @8':>13}{'calls/s @32':>13}"
     print(head)
     print("-" * len(head))
-    rows = [("raw", raw_label), ("raw_threaded", "raw threaded"), ("mcpclient", "mcpclient"),
-            ("official", "official mcp")]
+    rows = [("raw", raw_label), ("raw_threaded", "raw threaded"), ("raw_threaded_pgroup", "raw thr. pgrp"),
+            ("mcpclient", "mcpclient"), ("official", "official mcp")]
     for key, label in rows:
         if key not in res:  # HTTP has no separate threaded floor: its raw row is threaded already
             continue
@@ -737,7 +759,84 @@ def report_placement(where: Placement, res: Dict[str, Any], modern: bool = False
         ("mcpclient / raw threaded calls/s @32", _ratio(mc, thr, "c32"), ">=", TARGETS["vs_raw_threaded_at_32"]),
         ("raw floor / official calls/s @1 (bound)", _ratio(raw, off, "seq"), None, None),
     ]
+    if "raw_threaded_pgroup" in res:  # the floor's other launch (process group, same session)
+        pgrp = res["raw_threaded_pgroup"]
+        checks += [("mcpclient / raw thr. (pgroup) calls/s @8", _ratio(mc, pgrp, "c8"), None, None),
+                   ("mcpclient / raw thr. (pgroup) calls/s @32", _ratio(mc, pgrp, "c32"), None, None)]
     return _verdicts(where.name, checks)
+
+
+# --- scaling and cold paths ---------------------------------------------------------------------
+
+SCALE_THREADS = (64, 256)
+
+
+def bench_scaling(sz: Dict[str, Any]) -> Dict[str, Any]:
+    """mcpclient with 64 and 256 threads on one client (unpinned): calls/s must not collapse."""
+    from mcpclient import Client
+
+    out: Dict[str, Any] = {}
+    with Client([PY, SERVER], protocol="legacy") as client:
+        for _ in range(sz["warmup"]):
+            client.call_tool("echo", ARGS)
+        for k in SCALE_THREADS:
+            per, pooled = [], []
+            for r in range(sz["rounds"]):
+                summary, lat = _threaded(client.call_tool, k, max(1, sz["scale_calls"] // k), warm=1 if r == 0 else 0)
+                per.append(summary)
+                pooled += lat
+            out[f"c{k}"] = combine(per, pooled)
+    return out
+
+
+def report_scaling(res: Dict[str, Any]) -> List[Dict[str, Any]]:
+    print("== many threads on one client (stdio, unpinned)")
+    for k in SCALE_THREADS:
+        r = res[f"c{k}"]
+        print(f"  mcpclient @{k}: {r['calls_per_s']:,.0f} calls/s, p50 {r['p50_us']:,.0f} µs, p99 {r['p99_us']:,.0f} µs")
+    ratio = res["c256"]["calls_per_s"] / res["c64"]["calls_per_s"]
+    return _verdicts("free", [("mcpclient calls/s @256 / @64", ratio, ">=", TARGETS["scale_256_vs_64"])])
+
+
+def bench_cold(sz: Dict[str, Any], transport: str) -> Dict[str, Any]:
+    """cold.py's rows: each client in fresh interpreters (one-shot, connect cold, RSS)."""
+    sys.path.insert(0, HERE)
+    import cold  # benchmarks/cold.py
+
+    return cold.run(sz["cold_rounds"], sz["cold_rss_rounds"], transport, official=sz["cold_official"])
+
+
+def report_cold(res: Dict[str, Any]) -> List[Dict[str, Any]]:
+    sys.path.insert(0, HERE)
+    import cold
+
+    cold.print_report(res)
+    print()
+    checks: List[Tuple[str, float, Optional[str], Optional[float]]] = []
+
+    def med(transport: str, client: str, phase: str) -> float:
+        return float(res[transport][client][phase]["median"])
+
+    if "stdio" in res:
+        checks += [
+            ("stdio connect cold: mcpclient / floor", med("stdio", "mcpclient", "connect") / med("stdio", "floor", "connect"),
+             "<=", TARGETS["cold_stdio_connect"]),
+            ("stdio one-shot: mcpclient / floor", med("stdio", "mcpclient", "one_shot") / med("stdio", "floor", "one_shot"),
+             "<=", TARGETS["cold_stdio_one_shot"])]
+        if "rss" in res["stdio"]["mcpclient"]:
+            checks.append(("stdio RSS @1000 calls: mcpclient / floor",
+                           med("stdio", "mcpclient", "rss") / med("stdio", "floor", "rss"), "<=", TARGETS["cold_stdio_rss"]))
+    if "http" in res:
+        checks += [
+            ("http one-shot: mcpclient / raw requests",
+             med("http", "mcpclient", "one_shot") / med("http", "requests", "one_shot"), "<=", TARGETS["cold_http_one_shot"]),
+            ("http connect cold: mcpclient / raw requests",
+             med("http", "mcpclient", "connect") / med("http", "requests", "connect"), "<=", TARGETS["cold_http_connect"])]
+        if "rss" in res["http"]["mcpclient"]:
+            checks.append(("http RSS @1000 calls: mcpclient - requests (MiB)",
+                           (med("http", "mcpclient", "rss") - med("http", "requests", "rss")) / 1048576, "<=",
+                           TARGETS["cold_http_rss_mib"]))
+    return _verdicts("cold", checks)
 
 
 def report_http(res: Dict[str, Any], modern: bool = False) -> List[Dict[str, Any]]:
@@ -806,7 +905,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--era", choices=("both", "legacy", "modern"), default="both",
                     help="protocol era: the handshake era (initialize), 2026-07-28 (server/discover, "
                          "servers run with --modern), or both (default)")
-    ap.add_argument("--only", choices=("raw", "raw_threaded", "mcpclient", "official", "import", "idle"),
+    ap.add_argument("--only", choices=("raw", "raw_threaded", "raw_threaded_pgroup", "mcpclient", "official",
+                                       "import", "idle", "scaling", "cold"),
                     action="append",
                     help=argparse.SUPPRESS)  # debugging aid: run just some parts
     opts = ap.parse_args(argv)
@@ -844,8 +944,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     started = time.perf_counter()
     rows: List[Dict[str, Any]] = []
     parts: List[Tuple[str, Callable[..., Dict[str, Any]]]] = [
-        ("raw", bench_raw), ("raw_threaded", bench_raw_threaded), ("mcpclient", bench_mcpclient),
-        ("official", bench_official)]
+        ("raw", bench_raw), ("raw_threaded", bench_raw_threaded), ("raw_threaded_pgroup", bench_raw_threaded_pgroup),
+        ("mcpclient", bench_mcpclient), ("official", bench_official)]
     http_parts: List[Tuple[str, Callable[..., Dict[str, Any]]]] = [
         ("raw", bench_http_raw), ("mcpclient", bench_http_mcpclient), ("official", bench_http_official)]
     for modern in ((False, True) if opts.era == "both" else (opts.era == "modern",)):
@@ -863,7 +963,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     out[name] = fn(sz, where, modern)
                     log(f"[bench] {tag}{where.name}/{name} done in {time.perf_counter() - t0:.1f} s")
             into["placements"][where.name] = out
-            if len(out) == len(parts):
+            if all(name in out for name in ("raw", "raw_threaded", "mcpclient", "official")):
                 rows += report_placement(where, out, modern)
         if opts.transport in ("both", "http"):
             out = {}
@@ -877,6 +977,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             into["http"] = out
             if len(out) == len(http_parts):
                 rows += report_http(out, modern)
+    if opts.transport in ("both", "stdio") and (not opts.only or "scaling" in opts.only):
+        t0 = time.perf_counter()
+        res["scaling"] = bench_scaling(sz)
+        log(f"[bench] scaling done in {time.perf_counter() - t0:.1f} s")
+        rows += report_scaling(res["scaling"])
+    if not opts.only or "cold" in opts.only:
+        t0 = time.perf_counter()
+        res["cold"] = bench_cold(sz, opts.transport)
+        log(f"[bench] cold done in {time.perf_counter() - t0:.1f} s")
+        rows += report_cold(res["cold"])
     if not opts.only or "import" in opts.only:
         t0 = time.perf_counter()
         res["import"] = bench_import(sz["import_runs"])

@@ -213,9 +213,9 @@ def measure(scripts: Dict[str, str], target: str, rounds: int, rss_rounds: int) 
     return report
 
 
-def run(rounds: int, rss_rounds: int, transports: str = "both") -> Dict[str, Any]:
-    """Both transports' cold rows (official only where ``mcp`` 2.x is installed)."""
-    official = _have_official()
+def run(rounds: int, rss_rounds: int, transports: str = "both", official: bool = True) -> Dict[str, Any]:
+    """Both transports' cold rows (official only where ``mcp`` 2.x is installed and ``official``)."""
+    official = official and _have_official()
     result: Dict[str, Any] = {}
     if transports in ("both", "stdio"):
         scripts = {k: v for k, v in STDIO.items() if official or k != "official"}
