@@ -601,10 +601,16 @@ def bench_import(runs: int) -> Dict[str, Any]:
     # by site) preloads re, enum, functools... into the *bare* interpreter too, hiding several ms.
     # So both runs skip the .pth files (-S), import site by hand (under -S that loads it, with os &
     # co, without processing .pth files) and put site-packages on the path (the probe below can see
-    # requests & co loaded), and mcpclient is found through PYTHONPATH: this checkout.
+    # requests & co loaded), and mcpclient is found through PYTHONPATH: the mcpclient this
+    # interpreter imports (this checkout when installed editable, else the installed wheel; under
+    # -S a venv's sys.prefix is its base interpreter's, so site-packages alone would miss it).
+    import importlib.util
+
+    spec = importlib.util.find_spec("mcpclient")
+    home = os.path.dirname(os.path.dirname(spec.origin)) if spec and spec.origin else ROOT
     env = dict(os.environ)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
-    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = home + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
 
     def run(args: List[str], code: str, **kw: Any) -> "subprocess.CompletedProcess[str]":
         return subprocess.run([PY, "-S", *args, "-c", _SITE + code], env=kw.pop("env", env), cwd=ROOT, **kw)
@@ -718,7 +724,8 @@ def _verdicts(placement: str, checks: List[Tuple[str, float, Optional[str], Opti
         else:
             ok = value <= target if op == "<=" else value >= target  # type: ignore[operator]
             verdict, tgt = ("PASS" if ok else "FAIL"), f"{op} {target:g}"
-        print(f"  {name:{NAME_W}}{value:>8.2f}x  {tgt:>6}  {verdict}")
+        unit = " " if name.endswith("(MiB)") else "x"  # a difference, not a ratio
+        print(f"  {name:{NAME_W}}{value:>8.2f}{unit}  {tgt:>6}  {verdict}")
         rows.append({"placement": placement, "name": name, "value": value, "op": op, "target": target,
                      "result": verdict})
     print()

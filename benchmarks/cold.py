@@ -213,15 +213,21 @@ def measure(scripts: Dict[str, str], target: str, rounds: int, rss_rounds: int) 
     return report
 
 
-def run(rounds: int, rss_rounds: int, transports: str = "both", official: bool = True) -> Dict[str, Any]:
-    """Both transports' cold rows (official only where ``mcp`` 2.x is installed and ``official``)."""
+def run(rounds: int, rss_rounds: int, transports: str = "both", official: bool = True,
+        clients: Optional[List[str]] = None) -> Dict[str, Any]:
+    """Both transports' cold rows (official only where ``mcp`` 2.x is installed and ``official``;
+    only ``clients`` if given)."""
     official = official and _have_official()
+
+    def chosen(name: str) -> bool:
+        return (official or name != "official") and (clients is None or name in clients)
+
     result: Dict[str, Any] = {}
     if transports in ("both", "stdio"):
-        scripts = {k: v for k, v in STDIO.items() if official or k != "official"}
+        scripts = {k: v for k, v in STDIO.items() if chosen(k)}
         result["stdio"] = measure(scripts, json.dumps(STDIO_SERVER), rounds, rss_rounds)
     if transports in ("both", "http"):
-        scripts = {k: v for k, v in HTTP.items() if official or k != "official"}
+        scripts = {k: v for k, v in HTTP.items() if chosen(k)}
         proc = subprocess.Popen(HTTP_SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
             line = proc.stdout.readline()  # type: ignore[union-attr]
@@ -262,9 +268,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--rounds", type=int, default=15, help="fresh interpreters per client (default 15)")
     ap.add_argument("--rss-rounds", type=int, default=3, help="1,000-call runs per client for RSS (default 3)")
     ap.add_argument("--transport", choices=("both", "stdio", "http"), default="both")
+    ap.add_argument("--client", action="append", choices=sorted(set(STDIO) | set(HTTP)),
+                    help="only this client (repeatable; default: all)")
     ap.add_argument("--json", metavar="FILE", help="also write the numbers to FILE")
     args = ap.parse_args(argv)
-    result = run(args.rounds, args.rss_rounds, args.transport)
+    result = run(args.rounds, args.rss_rounds, args.transport, clients=args.client)
     print_report(result)
     if args.json:
         with open(args.json, "w") as f:
