@@ -21,7 +21,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, ContextManager, Iterator, List, Optional
+from typing import IO, ContextManager, Dict, Iterator, List, Optional
 
 OFFICIAL_SERVER = Path(__file__).resolve().parent / "servers" / "official_server.py"
 
@@ -83,10 +83,11 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 @contextmanager
-def http_server(argv: List[str], ready_timeout: float = READY_TIMEOUT) -> Iterator[str]:
+def http_server(argv: List[str], ready_timeout: float = READY_TIMEOUT,
+                env: Optional[Dict[str, str]] = None) -> Iterator[str]:
     """Start a test server that prints ``READY <url>`` (``argv``); yield the url; stop and reap it."""
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
     stderr_tail: List[bytes] = []
     drainer = threading.Thread(target=_drain, args=(proc.stderr, stderr_tail), name="test-http-stderr", daemon=True)
     drainer.start()
@@ -119,6 +120,9 @@ def http_server(argv: List[str], ready_timeout: float = READY_TIMEOUT) -> Iterat
         drainer.join(1.0)
 
 
-def official_http_server(*flags: str, ready_timeout: float = READY_TIMEOUT) -> "ContextManager[str]":
-    """Start the official contract server with ``flags``; yield its MCP endpoint url; stop and reap it."""
-    return http_server([sys.executable, str(OFFICIAL_SERVER), *flags], ready_timeout)
+def official_http_server(*flags: str, ready_timeout: float = READY_TIMEOUT, preload: bool = True) -> "ContextManager[str]":
+    """Start the official contract server with ``flags``; yield its MCP endpoint url; stop and reap it.
+    ``preload=False``: the server is the process started (not a fork of the worker's preloaded
+    process, tests/servers/_preload.py), for a test that freezes it with SIGSTOP."""
+    env = None if preload else dict(os.environ, MCPCLIENT_TEST_NO_PRELOAD="1")
+    return http_server([sys.executable, str(OFFICIAL_SERVER), *flags], ready_timeout, env=env)

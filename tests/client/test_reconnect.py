@@ -239,7 +239,7 @@ def test_http_keepalive_finds_a_frozen_server_and_the_next_call_reconnects(proto
     from http_servers import official_http_server
 
     before = child_pids()
-    with official_http_server("--http") as url:
+    with official_http_server("--http", preload=False) as url:  # (frozen below: the server itself)
         (server,) = child_pids() - before
         with Client(url, protocol=protocol, timeout=LONG, reconnect=True,
                     keepalive=Keepalive(0.1, failures=2, timeout=0.3)) as client:

@@ -1,5 +1,5 @@
 """Test servers on the official SDK, started in milliseconds: a process that imported the SDK once
-forks a copy of itself for each stdio server the tests start.
+forks a copy of itself for each server (stdio, Streamable HTTP, HTTP+SSE) the tests start.
 
 Importing the official ``mcp`` package costs about a second of CPU (it builds ~550 pydantic
 models), and the suite starts a stdio server on it about a hundred times. When a
@@ -16,8 +16,9 @@ ancestor process), a server script that calls ``hand_over()`` first thing become
 - if the stand-in dies (SIGKILL, or its process group killed), the server exits at once: it
   watches the stand-in's socket for EOF.
 
-SIGSTOP cannot be passed on, so HTTP and SSE modes (tests freeze those servers) and anything the
-preloaded process cannot serve (another interpreter: the tasks venv) start the usual way.
+SIGSTOP cannot be passed on: a test that freezes a server starts it with ``NO_PRELOAD`` set in
+its environment (``http_servers.official_http_server(..., preload=False)``), and it starts the
+usual way, as does anything the preloaded process cannot serve (another interpreter: the tasks venv).
 """
 from __future__ import annotations
 
@@ -30,18 +31,21 @@ from types import ModuleType
 from typing import Any, Dict, List, Optional, Tuple
 
 ENV = "MCPCLIENT_TEST_PRELOAD"
+#: Set (to anything) in a server's environment: it serves by itself (a test will freeze it).
+NO_PRELOAD = "MCPCLIENT_TEST_NO_PRELOAD"
 #: Where a pytest worker names its preloaded process's socket, in a file named after its pid: the
 #: stdio transport passes servers only a few environment variables, so a stand-in looks for the
 #: file of its nearest ancestor that has one (its client's process, or the worker above it).
 REGISTRY = "/tmp/mcpclient-preload"
-#: Arguments of the server modes that are not passed to a preloaded process.
-NOT_STDIO = ("--http", "--sse")
 #: The server scripts the preloaded process imports (building their servers once); a fork calls
 #: the script's ``main()``. Any other script that hands over is run whole in the fork.
 SCRIPTS = ("official_server.py", "official_verbose.py", "official_without_subscriptions.py",
            "official_file_reader.py", "nested_arguments.py")
-#: Modules their runs import later (stdio serving), imported once too.
-PRELOAD = ("mcp.server.stdio", "anyio._backends._asyncio")
+#: Modules their runs import later (stdio, and HTTP under uvicorn), imported once too.
+PRELOAD = ("mcp.server.stdio", "anyio._backends._asyncio", "uvicorn", "uvicorn.server", "uvicorn.config",
+           "uvicorn.lifespan.on", "uvicorn.loops.auto", "uvicorn.loops.asyncio", "uvicorn.protocols.http.auto",
+           "uvicorn.protocols.http.h11_impl", "uvicorn.protocols.http.httptools_impl",
+           "uvicorn.protocols.websockets.auto", "mcp.server.streamable_http_manager", "mcp.server.sse")
 _FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 #: True in a fork that serves: the script it runs must not hand over again.
 _serving = False
@@ -72,9 +76,9 @@ def _ancestors_socket() -> Optional[str]:
 
 
 def hand_over() -> None:
-    """Let a fork of the preloaded process serve this stdio run, then exit as it did; returns
+    """Let a fork of the preloaded process serve this run, then exit as it did; returns
     (nothing done) when there is none to ask, or it refuses: the script then serves by itself."""
-    if _serving or any(arg in NOT_STDIO for arg in sys.argv[1:]):
+    if _serving or os.environ.get(NO_PRELOAD):
         return
     path = os.environ.get(ENV) or _ancestors_socket()
     if not path:
