@@ -613,7 +613,8 @@ def bench_import(runs: int) -> Dict[str, Any]:
     env["PYTHONPATH"] = home + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
 
     def run(args: List[str], code: str, **kw: Any) -> "subprocess.CompletedProcess[str]":
-        return subprocess.run([PY, "-S", *args, "-c", _SITE + code], env=kw.pop("env", env), cwd=ROOT, **kw)
+        # cwd: not the checkout's root, which ``-c`` would put first on sys.path (before PYTHONPATH)
+        return subprocess.run([PY, "-S", *args, "-c", _SITE + code], env=kw.pop("env", env), cwd=HERE, **kw)
 
     def timed(code: str) -> float:
         t0 = pc()
@@ -668,7 +669,7 @@ def bench_idle(seconds: float) -> Dict[str, Any]:
     out: Dict[str, Any] = {"seconds": seconds}
     for label, keepalive in (("no_keepalive", 0.0), ("keepalive_1s", 1.0)):
         got = subprocess.run([PY, "-c", IDLE_PROBE, str(seconds), str(keepalive), SERVER], check=True,
-                             capture_output=True, text=True, cwd=ROOT).stdout.split()
+                             capture_output=True, text=True, cwd=HERE).stdout.split()  # (as above)
         out[label] = {"cpu_ms_per_s": float(got[0]), "pings": int(got[1])}
     return out
 

@@ -161,8 +161,8 @@ def fresh_era_memory():
 
 @pytest.fixture(scope="session", autouse=True)
 def preloaded_official_sdk() -> Iterator[None]:
-    """One process per pytest worker that imported the official SDK, forked for each stdio server
-    on it the tests start (tests/servers/_preload.py): each start costs milliseconds of CPU
+    """One process per pytest worker that imported the official SDK, forked for each server on it
+    the tests start, stdio, HTTP or SSE (tests/servers/_preload.py): each start costs milliseconds of CPU
     instead of a second. Without the SDK (Python 3.9) or off Linux, the servers start as usual."""
     import selectors
     import shutil
