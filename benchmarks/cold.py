@@ -49,6 +49,20 @@ def _rss():
 print(_json.dumps({"import": t1 - t0, "connect": t2 - t1, "first_call": t3 - t2, "rss": _rss() if n > 1 else None}))
 """
 
+# The official client's session, the same over both transports (only how it opens differs).
+_OFFICIAL_SESSION = '''async def main():
+    global t2, t3
+    async with {opener} as {streams}:
+        async with ClientSession(r, w) as session:
+            await session.initialize()
+            t2 = time.perf_counter()
+            await session.call_tool("echo", {{"text": "x"}})
+            t3 = time.perf_counter()
+            for _ in range(n - 1):
+                await session.call_tool("echo", {{"text": "x"}})
+asyncio.run(main())
+'''
+
 STDIO: Dict[str, str] = {
     "floor": """
 import json, subprocess, sys
@@ -73,18 +87,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 t1 = time.perf_counter()
 server, n = json.loads(sys.argv[1]), int(sys.argv[2])
-async def main():
-    global t2, t3
-    async with stdio_client(StdioServerParameters(command=server[0], args=server[1:])) as (r, w):
-        async with ClientSession(r, w) as session:
-            await session.initialize()
-            t2 = time.perf_counter()
-            await session.call_tool("echo", {"text": "x"})
-            t3 = time.perf_counter()
-            for _ in range(n - 1):
-                await session.call_tool("echo", {"text": "x"})
-asyncio.run(main())
-""",
+""" + _OFFICIAL_SESSION.format(
+        opener="stdio_client(StdioServerParameters(command=server[0], args=server[1:]))", streams="(r, w)"),
     "mcpclient": """
 import json, sys
 from mcpclient import Client
@@ -149,18 +153,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 t1 = time.perf_counter()
 url, n = sys.argv[1], int(sys.argv[2])
-async def main():
-    global t2, t3
-    async with streamable_http_client(url) as (r, w, *_):
-        async with ClientSession(r, w) as session:
-            await session.initialize()
-            t2 = time.perf_counter()
-            await session.call_tool("echo", {"text": "x"})
-            t3 = time.perf_counter()
-            for _ in range(n - 1):
-                await session.call_tool("echo", {"text": "x"})
-asyncio.run(main())
-""",
+""" + _OFFICIAL_SESSION.format(opener="streamable_http_client(url)", streams="(r, w, *_)"),
     "mcpclient": STDIO["mcpclient"].replace("server, n = json.loads(sys.argv[1]), int(sys.argv[2])",
                                             "server, n = sys.argv[1], int(sys.argv[2])"),
 }

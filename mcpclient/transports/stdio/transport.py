@@ -183,14 +183,10 @@ class StdioTransport(Transport):
             if self._closing.is_set():
                 raise ConnectionClosed("the transport is closed")
             self._starting = True
-        # A session of its own (POSIX): the tree kill (killpg) reaches the server's children, and the
-        # terminal's Ctrl-C and hang-up never reach the server. A process group in this session
-        # (``process_group=0``) would do the first two as well, but it was measured slower where it
-        # counts: unpinned, as in production, the threaded floor did 16.2k/14.3k calls/s @8/@32
-        # with its server in a new session against 13.1k/10.3k in a process group (Linux scheduler
-        # autogroups: a new session is a scheduling group of its own, which keeps a busy client
-        # from starving its server). Below 3.11 a group needs ``preexec_fn``, unsafe with threads.
-        # (benchmarks/README.md: "the other launch".)
+        # A session of its own (POSIX): killpg reaches the server's children, the terminal's Ctrl-C
+        # and hang-up never reach it, and (scheduler autogroups) a busy client cannot starve it: a
+        # process group (``process_group=0``) was slower unpinned, 13.1k/10.3k against 16.2k/14.3k
+        # calls/s @8/@32 (benchmarks/README.md, "the other launch"; below 3.11 it needs preexec_fn).
         kwargs: Dict[str, Any] = {"start_new_session": True} if _POSIX else {
             "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
         env = self._child_env()
