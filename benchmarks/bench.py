@@ -396,13 +396,19 @@ def _threads_rounds(call: Any, warmup: int, n_seq: int, n_conc: int, rounds: int
         call("echo", ARGS)
     out: Dict[str, Any] = {"seq": sequential(lambda: call("echo", ARGS), n_seq, rounds)}
     for k in CONCURRENCY:
-        per, pooled = [], []
-        for r in range(rounds):
-            summary, lat = _threaded(call, k, max(1, n_conc // k), warm=max(1, warmup // k) if r == 0 else 0)
-            per.append(summary)
-            pooled += lat
-        out[f"c{k}"] = combine(per, pooled)
+        out[f"c{k}"] = _k_threads(call, k, n_conc, rounds, warm=max(1, warmup // k))
     return out
+
+
+def _k_threads(call: Any, k: int, n_total: int, rounds: int, warm: int) -> Dict[str, Any]:
+    """``rounds`` of ``_threaded`` (k threads, ``n_total`` calls in all; the first round warms
+    up with ``warm`` calls per thread), combined."""
+    per, pooled = [], []
+    for r in range(rounds):
+        summary, lat = _threaded(call, k, max(1, n_total // k), warm=warm if r == 0 else 0)
+        per.append(summary)
+        pooled += lat
+    return combine(per, pooled)
 
 
 def _threaded(call: Any, k: int, n: int, warm: int) -> Tuple[Dict[str, Any], List[int]]:
@@ -788,12 +794,7 @@ def bench_scaling(sz: Dict[str, Any]) -> Dict[str, Any]:
         for _ in range(sz["warmup"]):
             client.call_tool("echo", ARGS)
         for k in SCALE_THREADS:
-            per, pooled = [], []
-            for r in range(sz["rounds"]):
-                summary, lat = _threaded(client.call_tool, k, max(1, sz["scale_calls"] // k), warm=1 if r == 0 else 0)
-                per.append(summary)
-                pooled += lat
-            out[f"c{k}"] = combine(per, pooled)
+            out[f"c{k}"] = _k_threads(client.call_tool, k, sz["scale_calls"], sz["rounds"], warm=1)
     return out
 
 
@@ -808,15 +809,13 @@ def report_scaling(res: Dict[str, Any]) -> List[Dict[str, Any]]:
 
 def bench_cold(sz: Dict[str, Any], transport: str) -> Dict[str, Any]:
     """cold.py's rows: each client in fresh interpreters (one-shot, connect cold, RSS)."""
-    sys.path.insert(0, HERE)
-    import cold  # benchmarks/cold.py
+    import cold  # benchmarks/cold.py (this script's folder is first on sys.path)
 
     return cold.run(sz["cold_rounds"], sz["cold_rss_rounds"], transport, official=sz["cold_official"])
 
 
 def report_cold(res: Dict[str, Any]) -> List[Dict[str, Any]]:
-    sys.path.insert(0, HERE)
-    import cold
+    import cold  # (as in bench_cold)
 
     cold.print_report(res)
     print()
