@@ -493,10 +493,11 @@ def test_http_2026_routing_headers_must_match_the_body(started):
 
 
 def test_http_tasks_expire_after_their_ttl(started):
-    server = started(TaskExtHTTPServer("handshake", ttl_ms=50))
+    # 1 s: long enough that the first tasks/get lands before expiry on a slow, loaded host (50 ms did not)
+    server = started(TaskExtHTTPServer("handshake", ttl_ms=1000))
     client = Http(server)
     task_id = client.call("tools/call", {"name": "ext_forever"})["taskId"]
-    assert client.call("tasks/get", {"taskId": task_id})["ttlMs"] == 50
+    assert client.call("tasks/get", {"taskId": task_id})["ttlMs"] == 1000
     answers: List[Json] = []
 
     def expired() -> bool:  # (the TTL runs on the server's clock: poll it, as a client would)
