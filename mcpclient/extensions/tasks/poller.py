@@ -276,7 +276,7 @@ class _Poller:
         for waiter in waiters:
             waiter.deliver(task)
         if not task.is_terminal and new:
-            if not self.submit(f"input for task {task.task_id}", self._answer, task.task_id, new, inputs=True):
+            if not self.submit(f"input for task {task.task_id}", self._answer, task.task_id, followed, new, inputs=True):
                 self.fail(task.task_id, ClientClosedError("the client is closing"), cancel=False)
 
     def fail(self, task_id: str, error: BaseException, cancel: bool, cancel_calls: bool = False) -> None:
@@ -470,14 +470,21 @@ class _Poller:
                 seen.difference_update(new)  # not answered: a later status() or wait tries again
             raise
 
-    def _answer(self, task_id: str, requests: Raw) -> None:
+    def _answer(self, task_id: str, followed: _Followed, requests: Raw) -> None:
+        """Input lane: answer ``requests`` with the client's handlers, and send the answers if
+        the task is still followed as it was when they were asked for (``followed``)."""
         try:
             answers = self._responses(task_id, requests)
         except BaseException as exc:  # the call fails, and the task is cancelled (nobody will answer it)
-            self.fail(task_id, exc, cancel=True)
+            with self._cond:
+                current = self._followed.get(task_id) is followed
+            if current:  # (a later follow's waits are not this failure's)
+                self.fail(task_id, exc, cancel=True)
             return
         with self._cond:
-            if task_id not in self._followed:  # ended or given up meanwhile: not sent, so not answered
+            # Ended or given up meanwhile (followed again since, by another wait, it is another
+            # follow: that one asks afresh): not sent, so not answered.
+            if self._followed.get(task_id) is not followed:
                 seen = self._seen.get(task_id)
                 if seen is not None:
                     seen.difference_update(answers)  # (a later wait or status() asks again)

@@ -330,13 +330,15 @@ def test_ctrl_c_in_a_blocking_call_cancels_its_task(how):
     # Ctrl-C while call_tool waits for a task: KeyboardInterrupt goes on up, and the task is
     # cancelled on the server (tasks/cancel, once; never notifications/cancelled), as an
     # interrupted ordinary call is (notifications/cancelled). The interrupt comes from the input
-    # request's handler: the task certainly exists then; the handler answers only afterwards.
-    interrupted, answered = threading.Event(), threading.Event()
+    # request's handler: the task certainly exists then; the handler answers only after the
+    # task is followed again (a handle's wait): the answer, asked for by the call given up, is
+    # still not sent.
+    followed_again, answered = threading.Event(), threading.Event()
 
     with sigint_to_main_thread() as interrupt:
         def elicit(request):
             interrupt()
-            interrupted.wait(LONG)
+            followed_again.wait(LONG)
             answered.set()
             return ElicitationResult.accept({"n": 1})
 
@@ -346,10 +348,14 @@ def test_ctrl_c_in_a_blocking_call_cancels_its_task(how):
                     client.call_tool("ext_ask", {"kind": "elicit"}, timeout=None)
                 else:  # (the raw request waits for the task the extension resolves)
                     client.request("tools/call", {"name": "ext_ask", "arguments": {"kind": "elicit"}}, timeout=None)
-            interrupted.set()
-            assert answered.wait(LONG)
             task_id = created_task(server_log(client))
-            assert client.task(task_id).wait(LONG).status == "cancelled"
+            handle = client.task(task_id)
+            following = handle.result_future(LONG)
+            followed_again.set()
+            assert answered.wait(LONG)
+            assert handle.wait(LONG).status == "cancelled"
+            with pytest.raises(RequestCancelled):
+                following.result(LONG)
             log = server_log(client)
             assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
             assert entries(log, "tasks/update") == []  # the answer came after the call was given up
