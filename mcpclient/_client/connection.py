@@ -9,6 +9,9 @@ transport when a Streamable HTTP endpoint turns out to be an old server
 concurrent ``close()`` never waits for a connect in progress (no lock is held across any of
 this). ``era_for`` turns the result into the era strategy the client then uses, and
 ``Connection`` holds all of it for one client: transport, session, state, ``Negotiated``, era.
+
+What a ``Client(...)`` and its ``connect()`` import before the transport starts is kept small:
+the result types (dataclasses) load after it, so a stdio server boots while they load.
 """
 from __future__ import annotations
 
@@ -36,7 +39,6 @@ from ..protocol.spec import check_server_version, initialize_params
 from .._engine.deadline import Deadline
 from .._engine.session import Session
 from ..transports.base import CLOSE_BUDGET, Transport
-from ..types._implementation import Implementation
 
 if TYPE_CHECKING:
     from .keepalive import KeepaliveWatch
@@ -50,10 +52,15 @@ log = logging.getLogger("mcpclient")
 
 def client_identity(info: Any) -> Dict[str, Any]:
     """``Client(client_info=)`` as the wire's ``Implementation`` dict."""
-    if isinstance(info, Implementation):
-        return dict(info.raw) or {"name": info.name, "version": info.version}
     if isinstance(info, dict):
         return dict(info)
+    if isinstance(info, tuple):
+        name, version = info
+        return {"name": str(name), "version": str(version)}
+    from ..types._implementation import Implementation  # deferred: only an Implementation given needs it
+
+    if isinstance(info, Implementation):
+        return dict(info.raw) or {"name": info.name, "version": info.version}
     name, version = info
     return {"name": str(name), "version": str(version)}
 
@@ -171,6 +178,8 @@ class Connector:
         session.notify("notifications/initialized", setup=True)
         capabilities = result.get("capabilities")
         instructions = result.get("instructions")
+        from ..types._implementation import Implementation  # deferred: see the module docstring
+
         return Negotiated(version, False, capabilities if isinstance(capabilities, dict) else {},
                           Implementation.from_wire(result.get("serverInfo") or {}),
                           instructions if isinstance(instructions, str) else None, result)

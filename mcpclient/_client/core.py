@@ -33,7 +33,6 @@ from ..protocol.cache import ResultCache
 from ..protocol.eras import Era
 from ..protocol.spec import server_has
 from ..transports.base import CLOSE_BUDGET, Transport, encode_frame
-from ..types._tools import Tool, ToolResult
 from .connection import Connection, Connector, client_identity, era_for
 from .notifications import NotificationRouter
 from .responder import Responder
@@ -42,6 +41,7 @@ from .server_text import TextLimit
 from .tools import ToolRegistry
 
 if TYPE_CHECKING:
+    from ..types._tools import Tool, ToolResult
     from ..extensions.registry import Registry
     from ..extensions.tasks.core import ToolTask
     from ..policies.tracing import Tracing

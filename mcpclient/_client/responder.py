@@ -9,6 +9,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Type
 
 from ..errors import InvalidParams, MethodNotFound, ProtocolError
+from ..protocol.spec import ELICITATION_MODES
 from ..transports.base import encode_frame
 
 if TYPE_CHECKING:
@@ -37,8 +38,6 @@ class Responder:
         for name, handler in (("sampling_handler", sampling), ("elicitation_handler", elicitation)):
             if handler is not None and not callable(handler):
                 raise TypeError(f"{name} must be callable")
-        from ..types.elicitation import ELICITATION_MODES  # here, not at the top: import cost
-
         modes = tuple(elicitation_modes)
         if not modes or any(m not in ELICITATION_MODES for m in modes):
             raise ValueError(f"elicitation_modes must name 'form' and/or 'url', not {elicitation_modes!r}")

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import replace
-from typing import Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
 
 from .._engine.deadline import Deadline
 from .._util.threads import SingleFlight
 from ..errors import MCPError, RequestCancelled, RequestTimeout
 from ..protocol.stateless import ToolHeaders, header_params
-from ..types._tools import Tool
 from .server_text import TextLimit
+
+if TYPE_CHECKING:
+    from ..types._tools import Tool
 
 __all__ = ["ToolRegistry"]
 
@@ -115,6 +116,9 @@ class ToolRegistry:
         """One listed tool, remembered unless the tools changed since ``generation``. With a
         ``headers`` table (2026 over HTTP) its ``x-mcp-header`` arguments go there, and a tool
         whose annotations break the rules is dropped (None) with a warning."""
+        from dataclasses import replace  # deferred: the types load after the transport started
+        from ..types._tools import Tool
+
         tool = Tool.from_wire(raw)
         if self._limit is not None and tool.description is not None:
             description = self._limit.cut(tool.description, "tool description")

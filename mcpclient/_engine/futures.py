@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 from _thread import allocate_lock as _allocate_lock
 from concurrent.futures import CancelledError, Future, InvalidStateError
-from dataclasses import dataclass
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, Optional, Protocol, Tuple, TypeVar
 
@@ -82,11 +81,13 @@ def _guarded(fn: Callable[["Future[Any]"], object]) -> Callable[["Future[Any]"],
     return run
 
 
-@dataclass(eq=False, repr=False)  # not frozen, no == nor repr: an engine-internal marker (each generated method costs import time)
 class Again:
     """A transform's answer meaning "not done: send the request again with ``params``"."""
 
-    params: Optional[Dict[str, Any]]
+    __slots__ = ("params",)
+
+    def __init__(self, params: Optional[Dict[str, Any]]) -> None:
+        self.params = params
 
 
 def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozenset()) -> Any:
@@ -111,11 +112,13 @@ def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozens
     raise ProtocolError(f"reply to {method} has neither result nor error")
 
 
-@dataclass(eq=False, repr=False)  # not frozen, no == nor repr: an engine-internal record (import time)
 class _Final:
     """An owned call's value, known before any round was sent (a cache hit)."""
 
-    value: Any
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]

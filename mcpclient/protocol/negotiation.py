@@ -13,8 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from .._util import fork as _fork
 from ..errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
@@ -24,7 +23,9 @@ from .stateless import (
 from .spec import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
 from .._engine.deadline import Deadline
 from .._engine.session import Session
-from ..types._implementation import Implementation
+
+if TYPE_CHECKING:
+    from ..types._implementation import Implementation
 
 __all__ = ["LEGACY", "Negotiated", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
            "refused_discover", "remember_era", "remembered_era"]
@@ -45,7 +46,6 @@ def _new_lock() -> None:
 _fork.in_child(_new_lock)
 
 
-@dataclass(eq=False)  # not frozen, no ==: internal, never changed after connect() (each generated method costs import time)
 class Negotiated:
     """What connect() agreed on with the server; fixed for the connection's life.
 
@@ -53,12 +53,20 @@ class Negotiated:
     ``initialize`` handshake. ``raw`` is the server's answer as it came.
     """
 
-    version: str
-    stateless: bool
-    capabilities: Dict[str, Any] = field(default_factory=dict)
-    server_info: Implementation = field(default_factory=lambda: Implementation("", ""))
-    instructions: Optional[str] = None
-    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    __slots__ = ("version", "stateless", "capabilities", "server_info", "instructions", "raw")
+
+    def __init__(self, version: str, stateless: bool, capabilities: Dict[str, Any], server_info: "Implementation",
+                 instructions: Optional[str], raw: Dict[str, Any]) -> None:
+        self.version = version
+        self.stateless = stateless
+        self.capabilities = capabilities
+        self.server_info = server_info
+        self.instructions = instructions
+        self.raw = raw
+
+    def __repr__(self) -> str:
+        return (f"Negotiated(version={self.version!r}, stateless={self.stateless!r}, capabilities="
+                f"{self.capabilities!r}, server_info={self.server_info!r}, instructions={self.instructions!r})")
 
 
 def era_setting(protocol: str) -> "tuple[str, Optional[str], Optional[str]]":
@@ -185,6 +193,8 @@ def _discovered(result: Any, asked: str) -> Optional[Negotiated]:
     info = meta.get(META_SERVER_INFO) or result.get("serverInfo") or {}
     capabilities = result.get("capabilities")
     instructions = result.get("instructions")
+    from ..types._implementation import Implementation  # deferred: loads after the transport started
+
     return Negotiated(version, True, capabilities if isinstance(capabilities, dict) else {},
                       Implementation.from_wire(info if isinstance(info, dict) else {}),
                       instructions if isinstance(instructions, str) else None, result)

@@ -8,14 +8,16 @@ thread, never the reader's. ``pages`` walks a paginated list as one call of seve
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
 from .._util.sentinel import DEFAULT_MAX_PAGES
 from .._engine.futures import Again, Transform
 from .spec import LOG_LEVELS
-from ..types._tools import ResourceContents, Tool, ToolResult
+
+if TYPE_CHECKING:
+    from ..types._tools import ResourceContents, Tool, ToolResult
 
 __all__ = ["check_timeout", "complete_params", "contents", "iterate", "level", "none", "page_items", "pages",
            "prompt_params", "tool_call", "uri"]
@@ -53,6 +55,8 @@ def level(value: str) -> str:
 def contents(raw: Any) -> List[ResourceContents]:
     if not isinstance(raw, dict) or not isinstance(raw.get("contents"), list):
         raise ProtocolError("resources/read result has no 'contents' list")
+    from ..types._tools import ResourceContents  # deferred: the types load after the transport started
+
     return [ResourceContents.from_wire(c) for c in raw["contents"]]
 
 
@@ -87,6 +91,7 @@ def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bo
     if meta:
         params["_meta"] = dict(meta)
     schema = known.output_schema if known is not None else None
+    from ..types._tools import ToolResult  # deferred: the types load after the transport started
 
     def transform(raw: Any) -> ToolResult:
         kind = raw.get("resultType", "complete") if type(raw) is dict else "complete"

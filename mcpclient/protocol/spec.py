@@ -27,6 +27,11 @@ __all__ = [
 HANDSHAKE_VERSIONS: Tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[0]
 
+#: The modes of ``elicitation/create`` a client may declare (``types.elicitation.ELICITATION_MODES``
+#: too: that module parses requests; this one lets ``Client(...)`` check its settings without
+#: building the elicitation types).
+ELICITATION_MODES: Tuple[str, ...] = ("form", "url")
+
 #: RFC 5424 levels used by MCP logging, lowest first.
 LOG_LEVELS: Tuple[str, ...] = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 

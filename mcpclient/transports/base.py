@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Optional, Union
 
 from ..errors import ProtocolError, UnsendableMessage
@@ -27,14 +26,19 @@ CLOSE_BUDGET = 5.0
 DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024
 
 
-@dataclass(eq=False)  # not frozen, no ==: a record passed once, reader to session (each generated method costs import time)
 class DeliveryFailed:
     """Returned by ``receive()`` in place of a message: the request ``request_id`` could not be
     delivered or answered (an HTTP error status, a refused connection); its call fails with
     ``error``. Stream transports never produce it: their failures end the whole connection."""
 
-    request_id: Any
-    error: BaseException
+    __slots__ = ("request_id", "error")
+
+    def __init__(self, request_id: Any, error: BaseException) -> None:
+        self.request_id = request_id
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"DeliveryFailed(request_id={self.request_id!r}, error={self.error!r})"
 
 
 class Endpoint:

@@ -64,3 +64,32 @@ def test_import_does_not_load_rare_content_types_or_feature_modules():
 
     for cls in (ToolResult, types.PromptMessage, SamplingMessage):  # Content's members resolve once looked up
         assert typing.get_args(typing.get_type_hints(cls)["content"])
+
+
+def test_a_stdio_server_starts_before_the_types_load():
+    """``Client(...)`` loads the engine but neither ``dataclasses`` nor the types; ``connect()``
+    starts the server first and loads them while it boots (benchmarks/cold.py, connect cold)."""
+    code = """
+import subprocess, sys
+seen = []
+popen_init = subprocess.Popen.__init__
+def spy(self, *args, **kwargs):
+    seen.append(sorted(m for m in ("dataclasses", "mcpclient.types", "shutil") if m in sys.modules))
+    popen_init(self, *args, **kwargs)
+subprocess.Popen.__init__ = spy
+import mcpclient
+client = mcpclient.Client([sys.executable, "-m", "mcpclient.testing"], protocol="legacy")
+seen.append(sorted(m for m in ("dataclasses", "mcpclient.types") if m in sys.modules))
+with client:
+    assert client.call_tool("echo", {"text": "hi"}).text == "hi"
+print(seen)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[[], []]", out.stderr
+
+
+def test_the_elicitation_modes_a_client_checks_are_those_the_types_parse():
+    from mcpclient.protocol.spec import ELICITATION_MODES
+    from mcpclient.types import elicitation
+
+    assert ELICITATION_MODES == elicitation.ELICITATION_MODES

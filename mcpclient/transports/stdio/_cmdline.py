@@ -101,26 +101,27 @@ _CMD_UNQUOTED = frozenset("&|<>^()")
 
 
 def launch_args(argv: Sequence[str], env: Mapping[str, str], posix: bool) -> Tuple[List[str], Optional[str]]:
-    """``(args, executable)`` for ``Popen``: a bare program name is looked up in the child's
-    ``PATH`` with ``shutil.which``, which on Windows also tries ``PATHEXT``, so ``npx`` runs
-    ``npx.cmd`` (``CreateProcess`` alone looks for ``npx.exe`` only). On POSIX the found file is
-    passed as ``executable`` and the child's argv[0] stays as given (the search ``exec`` would do
-    anyway); on Windows it replaces argv[0]. A name with a directory part (run relative to the
-    child's ``cwd``) or not found is left as given, so starting it fails as it always did.
+    """``(args, executable)`` for ``Popen``. On POSIX the argv as given: ``Popen`` itself
+    searches the child's ``PATH`` for a bare name (``os.get_exec_path(env)``), so nothing is
+    looked up here (nor ``shutil`` imported before the server starts). On Windows a bare
+    program name is looked up in the child's ``PATH`` with ``shutil.which``, which also tries
+    ``PATHEXT``, so ``npx`` runs ``npx.cmd`` (``CreateProcess`` alone looks for ``npx.exe``
+    only), and the found file replaces argv[0]. A name with a directory part (run relative to
+    the child's ``cwd``) or not found is left as given, so starting it fails as it always did.
 
     ``CreateProcess`` starts a ``.cmd``/``.bat`` file through ``%ComSpec% /c`` by itself (with
     ``shell=False``, in every Python version: python/cpython#77696), so ``npx.cmd`` runs; but
     ``cmd.exe`` then reads the arguments by its own rules (``%`` expands, ``&`` starts another
     command), so an argument it would misread raises ``ValueError`` instead (run the program the
     batch file wraps, e.g. ``node``, to pass it)."""
-    import shutil  # deferred: import cost (shutil); only starting a process needs it
+    if posix:
+        return list(argv), None
+    import shutil  # deferred: import cost (shutil); only starting a process on Windows needs it
 
     args = list(argv)
     found = None
     if not os.path.dirname(args[0]):
         found = shutil.which(args[0], path=os.pathsep.join(os.get_exec_path(dict(env))))
-    if posix:
-        return args, found
     if found is not None:
         args[0] = found
     if args[0].lower().endswith((".cmd", ".bat")):

@@ -96,11 +96,13 @@ def test_on_windows_argv0_is_found_with_pathext_and_replaces_argv0(monkeypatch, 
     assert transport.argv == ["npx", "-y", "@x/srv"] and transport.name == "srv"  # identity unchanged
 
 
-def test_on_posix_argv0_is_found_but_the_child_sees_it_as_given(monkeypatch, fake_popen):
-    monkeypatch.setattr(shutil, "which", lambda name, mode=0, path=None: "/opt/bin/srv")
+def test_on_posix_argv0_goes_to_popen_as_given_which_searches_the_childs_path(monkeypatch, fake_popen):
+    looked_up: List[str] = []
+    monkeypatch.setattr(shutil, "which", lambda name, mode=0, path=None: looked_up.append(name))
     with pytest.raises(ConnectError):
         StdioTransport(["srv", "--flag"]).start()
-    assert fake_popen[0]["args"] == ["srv", "--flag"] and fake_popen[0]["executable"] == "/opt/bin/srv"
+    assert fake_popen[0]["args"] == ["srv", "--flag"] and fake_popen[0]["executable"] is None
+    assert looked_up == []  # (the real search: test_a_bare_program_name_found_only_in_the_childs_path_runs)
 
 
 def test_argv0_not_found_or_with_a_directory_is_passed_as_given(monkeypatch, fake_popen):
