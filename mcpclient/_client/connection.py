@@ -11,7 +11,8 @@ this). ``era_for`` turns the result into the era strategy the client then uses, 
 ``Connection`` holds all of it for one client: transport, session, state, ``Negotiated``, era.
 
 What a ``Client(...)`` and its ``connect()`` import before the transport starts is kept small:
-the result types (dataclasses) load after it, so a stdio server boots while they load.
+the result types (``dataclasses`` with them) load just after it, while a stdio server boots
+and before the first answer is waited for (benchmarks/cold.py, "connect cold").
 """
 from __future__ import annotations
 
@@ -135,6 +136,8 @@ class Connector:
     def _handshake(self, session: Session, deadline: Deadline, replace: Replace) -> Tuple[Session, Negotiated]:
         """``server/discover`` (unless legacy is known or asked for), else ``initialize``."""
         session.start()
+        from .. import types  # noqa: F401 (the result types load here, while a stdio server boots: module docstring)
+
         transport = session.transport
         key = transport.identity()
         if transport.handshake_only and self.mode == "modern":
@@ -178,7 +181,7 @@ class Connector:
         session.notify("notifications/initialized", setup=True)
         capabilities = result.get("capabilities")
         instructions = result.get("instructions")
-        from ..types._implementation import Implementation  # deferred: see the module docstring
+        from ..types._implementation import Implementation  # (loaded: see the module docstring)
 
         return Negotiated(version, False, capabilities if isinstance(capabilities, dict) else {},
                           Implementation.from_wire(result.get("serverInfo") or {}),
