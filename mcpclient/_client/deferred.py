@@ -1,6 +1,7 @@
-"""The layers the façade's methods use (request params, the result types), loaded with the first
-``Client`` rather than with ``import mcpclient``: a program that imports the package without
-making a client (a Django project's every ``manage.py`` command) does not pay for them."""
+"""The layers the façade's methods use (request params, the result types), loaded when first
+used rather than with ``import mcpclient`` (params with the first ``Client``, the types with its
+``connect()``: ``_client.connection``): a program that imports the package without making a
+client (a Django project's every ``manage.py`` command) does not pay for them."""
 from __future__ import annotations
 
 from types import ModuleType

@@ -14,6 +14,7 @@ parsed (``server_text``): what every caller of ``list_tools`` hands on is bounde
 """
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
@@ -35,6 +36,15 @@ log = logging.getLogger("mcpclient")
 #: thread that started a shared one gave up at its (shorter) timeout; then the call goes on.
 _LISTINGS = 3
 
+
+
+@functools.lru_cache(maxsize=None)
+def _tool() -> "type[Tool]":
+    """``Tool``, imported once, on first use: the types load after the transport started
+    (``_client.connection``)."""
+    from ..types._tools import Tool  # deferred: see the docstring
+
+    return Tool
 
 class ToolRegistry:
     """Thread-safe: listings write from callers' or worker threads, changes come on the
@@ -116,13 +126,12 @@ class ToolRegistry:
         """One listed tool, remembered unless the tools changed since ``generation``. With a
         ``headers`` table (2026 over HTTP) its ``x-mcp-header`` arguments go there, and a tool
         whose annotations break the rules is dropped (None) with a warning."""
-        from dataclasses import replace  # deferred: the types load after the transport started
-        from ..types._tools import Tool
-
-        tool = Tool.from_wire(raw)
+        tool = _tool().from_wire(raw)
         if self._limit is not None and tool.description is not None:
             description = self._limit.cut(tool.description, "tool description")
             if description is not tool.description:
+                from dataclasses import replace  # deferred: import cost (a cut description only)
+
                 tool = replace(tool, description=description)
         if headers is not None:  # a call without them may be refused: the newest listing's are kept
             try:

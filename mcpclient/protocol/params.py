@@ -7,6 +7,7 @@ thread, never the reader's. ``pages`` walks a paginated list as one call of seve
 """
 from __future__ import annotations
 
+import functools
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -77,6 +78,15 @@ def complete_params(ref: Dict[str, Any], name: str, value: str, context: Optiona
     return params
 
 
+@functools.lru_cache(maxsize=None)
+def _tool_result() -> "type[ToolResult]":
+    """``ToolResult``, imported once, on first use: the types load after the transport started
+    (``_client.connection``); an import statement per call would cost more than the lookup."""
+    from ..types._tools import ToolResult  # deferred: see the docstring
+
+    return ToolResult
+
+
 def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool, meta: Optional[Dict[str, Any]],
               known: Optional[Tool], learn: Optional[Callable[[], Optional[Tool]]] = None,
               ) -> Tuple[Dict[str, Any], Callable[[Any], ToolResult]]:
@@ -91,13 +101,13 @@ def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bo
     if meta:
         params["_meta"] = dict(meta)
     schema = known.output_schema if known is not None else None
-    from ..types._tools import ToolResult  # deferred: the types load after the transport started
+    parse = _tool_result().from_wire
 
     def transform(raw: Any) -> ToolResult:
         kind = raw.get("resultType", "complete") if type(raw) is dict else "complete"
         if kind != "complete":  # (a kind a declared extension claims was resolved before this)
             raise ProtocolError(f"tools/call {name!r}: unexpected resultType {kind!r:.50}")
-        result = ToolResult.from_wire(raw, name)
+        result = parse(raw, name)
         checked = schema
         if checked is None and learn is not None and not result.is_error:
             learned = learn()

@@ -9,6 +9,7 @@ from typing import Any, Dict, FrozenSet, Optional, Tuple
 from ..errors import ProtocolError
 
 __all__ = [
+    "ELICITATION_MODES",
     "HANDSHAKE_VERSIONS",
     "LATEST_HANDSHAKE_VERSION",
     "LOG_LEVELS",

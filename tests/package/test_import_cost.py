@@ -1,6 +1,6 @@
 """``import mcpclient`` stays cheap: it loads neither ``requests`` nor ``jsonschema``, nor the
-engine and the types (they load with the first ``Client``), nor the rare content types and
-feature modules, which load on first use.
+engine (it loads with the first ``Client``) and the types (with its ``connect()``), nor the rare
+content types and feature modules, which load on first use.
 """
 from __future__ import annotations
 
@@ -19,8 +19,9 @@ def test_import_does_not_load_requests_or_jsonschema():
 
 
 def test_import_loads_only_the_facade_and_the_errors():
-    """The engine, the protocol layer, the types (and ``dataclasses`` with them) load with the first
-    ``Client``: a program that imports mcpclient without making one does not pay for them."""
+    """The engine and the protocol layer load with the first ``Client``, the types (and
+    ``dataclasses`` with them) with its ``connect()``: a program that imports mcpclient without
+    making a client does not pay for them."""
     code = ("import sys, mcpclient; print(sorted(m for m in sys.modules if m.startswith('mcpclient')));"
             "print('dataclasses' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)

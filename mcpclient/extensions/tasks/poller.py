@@ -7,7 +7,8 @@
 (``notifications/tasks``) go through ``update``: a terminal one settles the waits (``outcome``:
 ``completed`` -> the raw ``CallToolResult``, ``failed`` -> ``RPCError``, ``cancelled`` ->
 ``RequestCancelled``, each with ``.task_id``), new input requests are answered once each with the
-client's own handlers on a worker, then sent with ``tasks/update``. ``_taskwait`` holds the
+client's own handlers on a worker, then sent with ``tasks/update`` if the task is still followed
+as it was when they were asked for (else a later follow asks again). ``_taskwait`` holds the
 wait and what a state means; ``_taskext`` is the extension around both (``TasksExtension``, the
 handle, ``ToolCallFuture``).
 """
@@ -279,10 +280,14 @@ class _Poller:
             if not self.submit(f"input for task {task.task_id}", self._answer, task.task_id, followed, new, inputs=True):
                 self.fail(task.task_id, ClientClosedError("the client is closing"), cancel=False)
 
-    def fail(self, task_id: str, error: BaseException, cancel: bool, cancel_calls: bool = False) -> None:
+    def fail(self, task_id: str, error: BaseException, cancel: bool, cancel_calls: bool = False,
+             only: Optional[_Followed] = None) -> bool:
         """End every wait for ``task_id`` with ``error``; ``cancel``: also ``tasks/cancel`` it;
-        ``cancel_calls``: only if a tool call waited for it (a handle's wait only follows)."""
+        ``cancel_calls``: only if a tool call waited for it (a handle's wait only follows);
+        ``only``: only if the task is still followed as ``only`` (False, nothing done, if not)."""
         with self._cond:
+            if only is not None and self._followed.get(task_id) is not only:
+                return False
             followed = self._followed.pop(task_id, None)
             waiters = followed.waiters if followed is not None else []
             self._cond.notify()
@@ -293,6 +298,7 @@ class _Poller:
             waiter.deliver(error)
         if cancel:
             self.send_cancel(task_id)
+        return True
 
     def _interval(self, task: Task) -> float:
         ext = self._ext
@@ -472,34 +478,37 @@ class _Poller:
 
     def _answer(self, task_id: str, followed: _Followed, requests: Raw) -> None:
         """Input lane: answer ``requests`` with the client's handlers, and send the answers if
-        the task is still followed as it was when they were asked for (``followed``)."""
+        the task is still followed as it was when they were asked for (``followed``). Given up
+        meanwhile (or followed again since, by another wait: another follow), nothing is sent
+        and the keys are not kept as answered: a later follow, ``status()``, asks again."""
         try:
             answers = self._responses(task_id, requests)
-        except BaseException as exc:  # the call fails, and the task is cancelled (nobody will answer it)
-            with self._cond:
-                current = self._followed.get(task_id) is followed
-            if current:  # (a later follow's waits are not this failure's)
-                self.fail(task_id, exc, cancel=True)
+        except BaseException as exc:  # its follow fails, and the task is cancelled (nobody will answer it)
+            if not self.fail(task_id, exc, cancel=True, only=followed):
+                with self._cond:
+                    followed.seen.difference_update(requests)
+                log.debug("dropped the failure of an input handler for task %s given up meanwhile: %r", task_id, exc)
             return
         with self._cond:
-            # Ended or given up meanwhile (followed again since, by another wait, it is another
-            # follow: that one asks afresh): not sent, so not answered.
-            if self._followed.get(task_id) is not followed:
-                seen = self._seen.get(task_id)
-                if seen is not None:
-                    seen.difference_update(answers)  # (a later wait or status() asks again)
-                return
+            stale = self._followed.get(task_id) is not followed
+            if stale:
+                followed.seen.difference_update(requests)
+        if stale:
+            log.debug("dropped the input answers for task %s given up meanwhile", task_id)
+            return
         try:
             future = self.ctx.request_future("tasks/update", self.task_params(task_id, inputResponses=answers))
         except BaseException as exc:
-            self.fail(task_id, exc, cancel=False)
+            self.fail(task_id, exc, cancel=False, only=followed)
             return
-        future.add_done_callback(lambda done: self._updated(task_id, done))
+        future.add_done_callback(lambda done: self._updated(task_id, followed, answers, done))
 
-    def _updated(self, task_id: str, done: CallFuture) -> None:
+    def _updated(self, task_id: str, followed: _Followed, answers: Raw, done: CallFuture) -> None:
         error = RequestCancelled("tasks/update was cancelled") if done.cancelled() else done.exception()
         if error is not None:
-            self.fail(task_id, error, cancel=True)
+            if not self.fail(task_id, error, cancel=True, only=followed):  # another follow's: it asks again
+                with self._cond:
+                    followed.seen.difference_update(answers)
         else:
             self.poll_now(task_id)
 
