@@ -8,10 +8,9 @@ that no server can be made to produce on demand; the server side of it is in
 ``test_tasks_extension_stdio.py`` (Ctrl-C in a blocking call)."""
 from __future__ import annotations
 
-import logging
 import threading
 from concurrent.futures import Future
-from typing import Any, Dict, List
+from typing import Any, Callable, Dict, List
 
 from mcpclient.extensions.tasks.extension import TasksExtension
 from mcpclient.extensions.tasks.poller import _Poller
@@ -19,6 +18,7 @@ from mcpclient.types import Task
 
 from conftest import LONG
 
+WORKING = {"taskId": "t1", "status": "working"}
 ASKING = {"taskId": "t1", "status": "input_required",
           "inputRequests": {"q1": {"method": "elicitation/create", "params": {"message": "n?"}}}}
 
@@ -29,100 +29,86 @@ class Context:
 
     stateless = False
 
-    def __init__(self, handler: Any) -> None:
+    def __init__(self, handler: Callable[[], Any]) -> None:
         self.sent: List[str] = []
         self.handler = handler
-        self.updated = threading.Event()  # a tasks/update went out
 
     def request_future(self, method: str, params: Dict[str, Any], timeout: Any = None) -> "Future[Any]":
         self.sent.append(method)
-        if method == "tasks/update":
-            self.updated.set()
         return Future()
 
     def answer(self, method: str, params: Dict[str, Any]) -> Any:
         return self.handler()
 
 
-class Dropped(logging.Handler):
-    """Sets ``done`` when the poller logs that it dropped what a follow given up had asked for."""
+class Poller(_Poller):
+    """The poller, telling when each round of input answering is over (``answered``)."""
 
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.done = threading.Event()
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(TasksExtension(default_poll_interval=30.0), ctx)
+        self.answered = threading.Semaphore(0)
 
-    def emit(self, record: logging.LogRecord) -> None:
-        if "given up meanwhile" in record.getMessage():
-            self.done.set()
+    def _answer(self, *args: Any) -> None:
+        try:
+            super()._answer(*args)
+        finally:
+            self.answered.release()
+
+
+def first_answer_blocks(then: Callable[[], Any]) -> "tuple[Callable[[], Any], threading.Event, threading.Event, List[str]]":
+    """A handler whose first run waits for ``go_on`` and then does ``then()``; later runs accept."""
+    running, go_on, calls = threading.Event(), threading.Event(), []
+
+    def handler() -> Any:
+        calls.append("asked")
+        if len(calls) == 1:
+            running.set()
+            go_on.wait(LONG)
+            return then()
+        return {"action": "accept", "content": {"n": len(calls)}}
+
+    return handler, running, go_on, calls
+
+
+def give_up_and_follow_again(poller: Poller, running: threading.Event, go_on: threading.Event) -> "Future[Any]":
+    """Follow t1, let it ask for input, give the follow up while the handler runs (a handle's
+    wait that timed out: the task goes on), follow it again, then let the handler finish."""
+    first = poller.wait(Task.from_wire(WORKING))
+    poller.update(Task.from_wire(ASKING))
+    assert running.wait(LONG)
+    first.let_go()
+    second = poller.wait(Task.from_wire(WORKING))
+    go_on.set()
+    assert poller.answered.acquire(timeout=LONG)
+    return second
 
 
 def test_a_handler_that_fails_after_its_follow_was_given_up_leaves_the_next_follow_waiting_and_asking():
-    running, go_on = threading.Event(), threading.Event()
-    dropped, logger = Dropped(), logging.getLogger("mcpclient")
-    logger.addHandler(dropped)
-    level, logger.level = logger.level, logging.DEBUG
-    calls: List[str] = []
+    def fail() -> Any:
+        raise RuntimeError("the person closed the dialog")
 
-    asked_again = threading.Event()
-
-    def handler() -> Any:
-        calls.append("asked")
-        if len(calls) == 1:
-            running.set()
-            go_on.wait(LONG)
-            raise RuntimeError("the person closed the dialog")
-        asked_again.set()
-        return {"action": "accept", "content": {"n": 1}}
-
+    handler, running, go_on, calls = first_answer_blocks(fail)
     ctx = Context(handler)
-    poller = _Poller(TasksExtension(default_poll_interval=30.0), ctx)
+    poller = Poller(ctx)
     try:
-        first = poller.wait(Task.from_wire({"taskId": "t1", "status": "working"}))
-        poller.update(Task.from_wire(ASKING))
-        assert running.wait(LONG)
-        first.let_go()  # given up (a handle's wait timed out): the task goes on, unanswered
-        second = poller.wait(Task.from_wire({"taskId": "t1", "status": "working"}))
-        go_on.set()
-        assert dropped.done.wait(LONG)  # the failure was the given-up follow's: dropped
-        poller.update(Task.from_wire(ASKING))  # the next state still asks: the new follow answers it
-        assert asked_again.wait(LONG) and ctx.updated.wait(LONG) and second.done() is False
-        poller.close()
-        assert calls == ["asked", "asked"]
-        assert ctx.sent.count("tasks/update") == 1 and "tasks/cancel" not in ctx.sent
+        second = give_up_and_follow_again(poller, running, go_on)
+        assert not second.done() and "tasks/cancel" not in ctx.sent  # the failure was the old follow's
+        poller.update(Task.from_wire(ASKING))  # the next state still asks: the new follow asks again
+        assert poller.answered.acquire(timeout=LONG)
+        assert calls == ["asked", "asked"] and ctx.sent.count("tasks/update") == 1 and not second.done()
     finally:
         poller.close()
-        logger.removeHandler(dropped)
-        logger.setLevel(level)
 
 
 def test_an_answer_for_a_follow_given_up_is_not_sent_and_the_next_follow_asks_again():
-    running, go_on = threading.Event(), threading.Event()
-    dropped, logger = Dropped(), logging.getLogger("mcpclient")
-    logger.addHandler(dropped)
-    level, logger.level = logger.level, logging.DEBUG
-    calls: List[str] = []
-
-    def handler() -> Any:
-        calls.append("asked")
-        if len(calls) == 1:
-            running.set()
-            go_on.wait(LONG)
-        return {"action": "accept", "content": {"n": len(calls)}}
-
+    handler, running, go_on, calls = first_answer_blocks(lambda: {"action": "accept", "content": {"n": 0}})
     ctx = Context(handler)
-    poller = _Poller(TasksExtension(default_poll_interval=30.0), ctx)
+    poller = Poller(ctx)
     try:
-        first = poller.wait(Task.from_wire({"taskId": "t1", "status": "working"}))
+        give_up_and_follow_again(poller, running, go_on)
+        assert "tasks/update" not in ctx.sent  # the old follow's answer
         poller.update(Task.from_wire(ASKING))
-        assert running.wait(LONG)
-        first.let_go()
-        poller.wait(Task.from_wire({"taskId": "t1", "status": "working"}))
-        go_on.set()
-        assert dropped.done.wait(LONG)
-        assert "tasks/update" not in ctx.sent  # the first follow's answer
-        poller.update(Task.from_wire(ASKING))
-        assert ctx.updated.wait(LONG) and calls == ["asked", "asked"]  # the new follow asked afresh
+        assert poller.answered.acquire(timeout=LONG)
+        assert calls == ["asked", "asked"] and ctx.sent.count("tasks/update") == 1
     finally:
         poller.close()
-        logger.removeHandler(dropped)
-        logger.setLevel(level)
