@@ -55,13 +55,11 @@ def client_identity(info: Any) -> Dict[str, Any]:
     """``Client(client_info=)`` as the wire's ``Implementation`` dict."""
     if isinstance(info, dict):
         return dict(info)
-    if isinstance(info, tuple):
-        name, version = info
-        return {"name": str(name), "version": str(version)}
-    from ..types._implementation import Implementation  # deferred: only an Implementation given needs it
+    if not isinstance(info, tuple):  # (the default is a tuple: only another value loads the types)
+        from ..types._implementation import Implementation  # deferred: see the module docstring
 
-    if isinstance(info, Implementation):
-        return dict(info.raw) or {"name": info.name, "version": info.version}
+        if isinstance(info, Implementation):
+            return dict(info.raw) or {"name": info.name, "version": info.version}
     name, version = info
     return {"name": str(name), "version": str(version)}
 

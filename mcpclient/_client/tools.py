@@ -37,7 +37,6 @@ log = logging.getLogger("mcpclient")
 _LISTINGS = 3
 
 
-
 @functools.lru_cache(maxsize=None)
 def _tool() -> "type[Tool]":
     """``Tool``, imported once, on first use: the types load after the transport started
@@ -45,6 +44,7 @@ def _tool() -> "type[Tool]":
     from ..types._tools import Tool  # deferred: see the docstring
 
     return Tool
+
 
 class ToolRegistry:
     """Thread-safe: listings write from callers' or worker threads, changes come on the

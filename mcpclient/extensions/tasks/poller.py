@@ -485,15 +485,13 @@ class _Poller:
             answers = self._responses(task_id, requests)
         except BaseException as exc:  # its follow fails, and the task is cancelled (nobody will answer it)
             if not self.fail(task_id, exc, cancel=True, only=followed):
-                with self._cond:
-                    followed.seen.difference_update(requests)
+                self._unanswered(followed, requests)
                 log.debug("dropped the failure of an input handler for task %s given up meanwhile: %r", task_id, exc)
             return
         with self._cond:
             stale = self._followed.get(task_id) is not followed
-            if stale:
-                followed.seen.difference_update(requests)
         if stale:
+            self._unanswered(followed, requests)
             log.debug("dropped the input answers for task %s given up meanwhile", task_id)
             return
         try:
@@ -507,10 +505,15 @@ class _Poller:
         error = RequestCancelled("tasks/update was cancelled") if done.cancelled() else done.exception()
         if error is not None:
             if not self.fail(task_id, error, cancel=True, only=followed):  # another follow's: it asks again
-                with self._cond:
-                    followed.seen.difference_update(answers)
+                self._unanswered(followed, answers)
         else:
             self.poll_now(task_id)
+
+    def _unanswered(self, followed: _Followed, keys: Raw) -> None:
+        """``keys`` of a follow given up were not answered after all: a later follow (or
+        ``status()``) asks for them again."""
+        with self._cond:
+            followed.seen.difference_update(keys)
 
     # --- 2026: one listen for the live task ids --------------------------------------------------------
 

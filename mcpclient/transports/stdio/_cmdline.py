@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence
 
 __all__ = ["DEFAULT_ENV_KEYS", "child_env", "default_name", "launch_args", "split_command"]
 
@@ -100,8 +100,8 @@ _CMD_ALWAYS = frozenset('%!"\r\n')
 _CMD_UNQUOTED = frozenset("&|<>^()")
 
 
-def launch_args(argv: Sequence[str], env: Mapping[str, str], posix: bool) -> Tuple[List[str], Optional[str]]:
-    """``(args, executable)`` for ``Popen``. On POSIX the argv as given: ``Popen`` itself
+def launch_args(argv: Sequence[str], env: Mapping[str, str], posix: bool) -> List[str]:
+    """The args for ``Popen``. On POSIX the argv as given: ``Popen`` itself
     searches the child's ``PATH`` for a bare name (``os.get_exec_path(env)``), so nothing is
     looked up here (nor ``shutil`` imported before the server starts). On Windows a bare
     program name is looked up in the child's ``PATH`` with ``shutil.which``, which also tries
@@ -115,7 +115,7 @@ def launch_args(argv: Sequence[str], env: Mapping[str, str], posix: bool) -> Tup
     command), so an argument it would misread raises ``ValueError`` instead (run the program the
     batch file wraps, e.g. ``node``, to pass it)."""
     if posix:
-        return list(argv), None
+        return list(argv)
     import shutil  # deferred: import cost (shutil); only starting a process on Windows needs it
 
     args = list(argv)
@@ -130,7 +130,7 @@ def launch_args(argv: Sequence[str], env: Mapping[str, str], posix: bool) -> Tup
             if unsafe.intersection(arg):  # the argument itself is not shown: it may be a secret
                 raise ValueError(f"{os.path.basename(args[0])} is a batch file and cmd.exe would misread "
                                  f"{''.join(sorted(unsafe.intersection(arg)))!r} in an argument")
-    return args, None
+    return args
 
 
 def child_env(env: Mapping[str, str], inherit_env: bool, posix: bool) -> Dict[str, str]:

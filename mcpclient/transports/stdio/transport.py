@@ -191,9 +191,9 @@ class StdioTransport(Transport):
             "creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
         env = self._child_env()
         try:
-            args, executable = launch_args(self.argv, env, _POSIX)  # npx -> npx.cmd on Windows
+            args = launch_args(self.argv, env, _POSIX)  # npx -> npx.cmd on Windows
             proc = subprocess.Popen(
-                args, executable=executable, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, env=env, cwd=self.cwd, **kwargs)
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc

@@ -92,7 +92,7 @@ def test_on_windows_argv0_is_found_with_pathext_and_replaces_argv0(monkeypatch, 
         transport.start()
     assert looked_up == [("npx", "/nodejs")]  # in the child's PATH
     assert fake_popen[0]["args"] == [r"C:\nodejs\npx.cmd", "-y", "@x/srv"]
-    assert fake_popen[0]["executable"] is None
+    assert "executable" not in fake_popen[0]  # argv[0] replaced, no executable override
     assert transport.argv == ["npx", "-y", "@x/srv"] and transport.name == "srv"  # identity unchanged
 
 
@@ -101,7 +101,7 @@ def test_on_posix_argv0_goes_to_popen_as_given_which_searches_the_childs_path(mo
     monkeypatch.setattr(shutil, "which", lambda name, mode=0, path=None: looked_up.append(name))
     with pytest.raises(ConnectError):
         StdioTransport(["srv", "--flag"]).start()
-    assert fake_popen[0]["args"] == ["srv", "--flag"] and fake_popen[0]["executable"] is None
+    assert fake_popen[0]["args"] == ["srv", "--flag"] and "executable" not in fake_popen[0]
     assert looked_up == []  # (the real search: test_a_bare_program_name_found_only_in_the_childs_path_runs)
 
 
@@ -113,7 +113,8 @@ def test_argv0_not_found_or_with_a_directory_is_passed_as_given(monkeypatch, fak
     monkeypatch.setattr(shutil, "which", lambda name, mode=0, path=None: "/elsewhere/bin/srv")
     with pytest.raises(ConnectError):
         StdioTransport(["bin/srv"]).start()  # relative to the child's cwd: not searched
-    assert [(c["args"], c["executable"]) for c in fake_popen] == [(["nosuch", "x"], None), (["bin/srv"], None)]
+    assert [(c["args"], c.get("executable", "none given")) for c in fake_popen] == [
+        (["nosuch", "x"], "none given"), (["bin/srv"], "none given")]
 
 
 def test_a_bare_program_name_found_only_in_the_childs_path_runs():
