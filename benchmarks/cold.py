@@ -9,7 +9,9 @@ For every client, each round runs one fresh ``python`` that imports the client, 
   connect, one call, close, exit), timed from outside;
 * **connect cold**: inside the process, from after the imports to the end of the handshake
   (what a first ``connect()`` costs: what it loads lazily, the spawn or the TCP connect, the
-  handshake);
+  handshake); over HTTP ``mcpclient+imp`` is mcpclient with its HTTP transport imported first, as
+  raw ``requests`` is timed after ``import requests`` (``mcpclient`` alone loads requests inside
+  its first ``connect()``);
 * **first call**: the first ``tools/call`` after that;
 * **RSS**: the client process's resident set after 1,000 calls (``/proc/self/status``).
 
@@ -157,6 +159,12 @@ url, n = sys.argv[1], int(sys.argv[2])
     "mcpclient": STDIO["mcpclient"].replace("server, n = json.loads(sys.argv[1]), int(sys.argv[2])",
                                             "server, n = sys.argv[1], int(sys.argv[2])"),
 }
+# Like for like with raw requests, whose connect cold is timed after ``import requests``: the same
+# mcpclient script with its HTTP transport (requests with it) imported before the clock starts.
+# (``import mcpclient`` leaves requests unloaded, so the row above pays for it inside connect.)
+HTTP["mcpclient+imp"] = HTTP["mcpclient"].replace(
+    "from mcpclient import Client\n", "from mcpclient import Client\nimport mcpclient.transports.http\n")
+assert HTTP["mcpclient+imp"] != HTTP["mcpclient"]
 
 
 def _have_official() -> bool:
@@ -250,9 +258,9 @@ def print_report(result: Dict[str, Any]) -> None:
     """A table per transport: ms as median (min-max); RSS in MiB."""
     for transport, rows in result.items():
         print(f"\n== cold paths, {transport} (ms: median (min-max) of the rounds; RSS after 1,000 calls, MiB)")
-        print(f"{'client':<10} {'one-shot':>22} {'import':>20} {'connect cold':>20} {'first call':>18} {'RSS':>18}")
+        print(f"{'client':<13} {'one-shot':>22} {'import':>20} {'connect cold':>20} {'first call':>18} {'RSS':>18}")
         for name, row in rows.items():
-            print(f"{name:<10} {_ms(row['one_shot']):>22} {_ms(row['import']):>20} {_ms(row['connect']):>20} "
+            print(f"{name:<13} {_ms(row['one_shot']):>22} {_ms(row['import']):>20} {_ms(row['connect']):>20} "
                   f"{_ms(row['first_call']):>18} {_mib(row.get('rss')):>18}")
 
 

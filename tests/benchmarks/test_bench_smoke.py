@@ -38,7 +38,8 @@ def test_benchmark_smoke_run_reports_every_row(tmp_path):
                   "raw floor / official calls/s @1 (bound)", "import overhead",
                   "requests/jsonschema/urllib3 after import", "raw thr. pgrp", "mcpclient / raw thr. (pgroup) calls/s @8",
                   "== many threads on one client", "mcpclient calls/s @256 / @64", "== cold paths, stdio",
-                  "== cold paths, http", "stdio one-shot: mcpclient / floor", "http connect cold: mcpclient / raw requests"):
+                  "== cold paths, http", "stdio one-shot: mcpclient / floor", "http connect cold: mcpclient / raw requests",
+                  "http connect cold: mcpclient+imp / requests"):
         assert label in run.stdout, label
     report = json.loads(out.read_text())
     assert report["env"]["mode"] == "smoke" and report["env"]["eras"] == ["legacy"]
@@ -53,8 +54,10 @@ def test_benchmark_smoke_run_reports_every_row(tmp_path):
     assert names[("free", "mcpclient / raw threaded calls/s @8")]["target"] == 0.8
     assert names[("free", "mcpclient calls/s @256 / @64")]["target"] == 0.9
     assert names[("cold", "stdio one-shot: mcpclient / floor")]["target"] == 1.2
+    assert names[("cold", "http connect cold: mcpclient+imp / requests")]["target"] == 2.0  # like for like
+    assert names[("cold", "http connect cold: mcpclient / raw requests")]["target"] is None
     assert sorted(report["cold"]["stdio"]) == ["floor", "mcpclient"]  # (the official SDK: not in smoke runs)
-    assert sorted(report["cold"]["http"]) == ["floor", "mcpclient", "requests"]
+    assert sorted(report["cold"]["http"]) == ["floor", "mcpclient", "mcpclient+imp", "requests"]
     assert names[(None, "import overhead (ms)")]["target"] == 45
     for k in (1, 8, 32):
         assert names[("http", f"mcpclient / official calls/s @{k}")]["target"] == 2
