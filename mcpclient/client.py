@@ -3,6 +3,7 @@ makes the call's one deadline and hands the call to the client's core (``_client
 contract every request method shares is written once, in ``Client``'s docstring."""
 from __future__ import annotations
 
+import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
 
@@ -12,6 +13,7 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._client.core import ClientCore
+    from ._client.options import Options
     from ._engine.futures import CallFuture, ProgressCallback
     from ._engine.session import Session
     from .errors import MCPError
@@ -33,6 +35,16 @@ __all__ = ["DEFAULT", "Client"]
 T = TypeVar("T")
 #: ``Client.__init__``'s arguments that are not the core's options.
 _NOT_OPTIONS = frozenset(("self", "target", "headers", "auth"))
+
+
+class _BuiltOnFirstUse:
+    """``Client._core``: builds the core the first time it is read, and stores it in the
+    instance, which later reads find first (a non-data descriptor: no cost after the first)."""
+
+    def __get__(self, client: Optional["Client"], owner: type) -> Any:
+        if client is None:
+            return self
+        return client._built()
 
 
 class Client:
@@ -120,12 +132,37 @@ class Client:
         extensions: ExtensionsSetting = None, max_server_text: Optional[int] = 8192,
     ) -> None:
         options = {name: value for name, value in locals().items() if name not in _NOT_OPTIONS}  # every keyword
-        from ._client.core import ClientCore  # deferred: the engine loads with the first Client
-        from .transports.targets import transport_and_options  # deferred, as the core
+        from ._client.options import Options  # deferred: the checks load with the first Client, the core at connect()
+        from .transports.targets import transport_and_options  # deferred, as the checks
         transport, options = transport_and_options(target, headers, auth, options)
-        self._core: ClientCore = ClientCore(self, transport, **options)
-        self._finalizer = weakref.finalize(self, self._core.release, True)
-        self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
+        self._options: Optional[Options] = Options(transport, **options)  # every argument checked now
+        self._building = threading.Lock()
+        self._finalizer: Optional[weakref.finalize] = None
+
+    def _built(self, launch: bool = False) -> ClientCore:
+        """The core, built on first use (``_core``): the engine and the protocol layer load then.
+        ``launch``: the transport starts first (``Transport.launch``), so a stdio server boots
+        while they load; whatever fails after that stops it."""
+        with self._building:
+            core = self.__dict__.get("_core")
+            if core is not None:
+                return core  # type: ignore[no-any-return]
+            options = self._options
+            assert options is not None
+            try:
+                if launch:
+                    options.transport.launch()
+                from ._client.core import ClientCore  # deferred: the engine loads with the first connect()
+
+                core = ClientCore(self, options)
+            except BaseException:
+                if launch:
+                    options.transport.close()
+                raise
+            self._finalizer = weakref.finalize(self, core.release, True)
+            self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
+            self.__dict__["_core"], self._options = core, None
+            return core  # type: ignore[no-any-return]
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -140,21 +177,29 @@ class Client:
             ConnectError: the server could not be started or the handshake failed (retry safely).
             UnsupportedProtocolVersion: the server speaks none of the revisions asked for.
         """
-        self._core.connect(timeout)
+        core = self.__dict__.get("_core")
+        if core is None:  # the first use: the transport starts while the core is built
+            core = self._built(launch=True)
+        core.connect(timeout)
         return self
 
     def close(self) -> None:
         """Fail pending calls, stop the server and every thread. Idempotent, any thread; returns
         within ``CLOSE_BUDGET`` (5 s) whatever the server or a callback does. In a process forked
         from the one that made the client, only this process's side is released."""
-        self._finalizer.detach()
-        self._core.release()
+        core = self._core
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        core.release()
 
     def __enter__(self) -> "Client":
         return self.connect()
 
     def __exit__(self, *exc_info: Any) -> None:
         self.close()
+
+    #: The client's core (``_client.core``), built on first use (``_built``).
+    _core: ClientCore = _BuiltOnFirstUse()  # type: ignore[assignment]
 
     def __getstate__(self) -> Any:
         raise TypeError("a Client holds a live connection and cannot be pickled")
@@ -171,7 +216,9 @@ class Client:
 
     @timeout.setter
     def timeout(self, value: Optional[float]) -> None:
-        self._core.settings.timeout = _params.check_timeout(value)
+        from ._engine.deadline import check_timeout  # (loaded: the core is)
+
+        self._core.settings.timeout = check_timeout(value)
 
     @property
     def transport(self) -> Transport:

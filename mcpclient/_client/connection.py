@@ -10,9 +10,10 @@ concurrent ``close()`` never waits for a connect in progress (no lock is held ac
 this). ``era_for`` turns the result into the era strategy the client then uses, and
 ``Connection`` holds all of it for one client: transport, session, state, ``Negotiated``, era.
 
-What a ``Client(...)`` and its ``connect()`` import before the transport starts is kept small:
-the result types (``dataclasses`` with them) load just after it, while a stdio server boots
-and before the first answer is waited for (benchmarks/cold.py, "connect cold").
+What a ``Client(...)`` and its ``connect()`` import before the transport starts is kept small
+(the checks of the arguments, the transport): the engine, this module and the result types
+(``dataclasses`` with them) load after ``Transport.launch``, while a stdio server boots and
+before its first answer is waited for (benchmarks/cold.py, "connect cold").
 """
 from __future__ import annotations
 
@@ -27,16 +28,16 @@ from .._util import fork as _fork
 from ..protocol.params import none
 from .._util.threads import start_thread
 from ..protocol.cache import ResultCache
-from ..protocol.eras import Era, Handshake, Stateless
+from ..protocol.eras import Era, Handshake
 from ..errors import (
     ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError, HTTPError, MCPError,
     ProcessExited, ProtocolError, TransportError, UnsupportedProtocolVersion,
 )
 from ..protocol.negotiation import (
-    LEGACY, Negotiated, era_setting, forget_era, fresh_discovery, keep_discovery,
+    LEGACY, Negotiated, forget_era, fresh_discovery, keep_discovery,
     probe, remember_era, remembered_era,
 )
-from ..protocol.spec import check_server_version, initialize_params
+from ..protocol.spec import check_server_version, era_setting, initialize_params
 from .._engine.deadline import Deadline
 from .._engine.session import Session
 from ..transports.base import CLOSE_BUDGET, Transport
@@ -46,22 +47,9 @@ if TYPE_CHECKING:
     from ..policies.reconnect import Keepalive, Reconnect
     from ..protocol.rounds import Answer
 
-__all__ = ["Connection", "ConnectionOwner", "Connector", "client_identity", "era_for"]
+__all__ = ["Connection", "ConnectionOwner", "Connector", "era_for"]
 
 log = logging.getLogger("mcpclient")
-
-
-def client_identity(info: Any) -> Dict[str, Any]:
-    """``Client(client_info=)`` as the wire's ``Implementation`` dict."""
-    if isinstance(info, dict):
-        return dict(info)
-    if not isinstance(info, tuple):  # (the default is a tuple: only another value loads the types)
-        from ..types._implementation import Implementation  # deferred: see the module docstring
-
-        if isinstance(info, Implementation):
-            return dict(info.raw) or {"name": info.name, "version": info.version}
-    name, version = info
-    return {"name": str(name), "version": str(version)}
 
 
 class ConnectionOwner(Protocol):
@@ -212,6 +200,8 @@ def era_for(negotiated: Negotiated, capabilities: Dict[str, Any], client_info: D
             max_rounds: int, cache: Optional[ResultCache], sends_headers: bool) -> Era:
     """The strategy for the era ``negotiated`` settled on."""
     if negotiated.stateless:
+        from ..protocol.stateless_era import Stateless  # deferred: a handshake-era connection never loads it
+
         return Stateless(negotiated, capabilities, client_info, answer, max_rounds, cache, sends_headers)
     return Handshake(negotiated)
 

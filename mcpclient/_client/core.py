@@ -22,7 +22,7 @@ import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
-from .._engine.deadline import Deadline
+from .._engine.deadline import Deadline, check_timeout
 from .._engine.futures import CallFuture, ProgressCallback, Transform
 from .._engine.session import CANCEL_GRACE, Session
 from .._util.sentinel import DEFAULT
@@ -33,14 +33,13 @@ from ..protocol.cache import ResultCache
 from ..protocol.eras import Era
 from ..protocol.spec import server_has
 from ..transports.base import CLOSE_BUDGET, Transport, encode_frame
-from .connection import Connection, Connector, client_identity, era_for
+from .connection import Connection, Connector, era_for
 from .notifications import NotificationRouter
-from .responder import Responder
 from .subscriptions import SubscriptionRouter
-from .server_text import TextLimit
 from .tools import ToolRegistry
 
 if TYPE_CHECKING:
+    from .options import Options
     from ..types._tools import Tool, ToolResult
     from ..extensions.registry import Registry
     from ..extensions.tasks.core import ToolTask
@@ -48,93 +47,42 @@ if TYPE_CHECKING:
     from ..protocol.negotiation import Negotiated
     from .._engine.hooks import CallTracer
 
-__all__ = ["ClientCore", "Settings", "declared_extensions"]
+__all__ = ["ClientCore", "declared_extensions"]
 
 T = TypeVar("T")
 
 log = logging.getLogger("mcpclient")
 
 
-class Settings:
-    """How a client's calls behave (``Client(timeout=..., ...)``), checked once.
-
-    ``timeout`` is the default for every ``timeout=`` left out (``None``: no limit); the rest
-    are the constructor's keywords of the same names."""
-
-    __slots__ = ("timeout", "reset_timeout_on_progress", "max_total_timeout", "validate_output",
-                 "max_input_rounds", "max_pages", "max_workers")
-
-    def __init__(self, timeout: Optional[float], reset_timeout_on_progress: bool, max_total_timeout: Optional[float],
-                 validate_output: Union[bool, str], max_input_rounds: int, max_pages: int, max_workers: int) -> None:
-        if validate_output not in (True, False, "listed"):
-            raise ValueError(f"validate_output must be True, False or 'listed', not {validate_output!r}")
-        if not isinstance(max_pages, int) or max_pages < 1:
-            raise ValueError(f"max_pages must be a positive number, not {max_pages!r}")
-        self.timeout = _params.check_timeout(timeout)
-        self.reset_timeout_on_progress = reset_timeout_on_progress
-        self.max_total_timeout = max_total_timeout
-        self.validate_output = validate_output
-        self.max_input_rounds = max_input_rounds
-        self.max_pages = max_pages
-        self.max_workers = max_workers
-
-
 class ClientCore:
     """One client's inside (see the module docstring), made by ``Client.__init__``."""
 
-    def __init__(self, client: Any, transport: Transport, *, client_info: Any, protocol: str, timeout: Any,
-                 reset_timeout_on_progress: bool, max_total_timeout: Optional[float], sampling_handler: Any,
-                 elicitation_handler: Any, elicitation_modes: Sequence[str], roots: Any, capabilities: Any,
-                 on_notification: Any, on_log: Any, on_tools_changed: Any, on_prompts_changed: Any,
-                 on_resources_changed: Any, on_resource_updated: Any, task_requests: bool, max_workers: int,
-                 validate_output: Union[bool, str], probe_timeout: float, max_input_rounds: int, max_pages: int,
-                 cache: bool, reconnect: Any, keepalive: Any, on_reconnect: Any, tracing: Any, extensions: Any,
-                 max_server_text: Optional[int]) -> None:
-        """Check ``Client(...)``'s arguments (the names and meanings are ``Client``'s) and wire the
-        collaborators; ``client`` is held weakly (``on_reconnect(client)`` needs it)."""
+    def __init__(self, client: Any, options: Options) -> None:
+        """Wire the collaborators from ``Client(...)``'s checked ``options``; ``client`` is held
+        weakly (``on_reconnect(client)`` needs it)."""
         self._client = weakref.ref(client)
-        self._tracing: Optional[Tracing] = None  # the options, until the first connect() makes the tracer
-        # Automatic tracing (tracing=None) is decided at connect(): on only once the application
-        # uses OpenTelemetry (has imported it), so that it costs nothing otherwise; it goes
-        # quietly off if the package cannot be loaded.
-        self._tracing_auto = tracing is None
-        if tracing is not None and tracing is not False:
-            from ..policies.tracing import wants_tracing  # deferred: import cost (a dataclass)
-
-            self._tracing = wants_tracing(tracing)
+        self._tracing: Optional[Tracing] = options.tracing  # the options, until the first connect() makes the tracer
+        self._tracing_auto = options.tracing_auto  # automatic: decided at connect() (see Options)
         self.tracer: Optional[CallTracer] = None
-        self.settings = Settings(timeout, reset_timeout_on_progress, max_total_timeout, validate_output,
-                                 max_input_rounds, max_pages, max_workers)
-        if (reconnect is not None and reconnect is not False) or keepalive is not None:
-            from ..policies.reconnect import Keepalive, Reconnect  # deferred: import cost; only clients that use them
-
-            reconnect, keepalive = Reconnect.of(reconnect), Keepalive.of(keepalive)
-        registry: Optional[Registry] = None
-        if extensions is not None:
-            from ..extensions.base import TASKS  # deferred: import cost; only clients that declare one
-            from ..extensions.registry import build_registry
-
-            registry = build_registry(extensions, capabilities, {TASKS: _tasks_extension})
-        self.extensions = registry
-        self.responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities,
-                                   task_requests, transport.instance, max_workers,
-                                   registry.capabilities() if registry is not None else None)
-        self.text = TextLimit(max_server_text, transport.name)  # of the instructions and tool descriptions
+        self.settings = options.settings
+        registry = self.extensions = options.registry
+        self.responder = options.responder
+        self.text = options.text
         self.tools = ToolRegistry(self.text)
-        self.cache = ResultCache(self.credentials) if cache else None
+        self.cache = ResultCache(self.credentials) if options.cache else None
         self.subscriptions = SubscriptionRouter(self)
-        self.subscriptions.keep_on_loss = bool(reconnect)
+        self.subscriptions.keep_on_loss = bool(options.reconnect)
         self.notifications = NotificationRouter(
-            logging.getLogger(f"mcpclient.server.{transport.name}"), self, on_notification=on_notification,
-            on_log=on_log, on_resource_updated=on_resource_updated,
-            on_changed={"tools": on_tools_changed, "prompts": on_prompts_changed, "resources": on_resources_changed})
-        self.on_reconnect = on_reconnect
+            options.server_log, self, on_notification=options.on_notification, on_log=options.on_log,
+            on_resource_updated=options.on_resource_updated, on_changed=options.on_changed)
+        self.on_reconnect = options.on_reconnect
         self._refresh: Optional[Tuple[Session, Any]] = None  # (session, its refresh lane): refresh_lane
         if registry is not None:
             self._install(registry)
-        connector = Connector(protocol, client_identity(client_info), self.responder.capabilities, probe_timeout,
-                              reuse_discovery=cache)
-        self.conn = Connection(transport, connector, self, reconnect=reconnect or None, keepalive=keepalive)
+        connector = Connector(options.protocol, options.client_info, self.responder.capabilities,
+                              options.probe_timeout, reuse_discovery=options.cache)
+        self.conn = Connection(options.transport, connector, self, reconnect=options.reconnect,
+                               keepalive=options.keepalive)
 
     # --- the one way to send (``Requester``) ----------------------------------------------------
 
@@ -146,7 +94,7 @@ class ClientCore:
         return Deadline(self._seconds(timeout), resets=resets, max_total=settings.max_total_timeout if resets else None)
 
     def _seconds(self, timeout: Any) -> Optional[float]:
-        return self.settings.timeout if timeout is DEFAULT else _params.check_timeout(timeout)
+        return self.settings.timeout if timeout is DEFAULT else check_timeout(timeout)
 
     @property
     def session(self) -> Session:
@@ -525,13 +473,6 @@ class ClientCore:
     def answer(self, method: str, params: Dict[str, Any]) -> Any:
         """Answer a server request with the client's own handlers (sampling, elicitation, roots)."""
         return self.responder.answer(method, params)
-
-
-def _tasks_extension(settings: Dict[str, Any]) -> Any:
-    """``Client(extensions={TASKS: settings})``: the Tasks extension, its options from ``settings``."""
-    from ..extensions.tasks.extension import TasksExtension  # deferred: import cost; only clients that declare TASKS
-
-    return TasksExtension.from_settings(settings)
 
 
 def declared_extensions(capabilities: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:

@@ -1,5 +1,5 @@
 """The layers the façade's methods use (request params, the result types), loaded when first
-used rather than with ``import mcpclient`` (params with the first ``Client``, the types with its
+used rather than with ``import mcpclient`` (params and the types with the first
 ``connect()``: ``_client.connection``): a program that imports the package without making a
 client (a Django project's every ``manage.py`` command) does not pay for them."""
 from __future__ import annotations
@@ -13,7 +13,7 @@ __all__ = ["params", "types"]
 
 
 def _load_params() -> ModuleType:
-    from ..protocol import params  # deferred: the protocol layer loads with the first Client
+    from ..protocol import params  # deferred: the protocol layer loads with the first connect()
     return params
 
 

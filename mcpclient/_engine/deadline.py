@@ -10,9 +10,9 @@ wait and timer, a task's wait) sees it move.
 from __future__ import annotations
 
 from time import monotonic as _monotonic
-from typing import Optional
+from typing import Any, Optional
 
-__all__ = ["Deadline", "NEVER"]
+__all__ = ["Deadline", "NEVER", "check_timeout"]
 
 _INF = float("inf")
 
@@ -58,3 +58,14 @@ class Deadline:
 
 #: No time limit (a call that was never sent, an internal wait without one). Never moves.
 NEVER = Deadline(None, started=0.0)
+
+
+def check_timeout(timeout: Any) -> Optional[float]:
+    """A timeout is ``None`` (wait forever) or a number of seconds >= 0."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
+    if not timeout >= 0:  # also rejects NaN
+        raise ValueError(f"timeout must be >= 0, got {timeout!r}")
+    return float(timeout)

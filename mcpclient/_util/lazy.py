@@ -33,7 +33,7 @@ class LazyModule:
     """A module imported on its first attribute lookup: ``load()`` imports and returns it (an
     ``import`` statement inside a function, so the layering checks see the import). The façade
     keeps the protocol layer behind these: ``import mcpclient`` loads no engine, and the first
-    ``Client(...)`` loads it (benchmarks/README.md, import time)."""
+    ``connect()`` loads it (benchmarks/README.md, import time)."""
 
     def __init__(self, load: Callable[[], ModuleType]) -> None:
         self._load = load

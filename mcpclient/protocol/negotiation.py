@@ -20,14 +20,14 @@ from ..errors import HTTPError, ProtocolError, RequestTimeout, RPCError, Unsuppo
 from .stateless import (
     LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_VERSIONS, mutual_version, request_meta, routing_headers,
 )
-from .spec import HANDSHAKE_VERSIONS, LATEST_HANDSHAKE_VERSION
+from .spec import HANDSHAKE_VERSIONS
 from .._engine.deadline import Deadline
 from .._engine.session import Session
 
 if TYPE_CHECKING:
     from ..types._implementation import Implementation
 
-__all__ = ["LEGACY", "Negotiated", "era_setting", "forget_era", "fresh_discovery", "keep_discovery", "probe",
+__all__ = ["LEGACY", "Negotiated", "forget_era", "fresh_discovery", "keep_discovery", "probe",
            "refused_discover", "remember_era", "remembered_era"]
 
 log = logging.getLogger("mcpclient")
@@ -67,22 +67,6 @@ class Negotiated:
     def __repr__(self) -> str:
         return (f"Negotiated(version={self.version!r}, stateless={self.stateless!r}, capabilities="
                 f"{self.capabilities!r}, server_info={self.server_info!r}, instructions={self.instructions!r})")
-
-
-def era_setting(protocol: str) -> "tuple[str, Optional[str], Optional[str]]":
-    """``Client(protocol=)`` as (mode, modern revision to offer, handshake revision to offer)."""
-    if protocol == "auto":
-        return "auto", LATEST_MODERN_VERSION, LATEST_HANDSHAKE_VERSION
-    if protocol == "legacy":
-        return "legacy", None, LATEST_HANDSHAKE_VERSION
-    if protocol == "modern":
-        return "modern", LATEST_MODERN_VERSION, None
-    if protocol in MODERN_VERSIONS:
-        return "modern", protocol, None
-    if protocol in HANDSHAKE_VERSIONS:
-        return "legacy", None, protocol
-    raise ValueError(f"protocol must be 'auto', 'legacy', 'modern' or one of "
-                     f"{', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}; got {protocol!r}")
 
 
 _discoveries: Dict[Any, "tuple[float, Negotiated]"] = {}  # (url, credentials) -> (expiry, result)

@@ -20,21 +20,10 @@ from .spec import LOG_LEVELS
 if TYPE_CHECKING:
     from ..types._tools import ResourceContents, Tool, ToolResult
 
-__all__ = ["check_timeout", "complete_params", "contents", "iterate", "level", "none", "page_items", "pages",
+__all__ = ["complete_params", "contents", "iterate", "level", "none", "page_items", "pages",
            "prompt_params", "tool_call", "uri"]
 
 log = logging.getLogger("mcpclient")
-
-
-def check_timeout(timeout: Any) -> Optional[float]:
-    """A timeout is ``None`` (wait forever) or a number of seconds >= 0."""
-    if timeout is None:
-        return None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise TypeError(f"timeout must be a number of seconds or None, not {type(timeout).__name__}")
-    if not timeout >= 0:  # also rejects NaN
-        raise ValueError(f"timeout must be >= 0, got {timeout!r}")
-    return float(timeout)
 
 
 def none(_: Any) -> None:

@@ -5,7 +5,7 @@ A server that needs something from the client while handling ``tools/call``, ``p
 elicitation, roots). The client answers each with the same handlers that serve handshake-era
 server requests, and repeats the request — a new JSON-RPC id, the original params plus
 ``inputResponses`` and the server's ``requestState`` echoed exactly. This module is that one
-step; ``eras.Stateless`` runs it inside the call's transform, so the blocking caller or the
+step; ``stateless_era.Stateless`` runs it inside the call's transform, so the blocking caller or the
 worker thread of a future runs the handlers (never the reader), within the call's one deadline.
 """
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, Optional, Tuple
 
 from ..errors import ProtocolError
+from .stateless import LATEST_MODERN_VERSION, MODERN_VERSIONS
 
 __all__ = [
     "ELICITATION_MODES",
@@ -16,6 +17,7 @@ __all__ = [
     "SAFE_METHODS",
     "choose_offer",
     "check_server_version",
+    "era_setting",
     "initialize_params",
     "listen_capabilities",
     "missing_capabilities",
@@ -144,3 +146,19 @@ def missing_capabilities(capabilities: Optional[Dict[str, Any]], version: Option
         if needed is not None and not server_has(capabilities, needed):
             missing[method] = needed
     return missing
+
+
+def era_setting(protocol: str) -> "tuple[str, Optional[str], Optional[str]]":
+    """``Client(protocol=)`` as (mode, modern revision to offer, handshake revision to offer)."""
+    if protocol == "auto":
+        return "auto", LATEST_MODERN_VERSION, LATEST_HANDSHAKE_VERSION
+    if protocol == "legacy":
+        return "legacy", None, LATEST_HANDSHAKE_VERSION
+    if protocol == "modern":
+        return "modern", LATEST_MODERN_VERSION, None
+    if protocol in MODERN_VERSIONS:
+        return "modern", protocol, None
+    if protocol in HANDSHAKE_VERSIONS:
+        return "legacy", None, protocol
+    raise ValueError(f"protocol must be 'auto', 'legacy', 'modern' or one of "
+                     f"{', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}; got {protocol!r}")

@@ -137,6 +137,12 @@ class Transport(ABC):
     def start(self) -> None:
         """Connect (spawn the process, open the stream). Raises ``ConnectError``."""
 
+    def launch(self) -> None:
+        """Begin what ``start()`` would wait longest for, now, so that it runs while the client
+        gets ready (a stdio server boots while the client's engine loads); ``start()`` then
+        finishes it, and raises what failed here. Once begun (or started), a transport ignores
+        another ``launch()``; ``close()`` stops what it began. The default does nothing."""
+
     @abstractmethod
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,

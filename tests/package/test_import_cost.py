@@ -1,11 +1,12 @@
 """``import mcpclient`` stays cheap: it loads neither ``requests`` nor ``jsonschema``, nor the
-engine (it loads with the first ``Client``) and the types (with its ``connect()``), nor the rare
+engine and the types (they load with the first ``connect()``, after it started the transport), nor the rare
 content types and feature modules, which load on first use.
 """
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import mcpclient
 
@@ -19,9 +20,9 @@ def test_import_does_not_load_requests_or_jsonschema():
 
 
 def test_import_loads_only_the_facade_and_the_errors():
-    """The engine and the protocol layer load with the first ``Client``, the types (and
-    ``dataclasses`` with them) with its ``connect()``: a program that imports mcpclient without
-    making a client does not pay for them."""
+    """The engine, the protocol layer and the types (``dataclasses`` with them) load with the
+    first ``connect()``: a program that imports mcpclient without connecting a client does not
+    pay for them."""
     code = ("import sys, mcpclient; print(sorted(m for m in sys.modules if m.startswith('mcpclient')));"
             "print('dataclasses' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
@@ -67,26 +68,45 @@ def test_import_does_not_load_rare_content_types_or_feature_modules():
         assert typing.get_args(typing.get_type_hints(cls)["content"])
 
 
-def test_a_stdio_server_starts_before_the_types_load():
-    """``Client(...)`` loads the engine but neither ``dataclasses`` nor the types; ``connect()``
-    starts the server first and loads them while it boots (benchmarks/cold.py, connect cold)."""
+def test_a_stdio_server_starts_before_the_engine_and_the_types_load():
+    """``Client(...)`` checks its arguments and loads neither the engine nor ``dataclasses`` nor
+    the types; ``connect()`` starts the server first and loads them while it boots
+    (benchmarks/cold.py, connect cold)."""
     code = """
 import subprocess, sys
+LATER = ("dataclasses", "mcpclient.types", "shutil", "mcpclient._engine.session", "mcpclient._client.core")
 seen = []
 popen_init = subprocess.Popen.__init__
 def spy(self, *args, **kwargs):
-    seen.append(sorted(m for m in ("dataclasses", "mcpclient.types", "shutil") if m in sys.modules))
+    seen.append(sorted(m for m in LATER if m in sys.modules))
     popen_init(self, *args, **kwargs)
 subprocess.Popen.__init__ = spy
 import mcpclient
 client = mcpclient.Client([sys.executable, "-m", "mcpclient.testing"], protocol="legacy")
-seen.append(sorted(m for m in ("dataclasses", "mcpclient.types") if m in sys.modules))
+seen.append(sorted(m for m in LATER if m in sys.modules))
 with client:
     assert client.call_tool("echo", {"text": "hi"}).text == "hi"
+seen.append(sorted(m for m in LATER if m in sys.modules))
 print(seen)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.stdout.strip() == "[[], []]", out.stderr
+    assert out.stdout.strip() == repr([[], [], ["dataclasses", "mcpclient._client.core", "mcpclient._engine.session",
+                                            "mcpclient.types"]]), out.stderr
+
+
+def test_a_handshake_era_connection_loads_nothing_of_the_2026_era_strategy():
+    """The era a connection does not negotiate costs nothing: ``protocol.stateless_era`` loads
+    only when a server speaks 2026-07-28 (and then the calls go through it)."""
+    code = """
+import sys, mcpclient
+for protocol in ("legacy", "2026-07-28"):
+    with mcpclient.Client([sys.executable, sys.argv[1]], protocol=protocol) as client:
+        assert client.call_tool("fail").is_error
+        print(protocol, type(client._core.conn.era).__name__, "mcpclient.protocol.stateless_era" in sys.modules)
+"""
+    dual_era = Path(__file__).parents[1] / "servers" / "trace_echo.py"
+    out = subprocess.run([sys.executable, "-c", code, str(dual_era)], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split("\n")[:2] == ["legacy Handshake False", "2026-07-28 Stateless True"], out.stderr
 
 
 def test_the_elicitation_modes_a_client_checks_are_those_the_types_parse():

@@ -13,7 +13,7 @@ from conftest import LONG
 from helpers import ScriptedServer
 from mcpclient import Client, MemoryTransport, ProtocolError
 from mcpclient.errors import RequestTimeout
-from mcpclient.protocol.negotiation import era_setting
+from mcpclient.protocol.spec import era_setting
 from mcpclient.protocol.spec import check_server_version, choose_offer, required_capability, server_has
 from mcpclient.protocol.stateless import mutual_version
 

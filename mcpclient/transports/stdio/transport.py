@@ -140,7 +140,9 @@ class StdioTransport(Transport):
         self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
         self._exited = threading.Event()
         self._closing = threading.Event()
-        self._starting = False
+        self._starting = False  # the server is being (or was) spawned: by start(), or ahead of it by launch()
+        self._started = False  # start() was called
+        self._launch_error: Optional[BaseException] = None  # what launch() met, for start() to raise
         self._threads: list = []
         self.instance = next_instance()
         self.skipped_lines = 0
@@ -174,7 +176,32 @@ class StdioTransport(Transport):
     def _child_env(self) -> Dict[str, str]:
         return child_env(self.env, self.inherit_env, _POSIX)
 
+    def launch(self) -> None:
+        """Spawn the server now (``Transport.launch``); ``start()`` then finds it spawned, or
+        raises what spawning it raised. A transport spawned already is left as it is."""
+        if self._starting:
+            return
+        try:
+            self._spawn()
+        except (ConnectError, ConnectionClosed) as exc:
+            self._launch_error = exc
+
     def start(self) -> None:
+        with self._lifecycle:
+            if self._started:
+                raise RuntimeError("this StdioTransport was started already; make a new one")
+            self._started = True
+            launched = self._starting
+        if not launched:
+            self._spawn()
+            return
+        error, self._launch_error = self._launch_error, None
+        if error is not None:
+            raise error
+        if self._closing.is_set():
+            raise ConnectionClosed("the transport is closed")
+
+    def _spawn(self) -> None:
         import subprocess  # here, not at the top: it costs import time for users of other transports
 
         with self._lifecycle:

@@ -1,5 +1,6 @@
 """The stdio transport's server process: started once (a second ``start()`` raises and
-spawns nothing), and never confused with an unrelated process that reused its pid after it died.
+spawns nothing; ``launch()`` spawns it ahead of ``start()``, which then spawns nothing), and never
+confused with an unrelated process that reused its pid after it died.
 """
 from __future__ import annotations
 
@@ -84,3 +85,44 @@ def test_starting_a_stdio_transport_twice_raises_and_leaks_nothing(reaper):
     finally:
         transport.close()
     assert wait_until(lambda: not (child_pids() - before))
+
+
+@pytest.mark.timeout(20)
+def test_a_launched_stdio_transport_starts_on_the_server_it_spawned(reaper):
+    before = child_pids()
+    transport = StdioTransport(faulty("normal"), stderr=None)
+    transport.launch()
+    try:
+        launched = transport.pid
+        assert launched is not None and child_pids() - before == {launched}
+        client = reaper.client(Client(transport, timeout=LONG, protocol="legacy").connect())
+        assert client.call_tool("echo", {"text": "x"}).text == "x"
+        assert transport.pid == launched and child_pids() - before == {launched}
+        with pytest.raises(RuntimeError):
+            transport.start()
+        client.close()
+    finally:
+        transport.close()
+    assert wait_until(lambda: not (child_pids() - before))
+
+
+@pytest.mark.timeout(20)
+def test_a_stdio_transport_closed_after_launch_stops_its_server_and_refuses_to_start(reaper):
+    before = child_pids()
+    transport = StdioTransport(faulty("normal"), stderr=None)
+    transport.launch()
+    assert child_pids() - before == {transport.pid}
+    transport.close()
+    assert wait_until(lambda: not (child_pids() - before))
+    with pytest.raises(MCPError):
+        transport.start()
+    assert not (child_pids() - before)
+
+
+def test_a_command_that_cannot_start_fails_connect_and_closes_the_client(reaper):
+    """``connect()`` launches the server before it builds the client's core: a spawn that fails
+    there is raised by the connect, as ever, and leaves the client closed."""
+    client = Client([sys.executable + "-no-such-interpreter"], timeout=LONG)
+    with pytest.raises(MCPError, match="could not start server"):
+        client.connect()
+    assert client.state == "closed"
