@@ -24,11 +24,9 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, FrozenSet, Lis
 
 from ..._util import fork as _fork
 from ..._util.threads import join_all, next_instance, start_thread
-from ..._util.secrets import command_secrets, mapping_secrets
 from ..._util.wire import rarely
 from ...errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
 from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
-from ._pipes import PipeLines, WokenLines, stdout_lines
 from ._process import kill_group as _kill_group, open_transports as _open, reap_at_exit as _reap_at_exit
 from ._windows import PipeWriter
 from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Transport, decode_frame, encode_frame
@@ -123,6 +121,7 @@ class StdioTransport(Transport):
         self._stderr_tail: Deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._proc: Optional["subprocess.Popen[bytes]"] = None
         self._stdout: Any = None  # WokenLines or PipeLines (see _pipes), or the raw file where pipes cannot be polled
+        self._pipe_readers = False  # _stdout and _stderr are _pipes readers (which release() lets go)
         self._stderr: Any = None
         self._stdin_fd = -1
         self._lifecycle = threading.Lock()  # orders start() against close()
@@ -165,6 +164,8 @@ class StdioTransport(Transport):
 
     def secrets(self) -> FrozenSet[str]:
         """Tokens in the command line (``--token=...``) and secret-looking environment values."""
+        from ..._util.secrets import command_secrets, mapping_secrets  # deferred: loads after the spawn, if asked
+
         return frozenset(command_secrets(self.argv) | mapping_secrets(self.env))
 
     def identity(self) -> str:
@@ -225,6 +226,8 @@ class StdioTransport(Transport):
         except (OSError, ValueError) as exc:
             raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
         if _POLLED_READS:  # before the process is published: close() may use them at once
+            from ._pipes import PipeLines, stdout_lines  # deferred: loads while the server boots
+
             try:
                 self._stdout, self._stderr = stdout_lines(proc.stdout), PipeLines(proc.stderr)  # type: ignore[arg-type]
             except OSError as exc:  # (out of file descriptors for the wake-up pipe)
@@ -236,6 +239,7 @@ class StdioTransport(Transport):
                 except subprocess.TimeoutExpired:  # not reaped yet: subprocess reaps it later
                     pass
                 raise ConnectError(f"could not start server {self.argv[0]!r}: {exc}") from exc
+            self._pipe_readers = True
         else:
             self._stdout, self._stderr = proc.stdout, proc.stderr
         with self._lifecycle:
@@ -346,9 +350,10 @@ class StdioTransport(Transport):
     def _release_readers(self) -> None:
         """The server is gone (or being closed): the threads reading its stdout and stderr take
         what the pipes hold and stop, though a descendant may keep the pipes open (POSIX)."""
-        for lines in (self._stdout, self._stderr):
-            if isinstance(lines, (PipeLines, WokenLines)):
-                lines.release()
+        if self._pipe_readers:  # (else the subprocess file objects: nothing to release)
+            for lines in (self._stdout, self._stderr):
+                if lines is not None:
+                    lines.release()
 
     # --- I/O ------------------------------------------------------------------------------------
 
