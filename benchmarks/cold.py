@@ -9,9 +9,9 @@ For every client, each round runs one fresh ``python`` that imports the client, 
   connect, one call, close, exit), timed from outside;
 * **connect cold**: inside the process, from after the imports to the end of the handshake
   (what a first ``connect()`` costs: what it loads lazily, the spawn or the TCP connect, the
-  handshake); over HTTP ``mcpclient+imp`` is mcpclient with its HTTP transport imported first, as
-  raw ``requests`` is timed after ``import requests`` (``mcpclient`` alone loads requests inside
-  its first ``connect()``);
+  handshake); over HTTP ``mcpclient+imp`` is mcpclient with ``requests`` imported first, as raw
+  ``requests`` is timed after ``import requests`` (``mcpclient`` alone loads requests inside its
+  first ``connect()``);
 * **first call**: the first ``tools/call`` after that;
 * **RSS**: the client process's resident set after 1,000 calls (``/proc/self/status``).
 
@@ -160,10 +160,10 @@ url, n = sys.argv[1], int(sys.argv[2])
                                             "server, n = sys.argv[1], int(sys.argv[2])"),
 }
 # Like for like with raw requests, whose connect cold is timed after ``import requests``: the same
-# mcpclient script with its HTTP transport (requests with it) imported before the clock starts.
-# (``import mcpclient`` leaves requests unloaded, so the row above pays for it inside connect.)
+# mcpclient script with ``requests`` imported before the clock starts. (``import mcpclient`` and
+# ``Client(url)`` leave requests unloaded, so the row above pays for it inside connect.)
 HTTP["mcpclient+imp"] = HTTP["mcpclient"].replace(
-    "from mcpclient import Client\n", "from mcpclient import Client\nimport mcpclient.transports.http\n")
+    "from mcpclient import Client\n", "from mcpclient import Client\nimport requests\n")
 assert HTTP["mcpclient+imp"] != HTTP["mcpclient"]
 
 
