@@ -11,9 +11,10 @@ this). ``era_for`` turns the result into the era strategy the client then uses, 
 ``Connection`` holds all of it for one client: transport, session, state, ``Negotiated``, era.
 
 What a ``Client(...)`` and its ``connect()`` import before the transport starts is kept small
-(the checks of the arguments, the transport): the engine, this module and the result types
-(``dataclasses`` with them) load after ``Transport.launch``, while a stdio server boots and
-before its first answer is waited for (benchmarks/cold.py, "connect cold").
+(the checks of the arguments, the transport): the engine and this module load after
+``Transport.launch``, while a stdio server boots, and the result types (``dataclasses`` with
+them) once the first request is sent, while the server answers it (benchmarks/cold.py,
+"connect cold").
 """
 from __future__ import annotations
 
@@ -122,8 +123,6 @@ class Connector:
     def _handshake(self, session: Session, deadline: Deadline, replace: Replace) -> Tuple[Session, Negotiated]:
         """``server/discover`` (unless legacy is known or asked for), else ``initialize``."""
         session.start()
-        from .. import types  # noqa: F401 (the result types load here, while a stdio server boots: module docstring)
-
         transport = session.transport
         key = transport.identity()
         if transport.handshake_only and self.mode == "modern":
@@ -149,8 +148,11 @@ class Connector:
         key = transport.identity()
         params = initialize_params(self.offer, self.client_info, self.capabilities())  # type: ignore[arg-type]
         try:
-            result = session.call("initialize", params, deadline=deadline, owned=True, idempotent=True, setup=True,
-                                  cancellable=False).result()
+            answer = session.call("initialize", params, deadline=deadline, owned=True, idempotent=True, setup=True,
+                                  cancellable=False)
+            from .. import types  # noqa: F401 (the result types load while the server answers: module docstring)
+
+            result = answer.result()
         except UnsupportedProtocolVersion:
             # A server we took for legacy (a slow probe, or a remembered verdict) is modern after all.
             forget_era(key)

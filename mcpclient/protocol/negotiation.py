@@ -121,8 +121,11 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
         params = {"_meta": request_meta(version, capabilities, client_info)}
         headers = routing_headers("server/discover", params, version, {}) if session.transport.sends_headers else None
         try:
-            result = session.call("server/discover", params, deadline=deadline, owned=True, headers=headers,
-                                  idempotent=True).result()
+            answer = session.call("server/discover", params, deadline=deadline, owned=True, headers=headers,
+                                  idempotent=True)
+            from .. import types  # noqa: F401 (the result types load while the server answers: _client.connection)
+
+            result = answer.result()
         except UnsupportedProtocolVersion as exc:
             mutual = mutual_version(exc.supported)
             if mutual is not None and attempt == 0:
