@@ -3,7 +3,6 @@ makes the call's one deadline and hands the call to the client's core (``_client
 contract every request method shares is written once, in ``Client``'s docstring."""
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
 
@@ -132,36 +131,36 @@ class Client:
         extensions: ExtensionsSetting = None, max_server_text: Optional[int] = 8192,
     ) -> None:
         options = {name: value for name, value in locals().items() if name not in _NOT_OPTIONS}  # every keyword
-        from ._client.options import Options  # deferred: the checks load with the first Client, the core at connect()
+        from ._client.options import BuildLock, Options  # deferred: the checks load with the first Client, the core at connect()
         from .transports.targets import transport_and_options  # deferred, as the checks
         transport, options = transport_and_options(target, headers, auth, options)
         self._options: Optional[Options] = Options(transport, **options)  # every argument checked now
-        self._building = threading.Lock()
+        self._building = BuildLock()
         self._finalizer: Optional[weakref.finalize] = None
 
     def _built(self, launch: bool = False) -> ClientCore:
-        """The core, built on first use (``_core``): the engine and the protocol layer load then.
-        ``launch``: the transport starts first (``Transport.launch``), so a stdio server boots
-        while they load; whatever fails after that stops it."""
-        with self._building:
+        """The core, built on first use (``_core``): the engine and the protocol layer load now.
+        ``launch``: the transport starts first (``Transport.launch``), so that a stdio server
+        boots while they load; if building fails, the transport is closed again."""
+        with self._building:  # (re-entrant: a signal handler's close() may come in meanwhile)
             core = self.__dict__.get("_core")
-            if core is not None:
-                return core  # type: ignore[no-any-return]
-            options = self._options
-            assert options is not None
-            try:
-                if launch:
-                    options.transport.launch()
-                from ._client.core import ClientCore  # deferred: the engine loads with the first connect()
+            if core is None:
+                options = self._options
+                assert options is not None
+                try:
+                    if launch:
+                        options.transport.launch()
+                    from ._client.core import ClientCore  # deferred: the engine loads with the first connect()
 
-                core = ClientCore(self, options)
-            except BaseException:
-                if launch:
-                    options.transport.close()
-                raise
-            self._finalizer = weakref.finalize(self, core.release, True)
-            self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
-            self.__dict__["_core"], self._options = core, None
+                    built = ClientCore(self, options)
+                except BaseException:
+                    if launch:
+                        options.transport.close()
+                    raise
+                core = self.__dict__.setdefault("_core", built)  # (one that close() built meanwhile wins)
+                self._finalizer = weakref.finalize(self, core.release, True)
+                self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
+                self._options = None
             return core  # type: ignore[no-any-return]
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -179,7 +178,18 @@ class Client:
         """
         core = self.__dict__.get("_core")
         if core is None:  # the first use: the transport starts while the core is built
+            if timeout is not DEFAULT:
+                from ._engine.deadline import check_timeout  # (loaded: the options are)
+
+                check_timeout(timeout)  # a wrong timeout starts nothing
             core = self._built(launch=True)
+            try:
+                core.connect(timeout)
+            except BaseException:
+                if core.conn.state == "new":  # failed before the connection opened: stop what launched
+                    core.release()
+                raise
+            return self
         core.connect(timeout)
         return self
 

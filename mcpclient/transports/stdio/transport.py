@@ -201,6 +201,8 @@ class StdioTransport(Transport):
             raise error
         if self._closing.is_set():
             raise ConnectionClosed("the transport is closed")
+        if self._inherited:  # launched, then forked before it started: that server is the parent's
+            raise ConnectionClosed("the server was launched by the parent process of this fork")
 
     def _spawn(self) -> None:
         import subprocess  # here, not at the top: it costs import time for users of other transports
