@@ -12,7 +12,7 @@ from ._version import __version__
 
 if TYPE_CHECKING:
     from ._client.core import ClientCore
-    from ._client.options import Options
+    from ._client.first_use import FirstUse
     from ._engine.futures import CallFuture, ProgressCallback
     from ._engine.session import Session
     from .errors import MCPError
@@ -36,14 +36,15 @@ T = TypeVar("T")
 _NOT_OPTIONS = frozenset(("self", "target", "headers", "auth"))
 
 
-class _BuiltOnFirstUse:
-    """``Client._core``: builds the core the first time it is read, and stores it in the
-    instance, which later reads find first (a non-data descriptor: no cost after the first)."""
+class _CoreOnFirstUse:
+    """``Client._core``: built on first use (``_client.first_use``); a non-data descriptor, so
+    that once built the core, kept in the instance, is found first and this costs nothing."""
 
     def __get__(self, client: Optional["Client"], owner: type) -> Any:
         if client is None:
             return self
-        return client._built()
+        first_use = client._first_use
+        return client.__dict__["_core"] if first_use is None else first_use.core(client)
 
 
 class Client:
@@ -131,37 +132,12 @@ class Client:
         extensions: ExtensionsSetting = None, max_server_text: Optional[int] = 8192,
     ) -> None:
         options = {name: value for name, value in locals().items() if name not in _NOT_OPTIONS}  # every keyword
-        from ._client.options import BuildLock, Options  # deferred: the checks load with the first Client, the core at connect()
+        from ._client.first_use import FirstUse  # deferred: the checks load with the first Client, the core at connect()
+        from ._client.options import Options
         from .transports.targets import transport_and_options  # deferred, as the checks
         transport, options = transport_and_options(target, headers, auth, options)
-        self._options: Optional[Options] = Options(transport, **options)  # every argument checked now
-        self._building = BuildLock()
+        self._first_use: Optional[FirstUse] = FirstUse(Options(transport, **options))  # every argument checked now
         self._finalizer: Optional[weakref.finalize] = None
-
-    def _built(self, launch: bool = False) -> ClientCore:
-        """The core, built on first use (``_core``): the engine and the protocol layer load now.
-        ``launch``: the transport starts first (``Transport.launch``), so that a stdio server
-        boots while they load; if building fails, the transport is closed again."""
-        with self._building:  # (re-entrant: a signal handler's close() may come in meanwhile)
-            core = self.__dict__.get("_core")
-            if core is None:
-                options = self._options
-                assert options is not None
-                try:
-                    if launch:
-                        options.transport.launch()
-                    from ._client.core import ClientCore  # deferred: the engine loads with the first connect()
-
-                    built = ClientCore(self, options)
-                except BaseException:
-                    if launch:
-                        options.transport.close()
-                    raise
-                core = self.__dict__.setdefault("_core", built)  # (one that close() built meanwhile wins)
-                self._finalizer = weakref.finalize(self, core.release, True)
-                self._finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
-                self._options = None
-            return core  # type: ignore[no-any-return]
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -176,21 +152,11 @@ class Client:
             ConnectError: the server could not be started or the handshake failed (retry safely).
             UnsupportedProtocolVersion: the server speaks none of the revisions asked for.
         """
-        core = self.__dict__.get("_core")
-        if core is None:  # the first use: the transport starts while the core is built
-            if timeout is not DEFAULT:
-                from ._engine.deadline import check_timeout  # (loaded: the options are)
-
-                check_timeout(timeout)  # a wrong timeout starts nothing
-            core = self._built(launch=True)
-            try:
-                core.connect(timeout)
-            except BaseException:
-                if core.conn.state == "new":  # failed before the connection opened: stop what launched
-                    core.release()
-                raise
-            return self
-        core.connect(timeout)
+        first_use = self._first_use
+        if first_use is not None:  # the transport starts while the core is built (``_client.first_use``)
+            first_use.connect(self, timeout)
+        else:
+            self._core.connect(timeout)
         return self
 
     def close(self) -> None:
@@ -208,8 +174,8 @@ class Client:
     def __exit__(self, *exc_info: Any) -> None:
         self.close()
 
-    #: The client's core (``_client.core``), built on first use (``_built``).
-    _core: ClientCore = _BuiltOnFirstUse()  # type: ignore[assignment]
+    #: The client's core (``_client.core``), built on first use (``_client.first_use``).
+    _core: ClientCore = _CoreOnFirstUse()  # type: ignore[assignment]
 
     def __getstate__(self) -> Any:
         raise TypeError("a Client holds a live connection and cannot be pickled")

@@ -10,12 +10,9 @@ module imports nothing of the engine or the protocol layer: a bad argument still
 from __future__ import annotations
 
 import logging
-import threading
-import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union
 
 from .._engine.deadline import check_timeout
-from .._util import fork as _fork
 from ..protocol.spec import era_setting
 from .responder import Responder
 from .server_text import TextLimit
@@ -26,7 +23,7 @@ if TYPE_CHECKING:
     from ..policies.tracing import Tracing
     from ..transports.base import Transport
 
-__all__ = ["BuildLock", "Options", "Settings", "client_identity"]
+__all__ = ["Options", "Settings", "client_identity"]
 
 
 class Settings:
@@ -129,29 +126,3 @@ def _tasks_extension(settings: Dict[str, Any]) -> Any:
     from ..extensions.tasks.extension import TasksExtension  # deferred: import cost; only clients that declare TASKS
 
     return TasksExtension.from_settings(settings)
-
-
-class BuildLock:
-    """The lock a client's core is built under (``Client._built``): re-entrant, since a signal
-    handler's ``close()`` may come in while the main thread builds, and replaced in a forked
-    child, where a thread of the parent may have held it at the fork."""
-
-    _live: "weakref.WeakSet[BuildLock]" = weakref.WeakSet()
-
-    def __init__(self) -> None:
-        self._lock = threading.RLock()
-        BuildLock._live.add(self)
-
-    def __enter__(self) -> None:
-        self._lock.acquire()
-
-    def __exit__(self, *exc_info: Any) -> None:
-        self._lock.release()
-
-    @classmethod
-    def _renew_all(cls) -> None:
-        for lock in list(cls._live):
-            lock._lock = threading.RLock()
-
-
-_fork.in_child(BuildLock._renew_all)

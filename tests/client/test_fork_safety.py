@@ -252,6 +252,48 @@ def test_a_forked_child_does_not_hang_on_a_lock_a_parent_thread_held_at_the_fork
     assert out == {"call": "ok", "list": "ok", "close": "ok"}, out
 
 
+FORK_HELD_BUILD_LOCK = """
+    import signal
+    client = Client(server_command(), timeout=5)  # made, never used: its core is built on first use
+    held, release = threading.Event(), threading.Event()
+
+    def holder():  # a thread of the parent building the client's core at the moment of the fork
+        with client._first_use._lock:
+            held.set()
+            release.wait()
+
+    threading.Thread(target=holder, daemon=True).start()
+    held.wait()
+
+    def child():  # on the child's main thread (a new thread may reuse the holder's ident, and own its lock)
+        def hung(*_):
+            raise TimeoutError("hung")
+        signal.signal(signal.SIGALRM, hung)
+        signal.alarm(5)
+        try:
+            got = client.connect().call_tool("add", {"a": 1, "b": 2}).structured_content
+            client.close()
+            return {"got": got, "state": client.state}
+        finally:
+            signal.alarm(0)
+
+    out = in_child(child)
+    release.set()
+    client.close()
+    report(**out)
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_builds_a_client_whose_first_use_a_parent_thread_was_in_at_the_fork():
+    """The lock a client's core is built under on first use is replaced in the child, as the
+    others are: a parent thread that held it at the fork does not hang the child's connect."""
+    from forking import run
+
+    out = run(FORK_HELD_BUILD_LOCK)
+    assert out == {"got": {"sum": 3}, "state": "closed"}, out
+
+
 # --- a forked child does not inherit the parent's failed attempts ---------------------------------
 
 FORK_AFTER_GIVING_UP = """
