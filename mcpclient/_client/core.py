@@ -56,7 +56,7 @@ log = logging.getLogger("mcpclient")
 
 class ClientCore:
     """One client's inside (see the module docstring), made on the client's first use
-    (``Options.build``, from the arguments ``Client.__init__`` checked)."""
+    (``_client.first_use``), from the arguments ``Client.__init__`` checked (``Options``)."""
 
     def __init__(self, client: Any, options: Options) -> None:
         """Wire the collaborators from ``Client(...)``'s checked ``options``; ``client`` is held

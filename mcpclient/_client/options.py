@@ -1,11 +1,11 @@
 """``Options``: ``Client(...)``'s arguments, checked when the client is made, and the parts of
 the client that need nothing more than them.
 
-A ``Client`` holds its ``Options`` until its core (``_client.core``: the engine, the protocol
-layer, the routers) is built, which ``connect()`` does after it has started the transport
-(``Transport.launch``): a stdio server boots while the engine loads, rather than after. So this
-module imports nothing of the engine or the protocol layer: a bad argument still fails at
-``Client(...)``, at the cost of the checks alone.
+The client's core (``_client.core``: the engine, the protocol layer, the routers) is built from
+them on first use, after ``connect()`` has started the transport (``_client.first_use``), so
+that a stdio server boots while the engine loads. So this module imports only what the checks
+need (``_engine.deadline``, ``protocol.spec``: no session, no futures): a bad argument still
+fails at ``Client(...)``, at the cost of the checks alone.
 """
 from __future__ import annotations
 
