@@ -487,7 +487,7 @@ def test_a_keepalive_ping_that_cannot_be_sent_does_not_stall_the_timer():
             senders = [threading.Thread(target=big, daemon=True) for _ in range(2)]
             for sender in senders:
                 sender.start()
-            assert wait_until(lambda: transport._queued >= (4 << 20))  # before the first tick (1 s)
+            assert wait_until(lambda: transport._writer._queued >= (4 << 20))  # before the first tick (1 s)
             with pytest.raises(RequestTimeout):
                 call.result(timeout=LONG)
             took = time.monotonic() - started

@@ -1,12 +1,13 @@
 """stdio transport: the server is a child process speaking newline-delimited JSON-RPC.
 
 Owns the child's whole life: spawning it (argv only, never a shell) with a filtered environment
-(``_cmdline``), its process group (``_process``), draining its stderr on a thread, noticing its exit on another (which then lets
-the stdout and stderr readers go, though a descendant outside its process group may still hold
-the pipes: ``_pipes``), writing without ever blocking past a deadline or a close (on a writer
-thread where pipes cannot be non-blocking: Windows), and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole process group; on
-Windows, ``taskkill`` of the process tree). Windows specifics are in ``_windows``. Standard
-library only.
+(``_cmdline``), its process group (``_process``), draining its stderr on a thread, noticing its
+exit on another (which then lets the stdout and stderr readers go, though a descendant outside
+its process group may still hold the pipes: ``_pipes``), writing without ever blocking past a
+deadline or a close (``_stdin``; on a writer thread where pipes cannot be non-blocking:
+Windows), and the bounded shutdown ladder (close stdin, wait, SIGTERM, SIGKILL to the whole
+process group; on Windows, ``taskkill`` of the process tree). Windows specifics are in
+``_windows``. Standard library only.
 
 Process-group signals are sent only while the group leader is alive or a zombie (not yet reaped),
 so its pid, which names the group, cannot have been reused by an unrelated process.
@@ -15,19 +16,20 @@ from __future__ import annotations
 
 import logging
 import os
-import select
 import threading
 import time
 import weakref
 from collections import deque
+from functools import partial
 from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, FrozenSet, List, Mapping, Optional, Sequence, Union
 
 from ..._util import fork as _fork
 from ..._util.threads import join_all, next_instance, start_thread
 from ..._util.wire import rarely
-from ...errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError, SendTimeout
+from ...errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError
 from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
 from ._process import kill_group as _kill_group, open_transports as _open, reap_at_exit as _reap_at_exit
+from ._stdin import POLL, StdinWriter
 from ._windows import PipeWriter
 from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Transport, decode_frame, encode_frame
 
@@ -51,21 +53,16 @@ _BLOCKING_PIPES = not _POSIX
 _POLLED_READS = _POSIX
 #: Wait for the child's exit without reaping it (the zombie keeps its pid, and so its group, ours).
 _PEEK_EXIT = _POSIX and hasattr(os, "waitid") and hasattr(os, "WNOWAIT")
-_POLL = 0.05  # how often a writer stuck on a full pipe looks whether the transport is closing
 _KILL_WAIT = 0.5  # after SIGKILL, how long to wait for the exit
 _TASKKILL_WAIT = 2.0  # Windows: how long taskkill may take at most
-#: Bytes senders may leave queued for the writer; past it a sender waits for room (the server is
-#: not reading: the queue would grow without bound). One frame larger than this still goes alone.
-_OUTBOX_MAX = 4 << 20
 
 
-class _Stalled(Exception):
-    """The pipe is full and the frames being written are not this thread's to wait for: ``rest``
-    goes to the stdin thread."""
-
-    def __init__(self, rest: bytes) -> None:
-        super().__init__("stdin is full")
-        self.rest = rest
+def _signal_group(reap_lock: threading.Lock, proc: "subprocess.Popen[bytes]", hard: bool, timeout: float) -> None:
+    """Signal the server's group, but only while its leader is unreaped (see the module docstring).
+    A function, not a method: the stdin writer holds it, and must not keep the transport alive."""
+    with reap_lock:
+        if proc.returncode is None:
+            _kill_group(proc, hard, timeout)
 
 
 class StdioTransport(Transport):
@@ -126,23 +123,14 @@ class StdioTransport(Transport):
         self._stdin_fd = -1
         self._lifecycle = threading.Lock()  # orders start() against close()
         self._wlock = threading.Lock()  # held while bytes go to stdin (close() takes it to close stdin)
-        self._olock = threading.Lock()  # guards the writer role and the queue below; never held across I/O
-        self._olock_cond = threading.Condition(self._olock)  # wakes the stdin thread
-        self._room = threading.Condition(self._olock)  # wakes senders waiting for room in the queue
-        self._room_waiters = 0  # how many wait there (so the common case notifies nobody)
-        self._writing = False  # a thread holds the writer role (a sender, or the stdin thread)
-        self._outbox: List[bytes] = []  # frames other senders left to the writer, in order
-        self._queued = 0  # bytes in _outbox (at most _OUTBOX_MAX, or one larger frame)
-        self._handoff: Optional[bytes] = None  # what the stdin thread must write first
-        self._flusher: Optional[threading.Thread] = None
-        self._pipe_writer: Optional[PipeWriter] = None  # with blocking pipes (Windows): all writes
+        self._writer: Optional[Union[StdinWriter, PipeWriter]] = None  # all writes, once started
         self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
         self._exited = threading.Event()
         self._closing = threading.Event()
         self._starting = False  # the server is being (or was) spawned: by start(), or ahead of it by launch()
         self._started = False  # start() was called
         self._launch_error: Optional[BaseException] = None  # what launch() met, for start() to raise
-        self._threads: list = []
+        self._threads: List[threading.Thread] = []
         self.instance = next_instance()
         self.skipped_lines = 0
         self._receiving = False
@@ -268,8 +256,10 @@ class StdioTransport(Transport):
             start_thread(self._wait_exit, f"{prefix}-waiter"),
         ]
         if _BLOCKING_PIPES:  # every write on its own thread; senders wait till their deadline
-            self._pipe_writer = PipeWriter(self._stdin_fd, self.name, f"{prefix}-stdin", self._wlock, self._closing)
-            self._threads.append(self._pipe_writer.thread)
+            self._writer = PipeWriter(self._stdin_fd, self.name, f"{prefix}-stdin", self._wlock, self._closing)
+        else:
+            self._writer = StdinWriter(self._stdin_fd, self.name, f"{prefix}-stdin", self._wlock, self._closing,
+                                       partial(_signal_group, self._reap_lock, proc, True, _TASKKILL_WAIT))
         log.debug("started %s (pid %s)", self.name, proc.pid)  # not argv: it may hold secrets
 
     @property
@@ -306,7 +296,7 @@ class StdioTransport(Transport):
             self._join_threads(deadline)
             return
         grace = min(self.terminate_grace, max(0.0, (deadline - time.monotonic() - _KILL_WAIT) / 2))
-        stdin_closed = self._close_stdin(proc, timeout=min(_POLL * 4, grace))
+        stdin_closed = self._close_stdin(proc, timeout=min(POLL * 4, grace))
         if not self._exited.wait(grace):
             log.info("server %s did not exit after stdin closed; sending SIGTERM", self.name)
             self._signal(proc, hard=False, deadline=deadline)
@@ -324,11 +314,8 @@ class StdioTransport(Transport):
         self._finalizer.detach()
 
     def _close_stdin(self, proc: "subprocess.Popen[bytes]", timeout: float) -> bool:
-        with self._olock:
-            self._olock_cond.notify_all()  # the stdin thread, if idle, sees the close and ends
-            self._room.notify_all()  # senders waiting for room raise ConnectionClosed
-        if self._pipe_writer is not None:
-            self._pipe_writer.wake()
+        if self._writer is not None:
+            self._writer.wake()
         if not self._wlock.acquire(timeout=timeout):
             return False
         try:
@@ -340,14 +327,12 @@ class StdioTransport(Transport):
         return True
 
     def _signal(self, proc: "subprocess.Popen[bytes]", hard: bool, deadline: Optional[float] = None) -> None:
-        """Signal the group, but only while its leader is unreaped (see the module docstring)."""
         timeout = _TASKKILL_WAIT if deadline is None else min(_TASKKILL_WAIT, deadline - time.monotonic())
-        with self._reap_lock:
-            if proc.returncode is None:
-                _kill_group(proc, hard, timeout)
+        _signal_group(self._reap_lock, proc, hard, timeout)
 
     def _join_threads(self, deadline: float) -> None:
-        join_all(self._threads, deadline)
+        writer = self._writer.thread if self._writer is not None else None
+        join_all(self._threads + ([writer] if writer is not None else []), deadline)
 
     def _release_readers(self) -> None:
         """The server is gone (or being closed): the threads reading its stdout and stderr take
@@ -361,203 +346,15 @@ class StdioTransport(Transport):
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
-        """Write one message, within ``deadline``.
-
-        Writes are combined: a sender that finds another thread writing (one holds the *writer
-        role* at a time) leaves its frame to that thread, in order, and returns; under load one
-        ``write()`` then carries many frames and the server wakes once for them. The writer
-        writes its own frame under its own deadline (nothing is queued ahead of it), then what
-        others queued meanwhile as long as the pipe takes it; when the pipe is full, the rest
-        goes to the ``mcpclient-<n>-stdin`` thread, which writes it whenever the server reads.
-        So no sender ever cuts another's frame, and none is lost while the connection lives; a
-        frame that waits too long in the queue simply times out with its call. A sender waits
-        only when the server stopped reading and the queue holds ``_OUTBOX_MAX`` bytes already
-        (a larger frame still goes behind an empty queue): for room, until its own ``deadline``
-        (then ``SendTimeout``, nothing of its frame sent). Once the transport is closing, every
-        send raises ``ConnectionClosed``. Where pipes cannot be non-blocking (Windows), every frame
-        is written on the stdin thread instead and its sender waits for it until its deadline
-        (``_windows.PipeWriter``).
-        """
-        data = encode_frame(message) + b"\n"
-        if self._stdin_fd < 0:
+        """Write one message, within ``deadline``: through ``_stdin.StdinWriter`` (combining the
+        frames of many sending threads; its ``send`` has the contract), or where pipes cannot be
+        non-blocking (Windows) ``_windows.PipeWriter``."""
+        writer = self._writer
+        if writer is None:
             raise ConnectionClosed("transport not started")
-        if self._pipe_writer is not None:  # blocking pipes (Windows): the writer thread writes
-            failure = self._pipe_writer.send(data, deadline)
-            if failure is not None:
-                raise self._exit_error() from failure
-            return
-        with self._olock:
-            while True:
-                if self._closing.is_set():
-                    raise ConnectionClosed("the transport is closed")
-                if not self._writing:
-                    self._writing = True
-                    break
-                if not self._queued or self._queued + len(data) <= _OUTBOX_MAX:
-                    # another thread writes: it (or the stdin thread) takes this too, in order
-                    self._outbox.append(data)
-                    self._queued += len(data)
-                    return
-                # The queue is full (the server stopped reading): wait for room, till our deadline.
-                timeout = None if deadline is None else deadline - time.monotonic()
-                if timeout is not None and timeout <= 0:
-                    raise SendTimeout(f"server {self.name} is not reading its stdin ({self._queued} bytes queued)")
-                self._room_waiters += 1
-                try:
-                    self._room.wait(None if timeout is None else min(timeout, threading.TIMEOUT_MAX))
-                finally:
-                    self._room_waiters -= 1
-        self._write_as_writer(data, deadline)
-
-    def _take_queue(self) -> bytes:
-        """(Holding ``_olock``.) The queued frames as one batch; senders waiting for room are woken."""
-        batch = b"".join(self._outbox)
-        self._outbox, self._queued = [], 0
-        if self._room_waiters:
-            self._room.notify_all()
-        return batch
-
-    def _give_up_role(self, drop: bool = False) -> None:
-        """(Holding ``_olock``.) Nobody writes now; ``drop``: what was queued never goes out (the
-        server is gone, or the transport is closing). Senders waiting for room are woken."""
-        self._writing = False
-        if drop:
-            self._outbox, self._queued = [], 0
-        if self._room_waiters:
-            self._room.notify_all()
-
-    def _write_as_writer(self, data: bytes, deadline: Optional[float]) -> None:
-        written = [0]
-        failure: Optional[OSError] = None
-        try:
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if timeout is not None and timeout > threading.TIMEOUT_MAX:
-                timeout = deadline = None
-            if not self._wlock.acquire(timeout=-1 if timeout is None else timeout):
-                raise SendTimeout(f"server {self.name} is not reading: stdin is being closed")
-            try:
-                failure = self._write(data, deadline, written, own=True)
-                if failure is None:
-                    failure = self._drain()
-            finally:
-                self._wlock.release()
-        except BaseException:
-            # Nothing of this frame went out (SendTimeout), or the connection is going (closed,
-            # killed), or the thread was interrupted: pass the role on with whatever is left.
-            partial = 0 < written[0] < len(data)
-            self._pass_on(data[written[0]:] if partial else b"")
-            raise
-        if failure is not None:  # a broken pipe: the server is gone, and what was queued with it
-            with self._olock:
-                self._give_up_role(drop=True)
-            raise self._exit_error() from failure  # outside the locks: it may wait for the exit
-
-    def _drain(self) -> Optional[OSError]:
-        """Holding the role: write the frames others queued while the pipe takes them; when it is
-        full, the stdin thread takes the role and the rest. Returns a broken pipe's error."""
-        while True:
-            with self._olock:
-                if not self._outbox:
-                    self._give_up_role()  # handed back only with nothing queued
-                    return None
-                batch = self._take_queue()
-            try:
-                failure = self._write(batch, None, [0], own=False)
-            except _Stalled as stall:
-                self._hand_off(stall.rest)
-                return None
-            if failure is not None:
-                return failure
-
-    def _pass_on(self, first: bytes) -> None:
-        """A writer stops early: the stdin thread takes the role, to write ``first`` (the rest of a
-        frame already begun) and then the queue; if there is nothing, or the transport is closing,
-        the role is just given up."""
-        with self._olock:
-            if self._closing.is_set():
-                self._give_up_role(drop=True)
-                return
-            if not first and not self._outbox:
-                self._give_up_role()
-                return
-        self._hand_off(first)
-
-    def _hand_off(self, first: bytes) -> None:
-        """Give the writer role to the stdin thread (started on first use), ``first`` to write first."""
-        with self._olock:
-            self._handoff = first
-            start = self._flusher is None
-            if not start:
-                self._olock_cond.notify()
-        if start:  # only the role holder gets here, so only one thread ever starts it
-            self._flusher = start_thread(self._flush, f"mcpclient-{self.instance}-stdin")
-            self._threads.append(self._flusher)  # joined by close()
-
-    def _flush(self) -> None:
-        """The stdin thread: holds the writer role while it has frames the pipe would not take at
-        once, and writes them whenever the server reads (no deadline: they are not its own; each
-        call's own deadline bounds its wait for the answer), until the queue is empty or close."""
-        while True:
-            with self._olock:
-                while self._handoff is None and not self._closing.is_set():
-                    self._olock_cond.wait()
-                if self._closing.is_set():
-                    self._give_up_role(drop=True)  # else every later send would queue for nobody
-                    return
-                data, self._handoff = self._handoff, None
-            failure: Optional[OSError] = None
-            try:
-                with self._wlock:
-                    while failure is None:
-                        failure = self._write(data, None, [0], own=False, patient=True)
-                        with self._olock:
-                            if failure is not None or not self._outbox:
-                                # a broken pipe: the server is gone, nothing more goes out
-                                self._give_up_role(drop=failure is not None)
-                                break
-                            data = self._take_queue()
-            except ConnectionClosed:  # close() or a dead server: nothing more goes out
-                with self._olock:
-                    self._give_up_role(drop=True)
-                return
-            if failure is not None:
-                log.debug("stdin of %s broke while writing queued messages: %s", self.name, failure)
-
-    def _write(self, data: bytes, deadline: Optional[float], written: List[int], own: bool,
-               patient: bool = False) -> Optional[OSError]:
-        """Write all of ``data`` (holding the write lock); a broken pipe is returned, not raised,
-        and ``written[0]`` follows the progress. When the pipe is full: ``patient`` waits for the
-        server (or close); a sender's ``own`` frame waits until its ``deadline`` (then
-        ``SendTimeout`` if nothing went out, and if half of it did, the server is killed: nothing
-        can follow half a message); other frames are not waited for: ``_Stalled`` with the rest."""
-        fd = self._stdin_fd
-        view: Optional[memoryview] = None  # after a partial write: the rest, without copying it
-        while written[0] < len(data):
-            if self._closing.is_set():
-                raise ConnectionClosed("transport closed")
-            try:
-                if not written[0]:
-                    written[0] = os.write(fd, data)
-                else:
-                    if view is None:
-                        view = memoryview(data)
-                    written[0] += os.write(fd, view[written[0]:])
-                continue
-            except BlockingIOError:  # the pipe is full: the server is slow to read, or not reading
-                pass
-            except OSError as exc:  # BrokenPipeError and friends: the server is gone
-                return exc
-            if not own and not patient:
-                raise _Stalled(data[written[0]:])
-            wait = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
-            if wait <= 0:
-                if written[0]:  # half a message is on the wire: nothing can follow it any more
-                    log.warning("server %s stopped reading in the middle of a message; killing it", self.name)
-                    self._signal(self._proc, hard=True)  # type: ignore[arg-type]
-                    raise ConnectionClosed(f"server {self.name} stopped reading mid-message")
-                raise SendTimeout(f"server {self.name} is not reading its stdin")
-            select.select((), (fd,), (), wait)
-        return None
+        failure = writer.send(encode_frame(message) + b"\n", deadline)
+        if failure is not None:  # a broken pipe: the server is gone
+            raise self._exit_error() from failure  # outside the writer's locks: it may wait for the exit
 
     def receive(self) -> Optional[Any]:
         self._receiving = True  # from now on the reader closes stdout when it sees EOF

@@ -22,7 +22,7 @@ from conftest import LONG, SERVERS, wait_until
 from mcpclient._engine.deadline import Deadline
 from mcpclient import StdioTransport
 from mcpclient.errors import ConnectionClosed, SendTimeout
-from mcpclient.transports.stdio import transport as stdio
+from mcpclient.transports.stdio import _stdin
 from mcpclient._engine.session import Session
 
 pytestmark = pytest.mark.timeout(60)
@@ -72,7 +72,7 @@ def test_a_frame_left_to_a_writer_that_times_out_is_still_delivered(tmp_path):
 
         w = threading.Thread(target=writer)
         w.start()
-        assert writing.wait(LONG) and wait_until(lambda: transport._writing)  # W holds the role, stuck
+        assert writing.wait(LONG) and wait_until(lambda: transport._writer._writing)  # W holds the role, stuck
         transport.send({"jsonrpc": "2.0", "id": 99, "method": "B"})  # left to W, no deadline of its own
         w.join(LONG)
         assert len(errors) == 1  # W's own frame went nowhere in time: its sender is told so
@@ -99,7 +99,7 @@ def test_another_callers_short_deadline_never_cuts_a_frame_or_kills_the_server(t
         # rightly killed mid-frame); "patient" (~1 s) is written across that deadline.
         short = threading.Thread(target=call, args=("short", 150_000, 1.0))
         short.start()
-        assert wait_until(lambda: session.transport._writing)
+        assert wait_until(lambda: session.transport._writer._writing)
         patient = threading.Thread(target=call, args=("patient", 400_000, None))  # left to the writer
         patient.start()
         short.join(LONG)
@@ -123,7 +123,7 @@ def test_one_threads_frames_keep_their_order_when_a_writer_gives_up(tmp_path):
 
         w = threading.Thread(target=writer)
         w.start()
-        assert wait_until(lambda: transport._writing)
+        assert wait_until(lambda: transport._writer._writing)
         transport.send({"jsonrpc": "2.0", "id": 1, "method": "B1", "params": {"p": "y" * 3950}})
         w.join(LONG)
         transport.send({"jsonrpc": "2.0", "id": 2, "method": "B2"})
@@ -200,7 +200,7 @@ def test_a_send_while_the_transport_closes_is_refused_not_queued_for_nobody(tmp_
     transport = StdioTransport(reader(tmp_path / "got.jsonl", pause=0), stderr=None, terminate_grace=0.2)
     transport.start()
     entered, go = threading.Event(), threading.Event()
-    real_write = transport._write
+    real_write = transport._writer._write
 
     def held_write(*args: Any, **kwargs: Any) -> Any:  # W's write waits until the test lets it go
         if not go.is_set():
@@ -208,7 +208,7 @@ def test_a_send_while_the_transport_closes_is_refused_not_queued_for_nobody(tmp_
             go.wait(LONG)
         return real_write(*args, **kwargs)
 
-    transport._write = held_write  # type: ignore[method-assign]
+    transport._writer._write = held_write  # type: ignore[method-assign]
     outcome: Dict[str, BaseException] = {}
 
     def writer() -> None:
@@ -239,7 +239,7 @@ def test_queued_frames_are_capped_a_sender_past_the_cap_waits_until_its_deadline
     """With the server not reading, the queue left to the writer grew without bound; now a
     sender past ``_OUTBOX_MAX`` queued bytes waits for room: ``SendTimeout`` at its deadline,
     ``ConnectionClosed`` when the transport closes."""
-    monkeypatch.setattr(stdio, "_OUTBOX_MAX", 64 * 1024)
+    monkeypatch.setattr(_stdin, "_OUTBOX_MAX", 64 * 1024)
     transport = StdioTransport(reader(tmp_path / "got.jsonl", pause=60), stderr=None, terminate_grace=0.2)
     transport.start()
     outcome: Dict[str, BaseException] = {}
@@ -255,7 +255,7 @@ def test_queued_frames_are_capped_a_sender_past_the_cap_waits_until_its_deadline
     try:
         fill(transport)
         w.start()
-        assert wait_until(lambda: transport._writing)  # W holds the role, stuck on the full pipe
+        assert wait_until(lambda: transport._writer._writing)  # W holds the role, stuck on the full pipe
         queued = 0
         with pytest.raises(SendTimeout):
             for _ in range(1000):  # ~900 KiB: far past the cap
@@ -263,7 +263,7 @@ def test_queued_frames_are_capped_a_sender_past_the_cap_waits_until_its_deadline
                                deadline=time.monotonic() + 0.2)
                 queued += 1
         assert 0 < queued <= 64 * 1024 // len(PAD)
-        assert transport._queued <= 64 * 1024
+        assert transport._writer._queued <= 64 * 1024
         blocked.start()  # no deadline: waits for room until the close
     finally:
         transport.close()
@@ -275,7 +275,7 @@ def test_queued_frames_are_capped_a_sender_past_the_cap_waits_until_its_deadline
 
 
 def test_a_sender_waiting_for_room_goes_on_when_the_server_reads_and_order_is_kept(tmp_path, monkeypatch):
-    monkeypatch.setattr(stdio, "_OUTBOX_MAX", 64 * 1024)
+    monkeypatch.setattr(_stdin, "_OUTBOX_MAX", 64 * 1024)
     out = tmp_path / "got.jsonl"
     transport = StdioTransport(reader(out, pause=1.0, chunk=65536, every=0.001), stderr=None)
     transport.start()
@@ -285,7 +285,7 @@ def test_a_sender_waiting_for_room_goes_on_when_the_server_reads_and_order_is_ke
                                                            deadline=time.monotonic() + LONG))
         w.start()
         try:
-            assert wait_until(lambda: transport._writing)
+            assert wait_until(lambda: transport._writer._writing)
             for i in range(200):  # ~180 KiB queued behind W: past the cap, so this thread waits
                 transport.send({"jsonrpc": "2.0", "method": f"q{i}", "params": {"p": PAD}},
                                deadline=time.monotonic() + LONG)

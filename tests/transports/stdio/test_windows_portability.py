@@ -24,6 +24,7 @@ from mcpclient.errors import ConnectError, ConnectionClosed, ProcessExited, Send
 from mcpclient.transports.base import CLOSE_BUDGET
 from mcpclient.transports.stdio import _cmdline, _process, transport as stdio
 from mcpclient.transports.stdio._cmdline import split_command
+from mcpclient.transports.stdio._windows import PipeWriter
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -318,7 +319,7 @@ def test_blocking_pipes_a_timed_out_frame_is_dropped_or_sent_whole_never_cut(tmp
 def test_blocking_pipes_carry_a_real_clients_traffic(blocking_pipes):
     transport = StdioTransport(TESTING_SERVER, stderr=None)
     with Client(transport, timeout=LONG) as client:
-        assert transport._pipe_writer is not None and os.get_blocking(transport._stdin_fd)
+        assert isinstance(transport._writer, PipeWriter) and os.get_blocking(transport._stdin_fd)
         assert "echo" in [tool.name for tool in client.list_tools()]
         big = "y" * (1 << 20)  # 1 MiB: many pipe-fulls through the writer thread
         assert client.call_tool("echo", {"text": big}).text == big
