@@ -19,6 +19,7 @@ import bench  # noqa: E402
 from mcpclient import Client  # noqa: E402
 from mcpclient.transports.base import decode_frame, encode_frame  # noqa: E402
 from mcpclient.types import ToolResult  # noqa: E402
+from mcpclient._engine.deadline import Deadline  # noqa: E402
 
 
 def us(stmt, number=20000, repeat=7, setup=None):
@@ -61,13 +62,14 @@ def main() -> None:
             us(lambda: json.dumps(message).encode() + b"\n"))
         # transport.send to /dev/null (the write lock, deadline, memoryview, closing check, os.write)
         devnull = os.open(os.devnull, os.O_WRONLY)
-        real_fd = transport._stdin_fd
-        transport._stdin_fd = devnull
+        writer = transport._writer  # (the stdin writer: _stdin.StdinWriter)
+        real_fd = writer._fd
+        writer._fd = devnull
         try:
             add("StdioTransport.send (encode + lock + os.write to /dev/null)",
                 us(lambda: transport.send(message, deadline=None, wait=True)), None)
         finally:
-            transport._stdin_fd = real_fd
+            writer._fd = real_fd
         add("os.write(devnull, 100 bytes) alone", us(lambda: os.write(devnull, b"x" * 100)))
         os.close(devnull)
 
@@ -97,7 +99,7 @@ def main() -> None:
         add("Client.call_tool, whole (sequential, real pipe; free placement)",
             us(lambda: client.call_tool("echo", bench.ARGS), number=3000))
         add("Session.call(owned).result(), whole (sequential, real pipe)",
-            us(lambda: session.call("tools/call", params, owned=True, timeout=60.0).result(), number=3000))
+            us(lambda: session.call("tools/call", params, owned=True, deadline=Deadline(60.0)).result(), number=3000))
         del era
         print(f"{'step':66}{'µs/call':>9}{'floor µs':>10}")
         for name, value, floor in rows:

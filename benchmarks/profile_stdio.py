@@ -167,6 +167,7 @@ def _variant(row: str, where: bench.Placement, modern: bool):
             call = raw.call
         return call, raw.proc.pid, raw.close
     from mcpclient import Client
+    from mcpclient._engine.deadline import Deadline
 
     import subprocess
 
@@ -192,7 +193,7 @@ def _variant(row: str, where: bench.Placement, modern: bool):
     call = client.call_tool
     if row.startswith("mc-session") and not row.startswith("mc-session-no") and "+" not in row:  # the engine alone: no Client layer, no ToolResult, timeout=60 as Client passes
         def call(name, arguments, _call=session.call):  # type: ignore[misc]
-            return _call("tools/call", {"name": name, "arguments": arguments}, owned=True, timeout=60.0).result()
+            return _call("tools/call", {"name": name, "arguments": arguments}, owned=True, deadline=Deadline(60.0)).result()
     elif row == "mc-session-notimeout":
         def call(name, arguments, _call=session.call):  # type: ignore[misc]
             return _call("tools/call", {"name": name, "arguments": arguments}, owned=True).result()
@@ -212,7 +213,7 @@ def _variant(row: str, where: bench.Placement, modern: bool):
         session.transport.send = send
         if row == "mc-session+bufwrite":
             def call(name, arguments, _call=session.call):  # type: ignore[misc]
-                return _call("tools/call", {"name": name, "arguments": arguments}, owned=True, timeout=60.0).result()
+                return _call("tools/call", {"name": name, "arguments": arguments}, owned=True, deadline=Deadline(60.0)).result()
     elif row.startswith("mc-minreq"):
         # mcpclient's reader, transport and CallFuture, but a minimal request path (no Session.call
         # bookkeeping, untimed wait); "-floorsend": and the floor's write
