@@ -1,7 +1,7 @@
 """The stdio transport: the server is a child process speaking newline-delimited JSON-RPC.
 
 ``StdioTransport`` lives in ``transport``; ``_cmdline`` splits command lines, ``_pipes`` reads the
-child's output, ``_windows`` holds what differs on Windows.
+child's output, ``_stdin`` writes to its input, ``_windows`` holds what differs on Windows.
 
 Imports: as ``transports``.
 """
