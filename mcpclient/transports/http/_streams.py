@@ -11,7 +11,8 @@ is delivered as the answer to the original id, so the engine's call completes as
 Any other request fails with ``ConnectionClosed``: it may have run.
 
 ``GetStreams`` is a base of ``HTTPTransport``, which supplies the stream reading and the POSTs
-these use (the methods declared at the end).
+these use (the methods declared at the end); its own base, ``_sessions.HTTPSessions``, keeps the
+session id these streams belong to.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ import time
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ...errors import ConnectionClosed, SessionExpired, TransportError
-from ._exchange import SESSION_HEADER, HTTPBase
+from ._exchange import SESSION_HEADER
+from ._sessions import HTTPSessions
 from ._reading import SSE, Response, Send, media_type, request_error, rpc_error_body, status_error
 from ..base import decode_frame, encode_frame
 
@@ -34,16 +36,12 @@ class StreamBroken(ConnectionClosed):
     """2026-07-28: a request's answer stream ended before its answer (``_reissue`` decides)."""
 
 
-class GetStreams(HTTPBase):
+class GetStreams(HTTPSessions):
     """The server's GET stream, and resuming (handshake era) or re-issuing (2026) a request whose
     answer stream broke."""
 
-    session_id: Optional[str]
     _cancelled: Set[Any]  # (see HTTPTransport._track)
-    _open_lock: Any  # (these four: see HTTPTransport.__init__)
-    _get_open: Optional[Tuple[Response, Optional[str]]]
-    _get_wake: Any
-    _get_answered: Any
+    _get_answered: Any  # (see HTTPTransport.__init__; the session's attributes: HTTPSessions)
 
     def _resume(self, rid: Any, last_id: Optional[str], retry: Optional[float]) -> None:
         """2025-11-25 polling: after the server's retry delay, GET with ``Last-Event-ID`` and read
