@@ -19,7 +19,6 @@ import bench  # noqa: E402
 from mcpclient import Client  # noqa: E402
 from mcpclient.transports.base import decode_frame, encode_frame  # noqa: E402
 from mcpclient.types import ToolResult  # noqa: E402
-from mcpclient._engine.deadline import Deadline  # noqa: E402
 
 
 def us(stmt, number=20000, repeat=7, setup=None):

@@ -1,4 +1,4 @@
-"""The JSON-RPC engine: ids, the pending table, the reader thread, dispatch, connection loss.
+"""The JSON-RPC engine: ids, the pending table, sending, timeouts, cancellation and close.
 
 One ``Session`` per connection and one way to send a request: ``call()``, which returns a
 ``CallFuture`` (see ``futures``). The reader thread is the only caller of

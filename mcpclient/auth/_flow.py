@@ -7,7 +7,8 @@ credentials, a JWT bearer assertion, or an enterprise ID-JAG from the IdP), the 
 (client authentication by secret or ``private_key_jwt``, DPoP proofs and nonces) and keeping what
 it answers. Every URL is checked by the address guard before anything is sent, and no request
 follows a redirect. ``AuthorizationFlow`` is a base of ``OAuth``, which sets the attributes
-declared below; it runs inside ``OAuth``'s single flights, never under a lock.
+declared below; it runs inside ``OAuth``'s single flights, under no lock of its own (a refresh's
+token request runs under the token store's refresh lock: ``oauth``).
 """
 from __future__ import annotations
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import http.client
 import socket
-import gunicorn as gunicorn_package
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,11 +20,11 @@ from ._procs import PY, Spawned
 #: gunicorn 25+ opens a control socket at a fixed path (~/.gunicorn/gunicorn.ctl): not ours to share.
 NO_CONTROL_SOCKET = [option for setting in gunicorn_config.KNOWN_SETTINGS for option in setting.cli or ()
                      if option == "--no-control-socket"]
-#: How many times one request is sent when gunicorn resets its connection. gunicorn < 24's gthread
-#: worker resets every connection it has accepted but not answered when ``--max-requests`` recycles
-#: it, and a retry can land on the other worker as it recycles too; gunicorn 24+ answers them, so a
-#: reset there is a failure.
-RESET_ATTEMPTS = 5 if int(gunicorn_package.__version__.split(".")[0]) < 24 else 1
+#: How many times one request is sent when gunicorn resets its connection: the gthread worker
+#: resets the connections it accepted but had not answered when ``--max-requests`` recycles it
+#: (benoitc/gunicorn#3038, open), and a retry can land on the other worker as it recycles too.
+#: A retry is safe: each request only asks for a sum.
+RESET_ATTEMPTS = 5
 #: Seconds one HTTP request may take (a worker boot included); gunicorn's own worker timeout is 10.
 REQUEST_TIMEOUT = 20.0
 
@@ -80,7 +79,7 @@ def drive(server: Gunicorn, count: int, concurrency: int = 4) -> List[Tuple[Tupl
             try:
                 status, body = server.get(f"/add?a={a}&b={b}")
                 break
-            except ConnectionResetError as exc:  # a recycling gthread worker's (RESET_ATTEMPTS)
+            except ConnectionResetError as exc:  # a recycling worker's (RESET_ATTEMPTS)
                 if attempt == RESET_ATTEMPTS:
                     raise AssertionError(f"add({a}, {b}): reset {attempt} times\n{server.why()}") from exc
             except OSError as exc:  # refused (gunicorn is gone), timed out

@@ -1,6 +1,7 @@
 """The HTTP transports: Streamable HTTP (``streamable``) and the legacy HTTP+SSE one (``sse``), on
 what they share (``_exchange``: the one request/stream loop; ``_posters``, ``_reading``,
-``_streams``: the GET streams). Each loads on first use.
+``_streams``: the GET streams; ``_sessions``: the MCP session id, its renewal). Each loads on first
+use.
 
 Imports: as ``transports``.
 """

@@ -16,11 +16,11 @@ client (``send``'s ``headers``, ``idempotent``, ``setup``). The session id is ta
 answer to a ``setup`` request only, and an expired session is renewed by replaying the recorded
 setup messages, once, however many threads meet the 404 (``_threads.SingleFlight``); the old id
 stays in use until the new session is ready. Then the GET stream moves to the new session and the
-client hears of it (``on_session_renewed``: it subscribes again); all this is ``_sessions``. Retries, auth rounds and
-renewal: ``_exchange.HTTPBase``. POSTs go straight to ``requests``' connection pool
-(``_posters.FastPoster``) unless a user's session, a proxy or ``follow_redirects`` needs
-``requests``' own machinery (``_posters.SessionPoster``; redirects: ``_posters.RedirectPoster``,
-which judges each 3xx against the ``Redirects`` policy).
+client hears of it (``on_session_renewed``: it subscribes again): ``_sessions``. Retries and auth
+rounds, and when a renewal is called for: ``_exchange.HTTPBase``. POSTs go straight to
+``requests``' connection pool (``_posters.FastPoster``) unless a user's session, a proxy or
+``follow_redirects`` needs ``requests``' own machinery (``_posters.SessionPoster``; redirects:
+``_posters.RedirectPoster``, which judges each 3xx against the ``Redirects`` policy).
 
 ``requests`` is imported when a transport starts, not when mcpclient is imported.
 """

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..._util import fork as _fork
 from ._windows import kill_tree
@@ -38,11 +38,14 @@ def kill_group(proc: "subprocess.Popen[bytes]", hard: bool, timeout: float = _TA
         pass
 
 
-def reap_at_exit(transport_ref: "weakref.ref[Any]", proc: "subprocess.Popen[bytes]", owner: int) -> None:
-    """Finalizer for forgotten transports: never leave the child (or its group) running. Only
-    in the process that started it: a forked child that exits must not kill its parent's server."""
+def reap_at_exit(transport_ref: "weakref.ref[Any]", proc: "subprocess.Popen[bytes]", owner: int,
+                 stop_writing: Callable[[], None]) -> None:
+    """Finalizer for forgotten transports: never leave the child (or its group) running, nor the
+    thread writing to it (``stop_writing``). Only in the process that started it: a forked child
+    that exits must not kill its parent's server."""
     if _fork.pid != owner:
         return
+    stop_writing()
     transport = transport_ref()
     lock = transport._reap_lock if transport is not None else threading.Lock()
     with lock:

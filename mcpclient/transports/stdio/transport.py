@@ -65,6 +65,13 @@ def _signal_group(reap_lock: threading.Lock, proc: "subprocess.Popen[bytes]", ha
             _kill_group(proc, hard, timeout)
 
 
+def _stop_writing(closing: threading.Event, writer: Union[StdinWriter, PipeWriter]) -> None:
+    """Mark the transport closing and wake its writer, whose thread then ends (for the finalizer
+    of a transport never closed: neither refers to the transport)."""
+    closing.set()
+    writer.wake()
+
+
 class StdioTransport(Transport):
     """Run an MCP server as a child process and talk to it over its stdin/stdout.
 
@@ -248,18 +255,20 @@ class StdioTransport(Transport):
         self._stdin_fd = proc.stdin.fileno()  # type: ignore[union-attr]
         if not _BLOCKING_PIPES:
             os.set_blocking(self._stdin_fd, False)  # writes wait in select(), bounded by deadlines
-        self._finalizer = weakref.finalize(self, _reap_at_exit, weakref.ref(self), proc, _fork.pid)
-        _open.add(self)
         prefix = f"mcpclient-{self.instance}"
-        self._threads = [
-            start_thread(self._drain_stderr, f"{prefix}-stderr"),
-            start_thread(self._wait_exit, f"{prefix}-waiter"),
-        ]
         if _BLOCKING_PIPES:  # every write on its own thread; senders wait till their deadline
             self._writer = PipeWriter(self._stdin_fd, self.name, f"{prefix}-stdin", self._wlock, self._closing)
         else:
             self._writer = StdinWriter(self._stdin_fd, self.name, f"{prefix}-stdin", self._wlock, self._closing,
                                        partial(_signal_group, self._reap_lock, proc, True, _TASKKILL_WAIT))
+        # A transport forgotten without close(): its server is killed, its writer's thread ends.
+        self._finalizer = weakref.finalize(self, _reap_at_exit, weakref.ref(self), proc, _fork.pid,
+                                           partial(_stop_writing, self._closing, self._writer))
+        _open.add(self)
+        self._threads = [
+            start_thread(self._drain_stderr, f"{prefix}-stderr"),
+            start_thread(self._wait_exit, f"{prefix}-waiter"),
+        ]
         log.debug("started %s (pid %s)", self.name, proc.pid)  # not argv: it may hold secrets
 
     @property
@@ -285,7 +294,7 @@ class StdioTransport(Transport):
             return
         with self._lifecycle:
             first = not self._closing.is_set()
-            self._closing.set()  # writers stuck on a full pipe see this within _POLL and give up
+            self._closing.set()  # writers stuck on a full pipe see this within _stdin.POLL and give up
             proc = self._proc
         if proc is None:
             return
@@ -346,9 +355,11 @@ class StdioTransport(Transport):
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
-        """Write one message, within ``deadline``: through ``_stdin.StdinWriter`` (combining the
-        frames of many sending threads; its ``send`` has the contract), or where pipes cannot be
-        non-blocking (Windows) ``_windows.PipeWriter``."""
+        """Write one message, within ``deadline`` (then ``SendTimeout``, nothing of it sent);
+        ``ConnectionClosed`` once the transport is closing or the server is gone (``ProcessExited``
+        when it exited). Many threads may send at once: their frames are combined, in order, and none is
+        ever cut by another sender's deadline (how: ``_stdin.StdinWriter.send``; on Windows
+        ``_windows.PipeWriter``)."""
         writer = self._writer
         if writer is None:
             raise ConnectionClosed("transport not started")

@@ -8,11 +8,14 @@ first (the pipe fills), then reads slowly.
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
+import signal
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -295,3 +298,38 @@ def test_a_sender_waiting_for_room_goes_on_when_the_server_reads_and_order_is_ke
         assert methods(out) == ["fill"] * filled + ["W"] + [f"q{i}" for i in range(200)]
     finally:
         transport.close()
+
+
+def test_the_stdin_thread_of_a_transport_never_closed_ends_when_the_transport_is_collected(tmp_path):
+    """The stdin thread holds only the writer, not the transport: once the server is gone, a
+    transport forgotten without ``close()`` is collected, and its finalizer ends that thread
+    (it would otherwise wait for frames for ever)."""
+    transport = StdioTransport(reader(tmp_path / "got.jsonl", pause=60), stderr=None)
+    transport.start()
+    fill(transport)
+    timed_out: List[type] = []  # (not the error: its traceback would hold the transport)
+
+    def send_w(to: StdioTransport) -> None:
+        try:
+            to.send({"jsonrpc": "2.0", "method": "W", "params": {"p": PAD}}, deadline=time.monotonic() + 0.5)
+        except SendTimeout as exc:
+            timed_out.append(type(exc))
+
+    writer = transport._writer  # (the writer holds no reference to the transport)
+    w = threading.Thread(target=send_w, args=(transport,))
+    w.start()
+    assert wait_until(lambda: writer._writing)  # W holds the role, stuck on the full pipe
+    transport.send({"jsonrpc": "2.0", "method": "B"})  # left to W: when W gives up, the stdin thread takes it
+    w.join(LONG)
+    assert timed_out and wait_until(lambda: writer.thread is not None)
+    stdin_thread = writer.thread
+    os.kill(transport.pid, signal.SIGKILL)  # the server goes; nobody ever calls close()
+    for thread in transport._threads:  # the stderr drain and the exit waiter end with it
+        thread.join(LONG)
+    assert transport.returncode is not None
+    collected = weakref.ref(transport)
+    del transport, w
+    gc.collect()
+    assert collected() is None, "the transport was not collected: something still holds it"
+    stdin_thread.join(LONG)
+    assert not stdin_thread.is_alive(), "the stdin thread of a collected transport lives on"
