@@ -1,13 +1,13 @@
 """The JSON-RPC engine: ids, the pending table, sending, timeouts, cancellation and close.
 
 One ``Session`` per connection and one way to send a request: ``call()``, which returns a
-``CallFuture`` (see ``futures``). The reader thread is the only caller of
-``transport.receive()``; it pops the call of each reply by id and lands it — it never parses a
-result, runs user code or blocks on anything but the transport (it does not even write:
-cancellations and "busy" answers go out through the sender lane). What it runs is the
-session's reader side, ``incoming.Incoming``. Server-initiated messages go
-to bounded lanes (``_threads.Lane``): requests to the handler pool (``serving``), notifications
-to the single ordered notification thread. Methods and params are opaque here; MCP meaning lives above.
+``CallFuture`` (see ``futures``). The reader thread is the only caller of ``transport.receive()``;
+it pops the call of each reply by id and lands it — it never parses a result, runs user code or
+blocks on anything but the transport (it does not even write: cancellations and "busy" answers go
+out through the sender lane). What it runs is the session's reader side, ``incoming.Incoming``.
+Server-initiated messages go to bounded lanes (``_threads.Lane``): requests to the handler pool
+(``serving``), notifications to the single ordered notification thread. Methods and params are
+opaque here; MCP meaning lives above.
 
 Locking: one lock (``_lock``) guards the pending table and the closed state; nothing is sent,
 joined or called while holding it. Completion of a round is owned by whoever pops its id (the

@@ -356,10 +356,10 @@ class StdioTransport(Transport):
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
         """Write one message, within ``deadline`` (then ``SendTimeout``, nothing of it sent);
-        ``ConnectionClosed`` once the transport is closing or the server is gone (``ProcessExited``
-        when it exited). Many threads may send at once: their frames are combined, in order, and none is
-        ever cut by another sender's deadline (how: ``_stdin.StdinWriter.send``; on Windows
-        ``_windows.PipeWriter``)."""
+        ``ConnectionClosed`` once the transport is closing or the server is gone
+        (``ProcessExited`` when it exited). Many threads may send at once: their frames are
+        combined, in order, and none is ever cut by another sender's deadline (how:
+        ``_stdin.StdinWriter.send``; on Windows ``_windows.PipeWriter``)."""
         writer = self._writer
         if writer is None:
             raise ConnectionClosed("transport not started")
