@@ -193,10 +193,10 @@ def _variant(row: str, where: bench.Placement, modern: bool):
     call = client.call_tool
     if row.startswith("mc-session") and not row.startswith("mc-session-no") and "+" not in row:  # the engine alone: no Client layer, no ToolResult, timeout=60 as Client passes
         def call(name, arguments, _call=session.call):  # type: ignore[misc]
-            return _call("tools/call", {"name": name, "arguments": arguments}, owned=True, deadline=Deadline(60.0)).result()
+            return _call("tools/call", {"name": name, "arguments": arguments}, deadline=Deadline(60.0)).result()
     elif row == "mc-session-notimeout":
         def call(name, arguments, _call=session.call):  # type: ignore[misc]
-            return _call("tools/call", {"name": name, "arguments": arguments}, owned=True).result()
+            return _call("tools/call", {"name": name, "arguments": arguments}).result()
     elif row in ("mc-session+bufwrite", "mcpclient+bufwrite", "mc-minreq", "mc-minreq-floorsend",
             "mcpclient-samesession", "mcpclient-pgroup", "mc-session-samesession"):
         # mcpclient with the floor's write: BufferedWriter.write + flush under a lock, blocking fd
@@ -213,7 +213,7 @@ def _variant(row: str, where: bench.Placement, modern: bool):
         session.transport.send = send
         if row == "mc-session+bufwrite":
             def call(name, arguments, _call=session.call):  # type: ignore[misc]
-                return _call("tools/call", {"name": name, "arguments": arguments}, owned=True, deadline=Deadline(60.0)).result()
+                return _call("tools/call", {"name": name, "arguments": arguments}, deadline=Deadline(60.0)).result()
     elif row.startswith("mc-minreq"):
         # mcpclient's reader, transport and CallFuture, but a minimal request path (no Session.call
         # bookkeeping, untimed wait); "-floorsend": and the floor's write
@@ -231,7 +231,7 @@ def _variant(row: str, where: bench.Placement, modern: bool):
 
         def call(name, arguments, _s=session):  # type: ignore[misc]
             rid = next(_s._ids)
-            c = CallFuture(_s, "tools/call", None, owned=True)
+            c = CallFuture(_s, "tools/call", None)
             c.request_id = rid
             with _s._lock:
                 _s._pending[rid] = c

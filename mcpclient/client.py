@@ -267,9 +267,9 @@ class Client:
     # --- requests (``_send`` is the one way: a deadline now, then the core) ------------------
 
     def _send(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], T]],
-              timeout: Any, owned: bool, check: bool = True) -> CallFuture[T]:
+              timeout: Any, check: bool = True) -> CallFuture[T]:
         core = self._core
-        return core.call(method, params, transform, core.deadline(timeout), owned=owned, check=check)
+        return core.call(method, params, transform, core.deadline(timeout), check=check)
 
     def request(self, method: str, params: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT) -> Any:
         """Send any ``method`` with ``params`` as they are (the escape hatch: no capability check).
@@ -277,20 +277,20 @@ class Client:
         Returns:
             The server's ``result`` object, unparsed.
         """
-        return self._send(method, params, None, timeout, True, check=False).result()
+        return _outcome(self._send(method, params, None, timeout, check=False))
 
     def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                        timeout: Any = DEFAULT) -> CallFuture[Any]:
         """``request``, returning a ``CallFuture`` at once."""
-        return self._send(method, params, None, timeout, False, check=False)
+        return self._send(method, params, None, timeout, check=False)
 
     def ping(self, *, timeout: Any = DEFAULT) -> None:
         """Check the server answers (``ping``; in the 2026 era, which has none, ``server/discover``)."""
-        self._core.ping(self._core.deadline(timeout), True).result()
+        _outcome(self._core.ping(self._core.deadline(timeout)))
 
     def ping_future(self, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """``ping``, returning a ``CallFuture`` at once."""
-        return self._core.ping(self._core.deadline(timeout), False)
+        return self._core.ping(self._core.deadline(timeout))
 
     def iter_tools(self, *, timeout: Any = DEFAULT) -> Iterator[Tool]:
         """Yield the tools page by page, each fetched when needed (``timeout``: per page).
@@ -307,11 +307,11 @@ class Client:
         Returns:
             A list of ``Tool``.
         """
-        return self._core.list_tools(self._core.deadline(timeout)).result()
+        return _outcome(self._core.list_tools(self._core.deadline(timeout)))
 
     def list_tools_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Tool]]:
         """``list_tools``, returning a ``CallFuture`` at once."""
-        return self._core.list_tools(self._core.deadline(timeout), owned=False)
+        return self._core.list_tools(self._core.deadline(timeout))
 
     @overload
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
@@ -355,8 +355,8 @@ class Client:
         if task not in (False, None):
             raise TypeError("task must be True, False or a dict such as {'ttl': 60000}")
         core = self._core
-        return core.tool_call(name, arguments, raise_on_error, meta, core.deadline(timeout, reset_timeout_on_progress),  # type: ignore[no-any-return]
-                              on_progress, True)._join()
+        return _outcome(core.tool_call(name, arguments, raise_on_error, meta,  # type: ignore[no-any-return]
+                                       core.deadline(timeout, reset_timeout_on_progress), on_progress))
 
     def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
                          on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
@@ -365,7 +365,7 @@ class Client:
         """``call_tool`` (without ``task``), returning a ``CallFuture`` at once."""
         core = self._core
         return core.tool_call(name, arguments, raise_on_error, meta, core.deadline(timeout, reset_timeout_on_progress),
-                              on_progress, False)
+                              on_progress)
 
     def call_tools(self, calls: Sequence[Tuple[str, Optional[Dict[str, Any]]]], *,
                    timeout: Optional[float] = None) -> List[Union[ToolResult, MCPError]]:
@@ -390,11 +390,11 @@ class Client:
         Returns:
             A list of ``Resource``.
         """
-        return self._listing("resources/list", "resources", _types.Resource.from_wire, timeout, True).result()
+        return _outcome(self._listing("resources/list", "resources", _types.Resource.from_wire, timeout))
 
     def list_resources_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Resource]]:
         """``list_resources``, returning a ``CallFuture`` at once."""
-        return self._listing("resources/list", "resources", _types.Resource.from_wire, timeout, False)
+        return self._listing("resources/list", "resources", _types.Resource.from_wire, timeout)
 
     def iter_resource_templates(self, *, timeout: Any = DEFAULT) -> Iterator[ResourceTemplate]:
         """Yield the resource templates page by page (``timeout``: per page).
@@ -411,13 +411,11 @@ class Client:
         Returns:
             A list of ``ResourceTemplate``.
         """
-        return self._listing("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire,
-                             timeout, True).result()
+        return _outcome(self._listing("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout))
 
     def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceTemplate]]:
         """``list_resource_templates``, returning a ``CallFuture`` at once."""
-        return self._listing("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire,
-                             timeout, False)
+        return self._listing("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout)
 
     def read_resource(self, uri: str, *, timeout: Any = DEFAULT) -> List[ResourceContents]:
         """Read a resource (``ResourceNotFound`` if there is none: handshake-era servers).
@@ -425,28 +423,28 @@ class Client:
         Returns:
             Its ``ResourceContents`` parts: text as ``.text``, binary as decoded ``.blob`` bytes.
         """
-        return self._send("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout, True).result()
+        return _outcome(self._send("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout))
 
     def read_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceContents]]:
         """``read_resource``, returning a ``CallFuture`` at once."""
-        return self._send("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout, False)
+        return self._send("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout)
 
     def subscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
         """Ask for ``notifications/resources/updated`` about ``uri`` (``resources.subscribe``), for
         ``on_resource_updated`` (2026 era: one ``subscriptions/listen`` carries every such URI)."""
-        self._core.subscription("resources/subscribe", _params.uri(uri), self._core.deadline(timeout), True).result()
+        _outcome(self._core.subscription("resources/subscribe", _params.uri(uri), self._core.deadline(timeout)))
 
     def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """``subscribe_resource``, returning a ``CallFuture`` at once."""
-        return self._core.subscription("resources/subscribe", _params.uri(uri), self._core.deadline(timeout), False)
+        return self._core.subscription("resources/subscribe", _params.uri(uri), self._core.deadline(timeout))
 
     def unsubscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
         """Stop the updates ``subscribe_resource(uri)`` asked for."""
-        self._core.subscription("resources/unsubscribe", _params.uri(uri), self._core.deadline(timeout), True).result()
+        _outcome(self._core.subscription("resources/unsubscribe", _params.uri(uri), self._core.deadline(timeout)))
 
     def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """``unsubscribe_resource``, returning a ``CallFuture`` at once."""
-        return self._core.subscription("resources/unsubscribe", _params.uri(uri), self._core.deadline(timeout), False)
+        return self._core.subscription("resources/unsubscribe", _params.uri(uri), self._core.deadline(timeout))
 
     def iter_prompts(self, *, timeout: Any = DEFAULT) -> Iterator[Prompt]:
         """Yield the prompts page by page, each fetched when needed (``timeout``: per page).
@@ -462,15 +460,14 @@ class Client:
         Returns:
             A list of ``Prompt``.
         """
-        return self._listing("prompts/list", "prompts", _types.Prompt.from_wire, timeout, True).result()
+        return _outcome(self._listing("prompts/list", "prompts", _types.Prompt.from_wire, timeout))
 
     def list_prompts_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Prompt]]:
         """``list_prompts``, returning a ``CallFuture`` at once."""
-        return self._listing("prompts/list", "prompts", _types.Prompt.from_wire, timeout, False)
+        return self._listing("prompts/list", "prompts", _types.Prompt.from_wire, timeout)
 
-    def _listing(self, method: str, key: str, parse: Callable[[Any], T], timeout: Any,
-                 owned: bool) -> CallFuture[List[T]]:
-        return self._core.listing(method, key, parse, self._core.deadline(timeout), owned)
+    def _listing(self, method: str, key: str, parse: Callable[[Any], T], timeout: Any) -> CallFuture[List[T]]:
+        return self._core.listing(method, key, parse, self._core.deadline(timeout))
 
     def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> PromptResult:
         """Render a prompt with string ``arguments``.
@@ -478,14 +475,12 @@ class Client:
         Returns:
             A ``PromptResult`` (``.description``, ``.messages``).
         """
-        return self._send("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire,
-                          timeout, True).result()
+        return _outcome(self._send("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire, timeout))
 
     def get_prompt_future(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
                           timeout: Any = DEFAULT) -> CallFuture[PromptResult]:
         """``get_prompt``, returning a ``CallFuture`` at once."""
-        return self._send("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire,
-                          timeout, False)
+        return self._send("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire, timeout)
 
     def complete(self, ref: Any, argument_name: str, argument_value: str,
                  context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> Completion:
@@ -499,19 +494,19 @@ class Client:
             A ``Completion`` (``.values``, ``.total``, ``.has_more``).
         """
         params = _params.complete_params(_types.Completion.wire_ref(ref), argument_name, argument_value, context)
-        return self._send("completion/complete", params, _types.Completion.from_wire, timeout, True).result()
+        return _outcome(self._send("completion/complete", params, _types.Completion.from_wire, timeout))
 
     def complete_future(self, ref: Any, argument_name: str, argument_value: str,
                         context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> CallFuture[Completion]:
         """``complete``, returning a ``CallFuture`` at once."""
         params = _params.complete_params(_types.Completion.wire_ref(ref), argument_name, argument_value, context)
-        return self._send("completion/complete", params, _types.Completion.from_wire, timeout, False)
+        return self._send("completion/complete", params, _types.Completion.from_wire, timeout)
 
     def set_logging_level(self, level: str, *, timeout: Any = DEFAULT) -> None:
         """Ask the server to send log messages at ``level`` (``"debug"`` ... ``"emergency"``;
         ``ValueError`` for another) and above. The 2026 era has no ``logging/setLevel``: the
         level rides in the ``_meta`` of every later request (only their messages are sent)."""
-        self.set_logging_level_future(level, timeout=timeout).result()
+        _outcome(self.set_logging_level_future(level, timeout=timeout))
 
     def set_logging_level_future(self, level: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
         """``set_logging_level``, returning a ``CallFuture`` at once."""
@@ -572,11 +567,11 @@ class Client:
         Returns:
             A list of ``Task``.
         """
-        return self._listing("tasks/list", "tasks", _types.Task.from_wire, timeout, True).result()
+        return _outcome(self._listing("tasks/list", "tasks", _types.Task.from_wire, timeout))
 
     def list_tasks_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Task]]:
         """``list_tasks``, returning a ``CallFuture`` at once."""
-        return self._listing("tasks/list", "tasks", _types.Task.from_wire, timeout, False)
+        return self._listing("tasks/list", "tasks", _types.Task.from_wire, timeout)
 
     # skills (SEP-2640)
 
@@ -586,7 +581,7 @@ class Client:
         Returns:
             A list of ``Skill`` manifests.
         """
-        return self.list_skills_future(timeout=timeout).result()
+        return _outcome(self.list_skills_future(timeout=timeout))
 
     def list_skills_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Skill]]:
         """``list_skills``, returning a ``CallFuture`` at once."""
@@ -598,7 +593,7 @@ class Client:
         Returns:
             The ``Skill`` manifest.
         """
-        return self.get_skill_future(uri, timeout=timeout).result()
+        return _outcome(self.get_skill_future(uri, timeout=timeout))
 
     def get_skill_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[Skill]:
         """``get_skill``, returning a ``CallFuture`` at once."""
@@ -615,8 +610,18 @@ class Client:
         Raises:
             SkillVerificationError: the content does not match the manifest (nothing else is read then).
         """
-        return self.load_skill_future(skill, timeout=timeout).result()
+        return _outcome(self.load_skill_future(skill, timeout=timeout))
 
     def load_skill_future(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> CallFuture[LoadedSkill]:
         """``load_skill``, returning a ``CallFuture`` at once."""
         return self._core.load_skill(skill, self._core.deadline(timeout), timeout)
+
+
+def _outcome(future: CallFuture[T]) -> T:
+    """A blocking method's wait: ``result()`` on the future its ``_future`` twin returns. An
+    interrupt while waiting (Ctrl-C) cancels the call, on the server too, before it goes on up."""
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # (nothing happens once it is done: then this is its outcome)
+        raise

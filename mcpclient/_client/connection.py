@@ -148,7 +148,7 @@ class Connector:
         key = transport.identity()
         params = initialize_params(self.offer, self.client_info, self.capabilities())  # type: ignore[arg-type]
         try:
-            answer = session.call("initialize", params, deadline=deadline, owned=True, idempotent=True, setup=True,
+            answer = session.call("initialize", params, deadline=deadline, idempotent=True, setup=True,
                                   cancellable=False)
             from .. import types  # noqa: F401 (the result types load while the server answers: module docstring)
 
@@ -374,7 +374,7 @@ class Connection:
             from .keepalive import KeepaliveWatch  # deferred: import cost (only clients that ping need it)
 
             self._watch = watch = KeepaliveWatch(session, self.keepalive, lambda timeout: era.call(
-                session, era.ping_method, None, none, Deadline(timeout), owned=False),
+                session, era.ping_method, None, none, Deadline(timeout)),
                 lambda error: self.lose(session, error))
             watch.start()
 

@@ -32,7 +32,7 @@ from ..protocol import params as _params
 from ..protocol.cache import ResultCache
 from ..protocol.eras import Era
 from ..protocol.spec import server_has
-from ..transports.base import CLOSE_BUDGET, Transport, encode_frame
+from ..transports.base import CLOSE_BUDGET, Transport
 from .connection import Connection, Connector, era_for
 from .notifications import NotificationRouter
 from .subscriptions import SubscriptionRouter
@@ -103,25 +103,24 @@ class ClientCore:
         return self.conn.session
 
     def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Transform], deadline: Deadline,
-             *, owned: bool, check: bool = True, on_progress: Optional[ProgressCallback] = None,
+             *, check: bool = True, on_progress: Optional[ProgressCallback] = None,
              on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture[Any]:
         """Send ``method`` the way the negotiated era does, within ``deadline`` (a reconnect
-        spends it too). ``owned``: the caller waits in ``result()`` at once (a blocking method).
-        ``check``: refuse (``CapabilityError``, nothing sent) what the server did not declare."""
+        spends it too). ``check``: refuse (``CapabilityError``, nothing sent) what the server did not declare."""
         era = self.conn.ready(method, deadline)
         era.check(method, capabilities=check)
-        return era.call(self.conn.session, method, params, transform, deadline, owned=owned, on_progress=on_progress,
+        return era.call(self.conn.session, method, params, transform, deadline, on_progress=on_progress,
                         on_late=on_late)
 
-    def ping(self, deadline: Deadline, owned: bool) -> CallFuture[None]:
+    def ping(self, deadline: Deadline) -> CallFuture[None]:
         """``ping`` (the 2026 era has none: ``server/discover``)."""
-        return self.call(self.conn.ready("ping", deadline).ping_method, None, _params.none, deadline, owned=owned)
+        return self.call(self.conn.ready("ping", deadline).ping_method, None, _params.none, deadline)
 
-    def subscription(self, method: str, uri: str, deadline: Deadline, owned: bool) -> CallFuture[None]:
+    def subscription(self, method: str, uri: str, deadline: Deadline) -> CallFuture[None]:
         """``resources/subscribe`` or ``resources/unsubscribe`` (2026: a change of the one listen)."""
         era = self.conn.ready(method, deadline)
         era.check_capability(method)  # (both eras: 2026 carries it on a listen)
-        return self.subscriptions.change(method, uri, era.stateless, deadline, owned)
+        return self.subscriptions.change(method, uri, era.stateless, deadline)
 
     def listen(self, tools: bool, prompts: bool, resources: bool, uris: List[str],
                on_event: Optional[Callable[[Any], Any]]) -> Any:
@@ -138,7 +137,7 @@ class ClientCore:
     def set_logging_level(self, level: str, deadline: Deadline) -> CallFuture[None]:
         """``logging/setLevel``, or (2026) the level in every later request's ``_meta``."""
         return self.conn.ready("logging/setLevel", deadline).set_logging_level(
-            self.session, level, lambda method, params: self.call(method, params, _params.none, deadline, owned=False))
+            self.session, level, lambda method, params: self.call(method, params, _params.none, deadline))
 
     def set_roots(self, roots: Any) -> None:
         """Replace the roots; once connected, the handshake era tells the server."""
@@ -147,20 +146,17 @@ class ClientCore:
         if era is not None:
             era.roots_changed(self.session)
 
-    def listing(self, method: str, key: str, parse: Callable[[Any], Optional[T]], deadline: Deadline,
-                owned: bool) -> CallFuture[List[T]]:
+    def listing(self, method: str, key: str, parse: Callable[[Any], Optional[T]],
+                deadline: Deadline) -> CallFuture[List[T]]:
         """A whole listing (every page, within one deadline) as one call."""
         try:
-            return self.call(method, None, _params.pages(method, key, parse, self.settings.max_pages), deadline,
-                             owned=owned)
+            return self.call(method, None, _params.pages(method, key, parse, self.settings.max_pages), deadline)
         except CapabilityError as exc:
-            if owned:
-                raise
             return CallFuture.failed(self.conn.session, method, exc)  # a listing's future reports it
 
     def pages(self, method: str, key: str, parse: Callable[[Any], Any], timeout: Any) -> Iterator[Any]:
         """A listing page by page, each page fetched when needed, within a deadline of its own."""
-        return _params.iterate(lambda params, step: self.call(method, params, step, self.deadline(timeout), owned=True),
+        return _params.iterate(lambda params, step: self.call(method, params, step, self.deadline(timeout)),
                                method, key, parse, self.settings.max_pages)
 
     # --- tools ----------------------------------------------------------------------------------
@@ -171,34 +167,30 @@ class ClientCore:
         generation, headers = tools.generation(), self.conn.ready("tools/list", deadline).tool_headers
         return lambda raw: tools.parse(raw, generation, headers)
 
-    def list_tools(self, deadline: Deadline, owned: bool = True) -> CallFuture[List[Tool]]:
+    def list_tools(self, deadline: Deadline) -> CallFuture[List[Tool]]:
         """``tools/list``, every page (the tools are remembered: ``tools``)."""
-        return self.listing("tools/list", "tools", self.tool_parser(deadline), deadline, owned)
+        return self.listing("tools/list", "tools", self.tool_parser(deadline), deadline)
 
     def tool_call(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
-                  meta: Optional[Dict[str, Any]], deadline: Deadline, on_progress: Optional[ProgressCallback],
-                  owned: bool) -> CallFuture[Any]:
-        """``tools/call``: validated against the tool's ``outputSchema`` (listing the tools first,
-        within the call's deadline, when none is known: ``Client(validate_output=)``), taken
-        over by a declared extension that claims it (the Tasks extension)."""
+                  meta: Optional[Dict[str, Any]], deadline: Deadline,
+                  on_progress: Optional[ProgressCallback]) -> CallFuture[Any]:
+        """``tools/call``: validated against the tool's ``outputSchema`` (when none is known, the
+        tools are listed once the answer came, within the call's deadline, as the official SDKs
+        do: ``Client(validate_output=)``), taken over by a declared extension that claims it (the
+        Tasks extension)."""
         known, learn = None, None
         validate = self.settings.validate_output
         if validate and isinstance(name, str):
             known = self.tools.get(name)
             if known is None and validate is True:  # (a known tool costs nothing more)
-                if owned:
-                    if isinstance(arguments, dict):
-                        encode_frame(arguments)  # arguments that cannot be sent are refused before the listing
-                    known = self._learn_tool(name, deadline)
-                else:  # a future returns at once: its worker lists once the answer came
-                    learn = lambda: self._learn_tool(name, deadline)  # noqa: E731
+                learn = lambda: self._learn_tool(name, deadline)  # noqa: E731
         params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
         registry = self.extensions
-        taken = None if registry is None else registry.call_future(  # (a blocking call waits on it too)
+        taken = None if registry is None else registry.call_future(
             "tools/call", params, transform, deadline, on_progress)
         if taken is not None:
             return taken
-        return self.call("tools/call", params, transform, deadline, owned=owned, on_progress=on_progress)
+        return self.call("tools/call", params, transform, deadline, on_progress=on_progress)
 
     def call_tools(self, calls: Sequence[Tuple[str, Optional[Dict[str, Any]]]],
                    timeout: Optional[float]) -> List[Union[ToolResult, MCPError]]:
@@ -208,7 +200,7 @@ class ClientCore:
         for name, arguments in calls:
             try:
                 futures.append(self.tool_call(name, arguments, False, None, self.deadline(
-                    DEFAULT if timeout is None else timeout), None, False))
+                    DEFAULT if timeout is None else timeout), None))
             except MCPError as exc:
                 futures.append(exc)
         results: List[Union[ToolResult, MCPError]] = []
@@ -223,9 +215,11 @@ class ClientCore:
         """List the tools to learn ``name``'s ``outputSchema`` (``ToolRegistry.lookup``) within
         the call's ``deadline`` (moved by its progress, where it resets). Returns the tool, or
         None: the listing does not name it, or it failed (the call then goes ahead unvalidated).
-        ``RequestTimeout`` if the deadline passed first."""
+        ``RequestTimeout`` if the deadline passed first. (On a worker, the wait for another
+        thread's listing lets the pool grow by one: that listing's answer may need a worker.)"""
         try:
-            known = self.tools.lookup(name, lambda within: self.list_tools(within).result(), deadline)
+            with self.session.worker_waits():
+                known = self.tools.lookup(name, lambda within: self.list_tools(within).result(), deadline)
         except (RequestTimeout, FlightTimeout):
             raise RequestTimeout(f"tools/call {name!r}: no outputSchema known and the tools could not be listed "
                                  f"within the call's timeout ({deadline.seconds} s; validate_output='listed' never "
@@ -248,7 +242,7 @@ class ClientCore:
         from .. import types  # (the catalog types load on first use: see types)
 
         parse: Callable[[Any], Any] = types.Prompt.from_wire if kind == "prompts" else types.Resource.from_wire
-        return self.listing(f"{kind}/list", kind, parse, deadline, True).result()
+        return self.listing(f"{kind}/list", kind, parse, deadline).result()
 
     def invalidate(self, kind: str, uri: Optional[str] = None) -> None:
         """A notification said ``kind`` changed: forget what it made stale."""
@@ -429,14 +423,14 @@ class ClientCore:
         from ..extensions import skills  # deferred: import cost (skills, hashlib); only skills users need it
 
         skills.require(self.server_capabilities(), "skills/list")
-        return self.call("skills/list", None, skills.listing(), deadline, owned=False)
+        return self.call("skills/list", None, skills.listing(), deadline)
 
     def skill(self, uri: str, deadline: Deadline) -> CallFuture[Any]:
         """``skills/get`` of one ``SKILL.md`` URI."""
         from ..extensions import skills  # deferred: import cost (skills, hashlib); only skills users need it
 
         skills.require(self.server_capabilities(), "skills/get")
-        return self.call("skills/get", {"uri": _params.uri(uri)}, skills.entry, deadline, owned=False)
+        return self.call("skills/get", {"uri": _params.uri(uri)}, skills.entry, deadline)
 
     def load_skill(self, skill: Any, deadline: Deadline, timeout: Any) -> CallFuture[Any]:
         """``load_skill``: the manifest, then ``SKILL.md`` verified, within ``deadline``."""

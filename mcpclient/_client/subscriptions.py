@@ -116,7 +116,7 @@ class SubscriptionRouter:
         subscription._carrier = carrier
         if not stateless:
             for uri in wanted.get("resourceSubscriptions") or []:
-                self._owner.call("resources/subscribe", {"uri": uri}, None, deadline, owned=True).result()
+                self._owner.call("resources/subscribe", {"uri": uri}, None, deadline).result()
             subscription.acknowledge(dict(wanted))
             with self._lock:
                 self._emulated.append(subscription)
@@ -133,7 +133,7 @@ class SubscriptionRouter:
     def _open_listen(self, subscription: Subscription) -> None:
         """2026: send the ``subscriptions/listen`` request that feeds ``subscription``."""
         request = self._owner.call("subscriptions/listen", {"notifications": subscription.wanted}, None, NEVER,
-                                   owned=False, check=False)  # open until either side ends it
+                                   check=False)  # open until either side ends it
         subscription.subscription_id, subscription.request = request.request_id, request
         with self._lock:
             self._listens[request.request_id] = subscription
@@ -268,7 +268,7 @@ class SubscriptionRouter:
             if uri not in still and not self._owner.session.is_closed:
                 try:
                     owner = self._owner
-                    owner.call("resources/unsubscribe", {"uri": uri}, None, owner.deadline(), owned=True).result()
+                    owner.call("resources/unsubscribe", {"uri": uri}, None, owner.deadline()).result()
                 except MCPError as exc:
                     log.debug("unsubscribe %s failed: %s", uri, exc)
 
@@ -304,7 +304,7 @@ class SubscriptionRouter:
         log.debug("subscribing again to %d resource(s) in the new session", len(uris))
         for uri in uris:
             try:
-                future = self._owner.call("resources/subscribe", {"uri": uri}, None, self._owner.deadline(), owned=False)
+                future = self._owner.call("resources/subscribe", {"uri": uri}, None, self._owner.deadline())
             except MCPError as exc:  # closed meanwhile
                 log.debug("could not subscribe to %s again: %s", uri, exc)
                 return
@@ -312,9 +312,9 @@ class SubscriptionRouter:
 
     # --- subscribe_resource ------------------------------------------------------------------------
 
-    def change(self, method: str, uri: str, stateless: bool, deadline: Deadline, owned: bool) -> CallFuture:
-        """``resources/subscribe`` or ``resources/unsubscribe`` ``uri``; ``owned``: the caller
-        waits in ``result()`` at once (2026: a change of the one listen, see ``_change``)."""
+    def change(self, method: str, uri: str, stateless: bool, deadline: Deadline) -> CallFuture:
+        """``resources/subscribe`` or ``resources/unsubscribe`` ``uri`` (2026: a change of the
+        one listen, see ``_change``)."""
         subscribe = method == "resources/subscribe"
         self._stateless = stateless
         if stateless:
@@ -323,13 +323,13 @@ class SubscriptionRouter:
             with self._lock:
                 if uri in self._subscribed:
                     self._subscribed.remove(uri)
-            return self._owner.call(method, {"uri": uri}, none, deadline, owned=owned)
+            return self._owner.call(method, {"uri": uri}, none, deadline)
 
         def added(_: Any) -> None:
             with self._lock:
                 if uri not in self._subscribed:
                     self._subscribed.append(uri)
-        return self._owner.call(method, {"uri": uri}, added, deadline, owned=owned)
+        return self._owner.call(method, {"uri": uri}, added, deadline)
 
     def _change(self, add: Optional[str], remove: Optional[str], deadline: Deadline) -> CallFuture:
         """2026: replace the one listen that carries every subscribed URI; the future is done

@@ -3,23 +3,20 @@
 A call is one JSON-RPC exchange or a chain of them: its ``transform`` turns each raw result into
 the value, or returns ``Again(params)`` to send the same method once more (the next page of a
 list, the next input round of a 2026 request). The same object is the session's pending entry,
-so a call costs one object. There are two ways to drive it, chosen when it is made:
-
-* **owned** (what blocking methods use): the caller waits in ``result()`` on a pre-acquired lock
-  the reader releases, then runs the transform and any further rounds itself. No hand-off to
-  another thread, no ``Future`` state changes: the object never leaves the caller.
-* **detached** (what ``*_future`` methods return): the reader hands each reply to a worker thread
-  (``mcpclient-<n>-worker-<k>``), which runs the transform, sends further rounds and completes
-  the future; a timer thread enforces the deadline even if nobody waits.
-
-Either way the transform never runs on the reader thread. Completion is owned by whoever popped
-the call's id from the pending table (reader, canceller, timer, closer): see ``session``.
+so a call costs one object. Every request method, blocking or not, makes one: a blocking method
+is ``result()`` on it. Whoever waits in ``result()`` runs each round's next step (parse,
+transform, next round) on its own thread; with nobody waiting a worker thread does, so the
+transform never runs on the reader thread. The session's timer enforces every call's deadline.
+Completion of a round is owned by whoever popped its id from the pending table (reader,
+canceller, timer, closer): see ``session``.
 """
 from __future__ import annotations
 
 import logging
-from _thread import allocate_lock as _allocate_lock
+from contextvars import copy_context
 from concurrent.futures import CancelledError, Future, InvalidStateError
+from concurrent.futures import TimeoutError as FutureTimeout
+from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, Optional, Protocol, Tuple, TypeVar
 
@@ -46,13 +43,19 @@ log = logging.getLogger("mcpclient")
 
 class CallHost(Protocol):
     """What a call needs of the session that sends it (``Session`` is the one implementation):
-    the next round, the hand-off of a detached call's step to a worker, and giving a call up."""
+    the next round, the hand-off of a call's next step to a worker, and giving a call up."""
 
     def resend(self, call: "CallFuture[Any]", params: Optional[Dict[str, Any]]) -> None:
         """Send the next round of ``call`` within its one deadline."""
 
     def continue_call(self, call: "CallFuture[Any]", payload: Any) -> bool:
         """Run ``call.advance(payload)`` on a worker; False once the session is closing."""
+
+    def on_worker(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn(*args)`` on a worker; False once the session is closing."""
+
+    def release_held(self, call: "CallFuture[Any]") -> None:
+        """Never hold ``call``'s answer back behind its progress callbacks from now on."""
 
     def abandon(self, rid: Any, reason: str) -> bool:
         """Stop the round ``rid`` (on the server too); False if it was no longer pending."""
@@ -61,7 +64,7 @@ class CallHost(Protocol):
         """The deadline of ``call`` passed."""
 
     def waiting_for(self, call: "CallFuture[Any]", timeout: Optional[float]) -> ContextManager[None]:
-        """Around a thread's wait for a detached ``call`` (refuses the reader and the timer)."""
+        """Around a thread's wait for ``call`` (refuses the reader and the timer)."""
 
 
 def _guarded(fn: Callable[["Future[Any]"], object]) -> Callable[["Future[Any]"], object]:
@@ -112,24 +115,28 @@ def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozens
     raise ProtocolError(f"reply to {method} has neither result nor error")
 
 
-class _Final:
-    """An owned call's value, known before any round was sent (a cache hit)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
+#: ``Future``'s states in which it is over (``concurrent.futures`` keeps them as strings).
+_OVER = frozenset(("FINISHED", "CANCELLED", "CANCELLED_AND_NOTIFIED"))
 
 
 class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
-    """The future of one request. ``cancel()`` also stops it on the server.
+    """The future of one request: a ``concurrent.futures.Future`` whose ``cancel()`` also stops
+    the request on the server. A blocking method is ``result()`` on the very future its
+    ``_future`` twin returns.
+
+    **Who runs a round's next step.** When a reply (or the error that ends a round) arrives,
+    a thread waiting in ``result()``/``exception()`` takes it and runs the step itself: parse,
+    transform, send the next round or complete the future. With nobody waiting, a worker thread
+    (``mcpclient-<n>-worker-<k>``) does. The reader and the timer never run a transform or a
+    done-callback. The deadline is the session's timer's to enforce, waited on or not, so a
+    blocking call and its twin end the same way at the same time.
 
     ``request_id`` is the JSON-RPC id of the exchange in flight (a call of several rounds gets a
     new one per round). ``result()``/``exception()`` raise ``ReaderThreadError`` on the
     connection's reader or timer thread (they would wait for themselves), and a cancelled call
     raises ``RequestCancelled`` (a ``concurrent.futures.CancelledError``). Done-callbacks run on
-    the thread that completes the future: a worker thread (``mcpclient-<n>-worker-<k>``), or the
-    canceller's or closer's; never the reader or the timer.
+    the thread that completes the future: the waiting caller, a worker, or the canceller's or
+    closer's; never the reader or the timer.
     """
 
     # The per-call options, as class defaults: a call sets only those that differ (the engine's
@@ -149,24 +156,15 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: ``(reply) -> None``, run on a worker for a reply that came after the call was given up
     #: (timed out, cancelled): what the reply made on the server may need undoing (a task).
     on_late: Optional[Callable[[Dict[str, Any]], Any]] = None
-    _reply: Any = None  # owned: the reply that landed (or a _Final value), and
-    _error: Optional[BaseException] = None  # the error that ended it
-    _state = "PENDING"  # what repr() shows of an owned call (its Future state is never used)
+    _in_result = 0  # threads in result()/exception(): one of them runs the next step
+    _parked: Any = None  # a round's reply (or error) waiting for one of them; guarded by _condition
+    _stepping: Optional[int] = None  # the thread in result() running a step now
 
-    def __init__(self, session: "CallHost", method: str, transform: Optional[Transform] = None,
-                 owned: bool = False) -> None:
-        if owned:
-            # The blocking fast path: an owned call never leaves its caller, who waits on a bare
-            # pre-acquired lock; the Future machinery (a Condition, waiters, callbacks) is never
-            # touched, so it is not built. Nothing but result() is ever called on an owned call.
-            self._landed = _allocate_lock()
-            self._landed.acquire()
-        else:
-            super().__init__()
+    def __init__(self, session: "CallHost", method: str, transform: Optional[Transform] = None) -> None:
+        super().__init__()
         self.method = method
         self._session = session
         self._transform = transform
-        self._owned = owned
 
     @classmethod
     def completed(cls, session: "CallHost", method: str, value: Any) -> "CallFuture":
@@ -188,23 +186,36 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     # --- completion (called by whoever popped the round) -----------------------------------------
 
+    def undefer(self) -> None:
+        """(Under the session's lock.) Never hold this call's answer back behind its progress
+        callbacks (``Session.release_held``)."""
+        self.may_defer = self.progress_queued = False
+
     def expired(self) -> None:
         """The deadline passed while no round was pending (between rounds: the next send fails;
         futures that wait for something else than a reply override this)."""
 
     def land(self, msg: Optional[Dict[str, Any]], error: Optional[BaseException] = None) -> None:
-        """A round ended: ``msg`` is its reply, or ``error`` says why there is none. The owner
-        is woken; a detached call goes on on a worker thread (so neither the reader nor the
-        timer ever runs a transform or a done-callback), or here once the workers are gone."""
-        if self._owned:
-            self._reply, self._error = msg, error
-            self._landed.release()
-        elif not self._session.continue_call(self, msg if error is None else error):
+        """A round ended: ``msg`` is its reply, or ``error`` says why there is none. A thread
+        waiting in ``result()`` takes it; else a worker runs the next step (so neither the
+        reader nor the timer ever runs a transform or a done-callback), or this thread once the
+        workers are gone."""
+        payload = msg if error is None else error
+        with self._condition:
+            if self._in_result:
+                self._parked = (payload,)
+                self._condition.notify_all()
+                return
+        self._hand_off(payload)
+
+    def _hand_off(self, payload: Any) -> None:
+        if not self._session.continue_call(self, payload):
+            error = payload if isinstance(payload, BaseException) else None
             self._settle(None, error or ClientClosedError(f"{self.method} abandoned: the client was closed"))
 
     def advance(self, payload: Any) -> None:
-        """Worker thread (detached calls): parse a reply (or take the error that ended the
-        round), then finish, or send the next round."""
+        """Run a round's next step (a waiting caller, or a worker): parse the reply (or take the
+        error that ended the round), then finish, or send the next round."""
         if self.cancelled():
             return
         if isinstance(payload, BaseException):
@@ -225,7 +236,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._settle(value, None)
 
     def fail(self, error: BaseException) -> None:
-        """End a detached call with ``error`` on this thread (its queued step was dropped)."""
+        """End the call with ``error`` on this thread (its queued step was dropped)."""
         self._settle(None, error)
 
     def _step(self, raw: Any) -> Any:
@@ -251,101 +262,82 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         return True
 
     def start(self, raw: Any) -> None:
-        """Begin with a result already known (a cache hit): runs the transform on this thread
-        and sends a round only if it asks for one."""
-        error: Optional[BaseException] = None
+        """Begin with a result already known (a cache hit): the step runs on this thread, and
+        a round is sent only if it asks for one."""
         try:
             value = self._step(raw)
             if type(value) is Again:
                 self._session.resend(self, value.params)
                 return
         except BaseException as exc:
-            value, error = None, exc
-        if not self._owned:
-            self._settle(value, error)
+            self._settle(None, exc)
             return
-        self._reply, self._error = _Final(value), error
-        self._landed.release()
+        self._settle(value, None)
 
     # --- waiting -----------------------------------------------------------------------------------
 
     def result(self, timeout: Optional[float] = None) -> T:
-        if self._owned:
-            trace = self.trace
-            if trace is None:
-                return self._drive()
-            try:
-                value = self._drive()
-            except BaseException as exc:
-                trace.end(None, exc, self.request_id)
-                raise
-            trace.end(value, None, self.request_id)
-            return value  # type: ignore[no-any-return]
         try:
-            with self._session.waiting_for(self, timeout):
-                return super().result(timeout)
+            if self._state not in _OVER:
+                self._wait(timeout)
+            return super().result(0)  # type: ignore[no-any-return]
         except CancelledError as exc:
             if isinstance(exc, RequestCancelled) and not self.cancelled():
                 raise  # the outcome itself (a task the server cancelled), not this future's cancel()
             raise self._cancelled_error() from exc
 
-    def _join(self) -> T:
-        """A blocking method's wait for its call (``result()``). A call an extension took over
-        is detached, not owned: an interrupt while waiting for it (``KeyboardInterrupt``) cancels
-        it, on the server too, before it goes on up, as an owned call's wait does (``_drive``)."""
-        if self._owned:
-            return self.result()
-        try:
-            return self.result()
-        except BaseException:
-            self.cancel()  # (nothing happens once it is done: then this is its outcome)
-            raise
-
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
-        if self._owned:
-            raise RuntimeError("a blocking call's future is waited for with result() only")
         try:
-            with self._session.waiting_for(self, timeout):
-                return super().exception(timeout)
+            if self._state not in _OVER:
+                self._wait(timeout)
+            return super().exception(0)
         except CancelledError as exc:
             raise self._cancelled_error() from exc
 
-    def _drive(self) -> Any:
-        """The owner's wait: until each round lands or the deadline passes, then parse it here and
-        send the next round if the transform asks for one."""
+    def _wait(self, timeout: Optional[float]) -> None:
+        """Wait until the call is over, running the steps of the rounds that end meanwhile on
+        this thread (``advance``). ``TimeoutError`` once ``timeout`` seconds (this wait's own,
+        not the call's deadline, which the timer enforces) passed first."""
         session = self._session
-        landed = self._landed
-        while True:
+        with session.waiting_for(self, timeout):
+            end = None if timeout is None else _monotonic() + timeout
+            condition = self._condition
+            condition.acquire()
+            self._in_result += 1
             try:
-                while True:
-                    remaining = self.deadline.at - _monotonic()
+                while self._state not in _OVER:
+                    arrived = self._parked
+                    if arrived is not None:
+                        self._parked = None
+                        condition.release()
+                        self._stepping = _get_ident()
+                        try:
+                            self.advance(arrived[0])
+                        finally:
+                            self._stepping = None
+                            condition.acquire()
+                        continue
+                    if end is None:
+                        condition.wait(WAIT_MAX)
+                        continue
+                    remaining = end - _monotonic()
                     if remaining <= 0:
-                        session.expire(self)
-                        landed.acquire()  # landed by expire(), or by the thread that beat it
-                        break
-                    if landed.acquire(True, min(remaining, WAIT_MAX)):
-                        break
-                    # else: progress may have moved the deadline; check again
-            except BaseException:  # e.g. KeyboardInterrupt while waiting: stop the server's work too
-                session.abandon(self.request_id, "interrupted")
-                raise
-            if self._error is not None:
-                raise self._error
-            reply = self._reply
-            if type(reply) is _Final:
-                return reply.value  # finished by start()
-            value = self._step(outcome(self.method, reply, self._session.declared_extensions))
-            if type(value) is not Again:
-                return value
-            session.resend(self, value.params)
+                        raise FutureTimeout()
+                    condition.wait(remaining)
+            finally:
+                self._in_result -= 1
+                left = self._parked if not self._in_result else None
+                if left is not None:  # this waiter leaves (its own timeout, an interrupt): a worker goes on
+                    self._parked = None
+                condition.release()
+                if left is not None:
+                    self._hand_off(left[0])
 
     # --- cancelling ----------------------------------------------------------------------------------
 
     def cancel(self) -> bool:
         """Cancel the call; the request in flight is cancelled on the server too. False if it
         has finished already."""
-        if self._owned:
-            raise RuntimeError("a blocking call's future is waited for with result() only")
         trace = self.trace
         if trace is not None and not super().done():  # ended before anyone is woken, as _settle does
             trace.end(None, self._cancelled_error(), self.request_id)
@@ -360,15 +352,17 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._session.abandon(self.request_id, "cancelled by the client")
         return True
 
-    def done(self) -> bool:
-        if self._owned:
-            raise RuntimeError("a blocking call's future is waited for with result() only")
-        return super().done()
-
     def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
-        if self._owned:
-            raise RuntimeError("a blocking call's future is waited for with result() only")
         super().add_done_callback(_guarded(fn))
+
+    def _invoke_callbacks(self) -> None:
+        """(``Future``'s hook, after it woke the waiters.) Done-callbacks of a call that a thread
+        waiting in ``result()`` completed run on a worker: that caller returns now, whatever
+        they do (wait for another call...), as it would from an executor's future."""
+        if self._done_callbacks and self._stepping == _get_ident() and self._session.on_worker(  # type: ignore[attr-defined]
+                f"done-callbacks of {self.method}", super()._invoke_callbacks):  # type: ignore[misc]
+            return
+        super()._invoke_callbacks()  # type: ignore[misc]
 
     def _cancelled_error(self) -> RequestCancelled:
         return RequestCancelled(f"{self.method} (id {self.request_id}) was cancelled")
@@ -385,10 +379,9 @@ class ChainedFuture(CallFuture[T]):
     def __init__(self, session: "CallHost", method: str, first: CallFuture[Any],
                  link: Callable[[Any], Any]) -> None:
         super().__init__(session, method)
-        from contextvars import copy_context  # deferred: import cost (only chains need it)
-
         self._current: "Future[Any]" = first
         self._link: Optional[Callable[[Any], Any]] = link
+        self._undeferred = False
         # The caller's context (its trace span...), for the links, which run on a worker thread:
         # the requests they make are then the caller's children, as the first one is.
         self._context = copy_context()
@@ -407,8 +400,8 @@ class ChainedFuture(CallFuture[T]):
             self._settle(None, RequestCancelled(f"{self.method} was cancelled"))
         elif done.exception() is not None:
             self._settle(None, done.exception())
-        elif not self._session.continue_call(self, done.result()):
-            self._settle(None, ClientClosedError(f"{self.method} abandoned: the client was closed"))
+        else:  # the next link runs on the thread waiting for this chain, else a worker
+            self.land(done.result())
 
     def advance(self, value: Any) -> None:
         """Worker thread: run the next link with the previous link's value."""
@@ -422,12 +415,20 @@ class ChainedFuture(CallFuture[T]):
             return
         if isinstance(nxt, Future):  # a CallFuture, or another future to wait for (a task)
             self._current = nxt
+            if self._undeferred and isinstance(nxt, CallFuture):
+                self._session.release_held(nxt)
             if self.cancelled():  # cancelled while the link ran: the new request goes too
                 nxt.cancel()
                 return
             nxt.add_done_callback(self._arrived)
         else:
             self._settle(nxt, None)
+
+    def undefer(self) -> None:
+        self._undeferred = True
+        current = self._current
+        if isinstance(current, CallFuture):
+            current.undefer()
 
     def cancel(self) -> bool:
         if not Future.cancel(self):

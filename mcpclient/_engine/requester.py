@@ -29,7 +29,7 @@ class Requester(Protocol):
         """The deadline of a call made now with ``timeout=`` (``DEFAULT``: the client's)."""
 
     def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Transform], deadline: Deadline,
-             *, owned: bool, check: bool = True, on_progress: Optional[ProgressCallback] = None,
+             *, check: bool = True, on_progress: Optional[ProgressCallback] = None,
              on_late: Optional[LateHandler] = None) -> CallFuture[Any]:
         """Send ``method`` (``check``: refuse what the server did not declare, nothing sent;
         ``on_late``: as ``Session.call``'s)."""

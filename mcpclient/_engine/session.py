@@ -23,10 +23,10 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from contextlib import contextmanager
+from contextlib import nullcontext
 from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import Any, Callable, ContextManager, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .._util.threads import Lane, join_all, next_instance, start_thread
 from .timer import DeadlineTimer
@@ -54,6 +54,7 @@ CANCEL_GRACE = 1.0  # seconds a close waits for what cancellations decided befor
 SEND_BUDGET = 10.0
 _LOSS_WAIT = 0.5  # after a send found the pipe broken, how long to wait for the reader to see the end
 _NO_RESULT = object()
+_NOTHING: ContextManager[None] = nullcontext()  # (reusable: it holds no state)
 
 
 def _advance(call: CallFuture, payload: Any) -> None:
@@ -224,7 +225,7 @@ class Session(Incoming):
             raise factory()
 
     def call(self, method: str, params: Optional[Dict[str, Any]] = None, *, deadline: Deadline = NEVER,
-             transform: Optional[Transform] = None, owned: bool = False,
+             transform: Optional[Transform] = None,
              on_progress: Optional[ProgressCallback] = None, prepare: Optional[Prepare] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False,
              cancellable: bool = True, known: Any = _NO_RESULT,
@@ -234,20 +235,17 @@ class Session(Incoming):
         ``deadline`` is the call's time limit, made by whoever the call is for (a ``Deadline``
         that resets is moved by the call's progress notifications); it also bounds sending. On
         expiry the request is cancelled on the server and ``RequestTimeout`` raised.
-        ``transform`` turns each raw result into the value (or ``Again`` for another round).
-        ``owned``: the caller waits in ``result()`` at once, which enforces the deadline and runs
-        the transform on its own thread; otherwise a worker does that and the timer watches the
-        deadline. ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
+        ``transform`` turns each raw result into the value (or ``Again`` for another round), on
+        the thread waiting in ``result()`` or else a worker; the timer watches the deadline.
+        ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
         ``idempotent`` and ``setup`` are passed to the transport; a call that is not
         ``cancellable`` is never cancelled on the server (``initialize``). ``known``: a raw
         result already at hand (a cache hit), so the first round is not sent. ``on_late(reply)``
-        (a worker) gets the answer that comes after a detached call gave up (what the request
+        (a worker) gets the answer that comes after the call gave up (what the request
         made may need undoing: a task); the transport waits ``LATE_ANSWER`` s longer for it, and
         ``wind_down`` for it before a close.
         """
-        if owned and _get_ident() in self._io_idents:
-            self.check_not_reader(method)
-        call = CallFuture(self, method, transform, owned)
+        call = CallFuture(self, method, transform)
         if deadline is not NEVER:
             call.deadline = deadline
         if on_progress is not None:
@@ -273,7 +271,7 @@ class Session(Incoming):
             if call.trace is not None:
                 call.trace.end(None, exc, call.request_id)
             raise
-        if not owned and deadline.at != _INF and not call.done():
+        if deadline.at != _INF and not call.done():
             self._timer.watch(call)
         return call
 
@@ -309,17 +307,17 @@ class Session(Incoming):
                 raise self._closed_error()
             self._pending[rid] = call
         deadline = call.deadline.at
-        if call.on_late is not None and not call._owned and deadline != _INF:
+        if call.on_late is not None and deadline != _INF:
             deadline += LATE_ANSWER  # (the timer still ends the call at its deadline)
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
         try:
-            reply = self.transport.send(message, deadline=None if deadline == _INF else deadline, wait=call._owned,
-                                        headers=headers, idempotent=call.idempotent, setup=call.setup)
+            self.transport.send(message, deadline=None if deadline == _INF else deadline, headers=headers,
+                                idempotent=call.idempotent, setup=call.setup)
         except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
             if not isinstance(exc, Exception):
-                # Interrupted (Ctrl-C) while the transport sent it, or read its answer on this
-                # thread (HTTP): it may be running, so it is cancelled as an interrupted wait is.
+                # Interrupted (Ctrl-C) while the transport sent it: it may be running, so it is
+                # cancelled as an interrupted wait is.
                 self.abandon(rid, "interrupted")
                 raise
             with self._lock:
@@ -341,15 +339,6 @@ class Session(Incoming):
                 # it, so the caller's next call finds the connection known lost (reconnect).
                 reader.join(_LOSS_WAIT)
             raise
-        if reply is not None:  # answered on this thread (HTTP with a JSON body): no hand-off
-            if wire_log.isEnabledFor(logging.DEBUG):
-                wire_log.debug("<- %s", format_message(reply))
-            try:
-                self._dispatch(reply)
-            except BaseException:  # a Ctrl-C on this (the main) thread meanwhile: answered, so just forgotten
-                with self._lock:
-                    self._pending.pop(rid, None)
-                raise
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""
@@ -389,28 +378,37 @@ class Session(Incoming):
         except MCPError as exc:
             log.debug("could not send %s: %s", message.get("method", "response"), exc)
 
-    @contextmanager
-    def waiting_for(self, call: CallFuture, timeout: Optional[float]) -> Iterator[None]:
-        """Around a thread's wait for a detached ``call``: the reader and the timer are refused
+    def waiting_for(self, call: CallFuture, timeout: Optional[float]) -> ContextManager[None]:
+        """Around a thread's wait for ``call``: the reader and the timer are refused
         (``ReaderThreadError``: they would wait for themselves); on the notification thread, the
         call's answer is delivered now if it waits there behind progress callbacks (behind this
         very thread); on a worker thread, the worker pool grows by one meanwhile (the answer may
         need a worker, and every worker may be waiting)."""
         if (timeout is not None and timeout <= 0) or call.done():
-            yield
-            return
+            return _NOTHING
         ident = _get_ident()
         if ident in self._io_idents:
             self.check_not_reader(call.method)
         if ident in self._notifier.idents:
-            with self._lock:  # from now on its answer is never held back behind this thread
-                call.may_defer = call.progress_queued = False
-            self._finish_deferred(call.request_id)
+            self.release_held(call)
         if ident in self._workers.idents:
-            with self._workers.waiting():
-                yield
-        else:
-            yield
+            return self._workers.waiting()
+        return _NOTHING
+
+    def worker_waits(self) -> ContextManager[None]:
+        """Around a wait that is not for a call (another thread's job): on a worker thread, the
+        pool grows by one meanwhile, as it does while a worker waits for a call."""
+        return self._workers.waiting() if _get_ident() in self._workers.idents else _NOTHING
+
+    def release_held(self, call: CallFuture) -> None:
+        """A thread of the notification lane waits for ``call``: from now on its answer (and, for
+        a chain, those of its links) is never held back behind its progress callbacks, queued
+        behind that very thread; what is held back already is delivered now."""
+        with self._lock:
+            call.undefer()
+            held = [rid for rid, (waiting, _) in self._deferred.items() if not waiting.may_defer]
+        for rid in held:
+            self._finish_deferred(rid)
 
     def check_not_reader(self, method: str) -> None:
         """Raise ``ReaderThreadError`` on the reader or timer thread (a blocking call would deadlock)."""
@@ -425,6 +423,10 @@ class Session(Incoming):
         """Hand a detached call's next step to a worker: ``call.advance(payload)`` (False once
         the session is closing; queued steps that close() drops fail their call)."""
         return self._workers.try_submit(f"result of {call.method}", _advance, call, payload)
+
+    def on_worker(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
+        """Run ``fn(*args)`` on a worker thread (False once the session is closing)."""
+        return self._workers.try_submit(label, fn, *args)
 
     def abandon(self, rid: Any, reason: str) -> bool:
         """Pop a pending round and tell the server to stop; False if it was no longer pending

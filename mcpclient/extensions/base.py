@@ -170,7 +170,7 @@ class ExtensionOwner(Protocol):
         """The deadline of a request made now with ``timeout=``."""
 
     def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
-             deadline: "Deadline", *, owned: bool, check: bool = True,
+             deadline: "Deadline", *, check: bool = True,
              on_progress: Optional[Callable[..., Any]] = None,
              on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallFuture[Any]":
         """Send ``method`` the negotiated era's way."""
@@ -208,26 +208,23 @@ class ExtensionContext:
             CapabilityError: the server did not declare this extension (nothing was sent).
             MCPError: what any request raises (``RPCError``, ``RequestTimeout``, ...).
         """
-        return self._request(method, params, timeout, True).result()
+        return self.request_future(method, params, timeout=timeout).result()
 
     def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                        timeout: Any = DEFAULT) -> "CallFuture[Any]":
         """``request``, returning the call's future at once (``CapabilityError`` raised here)."""
-        return self._request(method, params, timeout, False)
-
-    def _request(self, method: str, params: Optional[Dict[str, Any]], timeout: Any, owned: bool) -> "CallFuture[Any]":
         owner = self._owner
         require(owner.server_capabilities(), self.id, method)
-        return owner.call(method, params, None, owner.deadline(timeout), owned=owned, check=False)
+        return owner.call(method, params, None, owner.deadline(timeout), check=False)
 
     def call(self, method: str, params: Optional[Dict[str, Any]], transform: Callable[[Any], Any],
              deadline: "Deadline", *, on_progress: Optional[Callable[..., Any]] = None,
              on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallFuture[Any]":
-        """Send a call this extension takes over (``Extension.call_future``): detached, the
+        """Send a call this extension takes over (``Extension.call_future``): the
         negotiated era's way, within the caller's ``deadline``, gated like the core method.
         ``on_late(reply)``: an answer that comes after the call gave up (what it made, a task,
         may need undoing; see ``Session.call``)."""
-        return self._owner.call(method, params, transform, deadline, owned=False, on_progress=on_progress,
+        return self._owner.call(method, params, transform, deadline, on_progress=on_progress,
                                 on_late=on_late)
 
     def answer(self, method: str, params: Dict[str, Any]) -> Any:

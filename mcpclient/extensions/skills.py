@@ -280,10 +280,10 @@ def load(requester: Requester, capabilities: Dict[str, Any], skill: Union[str, S
         first: CallFuture = CallFuture.completed(session, "skills/get", skill)
     elif "://" in skill:
         require(capabilities, "skills/get")
-        first = requester.call("skills/get", {"uri": skill}, entry, deadline, owned=False)
+        first = requester.call("skills/get", {"uri": skill}, entry, deadline)
     else:
         require(capabilities, "skills/list")
-        first = requester.call("skills/list", None, listing(), deadline, owned=False)
+        first = requester.call("skills/list", None, listing(), deadline)
 
     def chosen(found: Any) -> Skill:
         if isinstance(found, Skill):
@@ -298,10 +298,9 @@ def load(requester: Requester, capabilities: Dict[str, Any], skill: Union[str, S
         check_limits(manifest)
 
         def reader(uri: str) -> List[ResourceContents]:
-            return requester.call("resources/read", {"uri": uri}, contents, requester.deadline(timeout),  # type: ignore[no-any-return]
-                                  owned=True).result()
+            return requester.call("resources/read", {"uri": uri}, contents, requester.deadline(timeout)).result()  # type: ignore[no-any-return]
 
-        text = requester.call("resources/read", {"uri": manifest.uri}, contents, deadline, owned=False)
+        text = requester.call("resources/read", {"uri": manifest.uri}, contents, deadline)
         return ChainedFuture(session, "resources/read", text,
                              lambda got: LoadedSkill(manifest, verify_skill_md(manifest, got), reader))
     return ChainedFuture(session, "load_skill", first, read)

@@ -95,13 +95,13 @@ class Era:
         return kept
 
     def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform],
-             deadline: Deadline, *, owned: bool, on_progress: Optional[ProgressCallback] = None,
+             deadline: Deadline, *, on_progress: Optional[ProgressCallback] = None,
              on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture:
         """Send ``method`` as this era sends requests, within ``deadline``; return its future."""
         claimed = self.resolvers.get(method)
         if claimed:
             transform = _resolving(method, claimed, transform, deadline)
-        return session.call(method, params, deadline=deadline, transform=transform, owned=owned,
+        return session.call(method, params, deadline=deadline, transform=transform,
                             on_progress=on_progress, idempotent=repeat_safety(method), on_late=on_late,
                             headers=self.headers(method, params) if self.routed else None)
 

@@ -121,7 +121,7 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
         params = {"_meta": request_meta(version, capabilities, client_info)}
         headers = routing_headers("server/discover", params, version, {}) if session.transport.sends_headers else None
         try:
-            answer = session.call("server/discover", params, deadline=deadline, owned=True, headers=headers,
+            answer = session.call("server/discover", params, deadline=deadline, headers=headers,
                                   idempotent=True)
             from .. import types  # noqa: F401 (the result types load while the server answers: _client.connection)
 

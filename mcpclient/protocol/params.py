@@ -81,7 +81,7 @@ def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bo
               ) -> Tuple[Dict[str, Any], Callable[[Any], ToolResult]]:
     """``tools/call`` params and the transform that parses, validates (against ``known``'s
     ``outputSchema``, when given; else against that of the tool ``learn()`` returns, if given:
-    a future's worker lists the tools then) and optionally raises ``ToolError``."""
+    the tools are listed then, by whoever runs the transform) and optionally raises ``ToolError``."""
     if not isinstance(name, str):
         raise TypeError("tool name must be a string")
     if arguments is not None and not isinstance(arguments, dict):

@@ -67,7 +67,7 @@ class Stateless(Era):
         return params, routing_headers(method, params, self.negotiated.version, self._headers)
 
     def call(self, session: "Session", method: str, params: Params, transform: Optional[Transform],
-             deadline: Deadline, *, owned: bool, on_progress: Optional[ProgressCallback] = None,
+             deadline: Deadline, *, on_progress: Optional[ProgressCallback] = None,
              on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture:
         cache = self._cache if method in CACHEABLE else None
         hit = cache.get(method, params) if cache is not None else None
@@ -78,7 +78,7 @@ class Stateless(Era):
             sent, headers = self.prepare(method, params)
         else:  # nothing is sent for the first round (a later one is prepared by the session)
             sent, headers, options["known"] = params, None, hit
-        return session.call(method, sent, deadline=deadline, transform=step, owned=owned, on_progress=on_progress,
+        return session.call(method, sent, deadline=deadline, transform=step, on_progress=on_progress,
                             prepare=self.prepare, headers=headers, idempotent=repeat_safety(method), on_late=on_late,
                             **options)
 

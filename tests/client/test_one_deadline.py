@@ -39,19 +39,19 @@ def test_a_call_that_meets_a_killed_server_and_a_slow_relaunch_ends_within_its_t
         assert 2.5 <= took < 2.5 + SLACK, f"the call took {took:.2f} s for a 2.5 s timeout"
 
 
-def test_a_call_whose_tool_must_be_listed_first_ends_within_its_timeout(started):
-    """``validate_output=True`` lists the tools before a call to a tool not seen listed: the
-    listing (1 s here) spends the call's 2 s, and the call (which the server holds) has what is
-    left: ``RequestTimeout`` at 2 s, not at the 3 s a fresh timeout after the listing would give."""
+def test_a_call_whose_tool_must_be_listed_ends_within_its_timeout(started):
+    """``validate_output=True`` lists the tools after the answer of a call to a tool not seen
+    listed: the call (1 s here) spends the call's 2 s, and the listing (which the server holds)
+    has what is left: ``RequestTimeout`` at 2 s, not at the 3 s a fresh timeout would give."""
     release = threading.Event()
     tool = {"name": "held", "inputSchema": {"type": "object"},
             "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}
 
     def handle(seen, msg):
         if msg["method"] == "tools/list":
-            time.sleep(1.0)
+            release.wait(LONG)  # held until the test ends
             return {"tools": [tool]}
-        release.wait(LONG)  # tools/call: held until the test ends
+        time.sleep(1.0)  # tools/call
         return {"content": [], "structuredContent": {"n": 1}}
 
     server = started(ScriptedHTTPServer(handle))
@@ -62,7 +62,7 @@ def test_a_call_whose_tool_must_be_listed_first_ends_within_its_timeout(started)
                 client.call_tool("held", timeout=2.0)
             took = time.monotonic() - started_at
             requests = [s.rpc_method for s in server.requests(http_method="POST")]
-            assert [m for m in requests if m != "notifications/cancelled"][-2:] == ["tools/list", "tools/call"]
+            assert [m for m in requests if m != "notifications/cancelled"][-2:] == ["tools/call", "tools/list"]
             assert 2.0 <= took < 2.0 + SLACK, f"the call took {took:.2f} s for a 2 s timeout"
     finally:
         release.set()

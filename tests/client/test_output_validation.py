@@ -8,6 +8,7 @@ the bundled and the official server validate on the first call. ``validate_outpu
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Dict, List
 
 import pytest
@@ -140,16 +141,24 @@ def test_validate_output_listed_never_lists_and_false_never_validates(scripted):
         Client(server.url, validate_output="always")
 
 
-def test_a_listing_that_takes_the_whole_timeout_fails_the_call_unsent(scripted):
+@pytest.mark.parametrize("twin", [False, True])
+def test_a_listing_that_outlasts_the_timeout_fails_the_call_at_its_timeout(scripted, twin):
+    """The call is answered at once; the listing that must come before its output is trusted
+    never is: ``RequestTimeout`` at the call's timeout, saying why (blocking method and twin)."""
     from mcpclient import RequestTimeout
 
     hold = threading.Event()
     server = scripted(shapes({"n": 1}, hold))
     try:
         with Client(server.url, timeout=LONG, protocol="legacy") as client:
+            started = time.monotonic()
             with pytest.raises(RequestTimeout, match="outputSchema"):
-                client.call_tool("shape", timeout=0.5)
-            assert server.requests("tools/call") == []
+                if twin:
+                    client.call_tool_future("shape", timeout=0.5).result(LONG)
+                else:
+                    client.call_tool("shape", timeout=0.5)
+            assert 0.5 <= time.monotonic() - started < 0.5 + LONG / 4
+            assert len(server.requests("tools/call")) == 1 and len(server.requests("tools/list")) == 1
             hold.set()
     finally:
         hold.set()

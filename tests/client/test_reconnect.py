@@ -472,6 +472,7 @@ def test_a_keepalive_ping_that_cannot_be_sent_does_not_stall_the_timer():
 
     transport = StdioTransport(server_command(), terminate_grace=0.2)
     with Client(transport, timeout=60, keepalive=Keepalive(1.0, failures=2, timeout=5.0)) as client:
+        client.list_tools()  # the calls below are sent at once (no listing first)
         pid = client.transport.pid
         os.kill(pid, signal.SIGSTOP)
         try:

@@ -203,6 +203,7 @@ def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_
 
     with official_http_server("--http") as url:
         with Client(_stream_transport(url, False, token), timeout=LONG, protocol="legacy") as client:
+            client.list_tools()  # the call below is the next POST (no listing first)
             armed.set()
             began = time.monotonic()
             with pytest.raises(MCPError):

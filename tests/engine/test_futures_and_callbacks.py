@@ -47,15 +47,18 @@ def test_a_cancelled_future_counts_as_done_for_wait_and_as_completed(scripted):
             waiter.shutdown()
 
 
-def test_a_blocking_calls_future_is_refused_for_anything_but_result(scripted):
-    """An owned call (what a blocking method makes) has no Future state to ask."""
+def test_every_calls_future_answers_done_callbacks_and_exception_as_a_future_does(scripted):
+    """The one future a request makes (what a blocking method waits on) is a whole
+    ``concurrent.futures.Future``: ``done()``, done-callbacks, ``exception()`` and ``result()``."""
     server = scripted(lambda method, params: {"content": []})
     with Client(server.transport, timeout=LONG) as client:
-        call = client.session.call("tools/call", {"name": "t"}, owned=True, deadline=Deadline(LONG))
-        for misuse in (call.done, call.cancel, lambda: call.add_done_callback(print), call.exception):
-            with pytest.raises(RuntimeError, match="result"):
-                misuse()
+        call = client.session.call("tools/call", {"name": "t"}, deadline=Deadline(LONG))
+        seen: List[Any] = []
+        called = threading.Event()
+        call.add_done_callback(lambda done: (seen.append(done.result()), called.set()))
         assert call.result() == {"content": []}
+        assert call.done() and call.exception() is None and not call.cancel()
+        assert called.wait(LONG) and seen == [{"content": []}]
 
 
 def test_waiting_on_a_future_from_a_notification_callback_does_not_deadlock():

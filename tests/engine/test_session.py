@@ -58,7 +58,7 @@ def test_error_reply_raises_the_typed_rpc_error(pair):
 def test_timeout_raises_and_cancels_on_the_server(pair):
     session, peer = pair
     with pytest.raises(RequestTimeout) as info:
-        session.call("slow/thing", owned=True, deadline=Deadline(0.1)).result()
+        session.call("slow/thing", deadline=Deadline(0.1)).result()
     assert isinstance(info.value, TimeoutError)
     request = peer.receive(LONG)
     cancel = peer.receive(LONG)
@@ -69,7 +69,7 @@ def test_timeout_raises_and_cancels_on_the_server(pair):
 def test_late_reply_is_dropped_and_counted_not_delivered_to_the_next_caller(pair):
     session, peer = pair
     with pytest.raises(RequestTimeout):
-        session.call("first", owned=True, deadline=Deadline(0.05)).result()
+        session.call("first", deadline=Deadline(0.05)).result()
     first = peer.receive(LONG)
     assert peer.receive(LONG)["method"] == "notifications/cancelled"
     second = session.call("second")
@@ -130,7 +130,7 @@ def test_close_fails_pending_calls_and_refuses_new_ones(pair):
     session.close()
     assert isinstance(fut.exception(LONG), ClientClosedError)
     with pytest.raises(ClientClosedError):
-        session.call("m", owned=True).result()
+        session.call("m").result()
     session.close()  # idempotent
 
 
@@ -222,7 +222,7 @@ def test_blocking_call_on_the_reader_thread_raises(pair):
 
     def quick(rid, method, params):
         try:
-            session.call("nested", owned=True, deadline=Deadline(1)).result()
+            session.call("nested", deadline=Deadline(1)).result()
         except ReaderThreadError as exc:
             caught.append(exc)
             raise
@@ -230,7 +230,9 @@ def test_blocking_call_on_the_reader_thread_raises(pair):
 
     session.requests.on_quick_request = quick
     peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x/y"})
+    nested = peer.receive(LONG)  # sent, then not waited for: the reader refuses to block on it
     answer = peer.receive(LONG)
+    assert nested["method"] == "nested"
     assert answer["id"] == "s1" and answer["error"]["code"] == -32603
     assert len(caught) == 1 and "reader" in str(caught[0])
 
@@ -242,7 +244,7 @@ def test_done_callbacks_run_on_a_worker_thread_where_blocking_calls_work(pair):
 
     def callback(_):
         seen["thread"] = threading.current_thread().name
-        nested = session.call("nested", owned=True, deadline=Deadline(LONG))
+        nested = session.call("nested", deadline=Deadline(LONG))
         seen["nested"] = nested.result()
         done.set()
 

@@ -74,7 +74,7 @@ class ToolTask:
         """The task's current state (``tasks/get``)."""
         requester = self._requester
         return requester.call("tasks/get", {"taskId": self.task_id}, Task.from_wire,  # type: ignore[no-any-return]
-                              requester.deadline(timeout), owned=True).result()
+                              requester.deadline(timeout)).result()
 
     def result(self, timeout: Optional[float] = None) -> ToolResult:
         """Wait for the task to end and return the tool's result (``tasks/result``).
@@ -85,19 +85,18 @@ class ToolTask:
         """
         requester = self._requester
         return requester.call("tasks/result", {"taskId": self.task_id}, self._transform,  # type: ignore[no-any-return]
-                              requester.deadline(timeout), owned=True, check=False).result()
+                              requester.deadline(timeout), check=False).result()
 
     def result_future(self, timeout: Optional[float] = None) -> CallFuture[ToolResult]:
         """``result()``, returning at once: a future of the tool's ``ToolResult``."""
         requester = self._requester
-        return requester.call("tasks/result", {"taskId": self.task_id}, self._transform, requester.deadline(timeout),
-                              owned=False, check=False)
+        return requester.call("tasks/result", {"taskId": self.task_id}, self._transform, requester.deadline(timeout), check=False)
 
     def cancel(self, *, timeout: Any = DEFAULT) -> Task:
         """Ask the server to cancel the task (``tasks/cancel``); returns its state afterwards."""
         requester = self._requester
         return requester.call("tasks/cancel", {"taskId": self.task_id}, Task.from_wire,  # type: ignore[no-any-return]
-                              requester.deadline(timeout), owned=True).result()
+                              requester.deadline(timeout)).result()
 
     def wait(self, timeout: Optional[float] = None) -> Task:
         """Poll ``tasks/get`` (at the server's ``pollInterval``) until the task is terminal or
@@ -135,7 +134,7 @@ def start(requester: "Requester", capabilities: Dict[str, Any], known: Optional[
         if not isinstance(raw, dict) or "task" not in raw:
             raise ProtocolError(f"tools/call {name} as a task: the server answered without a task")
         return ToolTask(requester, name, Task.from_wire(raw["task"]), transform)
-    return requester.call("tools/call", params, created, deadline, owned=True).result()  # type: ignore[no-any-return]
+    return requester.call("tools/call", params, created, deadline).result()  # type: ignore[no-any-return]
 
 
 # --- the client as task receiver ------------------------------------------------------------------

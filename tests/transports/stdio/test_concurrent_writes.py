@@ -93,7 +93,7 @@ def test_another_callers_short_deadline_never_cuts_a_frame_or_kills_the_server(t
 
         def call(name: str, size: int, timeout: Any) -> None:
             try:
-                outcome[name] = session.call(name, {"p": "z" * size}, owned=True, deadline=Deadline(timeout)).result()
+                outcome[name] = session.call(name, {"p": "z" * size}, deadline=Deadline(timeout)).result()
             except Exception as exc:  # noqa: BLE001 - asserted below
                 outcome[name] = exc
 
@@ -147,7 +147,7 @@ def test_many_threads_small_frames_short_timeouts_never_kill_the_server(tmp_path
     def worker() -> None:
         while not stop.is_set():
             try:
-                session.call("m", {"p": "x" * 150}, owned=True, deadline=Deadline(0.05)).result()
+                session.call("m", {"p": "x" * 150}, deadline=Deadline(0.05)).result()
                 name = "ok"
             except Exception as exc:  # noqa: BLE001 - counted below
                 name = type(exc).__name__
