@@ -185,7 +185,7 @@ def test_a_server_request_answered_differently_in_replay_fails_the_call_with_a_d
     """The sampling handler under test answers the server's request differently than when
     recorded: the call fails at once with ``CassetteMismatch`` (a diff), as a different request
     does, instead of passing on the recorded result."""
-    from mcpclient import CassetteMismatch
+    from mcpclient.testing import CassetteMismatch
 
     path = tmp_path / "sampling.jsonl"
     ask = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}

@@ -17,9 +17,9 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from mcpclient import CassetteMismatch, Client, HTTPTransport, RequestTimeout, StdioTransport
-from mcpclient.testing import RecordingTransport, ReplayTransport, server_command
-from mcpclient.testing.cassette import redact_message
+from mcpclient import Client, HTTPTransport, RequestTimeout, StdioTransport
+from mcpclient.testing import CassetteMismatch, RecordingTransport, ReplayTransport, server_command
+from mcpclient.testing.cassettes.record import redact_message
 
 from conftest import FAULTY, HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER
 
@@ -109,7 +109,7 @@ _OFFLINE = textwrap.dedent("""
     sys.addaudithook(hook)
     sys.path[:0] = sys.argv[1].split(os.pathsep)
     import mcpclient.testing
-    lazy = "mcpclient.testing.replay" not in sys.modules and "mcpclient.testing.cassette" not in sys.modules
+    lazy = not any(m.startswith("mcpclient.testing.cassettes") for m in sys.modules)
     from test_record_and_replay import CASES, suite
     from mcpclient.testing import ReplayTransport
     results = {name: suite(ReplayTransport(path), *CASES[name]) for name, path in json.loads(sys.argv[2]).items()}

@@ -18,8 +18,8 @@ import pytest
 import requests
 
 from conftest import LONG, TESTING_SERVER, wait_until
-from mcpclient.testing import catalog
-from mcpclient.testing.taskext import META_CAPABILITIES, META_SUBSCRIPTION, TASKS, TOOLS
+from mcpclient.testing.server import catalog
+from mcpclient.testing.server.taskext import META_CAPABILITIES, META_SUBSCRIPTION, TASKS, TOOLS
 from taskext_http import NAMED, TaskExtHTTPServer
 
 DECLARED: Dict[str, Any] = {"extensions": {TASKS: {}}}

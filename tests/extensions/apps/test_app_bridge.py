@@ -22,7 +22,7 @@ from mcpclient.extensions.apps.bridge import APP_PROTOCOL_VERSION, AppBridge, Ap
 from mcpclient.errors import ProtocolError, RPCError
 from mcpclient.extensions.registry import APPS
 from mcpclient.testing import RecordingTransport, server_command
-from mcpclient.testing.apps_html import APP_HTML, APP_URI
+from mcpclient.testing.server.apps_html import APP_HTML, APP_URI
 
 from helpers import ScriptedServer
 
