@@ -287,9 +287,9 @@ def test_connect_during_a_reconnect_by_another_thread_waits_for_it(tmp_path: Pat
 
 
 def test_after_a_reconnect_output_is_validated_against_the_new_servers_schema(tmp_path):
-    """Before the fix, the tools learned for output validation outlived the connection, so a
-    restarted server's changed outputSchema was never learned (its valid results were refused
-    against the old one) until a tools/list_changed."""
+    """The tools learned for output validation do not outlive the connection: a restarted
+    server's changed outputSchema is learned at once (its valid results are not refused against
+    the old one), with no tools/list_changed needed."""
     import json as _json
     import sys as _sys
 

@@ -1,8 +1,7 @@
-"""The public surface: what the API returns or raises is importable, and every request method has
-its ``_future`` twin with the same parameters (``Subscription``, ``Event``, ``SubscriptionLost``
-and the futures' type were once returned or raised but not exported; ``list_tasks``,
-``list_skills``, ``get_skill`` and ``load_skill`` once had no twin). The package's public names
-are sorted and importable.
+"""The public surface: what the API returns or raises is importable (``Subscription``, ``Event``,
+``SubscriptionLost`` and the futures' type included), and every request method has its ``_future``
+twin with the same parameters (``list_tasks``, ``list_skills``, ``get_skill`` and ``load_skill``
+included). The package's public names are sorted and importable.
 """
 from __future__ import annotations
 
