@@ -547,15 +547,18 @@ def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch
         kill(client.transport.pid)
         assert wait_until(lambda: client._core.conn.state == "lost")
 
+        died: List[bool] = []
+
         def dies_first(*args, **kwargs):  # the handshake is done: the new server dies now
             session = client._core.conn.session
             kill(session.transport.pid)
-            assert wait_until(lambda: session.is_closed)
+            died.append(wait_until(lambda: session.is_closed))
             return real_era_for(*args, **kwargs)
 
         monkeypatch.setattr(client_module, "era_for", dies_first)
         with pytest.raises((ProcessExited, ConnectionClosed, ConnectError)):
             client.call_tool("add", {"a": 1, "b": 1})
+        assert died and all(died)  # the new server died between its handshake and READY
         monkeypatch.setattr(client_module, "era_for", real_era_for)
         assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}, \
             "stuck READY on a dead session"

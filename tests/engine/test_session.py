@@ -366,6 +366,7 @@ def test_a_reply_is_handled_once_when_a_progress_callback_waits_for_it_meanwhile
     hooked.armed = True
     reply(peer, request, {"ok": True})
     assert waited.wait(LONG) and future.result(LONG) == {"ok": True}
+    assert go.is_set() and not hooked.armed  # the callback ran inside the reader's window
     ping = session.call("ping", deadline=Deadline(LONG))
     reply(peer, peer.receive(LONG), {})
     assert ping.result(LONG) == {}  # the reader is well past the window

@@ -147,7 +147,7 @@ def test_a_restarted_official_server_gets_a_new_session_with_a_get_stream(caplog
     """The official SDK's server, restarted on the same port, has forgotten every session: the
     next request meets its 404, a new session starts, and the GET stream reopens there (the SDK
     drops what it would send on a session without one). (The restart breaks the old stream's
-    connection, so this worked before too; the scripted tests above show what did not.)"""
+    connection, so the old stream ends on its own here; the scripted tests above keep it open.)"""
     updated = threading.Event()
     with official_http_server("--http") as url:
         port = url.rsplit(":", 1)[1].split("/")[0]

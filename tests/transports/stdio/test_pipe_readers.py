@@ -24,7 +24,7 @@ POSIX = os.name == "posix"
 
 def test_where_pipes_cannot_be_polled_the_plain_pipe_files_are_read(monkeypatch):
     """The Windows read path (platform faked: no poll on pipes, blocking writes): stdout and
-    stderr are read from the subprocess files as before; calls, server stderr and close() work."""
+    stderr are read from the subprocess files directly; calls, server stderr and close() work."""
     monkeypatch.setattr(stdio, "_POLLED_READS", False)
     monkeypatch.setattr(stdio, "_BLOCKING_PIPES", True)
     lines: List[str] = []
