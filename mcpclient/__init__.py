@@ -22,7 +22,7 @@ from .errors import (
     ToolChangedError, ToolError, TransportError, URLElicitationRequired, HeaderMismatch, InputRoundsExceeded,
     MissingClientCapability, MissingExtraError, UnknownToolError, UnsupportedProtocolVersion,
 )
-from .errors import CassetteMismatch, MessageTooLarge, TooManyPages, UnsendableMessage
+from .errors import MessageTooLarge, TooManyPages, UnsendableMessage
 
 __all__ = [
     "APPS",
@@ -31,7 +31,6 @@ __all__ = [
     "AuthError",
     "CallFuture",
     "CapabilityError",
-    "CassetteMismatch",
     "Client",
     "ClientClosedError",
     "Completion",

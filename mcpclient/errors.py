@@ -7,6 +7,10 @@ subclasses chosen by JSON-RPC code (``RPCError.from_wire``). No message ever con
 This module imports nothing of mcpclient: ``URLElicitationRequired`` parses its elicitations with
 the decoder ``mcpclient.types`` installs when it loads (it always has by the time a server's error
 is built: the engine imports it).
+
+Two more ``MCPError`` subclasses live with the features that raise them:
+``mcpclient.testing.CassetteMismatch`` (a replayed client sent a message its cassette does not
+have; in ``mcpclient.testing.cassettes``) and ``mcpclient.extensions.skills.SkillVerificationError``.
 """
 from __future__ import annotations
 
@@ -17,7 +21,6 @@ from typing import Any, Callable, ClassVar, Dict, List, Optional, Type
 __all__ = [
     "AuthError",
     "CapabilityError",
-    "CassetteMismatch",
     "ClientClosedError",
     "ConnectError",
     "ConnectionClosed",
@@ -581,12 +584,3 @@ class UnsendableMessage(MCPError, ValueError):
 
 
 __all__ += ["MessageTooLarge", "TooManyPages", "UnsendableMessage"]
-
-
-# --- record and replay (mcpclient.testing) ---------------------------------------------------------
-
-class CassetteMismatch(MCPError, AssertionError):
-    """A replayed client sent a message its cassette does not have (``ReplayTransport``): the
-    code under test changed, or the cassette is stale. The message is a unified diff against the
-    closest recorded message (secrets redacted). Also an ``AssertionError``: a test failure, never
-    a connection problem to retry."""

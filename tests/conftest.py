@@ -149,8 +149,8 @@ def _mcpclient_threads() -> Set[threading.Thread]:
 def fresh_era_memory():
     """Each test starts without the era verdicts and discovery results earlier tests left in this
     process. They are keyed by URL, and a scripted server's free port may be one an earlier
-    test's server of the other era had: a remembered "legacy" made a 2026 test run its client in
-    the handshake era (the cause of one-off failures of the 2026 re-issue tests)."""
+    test's server of the other era had: a remembered "legacy" would make a 2026 test run its
+    client in the handshake era (and the 2026 re-issue tests fail now and then)."""
     from mcpclient.protocol import negotiation
 
     with negotiation._eras_lock:

@@ -19,7 +19,7 @@ import queue
 import threading
 from typing import Any, Dict, Iterator, List, Optional
 
-from mcpclient.testing.taskext import (META_SUBSCRIPTION, TASK_METHODS, TASKS, TOOLS, Abandoned, TaskEngine,
+from mcpclient.testing.server.taskext import (META_SUBSCRIPTION, TASK_METHODS, TASKS, TOOLS, Abandoned, TaskEngine,
                                        RpcError, declared_in_meta, declares, missing_capability)
 
 from http_scripted import DROP, Reply, ScriptedHTTPServer, Seen

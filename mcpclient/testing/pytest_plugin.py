@@ -145,7 +145,7 @@ class CassetteFixture:
         path = self.path(name)
         if self.mode == "all" or (self.mode == "missing" and not path.exists()):
             from ..transports.targets import make_transport  # deferred: the plugin loads in every pytest run
-            from .cassette import RecordingTransport
+            from .cassettes import RecordingTransport
 
             inner = make_transport(target, headers, auth)
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -159,7 +159,7 @@ class CassetteFixture:
         if not path.exists():
             pytest.fail(f"no cassette {path} (--mcp-record=none replays only): run this test once with "
                         "--mcp-record=missing against the real server to record it", pytrace=False)
-        from .replay import ReplayTransport  # deferred: as above
+        from .cassettes import ReplayTransport  # deferred: as above
 
         self.used.append((path, "replay"))
         return ReplayTransport(path, matcher=matcher)

@@ -25,7 +25,7 @@ from mcpclient.adapters._schema import prune_nulls
 from mcpclient.adapters.anthropic import run_anthropic_tool_uses, to_anthropic_tools
 from mcpclient.adapters.openai import run_openai_tool_calls, to_openai_tools
 from mcpclient.errors import UnknownToolError
-from mcpclient.testing.catalog import PNG_1X1, TOOLS
+from mcpclient.testing.server.catalog import PNG_1X1, TOOLS
 from mcpclient.types import Tool
 
 from conftest import TESTING_SERVER

@@ -31,7 +31,9 @@ GLOBAL_SERVER = "https://93.184.216.34/mcp"  # an IP literal: no DNS in the test
     "https://[::ffff:169.254.169.254]/x", "https://0.0.0.0/x", "https://[fd00::1]/x", "https://100.64.0.1/x",
 ])
 def test_a_remote_servers_authorization_urls_may_not_point_inside(url):
-    """Before the fix, discovery had no guard against private, link-local or loopback URLs."""
+    """A remote server's authorization URLs may not point at private, link-local or loopback
+    addresses: discovery refuses them with an ``AuthError`` naming the host (``allow_all`` lets them
+    through)."""
     from mcpclient.auth.discovery import AddressGuard
 
     with pytest.raises(AuthError) as err:
@@ -113,9 +115,9 @@ def _json(status: int, body: Any, **headers: str) -> Tuple[int, Dict[str, str], 
 # --- the token endpoint's redirects ---------------------------------------------------------------
 
 def test_a_token_endpoint_redirect_is_not_followed(servers):
-    """Before the fix, the token (and registration) POSTs followed redirects (``requests``'
-    default), so a token endpoint that passed the address guard could 307 the client, refresh
-    token and client secret in the body, to any URL, unchecked by the guard."""
+    """The token (and registration) POSTs follow no redirect (``requests`` would by default): a
+    token endpoint that passed the address guard could otherwise 307 the client, refresh token and
+    client secret in the body, to any URL, unchecked by the guard."""
     elsewhere = servers(lambda m, p, b: _json(200, {"access_token": "stolen", "token_type": "Bearer"}))
     token = servers(lambda m, p, b: (307, {"Location": elsewhere.base + "/token"}, b""))
     key = token.base + "/mcp"
@@ -135,10 +137,10 @@ def test_a_token_endpoint_redirect_is_not_followed(servers):
 # --- the authorization endpoint is an authorization URL too ---------------------------
 
 def test_an_authorization_endpoint_inside_is_refused(servers):
-    """Before the fix, the address guard checked metadata, token and registration URLs but not
-    the authorization endpoint, which ``headless_authorize`` fetches (and ``loopback_authorize``
-    opens in the user's browser): a server could still aim the client at the cloud metadata
-    address. A loopback MCP server may use loopback authorization servers, never link-local."""
+    """The address guard checks the authorization endpoint too, as it does metadata, token and
+    registration URLs: ``headless_authorize`` fetches it (and ``loopback_authorize`` opens it in the
+    user's browser), so a server must not aim the client at the cloud metadata address through it.
+    A loopback MCP server may use loopback authorization servers, never link-local."""
     from mcpclient import AuthError, Client
 
     box: List[str] = []

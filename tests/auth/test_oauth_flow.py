@@ -315,8 +315,8 @@ def test_oauth_works_over_the_legacy_sse_transport_too(world):
 
 def test_a_refused_sse_post_refreshes_the_token_of_the_server_not_of_its_message_endpoint(world):
     """The challenge of a POST to the SSE message endpoint names the server URL (``/sse``): the
-    token stored for it is refreshed and the call repeated. It used to name ``/messages``: no
-    stored token was found there, and the new login refused a resource that is not ``/messages``."""
+    token stored for it is refreshed and the call repeated. Naming ``/messages`` would find no
+    stored token there, and the new login would refuse a resource that is not ``/messages``."""
     from mcpclient import SSETransport
 
     w = world()
@@ -348,8 +348,8 @@ def test_tokens_and_credentials_stay_with_their_server():
 def test_a_call_waiting_for_another_threads_login_fails_at_its_own_timeout(world):
     """Thread A's call starts a code-flow login whose user takes their time; thread B's call,
     refused meanwhile, waits for that login only until its own deadline, then fails with a
-    typed error; A's login then completes and A's call succeeds: one login for both. (Before
-    the fix B waited on the lock A held across the whole flow, past its timeout.)"""
+    typed error; A's login then completes and A's call succeeds: one login for both. (B must not
+    wait on a lock A holds across the whole flow: that wait would outlast B's timeout.)"""
     from mcpclient import RequestTimeout
 
     w = world()
@@ -390,7 +390,7 @@ def test_a_call_waiting_for_another_threads_login_fails_at_its_own_timeout(world
 def test_a_call_waiting_for_another_threads_token_refresh_fails_at_its_own_timeout(world):
     """Thread A's call meets an expiring token and refreshes it (the token endpoint answers when
     the test lets it); thread B's call, meeting it too, waits for that refresh only until its own
-    deadline. Before, ``token()`` knew no deadline: B waited up to ``OAuth(timeout=)`` (30 s)."""
+    deadline (``token()`` knows the deadline: B does not wait up to ``OAuth(timeout=)``, 30 s)."""
     from mcpclient import RequestTimeout
 
     from conftest import wait_until

@@ -217,8 +217,8 @@ def _client(store: Any, endpoint: TokenEndpoint) -> OAuth:
 
 @pytest.mark.parametrize("kind", ["memory", "file"])
 def test_an_invalid_grant_keeps_a_newer_token_another_client_stored(endpoint, tmp_path, kind):
-    """Before the fix, a refresh refused with invalid_grant deleted whatever the store held,
-    even the newer generation another client had just stored; now only the failed one goes."""
+    """A refresh refused with invalid_grant deletes only the token it failed with, never a newer
+    generation another client has just stored."""
     store = MemoryTokenStore() if kind == "memory" else FileTokenStore(str(tmp_path / "tokens.json"))
     endpoint.hold = False
     endpoint.valid = {"r5"}  # r1 is no longer valid: the answer is invalid_grant
@@ -377,10 +377,10 @@ def test_a_file_refresh_lock_whose_holder_died_is_free(tmp_path):
 
 
 def test_a_live_holders_redis_lock_does_not_expire(redis_url):  # noqa: F811
-    """Before the fix, the Redis refresh lock expired after ``lock_ttl`` even while its holder
-    was still refreshing (a slow token endpoint: ``requests``' timeout is per read, and a DPoP
-    nonce retry makes two requests), so a second worker refreshed the same rotating refresh
-    token and the family was revoked. A live holder keeps its lock; a dead one's still expires
+    """The Redis refresh lock does not expire after ``lock_ttl`` while its holder is still
+    refreshing (a slow token endpoint: ``requests``' timeout is per read, and a DPoP nonce retry
+    makes two requests); if it did, a second worker would refresh the same rotating refresh token
+    and the family would be revoked. A live holder keeps its lock; a dead one's still expires
     (``test_a_redis_refresh_lock_whose_holder_died_expires``)."""
     import uuid
 

@@ -188,13 +188,13 @@ def test_replies_to_calls_abandoned_by_close_are_not_unknown(reaper):
 
 
 def test_an_input_round_racing_close_leaves_no_worker_and_runs_no_handler_after_close():
-    """Before: ``close()`` cleared the inputs lane before closing the session; an ``input_required``
-    reply landing in that window made a new lane whose worker ran the user's handler after close
-    and was never stopped (a leaked thread). The window is a few bytecodes wide: a sweep of start
-    offsets over 300 tries aims at it. (With a 1 us GIL switch interval it was hit 14 times in 300
-    before the redesign, but CPython 3.11 itself segfaults at 1 us and at 10 us intervals, in
-    ``Client(...)`` construction, about once in 50 runs on a loaded machine: the test keeps the
-    interpreter's own interval.)"""
+    """An ``input_required`` reply landing while ``close()`` runs makes no new inputs lane: no
+    worker runs the user's handler after close, and none is left running (a leaked thread). The
+    window between clearing the lane and closing the session is a few bytecodes wide: a sweep of
+    start offsets over 300 tries aims at it. (A 1 us GIL switch interval would hit it more often,
+    but CPython 3.11 itself segfaults at 1 us and at 10 us intervals, in ``Client(...)``
+    construction, about once in 50 runs on a loaded machine: the test keeps the interpreter's own
+    interval.)"""
     reply = {"resultType": "input_required", "inputRequests": {"q": {"method": "elicitation/create", "params": {
         "mode": "form", "message": "?", "requestedSchema": {"type": "object", "properties": {}}}}}}
     late: List[int] = []
@@ -224,9 +224,9 @@ def test_an_input_round_racing_close_leaves_no_worker_and_runs_no_handler_after_
 
 
 def test_close_during_a_relaunch_neither_waits_for_it_nor_lets_it_start_a_server():
-    """Before: the relaunch after a failed probe closed the old session (a whole SIGTERM ladder
-    here: the old server ignores SIGTERM) and spawned the new server while holding the client's
-    state lock, so a concurrent ``close()`` waited for all of it."""
+    """The relaunch after a failed probe closes the old session (a whole SIGTERM ladder here: the
+    old server ignores SIGTERM) and spawns the new server without holding the client's state
+    lock: a concurrent ``close()`` waits for none of it, and no new server starts after it."""
     grace = 1.0
     lines = StderrLines()
     client = Client(StdioTransport(faulty("stubborn-discover"), stderr=lines, terminate_grace=grace),

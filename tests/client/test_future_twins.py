@@ -24,8 +24,9 @@ def scripted(started):
 
 
 def test_set_logging_level_future_in_the_2026_era_sends_no_request_and_sets_the_level(scripted):
-    """Before: the future twin sent ``logging/setLevel`` (removed in 2026) while the blocking method
-    changed ``_meta``; against a server without that method it never completed."""
+    """In the 2026 era the future twin, like the blocking method, sends no ``logging/setLevel``
+    (removed in 2026) and changes the level carried in ``_meta``: against a server without that
+    method it still completes."""
     # (tools/list answered: a first call lists the tools to learn their outputSchema)
     server = scripted(lambda method, params: {"content": []} if method == "tools/call" else
                       {"tools": []} if method == "tools/list" else None,
@@ -44,7 +45,7 @@ def test_set_logging_level_future_in_the_2026_era_sends_no_request_and_sets_the_
 
 
 def test_set_logging_level_future_works_against_the_official_2026_server():
-    """Before: ``CapabilityError`` against the official SDK's 2026 server."""
+    """Against the official SDK's 2026 server the future completes (no ``CapabilityError``)."""
     require_official_sdk()
     with Client(OFFICIAL_SERVER, timeout=LONG) as client:
         assert client.protocol_version == "2026-07-28"
@@ -53,8 +54,8 @@ def test_set_logging_level_future_works_against_the_official_2026_server():
 
 
 def test_call_tool_future_has_a_request_id_in_both_eras(scripted):
-    """Before: a ``_RoundsFuture`` without ``request_id`` in the 2026 era, a ``CallFuture`` with one
-    in the handshake era."""
+    """``call_tool_future`` returns a future with a ``request_id`` in the 2026 era as in the
+    handshake era."""
     for modern in (False, True):
         server = scripted(lambda method, params: {"content": []}, modern=modern)
         with Client(server.transport, timeout=LONG) as client:

@@ -201,8 +201,8 @@ CTRL_C_THEN_CARRY_ON = RESTORE_SIGINT + """
 
 
 def test_ctrl_c_during_a_blocking_call_cancels_the_request_on_the_server():
-    """KeyboardInterrupt in a blocking call used to leave the request pending (never
-    cancelled on the server, kept in the pending table until close())."""
+    """KeyboardInterrupt in a blocking call reaches the caller, and the abandoned request is
+    cancelled on the server while the user carries on with the same client."""
     proc, elapsed = run_script(CTRL_C_THEN_CARRY_ON, *faulty("no-reply"))
     pids = reported_pids(proc)
     try:

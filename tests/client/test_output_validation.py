@@ -47,7 +47,7 @@ def shapes(structured: Any, hold: "threading.Event" = None, tools: List[Dict[str
 
 
 def test_output_is_validated_on_the_first_call_without_list_tools(scripted):
-    """Before the fix, structuredContent was validated only if the caller had called list_tools() first."""
+    """structuredContent is validated on the first call, though the caller never called list_tools()."""
     from mcpclient import SchemaValidationError
 
     server = scripted(shapes({"n": "not a number"}))
@@ -202,9 +202,8 @@ def test_real_servers_structured_tools_validate_on_the_first_call(command):
 
 
 def test_a_listing_that_fails_is_not_made_again_by_every_call(scripted):
-    """Before the fix, a tools/list whose connection the server dropped
-    (retried, with backoff, then ConnectionClosed) was made again before every later call_tool,
-    each paying the retries."""
+    """A tools/list whose connection the server dropped (retried, with backoff, then
+    ConnectionClosed) is not made again before every later call_tool, each paying the retries."""
     from http_scripted import DROP
 
     def handle(seen: Any, msg: Dict[str, Any]) -> Any:
@@ -274,9 +273,9 @@ def test_a_short_timeout_callers_listing_does_not_fail_a_patient_caller(started)
 
 
 def test_a_list_changed_during_the_first_listing_does_not_skip_validation(started):
-    """Before the fix, a ``tools/list_changed`` that arrived while a call's own listing ran made
-    the registry drop that listing (rightly: it may be stale) and the call went ahead
-    unvalidated; now the call lists again (bounded) and validates."""
+    """A ``tools/list_changed`` that arrives while a call's own listing runs makes the registry
+    drop that listing (it may be stale); the call does not go ahead unvalidated: it lists again
+    (bounded) and validates."""
     from helpers import ScriptedServer
     from mcpclient import Client, SchemaValidationError
 

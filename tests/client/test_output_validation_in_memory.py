@@ -47,9 +47,9 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(scripted):
-    """Before: ``tools/list_changed`` replaced the schema table on the notification thread while
-    the listing wrote into it from the caller's: the old ``outputSchema`` came back and a result
-    valid for the new tool failed validation."""
+    """A ``tools/list_changed`` handled on the notification thread while a listing runs on the
+    caller's: the old ``outputSchema`` does not come back, and a result valid for the new tool
+    passes validation."""
     old_schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
     answer_listing = threading.Event()
     listing_sent = threading.Event()
@@ -86,9 +86,8 @@ def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(sc
 
 
 def test_a_futures_validation_runs_off_the_reader_and_never_stalls_other_calls(scripted, monkeypatch):
-    """Before: a future's transform (output validation, the first ``import jsonschema``, the
-    cache's deep copy) ran on the reader thread: while it ran, no other call on the connection
-    could be answered."""
+    """A future's transform (output validation, the first ``import jsonschema``, the cache's deep
+    copy) runs off the reader thread: while it runs, other calls on the connection are answered."""
     import mcpclient.protocol.params as params_module
 
     schema = {"type": "object"}

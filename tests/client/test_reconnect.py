@@ -287,9 +287,9 @@ def test_connect_during_a_reconnect_by_another_thread_waits_for_it(tmp_path: Pat
 
 
 def test_after_a_reconnect_output_is_validated_against_the_new_servers_schema(tmp_path):
-    """Before the fix, the tools learned for output validation outlived the connection, so a
-    restarted server's changed outputSchema was never learned (its valid results were refused
-    against the old one) until a tools/list_changed."""
+    """The tools learned for output validation do not outlive the connection: a restarted
+    server's changed outputSchema is learned at once (its valid results are not refused against
+    the old one), with no tools/list_changed needed."""
     import json as _json
     import sys as _sys
 
@@ -548,15 +548,18 @@ def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch
         kill(client.transport.pid)
         assert wait_until(lambda: client._core.conn.state == "lost")
 
+        died: List[bool] = []
+
         def dies_first(*args, **kwargs):  # the handshake is done: the new server dies now
             session = client._core.conn.session
             kill(session.transport.pid)
-            assert wait_until(lambda: session.is_closed)
+            died.append(wait_until(lambda: session.is_closed))
             return real_era_for(*args, **kwargs)
 
         monkeypatch.setattr(client_module, "era_for", dies_first)
         with pytest.raises((ProcessExited, ConnectionClosed, ConnectError)):
             client.call_tool("add", {"a": 1, "b": 1})
+        assert died and all(died)  # the new server died between its handshake and READY
         monkeypatch.setattr(client_module, "era_for", real_era_for)
         assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}, \
             "stuck READY on a dead session"

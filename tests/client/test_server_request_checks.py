@@ -16,9 +16,10 @@ from mcpclient import Client
 
 
 def test_root_uris_are_normalized_before_the_server_sees_them(memory_server):
-    """Before the fix, only the file:// prefix was checked; '..' segments (plain or percent-encoded) went
-    out as given, so a root that reads like a project directory could expose /etc. (The wire is
-    read off a scripted peer: the official SDK's server normalizes what it receives itself.)"""
+    """Checking the file:// prefix is not enough: '..' segments (plain or percent-encoded) are
+    resolved before a root goes out, so a root that reads like a project directory cannot expose
+    /etc. (The wire is read off a scripted peer: the official SDK's server normalizes what it
+    receives itself.)"""
     from mcpclient import Root
 
     srv = memory_server()
@@ -78,8 +79,9 @@ def memory_server(started):
     ids=["required", "minLength", "maxLength", "minimum", "maximum", "enum", "email", "uri", "date", "date-time",
          "integer"])
 def test_an_answer_that_breaks_the_requested_schema_is_an_internal_error(memory_server, content, caplog):
-    """Before the fix, answers were checked for field names and primitive types only. The handler is
-    user code: its invalid answer is logged and the server answered -32603, the value not quoted."""
+    """Answers are checked against the requested schema, not only for field names and primitive
+    types. The handler is user code: its invalid answer is logged and the server answered -32603,
+    the value not quoted."""
     from mcpclient import ElicitationResult
 
     srv = memory_server()
@@ -143,7 +145,7 @@ BROKEN_PAIRINGS = {
 
 @pytest.mark.parametrize("messages", list(BROKEN_PAIRINGS.values()), ids=list(BROKEN_PAIRINGS))
 def test_a_sampling_request_that_breaks_the_tool_pairing_is_invalid_params(memory_server, messages):
-    """Before the fix, such a request reached the user's handler (and their LLM) instead of -32602."""
+    """Such a request never reaches the user's handler (and their LLM): the server gets -32602."""
     called: List[Any] = []
     srv = memory_server()
     with Client(srv.transport, timeout=LONG, sampling_handler=lambda r: called.append(r) or {},
@@ -165,8 +167,8 @@ def test_a_well_paired_sampling_request_reaches_the_handler(memory_server):
 
 
 def test_a_handler_answer_json_cannot_encode_reaches_the_server_as_an_internal_error(memory_server, caplog):
-    """Before the fix, an answer the JSON encoder refuses (a lone surrogate,
-    NaN, a set) was dropped with a debug log, and the server waited for ever for it."""
+    """An answer the JSON encoder refuses (a lone surrogate, NaN, a set) reaches the server as
+    -32603, and the log says it cannot be sent: the server is never left waiting for it."""
     from mcpclient import CreateMessageResult
 
     srv = memory_server()

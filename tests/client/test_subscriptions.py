@@ -39,7 +39,8 @@ def acknowledge(server: ScriptedServer, listen: Dict[str, Any]) -> None:
 
 
 def test_subscribe_resource_from_a_notification_callback_is_acknowledged(scripted):
-    """Before the fix, the acknowledgement came on the notification thread, which was the one waiting."""
+    """A subscription made and waited for inside a notification callback is acknowledged: the
+    acknowledgement does not need the notification thread, which is the one waiting."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     outcome: Dict[str, Any] = {}
     done = threading.Event()
@@ -62,8 +63,8 @@ def test_subscribe_resource_from_a_notification_callback_is_acknowledged(scripte
 
 
 def test_a_subscription_timeout_is_settled_off_the_timer_thread(scripted):
-    """Before the fix, the timer settled the future (running done-callbacks there) and sent the
-    listen for the remaining URIs itself."""
+    """A subscription that times out is settled off the timer thread: its done-callbacks run on
+    a worker (where a blocking call works), and its URI is dropped again."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     seen: Dict[str, Any] = {}
     called = threading.Event()
@@ -85,8 +86,8 @@ def test_a_subscription_timeout_is_settled_off_the_timer_thread(scripted):
 
 
 def test_changes_made_back_to_back_all_wait_for_the_listen_that_carries_them(scripted):
-    """Before the fix, the first change's listen was replaced by the second's and its future failed
-    (or, racing, succeeded before any listen carrying its URI was acknowledged)."""
+    """Two changes made back to back: the second's listen carries both URIs, neither future ends
+    before that listen is acknowledged (the first's is replaced, not failed), then both succeed."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     with Client(server.transport, timeout=LONG) as client:
         first = client.subscribe_resource_future("test://a")
@@ -100,8 +101,8 @@ def test_changes_made_back_to_back_all_wait_for_the_listen_that_carries_them(scr
 
 
 def test_listen_on_a_dead_handshake_connection_ends_at_once():
-    """Before the fix, the subscription was registered after the connection-lost clean-up ran and
-    never ended."""
+    """``listen()`` on a handshake connection the server already left ends with
+    ``ConnectionClosed``, though it registers after the connection-lost clean-up ran."""
     client = Client([sys.executable, "-c", "import sys, json; sys.stdin.readline(); print(json.dumps({'jsonrpc':"
                      "'2.0','id':1,'result':{'protocolVersion':'2025-11-25','capabilities':{'tools':{'listChanged':"
                      "True}},'serverInfo':{'name':'x','version':'1'}}}), flush=True); sys.stdin.readline()"],
@@ -114,8 +115,8 @@ def test_listen_on_a_dead_handshake_connection_ends_at_once():
 
 
 def test_a_listen_the_server_ends_at_once_ends_whenever_it_lands(scripted):
-    """Before the fix, a stdio ``notifications/cancelled`` that came before ``listen()`` registered
-    its request was dropped; the subscription never ended and its request stayed pending."""
+    """A stdio ``notifications/cancelled`` that comes before ``listen()`` registered its request
+    is not dropped: the subscription ends and its request does not stay pending."""
     def handle(method: str, params: Dict[str, Any]) -> Any:
         return None
 
@@ -147,7 +148,7 @@ def test_a_listen_the_server_ends_at_once_ends_whenever_it_lands(scripted):
 def test_subscribe_resource_says_why_when_its_listen_ends_unacknowledged(scripted):
     """A listen the server ends (``notifications/cancelled``) before acknowledging it fails the
     change with ``SubscriptionLost`` saying so; close() fails it with ``ClientClosedError``
-    (both used to read "ended before the server acknowledged it: None")."""
+    (each message names its cause)."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     with Client(server.transport, timeout=LONG) as client:
         future = client.subscribe_resource_future("test://a")
@@ -162,8 +163,8 @@ def test_subscribe_resource_says_why_when_its_listen_ends_unacknowledged(scripte
 
 
 def test_a_subscribe_future_ends_when_a_later_change_leaves_nothing_to_listen_for(scripted):
-    """Before the fix, ``subscribe_resource_future(a)`` then ``unsubscribe_resource(a)`` left the
-    first future waiting for an acknowledgement no listen would ever bring (forever with
+    """``subscribe_resource_future(a)`` then ``unsubscribe_resource(a)``: the first future ends,
+    rather than waiting for an acknowledgement no listen would ever bring (forever with
     ``timeout=None``)."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     with Client(server.transport, timeout=LONG) as client:
@@ -175,7 +176,7 @@ def test_a_subscribe_future_ends_when_a_later_change_leaves_nothing_to_listen_fo
 
 
 def test_an_on_event_that_raises_does_not_stop_the_change_handling(scripted):
-    """Before the fix, an exception from a ``listen(on_event=)`` callback skipped the rest of the
+    """An exception from a ``listen(on_event=)`` callback skips none of the rest of the
     notification's handling: ``on_tools_changed``, the tool-schema and cache invalidation."""
     server = scripted(lambda method, params: {"tools": []} if method == "tools/list" else None,
                       capabilities={"tools": {"listChanged": True}})
@@ -192,9 +193,9 @@ def test_an_on_event_that_raises_does_not_stop_the_change_handling(scripted):
 
 
 def test_events_before_listen_registered_its_request_reach_on_event_on_the_notification_thread_in_order(scripted):
-    """Before the fix, events the server sent before ``listen()`` registered its request were
-    replayed on the caller's thread (``on_event`` runs on the notification thread), where the
-    notification thread could deliver newer ones first."""
+    """Events the server sent before ``listen()`` registered its request reach ``on_event`` on
+    the notification thread, in order; replayed on the caller's thread, newer ones could come
+    first."""
     kinds = ["notifications/tools/list_changed", "notifications/prompts/list_changed",
              "notifications/resources/list_changed"]
 
@@ -235,9 +236,9 @@ def test_events_before_listen_registered_its_request_reach_on_event_on_the_notif
 
 
 def test_a_subscription_change_behind_another_keeps_its_own_timeout(scripted):
-    """Before: ``_resubscribe`` held a lock while it waited (up to its timeout) for the server to
-    acknowledge the new listen, so a second ``subscribe_resource(timeout=0.3)`` waited behind it
-    for the first one's whole timeout (here ``LONG``) before its own clock even started."""
+    """A first change waits (up to its timeout, here ``LONG``) for the server to acknowledge its
+    listen; a second ``subscribe_resource(timeout=0.3)`` meanwhile fails at its own timeout, not
+    after the first one's."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     outcome: List[Any] = []
 

@@ -31,8 +31,8 @@ def _threads_of(instance: int) -> List[str]:
 
 
 def test_sys_exit_or_keyboard_interrupt_in_a_sampling_handler_is_answered_32603_and_lanes_keep_capacity():
-    """Before the fix, sys.exit() in a sampling handler left the server's request unanswered (the tool
-    waited out its own timeout); here each is answered -32603 at once, more times than there are
+    """sys.exit() in a sampling handler does not leave the server's request unanswered (the tool
+    would wait out its own timeout): each is answered -32603 at once, more times than there are
     handler threads, and a normal request is still answered after."""
     def handler(request):
         text = request.messages[0].text
@@ -93,8 +93,8 @@ def test_sys_exit_in_on_progress_leaves_the_notification_thread_working():
 
 
 def test_sys_exit_in_on_log_still_reaches_on_notification_and_later_callbacks():
-    """Before the fix, a SystemExit from one notification callback skipped the rest for that message
-    (only Exception was caught); every callback after it still runs, and later ones too."""
+    """A SystemExit from one notification callback skips none of the rest for that message
+    (catching only Exception would): every callback after it still runs, and later ones too."""
     logs: List[str] = []
     every: List[str] = []
 
@@ -127,8 +127,8 @@ def test_sys_exit_in_a_done_callback_does_not_skip_the_next_one():
 
 
 def test_sys_exit_in_the_stderr_sink_does_not_stop_the_drain():
-    """Before the fix, a stderr sink that exits killed the drain thread: the child then blocks on a full
-    stderr pipe. The drain goes on (and the tail still gets every line)."""
+    """A stderr sink that exits does not kill the drain thread (the child would then block on a
+    full stderr pipe): the drain goes on, and the tail still gets every line."""
     script = "import sys\nfor i in range(3): sys.stderr.write(f'line {i}\\n'); sys.stderr.flush()\nsys.stdin.read()"
 
     def sink(line: str) -> None:
@@ -153,11 +153,11 @@ def _stream_transport(url: str, legacy: bool, token: Any) -> Any:
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["streamable-http", "legacy-sse"])
 def test_sys_exit_in_a_token_callable_on_a_stream_thread_is_contained(legacy, caplog):
-    """Before the fix, a token callable that exits when
-    called on the Streamable HTTP GET listener (or the legacy SSE reader) killed that thread
-    silently: connecting waited out connect_timeout, and the server's messages stopped with no
-    word in the log. Now: logged, at once; over legacy SSE, where that stream is the connection,
-    connecting fails at once with a typed error."""
+    """A token callable that exits when called on the Streamable HTTP GET listener (or the
+    legacy SSE reader) does not kill that thread silently (connecting would wait out
+    connect_timeout, and the server's messages would stop with no word in the log): it is logged,
+    at once; over legacy SSE, where that stream is the connection, connecting fails at once with a
+    typed error."""
     require_official_sdk()
     from http_servers import official_http_server
 
@@ -184,9 +184,9 @@ def test_sys_exit_in_a_token_callable_on_a_stream_thread_is_contained(legacy, ca
 
 
 def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_once():
-    """A future's POST runs on an ``http`` lane worker; a token
-    callable that exits there left the call waiting for its whole timeout. Now it fails at once
-    with a typed error, and the next calls go through."""
+    """A future's POST runs on an ``http`` lane worker; a token callable that exits there does
+    not leave the call waiting for its whole timeout: it fails at once with a typed error, and the
+    next calls go through."""
     require_official_sdk()
     from http_servers import official_http_server
 
@@ -213,10 +213,10 @@ def test_sys_exit_in_a_token_callable_on_an_http_worker_fails_only_that_call_at_
 
 
 def test_on_session_change_that_exits_is_contained_and_the_call_goes_on(started):
-    # Before the fix, the user's
-    # on_session_change callback ran with only Exception caught; its sys.exit() went up through
-    # the request that met the 404 (on a worker), which failed (ConnectionClosed "SystemExit")
-    # though the new session was in place (and on the GET listener it ended server-initiated messages for good).
+    # The user's on_session_change callback runs with SystemExit caught too: its sys.exit() does
+    # not go up through the request that met the 404 (on a worker) and fail it (ConnectionClosed
+    # "SystemExit") though the new session is in place, nor end server-initiated messages on the
+    # GET listener for good.
     from http_scripted import ScriptedHTTPServer
     from mcpclient import HTTPTransport
 

@@ -89,8 +89,8 @@ def test_fork_pool_inherits_a_client_with_reconnect():
 @pytest.mark.timeout(60)
 def test_a_servers_error_in_a_pool_process_reaches_the_parent_as_itself():
     """The pool pickles a worker's exception to send it back: an ``RPCError`` (whose constructor
-    takes other arguments than its message) used to fail to unpickle, and the parent got a
-    ``MaybeEncodingError``/``TypeError`` instead of the server's error."""
+    takes other arguments than its message) unpickles as itself: the parent gets the server's
+    error, not a ``MaybeEncodingError``/``TypeError``."""
     from mcpclient.errors import RPCError
 
     ctx = multiprocessing.get_context("fork")

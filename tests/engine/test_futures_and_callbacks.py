@@ -31,7 +31,7 @@ def scripted(started):
 
 
 def test_a_cancelled_future_counts_as_done_for_wait_and_as_completed(scripted):
-    """Before the fix, ``Future.cancel()`` alone never woke ``wait()``/``as_completed()``."""
+    """``Future.cancel()`` alone wakes ``wait()``/``as_completed()``."""
     server = scripted(lambda method, params: None)  # never answers tools/call
     with Client(server.transport, timeout=LONG) as client:
         future = client.call_tool_future("t")
@@ -62,8 +62,8 @@ def test_every_calls_future_answers_done_callbacks_and_exception_as_a_future_doe
 
 
 def test_waiting_on_a_future_from_a_notification_callback_does_not_deadlock():
-    """Before the fix, the future's answer was queued behind its progress callbacks, behind the very
-    callback that waited for it."""
+    """The future's answer is not queued behind its progress callbacks, behind the very callback
+    that waits for it."""
     box: Dict[str, Any] = {}
     waited = threading.Event()
 
@@ -81,8 +81,8 @@ def test_waiting_on_a_future_from_a_notification_callback_does_not_deadlock():
 
 
 def test_done_callbacks_waiting_on_futures_never_starve_the_workers():
-    """Before the fix, with every worker waiting in a done-callback for another future, nobody was
-    left to finish that future."""
+    """With every worker waiting in a done-callback for another future, that future is still
+    finished."""
     results: List[str] = []
     done = threading.Event()
     with Client(server_command(), max_workers=2, timeout=LONG) as client:
@@ -104,7 +104,7 @@ def test_done_callbacks_waiting_on_futures_never_starve_the_workers():
 
 
 def test_a_callback_that_calls_sys_exit_does_not_stop_later_callbacks(scripted):
-    """Before the fix, ``SystemExit`` from a callback ended the notification thread for good."""
+    """``SystemExit`` from a callback does not end the notification thread: later callbacks run."""
     seen: List[int] = []
     second = threading.Event()
 

@@ -342,10 +342,10 @@ class _HookedLock:
 
 
 def test_a_reply_is_handled_once_when_a_progress_callback_waits_for_it_meanwhile(pair):
-    """Before the fix, the reader parked the reply behind the call's queued progress, released
-    its lock, then read ``progress_queued`` again; a progress callback waiting on the future in
-    between had delivered the reply already, and the reader delivered it a second time (the
-    transform ran twice: a listing got its pages twice, an input round ran a handler twice)."""
+    """The reader parks the reply behind the call's queued progress; a progress callback that
+    waits on the future meanwhile gets the reply delivered, and the reader does not deliver it a
+    second time (the transform would run twice: a listing would get its pages twice, an input
+    round would run a handler twice)."""
     session, peer = pair
     parsed = []
     go, waited = threading.Event(), threading.Event()
@@ -368,6 +368,7 @@ def test_a_reply_is_handled_once_when_a_progress_callback_waits_for_it_meanwhile
     hooked.armed = True
     reply(peer, request, {"ok": True})
     assert waited.wait(LONG) and future.result(LONG) == {"ok": True}
+    assert go.is_set() and not hooked.armed  # the callback ran inside the reader's window
     ping = session.call("ping", deadline=Deadline(LONG))
     reply(peer, peer.receive(LONG), {})
     assert ping.result(LONG) == {}  # the reader is well past the window

@@ -205,7 +205,7 @@ def test_tree_covers_every_exception_class() -> None:
     the drawing is not vacuous (``ConnectError`` hangs under ``TransportError``)."""
     drawn = re.findall(r"(\w+)(?:  \(.*\))?$", draw_tree(), re.M)
     assert sorted(drawn) == sorted(set(drawn))
-    assert set(errors.__all__) | {"SkillVerificationError"} == set(drawn)
+    assert set(errors.__all__) | {"CassetteMismatch", "SkillVerificationError"} == set(drawn)
     lines = draw_tree().splitlines()
     transport = next(i for i, line in enumerate(lines) if line.endswith("TransportError"))
     assert lines[transport + 1].endswith("── ConnectError")

@@ -48,7 +48,7 @@ DEFERRED = ("mcpclient.types._content", "mcpclient.types._catalog", "mcpclient._
 
 def test_import_does_not_load_rare_content_types_or_feature_modules():
     """The content blocks rarer than text, keepalive and input rounds load on first use (import time,
-    tests/packaging/check_dist.py): other content, names and isinstance work as before."""
+    tests/packaging/check_dist.py): other content, names and isinstance work all the same."""
     code = ("import sys, mcpclient; from mcpclient.types import ToolResult;"
             "r = ToolResult.from_wire({'content': [{'type': 'text', 'text': 'a'}]});"
             f"print(sorted(m for m in sys.modules if m in {DEFERRED!r}))")

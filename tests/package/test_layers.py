@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Set, Tuple
 
 import pytest
 
@@ -27,7 +27,7 @@ RANKS: List[Tuple[str, ...]] = [
     ("", "__main__"),            # the package's face: re-exports, ``python -m mcpclient``
     ("contrib",),                # framework integrations (their commands print as the command line does)
     ("cli",),                    # the command line
-    ("testing",),                # test servers, cassettes
+    ("testing",),                # the demo server, record and replay, the pytest plugin (TESTING_ROOMS)
     ("adapters", "group"),       # LLM SDK adapters; many servers behind one tool list
     ("client",),                 # the Client façade
     ("_client",),                # what the façade is made of
@@ -45,6 +45,17 @@ RANKS: List[Tuple[str, ...]] = [
 #: What the façade may run of the extensions: only the registry's interface (its signatures may
 #: still name an extension's types, under ``TYPE_CHECKING``).
 FACADE_EXTENSIONS = {"extensions.registry"}
+
+#: ``testing``'s rooms and the other rooms each may import: the demo server and record/replay
+#: stand alone, the pytest plugin uses record/replay, and the package's face (``""``, with
+#: ``__main__``, which runs the demo server) re-exports the names users import.
+TESTING_ROOMS: Dict[str, Set[str]] = {
+    "server": set(),
+    "cassettes": set(),
+    "pytest_plugin": {"cassettes"},
+    "__main__": {"server"},
+    "": {"server", "cassettes"},
+}
 
 Imports = Dict[str, List["layout.Import"]]
 
@@ -78,6 +89,19 @@ def test_imports_point_down(imports: Imports):
 def test_the_facade_knows_extensions_only_through_the_registry(imports: Imports):
     wrong = [f"client:{i.line} imports {layout.name(i.target)}" for i in imports["client"]
              if _folder(i.target) == "extensions" and i.target not in FACADE_EXTENSIONS and not i.typing_only]
+    assert wrong == []
+
+
+def _testing_room(module: str) -> str:
+    return module.split(".")[1] if module.count(".") else ""
+
+
+def test_testing_is_three_rooms(imports: Imports):
+    testing = {m for m in imports if _folder(m) == "testing"}
+    assert {_testing_room(m) for m in testing} == set(TESTING_ROOMS)
+    wrong = [f"{layout.name(m)}:{i.line} imports {layout.name(i.target)}" for m in sorted(testing) for i in imports[m]
+             if _folder(i.target) == "testing" and _testing_room(i.target) != _testing_room(m)
+             and _testing_room(i.target) not in TESTING_ROOMS[_testing_room(m)]]
     assert wrong == []
 
 

@@ -66,7 +66,7 @@ def test_the_mutual_version_and_each_protocol_settings_era():
 def test_a_required_2026_era_waits_for_a_stdio_server_slow_to_answer_discover(started):
     """With ``protocol="2026-07-28"`` the stdio probe's short wait (``probe_timeout``: silence
     means a handshake-era server) does not apply: a server slow to start (the official SDK under
-    a loaded CI runner took over 2 s) is waited for. Before, the call failed with "the server
+    a loaded CI runner took over 2 s) is waited for; the call does not fail with "the server
     does not speak the 2026-07-28 protocol" after ``probe_timeout``."""
     server = started(ScriptedServer(lambda method, params: None, modern=True, discover_delay=0.5))
     with Client(server.transport, protocol="2026-07-28", probe_timeout=0.05, timeout=LONG) as client:

@@ -74,7 +74,7 @@ server->client requests (through ``_related``) and give the same final answer.
 
 MCP Apps (``--apps``; tests/servers/APPS.md): the SDK's own ``mcp.server.apps.Apps`` extension serves
 the counter tools and the ``ui://counter/app.html`` resource (HTML and ``_meta.ui`` shared with our
-test server through ``mcpclient.testing.apps_html``), and ``apps_supported`` answers the SDK's
+test server through ``mcpclient.testing.server.apps_html``), and ``apps_supported`` answers the SDK's
 ``client_supports_apps(ctx)``: the official SDK's reading of our client's declaration. The flag
 applies the extension after the module-level server is built (``MCPServer._apply_extension``, the
 step its constructor runs for ``extensions=[...]``), so the default surface stays unchanged.
@@ -745,7 +745,7 @@ class CountOutput(BaseModel):
     count: int
 
 
-#: The counter's value (per server process, shared by its sessions) and mcpclient.testing.apps_html (set by --apps).
+#: The counter's value (per server process, shared by its sessions) and mcpclient.testing.server.apps_html (set by --apps).
 _count = [0]
 _apps_html: Any = None
 
@@ -788,7 +788,7 @@ def _apps_extension() -> Any:
     from mcp.server.apps import Apps, ResourceCsp, ResourcePermissions
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # this checkout's mcpclient, not another install
-    from mcpclient.testing import apps_html
+    from mcpclient.testing.server import apps_html
 
     _apps_html = apps_html
     apps, uri, ui = Apps(), apps_html.APP_URI, apps_html.APP_UI_META

@@ -54,7 +54,8 @@ def hostile() -> Iterator[Client]:
 
 
 def test_decode_frame_refuses_what_is_not_a_message_and_never_raises_untyped():
-    """Before the fix, `null` decoded to None (end of stream); deep nesting raised RecursionError."""
+    """`null` is refused as not a message (not decoded to None, which means end of stream); deep
+    nesting is refused typed, never a RecursionError."""
     for text in ("null", "1", '"s"', "true", "[]"):
         with pytest.raises(ProtocolError):
             decode_frame(text)
@@ -67,7 +68,8 @@ def test_decode_frame_refuses_what_is_not_a_message_and_never_raises_untyped():
 
 
 def test_logging_a_deep_or_huge_message_is_bounded_and_never_raises():
-    """Before the fix, redaction recursed, so logging a 600-deep skipped message killed the reader."""
+    """Redaction does not recurse: logging a 600-deep skipped message is bounded and never raises
+    (it would kill the reader)."""
     deep: Any = 1
     for _ in range(5000):
         deep = [deep, {"token": "s3cr3t"}]
@@ -83,7 +85,7 @@ def test_logging_a_deep_or_huge_message_is_bounded_and_never_raises():
 
 @pytest.mark.parametrize("line", NOT_MESSAGES, ids=lambda line: line[:60])
 def test_stdio_a_line_that_is_not_a_message_is_skipped_and_the_connection_lives(hostile, line, caplog):
-    """Before the fix, a `null` line ended the connection (ConnectionClosed for every call)."""
+    """A `null` line is skipped: it does not end the connection (ConnectionClosed for every call)."""
     with caplog.at_level(logging.WARNING, logger="mcpclient"):
         assert hostile.call_tool("emit", {"lines": [line, line]}).text == "emitted"
     assert hostile.call_tool("echo", {"text": "still here"}).text == "still here"
@@ -93,8 +95,8 @@ def test_stdio_a_line_that_is_not_a_message_is_skipped_and_the_connection_lives(
 @pytest.mark.parametrize("deep", [[100_000, "list"], [100_000, "dict"], [600, "list"], [600, "dict"],
                                   [950, "list"], [950, "dict"]])
 def test_stdio_a_deeply_nested_line_is_skipped_and_the_reader_lives(hostile, deep, caplog):
-    """Before the fix, 100,000 deep raised RecursionError in the decoder; 600 deep parsed but killed the
-    reader while the skipped message was logged (recursive redaction)."""
+    """A line 100,000 deep raises no RecursionError in the decoder, and one 600 deep does not kill
+    the reader while the skipped message is logged (redaction does not recurse)."""
     with caplog.at_level(logging.DEBUG, logger="mcpclient"):  # the wire log formats every message too
         assert hostile.call_tool("emit", {"deep": deep, "lines": ["[" + "[" * deep[0] + "]" * deep[0] + "]"]}
                                  ).text == "emitted"
@@ -145,7 +147,8 @@ BAD_TOOLS = [
 
 @pytest.mark.parametrize("result", BAD_TOOLS)
 def test_a_malformed_tool_listing_raises_only_documented_errors(hostile, result):
-    """Before the fix, a tool whose `name` is a list raised `TypeError: unhashable type` in list_tools."""
+    """A tool whose `name` is a list raises a documented error from list_tools, not
+    `TypeError: unhashable type`."""
     _override(hostile, "tools/list", result)
     try:
         tools = hostile.list_tools()
@@ -162,8 +165,8 @@ def test_a_malformed_tool_listing_raises_only_documented_errors(hostile, result)
 
 
 def test_a_cursor_that_cannot_be_sent_back_is_a_protocol_error(hostile):
-    """Before the fix, a nextCursor holding a lone surrogate (JSON's "\\ud800")
-    raised an untyped UnicodeEncodeError when the next page was requested."""
+    """A nextCursor holding a lone surrogate (JSON's "\\ud800") is a ProtocolError when the next
+    page is requested, not an untyped UnicodeEncodeError."""
     hostile.call_tool("override", {"method": "tools/list", "json": '{"tools": [], "nextCursor": "\\ud800"}'})
     with pytest.raises(ProtocolError, match="nextCursor"):
         hostile.list_tools()
@@ -173,13 +176,13 @@ def test_a_cursor_that_cannot_be_sent_back_is_a_protocol_error(hostile):
 
 @pytest.mark.parametrize("arguments", [{"text": "\ud800"}, {"text": float("nan")}, {"text": {1, 2}}])
 def test_arguments_json_cannot_carry_are_refused_typed_and_the_connection_lives(hostile, arguments):
-    """What JSON cannot carry (a lone surrogate, NaN, a set) was a bare UnicodeEncodeError,
-    ValueError or TypeError; now an UnsendableMessage (also a ValueError) and nothing is sent."""
+    """What JSON cannot carry (a lone surrogate, NaN, a set) is an UnsendableMessage (also a
+    ValueError), not a bare UnicodeEncodeError, ValueError or TypeError, and nothing is sent."""
     from mcpclient.errors import UnsendableMessage
 
     with pytest.raises(UnsendableMessage):
         hostile.call_tool("echo", arguments)
-    with pytest.raises(ValueError):  # (what json raised before, for NaN and surrogates)
+    with pytest.raises(ValueError):  # (what json itself raises for NaN and surrogates)
         hostile.call_tool("echo", arguments)
     assert hostile.call_tool("echo", {"text": "after"}).content[0].text == "after"
 
@@ -187,7 +190,8 @@ def test_arguments_json_cannot_carry_are_refused_typed_and_the_connection_lives(
 @pytest.mark.parametrize("schema", [{"$schema": 5}, {"$schema": ["x"]}, {"$schema": {"a": 1}},
                                     {"type": 7}, {"$schema": "https://example.invalid/unknown"}])
 def test_an_unusable_output_schema_is_a_schema_validation_error(hostile, schema):
-    """Before the fix, `$schema` a number or a list raised AttributeError/TypeError from jsonschema."""
+    """`$schema` a number or a list is a SchemaValidationError, not an AttributeError/TypeError
+    from jsonschema."""
     tools = [{"name": "echo", "inputSchema": {"type": "object"}, "outputSchema": schema}]
     _override(hostile, "tools/list", {"tools": tools})
     hostile.list_tools()
@@ -242,8 +246,8 @@ def _typed(call: Any) -> Any:
     + [("completion/complete", r, lambda c: c.complete("p", "a", "x")) for r in COMPLETIONS]
     + [("tools/call", r, lambda c: c.call_tool("echo", {"text": "x"})) for r in CALLS]))
 def test_malformed_results_raise_only_protocol_error(hostile, method, result, call):
-    """Before the fix, a prompt whose `arguments` is a number raised TypeError, and so on: every
-    wrong-typed field is a ProtocolError (required) or dropped (optional)."""
+    """Every wrong-typed field (a prompt whose `arguments` is a number, and so on) is a
+    ProtocolError (required) or dropped (optional), never a TypeError."""
     _override(hostile, method, result)
     value = _typed(lambda: call(hostile))
     items = value if isinstance(value, list) else [value] if value is not None else []
@@ -268,7 +272,8 @@ def test_malformed_results_raise_only_protocol_error(hostile, method, result, ca
 
 
 def test_a_task_state_with_wrong_typed_fields_keeps_its_declared_types():
-    """Before the fix, a `pollInterval` that is a string met arithmetic in the poll loop (TypeError)."""
+    """A task state whose fields have the wrong types keeps its declared types: a `pollInterval`
+    that is a string is dropped, never meeting arithmetic in the poll loop (TypeError)."""
     task = Task.from_wire({"taskId": "t", "status": "working", "pollInterval": "soon", "ttl": [1],
                            "statusMessage": 5, "_meta": "m"})
     assert (task.poll_interval, task.ttl, task.status_message, task.meta) == (None, None, None, None)
@@ -301,7 +306,8 @@ def scripted(started):
 
 @pytest.mark.parametrize("body", [b"null", b"42", b"[]", b'"x"', DEEP.encode(), DEEP_600.encode(), b"[1]"], ids=_ids)
 def test_http_a_post_body_that_is_not_a_message_fails_only_its_call(scripted, body):
-    """Before the fix, a `null` JSON body was taken for end of stream (every later call failed)."""
+    """A `null` JSON body fails only its call: it is not taken for end of stream (every later call
+    would fail)."""
     def handle(seen, msg):
         if msg.get("params", {}).get("name") == "bad":
             return Reply(200, body, {"Content-Type": "application/json"})
@@ -335,7 +341,7 @@ def test_http_a_bad_event_on_the_post_stream_is_skipped_and_the_answer_still_arr
 
 @pytest.mark.parametrize("bad", ["null", DEEP, DEEP_600, "5"], ids=_ids)
 def test_http_a_bad_event_on_the_get_stream_does_not_kill_the_listener(scripted, bad):
-    """Before the fix, a deep event killed the GET listener thread; later server messages were lost."""
+    """A deep event does not kill the GET listener thread: later server messages still arrive."""
     gets: List[int] = []
     note = json.dumps({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 
@@ -417,7 +423,7 @@ class HostileSSEServer:
 
 @pytest.mark.parametrize("bad", ["null", "3", DEEP, DEEP_600, "[]"], ids=_ids)
 def test_legacy_sse_a_bad_event_is_skipped_and_the_connection_lives(started, bad):
-    """Before the fix, a `null` event on the legacy SSE stream ended the connection."""
+    """A `null` event on the legacy SSE stream is skipped: the connection lives on."""
     server = started(HostileSSEServer())
     with Client(SSETransport(server.url), timeout=LONG) as client:
         server.bad = [bad, bad]

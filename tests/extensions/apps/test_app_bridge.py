@@ -22,7 +22,7 @@ from mcpclient.extensions.apps.bridge import APP_PROTOCOL_VERSION, AppBridge, Ap
 from mcpclient.errors import ProtocolError, RPCError
 from mcpclient.extensions.registry import APPS
 from mcpclient.testing import RecordingTransport, server_command
-from mcpclient.testing.apps_html import APP_HTML, APP_URI
+from mcpclient.testing.server.apps_html import APP_HTML, APP_URI
 
 from helpers import ScriptedServer
 
@@ -210,7 +210,8 @@ def test_the_first_view_lists_the_tools_unless_the_bridge_tool_is_known(tmp_path
 def test_a_bridge_that_never_viewed_lists_once_before_refusing(tmp_path):
     """A web back end with several processes: the page's view was made in one, the app's
     ``tools/call`` reaches a bridge in another whose client never listed the tools. It lists once
-    (it refused every app call before), and still sends no ``tools/call`` for a tool it refuses."""
+    (without the listing it would refuse every app call), and still sends no ``tools/call`` for a
+    tool it refuses."""
     cassette = tmp_path / "wire.jsonl"
     with Client(RecordingTransport(StdioTransport(server_command("--apps")), cassette), timeout=10) as client:
         fresh = Wire(client, cassette)

@@ -22,7 +22,7 @@ from mcpclient.types._ui import (APP_MIME_TYPE, DEFAULT_CSP, ToolUI, UICsp, UIPe
                            is_app_mime)
 from mcpclient.errors import RPCError
 from mcpclient.testing import server_command
-from mcpclient.testing.apps_html import APP_HTML, APP_URI
+from mcpclient.testing.server.apps_html import APP_HTML, APP_URI
 from mcpclient.types import Resource, ResourceContents, Tool
 
 from conftest import LONG, OFFICIAL_SERVER

@@ -554,6 +554,7 @@ def test_a_client_with_the_extension_nobody_closed_is_collected_with_its_poller(
     assert client.call_tool("ext_job", {"steps": 2}).text == "job done after 2 steps"
     pid = client.transport.pid
     pollers = [t for t in threading.enumerate() if t.name.startswith("mcpclient-tasks-")]
+    assert pollers  # the task was followed: its poller is running
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         del client

@@ -43,9 +43,9 @@ def settled(transport: HTTPTransport) -> bool:
 
 
 def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_stream(scripted):
-    """Before: the cancel was looked for once, unlocked, right after the POST returned; one that
-    came after that look but before the stream was registered only noted the id, nobody read
-    the note again, and the stream was read to its end: the server never learnt of the cancel."""
+    """A cancel that comes after the POST returned but before its answer stream is registered is
+    not only noted and forgotten: the stream is closed (not read to its end) and the server learns
+    of the cancel."""
     closed = threading.Event()
     server = scripted(never_answered(closed, SSE_HEADERS), discover=DISCOVER)
     transport = HTTPTransport(server.url)
@@ -72,8 +72,8 @@ def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_s
 
 
 def test_a_cancel_while_a_json_answer_is_read_closes_it_and_leaves_nothing_behind(scripted):
-    """Before: a JSON body was read untracked by its request id, so a cancel meanwhile only
-    noted the id (kept until an arbitrary eviction at 1024) and the body was read on."""
+    """A JSON body is read tracked by its request id: a cancel meanwhile closes it (the body is
+    not read on) and leaves no note of the id behind."""
     closed = threading.Event()
     server = scripted(never_answered(closed, {"Content-Type": "application/json"}), discover=DISCOVER)
     transport = HTTPTransport(server.url)
@@ -119,8 +119,9 @@ class Rotating(AuthProvider):
 
 
 def test_the_get_stream_goes_on_after_its_token_is_refused_and_renewed(scripted):
-    """Before, the GET stream bypassed ``_exchange``: a 401 (an expired token) ended it for good,
-    with no auth round, and server-initiated messages stopped without a word."""
+    """The GET stream goes through ``_exchange``: a 401 (an expired token) gets an auth round and
+    the stream goes on, rather than ending for good with server-initiated messages stopped
+    without a word."""
     notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 
     def on_get(seen: Any) -> Reply:
@@ -145,9 +146,9 @@ def test_the_get_stream_goes_on_after_its_token_is_refused_and_renewed(scripted)
 
 
 def test_pool_size_blocking_calls_reading_long_answer_streams_never_hold_up_another_call(scripted):
-    """A blocking call's SSE answer is read on the POST lane's workers (so its deadline holds);
-    before, ``pool_size`` such streams held every worker and a future's POST waited in the
-    lane's queue until one of them ended."""
+    """A blocking call's SSE answer is read on the POST lane's workers (so its deadline holds), yet
+    ``pool_size`` such streams do not hold every worker: a future's POST does not wait in the
+    lane's queue until one of them ends."""
     def handle(seen: Any, msg: Dict[str, Any]) -> Any:
         if msg["params"]["name"] == "hold":  # an answer stream that says nothing until the client leaves
             return Reply(200, b"data: {}\n\n", SSE_HEADERS, until_closed=threading.Event())
@@ -199,8 +200,8 @@ def cutting(times: int) -> Callable[[Any, Dict[str, Any]], Any]:
 
 
 def test_2026_a_safe_request_whose_answer_stream_broke_is_sent_again_under_a_new_id(scripted):
-    """Before: the client GET-resumed the stream with Last-Event-ID, which a 2026 server does not
-    have (405: the call failed); the 2026 rule is to send the request again with a new id."""
+    """The 2026 rule: a safe request whose answer stream broke is sent again with a new id, not
+    GET-resumed with Last-Event-ID, which a 2026 server does not have (405: the call would fail)."""
     server = scripted(cutting(1), discover=DISCOVER)
     with Client(server.url, timeout=LONG) as client:
         assert client.protocol_version == "2026-07-28"
@@ -288,9 +289,9 @@ def test_2026_a_listen_whose_stream_goes_silent_is_sent_again_with_reconnect(scr
 
 
 def test_a_notification_the_server_never_answers_is_bounded(scripted, monkeypatch):
-    """Before: notifications went out with no deadline, so an HTTP server that took a
-    notification's POST and never answered held the sending thread (the caller's, or the sender
-    lane that carries cancellations) for ever. Now ``SEND_BUDGET`` bounds it."""
+    """A notification goes out with a deadline (``SEND_BUDGET``): an HTTP server that takes a
+    notification's POST and never answers does not hold the sending thread (the caller's, or the
+    sender lane that carries cancellations) for ever."""
     import time
 
     from mcpclient import MCPError

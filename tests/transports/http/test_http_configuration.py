@@ -28,8 +28,8 @@ def echo(seen: Any, msg: Dict[str, Any]) -> Dict[str, Any]:
 
 @pytest.mark.parametrize("own_session", [True, False], ids=["fast-path", "users-session"])
 def test_a_token_source_is_called_once_per_request(scripted, own_session):
-    """Before: ``_exchange`` asked for ``token()`` (to name the refused token) and then for
-    ``headers()``, which called the source again: a vault-backed source ran twice per request."""
+    """A token source is called once per request, not once for ``token()`` (to name a refused
+    token) and again for ``headers()``: a vault-backed source must not run twice per request."""
     import requests
 
     calls: List[int] = []
@@ -55,9 +55,8 @@ def test_a_token_source_is_called_once_per_request(scripted, own_session):
 
 
 def test_a_request_that_never_reached_the_server_fails_with_connect_error():
-    """Before, a queued request's failure was re-wrapped unless it was one of four types: a
-    refused connection (``ConnectError``: nothing reached the server, safe to send again) became
-    ``ConnectionClosed`` ("may have arrived")."""
+    """A queued request's refused connection stays a ``ConnectError`` (nothing reached the server,
+    safe to send again): it is not re-wrapped as ``ConnectionClosed`` ("may have arrived")."""
     import socket
 
     listener = socket.socket()

@@ -65,7 +65,7 @@ def json_chunk_then_silence(conn: Conn, message: Dict[str, Any]) -> None:
 @pytest.mark.parametrize("script", [sse_comments, json_trickle, sse_trickle, json_chunk_then_silence],
                          ids=lambda s: s.__name__)
 def test_a_blocking_http_call_ends_at_its_deadline_and_cancels_on_the_server(hostile, script):
-    # Before the fix, keep-alive comments / a 1 byte/s trickle left a blocking call_tool stuck 20-60 s.
+    # Keep-alive comments or a 1 byte/s trickle do not hold a blocking call_tool past its deadline.
     server = hostile(script)
     with client_for(server.url) as client:
         started = time.monotonic()
@@ -118,9 +118,9 @@ def test_the_legacy_sse_transport_ends_a_silent_call_at_its_deadline(started):
 # --- Ctrl-C in a blocking HTTP call tells the server ----------------------------------------------
 
 def test_an_interrupted_blocking_http_call_cancels_on_the_server(hostile):
-    # Before the fix, Ctrl-C during a blocking HTTP call did not tell the server. The caller's thread is
-    # interrupted (a real SIGINT to it) while it reads the answer itself (the HTTP fast path):
-    # KeyboardInterrupt reaches the caller and notifications/cancelled reaches the server.
+    # Ctrl-C during a blocking HTTP call tells the server. The caller's thread is interrupted (a
+    # real SIGINT to it) while it reads the answer itself (the HTTP fast path): KeyboardInterrupt
+    # reaches the caller and notifications/cancelled reaches the server.
     import signal
 
     in_call = threading.Event()
@@ -162,8 +162,8 @@ def error_trickle(conn: Conn, message: Dict[str, Any]) -> None:
 
 
 def test_a_blocking_call_ends_at_its_deadline_when_the_error_body_trickles(hostile):
-    # Before the fix, the error body of a
-    # 4xx/5xx answer was read without the call's deadline (error_body: one read of up to 1 MiB).
+    # The error body of a 4xx/5xx answer is read within the call's deadline (error_body: one read
+    # of up to 1 MiB).
     server = hostile(error_trickle)
     with client_for(server.url) as client:
         started = time.monotonic()
@@ -228,7 +228,7 @@ def test_a_notification_answered_with_an_endless_stream_ends_within_its_budget(s
         assert client.call_tool("any", {}, timeout=LONG).content == []
         assert server.hung_up.wait(SLACK), "the notification's answer stream was still being read"
     finally:
-        server.stop()  # (unblocks the reader without the fix)
+        server.stop()  # (unblocks a reader still reading the notification's answer stream)
         thread.join(LONG)
         client.close()
 
@@ -287,9 +287,9 @@ def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(h
 
 
 def test_a_resumption_get_refused_with_a_trickled_page_ends_by_the_connect_timeout(hostile):
-    # Before the fix, when an answer stream broke, the
-    # resumption GET's error page was quoted without a deadline; a trickled one held the worker
-    # (and close(), which then left it running) long after the call had timed out.
+    # When an answer stream breaks, the resumption GET's error page is quoted within a deadline:
+    # a trickled one does not hold the worker (nor close(), which would then leave it running)
+    # long after the call has timed out.
     def broken_stream(conn: Conn, message: Dict[str, Any]) -> bool:
         conn.head("text/event-stream")
         conn.send(b"id: e1\nretry: 10\ndata: \n\n")  # a primed stream, then the connection drops

@@ -212,8 +212,8 @@ def test_the_fallback_transport_keeps_the_connection_number_in_its_thread_names(
 
 
 def test_the_fallback_transport_keeps_the_users_session_and_retry_policy(scripted):
-    """Before, ``fallback()`` built the SSE transport without the user's ``session=`` (its
-    headers, proxies, certificates and cookies were gone after the fallback) or ``retry=``."""
+    """``fallback()`` builds the SSE transport with the user's ``session=`` (its headers,
+    proxies, certificates and cookies survive the fallback) and ``retry=``."""
     import requests
 
     from mcpclient.policies.retry import Retry
@@ -235,8 +235,8 @@ def test_the_fallback_transport_keeps_the_users_session_and_retry_policy(scripte
 
 
 def test_a_message_event_with_null_data_is_skipped_not_taken_for_the_end_of_the_stream(scripted):
-    """Before, ``data: null`` reached the reader as ``None``, its end-of-stream value: the
-    connection ended and the next call failed."""
+    """``data: null`` does not reach the reader as ``None``, its end-of-stream value: the
+    connection lives and the next call succeeds."""
     server = scripted(echo)
     with Client(SSETransport(server.url), timeout=LONG) as client:
         server.events.put(None)  # sent as "event: message / data: null", before the next answer

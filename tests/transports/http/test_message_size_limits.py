@@ -69,8 +69,8 @@ def test_an_answer_over_max_message_size_fails_its_call_and_is_never_buffered(ho
 
 
 def test_an_event_over_max_message_size_on_the_legacy_stream_is_skipped(started):
-    # Before the fix, legacy HTTP+SSE had no bound either. Its answers all come on the one GET stream:
-    # an event over the bound is skipped (its call times out), the stream and later calls live on.
+    # Legacy HTTP+SSE is bounded too. Its answers all come on the one GET stream: an event over
+    # the bound is skipped (its call times out), the stream and later calls live on.
     from sse_scripted import ScriptedSSEServer
     from mcpclient.transports.http.sse import SSETransport
 

@@ -69,8 +69,8 @@ def test_a_same_origin_hop_gets_a_dpop_proof_for_its_own_url(scripted):
 
 
 def test_a_cross_origin_redirect_is_refused_by_default(scripted):
-    """Before the fix, with follow_redirects=True, X-Api-Key (headers=) and Mcp-Session-Id reached the
-    other origin (127.0.0.1 and localhost, or another port, are other origins)."""
+    """With follow_redirects=True, X-Api-Key (headers=) and Mcp-Session-Id never reach another
+    origin (127.0.0.1 and localhost, or another port, are other origins)."""
     other = scripted(echo)
     port = other.url.split(":")[2].split("/")[0]
     for location in (other.url.replace("/mcp", "/else"), f"http://localhost:{port}/else"):
@@ -145,10 +145,9 @@ def test_the_redirect_policy_refuses_credential_headers_as_safe():
 @pytest.mark.parametrize("location", ["http://127.0.0.1:99999/mcp", "http://h:port/x", "http://127.0.0.1:-1/x"])
 @pytest.mark.parametrize("cross_origin", [False, True])
 def test_a_redirect_to_a_malformed_url_is_an_http_error(servers, location, cross_origin):
-    """Before the fix, a 307 whose Location has a port that is no port
-    raised a bare ValueError from ``urlsplit().port`` (while building the refusal's
-    message), which the transport reported as ConnectionClosed('... failed: ValueError')
-    instead of the documented ``HTTPError`` naming the redirect."""
+    """A 307 whose Location has a port that is no port is the documented ``HTTPError`` naming
+    the redirect, not a bare ValueError from ``urlsplit().port`` (raised while building the
+    refusal's message) reported as ConnectionClosed('... failed: ValueError')."""
     from mcpclient import Client
     from mcpclient.errors import HTTPError, MCPError
     from mcpclient.policies.redirects import Redirects

@@ -45,10 +45,9 @@ def subscribed(server: ScriptedHTTPServer, session: str) -> List[str]:
 
 
 def test_the_get_stream_moves_to_the_new_session_when_a_post_renews_it(scripted):
-    """Before: a session renewed by a POST left the GET stream reading the old session's stream
-    for as long as the server kept it open: no GET ever carried the new id, and what the server
-    sent on the new session's stream was lost. Now the old stream is closed, the new one opened
-    at once, without the old stream's ``Last-Event-ID``."""
+    """When a POST renews the session, the old session's GET stream is closed and the new one
+    opened at once, with the new id and without the old stream's ``Last-Event-ID``: what the
+    server sends on the new session's stream is not lost while the server keeps the old one open."""
     old_closed = threading.Event()
     notice = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
 
@@ -84,8 +83,8 @@ def test_the_get_stream_moves_to_the_new_session_when_a_post_renews_it(scripted)
 
 
 def test_resource_subscriptions_are_sent_again_in_the_new_session(scripted):
-    """Before: nothing re-sent ``resources/subscribe`` after a renewal, so the new session had no
-    subscriptions and the server never sent their updates. Both kinds are sent again: those of
+    """After a renewal ``resources/subscribe`` is sent again, so the new session has the
+    subscriptions and the server sends their updates. Both kinds are sent again: those of
     ``subscribe_resource`` and those of a handshake-era ``listen(resource_uris=...)``."""
     resubscribed = threading.Event()
     uris = ["test://a", "test://b"]
@@ -148,7 +147,7 @@ def test_a_restarted_official_server_gets_a_new_session_with_a_get_stream(caplog
     """The official SDK's server, restarted on the same port, has forgotten every session: the
     next request meets its 404, a new session starts, and the GET stream reopens there (the SDK
     drops what it would send on a session without one). (The restart breaks the old stream's
-    connection, so this worked before too; the scripted tests above show what did not.)"""
+    connection, so the old stream ends on its own here; the scripted tests above keep it open.)"""
     updated = threading.Event()
     with official_http_server("--http") as url:
         port = url.rsplit(":", 1)[1].split("/")[0]

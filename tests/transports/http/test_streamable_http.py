@@ -415,10 +415,11 @@ def test_a_slow_call_times_out_while_concurrent_calls_go_on(scripted):
             release.set()
 
 
-def test_a_custom_auth_header_may_follow_redirects_now_that_they_are_stripped():
-    """Before the fix, a token in a header other than Authorization was refused with
-    follow_redirects (requests stripped only Authorization); the redirect policy now strips every
-    credential on a cross-origin hop (tests/transports/http/test_redirects.py), so the guard is gone."""
+def test_a_custom_auth_header_may_follow_redirects_since_cross_origin_hops_strip_it():
+    """A token in a header other than Authorization is accepted with follow_redirects: the
+    redirect policy strips every credential on a cross-origin hop
+    (tests/transports/http/test_redirects.py), not only Authorization as ``requests`` does.
+    Constructing the transports without an error is the check."""
     from mcpclient.auth import BearerToken
 
     HTTPTransport("http://127.0.0.1:9/mcp", auth="t", auth_header="X-Api-Key", follow_redirects=True)
@@ -508,9 +509,9 @@ def held_renewal(n_during: int):
 
 def test_calls_made_while_an_expired_session_is_renewed_wait_for_it_and_succeed(scripted):
     """The old id stays in use until the new session is ready: calls made during the renewal
-    meet a 404 too, wait for the one renewal, and are repeated in the new session. (Before the
-    fix the id was cleared first: those calls went out with no session id and this server,
-    which requires one, refused them with 400: each failed instead of waiting for the renewal.)"""
+    meet a 404 too, wait for the one renewal, and are repeated in the new session. (Were the id
+    cleared first, those calls would go out with no session id and this server, which requires
+    one, would refuse them with 400: each would fail instead of waiting for the renewal.)"""
     n = 12
     before, renewing, release, during = held_renewal(n)
     server = scripted(list_tools_handler, before=before, require_session=True)
@@ -569,7 +570,7 @@ def test_a_call_waiting_for_a_session_renewal_gives_up_at_its_own_deadline(scrip
 
 def test_close_is_bounded_when_the_servers_delete_cannot_connect(scripted):
     """close() shares one deadline (CLOSE_BUDGET) across every step, the DELETE's connect
-    included. (Before the fix the DELETE had its own 10 s connect timeout.)"""
+    included (the DELETE has no connect timeout of its own)."""
     from mcpclient.transports.base import CLOSE_BUDGET
 
     server = scripted(echo, keep_alive=False)  # no pooled connection: the DELETE must connect anew
@@ -604,8 +605,9 @@ def test_retry_is_a_value_each_increment_a_new_one():
 
 
 def test_a_blocking_call_answered_with_a_stream_keeps_its_own_timeout(scripted):
-    """Before: the caller read the SSE answer on its own thread, where each read got the whole
-    timeout again: a stream that trickles log events held ``call_tool(timeout=1)`` to its end."""
+    """A blocking call answered with an SSE stream keeps its own timeout: each read does not get
+    the whole timeout again, so a stream that trickles log events ends ``call_tool(timeout=1)`` at
+    its timeout, not at the stream's end."""
     def handle(seen, msg):
         log = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "tick"}}
         body = sse(*[{"event": "message", "data": log}] * 8, {"event": "message", "data": {
@@ -622,8 +624,8 @@ def test_a_blocking_call_answered_with_a_stream_keeps_its_own_timeout(scripted):
 
 
 def test_close_wakes_a_blocking_call_without_a_timeout_still_waiting_for_its_answer(scripted):
-    """Before: a blocking call with ``timeout=None`` waited for the answer's headers inside the
-    socket, where ``close()`` could not reach it: it stayed blocked until the server answered."""
+    """A blocking call with ``timeout=None`` still waiting for the answer's headers is woken by
+    ``close()``: it does not stay blocked until the server answers."""
     release, called = threading.Event(), threading.Event()
 
     def handle(seen, msg):
@@ -667,9 +669,9 @@ def _socket_fds() -> set:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/fd")
 def test_close_closes_the_pooled_connections_without_waiting_for_the_garbage_collector(http_url):
-    """Found by the fuzzer: urllib3 2.8's PoolManager.clear() (called by Session.close())
-    no longer closes its pools, so the keep-alive connection stayed open after close() until the
-    client was collected."""
+    """urllib3 2.8's PoolManager.clear() (called by Session.close()) does not close its pools:
+    close() closes the keep-alive connection itself, rather than leaving it open until the client
+    is collected."""
     _, url = http_url
     before = _socket_fds()
     client = Client(url)

@@ -157,7 +157,7 @@ def test_many_threads_small_frames_short_timeouts_never_kill_the_server(tmp_path
     for t in threads:
         t.start()
     try:
-        assert not stop.wait(2.0)  # two seconds of load: long enough to cut frames before the fix
+        assert not stop.wait(2.0)  # two seconds of load: long enough to cut frames if writes interleaved
     finally:
         stop.set()
         for t in threads:
@@ -170,9 +170,9 @@ def test_many_threads_small_frames_short_timeouts_never_kill_the_server(tmp_path
 
 
 def test_a_large_frame_is_never_copied_again_after_a_partial_write(tmp_path, monkeypatch):
-    """Each partial write used to copy what was left of the frame (``data[written:]``): quadratic
-    in the frame's size (a 64 MiB frame through a 64 KiB pipe copied about 32 GiB). The rest now
-    goes out through a memoryview: only the first write passes the frame's own bytes."""
+    """A partial write does not copy what is left of the frame (``data[written:]`` would be
+    quadratic in the frame's size: a 64 MiB frame through a 64 KiB pipe would copy about 32 GiB).
+    The rest goes out through a memoryview: only the first write passes the frame's own bytes."""
     out = tmp_path / "got.jsonl"
     transport = StdioTransport(reader(out, pause=0, chunk=65536, every=0), stderr=None)
     transport.start()
@@ -198,8 +198,8 @@ def test_a_large_frame_is_never_copied_again_after_a_partial_write(tmp_path, mon
 
 
 def test_a_send_while_the_transport_closes_is_refused_not_queued_for_nobody(tmp_path):
-    """A sender that found another thread writing used to queue its frame and return success
-    even while the transport was closing (the frame could never go out)."""
+    """A sender that finds another thread writing while the transport closes is refused: it does
+    not queue its frame and return success (the frame could never go out)."""
     transport = StdioTransport(reader(tmp_path / "got.jsonl", pause=0), stderr=None, terminate_grace=0.2)
     transport.start()
     entered, go = threading.Event(), threading.Event()
@@ -239,7 +239,7 @@ def test_a_send_while_the_transport_closes_is_refused_not_queued_for_nobody(tmp_
 
 
 def test_queued_frames_are_capped_a_sender_past_the_cap_waits_until_its_deadline_or_close(tmp_path, monkeypatch):
-    """With the server not reading, the queue left to the writer grew without bound; now a
+    """With the server not reading, the queue left to the writer does not grow without bound: a
     sender past ``_OUTBOX_MAX`` queued bytes waits for room: ``SendTimeout`` at its deadline,
     ``ConnectionClosed`` when the transport closes."""
     monkeypatch.setattr(_stdin, "_OUTBOX_MAX", 64 * 1024)

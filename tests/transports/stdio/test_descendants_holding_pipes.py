@@ -54,7 +54,7 @@ def holder():
 
 @pytest.mark.skipif(not POSIX, reason="setsid")
 def test_calls_fail_at_once_when_the_server_exits_though_a_grandchild_holds_stdout(holder):
-    """Before the fix, after the server died, calls hung (its grandchild kept stdout open, so no EOF)."""
+    """After the server dies, calls fail at once though its grandchild keeps stdout open (so no EOF)."""
     client = holder()
     pending = client.call_tool_future("hang", timeout=30)
     began = time.monotonic()
@@ -68,7 +68,7 @@ def test_calls_fail_at_once_when_the_server_exits_though_a_grandchild_holds_stdo
 
 @pytest.mark.skipif(not POSIX, reason="setsid")
 def test_close_is_bounded_and_leaves_no_thread_when_a_grandchild_holds_the_pipes(holder):
-    """Before the fix, close() took the whole 5 s budget and left the reader and stderr threads behind."""
+    """close() takes less than its whole 5 s budget and leaves no reader or stderr thread behind."""
     client = holder()
     pending = client.call_tool_future("hang", timeout=30)
     instance = client.session.instance
@@ -128,9 +128,9 @@ for line in sys.stdin:
 @pytest.mark.skipif(os.name != "posix", reason="setsid")
 def test_calls_fail_at_once_when_the_server_exits_though_a_grandchild_keeps_writing_its_stdout():
     # When the server exits, pending calls fail at once even if a descendant holds its stdout,
-    # and close() leaves no thread. Before the fix, once released, the stdout reader read on
-    # for as long as the pipe had data, so a descendant that kept writing kept it (and every
-    # pending call) going for ever.
+    # and close() leaves no thread. Once released, the stdout reader does not read on for as
+    # long as the pipe has data: a descendant that keeps writing would keep it (and every pending
+    # call) going for ever.
     from mcpclient.errors import ConnectionClosed
 
     client = Client([sys.executable, "-c", CHATTY_SERVER], timeout=LONG, validate_output="listed").connect()

@@ -284,7 +284,7 @@ def test_list_future_of_missing_capability_fails_with_capability_error(wire):
 
 
 def test_raw_request_skips_the_capability_check(wire):
-    """Before the fix, request() (the documented escape hatch) used to run the capability check too."""
+    """request() (the documented escape hatch) runs no capability check."""
     with Client(faulty("normal"), timeout=LONG) as client:
         with pytest.raises(MethodNotFound):  # the server's own answer (-32601)
             client.request("resources/list")
@@ -482,8 +482,8 @@ def test_close_from_another_thread_fails_the_pending_call(monkeypatch):
 
 
 def test_close_while_a_call_is_being_sent_raises_client_closed(wire):
-    """Before the fix, close() between registering a call and writing it used to surface as the
-    transport's ConnectionClosed('transport closed') instead of ClientClosedError."""
+    """close() between registering a call and writing it surfaces as ClientClosedError, not as
+    the transport's ConnectionClosed('transport closed')."""
     with Client(faulty("no-reply"), timeout=LONG) as client:
         def close_now(record: logging.LogRecord) -> bool:
             # runs in the caller's thread after the call is registered, just before the write
@@ -586,8 +586,8 @@ def close_from_main_and_from_a_callback() -> float:
 
 
 def test_concurrent_close_from_main_and_a_notification_callback_is_prompt():
-    """Before the fix, a second close() on a callback thread waited for the first close(), which was joining
-    that very thread: both stalled for the whole 5 s join timeout."""
+    """A second close() on a callback thread does not wait for the first close(), which is
+    joining that very thread: neither stalls for the whole 5 s join timeout."""
     elapsed = close_from_main_and_from_a_callback()
     assert elapsed < 2.0, f"close() took {elapsed:.1f} s"
 
@@ -728,7 +728,7 @@ def test_a_failing_stderr_sink_does_not_stop_the_drain(caplog):
 
 
 def test_transport_close_releases_every_pipe():
-    """Before the fix, close() left the child's stdout pipe open when nothing had received from it."""
+    """close() closes the child's stdout pipe even when nothing has received from it."""
     transport = run_stderr_child(stderr=None)  # started and closed, never received from
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ResourceWarning)

@@ -24,7 +24,7 @@ POSIX = os.name == "posix"
 
 def test_where_pipes_cannot_be_polled_the_plain_pipe_files_are_read(monkeypatch):
     """The Windows read path (platform faked: no poll on pipes, blocking writes): stdout and
-    stderr are read from the subprocess files as before; calls, server stderr and close() work."""
+    stderr are read from the subprocess files directly; calls, server stderr and close() work."""
     monkeypatch.setattr(stdio, "_POLLED_READS", False)
     monkeypatch.setattr(stdio, "_BLOCKING_PIPES", True)
     lines: List[str] = []
@@ -131,8 +131,8 @@ def test_woken_lines_stop_after_their_budget_when_a_descendant_writes_on():
 
 @pytest.mark.skipif(os.name != "posix", reason="the pipe readers of POSIX")
 def test_a_server_whose_pipe_reader_cannot_be_made_is_a_connect_error_and_is_stopped(monkeypatch):
-    # Before the fix, when the stdout/stderr readers could not be made (out of file
-    # descriptors: fault injected, EMFILE), a raw OSError escaped start() and the child ran on.
+    # When the stdout/stderr readers cannot be made (out of file descriptors: fault injected,
+    # EMFILE), start() raises ConnectError, not a raw OSError, and the child does not run on.
     import errno
 
     from mcpclient.errors import ConnectError

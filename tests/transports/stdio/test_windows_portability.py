@@ -204,7 +204,7 @@ for pid in tree:
 
 def test_on_windows_close_kills_the_whole_tree_so_pipes_held_by_grandchildren_end(tmp_path, monkeypatch):
     """The server ignores stdin EOF and SIGTERM and has a grandchild holding its stdout and
-    stderr. Windows has no process group: the old code terminated the child alone, leaving the
+    stderr. Windows has no process group: terminating the child alone would leave the
     grandchild (and the pipes it holds) behind. A stand-in taskkill.exe here kills the tree."""
     log = tmp_path / "taskkill.log"
     system32 = tmp_path / "System32"

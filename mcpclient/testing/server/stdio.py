@@ -1,4 +1,4 @@
-"""The test server's protocol engine: JSON-RPC framing, the method table and the tool bodies.
+"""The demo server over stdio: JSON-RPC framing, the method table and the tool bodies.
 
 One reader thread (the caller of :func:`serve`) parses stdin line by line and answers every
 request inline, except ``tools/call``, which runs on its own daemon thread so that ``slow``
@@ -19,7 +19,7 @@ import time
 from typing import IO, Any, Callable, Dict, List, Optional
 from urllib.parse import unquote
 
-from .._version import __version__
+from ..._version import __version__
 
 from . import apps_html, catalog, taskext
 from ._rpc import RpcError

@@ -1,6 +1,6 @@
 """Serve a recorded cassette to the client in place of the server: no process, no socket.
 
-``ReplayTransport`` reads a cassette written by ``RecordingTransport`` (see ``cassette.py`` for the
+``ReplayTransport`` reads a cassette written by ``RecordingTransport`` (see ``record.py`` for the
 format). Each request the client sends is matched to the first unused recorded request of the
 same connection that equals it once volatile parts are set aside (ids, progress tokens, trace
 context, the client's own version); what the server sent after that request was recorded (its
@@ -24,12 +24,19 @@ import re
 import threading
 from typing import Any, Callable, Dict, List, Optional, Set
 
-from .. import errors as _errors
-from ..errors import CassetteMismatch, ConnectionClosed, MCPError, RequestTimeout
-from ..transports.base import DeliveryFailed, Transport
-from .cassette import CASSETTE_FORMAT, REDACTED, redact_message
+from ... import errors as _errors
+from ...errors import ConnectionClosed, MCPError, RequestTimeout
+from ...transports.base import DeliveryFailed, Transport
+from .record import CASSETTE_FORMAT, REDACTED, redact_message
 
-__all__ = ["ReplayTransport", "default_matcher", "normalize", "rebuild_error"]
+__all__ = ["CassetteMismatch", "ReplayTransport", "default_matcher", "normalize", "rebuild_error"]
+
+
+class CassetteMismatch(MCPError, AssertionError):
+    """A replayed client sent a message its cassette does not have (``ReplayTransport``): the
+    code under test changed, or the cassette is stale. The message is a unified diff against the
+    closest recorded message (secrets redacted). Also an ``AssertionError``: a test failure, never
+    a connection problem to retry."""
 
 #: ``matcher(recorded, sent) -> bool``: does the live message ``sent`` match the recorded one?
 Matcher = Callable[[Dict[str, Any], Dict[str, Any]], bool]
@@ -115,11 +122,11 @@ def rebuild_error(entry: Any) -> MCPError:
         entry: ``{"type": class name, "text": message, "attrs": {...}}`` as ``error_to_json`` wrote it.
 
     Returns:
-        An instance of that ``mcpclient.errors`` class with the same text and attributes
-        (``ConnectionClosed`` for a class it does not know).
+        An instance of that ``mcpclient.errors`` class (or ``CassetteMismatch``) with the same
+        text and attributes (``ConnectionClosed`` for a class it does not know).
     """
     entry = entry if isinstance(entry, dict) else {}
-    cls = vars(_errors).get(str(entry.get("type")))
+    cls = {**vars(_errors), "CassetteMismatch": CassetteMismatch}.get(str(entry.get("type")))
     if not (isinstance(cls, type) and issubclass(cls, MCPError)):
         cls = ConnectionClosed
     exc = cls.__new__(cls)

@@ -2,10 +2,9 @@
 HTTP, handshake era and 2026-07-28) replays with the servers gone, in a process where spawning a
 process or opening a socket raises; no secret sent while recording reaches a cassette; a request
 the cassette does not have fails at once with a diff; silence and relaunches replay without
-waiting; the pytest plugin records, replays and refuses as ``--mcp-record`` says."""
+waiting."""
 from __future__ import annotations
 
-import configparser
 import json
 import os
 import subprocess
@@ -17,18 +16,16 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from mcpclient import CassetteMismatch, Client, HTTPTransport, RequestTimeout, StdioTransport
-from mcpclient.testing import RecordingTransport, ReplayTransport, server_command
-from mcpclient.testing.cassette import redact_message
+from mcpclient import Client, HTTPTransport, RequestTimeout, StdioTransport
+from mcpclient.testing import CassetteMismatch, RecordingTransport, ReplayTransport, server_command
+from mcpclient.testing.cassettes.record import redact_message
 
 from conftest import FAULTY, HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER
-
-pytest_plugins = ["pytester"]
 
 HAVE_MCP = HAVE_OFFICIAL_SDK
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
+ROOT = HERE.parents[2]
 TOKEN = "sk-secret-token-4d1b8e"  # the HTTP bearer token: sent by the transport, never seen by the wrapper
 ARG_SECRET = "hunter2-arg-secret-77a"  # a tool argument under a secret-looking key
 
@@ -109,7 +106,7 @@ _OFFLINE = textwrap.dedent("""
     sys.addaudithook(hook)
     sys.path[:0] = sys.argv[1].split(os.pathsep)
     import mcpclient.testing
-    lazy = "mcpclient.testing.replay" not in sys.modules and "mcpclient.testing.cassette" not in sys.modules
+    lazy = not any(m.startswith("mcpclient.testing.cassettes") for m in sys.modules)
     from test_record_and_replay import CASES, suite
     from mcpclient.testing import ReplayTransport
     results = {name: suite(ReplayTransport(path), *CASES[name]) for name, path in json.loads(sys.argv[2]).items()}
@@ -277,73 +274,3 @@ def test_redaction_paths_wildcards_and_hooks(tmp_path):
         client.call_tool("echo", {"text": "the mcpclient-testing server"})
     text = path.read_text()
     assert '{"hidden": true}' in text and "mcpclient-testing" not in text and "the <redacted> server" in text
-
-
-# --- the pytest plugin ------------------------------------------------------------------------
-
-INNER_TESTS = textwrap.dedent("""
-    import os, pytest
-    from mcpclient import Client
-
-    @pytest.mark.parametrize("word", ["a b", "c/d"])
-    def test_echo(mcp_cassette, word):
-        with Client(mcp_cassette(os.environ["INNER_SERVER"]), protocol="legacy") as client:
-            assert client.call_tool("echo", {"text": word}).text == word
-        assert mcp_cassette.recording == (os.environ["INNER_EXPECT"] == "record")
-
-    def test_fails_while_recording(mcp_cassette):
-        with Client(mcp_cassette(os.environ["INNER_SERVER"]), protocol="legacy") as client:
-            client.ping()
-        assert os.environ["INNER_EXPECT"] != "record", "a failed test keeps no recording"
-""")
-
-
-def _run(pytester, monkeypatch, server: str, expect: str, *args: str):
-    monkeypatch.setenv("INNER_SERVER", server)
-    monkeypatch.setenv("INNER_EXPECT", expect)
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # the installed entry point, if any, too
-    return pytester.runpytest("-p", "mcpclient.testing.pytest_plugin", "-p", "no:cacheprovider", *args)
-
-
-def test_the_pytest_plugin_records_then_replays_then_refuses_a_missing_cassette(pytester, monkeypatch):
-    pytester.makepyfile(test_inner=INNER_TESTS)
-    real = " ".join(server_command())
-    first = _run(pytester, monkeypatch, real, "record")  # default --mcp-record=missing: records
-    first.assert_outcomes(passed=2, failed=1)
-    where = pytester.path / "cassettes" / "test_inner"
-    names = sorted(p.name for p in where.iterdir())  # "[a b]" is not "[a_b]": a hash of the id tells them apart
-    assert [n.rsplit("-", 1)[0] for n in names] == ["test_echo_a_b", "test_echo_c_d"] and names[0].endswith(".jsonl")
-    # Replay only, with a server command that cannot start: any spawn would fail the tests.
-    second = _run(pytester, monkeypatch, "/nonexistent/server", "replay", "--mcp-record=none", "-k", "test_echo")
-    second.assert_outcomes(passed=2)
-    third = _run(pytester, monkeypatch, "/nonexistent/server", "replay", "--mcp-record=none", "-k", "recording")
-    third.assert_outcomes(failed=1)
-    third.stdout.fnmatch_lines(["*no cassette*test_fails_while_recording.jsonl*--mcp-record=missing*"])
-    pytester.makeini("[pytest]\nmcp_record = all\n")  # the ini option: record everything again
-    fourth = _run(pytester, monkeypatch, real, "record", "-k", "test_echo")
-    fourth.assert_outcomes(passed=2)
-
-
-def test_the_plugin_is_declared_as_a_pytest11_entry_point():
-    config = configparser.ConfigParser()
-    config.read(ROOT / "setup.cfg")
-    entries = config["options.entry_points"]["pytest11"].split("\n")
-    assert "mcpclient.testing.pytest_plugin = mcpclient.testing.pytest_plugin" in [e.strip() for e in entries]
-
-
-def test_naming_the_plugin_explicitly_too_does_not_register_it_twice(pytester, monkeypatch):
-    """CI that disables autoload names the plugin (``-p`` or ``pytest_plugins``); the same suite run
-    where the entry point autoloads must not fail with "Plugin already registered under a
-    different name" (the entry point is named as the module, which pytest then finds)."""
-    from importlib.metadata import entry_points
-    found = [e for e in entry_points(group="pytest11") if e.value == "mcpclient.testing.pytest_plugin"] \
-        if sys.version_info >= (3, 10) else \
-        [e for e in entry_points().get("pytest11", ()) if e.value == "mcpclient.testing.pytest_plugin"]
-    if not found:
-        pytest.skip("mcpclient is not installed with its entry points (pip install -e .)")
-    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
-    pytester.makeconftest("pytest_plugins = ['mcpclient.testing.pytest_plugin']\n")
-    pytester.makepyfile(test_twice="def test_fixture(mcp_cassette):\n    assert mcp_cassette.mode == 'none'\n")
-    result = pytester.runpytest("-p", "mcpclient.testing.pytest_plugin", "-p", "no:cacheprovider",
-                                "--mcp-record=none")
-    result.assert_outcomes(passed=1)

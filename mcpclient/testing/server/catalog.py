@@ -3,7 +3,7 @@
 Everything here is plain data (JSON-ready dicts) describing the surface fixed by
 ``tests/servers/CONTRACT.md``, plus two extra tools (``bad_output``, ``mixed``) that
 exercise client-side output validation and content parsing. Behaviour lives in
-``server.py``; keeping the data apart makes both files easy to read.
+``stdio.py``; keeping the data apart makes both files easy to read.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Record and replay where it is easy to get wrong: secrets the transport sends (bearer token, API-key header,
 URL query, a stdio server's token argument or environment value) never reach a cassette even when
 the server echoes them back; a damaged cassette fails with a typed error naming its line;
-concurrent calls replay in any order; the pytest plugin never gives two tests one cassette."""
+concurrent calls replay in any order."""
 from __future__ import annotations
 
 import json
@@ -17,8 +17,6 @@ from mcpclient.testing import RecordingTransport, ReplayTransport, server_comman
 
 from conftest import LONG, require_official_sdk
 from http_scripted import ScriptedHTTPServer
-
-pytest_plugins = ["pytester"]
 
 BEARER = "sk-bearer-echoed-51a9c3"
 API_KEY = "xk-header-key-0b7e2f"
@@ -153,30 +151,6 @@ def test_sixteen_concurrent_calls_replay_in_another_order(tmp_path):
     assert replayed == live and live["w3"] == "w3"
 
 
-COLLIDING_TESTS = textwrap.dedent("""
-    import os, pytest
-    from mcpclient import Client
-
-    @pytest.mark.parametrize("word", ["a b", "a_b", "a/b"])
-    def test_echo(mcp_cassette, word):
-        with Client(mcp_cassette(os.environ["INNER_SERVER"]), protocol="legacy") as client:
-            assert client.call_tool("echo", {"text": word}).text == word
-""")
-
-
-def test_parametrizations_whose_names_sanitize_alike_get_their_own_cassettes(pytester, monkeypatch):
-    """``[a b]``, ``[a_b]`` and ``[a/b]`` all sanitize to ``a_b``: each test still records (and
-    then replays) its own cassette, not another test's."""
-    pytester.makepyfile(test_inner=COLLIDING_TESTS)
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    monkeypatch.setenv("INNER_SERVER", " ".join(server_command()))
-    args = ("-p", "mcpclient.testing.pytest_plugin", "-p", "no:cacheprovider")
-    pytester.runpytest(*args).assert_outcomes(passed=3)
-    assert len(list((pytester.path / "cassettes" / "test_inner").glob("*.jsonl"))) == 3
-    monkeypatch.setenv("INNER_SERVER", "/nonexistent/server")
-    pytester.runpytest(*args, "--mcp-record=none").assert_outcomes(passed=3)
-
-
 def _sampler(text: str) -> Any:
     return lambda request: {"role": "assistant", "content": {"type": "text", "text": text}, "model": "m"}
 
@@ -185,7 +159,7 @@ def test_a_server_request_answered_differently_in_replay_fails_the_call_with_a_d
     """The sampling handler under test answers the server's request differently than when
     recorded: the call fails at once with ``CassetteMismatch`` (a diff), as a different request
     does, instead of passing on the recorded result."""
-    from mcpclient import CassetteMismatch
+    from mcpclient.testing import CassetteMismatch
 
     path = tmp_path / "sampling.jsonl"
     ask = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
@@ -328,37 +302,6 @@ def test_a_token_from_a_callable_or_provider_is_scrubbed_when_echoed(tmp_path):
         server.stop()
     assert all("sk-rotating-" in text for text in live)
     assert "sk-rotating-" not in path.read_text(encoding="utf-8")
-
-
-OUTLIVING_TESTS = textwrap.dedent("""
-    import os
-    from mcpclient import Client
-
-    KEPT = []
-
-    def test_keeps_its_client_open(mcp_cassette):
-        client = Client(mcp_cassette(os.environ["INNER_SERVER"]), protocol="legacy")
-        KEPT.append(client.__enter__())
-        assert client.call_tool("echo", {"text": "kept"}).text == "kept"
-
-    def test_closes_it_later():
-        for client in KEPT:
-            client.close()
-""")
-
-
-def test_a_client_closed_after_its_test_leaves_no_stray_recording(pytester, monkeypatch):
-    """A test's client closed only later (by another test, a session fixture): the cassette is
-    the one moved in place when the test passed, and no headerless ``.recording`` is left."""
-    pytester.makepyfile(test_inner=OUTLIVING_TESTS)
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    monkeypatch.setenv("INNER_SERVER", " ".join(server_command()))
-    args = ("-p", "mcpclient.testing.pytest_plugin", "-p", "no:cacheprovider")
-    pytester.runpytest(*args).assert_outcomes(passed=2)
-    where = pytester.path / "cassettes" / "test_inner"
-    assert sorted(p.name for p in where.iterdir()) == ["test_keeps_its_client_open.jsonl"]
-    monkeypatch.setenv("INNER_SERVER", "/nonexistent/server")
-    pytester.runpytest(*args, "--mcp-record=none").assert_outcomes(passed=2)
 
 
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="the official `mcp` SDK needs Python 3.10+")

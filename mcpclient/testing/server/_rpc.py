@@ -1,4 +1,4 @@
-"""The JSON-RPC error the test servers answer with (shared by ``server`` and ``taskext``)."""
+"""The JSON-RPC error the test servers answer with (shared by ``stdio`` and ``taskext``)."""
 
 from __future__ import annotations
 

@@ -35,10 +35,10 @@ import threading
 import time
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Union
 
-from .._version import __version__
-from .._util.secrets import MIN_SCRUB, is_secret_key as _secret_key, mapping_secrets, secret_words
-from ..errors import MCPError
-from ..transports.base import CredentialsObserver, DeliveryFailed, Endpoint, Transport
+from ..._version import __version__
+from ..._util.secrets import MIN_SCRUB, is_secret_key as _secret_key, mapping_secrets, secret_words
+from ...errors import MCPError
+from ...transports.base import CredentialsObserver, DeliveryFailed, Endpoint, Transport
 
 __all__ = ["CASSETTE_FORMAT", "REDACTED", "RecordingTransport", "error_to_json", "redact_message"]
 

@@ -18,8 +18,8 @@ import pytest
 import requests
 
 from conftest import LONG, TESTING_SERVER, wait_until
-from mcpclient.testing import catalog
-from mcpclient.testing.taskext import META_CAPABILITIES, META_SUBSCRIPTION, TASKS, TOOLS
+from mcpclient.testing.server import catalog
+from mcpclient.testing.server.taskext import META_CAPABILITIES, META_SUBSCRIPTION, TASKS, TOOLS
 from taskext_http import NAMED, TaskExtHTTPServer
 
 DECLARED: Dict[str, Any] = {"extensions": {TASKS: {}}}
@@ -399,7 +399,9 @@ def test_http_tasks_in_both_eras(http_server):
     assert client.call("tasks/get", {"taskId": task_id}, headers=named)["result"]["content"][0]["text"] == \
         'answer {"ok": 1}'
     assert client.call("tasks/cancel", {"taskId": task_id}, headers=named) == {"resultType": "complete"}
-    for seen in http_server.requests("tasks/get") + http_server.requests("tasks/cancel"):
+    named_requests = http_server.requests("tasks/get") + http_server.requests("tasks/cancel")
+    assert [seen.rpc_method for seen in named_requests] == ["tasks/get"] * 3 + ["tasks/cancel"]
+    for seen in named_requests:
         assert seen.headers["mcp-name"] == task_id and seen.headers["mcp-method"] == seen.rpc_method
     error = client.post("tasks/get", {"taskId": "task-nope"}).json()["error"]
     assert error["code"] == -32602
