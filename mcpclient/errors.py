@@ -4,10 +4,10 @@
 detects on its own (timeouts, closed clients, bad schemas) also inherit the builtin they resemble,
 so generic ``except TimeoutError`` clauses keep working. Errors the *server* sent are ``RPCError``
 subclasses chosen by JSON-RPC code (``RPCError.from_wire``). No message ever contains a secret.
-This module imports nothing of mcpclient: ``URLElicitationRequired`` parses its elicitations with
-the decoder ``mcpclient.types`` installs when it loads (it always has by the time a server's error
-is built: the engine imports it).
 """
+# This module imports nothing of mcpclient: ``URLElicitationRequired`` parses its elicitations with
+# the decoder ``mcpclient.types`` installs when it loads (it always has by the time a server's error
+# is built: the engine imports it).
 from __future__ import annotations
 
 import re

@@ -15,12 +15,13 @@ It is the server behind ``mcpclient demo`` and a convenient subprocess for your 
 
 It uses only the standard library.
 
-Record and replay (loaded on first use): ``RecordingTransport(inner, path, redact=...)`` records a
-session to a cassette (JSON lines), ``ReplayTransport(path)`` serves it back without the server;
-the pytest plugin (``mcpclient.testing.pytest_plugin``) gives tests the ``mcp_cassette`` fixture.
-
-Imports: anything below it (``client``, ``transports``, ``auth``, ``types``); only ``cli`` above.
+Record and replay: ``RecordingTransport(inner, path, redact=...)`` records a session to a
+cassette (JSON lines), ``ReplayTransport(path)`` serves it back without the server; the pytest
+plugin (``mcpclient.testing.pytest_plugin``) gives tests the ``mcp_cassette`` fixture.
 """
+# Record and replay load on first use.
+#
+# Imports: anything below it (``client``, ``transports``, ``auth``, ``types``); only ``cli`` above.
 
 from __future__ import annotations
 
