@@ -4,14 +4,14 @@
 detects on its own (timeouts, closed clients, bad schemas) also inherit the builtin they resemble,
 so generic ``except TimeoutError`` clauses keep working. Errors the *server* sent are ``RPCError``
 subclasses chosen by JSON-RPC code (``RPCError.from_wire``). No message ever contains a secret.
-This module imports nothing of mcpclient: ``URLElicitationRequired`` parses its elicitations with
-the decoder ``mcpclient.types`` installs when it loads (it always has by the time a server's error
-is built: the engine imports it).
 
 Two more ``MCPError`` subclasses live with the features that raise them:
 ``mcpclient.testing.CassetteMismatch`` (a replayed client sent a message its cassette does not
 have; in ``mcpclient.testing.cassettes``) and ``mcpclient.extensions.skills.SkillVerificationError``.
 """
+# This module imports nothing of mcpclient: ``URLElicitationRequired`` parses its elicitations with
+# the decoder ``mcpclient.types`` installs when it loads (it always has by the time a server's error
+# is built: the engine imports it).
 from __future__ import annotations
 
 import re

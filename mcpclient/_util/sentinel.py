@@ -10,8 +10,9 @@ class _Default:
         return "DEFAULT"
 
 
-#: Sentinel for ``timeout=``: use the client's default. ``None`` means wait forever.
 DEFAULT: Any = _Default()
+"""What ``timeout=`` is when it is left out: the client's default (``Client(timeout=)``);
+``None`` instead means no limit."""
 
 #: Pages one listing may take (``Client(max_pages=)``): a server handing out new cursors for ever
 #: must not drive requests and memory without end (each page is bounded by ``max_message_size``).

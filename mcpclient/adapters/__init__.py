@@ -2,13 +2,13 @@
 
 Each provider has its own module, imported on its own so nothing pulls in an SDK it does not
 need: ``mcpclient.adapters.openai`` and ``.anthropic`` work with plain dicts (no SDK import);
-``.langchain`` needs ``langchain-core`` (the ``langchain`` extra). The names are also here,
-each module loaded on first use. ``model_tools`` drops MCP Apps' app-only tools (the converters
-do so by default too).
-
-Imports: ``group``'s and ``client``'s layers and below (a ``ToolHost``: a ``Client`` or a
-``ServerGroup``); never ``cli`` or ``testing``.
+``.langchain`` needs ``langchain-core`` (the ``langchain`` extra). The names are also here.
+``model_tools`` drops MCP Apps' app-only tools (the converters do so by default too).
 """
+# Each provider module loads on first use of one of its names here.
+#
+# Imports: ``group``'s and ``client``'s layers and below (a ``ToolHost``: a ``Client`` or a
+# ``ServerGroup``); never ``cli`` or ``testing``.
 from __future__ import annotations
 
 from typing import Any

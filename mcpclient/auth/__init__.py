@@ -7,12 +7,11 @@ grant when the server first answers 401, and again for more scope on a 403
 approve without a user, ``loopback_authorize`` for desktop logins. Token stores: ``MemoryTokenStore``
 (the default), ``FileTokenStore`` (one machine, several processes), ``RedisTokenStore`` (worker
 fleets; the ``mcpclient[redis]`` extra).
-
-The OAuth machinery loads on first use (module ``__getattr__``): the transports import this
-package for ``AuthProvider``, and ``import mcpclient`` must stay cheap.
-
-Imports: ``policies``, ``types``, ``_util``, ``errors``; never a transport (transports import it).
 """
+# The OAuth machinery loads on first use (module ``__getattr__``): the transports import this
+# package for ``AuthProvider``, and ``import mcpclient`` must stay cheap.
+#
+# Imports: ``policies``, ``types``, ``_util``, ``errors``; never a transport (transports import it).
 from typing import TYPE_CHECKING, Any
 
 from .._util.lazy import lazy_names as _lazy_names

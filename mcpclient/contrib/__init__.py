@@ -7,9 +7,8 @@ system check, ``manage.py mcp``, a health view), ``.flask`` (``MCP(app)``, ``fla
 blueprint) and ``.celery`` (``init_app``: a group per pool process) build on it; each names its
 extra in a ``MissingExtraError`` when its framework is not installed. Nothing here imports a
 framework until one of those modules is imported.
-
-Imports: ``cli`` (the commands' output), ``group``, ``client`` and below; nothing imports it.
 """
+# Imports: ``cli`` (the commands' output), ``group``, ``client`` and below; nothing imports it.
 from typing import TYPE_CHECKING
 
 from .._util.lazy import lazy_names as _lazy_names

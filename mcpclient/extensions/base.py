@@ -42,7 +42,8 @@ def check_id(value: Any) -> str:
     """``value`` if it is an extension id, else ``ValueError``: a vendor prefix of dot-separated
     labels (a letter first, letters, digits or ``-`` inside, a letter or digit last), ``/``, and
     a name (letters and digits at both ends; ``-``, ``_``, ``.`` inside), e.g.
-    ``io.modelcontextprotocol/tasks``. (No regex: none is compiled at import.)"""
+    ``io.modelcontextprotocol/tasks``."""
+    # No regex: none is compiled at import.
     if not isinstance(value, str):
         raise ValueError(f"an extension id must be a string, not {type(value).__name__}")
     prefix, slash, name = value.partition("/")

@@ -1,9 +1,9 @@
 """The values a user passes in to say how the client behaves: ``Retry``, ``Redirects``,
-``Reconnect``/``Keepalive``, ``Tracing``. Immutable, compared by value, no I/O; each loads on
-first use.
-
-Imports: ``types``, ``_util``, ``errors``.
+``Reconnect``/``Keepalive``, ``Tracing``. Immutable, compared by value, no I/O.
 """
+# Each loads on first use.
+#
+# Imports: ``types``, ``_util``, ``errors``.
 from typing import TYPE_CHECKING
 
 from .._util.lazy import lazy_names as _lazy_names

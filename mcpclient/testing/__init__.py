@@ -11,13 +11,12 @@ Three rooms, each usable on its own:
       # [python, "-m", "mcpclient.testing", "--page-size", "2"]
       cmd = server_command("--page-size", "2")
 
-- ``mcpclient.testing.cassettes`` (loaded on first use): ``RecordingTransport(inner, path,
+- ``mcpclient.testing.cassettes``: ``RecordingTransport(inner, path,
   redact=...)`` records a session to a cassette (JSON lines), ``ReplayTransport(path)`` serves it
   back without the server, and raises ``CassetteMismatch`` for a request the cassette does not have.
 - ``mcpclient.testing.pytest_plugin``: the ``mcp_cassette`` fixture and ``--mcp-record``
   (registered with pytest on install).
 """
-
 from __future__ import annotations
 
 # Layers: anything below ``testing`` (``client``, ``transports``, ``auth``, ``types``); only ``cli``

@@ -1,11 +1,11 @@
-"""Transports: one module each; they move JSON-RPC messages and know nothing of MCP methods.
-
-Each transport loads on first use (PEP 562): a program that only runs stdio servers never pays
-for the HTTP ones, nor one that only talks HTTP for the stdio one.
-
-Imports: ``auth``, ``policies``, ``types``, ``_util``, ``errors``: a transport knows no MCP
-method and no era.
+"""Transports: how a ``Client`` reaches its server. They move JSON-RPC messages and know nothing
+of MCP methods.
 """
+# One module each. Each transport loads on first use (PEP 562): a program that only runs stdio
+# servers never pays for the HTTP ones, nor one that only talks HTTP for the stdio one.
+#
+# Imports: ``auth``, ``policies``, ``types``, ``_util``, ``errors``: a transport knows no MCP
+# method and no era.
 from typing import TYPE_CHECKING
 
 from .._util.lazy import lazy_names as _lazy_names

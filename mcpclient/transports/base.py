@@ -206,8 +206,9 @@ class Transport(ABC):
     def secrets(self) -> FrozenSet[str]:
         """The secret values this transport sends on its own, that the client never sees: a
         fixed bearer token, secret-looking headers, the credentials in its URL, tokens in its
-        command line or environment (``_util.secrets``). A recording scrubs them wherever a
-        server echoes one back; nothing logs them."""
+        command line or environment. A recording scrubs them wherever a server echoes one back;
+        nothing logs them."""
+        # _util.secrets finds them.
         return frozenset()
 
     def observe_credentials(self, observer: CredentialsObserver) -> None:

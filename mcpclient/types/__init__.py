@@ -14,15 +14,16 @@ Every class is a standard ``@dataclass(frozen=True)`` (``slots=True`` too on Pyt
 ``dataclasses.fields``/``asdict``/``replace`` work, and assigning to a field raises
 ``dataclasses.FrozenInstanceError``. ``==`` compares every field but ``raw``; ``hash()`` leaves
 out the fields holding dicts, lists or arbitrary values too, so it works on every object and
-equal objects hash alike. Those two and ``repr()`` come from ``_Value``, written once, rather than
-generated per class (``eq=False, repr=False``): the same behaviour, and building the classes at
-``import mcpclient`` costs a third less. What every program meets (tools, tool results, text and
-resource content, ``Implementation``) is built at import; the resources, prompts and completion
-types, the content rarer than text, the MCP Apps metadata and ``Task`` load on first use (PEP 562):
-``mcpclient.types.Prompt`` (and ``from mcpclient.types import Prompt``) work as for the others.
-
-Imports: ``_util`` and ``errors`` only.
+equal objects hash alike.
 """
+# ``==``, ``hash()`` and ``repr()`` come from ``_Value``, written once, rather than generated per
+# class (``eq=False, repr=False``): the same behaviour, and building the classes at
+# ``import mcpclient`` costs a third less. What every program meets (tools, tool results, text and
+# resource content, ``Implementation``) is built at import; the resources, prompts and completion
+# types, the content rarer than text, the MCP Apps metadata and ``Task`` load on first use (PEP 562):
+# ``mcpclient.types.Prompt`` (and ``from mcpclient.types import Prompt``) work as for the others.
+#
+# Imports: ``_util`` and ``errors`` only.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union  # noqa: F401 (the annotations of the

@@ -10,9 +10,11 @@ Steps (each prints its figures; the first failure exits 1):
    build/, venv, cache or bytecode files;
 3. a fresh venv: the wheel installs (from PyPI: requests, urllib3, jsonschema) and ``mcpclient
    demo`` runs against the bundled test server;
-4. the unpacked sdist's tests, run against the installed wheel: pytest collects them all, and a
+4. the README's install commands, verbatim, in a fresh clone of this checkout (its last commit)
+   with a fresh venv activated: they install mcpclient from the clone and run the demo;
+5. the unpacked sdist's tests, run against the installed wheel: pytest collects them all, and a
    fast subset passes (tests needing what the sdist cannot hold skip);
-5. ``import mcpclient`` over a bare interpreter in that venv (minima of interleaved fresh
+6. ``import mcpclient`` over a bare interpreter in that venv (minima of interleaved fresh
    interpreters; ``benchmarks/bench.py`` reports their medians), first without the extras, then with
    them installed: each at most ``--budget-ms`` (45).
 
@@ -24,6 +26,7 @@ import argparse
 import email.parser
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,6 +38,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
 #: Tests run from the unpacked sdist: fast, and between them the fixtures, helpers, test servers
 #: (stdio and HTTP), the CLI and the README's examples; the pure parts (types, protocol tables,
 #: validation, errors, the import's cost) too.
@@ -166,6 +170,36 @@ def check_demo(py: Path, cwd: Path) -> None:
         raise CheckFailed(f"mcpclient demo --json: serverInfo {report.get('serverInfo')!r}")
     print(f"  mcpclient demo: exit 0, {len(out.splitlines())} lines; --json: {len(report)} keys "
           f"({time.monotonic() - t0:.1f} s)")
+
+
+def readme_install_block() -> str:
+    """The first ``bash`` block of the README's install section (between its snippet markers)."""
+    text = README.read_text(encoding="utf-8")
+    section = re.search(r"\[start:install\](.*?)\[end:install\]", text, re.S)
+    block = re.search(r"```bash\n(.*?)```", section.group(1), re.S) if section else None
+    if block is None:
+        raise CheckFailed("README.md: no ```bash block in its install section")
+    return block.group(1)
+
+
+def check_readme_install(base: str, tmp: Path) -> None:
+    """The README's install commands run verbatim (one ``bash -e`` script) in a fresh clone of this
+    checkout with a fresh venv activated, and the demo they end with shows its answers."""
+    if not (ROOT / ".git").exists():
+        print("  skipped: not a git checkout (an unpacked sdist has nothing to clone)")
+        return
+    t0 = time.monotonic()
+    clone, venv = tmp / "clone", tmp / "readme-venv"
+    run(["git", "clone", "-q", str(ROOT), str(clone)])
+    run([base, "-m", "venv", str(venv)])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHOME"}
+    env.update(VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    block = readme_install_block()
+    out = run(["bash", "-ec", block], cwd=clone, env=env, timeout=600).stdout
+    if "mcpclient demo" in block and "Done." not in out:
+        raise CheckFailed(f"the README's install commands: the demo did not finish:\n{out[-2000:]}")
+    commands = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    print(f"  {'; '.join(c for c in commands if c)}: exit 0 ({time.monotonic() - t0:.1f} s)")
 
 
 def test_requirements(wheel: Path, py: Path) -> List[str]:
@@ -302,6 +336,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         step("fresh venv: install the wheel, run the demo")
         py = make_venv(args.python, tmp / "venv", wheel)
         check_demo(py, tmp)
+        step("the README's install commands, in a fresh clone and venv")
+        check_readme_install(args.python, tmp)
         step("import mcpclient without the extras")
         problems = check_import(py, tmp, args.runs, args.budget_ms, "without extras")
         step("the sdist's tests, against the installed wheel")

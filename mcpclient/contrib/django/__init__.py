@@ -60,6 +60,7 @@ def _settings() -> Settings:
 
 #: This process's ``ServerGroup`` of ``settings.MCP_SERVERS`` (made on first use).
 mcp = PerProcessGroup(_settings, name="settings.MCP_SERVERS")
+"""The group of ``settings.MCP_SERVERS`` (with ``settings.MCP_OPTIONS``): a ``PerProcessGroup``."""
 
 
 #: The hint each check id gives (``manage.py check``).

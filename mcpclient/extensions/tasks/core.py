@@ -45,8 +45,9 @@ class ToolTask:
 
     ``task`` is the state the server first reported (``CreateTaskResult``). ``protocol`` says
     which tasks this is: ``"2025-11-25"`` (``call_tool(task=True)``, this class) or
-    ``"extension"`` (the Tasks extension, ``_taskext.ExtensionToolTask``, same methods).
+    ``"extension"`` (the Tasks extension's task, same methods).
     """
+    # The Tasks extension's task is ``_taskext.ExtensionToolTask``.
 
     protocol = "2025-11-25"
 

@@ -192,7 +192,8 @@ class HTTPTransport(GetStreams):
     def close(self, deadline: Optional[float] = None) -> None:
         """Abort the streams being read, DELETE the session, stop the workers: all by one
         ``deadline`` (default ``CLOSE_BUDGET`` seconds from now), the DELETE's connect and read
-        included (it gets at most ``_sessions._DELETE_TIMEOUT`` of it)."""
+        included (it gets at most 2 s of it)."""
+        # The DELETE's share is _sessions._DELETE_TIMEOUT.
         deadline = self._begin_close(deadline)
         if deadline is None:
             return
@@ -495,10 +496,11 @@ class HTTPTransport(GetStreams):
 
     def cancel_request(self, rid: Any) -> bool:
         """The session gave up on ``rid`` (its timeout, a cancel, an interrupt): close its answer
-        stream now if one is being read, else as soon as one comes (``_track``), so no worker
-        reads on for an answer nobody waits for (a server keeping the stream alive with comments).
-        2026-07-28: that is the cancel (no notification; True); before, the notification follows
-        (False). A request no longer in flight needs nothing."""
+        stream now if one is being read, else as soon as one comes, so no worker reads on for an
+        answer nobody waits for (a server keeping the stream alive with comments). 2026-07-28:
+        that is the cancel (no notification; True); before, the notification follows (False). A
+        request no longer in flight needs nothing."""
+        # A stream that comes later is closed by _track.
         with self._open_lock:
             if rid not in self._streams:
                 return self._stateless

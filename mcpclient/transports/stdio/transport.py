@@ -358,8 +358,8 @@ class StdioTransport(Transport):
         """Write one message, within ``deadline`` (then ``SendTimeout``, nothing of it sent);
         ``ConnectionClosed`` once the transport is closing or the server is gone
         (``ProcessExited`` when it exited). Many threads may send at once: their frames are
-        combined, in order, and none is ever cut by another sender's deadline (how:
-        ``_stdin.StdinWriter.send``; on Windows ``_windows.PipeWriter``)."""
+        combined, in order, and none is ever cut by another sender's deadline."""
+        # How: _stdin.StdinWriter.send; on Windows _windows.PipeWriter.
         writer = self._writer
         if writer is None:
             raise ConnectionClosed("transport not started")
