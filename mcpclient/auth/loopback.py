@@ -16,13 +16,13 @@ _PAGE = (b"<!doctype html><meta charset=utf-8><title>Signed in</title>"
          b"<p>You can close this window and return to the application.</p>")
 
 
-def loopback_authorize(open_browser: Optional[Callable[[str], Any]] = None,
+def loopback_authorize(open_browser: Optional[Callable[[str], object]] = None,
                        timeout: float = 300.0) -> Callable[[str], str]:
-    """An ``OAuth(authorize=...)`` step for desktop programs: opens the authorization URL in the
-    user's browser (``webbrowser.open`` unless ``open_browser`` is given) and waits up to
-    ``timeout`` seconds for the redirect to the ``redirect_uri``, which must be an
-    ``http://127.0.0.1:<port>/...`` URL (OAuth's ``redirect_uri`` setting). Nothing else is
-    listened for: the server answers one request on loopback and stops."""
+    """An ``AuthorizationCode(authorize=...)`` step for desktop programs: opens the authorization
+    URL in the user's browser (``webbrowser.open`` unless ``open_browser`` is given) and waits up
+    to ``timeout`` seconds for the redirect to the ``redirect_uri``, which must be an
+    ``http://127.0.0.1:<port>/...`` URL (``AuthorizationCode``'s ``redirect_uri``). Nothing else
+    is listened for: the server answers one request on loopback and stops."""
     def authorize(url: str) -> str:
         query = parse_qs(urlsplit(url).query)
         redirect = urlsplit((query.get("redirect_uri") or [""])[0])

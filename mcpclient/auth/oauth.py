@@ -1,82 +1,68 @@
 """``OAuth``: get, keep and renew an access token for one MCP server (OAuth 2.1).
 
-Plug it in as ``Client(url, auth=OAuth(...))``. Until a token is needed nothing happens; when the
-server answers 401 (or 403 ``insufficient_scope``) the transport calls ``on_challenge`` and
-repeats the request. ``on_challenge`` discovers the authorization server (``discovery``), finds or
-registers a client identity (pre-registered, a Client ID Metadata Document URL, or dynamic
-registration), runs the grant (authorization code + PKCE through ``authorize``, or client
-credentials) and stores the token: that flow, everything said to the authorization server, is
-``_flow``; this module keeps the token and decides when a flow or a refresh runs. Many threads
-hitting the same 401 cause one flow, and many meeting the same expiring token one refresh
-(``_threads.SingleFlight``): the rest wait, each bounded by its own request's deadline, and reuse
-the new token. No lock is held across a network round trip or the ``authorize`` callback, which
-may wait minutes for a human — except the token store's refresh lock (``TokenStore.lock``), held
-by the one refreshing thread across re-reading the stored token and the refresh request, so that
-clients in other processes sharing the store (``FileTokenStore``, ``RedisTokenStore``) refresh a
-rotating refresh token once, not each. No token, code, verifier or secret is ever logged or put in
-an error.
+Plug it in as ``Client(url, auth=OAuth(grant))``, ``grant`` being one of the values of
+``grants`` (``AuthorizationCode``, ``ClientCredentials``, ``JWTBearer``, ``EnterpriseExchange``).
+Until a token is needed nothing happens; when the server answers 401 (or 403
+``insufficient_scope``) the transport calls ``on_challenge`` and repeats the request. Getting a
+token, everything said to the authorization server (discovery, the client's identity, the grant,
+the token request, DPoP), is the ``AuthorizationFlow`` an ``OAuth`` holds (``_flow``); ``OAuth``
+keeps the token and decides when a flow or a refresh runs. Many threads hitting the same 401
+cause one flow, and many meeting the same expiring token one refresh (``_threads.SingleFlight``):
+the rest wait, each bounded by its own request's deadline, and reuse the new token. No lock is
+held across a network round trip or the ``authorize`` callback, which may wait minutes for a
+human — except the token store's refresh lock (``TokenStore.lock``), held by the one refreshing
+thread across re-reading the stored token and the refresh request, so that clients in other
+processes sharing the store (``FileTokenStore``, ``RedisTokenStore``) refresh a rotating refresh
+token once, not each. No token, code, verifier or secret is ever logged or put in an error.
 """
 from __future__ import annotations
 
 import hashlib
 import logging
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .._util.threads import FlightTimeout, SingleFlight
 from ..errors import AuthError, parse_challenge
-from ._flow import AuthorizationFlow, origin_of
+from ._flow import AuthorizationFlow, DPoP, DPoPMode, TokenResponse
 from .base import AuthProvider, Challenge
-from .discovery import AddressGuard, AuthServer
+from .grants import GRANTS, Authorize, Grant
 from .store import MemoryTokenStore, TokenStore
+
+if TYPE_CHECKING:
+    import requests
 
 __all__ = ["OAuth", "headless_authorize"]
 
-GRANTS = ("authorization_code", "client_credentials", "jwt_bearer", "enterprise")
-
 log = logging.getLogger("mcpclient.auth")
 
-#: ``authorize(authorization_url) -> callback_url``: send the user to the URL and return the URL
-#: the authorization server redirected back to (with ``code``, ``state``, ``iss``).
-Authorize = Callable[[str], str]
 
-
-class OAuth(AuthorizationFlow, AuthProvider):
-    """OAuth 2.1 for an MCP server (authorization code + PKCE, or client credentials).
+class OAuth(AuthProvider):
+    """OAuth 2.1 for an MCP server: one grant, and the token it gets, kept and refreshed.
 
     Example::
 
-        auth = OAuth(authorize=loopback_authorize(),
-                     token_store=FileTokenStore("~/.mcp-tokens.json"))
-        with Client("https://mcp.example.com/mcp", auth=auth) as client:
+        login = OAuth(AuthorizationCode(loopback_authorize()), store=FileTokenStore("~/.mcp-tokens.json"))
+        with Client("https://mcp.example.com/mcp", auth=login) as client:
             print(client.list_tools())
 
+        service = OAuth(ClientCredentials("svc", client_secret=os.environ["SVC_SECRET"]))
+
     Args:
-        grant: ``"authorization_code"`` (a user logs in: needs ``authorize``),
-            ``"client_credentials"`` (a backend: ``client_id`` and ``client_secret``),
-            ``"jwt_bearer"`` (workload identity: ``assertion``, a JWT from the platform, or a
-            callable returning the current one; one attempt, never another grant), or
-            ``"enterprise"`` (enterprise-managed: ``id_token`` is exchanged at
-            ``idp_token_endpoint`` for an ID-JAG, which the server's AS takes with
-            ``client_id``/``client_secret``).
-        authorize: ``(authorization_url) -> callback_url``; runs the browser step (see
-            ``loopback_authorize`` for desktops). Without it the code flow raises ``AuthError``.
-        client_id / client_secret: a pre-registered client (else a CIMD URL, else registration).
-        private_key: an EC P-256 private key (PEM) for ``private_key_jwt`` client authentication
-            (RFC 7523), instead of a secret. Needs ``pip install 'mcpclient[oauth]'``
-            (``cryptography``); without it ``MissingExtraError`` here.
-        client_metadata_url: an HTTPS URL that identifies this client (Client ID Metadata
-            Document), used when the authorization server supports it.
-        redirect_uri: where the authorization server sends the user back.
+        grant: how a token is got, with that grant's own settings (the client's identity among
+            them): ``AuthorizationCode`` (a user logs in), ``ClientCredentials`` (a back end),
+            ``JWTBearer`` (workload identity) or ``EnterpriseExchange`` (enterprise-managed).
+        store: where tokens are kept (``MemoryTokenStore`` by default; ``FileTokenStore`` keeps
+            them across runs, mode 0600; ``RedisTokenStore`` for fleets). Client secrets are
+            never stored.
         scopes: scopes to ask for (else the server's challenge, else its ``scopes_supported``).
-        client_name: shown by servers during dynamic registration.
-        timeout: seconds for each request to the authorization server.
-        max_step_ups: re-authorizations for more scope allowed in a row before giving up.
-        token_store: where tokens are kept (``MemoryTokenStore`` by default; ``FileTokenStore``
-            keeps them across runs, mode 0600). Client secrets are never stored.
+        issuer: the authorization server the grant's credentials belong to (else the first one
+            they are used with); they are never sent to another one.
+        timeout: seconds for each request to the authorization server, and at most for waiting
+            on another client's refresh.
         refresh_margin: refresh a token this many seconds before it expires.
-        issuer: the authorization server configured credentials belong to (else the first one
-            they are used with); credentials are never sent to another one.
+        max_step_ups: re-authorizations for more scope (403 ``insufficient_scope``) allowed in a
+            row before giving up.
         dpop: bind tokens to a key with DPoP (RFC 9449): ``"auto"`` when the authorization server
             supports ES256 proofs, ``True``, or ``False``. Each request then carries a fresh proof.
             Proofs need ``mcpclient[oauth]``: without it ``True`` raises ``MissingExtraError`` at
@@ -85,73 +71,48 @@ class OAuth(AuthorizationFlow, AuthProvider):
             link-local addresses even when the MCP server is not on one (by default a server on
             loopback may use loopback ones and one on a private network private ones; link-local
             never: ``AuthError`` naming the host).
+
+    Raises:
+        TypeError: ``grant`` is not a grant value, or ``scopes`` is a string.
+        ValueError: ``dpop``, ``timeout``, ``refresh_margin`` or ``max_step_ups`` is out of range.
     """
 
-    def __init__(self, *, grant: str = "authorization_code", authorize: Optional[Authorize] = None,
-                 client_id: Optional[str] = None, client_secret: Optional[str] = None,
-                 client_metadata_url: Optional[str] = None,
-                 redirect_uri: str = "http://127.0.0.1:33418/callback", scopes: Optional[Sequence[str]] = None,
-                 client_name: str = "mcpclient", timeout: float = 30.0, max_step_ups: int = 2,
-                 token_store: Optional[TokenStore] = None, refresh_margin: float = 30.0,
-                 assertion: Any = None, id_token: Any = None, idp_token_endpoint: Optional[str] = None,
-                 idp_client_id: Optional[str] = None, private_key: Optional[str] = None,
-                 dpop: Any = "auto", issuer: Optional[str] = None, allow_private_addresses: bool = False) -> None:
-        if grant not in GRANTS:
-            raise ValueError(f"grant must be one of {', '.join(GRANTS)}")
-        if grant == "client_credentials" and not (client_id and (client_secret or private_key)):
-            raise ValueError("the client_credentials grant needs client_id and client_secret (or private_key)")
-        self._signing_key: Any = None  # a cryptography EC private key
-        if private_key is not None:
-            # deferred: import cost (auth.jwt); only private_key_jwt and DPoP use it
-            from .jwt import load_ec_private_key
-
-            try:
-                self._signing_key = load_ec_private_key(private_key)
-            except (ValueError, IndexError) as exc:
-                raise ValueError(f"private_key must be an EC P-256 key in PEM: {exc}") from None
-        if grant == "jwt_bearer" and assertion is None:
-            raise ValueError("the jwt_bearer grant needs an assertion (a JWT, or a callable returning one)")
-        if grant == "enterprise" and not (id_token and idp_token_endpoint and client_id and client_secret):
-            raise ValueError("the enterprise grant needs id_token, idp_token_endpoint, client_id and client_secret")
-        if dpop not in ("auto", True, False):
+    def __init__(self, grant: Grant, *, store: Optional[TokenStore] = None, scopes: Optional[Sequence[str]] = None,
+                 issuer: Optional[str] = None, timeout: float = 30.0, refresh_margin: float = 30.0,
+                 max_step_ups: int = 2, dpop: DPoPMode = "auto", allow_private_addresses: bool = False) -> None:
+        if not isinstance(grant, GRANTS):
+            raise TypeError("OAuth takes a grant value: AuthorizationCode(...), ClientCredentials(...), "
+                            f"JWTBearer(...) or EnterpriseExchange(...), not {type(grant).__name__}")
+        if isinstance(scopes, str):
+            raise TypeError("scopes is a list of scope names, not a string")
+        if not (isinstance(dpop, bool) or dpop == "auto"):
             raise ValueError("dpop must be 'auto', True or False")
-        self.dpop = dpop
-        self.allow_private_addresses = allow_private_addresses
-        self._guard: Optional[AddressGuard] = None
-        self._dpop_key: Any = None  # DPoPKey once the token is DPoP-bound
-        self._token_type = "Bearer"
-        self._nonces: Dict[str, str] = {}  # origin -> the DPoP nonce its server asked for
-        self.issuer = issuer
-        self.assertion = assertion
-        self.id_token = id_token
-        self.idp_token_endpoint = idp_token_endpoint
-        self.idp_client_id = idp_client_id
+        if not timeout > 0:
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if not refresh_margin >= 0:
+            raise ValueError(f"refresh_margin must be zero or more seconds, not {refresh_margin!r}")
+        if max_step_ups < 0:
+            raise ValueError(f"max_step_ups must be zero or more, not {max_step_ups!r}")
         self.grant = grant
-        self.authorize = authorize
-        self.client_id = client_id
-        self.client_secret = client_secret
-        self.client_metadata_url = client_metadata_url
-        self.redirect_uri = redirect_uri
-        self.scopes = list(scopes) if scopes else None
-        self.client_name = client_name
+        self.store = store if store is not None else MemoryTokenStore()
         self.timeout = timeout
-        self.max_step_ups = max_step_ups
-        self.token_store = token_store if token_store is not None else MemoryTokenStore()
         self.refresh_margin = refresh_margin
+        self.max_step_ups = max_step_ups
+        self._dpop = DPoP(dpop)  # the resource requests' proofs, and the flow's token requests'
+        self._flow = AuthorizationFlow(grant, dpop=self._dpop, scopes=scopes, issuer=issuer, timeout=timeout,
+                                       allow_private_addresses=allow_private_addresses)
         self._key: Optional[str] = None  # the MCP server's URL: the store's key
         self._token: Optional[str] = None
         self._expires_at: Optional[float] = None  # epoch seconds, kept in memory for the hot path
         self._granted: List[str] = []  # the scopes asked for with the current token
-        self._secrets: Dict[str, Optional[str]] = {}  # client_id -> secret (memory only, never stored)
         self._step_ups = 0
-        self._registered: Dict[str, Tuple[str, Optional[str], Optional[str]]] = {}  # issuer -> id, secret, method
         # One token refresh and one authorization flow at a time, with no lock held while they
         # run: a login may wait minutes for a human, and every other request needs the token.
         self._flights = SingleFlight()
-        self._http: Any = None
 
-    def __repr__(self) -> str:  # never the token
-        return f"<OAuth {self.grant} client_id={self.client_id!r} token={'set' if self._token else 'none'}>"
+    def __repr__(self) -> str:  # never the token, nor a secret
+        return (f"<OAuth {type(self.grant).__name__} client_id={self.grant.client_id!r} "
+                f"token={'set' if self._token else 'none'}>")
 
     # --- the transport's side (AuthProvider) ----------------------------------------------------
 
@@ -170,11 +131,10 @@ class OAuth(AuthorizationFlow, AuthProvider):
     def _headers_for(self, method: str, url: str, token: Optional[str]) -> Dict[str, str]:
         if token is None:
             return {}
-        key = self._dpop_key
-        if key is None or self._token_type.lower() != "dpop":
+        key = self._dpop.bound_key
+        if key is None:
             return {"Authorization": f"Bearer {token}"}
-        return {"Authorization": f"DPoP {token}",
-                "DPoP": key.proof(method, url, token, self._nonces.get(origin_of(url)))}
+        return {"Authorization": f"DPoP {token}", "DPoP": key.proof(method, url, token, self._dpop.nonce(url))}
 
     def bind(self, server_url: str) -> None:
         """Called by the transport at start: tokens are stored under the server's URL (a stored,
@@ -182,9 +142,9 @@ class OAuth(AuthorizationFlow, AuthProvider):
         if self._key is not None and self._key != server_url:
             # one OAuth per server: another server's token must never be sent here
             self._token, self._expires_at, self._granted = None, None, []
-            self._dpop_key, self._token_type = None, "Bearer"
+            self._dpop.reset()
         self._key = server_url
-        stored = self.token_store.get(server_url)
+        stored = self.store.get(server_url)
         if stored is not None and isinstance(stored.get("access_token"), str):
             self._adopt(stored)
 
@@ -220,8 +180,8 @@ class OAuth(AuthorizationFlow, AuthProvider):
         ``timeout`` seconds) and then raise ``AuthError`` instead of waiting on.
         """
         parsed = parse_challenge(challenge.www_authenticate or "")
-        if parsed.get("error") == "use_dpop_nonce" and challenge.dpop_nonce and self._dpop_key is not None:
-            self._nonces[origin_of(challenge.url)] = challenge.dpop_nonce  # RFC 9449 §9: repeat with its nonce
+        if parsed.get("error") == "use_dpop_nonce" and challenge.dpop_nonce and self._dpop.key is not None:
+            self._dpop.remember_nonce(challenge.url, challenge.dpop_nonce)  # RFC 9449 §9: repeat with its nonce
             return True
         return self._once("flow", lambda: self._resolve(challenge, parsed), challenge.deadline, "authorization")
 
@@ -248,8 +208,8 @@ class OAuth(AuthorizationFlow, AuthProvider):
         bounded by ``timeout`` (then ``AuthError``, as when waiting for another thread's refresh)."""
         key = self._key or ""
         try:
-            with self.token_store.lock(key, self.timeout):
-                stored = self.token_store.get(key) or {}
+            with self.store.lock(key, self.timeout):
+                stored = self.store.get(key) or {}
                 if isinstance(stored.get("access_token"), str) and usable(stored):
                     self._adopt(stored)  # another process refreshed it: no request of ours
                     return True
@@ -272,17 +232,11 @@ class OAuth(AuthorizationFlow, AuthProvider):
     def _refresh(self, stored: Dict[str, Any]) -> bool:
         """Swap the refresh token for a new access token (inside the "refresh" flight); False if
         impossible."""
-        refresh_token, endpoint = stored.get("refresh_token"), stored.get("token_endpoint")
-        if not isinstance(refresh_token, str) or not isinstance(endpoint, str):
+        refresh_token = stored.get("refresh_token")
+        if not isinstance(refresh_token, str) or not isinstance(stored.get("token_endpoint"), str):
             return False
-        client_id = str(stored.get("client_id") or "")
-        fields = {"grant_type": "refresh_token", "refresh_token": refresh_token}
-        if isinstance(stored.get("resource"), str):
-            fields["resource"] = stored["resource"]
-        server = AuthServer(str(stored.get("issuer") or ""), None, endpoint, None, {})
         try:
-            doc = self._token_request(server, fields, client_id, self._secrets.get(client_id),
-                                      str(stored.get("auth_method") or "none"))
+            response = self._flow.refresh(self._key or "", stored)
         except (OSError, ValueError) as exc:  # unreachable (requests' errors are OSErrors) or not JSON
             log.info("token refresh failed (%s); keeping the current token", type(exc).__name__)
             return False
@@ -292,20 +246,37 @@ class OAuth(AuthorizationFlow, AuthProvider):
                 return False
             # The refresh token was refused (invalid_grant): forget that generation only. A newer
             # one another client stored meanwhile is kept, and adopted.
-            if self.token_store.delete_if(self._key or "", refresh_token):
+            if self.store.delete_if(self._key or "", refresh_token):
                 log.info("token refresh failed (%s); a new authorization is needed", exc)
             else:
-                newer = self.token_store.get(self._key or "") or {}
+                newer = self.store.get(self._key or "") or {}
                 if isinstance(newer.get("access_token"), str) and newer.get("refresh_token") != refresh_token:
                     log.info("token refresh failed (%s); adopting the token another client stored", exc)
                     self._adopt(newer)
                     return not self._expiring(newer)
             self._token = self._expires_at = None
             return False
-        self._keep(doc, server, client_id, str(stored.get("auth_method") or "none"), stored.get("resource"),
-                   refresh_token)
-        log.info("refreshed the access token from %s", server.issuer or endpoint)
+        self._keep(response, refresh_token)
+        log.info("refreshed the access token from %s", response.issuer or response.token_endpoint)
         return True
+
+    def _keep(self, response: TokenResponse, old_refresh: Optional[str]) -> None:
+        """Adopt and store a token response (a refresh keeps the old refresh token unless rotated)."""
+        body = response.body
+        self._token = body["access_token"]
+        if response.scopes is not None:
+            self._granted = response.scopes
+        expires_in = body.get("expires_in")
+        self._expires_at = time.time() + expires_in if isinstance(expires_in, (int, float)) else None
+        refresh_token = body.get("refresh_token")
+        scope = body.get("scope")
+        self.store.set(self._key or "", {
+            "access_token": body["access_token"], "token_type": body.get("token_type"),
+            "refresh_token": refresh_token if isinstance(refresh_token, str) else old_refresh,
+            "expires_at": self._expires_at,
+            "scope": scope if isinstance(scope, str) else " ".join(self._granted),
+            "issuer": response.issuer, "token_endpoint": response.token_endpoint, "client_id": response.client_id,
+            "auth_method": response.auth_method, "resource": response.resource})
 
     def _resolve(self, challenge: Challenge, parsed: Dict[str, str]) -> bool:
         """Flight job (one at a time): a better token than the one ``challenge`` refused."""
@@ -331,14 +302,16 @@ class OAuth(AuthorizationFlow, AuthProvider):
             wanted = sorted(set(self._granted) | set(wanted), key=(self._granted + wanted).index)
         else:
             self._step_ups = 0
-        self._authorize(server_url, parsed, wanted)
+        self._keep(self._flow.obtain(server_url, parsed, wanted), None)
         return True
 
 
-def headless_authorize(http_get: Optional[Callable[[str], Any]] = None) -> Authorize:
-    """An ``authorize`` that fetches the authorization URL and takes the redirect it answers
-    with — for authorization servers that approve without a user (test servers, pre-consented
-    machine clients). Real logins need a browser: see ``loopback_authorize``."""
+def headless_authorize(http_get: Optional[Callable[[str], requests.Response]] = None) -> Authorize:
+    """An ``AuthorizationCode(authorize=...)`` step that fetches the authorization URL and takes
+    the redirect it answers with — for authorization servers that approve without a user (test
+    servers, pre-consented machine clients). Real logins need a browser: see
+    ``loopback_authorize``. ``http_get(url)`` fetches without following redirects (default:
+    ``requests.get``)."""
     def authorize(url: str) -> str:
         import requests  # deferred: import cost (requests); stdio-only programs never load it
 

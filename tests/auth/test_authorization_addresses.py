@@ -16,7 +16,7 @@ import pytest
 from conftest import LONG
 from recording_http import Recorder, servers  # noqa: F401  (servers: a fixture)
 from mcpclient import AuthError, Client
-from mcpclient.auth import MemoryTokenStore, OAuth
+from mcpclient.auth import AuthorizationCode, ClientCredentials, MemoryTokenStore, OAuth
 
 # --- discovery and metadata URLs ------------------------------------------------------------------
 
@@ -96,7 +96,7 @@ def test_a_loopback_server_pointing_at_a_link_local_authorization_server_is_refu
     thread = threading.Thread(target=server.serve_forever, name="test-guarded-mcp", daemon=True)
     thread.start()
     try:
-        oauth = OAuth(grant="client_credentials", client_id="c", client_secret="s3cret", timeout=LONG)
+        oauth = OAuth(ClientCredentials("c", client_secret="s3cret"), timeout=LONG)
         with pytest.raises(AuthError) as err:
             with Client(f"http://127.0.0.1:{server.server_address[1]}/mcp", timeout=LONG, auth=oauth):
                 pass
@@ -126,8 +126,7 @@ def test_a_token_endpoint_redirect_is_not_followed(servers):
                     "expires_at": time.time() - 60, "scope": "", "issuer": token.base,
                     "token_endpoint": token.base + "/token", "client_id": "c", "auth_method": "client_secret_post",
                     "resource": None})
-    oauth = OAuth(grant="client_credentials", client_id="c", client_secret="s3cret-value", token_store=store,
-                  timeout=LONG)
+    oauth = OAuth(ClientCredentials("c", client_secret="s3cret-value"), store=store, timeout=LONG)
     oauth.bind(key)
     assert oauth.token() != "stolen"
     assert len(token.requests) == 1
@@ -161,7 +160,7 @@ def test_an_authorization_endpoint_inside_is_refused(servers):
     server = servers(answer)
     box.append(server.base)
     asked: List[str] = []
-    oauth = OAuth(client_id="c", authorize=lambda url: asked.append(url) or "http://127.0.0.1/cb?code=x",
+    oauth = OAuth(AuthorizationCode(lambda url: asked.append(url) or "http://127.0.0.1/cb?code=x", client_id="c"),
                   timeout=LONG)
     with pytest.raises(AuthError) as err:
         with Client(server.base + "/mcp", timeout=LONG, auth=oauth):

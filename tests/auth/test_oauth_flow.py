@@ -18,7 +18,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from mcpclient import AuthError, Client
-from mcpclient.auth import FileTokenStore, OAuth, headless_authorize, loopback_authorize
+from mcpclient.auth import (AuthorizationCode, ClientCredentials, FileTokenStore, OAuth, headless_authorize,
+                            loopback_authorize)
 
 from conftest import LONG
 
@@ -182,7 +183,8 @@ def world():
 def test_the_code_flow_with_pkce_and_no_secret_in_any_log(world, caplog):
     w = world()
     caplog.set_level(logging.DEBUG)
-    with Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=OAuth(authorize=headless_authorize())) as client:
+    oauth = OAuth(AuthorizationCode(headless_authorize()))
+    with Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=oauth) as client:
         assert client.call_tool("echo", {"text": "hi"}).text == "hi"
     [token_request] = w.token_requests
     [authorization] = w.authorizations
@@ -219,13 +221,13 @@ def sixteen_calls(client: Client, w: "AuthWorld") -> List[str]:
 
 def test_sixteen_threads_meeting_a_401_cause_one_token_request(world):
     w = world()
-    oauth = OAuth(authorize=headless_authorize())
+    oauth = OAuth(AuthorizationCode(headless_authorize()))
     with Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=oauth) as client:
         client.call_tool("echo", {"text": "warm"})  # (the handshake itself went through one flow)
         oauth._token = None  # the token is gone: every thread's next call meets a 401
         # (from the store too: a valid stored token other than the refused one would be adopted
         # without any token request, as one another process stored is)
-        oauth.token_store.delete(w.base + "/mcp")
+        oauth.store.delete(w.base + "/mcp")
         w.release.clear()  # hold the token answer until every thread has met its 401
         assert w.release.wait(0) is False
         results = sixteen_calls(client, w)
@@ -236,16 +238,17 @@ def test_sixteen_threads_meeting_a_401_cause_one_token_request(world):
 def test_metadata_for_another_resource_is_refused_before_authorizing(world):
     w = world(resource_path="/other")
     with pytest.raises(AuthError, match="refusing to send credentials for another resource"):
-        Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=OAuth(authorize=headless_authorize())).connect()
+        Client(w.base + "/mcp", timeout=LONG, protocol="legacy",
+               auth=OAuth(AuthorizationCode(headless_authorize()))).connect()
     assert w.authorizations == [] and w.token_requests == []
 
 
 def test_sixteen_threads_meeting_an_expired_token_cause_one_refresh(world):
     w = world()
-    oauth = OAuth(authorize=headless_authorize(), refresh_margin=0)
+    oauth = OAuth(AuthorizationCode(headless_authorize()), refresh_margin=0)
     key = w.base + "/mcp"
     with Client(key, timeout=LONG, protocol="legacy", auth=oauth) as client:
-        oauth.token_store.set(key, dict(oauth.token_store.get(key), expires_at=0))  # the token expired
+        oauth.store.set(key, dict(oauth.store.get(key), expires_at=0))  # the token expired
         oauth._expires_at = 0
         before = len(w.token_requests)
         w.release.clear()  # hold the refresh answer until every thread has met the expired token
@@ -264,14 +267,14 @@ def test_the_file_store_is_private_and_keeps_the_token_across_clients(world, tmp
     w = world()
     path = str(tmp_path / "tokens" / "mcp.json")
     with Client(w.base + "/mcp", timeout=LONG, protocol="legacy",
-                auth=OAuth(authorize=headless_authorize(), token_store=FileTokenStore(path))) as client:
+                auth=OAuth(AuthorizationCode(headless_authorize()), store=FileTokenStore(path))) as client:
         client.call_tool("echo", {"text": "one"})
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     with open(path) as f:
         stored = json.load(f)[w.base + "/mcp"]
     assert stored["access_token"] == SECRET_TOKEN and "client_secret" not in json.dumps(stored)
     with Client(w.base + "/mcp", timeout=LONG, protocol="legacy",
-                auth=OAuth(authorize=headless_authorize(), token_store=FileTokenStore(path))) as client:
+                auth=OAuth(AuthorizationCode(headless_authorize()), store=FileTokenStore(path))) as client:
         client.call_tool("echo", {"text": "two"})
     assert len(w.token_requests) == 1 and len(w.authorizations) == 1  # the second client reused it
     logged = "\n".join(r.getMessage() for r in caplog.records)
@@ -294,8 +297,8 @@ def test_a_desktop_login_through_the_browser_and_a_loopback_redirect(world):
         opened.append(url)
         assert requests.get(url, timeout=LONG).status_code == 200
 
-    oauth = OAuth(authorize=loopback_authorize(open_browser=browser, timeout=LONG),
-                  redirect_uri=f"http://127.0.0.1:{port}/callback")
+    oauth = OAuth(AuthorizationCode(loopback_authorize(open_browser=browser, timeout=LONG),
+                                    redirect_uri=f"http://127.0.0.1:{port}/callback"))
     with Client(w.base + "/mcp", timeout=LONG, protocol="legacy", auth=oauth) as client:
         assert client.call_tool("echo", {"text": "desktop"}).text == "desktop"
     assert opened and opened[0].startswith(w.base + "/authorize?")
@@ -306,7 +309,7 @@ def test_oauth_works_over_the_legacy_sse_transport_too(world):
     from mcpclient import SSETransport
 
     w = world()
-    transport = SSETransport(w.base + "/sse", auth=OAuth(authorize=headless_authorize()))
+    transport = SSETransport(w.base + "/sse", auth=OAuth(AuthorizationCode(headless_authorize())))
     with Client(transport, timeout=LONG) as client:
         assert client.server_info.name == "guarded-sse"
         assert client.call_tool("echo", {"text": "old but guarded"}).text == "old but guarded"
@@ -320,7 +323,7 @@ def test_a_refused_sse_post_refreshes_the_token_of_the_server_not_of_its_message
     from mcpclient import SSETransport
 
     w = world()
-    transport = SSETransport(w.base + "/sse", auth=OAuth(authorize=headless_authorize()))
+    transport = SSETransport(w.base + "/sse", auth=OAuth(AuthorizationCode(headless_authorize())))
     with Client(transport, timeout=LONG) as client:
         w.refuse_messages = 1  # the server revoked the token
         assert client.call_tool("echo", {"text": "again"}).text == "again"
@@ -331,13 +334,13 @@ def test_a_refused_sse_post_refreshes_the_token_of_the_server_not_of_its_message
 def test_tokens_and_credentials_stay_with_their_server():
     from mcpclient.auth.discovery import AuthServer, discover_resource, discover_server
 
-    oauth = OAuth(grant="client_credentials", client_id="svc", client_secret="s3cret", issuer="https://as.example")
+    oauth = OAuth(ClientCredentials("svc", client_secret="s3cret"), issuer="https://as.example")
     oauth.bind("https://a.example/mcp")
     oauth._token = "token-for-a"
     oauth.bind("https://b.example/mcp")  # the same OAuth on another server: A's token is not sent
     assert oauth.token() is None and oauth.headers("POST", "https://b.example/mcp") == {}
     with pytest.raises(AuthError, match="refusing to send them"):  # another AS never sees the secret
-        oauth._check_issuer(AuthServer("https://evil.example", None, "https://evil.example/token", None, {}))
+        oauth._flow.check_issuer(AuthServer("https://evil.example", None, "https://evil.example/token", None, {}))
     never = lambda url: pytest.fail(f"fetched {url}")  # noqa: E731
     with pytest.raises(AuthError, match="not an https URL"):
         discover_server("http://as.example", never)
@@ -363,10 +366,10 @@ def test_a_call_waiting_for_another_threads_login_fails_at_its_own_timeout(world
             raise AuthError("the test never let the user log in")
         return headless(url)
 
-    oauth = OAuth(authorize=authorize)
+    oauth = OAuth(AuthorizationCode(authorize))
     key = w.base + "/mcp"
     with Client(key, timeout=LONG, protocol="legacy", auth=oauth) as client:
-        oauth.token_store.delete(key)  # no token and no refresh token: the next 401 needs a login
+        oauth.store.delete(key)  # no token and no refresh token: the next 401 needs a login
         oauth._token = None
         gate.clear()
         entered.clear()
@@ -396,10 +399,10 @@ def test_a_call_waiting_for_another_threads_token_refresh_fails_at_its_own_timeo
     from conftest import wait_until
 
     w = world()
-    oauth = OAuth(authorize=headless_authorize(), refresh_margin=0)
+    oauth = OAuth(AuthorizationCode(headless_authorize()), refresh_margin=0)
     key = w.base + "/mcp"
     with Client(key, timeout=LONG, protocol="legacy", auth=oauth) as client:
-        oauth.token_store.set(key, dict(oauth.token_store.get(key), expires_at=0))  # the token expired
+        oauth.store.set(key, dict(oauth.store.get(key), expires_at=0))  # the token expired
         oauth._expires_at = 0
         before = len(w.token_requests)
         w.release.clear()  # hold the refresh's answer

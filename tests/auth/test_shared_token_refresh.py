@@ -29,7 +29,7 @@ import pytest
 from conftest import LONG
 from deploy.conftest import redis_url  # noqa: F401  (a fixture: a throwaway redis-server on loopback)
 from mcpclient import AuthError
-from mcpclient.auth import FileTokenStore, MemoryTokenStore, OAuth
+from mcpclient.auth import ClientCredentials, FileTokenStore, MemoryTokenStore, OAuth
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -131,17 +131,17 @@ def endpoint() -> Iterator[TokenEndpoint]:
 # expired, is adopted), then a refresh when the test's line on stdin releases it.
 WORKER = r"""
 import json, sys
-from mcpclient.auth import FileTokenStore, OAuth
+from mcpclient.auth import ClientCredentials, FileTokenStore, OAuth
 kind, where, key = sys.argv[1:4]
 if kind == "file":
     store = FileTokenStore(where)
 else:
     from mcpclient.auth import RedisTokenStore
     store = RedisTokenStore(where, prefix=sys.argv[4])
-oauth = OAuth(grant="client_credentials", client_id="worker", client_secret="unused", token_store=store, timeout=30)
+oauth = OAuth(ClientCredentials("worker", client_secret="unused"), store=store, timeout=30)
 oauth.bind(key)
 import requests  # warm: both workers reach the refresh together, not one after an import
-oauth._session()
+oauth._flow.session()
 print("ready", flush=True)
 sys.stdin.readline()
 print(json.dumps({"token": oauth.token()}), flush=True)
@@ -209,8 +209,7 @@ def test_two_processes_refreshing_one_redis_token_make_one_refresh_request(endpo
 # --- invalid_grant forgets only the generation that failed ------------------------------
 
 def _client(store: Any, endpoint: TokenEndpoint) -> OAuth:
-    oauth = OAuth(grant="client_credentials", client_id="worker", client_secret="unused", token_store=store,
-                  timeout=LONG)
+    oauth = OAuth(ClientCredentials("worker", client_secret="unused"), store=store, timeout=LONG)
     oauth.bind(endpoint.key())
     return oauth
 
@@ -257,8 +256,7 @@ def test_a_refresh_lock_held_too_long_is_an_auth_error_and_no_request(endpoint, 
     """Waiting for another client's refresh is bounded by OAuth's timeout."""
     store = FileTokenStore(str(tmp_path / "tokens.json"))
     store.set(endpoint.key(), endpoint.expired_token("r1"))
-    oauth = OAuth(grant="client_credentials", client_id="worker", client_secret="unused", token_store=store,
-                  timeout=0.3)
+    oauth = OAuth(ClientCredentials("worker", client_secret="unused"), store=store, timeout=0.3)
     oauth.bind(endpoint.key())
     with store.lock(endpoint.key(), LONG):  # another client is refreshing (this test holds its lock)
         started = time.monotonic()

@@ -17,7 +17,7 @@ from typing import Dict
 import pytest
 
 from conftest import LONG
-from mcpclient.auth import OAuth
+from mcpclient.auth import ClientCredentials, OAuth
 
 
 #: The signing tests verify with ``cryptography`` itself (the oauth and test extras have it).
@@ -113,8 +113,8 @@ def test_private_key_jwt_assertions_verify(form):
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode()
     for bad in (other, "not a key", pem.replace("PRIVATE KEY", "PUBLIC KEY")):
         with pytest.raises(ValueError):
-            OAuth(grant="client_credentials", client_id="c", private_key=bad)
-    OAuth(grant="client_credentials", client_id="c", private_key=pem)
+            ClientCredentials("c", private_key=bad)
+    OAuth(ClientCredentials("c", private_key=pem))
 
 
 def test_no_elliptic_curve_arithmetic_remains_in_the_package():
@@ -133,11 +133,11 @@ import sys
 sys.modules["cryptography"] = None  # as if the oauth extra were not installed
 import mcpclient
 from mcpclient import AuthError, MCPError, MissingExtraError
-from mcpclient.auth import OAuth
-plain = OAuth(grant="client_credentials", client_id="c", client_secret="s")  # needs no extra
+from mcpclient.auth import ClientCredentials, OAuth
+plain = OAuth(ClientCredentials("c", client_secret="s"))  # needs no extra
 assert "mcpclient.auth.jwt" not in sys.modules
 try:
-    OAuth(grant="client_credentials", client_id="c", private_key=sys.argv[1])
+    ClientCredentials("c", private_key=sys.argv[1])
 except MissingExtraError as exc:
     assert isinstance(exc, ImportError) and isinstance(exc, MCPError) and not isinstance(exc, AuthError) and exc.extra == "oauth"
     print(exc)
@@ -161,8 +161,8 @@ def test_without_the_oauth_extra_the_error_names_it():
 
 def test_importing_mcpclient_or_a_plain_oauth_client_loads_no_cryptography():
     code = ("import sys, mcpclient; assert 'cryptography' not in sys.modules; "
-            "from mcpclient.auth import OAuth, FileTokenStore; "
-            "OAuth(grant='client_credentials', client_id='c', client_secret='s', dpop=False); "
+            "from mcpclient.auth import ClientCredentials, OAuth, FileTokenStore; "
+            "OAuth(ClientCredentials('c', client_secret='s'), dpop=False); "
             "assert not any(m.startswith(('cryptography', 'redis')) for m in sys.modules), sorted(sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=LONG * 3)
     assert done.returncode == 0, done.stderr

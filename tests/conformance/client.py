@@ -142,22 +142,22 @@ def oauth_for(scenario: str, context: Dict[str, Any]) -> Any:
     """The OAuth setup an auth/* scenario expects (None for the others)."""
     if not scenario.startswith("auth/"):
         return None
-    from mcpclient.auth import OAuth, headless_authorize
+    from mcpclient.auth import (AuthorizationCode, ClientCredentials, EnterpriseExchange, JWTBearer, OAuth,
+                                headless_authorize)
 
     if scenario == "auth/client-credentials-basic":
-        return OAuth(grant="client_credentials", client_id=context.get("client_id"),
-                     client_secret=context.get("client_secret"))
+        return OAuth(ClientCredentials(context["client_id"], client_secret=context["client_secret"]))
     if scenario == "auth/client-credentials-jwt":
-        return OAuth(grant="client_credentials", client_id=context.get("client_id"),
-                     private_key=context.get("private_key_pem"))
+        return OAuth(ClientCredentials(context["client_id"], private_key=context["private_key_pem"]))
     if scenario == "auth/wif-jwt-bearer":
-        return OAuth(grant="jwt_bearer", client_id=context.get("client_id"), assertion=context.get("valid_jwt"))
+        return OAuth(JWTBearer(context["valid_jwt"], client_id=context.get("client_id")))
     if scenario == "auth/enterprise-managed-authorization":
-        return OAuth(grant="enterprise", client_id=context.get("client_id"), client_secret=context.get("client_secret"),
-                     id_token=context.get("idp_id_token"), idp_token_endpoint=context.get("idp_token_endpoint"),
-                     idp_client_id=context.get("idp_client_id"))
-    return OAuth(authorize=headless_authorize(), client_id=context.get("client_id"),
-                 client_secret=context.get("client_secret"), client_metadata_url=CIMD_URL,
+        return OAuth(EnterpriseExchange(id_token=context["idp_id_token"],
+                                        idp_token_endpoint=context["idp_token_endpoint"],
+                                        client_id=context["client_id"], client_secret=context["client_secret"],
+                                        idp_client_id=context.get("idp_client_id")))
+    return OAuth(AuthorizationCode(headless_authorize(), client_id=context.get("client_id"),
+                                   client_secret=context.get("client_secret"), client_metadata_url=CIMD_URL),
                  issuer=context.get("issuer"))
 
 

@@ -25,6 +25,10 @@ WRONG = textwrap.dedent("""\
     TextContent(text="x").text = "y"
     TextContent(text="x", type="image")
     ElicitationResult(action="accept").content["x"]
+    from mcpclient.auth import ClientCredentials, JWTBearer, OAuth
+    OAuth("client_credentials")
+    ClientCredentials(client_id=1, client_secret="s")
+    OAuth(JWTBearer("jwt"), dpop="yes")
 """)
 
 
@@ -47,6 +51,6 @@ def test_user_program_passes_mypy_strict(tmp_path):
     lines = [line for line in run.stdout.splitlines() if ": error:" in line]
     assert not [line for line in lines if "user_program.py" in line], run.stdout + run.stderr
     wrong_lines = sorted({int(line.split(":")[1]) for line in lines if "wrong_program.py" in line})
-    assert wrong_lines == [2, 3, 4, 5, 6], run.stdout + run.stderr
+    assert wrong_lines == [2, 3, 4, 5, 6, 8, 9, 10], run.stdout + run.stderr
     assert run.returncode == 1 and not run.stderr.strip(), run.stderr
     print(f"mypy --strict took {elapsed:.1f} s")

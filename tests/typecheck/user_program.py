@@ -91,3 +91,18 @@ def llm_tools(group: ServerGroup, tool_calls: List[Dict[str, Any]], blocks: List
     claude_tools: List[Dict[str, Any]] = to_anthropic_tools(group)
     message: Dict[str, Any] = run_anthropic_tool_uses(group, blocks)
     return len(openai_tools) + len(answers) + len(claude_tools) + len(message["content"])
+
+
+def remote_auth(platform_jwt: str) -> List[str]:
+    from mcpclient.auth import (
+        AuthorizationCode, ClientCredentials, FileTokenStore, Grant, JWTBearer, OAuth, loopback_authorize,
+    )
+
+    service = OAuth(ClientCredentials("svc", client_secret="..."), scopes=["files:read"], dpop=False)
+    login = OAuth(AuthorizationCode(loopback_authorize(), redirect_uri="http://127.0.0.1:33418/callback"),
+                  store=FileTokenStore("~/.config/myapp/tokens.json"))
+    workload = OAuth(JWTBearer(lambda: platform_jwt), dpop="auto", refresh_margin=60)
+    grant: Grant = login.grant
+    redirect: str = dataclasses.replace(AuthorizationCode(loopback_authorize()), client_id="app").redirect_uri
+    client_id: Optional[str] = grant.client_id
+    return [repr(service), repr(workload), redirect, str(client_id)]
