@@ -382,9 +382,9 @@ def _mcpclient(target: Any, warmup: int, n_seq: int, n_conc: int, rounds: int, m
 
     with Client(target, protocol=MODERN if modern else "legacy") as client:
         if modern:
-            assert client.protocol_version == MODERN, client.protocol_version
+            assert client.server.protocol_version == MODERN, client.server.protocol_version
         else:
-            assert client.protocol_version and client.protocol_version < MODERN, client.protocol_version
+            assert client.server.protocol_version < MODERN, client.server.protocol_version
         assert [t.name for t in client.list_tools()] == ["echo"]
         assert client.call_tool("echo", ARGS).text == "x"
         return _threads_rounds(client.call_tool, warmup, n_seq, n_conc, rounds)

@@ -32,7 +32,7 @@ def main() -> None:
     client.__enter__()
     try:
         client.list_tools()
-        session = client.session
+        session = client._session
         transport = session.transport
         from mcpclient.protocol import params as _params
         from mcpclient._engine.futures import CallFuture

@@ -21,7 +21,7 @@ with Client(server_command()) as client:
 if "mcp_client" in globals():
     mcp_client.close()  # noqa: F821  (made by an earlier run of this cell)
 mcp_client = Client(server_command(), timeout=30).connect()
-print("connected to", mcp_client.server_info.name)
+print("connected to", mcp_client.server.name)
 
 # %% Use it from any cell
 print("2 + 3 =", mcp_client.call_tool("add", {"a": 2, "b": 3}).structured_content["sum"])

@@ -11,8 +11,8 @@ from mcpclient.testing import server_command
 target = sys.argv[1] if len(sys.argv) > 1 else server_command()
 
 with Client(target) as client:
-    print(f"connected to {client.server_info.name} {client.server_info.version} "
-          f"(protocol {client.protocol_version})")
+    print(f"connected to {client.server.name} {client.server.version} "
+          f"(protocol {client.server.protocol_version})")
     for tool in client.list_tools():
         print(f"  {tool.name:12} {tool.description or ''}")
     if len(sys.argv) == 1:  # the bundled server has an "add" tool

@@ -48,6 +48,7 @@ __all__ = [
     "ForkedClientError",
     "HTTPError",
     "HTTPTransport",
+    "Handlers",
     "HeaderMismatch",
     "ImageContent",
     "Implementation",
@@ -56,6 +57,7 @@ __all__ = [
     "InvalidParams",
     "InvalidRequest",
     "Keepalive",
+    "Limits",
     "LoadedSkill",
     "MCPError",
     "MemoryTransport",
@@ -64,6 +66,7 @@ __all__ = [
     "MissingClientCapability",
     "MissingExtraError",
     "OnDemandTools",
+    "Page",
     "ParseError",
     "ProcessExited",
     "Prompt",
@@ -91,18 +94,22 @@ __all__ = [
     "SendTimeout",
     "ServerConfig",
     "ServerGroup",
+    "ServerInfo",
     "ServerStatus",
     "SessionExpired",
     "Skill",
     "SkillFile",
     "SkillVerificationError",
+    "Skills",
     "StdioTransport",
     "Subscription",
     "SubscriptionLost",
     "TASKS",
     "Task",
+    "Tasks",
     "TasksExtension",
     "TextContent",
+    "Timeout",
     "TooManyPages",
     "Tool",
     "ToolCallFuture",
@@ -149,6 +156,11 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .group.search import ToolIndex, search_tool_definition
     from .group.on_demand import OnDemandTools
     from .policies.tracing import Tracing
+    from .policies.handlers import Handlers
+    from .policies.timeout import Limits, Timeout
+    from .types import Page, ServerInfo
+    from .extensions.skills import Skills
+    from .extensions.tasks.feature import Tasks
     from .policies.reconnect import Keepalive, Reconnect
     from ._client.events import Event, Subscription
     from .types import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
@@ -180,6 +192,9 @@ _LAZY = {
     "Extension": "extensions.base", "ExtensionContext": "extensions.base",
     "TASKS": "extensions.base", "APPS": "extensions.base", "SKILLS": "extensions.base", "APP_MIME_TYPE": "extensions.base",
     "TasksExtension": "extensions.tasks.extension", "ToolCallFuture": "extensions.tasks.extension",
+    "Handlers": "policies.handlers", "Limits": "policies.timeout", "Timeout": "policies.timeout",
+    "Page": "types._implementation", "ServerInfo": "types._implementation", "Skills": "extensions.skills",
+    "Tasks": "extensions.tasks.feature",
 }
 
 

@@ -4,36 +4,47 @@ contract every request method shares is written once, in ``Client``'s docstring.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Mapping, Optional, Sequence, Tuple, TypeVar, Union, overload
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union, overload,
+)
 
 from ._client.deferred import params as _params, types as _types
-from ._util.sentinel import DEFAULT, DEFAULT_MAX_PAGES
+from ._util.waiting import wait_for
+from ._util.sentinel import DEFAULT, _Default
 from ._version import __version__
 
 if TYPE_CHECKING:
     from ._client.core import ClientCore
+    from ._client.events import Event, Subscription
     from ._client.first_use import FirstUse
     from ._engine.futures import CallFuture, ProgressCallback
     from ._engine.session import Session
-    from .errors import MCPError
+    from .auth.base import AuthProvider
+    from .extensions.base import Extension
+    from .extensions.registry import ExtensionsSetting
+    from .policies.handlers import Handlers
+    from .policies.reconnect import Keepalive, Reconnect
+    from .policies.timeout import Limits, Timeout, TimeoutSetting
+    from .policies.tracing import TracingSetting
     from .transports.base import Transport
     from .transports.targets import Target
-    from .types import Implementation, ResourceContents, Tool, ToolResult
-    from ._client.events import Event, Subscription
-    from ._client.notifications import LogCallback, NotificationCallback
-    from .extensions.registry import ExtensionsSetting
-    from .extensions.skills import LoadedSkill, Skill
-    from .extensions.tasks.core import ToolTask
-    from .policies.reconnect import Keepalive, Reconnect
-    from .policies.tracing import TracingSetting
-    from .types import Completion, Prompt, PromptResult, Resource, ResourceTemplate, Task
-    from .types.handlers import ElicitationHandler, RootsSetting, SamplingHandler
+    from .types import (
+        Completion, Implementation, Page, Prompt, PromptResult, Resource, ResourceContents, ResourceTemplate,
+        ServerInfo, Tool, ToolResult,
+    )
+    from .types.handlers import RootsSetting
 
 __all__ = ["DEFAULT", "Client"]
 
 T = TypeVar("T")
-#: ``Client.__init__``'s arguments that are not the core's options.
-_NOT_OPTIONS = frozenset(("self", "target", "headers", "auth"))
+F = TypeVar("F")
+#: A call's ``timeout=``: seconds, ``None`` (no limit), a ``Timeout``, or ``DEFAULT`` (the client's).
+CallTimeout = Union[float, None, "Timeout", "_Default"]
+#: What ``Client(auth=)`` takes: a bearer token, a callable returning one, or an ``AuthProvider``.
+AuthSetting = Union[None, str, Callable[[], str], "AuthProvider"]
+#: What ``complete(ref, ...)`` completes for: a prompt, a resource template or resource, a wire
+#: ``ref`` dict, a prompt's name or a template's URI.
+CompletionRef = Union["Prompt", "ResourceTemplate", "Resource", Dict[str, str], str]
 
 
 class _CoreOnFirstUse:
@@ -56,94 +67,78 @@ class Client:
             print([t.name for t in client.list_tools()])
             print(client.call_tool("add", {"a": 1, "b": 2}).structured_content)
 
-    **What every request method shares.** ``timeout=`` is seconds for the whole call (omitted:
-    the client's ``timeout``; ``None``: no limit). It becomes one deadline when the method is
-    called; everything the call does spends it: reconnecting, listing the tools first, every
-    page of a ``list_*`` (an ``iter_*`` page has its own), input rounds, the wire. Each method's
-    ``<name>_future`` twin returns a ``CallFuture`` (a ``concurrent.futures.Future``) at once:
-    its ``result()`` returns or raises what ``<name>`` does, ``cancel()`` cancels the request
-    on the server. Besides its own (the docs' *Errors* page draws the tree), a method raises:
+    **What every request method shares.** ``timeout=`` is seconds for the whole call, or a
+    ``Timeout`` (omitted: the client's; ``None``: no limit). It becomes one deadline when the
+    method is called; everything the call does spends it: reconnecting, listing the tools
+    before validating, every page of a ``list_*``, input rounds, the wire. A blocking method is
+    ``result()`` on the ``CallFuture`` (a ``concurrent.futures.Future``) its ``_future`` twin
+    returns at once; ``cancel()`` on it cancels the request on the server, as a Ctrl-C in a
+    blocking method does. Besides its own (the docs' *Errors* page draws the tree), a method
+    raises:
 
     Raises:
         RequestTimeout: the deadline passed (the request is cancelled on the server).
         CapabilityError: the server did not declare what the method needs (nothing was sent).
-        ClientClosedError: the client is closed or not connected (all a ``_future`` twin itself raises).
+        ClientClosedError: the client is closed or not connected.
         MCPError: any other failure: ``RPCError`` (the server's error, by code), ``TransportError``,
             ``AuthError``, ``ProtocolError``.
 
     Args:
         target: a command line or argv list (run over stdio), an ``http(s)://`` URL (Streamable
             HTTP, falling back to HTTP+SSE), or a ``Transport``.
-        client_info: ``(name, version)``, a dict, or an ``Implementation`` sent to the server.
+        timeout: seconds (every call's, and ``connect()``'s), ``None`` (no limit), or a
+            ``Timeout`` (connect, probe, reset on progress, total cap).
+        limits: a ``Limits`` (worker threads, pages per listing, input rounds, server text).
+        handlers: a ``Handlers``: the answers to the server's requests (sampling, elicitation,
+            roots: each declares its capability) and the callbacks (log, notification, reconnect).
+        auth / headers: a bearer token, a callable returning one, or an ``AuthProvider`` such as
+            ``mcpclient.auth.OAuth``; HTTP headers (URL targets only).
         protocol: ``"auto"`` (``server/discover``, else the ``initialize`` handshake), ``"legacy"``
             (handshake only), ``"modern"``, or an exact revision (``"2025-06-18"``).
-        timeout: the default timeout of every call, in seconds; ``None`` waits for ever.
-        headers / auth: HTTP headers; a bearer token, a callable returning one, or an
-            ``AuthProvider`` such as ``mcpclient.auth.OAuth`` (URL targets only).
-        reset_timeout_on_progress / max_total_timeout: a progress notification restarts a
-            call's timeout, up to ``max_total_timeout`` seconds in all (``None``: no cap).
-        sampling_handler / elicitation_handler / elicitation_modes: answer the server's
-            ``sampling/createMessage`` and ``elicitation/create`` (each declares its capability;
-            ``accept_defaults`` is ready-made); the modes: ``("form",)``, ``("url",)`` or both.
-        roots: ``Root`` objects or ``file://`` URIs for ``roots/list``, or a callable giving them.
-        capabilities: extra ``ClientCapabilities`` merged into the declared ones.
-        on_notification / on_log: ``(method, params)`` for every server notification; ``(level,
-            logger, data)`` for log messages (else the logger ``mcpclient.server.<name>``).
-        on_tools_changed / on_prompts_changed / on_resources_changed / on_resource_updated: the
-            new list (re-fetched) after the server says it changed; ``(uri)`` of an update.
-        task_requests: let the server ask for sampling / elicitation as 2025-11-25 tasks.
-        max_workers: threads for server-initiated requests and for ``*_future`` results.
-        validate_output: check ``structuredContent`` against the ``outputSchema``: ``True`` lists
-            the tools first for a tool not listed since they changed, ``"listed"`` only uses
-            schemas already listed, ``False`` never checks.
-        probe_timeout: how long ``server/discover`` waits on stdio (silence: handshake era).
-        max_input_rounds / max_pages: ``input_required`` rounds per 2026 request; pages per listing.
-        cache: reuse list and read results while the server's ``ttlMs`` says they are fresh.
-        reconnect / keepalive / on_reconnect: a ``Reconnect`` policy (``True``: the default) opens
-            a new connection on the next call after one is lost, and in a forked child; seconds
-            (or a ``Keepalive``) between pings of an idle connection; ``(client)`` after a
-            reconnect (docs, "Web apps and workers").
-        tracing: OpenTelemetry: ``None`` traces once the program has imported ``opentelemetry``,
-            ``False`` never, ``True`` or a ``Tracing(...)`` insists (docs, "Tracing").
+        reconnect / keepalive: a ``Reconnect`` policy (``True``: the default) opens a new
+            connection on the next call after one is lost, and in a forked child; seconds (or a
+            ``Keepalive``) between pings of an idle connection (docs, "Web apps and workers").
         extensions: id -> settings dict, ``True``, ``False``, or an ``Extension`` (``TASKS``,
             ``APPS``; docs, "Extensions").
-        max_server_text: characters kept of the server's instructions and of each tool's
-            description (untrusted text; longer is cut and logged once; ``None``: all).
+        tracing: OpenTelemetry: ``None`` traces once the program has imported ``opentelemetry``,
+            ``False`` never, ``True`` or a ``Tracing(...)`` insists (docs, "Tracing").
+        validate_output: check ``structuredContent`` against the ``outputSchema``: ``True`` lists
+            the tools after a call to a tool not listed since they changed, ``"listed"`` only
+            uses schemas already listed, ``False`` never checks.
+        cache: reuse list and read results while the server's ``ttlMs`` says they are fresh.
+        capabilities: extra ``ClientCapabilities`` merged into the declared ones.
+        client_info: ``(name, version)``, a dict, or an ``Implementation`` sent to the server.
 
-    Handlers run on ``max_workers`` threads; notification callbacks and ``on_progress`` in order
-    on one thread; futures' callbacks on workers, never the reader (docs, "Thread safety").
+    Handlers run on worker threads; callbacks and ``on_progress`` in order on one thread;
+    futures' callbacks on workers, never the reader (docs, "Thread safety").
     """
 
     def __init__(
-        self, target: Target, *, client_info: Any = ("mcpclient", __version__), protocol: str = "auto",
-        timeout: Optional[float] = 60.0, headers: Optional[Dict[str, str]] = None, auth: Any = None,
-        reset_timeout_on_progress: bool = False, max_total_timeout: Optional[float] = None,
-        sampling_handler: Optional[SamplingHandler] = None, elicitation_handler: Optional[ElicitationHandler] = None,
-        elicitation_modes: Sequence[str] = ("form",), roots: Optional[RootsSetting] = None,
-        capabilities: Optional[Dict[str, Any]] = None, on_notification: Optional[NotificationCallback] = None,
-        on_log: Optional[LogCallback] = None, on_tools_changed: Optional[Callable[[List[Tool]], Any]] = None,
-        on_prompts_changed: Optional[Callable[[List[Prompt]], Any]] = None,
-        on_resources_changed: Optional[Callable[[List[Resource]], Any]] = None,
-        on_resource_updated: Optional[Callable[[str], Any]] = None, task_requests: bool = False,
-        max_workers: int = 4, validate_output: Union[bool, str] = True, probe_timeout: float = 2.0,
-        max_input_rounds: int = 10, max_pages: int = DEFAULT_MAX_PAGES, cache: bool = True,
-        reconnect: Union[None, bool, Reconnect] = None, keepalive: Union[None, float, Keepalive] = None,
-        on_reconnect: Optional[Callable[["Client"], Any]] = None, tracing: TracingSetting = None,
-        extensions: ExtensionsSetting = None, max_server_text: Optional[int] = 8192,
+        self, target: Target, *, timeout: TimeoutSetting = 60.0, limits: Optional[Limits] = None,
+        handlers: Optional[Handlers] = None, auth: AuthSetting = None, headers: Optional[Dict[str, str]] = None,
+        protocol: str = "auto", reconnect: Union[None, bool, Reconnect] = None,
+        keepalive: Union[None, float, Keepalive] = None, extensions: ExtensionsSetting = None,
+        tracing: TracingSetting = None, validate_output: Union[bool, Literal["listed"]] = True, cache: bool = True,
+        capabilities: Optional[Dict[str, Any]] = None,
+        client_info: Union[Tuple[str, str], Dict[str, Any], Implementation] = ("mcpclient", __version__),
     ) -> None:
-        options = {name: value for name, value in locals().items() if name not in _NOT_OPTIONS}  # every keyword
         from ._client.first_use import FirstUse  # deferred: the checks load with the first Client, the core at connect()
         from ._client.options import Options
         from .transports.targets import transport_and_options  # deferred, as the checks
-        transport, options = transport_and_options(target, headers, auth, options)
-        self._first_use: Optional[FirstUse] = FirstUse(Options(transport, **options))  # every argument checked now
+
+        transport, settings = transport_and_options(target, headers, auth, {"timeout": timeout, "protocol": protocol})
+        self._first_use: Optional[FirstUse] = FirstUse(Options(  # every argument checked now
+            transport, timeout=settings["timeout"], protocol=settings["protocol"], limits=limits, handlers=handlers,
+            reconnect=reconnect, keepalive=keepalive, extensions=extensions, tracing=tracing,
+            validate_output=validate_output, cache=cache, capabilities=capabilities, client_info=client_info))
         self._finalizer: Optional[weakref.finalize] = None
 
     # --- lifecycle ------------------------------------------------------------------------------
 
-    def connect(self, timeout: Any = DEFAULT) -> "Client":
-        """Start the transport and negotiate with the server, within ``timeout`` in all (on failure
-        everything started is torn down first); ``with Client(...)`` calls it for you.
+    def connect(self, timeout: CallTimeout = DEFAULT) -> "Client":
+        """Start the transport and negotiate with the server, within ``timeout`` in all (default:
+        the client's connect timeout; on failure everything started is torn down first);
+        ``with Client(...)`` calls it for you.
 
         Returns:
             This client, ready for calls.
@@ -171,7 +166,7 @@ class Client:
     def __enter__(self) -> "Client":
         return self.connect()
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     #: The client's core (``_client.core``), built on first use (``_client.first_use``).
@@ -181,48 +176,17 @@ class Client:
         raise TypeError("a Client holds a live connection and cannot be pickled")
 
     def __repr__(self) -> str:
-        return f"<mcpclient.Client {self.server_info.name or self.transport.name!r} {self.state}>"
+        server = self.server
+        return f"<mcpclient.Client {server.name if server else self.transport.name!r} {self.state}>"
 
     # --- state ------------------------------------------------------------------------------------
 
     @property
-    def timeout(self) -> Optional[float]:
-        """The default timeout of every call, in seconds (``None``: no limit); settable."""
-        return self._core.settings.timeout
-
-    @timeout.setter
-    def timeout(self, value: Optional[float]) -> None:
-        from ._engine.deadline import check_timeout  # (loaded: the core is)
-
-        self._core.settings.timeout = check_timeout(value)
-
-    @property
-    def transport(self) -> Transport:
-        """The transport in use (a relaunch or a fallback while connecting replaces it)."""
-        return self._core.conn.transport
-
-    @property
-    def protocol_version(self) -> Optional[str]:
-        """The revision agreed with the server (``None`` before ``connect()``)."""
-        return self._core.conn.protocol_version
-
-    @property
-    def server_info(self) -> Implementation:
-        """The server's ``Implementation`` (name, version, ...); empty fields before ``connect()``."""
-        negotiated = self._core.conn.negotiated
-        return negotiated.server_info if negotiated else _types.Implementation("", "")
-
-    @property
-    def server_capabilities(self) -> Dict[str, Any]:
-        """The capabilities the server declared (``{}`` before ``connect()``)."""
-        return self._core.server_capabilities()
-
-    @property
-    def instructions(self) -> Optional[str]:
-        """The server's ``instructions`` (untrusted text, cut at ``max_server_text``; never sent to a
-        model by mcpclient), if it sent any (``None`` before ``connect()``)."""
-        negotiated = self._core.conn.negotiated
-        return self._core.text.cut(negotiated.instructions, "instructions") if negotiated else None
+    def server(self) -> Optional[ServerInfo]:
+        """What the server said of itself when the client connected (``ServerInfo``: ``name``,
+        ``version``, ``protocol_version``, ``capabilities``, ``instructions``, ``extensions``,
+        ``raw``); ``None`` before ``connect()``."""
+        return self._core.server_info()
 
     @property
     def state(self) -> str:
@@ -231,117 +195,81 @@ class Client:
         return self._core.conn.state
 
     @property
-    def is_closed(self) -> bool:
-        """True once the client can make no more calls: closed, or its connection ended."""
+    def transport(self) -> Transport:
+        """The transport in use (a relaunch or a fallback while connecting replaces it)."""
+        return self._core.conn.transport
+
+    @property
+    def _is_closed(self) -> bool:
+        """No call can be made: closed, or the connection ended with no policy to reopen it."""
         return self._core.conn.is_closed
 
     @property
-    def session(self) -> Session:
-        """The JSON-RPC engine (counters such as ``late_replies`` live there)."""
+    def _session(self) -> Session:
+        """The JSON-RPC engine of the connection (its counters: ``late_replies``...)."""
         return self._core.conn.session
 
-    @property
-    def extensions(self) -> Mapping[str, Dict[str, Any]]:
-        """The extensions this client declares: id -> settings (``extensions=``, and any given in
-        ``capabilities["extensions"]``)."""
-        return self._core.extensions_of(self._core.responder.capabilities())
-
-    @property
-    def server_extensions(self) -> Mapping[str, Dict[str, Any]]:
-        """The extensions the server declared: id -> settings (``{}`` before ``connect()``)."""
-        return self._core.extensions_of(self.server_capabilities)
-
-    def supports_extension(self, extension_id: str) -> bool:
-        """Whether both sides declared the extension ``extension_id``.
-
-        Returns: True if this client and the server declared it (False before ``connect()``).
-        """
-        return extension_id in self.extensions and extension_id in self.server_extensions
-
-    def known_tool(self, name: str) -> Optional[Tool]:
-        """The tool ``name`` from the latest listing, without a request (the MCP Apps bridge checks its ``ui``).
-
-        Returns: the ``Tool``, or None if no listing since the tools last changed named it."""
+    def _known_tool(self, name: str) -> Optional[Tool]:
+        """The tool ``name`` from the latest listing, without a request (``ClientTools``, the MCP
+        Apps bridge: a model's or an app's call is checked against it)."""
         return self._core.tools.get(name) if isinstance(name, str) else None
 
-    # --- requests (``_send`` is the one way: a deadline now, then the core) ------------------
+    def extension(self, kind: Union[Type[F], str]) -> F:
+        """A feature of this client that lives on its own object: ``Tasks`` (2025-11-25 tasks
+        and the Tasks extension), ``Skills``, an ``Extension`` class this client declared, or an
+        extension id this client declared (its ``Extension``).
 
-    def _send(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], T]],
-              timeout: Any, check: bool = True) -> CallFuture[T]:
-        core = self._core
-        return core.call(method, params, transform, core.deadline(timeout), check=check)
+        Returns:
+            The feature's object, bound to this client (the same one each time).
 
-    def request(self, method: str, params: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT) -> Any:
+        Raises:
+            LookupError: an extension this client did not declare.
+        """
+        return self._core.feature(kind)  # type: ignore[no-any-return]
+
+    # --- requests -------------------------------------------------------------------------------
+
+    def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
+                timeout: CallTimeout = DEFAULT) -> Dict[str, Any]:
         """Send any ``method`` with ``params`` as they are (the escape hatch: no capability check).
 
         Returns:
             The server's ``result`` object, unparsed.
         """
-        return _outcome(self._send(method, params, None, timeout, check=False))
+        return wait_for(self.request_future(method, params, timeout=timeout))
 
     def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                       timeout: Any = DEFAULT) -> CallFuture[Any]:
-        """``request``, returning a ``CallFuture`` at once."""
-        return self._send(method, params, None, timeout, check=False)
-
-    def ping(self, *, timeout: Any = DEFAULT) -> None:
-        """Check the server answers (``ping``; in the 2026 era, which has none, ``server/discover``)."""
-        _outcome(self._core.ping(self._core.deadline(timeout)))
-
-    def ping_future(self, *, timeout: Any = DEFAULT) -> CallFuture[None]:
-        """``ping``, returning a ``CallFuture`` at once."""
-        return self._core.ping(self._core.deadline(timeout))
-
-    def iter_tools(self, *, timeout: Any = DEFAULT) -> Iterator[Tool]:
-        """Yield the tools page by page, each fetched when needed (``timeout``: per page).
-
-        Yields:
-            Each ``Tool``.
-        """
+                       timeout: CallTimeout = DEFAULT) -> CallFuture[Dict[str, Any]]:
+        """``request``, returning its ``CallFuture`` at once."""
         core = self._core
-        return core.pages("tools/list", "tools", core.tool_parser(core.deadline(timeout)), timeout)
+        return core.call(method, params, None, core.deadline(timeout), check=False)
 
-    def list_tools(self, *, timeout: Any = DEFAULT) -> List[Tool]:
+    def ping(self, *, timeout: CallTimeout = DEFAULT) -> None:
+        """Check the server answers (``ping``; in the 2026 era, which has none, ``server/discover``)."""
+        wait_for(self._core.ping(self._core.deadline(timeout)))
+
+    def list_tools(self, *, timeout: CallTimeout = DEFAULT) -> List[Tool]:
         """Every tool (all pages); their output schemas are kept for validating calls.
 
         Returns:
             A list of ``Tool``.
         """
-        return _outcome(self._core.list_tools(self._core.deadline(timeout)))
+        return wait_for(self._core.list_tools(self._core.deadline(timeout)))
 
-    def list_tools_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Tool]]:
-        """``list_tools``, returning a ``CallFuture`` at once."""
-        return self._core.list_tools(self._core.deadline(timeout))
-
-    @overload
-    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
+    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: CallTimeout = DEFAULT,
                   on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
-                  meta: Optional[Dict[str, Any]] = None, reset_timeout_on_progress: Optional[bool] = None,
-                  task: "Literal[False]" = False) -> ToolResult: ...
-
-    @overload
-    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
-                  on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
-                  meta: Optional[Dict[str, Any]] = None, reset_timeout_on_progress: Optional[bool] = None,
-                  task: Union["Literal[True]", Dict[str, Any]] = ...) -> ToolTask: ...
-
-    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
-                  on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
-                  meta: Optional[Dict[str, Any]] = None, reset_timeout_on_progress: Optional[bool] = None,
-                  task: Union[bool, Dict[str, Any]] = False) -> Union[ToolResult, ToolTask]:
+                  meta: Optional[Dict[str, Any]] = None) -> ToolResult:
         """Call a tool. A tool that fails reports ``is_error=True`` as data (``raise_on_error=True``
         or ``result.raise_for_error()`` raise ``ToolError``); structured output is validated
-        against its ``outputSchema`` (``Client(validate_output=)``).
+        against its ``outputSchema`` (``Client(validate_output=)``). As a task:
+        ``client.extension(Tasks).call_tool(...)``.
 
         Args:
             on_progress: ``(progress, total, message)``, called on the notification thread.
             meta: ``_meta`` sent with the request.
-            reset_timeout_on_progress: overrides the client's setting for this call.
-            task: ``True`` or ``{"ttl": ms}``: run it as a 2025-11-25 task.
 
         Returns:
-            The ``ToolResult`` (``.text``, ``.content``, ``.structured_content``, ``.is_error``);
-            with ``task``, a ``ToolTask`` at once (``.status()``, ``.result()``, ``.cancel()``).
+            The ``ToolResult`` (``.text``, ``.content``, ``.structured_content``, ``.is_error``).
 
         Raises:
             ToolError: the tool reported an error and ``raise_on_error`` is set.
@@ -349,141 +277,88 @@ class Client:
             UnsendableMessage: the arguments cannot be encoded as JSON (nothing was sent).
             URLElicitationRequired: the server needs the user to complete URL elicitations first.
         """
-        if task is True or isinstance(task, dict):
-            core = self._core
-            return core.start_task(name, arguments, raise_on_error, meta, task, core.deadline(timeout))
-        if task not in (False, None):
-            raise TypeError("task must be True, False or a dict such as {'ttl': 60000}")
+        return wait_for(self.call_tool_future(name, arguments, timeout=timeout, on_progress=on_progress,
+                                              raise_on_error=raise_on_error, meta=meta))
+
+    def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *,
+                         timeout: CallTimeout = DEFAULT, on_progress: Optional[ProgressCallback] = None,
+                         raise_on_error: bool = False, meta: Optional[Dict[str, Any]] = None) -> CallFuture[ToolResult]:
+        """``call_tool``, returning its ``CallFuture`` at once (start many calls, then wait)."""
         core = self._core
-        return _outcome(core.tool_call(name, arguments, raise_on_error, meta,  # type: ignore[no-any-return]
-                                       core.deadline(timeout, reset_timeout_on_progress), on_progress))
+        return core.tool_call(name, arguments, raise_on_error, meta, core.deadline(timeout), on_progress)
 
-    def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
-                         on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
-                         meta: Optional[Dict[str, Any]] = None,
-                         reset_timeout_on_progress: Optional[bool] = None) -> CallFuture[ToolResult]:
-        """``call_tool`` (without ``task``), returning a ``CallFuture`` at once."""
-        core = self._core
-        return core.tool_call(name, arguments, raise_on_error, meta, core.deadline(timeout, reset_timeout_on_progress),
-                              on_progress)
-
-    def call_tools(self, calls: Sequence[Tuple[str, Optional[Dict[str, Any]]]], *,
-                   timeout: Optional[float] = None) -> List[Union[ToolResult, MCPError]]:
-        """Run ``(name, arguments)`` calls at once (as a ``ServerGroup`` does; ``timeout``: each's).
-
-        Returns:
-            Each call's ``ToolResult``, or its error (never raised), in order.
-        """
-        return self._core.call_tools(calls, timeout)
-
-    def iter_resources(self, *, timeout: Any = DEFAULT) -> Iterator[Resource]:
-        """Yield the resources page by page, each fetched when needed (``timeout``: per page).
-
-        Yields:
-            Each ``Resource``.
-        """
-        return self._core.pages("resources/list", "resources", _types.Resource.from_wire, timeout)
-
-    def list_resources(self, *, timeout: Any = DEFAULT) -> List[Resource]:
+    def list_resources(self, *, timeout: CallTimeout = DEFAULT) -> List[Resource]:
         """Every resource the server lists (all pages).
 
         Returns:
             A list of ``Resource``.
         """
-        return _outcome(self._listing("resources/list", "resources", _types.Resource.from_wire, timeout))
+        return wait_for(self._listing("resources/list", "resources", _types.Resource.from_wire, timeout))
 
-    def list_resources_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Resource]]:
-        """``list_resources``, returning a ``CallFuture`` at once."""
-        return self._listing("resources/list", "resources", _types.Resource.from_wire, timeout)
-
-    def iter_resource_templates(self, *, timeout: Any = DEFAULT) -> Iterator[ResourceTemplate]:
-        """Yield the resource templates page by page (``timeout``: per page).
-
-        Yields:
-            Each ``ResourceTemplate``.
-        """
-        return self._core.pages("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire,
-                                timeout)
-
-    def list_resource_templates(self, *, timeout: Any = DEFAULT) -> List[ResourceTemplate]:
+    def list_resource_templates(self, *, timeout: CallTimeout = DEFAULT) -> List[ResourceTemplate]:
         """Every resource template (all pages).
 
         Returns:
             A list of ``ResourceTemplate``.
         """
-        return _outcome(self._listing("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout))
+        return wait_for(self._listing("resources/templates/list", "resourceTemplates",
+                                      _types.ResourceTemplate.from_wire, timeout))
 
-    def list_resource_templates_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceTemplate]]:
-        """``list_resource_templates``, returning a ``CallFuture`` at once."""
-        return self._listing("resources/templates/list", "resourceTemplates", _types.ResourceTemplate.from_wire, timeout)
-
-    def read_resource(self, uri: str, *, timeout: Any = DEFAULT) -> List[ResourceContents]:
+    def read_resource(self, uri: str, *, timeout: CallTimeout = DEFAULT) -> List[ResourceContents]:
         """Read a resource (``ResourceNotFound`` if there is none: handshake-era servers).
 
         Returns:
             Its ``ResourceContents`` parts: text as ``.text``, binary as decoded ``.blob`` bytes.
         """
-        return _outcome(self._send("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout))
+        core = self._core
+        return wait_for(core.call("resources/read", {"uri": _params.uri(uri)}, _params.contents,
+                                  core.deadline(timeout)))
 
-    def read_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[List[ResourceContents]]:
-        """``read_resource``, returning a ``CallFuture`` at once."""
-        return self._send("resources/read", {"uri": _params.uri(uri)}, _params.contents, timeout)
+    def subscribe_resource(self, uri: str, *, timeout: CallTimeout = DEFAULT) -> None:
+        """Ask for ``notifications/resources/updated`` about ``uri`` (``resources.subscribe``;
+        2026 era: one ``subscriptions/listen`` carries every such URI). ``listen()`` is the one
+        way to receive them."""
+        wait_for(self._core.subscription("resources/subscribe", _params.uri(uri), self._core.deadline(timeout)))
 
-    def subscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
-        """Ask for ``notifications/resources/updated`` about ``uri`` (``resources.subscribe``), for
-        ``on_resource_updated`` (2026 era: one ``subscriptions/listen`` carries every such URI)."""
-        _outcome(self._core.subscription("resources/subscribe", _params.uri(uri), self._core.deadline(timeout)))
-
-    def subscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
-        """``subscribe_resource``, returning a ``CallFuture`` at once."""
-        return self._core.subscription("resources/subscribe", _params.uri(uri), self._core.deadline(timeout))
-
-    def unsubscribe_resource(self, uri: str, *, timeout: Any = DEFAULT) -> None:
+    def unsubscribe_resource(self, uri: str, *, timeout: CallTimeout = DEFAULT) -> None:
         """Stop the updates ``subscribe_resource(uri)`` asked for."""
-        _outcome(self._core.subscription("resources/unsubscribe", _params.uri(uri), self._core.deadline(timeout)))
+        wait_for(self._core.subscription("resources/unsubscribe", _params.uri(uri), self._core.deadline(timeout)))
 
-    def unsubscribe_resource_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
-        """``unsubscribe_resource``, returning a ``CallFuture`` at once."""
-        return self._core.subscription("resources/unsubscribe", _params.uri(uri), self._core.deadline(timeout))
-
-    def iter_prompts(self, *, timeout: Any = DEFAULT) -> Iterator[Prompt]:
-        """Yield the prompts page by page, each fetched when needed (``timeout``: per page).
-
-        Yields:
-            Each ``Prompt``.
-        """
-        return self._core.pages("prompts/list", "prompts", _types.Prompt.from_wire, timeout)
-
-    def list_prompts(self, *, timeout: Any = DEFAULT) -> List[Prompt]:
+    def list_prompts(self, *, timeout: CallTimeout = DEFAULT) -> List[Prompt]:
         """Every prompt (all pages).
 
         Returns:
             A list of ``Prompt``.
         """
-        return _outcome(self._listing("prompts/list", "prompts", _types.Prompt.from_wire, timeout))
+        return wait_for(self._listing("prompts/list", "prompts", _types.Prompt.from_wire, timeout))
 
-    def list_prompts_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Prompt]]:
-        """``list_prompts``, returning a ``CallFuture`` at once."""
-        return self._listing("prompts/list", "prompts", _types.Prompt.from_wire, timeout)
+    def page(self, kind: Literal["tools", "resources", "resource_templates", "prompts"],
+             cursor: Optional[str] = None, *, timeout: CallTimeout = DEFAULT) -> Page[Any]:
+        """One page of a listing, from ``cursor`` (``None``: the first), for a caller that keeps
+        its place (a web view paging through a server's tools): a ``list_*`` method walks them all.
 
-    def _listing(self, method: str, key: str, parse: Callable[[Any], T], timeout: Any) -> CallFuture[List[T]]:
+        Returns:
+            A ``Page``: ``items`` (``Tool``, ``Resource``, ``ResourceTemplate`` or ``Prompt``) and
+            ``next_cursor`` (``None`` on the last page).
+        """
+        return wait_for(self._core.page(kind, cursor, self._core.deadline(timeout)))
+
+    def _listing(self, method: str, key: str, parse: Callable[[Any], T], timeout: CallTimeout) -> CallFuture[List[T]]:
         return self._core.listing(method, key, parse, self._core.deadline(timeout))
 
-    def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> PromptResult:
+    def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
+                   timeout: CallTimeout = DEFAULT) -> PromptResult:
         """Render a prompt with string ``arguments``.
 
         Returns:
             A ``PromptResult`` (``.description``, ``.messages``).
         """
-        return _outcome(self._send("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire, timeout))
+        core = self._core
+        return wait_for(core.call("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire,
+                                  core.deadline(timeout)))
 
-    def get_prompt_future(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
-                          timeout: Any = DEFAULT) -> CallFuture[PromptResult]:
-        """``get_prompt``, returning a ``CallFuture`` at once."""
-        return self._send("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire, timeout)
-
-    def complete(self, ref: Any, argument_name: str, argument_value: str,
-                 context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> Completion:
+    def complete(self, ref: CompletionRef, argument_name: str, argument_value: str,
+                 context: Optional[Dict[str, str]] = None, *, timeout: CallTimeout = DEFAULT) -> Completion:
         """Suggest values for ``argument_name`` of a prompt or resource template, given what the
         user typed (``argument_value``) and the other arguments chosen (``context``).
 
@@ -494,28 +369,19 @@ class Client:
             A ``Completion`` (``.values``, ``.total``, ``.has_more``).
         """
         params = _params.complete_params(_types.Completion.wire_ref(ref), argument_name, argument_value, context)
-        return _outcome(self._send("completion/complete", params, _types.Completion.from_wire, timeout))
+        core = self._core
+        return wait_for(core.call("completion/complete", params, _types.Completion.from_wire, core.deadline(timeout)))
 
-    def complete_future(self, ref: Any, argument_name: str, argument_value: str,
-                        context: Optional[Dict[str, str]] = None, *, timeout: Any = DEFAULT) -> CallFuture[Completion]:
-        """``complete``, returning a ``CallFuture`` at once."""
-        params = _params.complete_params(_types.Completion.wire_ref(ref), argument_name, argument_value, context)
-        return self._send("completion/complete", params, _types.Completion.from_wire, timeout)
-
-    def set_logging_level(self, level: str, *, timeout: Any = DEFAULT) -> None:
+    def set_logging_level(self, level: str, *, timeout: CallTimeout = DEFAULT) -> None:
         """Ask the server to send log messages at ``level`` (``"debug"`` ... ``"emergency"``;
         ``ValueError`` for another) and above. The 2026 era has no ``logging/setLevel``: the
         level rides in the ``_meta`` of every later request (only their messages are sent)."""
-        _outcome(self.set_logging_level_future(level, timeout=timeout))
+        wait_for(self._core.set_logging_level(_params.level(level), self._core.deadline(timeout)))
 
-    def set_logging_level_future(self, level: str, *, timeout: Any = DEFAULT) -> CallFuture[None]:
-        """``set_logging_level``, returning a ``CallFuture`` at once."""
-        return self._core.set_logging_level(_params.level(level), self._core.deadline(timeout))
-
-    # subscriptions and the server's side
+    # --- what the server says, and the client's side --------------------------------------------
 
     def listen(self, *, tools: bool = False, prompts: bool = False, resources: bool = False,
-               resource_uris: Sequence[str] = (), on_event: Optional[Callable[[Event], Any]] = None) -> Subscription:
+               resource_uris: Sequence[str] = (), on_event: Optional[Callable[[Event], object]] = None) -> Subscription:
         """Receive change events: list changes of tools, prompts, resources; updates of
         ``resource_uris``. Iterate the subscription or ``get(timeout)``; ``on_event(event)`` runs
         for each on the notification thread; ``close()`` ends it. 2026 era: one open
@@ -530,8 +396,8 @@ class Client:
 
     def set_roots(self, roots: RootsSetting) -> None:
         """Replace the roots and tell the server (``notifications/roots/list_changed``); the client
-        must have been made with ``roots=`` (``[]``: none yet), else ``ValueError``, as for a URI
-        that is no local ``file://`` path (``TypeError`` for what is no ``Root``, URI or dict)."""
+        must have been made with ``Handlers(roots=)`` (``[]``: none yet), else ``ValueError``, as
+        for a URI that is no local ``file://`` path (``TypeError`` for what is no ``Root``, URI or dict)."""
         self._core.set_roots(roots)
 
     def wait_for_elicitation(self, elicitation_id: str, timeout: Optional[float] = None) -> bool:
@@ -544,84 +410,3 @@ class Client:
         core = self._core
         return core.notifications.elicitations.wait(elicitation_id, timeout, lambda: core.session.is_closed)
 
-    def invalidate_cache(self) -> None:
-        """Forget every cached result (2026 servers' ``ttlMs`` hints; see ``Client(cache=)``)."""
-        if self._core.cache is not None:
-            self._core.cache.invalidate()
-
-    # tasks (the Tasks extension, and 2025-11-25, experimental)
-
-    def task(self, task_id: str) -> ToolTask:
-        """A handle for a task of this server by id (saved from ``future.task.task_id`` before a
-        restart), nothing sent: the Tasks extension's if both sides declare it, else 2025-11-25's.
-
-        Returns:
-            A ``ToolTask`` (``.status()``, ``.result()``, ``.cancel()``, ``.wait()``); ``ValueError``
-            if the Tasks extension is not declared and the server has no 2025-11-25 tasks.
-        """
-        return self._core.resume_task(task_id, self.server_extensions)
-
-    def list_tasks(self, *, timeout: Any = DEFAULT) -> List[Task]:
-        """Every task the server knows of for this client (``tasks/list``, all pages; ``tasks.list``).
-
-        Returns:
-            A list of ``Task``.
-        """
-        return _outcome(self._listing("tasks/list", "tasks", _types.Task.from_wire, timeout))
-
-    def list_tasks_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Task]]:
-        """``list_tasks``, returning a ``CallFuture`` at once."""
-        return self._listing("tasks/list", "tasks", _types.Task.from_wire, timeout)
-
-    # skills (SEP-2640)
-
-    def list_skills(self, *, timeout: Any = DEFAULT) -> List[Skill]:
-        """The skills the server offers (``skills/list``, all pages): manifests only, no file is read.
-
-        Returns:
-            A list of ``Skill`` manifests.
-        """
-        return _outcome(self.list_skills_future(timeout=timeout))
-
-    def list_skills_future(self, *, timeout: Any = DEFAULT) -> CallFuture[List[Skill]]:
-        """``list_skills``, returning a ``CallFuture`` at once."""
-        return self._core.skill_listing(self._core.deadline(timeout))
-
-    def get_skill(self, uri: str, *, timeout: Any = DEFAULT) -> Skill:
-        """One skill's manifest by its ``SKILL.md`` URI (``skills/get``; unlisted skills too).
-
-        Returns:
-            The ``Skill`` manifest.
-        """
-        return _outcome(self.get_skill_future(uri, timeout=timeout))
-
-    def get_skill_future(self, uri: str, *, timeout: Any = DEFAULT) -> CallFuture[Skill]:
-        """``get_skill``, returning a ``CallFuture`` at once."""
-        return self._core.skill(uri, self._core.deadline(timeout))
-
-    def load_skill(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> LoadedSkill:
-        """Load a skill by name, ``SKILL.md`` URI, or ``Skill``: ``SKILL.md`` is read now and
-        checked against the manifest (size, digest, frontmatter); ``read(path)`` serves only
-        listed, verified files.
-
-        Returns:
-            A ``LoadedSkill``.
-
-        Raises:
-            SkillVerificationError: the content does not match the manifest (nothing else is read then).
-        """
-        return _outcome(self.load_skill_future(skill, timeout=timeout))
-
-    def load_skill_future(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> CallFuture[LoadedSkill]:
-        """``load_skill``, returning a ``CallFuture`` at once."""
-        return self._core.load_skill(skill, self._core.deadline(timeout), timeout)
-
-
-def _outcome(future: CallFuture[T]) -> T:
-    """A blocking method's wait: ``result()`` on the future its ``_future`` twin returns. An
-    interrupt while waiting (Ctrl-C) cancels the call, on the server too, before it goes on up."""
-    try:
-        return future.result()
-    except BaseException:
-        future.cancel()  # (nothing happens once it is done: then this is its outcome)
-        raise

@@ -14,7 +14,7 @@ from typing import Any, Dict
 
 PRELUDE = """
     import json, os, sys, threading, time
-    from mcpclient import Client, ForkedClientError, Reconnect
+    from mcpclient import Client, ForkedClientError, Handlers, Reconnect, Tasks
     from mcpclient.testing import server_command
 
     def report(**fields):

@@ -134,3 +134,73 @@ class ScriptedServer:
     def stop(self) -> None:
         self.peer.close()
         self.thread.join(LONG)
+
+
+def resource_updates(callback: Callable[[Any], Any]) -> Callable[[str, Dict[str, Any]], None]:
+    """A ``Handlers(on_notification=)`` that calls ``callback(uri)`` for each
+    ``notifications/resources/updated`` (of the resources ``subscribe_resource`` asked for)."""
+    def on_notification(method: str, params: Dict[str, Any]) -> None:
+        if method == "notifications/resources/updated" and isinstance(params.get("uri"), str):
+            callback(params["uri"])
+    return on_notification
+
+
+def tool_changes(callback: Callable[[], Any]) -> Callable[[str, Dict[str, Any]], None]:
+    """A ``Handlers(on_notification=)`` that calls ``callback()`` for each
+    ``notifications/tools/list_changed``."""
+    def on_notification(method: str, params: Dict[str, Any]) -> None:
+        if method == "notifications/tools/list_changed":
+            callback()
+    return on_notification
+
+
+_UNSET: Any = object()  # "timeout=" left out: the client's
+
+
+class Twins:
+    """The futures of requests whose method has no public ``_future`` twin (only ``call_tool``
+    and ``request`` have one), for tests that need such a request in flight while they do
+    something else: made by the client's core exactly as the blocking methods make them."""
+
+    def __init__(self, client: Any) -> None:
+        self.core = client._core
+
+    def _deadline(self, timeout: Any) -> Any:
+        from mcpclient import DEFAULT
+
+        return self.core.deadline(DEFAULT if timeout is _UNSET else timeout)
+
+    def list_tools(self, *, timeout: Any = _UNSET) -> Any:
+        return self.core.list_tools(self._deadline(timeout))
+
+    def list_prompts(self, *, timeout: Any = _UNSET) -> Any:
+        from mcpclient.types import Prompt
+
+        return self.core.listing("prompts/list", "prompts", Prompt.from_wire, self._deadline(timeout))
+
+    def ping(self, *, timeout: Any = _UNSET) -> Any:
+        return self.core.ping(self._deadline(timeout))
+
+    def read_resource(self, uri: str, *, timeout: Any = _UNSET) -> Any:
+        from mcpclient.protocol import params
+
+        return self.core.call("resources/read", {"uri": uri}, params.contents, self._deadline(timeout))
+
+    def subscribe_resource(self, uri: str, *, timeout: Any = _UNSET) -> Any:
+        return self.core.subscription("resources/subscribe", uri, self._deadline(timeout))
+
+    def set_logging_level(self, level: str, *, timeout: Any = _UNSET) -> Any:
+        return self.core.set_logging_level(level, self._deadline(timeout))
+
+
+
+def declared_extensions(client: Any) -> Dict[str, Any]:
+    """The extensions ``client`` declares: id -> settings (what its capabilities carry)."""
+    core = client._core
+    return core.extensions_of(core.responder.capabilities())
+
+
+def supports(client: Any, extension_id: str) -> bool:
+    """Whether both ``client`` and its server declared ``extension_id``."""
+    server = client.server
+    return extension_id in declared_extensions(client) and server is not None and extension_id in server.extensions

@@ -212,5 +212,7 @@ def client_for(url: str, max_pages: Optional[int] = None, **kwargs: Any) -> Clie
     # the call itself (a first call would otherwise list the tools first: see client/test_output_validation.py)
     options: Dict[str, Any] = {"validate_output": "listed"}
     if max_pages is not None:
-        options["max_pages"] = max_pages
+        from mcpclient import Limits
+
+        options["limits"] = Limits(pages=max_pages)
     return Client(HTTPTransport(url, retry=Retry(total=0), **kwargs), protocol="legacy", **options)

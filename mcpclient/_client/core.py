@@ -19,7 +19,6 @@ import logging
 import sys
 import time
 import warnings
-import weakref
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 from .._engine.deadline import Deadline, check_timeout
@@ -28,6 +27,7 @@ from .._engine.session import CANCEL_GRACE, Session
 from .._util.sentinel import DEFAULT
 from .._util.threads import FlightTimeout, start_thread
 from ..errors import CapabilityError, ClientClosedError, ConnectionClosed, MCPError, RequestTimeout
+from ..policies.timeout import Limits, Timeout
 from ..protocol import params as _params
 from ..protocol.cache import ResultCache
 from ..protocol.eras import Era
@@ -35,6 +35,7 @@ from ..protocol.spec import server_has
 from ..transports.base import CLOSE_BUDGET, Transport
 from .connection import Connection, Connector, era_for
 from .notifications import NotificationRouter
+from .options import Settings
 from .subscriptions import SubscriptionRouter
 from .tools import ToolRegistry
 
@@ -49,6 +50,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ClientCore", "declared_extensions"]
 
+#: ``Client.page(kind)``: kind -> (method, result key, the name of its type in ``types``).
+_LISTINGS = {"tools": ("tools/list", "tools", "Tool"), "resources": ("resources/list", "resources", "Resource"),
+             "resource_templates": ("resources/templates/list", "resourceTemplates", "ResourceTemplate"),
+             "prompts": ("prompts/list", "prompts", "Prompt")}
+
 T = TypeVar("T")
 
 log = logging.getLogger("mcpclient")
@@ -59,13 +65,12 @@ class ClientCore:
     (``_client.first_use``), from the arguments ``Client.__init__`` checked (``Options``)."""
 
     def __init__(self, client: Any, options: Options) -> None:
-        """Wire the collaborators from ``Client(...)``'s checked ``options``; ``client`` is held
-        weakly (``on_reconnect(client)`` needs it)."""
-        self._client = weakref.ref(client)
+        """Wire the collaborators from ``Client(...)``'s checked ``options`` (``client``, the
+        ``Client`` being built, is not kept: nothing here may keep it alive)."""
         self._tracing: Optional[Tracing] = options.tracing  # the options, until the first connect() makes the tracer
         self._tracing_auto = options.tracing_auto  # automatic: decided at connect() (see Options)
         self.tracer: Optional[CallTracer] = None
-        self.settings = options.settings
+        self.settings = Settings(Timeout.of(options.timeout), options.limits or Limits(), options.validate_output)
         registry = self.extensions = options.registry
         self.responder = options.responder
         self.text = options.text
@@ -74,28 +79,28 @@ class ClientCore:
         self.subscriptions = SubscriptionRouter(self)
         self.subscriptions.keep_on_loss = bool(options.reconnect)
         self.notifications = NotificationRouter(
-            options.server_log, self, on_notification=options.on_notification, on_log=options.on_log,
-            on_resource_updated=options.on_resource_updated, on_changed=options.on_changed)
+            options.server_log, self, on_notification=options.on_notification, on_log=options.on_log)
         self.on_reconnect = options.on_reconnect
-        self._refresh: Optional[Tuple[Session, Any]] = None  # (session, its refresh lane): refresh_lane
+        self._features: Dict[Any, Any] = {}  # Client.extension(kind): kind -> its object
         if registry is not None:
             self._install(registry)
         connector = Connector(options.protocol, options.client_info, self.responder.capabilities,
-                              options.probe_timeout, reuse_discovery=options.cache)
+                              self.settings.timeout.probe, reuse_discovery=options.cache)
         self.conn = Connection(options.transport, connector, self, reconnect=options.reconnect,
                                keepalive=options.keepalive)
 
     # --- the one way to send (``Requester``) ----------------------------------------------------
 
-    def deadline(self, timeout: Any = DEFAULT, reset: Optional[bool] = None) -> Deadline:
-        """The deadline of a call made now with ``timeout=`` (``DEFAULT``: the client's); it
-        resets on progress as ``reset`` says (None: the client's ``reset_timeout_on_progress``)."""
-        settings = self.settings
-        resets = settings.reset_timeout_on_progress if reset is None else reset
-        return Deadline(self._seconds(timeout), resets=resets, max_total=settings.max_total_timeout if resets else None)
-
-    def _seconds(self, timeout: Any) -> Optional[float]:
-        return self.settings.timeout if timeout is DEFAULT else check_timeout(timeout)
+    def deadline(self, timeout: Any = DEFAULT) -> Deadline:
+        """The deadline of a call made now with ``timeout=``: ``DEFAULT`` (the client's
+        ``Timeout``), a ``Timeout``, or seconds (reset on progress as the client's says)."""
+        policy = self.settings.timeout
+        if isinstance(timeout, Timeout):
+            policy, seconds = timeout, timeout.call
+        else:
+            seconds = policy.call if timeout is DEFAULT else check_timeout(timeout)
+        resets = policy.reset_on_progress
+        return Deadline(seconds, resets=resets, max_total=policy.total if resets else None)
 
     @property
     def session(self) -> Session:
@@ -150,14 +155,23 @@ class ClientCore:
                 deadline: Deadline) -> CallFuture[List[T]]:
         """A whole listing (every page, within one deadline) as one call."""
         try:
-            return self.call(method, None, _params.pages(method, key, parse, self.settings.max_pages), deadline)
+            return self.call(method, None, _params.pages(method, key, parse, self.settings.limits.pages), deadline)
         except CapabilityError as exc:
             return CallFuture.failed(self.conn.session, method, exc)  # a listing's future reports it
 
-    def pages(self, method: str, key: str, parse: Callable[[Any], Any], timeout: Any) -> Iterator[Any]:
-        """A listing page by page, each page fetched when needed, within a deadline of its own."""
-        return _params.iterate(lambda params, step: self.call(method, params, step, self.deadline(timeout)),
-                               method, key, parse, self.settings.max_pages)
+    def page(self, kind: str, cursor: Optional[str], deadline: Deadline) -> CallFuture[Any]:
+        """``Client.page``: one page of a listing from ``cursor``."""
+        from .. import types  # (the catalog types load on first use: see types)
+
+        listing = _LISTINGS.get(kind) if isinstance(kind, str) else None
+        if listing is None:
+            raise ValueError(f"kind must be one of {', '.join(map(repr, _LISTINGS))}, not {kind!r}")
+        method, key, type_name = listing
+        parse = self.tool_parser(deadline) if kind == "tools" else getattr(types, type_name).from_wire
+        if cursor is not None and not isinstance(cursor, str):
+            raise TypeError("cursor must be a string, or None for the first page")
+        return self.call(method, None if cursor is None else {"cursor": cursor}, _params.one_page(method, key, parse),
+                         deadline)
 
     # --- tools ----------------------------------------------------------------------------------
 
@@ -192,25 +206,6 @@ class ClientCore:
             return taken
         return self.call("tools/call", params, transform, deadline, on_progress=on_progress)
 
-    def call_tools(self, calls: Sequence[Tuple[str, Optional[Dict[str, Any]]]],
-                   timeout: Optional[float]) -> List[Union[ToolResult, MCPError]]:
-        """``Client.call_tools``: one future per call, all in flight together; a failure is its
-        error in the list. ``timeout`` None: each call's own (the client's) timeout."""
-        futures: List[Union[CallFuture[Any], MCPError]] = []
-        for name, arguments in calls:
-            try:
-                futures.append(self.tool_call(name, arguments, False, None, self.deadline(
-                    DEFAULT if timeout is None else timeout), None))
-            except MCPError as exc:
-                futures.append(exc)
-        results: List[Union[ToolResult, MCPError]] = []
-        for future in futures:
-            try:
-                results.append(future if isinstance(future, MCPError) else future.result())
-            except MCPError as exc:
-                results.append(exc)
-        return results
-
     def _learn_tool(self, name: str, deadline: Deadline) -> Optional[Tool]:
         """List the tools to learn ``name``'s ``outputSchema`` (``ToolRegistry.lookup``) within
         the call's ``deadline`` (moved by its progress, where it resets). Returns the tool, or
@@ -234,16 +229,6 @@ class ClientCore:
 
     # --- what the routers ask (``NotificationOwner``, ``SubscriptionOwner``) ----------------------
 
-    def refetch(self, kind: str) -> List[Any]:
-        """The whole list of ``kind`` again (``on_*_changed`` after a change notification)."""
-        deadline = self.deadline()
-        if kind == "tools":
-            return self.list_tools(deadline).result()
-        from .. import types  # (the catalog types load on first use: see types)
-
-        parse: Callable[[Any], Any] = types.Prompt.from_wire if kind == "prompts" else types.Resource.from_wire
-        return self.listing(f"{kind}/list", kind, parse, deadline).result()
-
     def invalidate(self, kind: str, uri: Optional[str] = None) -> None:
         """A notification said ``kind`` changed: forget what it made stale."""
         if kind == "tools":
@@ -255,14 +240,6 @@ class ClientCore:
         """A notification for the subscriptions (``listen()``)."""
         self.subscriptions.route(method, params)
 
-    def refresh_lane(self) -> Any:
-        """The current session's refresh lane (one per session: a reconnect closes the old one)."""
-        session = self.conn.session
-        made = self._refresh
-        if made is None or made[0] is not session:
-            self._refresh = made = (session, session.lane("refresh", 1))
-        return made[1]
-
     def credentials(self) -> Optional[str]:
         """A fingerprint of the credentials in use (the cache keeps private results per identity)."""
         return self.conn.transport.credentials()
@@ -272,12 +249,12 @@ class ClientCore:
     @property
     def handshake_timeout(self) -> Optional[float]:
         """The most a reconnect's handshake may take, even for a caller without a limit."""
-        return self.settings.timeout
+        return self.settings.timeout.connect
 
     def new_session(self, transport: Transport) -> Session:
         responder = self.responder
         session = Session(transport, on_request=responder.answer, on_notification=self.notifications.handle,
-                          max_workers=self.settings.max_workers)
+                          max_workers=self.settings.limits.workers)
         session.tracer = self.tracer  # (None until the first connect() with tracing on)
         declared = responder.capabilities().get("extensions")
         if isinstance(declared, dict) and declared:
@@ -290,7 +267,7 @@ class ClientCore:
 
     def make_era(self, negotiated: Negotiated, transport: Transport) -> Era:
         era = era_for(negotiated, self.responder.capabilities(), self.conn.connector.client_info,
-                      self.responder.answer, self.settings.max_input_rounds, self.cache, transport.sends_headers)
+                      self.responder.answer, self.settings.limits.input_rounds, self.cache, transport.sends_headers)
         if self.extensions is not None:
             self.extensions.extend(era, transport.sends_headers)
         return era
@@ -314,9 +291,8 @@ class ClientCore:
         self.subscriptions.restore(era.stateless)
         if self.extensions is not None:
             self.extensions.bind()
-        client = self._client()
-        if self.on_reconnect is not None and client is not None:
-            self.conn.session.after_notifications("on_reconnect callback", self.on_reconnect, client)
+        if self.on_reconnect is not None:
+            self.conn.session.after_notifications("on_reconnect callback", self.on_reconnect)
 
     def forked(self) -> None:
         """At-fork hook, in the child before any other code: the locks a thread of the parent
@@ -334,13 +310,20 @@ class ClientCore:
         """``Client.connect``: the whole connection within ``timeout``."""
         if self.tracer is None and (self._tracing is not None or (self._tracing_auto and "opentelemetry" in sys.modules)):
             self._start_tracing()
-        self.conn.open(Deadline(self._seconds(timeout)))
+        self.conn.open(self._connect_deadline(timeout))
         if self.extensions is not None:
             try:
                 self.extensions.bind()  # (it logs what an extension's bind() raises and goes on)
             except BaseException:  # Ctrl-C, SystemExit: nothing this connect started stays running
                 self.release()
                 raise
+
+    def _connect_deadline(self, timeout: Any) -> Deadline:
+        """``connect(timeout=)``'s deadline: ``DEFAULT`` (the client's ``Timeout.connect``), a
+        ``Timeout`` (its ``connect``) or seconds."""
+        if timeout is DEFAULT:
+            return Deadline(self.settings.timeout.connect)
+        return Deadline(timeout.connect if isinstance(timeout, Timeout) else check_timeout(timeout))
 
     def _start_tracing(self) -> None:
         """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports
@@ -391,7 +374,7 @@ class ClientCore:
         if self.extensions is not None:
             self.extensions.close()
 
-    # --- tasks and skills (each loads on first use) --------------------------------------------
+    # --- tasks (loaded on first use) -----------------------------------------------------------
 
     def start_task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
                    meta: Optional[Dict[str, Any]], task: Any, deadline: Deadline) -> ToolTask:
@@ -407,36 +390,17 @@ class ClientCore:
                                               known if self.settings.validate_output else None)
         return tasks.start(self, capabilities, known, params, transform, task, deadline)
 
-    def resume_task(self, task_id: str, server_extensions: Mapping[str, Any]) -> ToolTask:
-        """``client.task(task_id)``: the Tasks extension's handle, or a 2025-11-25 one."""
+    def resume_task(self, task_id: str) -> ToolTask:
+        """``Tasks.task(task_id)``: the Tasks extension's handle, or a 2025-11-25 one."""
         if self.conn.era_if_ready("tasks/get") is None and not self.server_capabilities():  # closed: raises
-            raise ClientClosedError("client.task(): the client is not connected; call connect() or use 'with'")
+            raise ClientClosedError("Tasks.task(): the client is not connected; call connect() or use 'with'")
         from ..extensions.base import TASKS  # deferred: import cost (the Tasks extension)
         from ..extensions.tasks.extension import resume
 
         registry = self.extensions
         ext = registry.extensions.get(TASKS) if registry is not None else None
-        return resume(ext, server_extensions, self.server_capabilities(), self, task_id)
-
-    def skill_listing(self, deadline: Deadline) -> CallFuture[Any]:
-        """``skills/list`` (every page), gated on the server's skills declaration."""
-        from ..extensions import skills  # deferred: import cost (skills, hashlib); only skills users need it
-
-        skills.require(self.server_capabilities(), "skills/list")
-        return self.call("skills/list", None, skills.listing(), deadline)
-
-    def skill(self, uri: str, deadline: Deadline) -> CallFuture[Any]:
-        """``skills/get`` of one ``SKILL.md`` URI."""
-        from ..extensions import skills  # deferred: import cost (skills, hashlib); only skills users need it
-
-        skills.require(self.server_capabilities(), "skills/get")
-        return self.call("skills/get", {"uri": _params.uri(uri)}, skills.entry, deadline)
-
-    def load_skill(self, skill: Any, deadline: Deadline, timeout: Any) -> CallFuture[Any]:
-        """``load_skill``: the manifest, then ``SKILL.md`` verified, within ``deadline``."""
-        from ..extensions import skills  # deferred: import cost (skills, hashlib); only skills users need it
-
-        return skills.load(self, self.server_capabilities(), skill, deadline, timeout)
+        capabilities = self.server_capabilities()
+        return resume(ext, declared_extensions(capabilities), capabilities, self, task_id)
 
     # --- extensions -----------------------------------------------------------------------------
 
@@ -447,6 +411,41 @@ class ClientCore:
         if registry.notifications:
             self.notifications.extensions = registry.notify
         registry.attach(self)
+
+    def feature(self, kind: Any) -> Any:
+        """``Client.extension(kind)``: the object of a feature (``Tasks``, ``Skills``: made once,
+        bound to this core), or of an extension this client declared (by class or id)."""
+        found = self._features.get(kind)
+        if found is not None:
+            return found
+        from ..extensions.base import Extension, Feature  # deferred: import cost (extensions)
+
+        if isinstance(kind, type) and issubclass(kind, Feature):
+            return self._features.setdefault(kind, kind.for_client(self))
+        registry = self.extensions
+        declared = list(registry.extensions.values()) if registry is not None else []
+        if isinstance(kind, str):
+            found = registry.extensions.get(kind) if registry is not None else None
+        elif isinstance(kind, type) and issubclass(kind, Extension):
+            found = next((ext for ext in declared if isinstance(ext, kind)), None)
+        else:
+            raise TypeError(f"extension() takes a feature or Extension class, or an extension id, not {kind!r}")
+        if found is None:
+            raise LookupError(f"this client does not declare the extension {kind!r}: declare it with "
+                              "Client(extensions={id: settings})")
+        return found
+
+    def server_info(self) -> Any:
+        """``Client.server``: a ``ServerInfo`` (``None`` before ``connect()``)."""
+        negotiated = self.conn.negotiated
+        if negotiated is None:
+            return None
+        from ..types import ServerInfo  # (loaded: the types load at connect())
+
+        capabilities = negotiated.capabilities
+        return ServerInfo(negotiated.server_info, negotiated.version, capabilities,
+                          self.text.cut(negotiated.instructions, "instructions"), declared_extensions(capabilities),
+                          negotiated.raw)
 
     def server_capabilities(self) -> Dict[str, Any]:
         """What the server declared (``{}`` before connect)."""

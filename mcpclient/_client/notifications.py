@@ -1,13 +1,10 @@
 """Routing of server notifications: logs, list changes, resource updates, finished elicitations.
 
 The engine hands every notification to ``NotificationRouter.handle`` on the connection's ordered
-notification thread (``mcpclient-<n>-notify``). It feeds ``listen()`` subscriptions, turns log
-messages into ``on_log`` calls or Python log records, forgets cached results and tools a change
-made stale, and wakes ``wait_for_elicitation``. List changes can re-fetch the changed list and
-pass it to the user's ``on_*_changed`` callback; that fetch is several requests, so it runs on
-a separate single ``refresh`` thread (the notification thread must stay free to deliver the
-answers it waits for). Bursts are coalesced: one refresh per list is queued at most, and
-callbacks run one at a time, in order. ``on_notification`` gets every notification last.
+notification thread (``mcpclient-<n>-notify``). It feeds ``listen()`` subscriptions (the one way
+to follow changes), turns log messages into ``on_log`` calls or Python log records, forgets
+cached results and tools a change made stale, and wakes ``wait_for_elicitation``.
+``on_notification`` gets every notification last.
 """
 from __future__ import annotations
 
@@ -18,8 +15,8 @@ import time
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Optional, Protocol
 
-from .._util.threads import Lane
 from ..errors import ClientClosedError
+from ..policies.handlers import LogHandler, NotificationHandler
 
 __all__ = ["ElicitationTracker", "NotificationOwner", "NotificationRouter"]
 
@@ -76,15 +73,8 @@ _PYTHON_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": loggin
                   "warning": logging.WARNING, "error": logging.ERROR, "critical": logging.CRITICAL,
                   "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
 
-LogCallback = Callable[[str, Optional[str], Any], Any]
-NotificationCallback = Callable[[str, Dict[str, Any]], Any]
-
-
 class NotificationOwner(Protocol):
     """What the router asks of the client it belongs to (``ClientCore``)."""
-
-    def refetch(self, kind: str) -> Any:
-        """The whole list of ``kind`` (tools, prompts, resources) again, for ``on_<kind>_changed``."""
 
     def invalidate(self, kind: str, uri: Optional[str] = None) -> None:
         """Forget what a change of ``kind`` (or of resource ``uri``) made stale."""
@@ -92,41 +82,28 @@ class NotificationOwner(Protocol):
     def route(self, method: str, params: Dict[str, Any]) -> None:
         """Feed the subscriptions (``listen()``)."""
 
-    def refresh_lane(self) -> Lane:
-        """The current session's single refresh thread, made on first use (the session stops it
-        when it closes; a reconnect's session has its own)."""
-
 
 class NotificationRouter:
     """One client's notification handling (see the module docstring).
 
     Args:
         server_log: the logger server log messages go to without ``on_log``.
-        owner: the client's core (re-fetches, invalidation, subscriptions, the refresh lane).
-        on_notification / on_log / on_changed / on_resource_updated: the user's callbacks
-            (``on_changed[kind]`` for ``tools``/``prompts``/``resources``).
+        owner: the client's core (invalidation, subscriptions).
+        on_notification / on_log: the user's callbacks (``Handlers``).
     """
 
     def __init__(self, server_log: logging.Logger, owner: NotificationOwner, *,
-                 on_notification: Optional[NotificationCallback], on_log: Optional[LogCallback],
-                 on_changed: Dict[str, Optional[Callable[[Any], Any]]],
-                 on_resource_updated: Optional[Callable[[str], Any]]) -> None:
+                 on_notification: Optional[NotificationHandler], on_log: Optional[LogHandler]) -> None:
         self.server_log = server_log
         self._owner = owner
         self._on_notification = on_notification
         self._on_log = on_log
-        self._on_changed = {kind: cb for kind, cb in on_changed.items() if cb is not None}
-        self._on_resource_updated = on_resource_updated
-        self._queued: Dict[str, bool] = {}
-        self._lane: Optional[Lane] = None
-        self._lock = threading.Lock()  # lock order: this, then Session._lock (taken by refresh_lane())
         self.elicitations = ElicitationTracker()
         #: The declared extensions' notification handlers: ``(method, params)``, or None.
         self.extensions: Optional[Callable[[str, Dict[str, Any]], Any]] = None
 
     def forked(self) -> None:
         """In a forked child (at-fork hook): new locks, the old ones may be held by parent threads."""
-        self._lock = threading.Lock()
         self.elicitations._cond = threading.Condition()
 
     def handle(self, method: str, params: Dict[str, Any]) -> None:
@@ -149,14 +126,10 @@ class NotificationRouter:
         kind = LIST_CHANGED.get(method)
         if kind is not None:
             self._owner.invalidate(kind)
-            if kind in self._on_changed:
-                self._schedule(kind)
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
             if isinstance(uri, str):
                 self._owner.invalidate("resources/read", uri)
-                if self._on_resource_updated is not None:
-                    self._on_resource_updated(uri)
         elif method == "notifications/elicitation/complete":
             self.elicitations.complete(params.get("elicitationId"))
 
@@ -170,27 +143,3 @@ class NotificationRouter:
         text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=repr)
         prefix = f"[{logger_name}] " if logger_name else ""
         self.server_log.log(_PYTHON_LEVELS.get(level, logging.INFO), "%s%s", prefix, text)  # type: ignore[arg-type]
-
-    def _schedule(self, kind: str) -> None:
-        with self._lock:
-            lane = self._owner.refresh_lane()  # the current connection's (a reconnect closed the old one)
-            if lane is not self._lane:  # refreshes queued on an earlier lane were dropped with it
-                self._lane, self._queued = lane, {}
-            if self._queued.get(kind):
-                return  # a refresh that has not started yet will see this change too
-            self._queued[kind] = True
-        if not lane.try_submit(f"on_{kind}_changed callback", self._refresh, kind):  # errors are logged
-            with self._lock:
-                self._queued[kind] = False  # refused (closing): a later change must not be ignored
-
-    def _refresh(self, kind: str) -> None:
-        with self._lock:
-            self._queued[kind] = False  # from here on, a new change queues another refresh
-        try:
-            items = self._owner.refetch(kind)
-        except ClientClosedError:
-            return  # closed meanwhile: expected, not worth a warning
-        except Exception as exc:
-            log.warning("could not refresh the %s list after the server changed it: %s", kind, exc)
-            return
-        self._on_changed[kind](items)

@@ -10,7 +10,7 @@ fails at ``Client(...)``, at the cost of the checks alone.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 
 from .._engine.deadline import check_timeout
 from ..protocol.spec import era_setting
@@ -19,6 +19,8 @@ from .server_text import TextLimit
 
 if TYPE_CHECKING:
     from ..extensions.registry import Registry
+    from ..policies.handlers import Handlers
+    from ..policies.timeout import Limits, Timeout
     from ..policies.reconnect import Keepalive, Reconnect
     from ..policies.tracing import Tracing
     from ..transports.base import Transport
@@ -27,29 +29,28 @@ __all__ = ["Options", "Settings", "client_identity"]
 
 
 class Settings:
-    """How a client's calls behave (``Client(timeout=..., ...)``), checked once.
+    """How a client's calls behave: its ``Timeout`` and ``Limits``, and ``validate_output``
+    (made with the core, from the checked ``Options``)."""
 
-    ``timeout`` is the default for every ``timeout=`` left out (``None``: no limit); the rest
-    are the constructor's keywords of the same names."""
+    __slots__ = ("timeout", "limits", "validate_output")
 
-    __slots__ = ("timeout", "reset_timeout_on_progress", "max_total_timeout", "validate_output",
-                 "max_input_rounds", "max_pages", "max_workers")
-
-    def __init__(self, timeout: Optional[float], reset_timeout_on_progress: bool, max_total_timeout: Optional[float],
-                 validate_output: Union[bool, str], max_input_rounds: int, max_pages: int, max_workers: int) -> None:
-        if validate_output not in (True, False, "listed"):
-            raise ValueError(f"validate_output must be True, False or 'listed', not {validate_output!r}")
-        if not isinstance(max_pages, int) or max_pages < 1:
-            raise ValueError(f"max_pages must be a positive number, not {max_pages!r}")
-        if not isinstance(max_workers, int) or max_workers < 1:
-            raise ValueError(f"max_workers must be at least 1, not {max_workers!r}")
-        self.timeout = check_timeout(timeout)
-        self.reset_timeout_on_progress = reset_timeout_on_progress
-        self.max_total_timeout = max_total_timeout
+    def __init__(self, timeout: "Timeout", limits: "Limits", validate_output: Union[bool, str]) -> None:
+        self.timeout = timeout
+        self.limits = limits
         self.validate_output = validate_output
-        self.max_input_rounds = max_input_rounds
-        self.max_pages = max_pages
-        self.max_workers = max_workers
+
+
+def _given(value: Any, name: str, kind: str) -> Any:
+    """``value`` if it is the policy value ``kind`` (``Limits``, ``Handlers``) or None, else
+    ``TypeError``. Its class is imported only for a value given (the caller imported it then):
+    ``Client(...)`` with the defaults loads neither it nor ``dataclasses``."""
+    if value is None:
+        return None
+    from .. import policies  # deferred: only for a value given (see above)
+
+    if not isinstance(value, getattr(policies, kind)):
+        raise TypeError(f"{name} must be a {kind}, not {type(value).__name__}")
+    return value
 
 
 def client_identity(info: Any) -> Dict[str, Any]:
@@ -70,15 +71,23 @@ class Options:
     is built from them alone: the settings, the responder, the server-text limit, the declared
     extensions' registry, the reconnect and keepalive policies, the tracing wanted."""
 
-    def __init__(self, transport: Transport, *, client_info: Any, protocol: str, timeout: Any,
-                 reset_timeout_on_progress: bool, max_total_timeout: Optional[float], sampling_handler: Any,
-                 elicitation_handler: Any, elicitation_modes: Sequence[str], roots: Any, capabilities: Any,
-                 on_notification: Any, on_log: Any, on_tools_changed: Any, on_prompts_changed: Any,
-                 on_resources_changed: Any, on_resource_updated: Any, task_requests: bool, max_workers: int,
-                 validate_output: Union[bool, str], probe_timeout: float, max_input_rounds: int, max_pages: int,
-                 cache: bool, reconnect: Any, keepalive: Any, on_reconnect: Any, tracing: Any, extensions: Any,
-                 max_server_text: Optional[int]) -> None:
+    def __init__(self, transport: Transport, *, timeout: Any, protocol: str, limits: Optional[Limits],
+                 handlers: Optional[Handlers], reconnect: Any, keepalive: Any, extensions: Any, tracing: Any,
+                 validate_output: Union[bool, str], cache: bool, capabilities: Optional[Dict[str, Any]],
+                 client_info: Any) -> None:
         self.transport = transport
+        if isinstance(timeout, (int, float)) or timeout is None:
+            check_timeout(timeout)
+        else:
+            _given(timeout, "timeout", "Timeout")
+        self.timeout = timeout
+        self.limits: Optional[Limits] = _given(limits, "limits", "Limits")
+        handlers = _given(handlers, "handlers", "Handlers")
+        if validate_output not in (True, False, "listed"):
+            raise ValueError(f"validate_output must be True, False or 'listed', not {validate_output!r}")
+        self.validate_output = validate_output
+        if not isinstance(cache, bool):
+            raise TypeError("cache must be True or False")
         #: ``Tracing(...)`` asked for, or None (automatic, ``tracing=None``, is decided at connect()).
         self.tracing: Optional[Tracing] = None
         # Automatic tracing (tracing=None) is decided at connect(): on only once the application
@@ -89,8 +98,6 @@ class Options:
             from ..policies.tracing import wants_tracing  # deferred: import cost (a dataclass)
 
             self.tracing = wants_tracing(tracing)
-        self.settings = Settings(timeout, reset_timeout_on_progress, max_total_timeout, validate_output,
-                                 max_input_rounds, max_pages, max_workers)
         if (reconnect is not None and reconnect is not False) or keepalive is not None:
             from ..policies.reconnect import Keepalive, Reconnect  # deferred: import cost; only clients that use them
 
@@ -103,22 +110,31 @@ class Options:
             from ..extensions.registry import build_registry
 
             self.registry = build_registry(extensions, capabilities, {TASKS: _tasks_extension})
-        self.responder = Responder(sampling_handler, elicitation_handler, elicitation_modes, roots, capabilities,
-                                   task_requests, transport.instance, max_workers,
+        given = handlers if handlers is not None else _NO_HANDLERS
+        workers, server_text = (4, 8192) if limits is None else (limits.workers, limits.server_text)
+        self.responder = Responder(given.sampling, given.elicitation, given.elicitation_modes, given.roots,
+                                   capabilities, given.task_requests, transport.instance, workers,
                                    self.registry.capabilities() if self.registry is not None else None)
-        self.text = TextLimit(max_server_text, transport.name)  # of the instructions and tool descriptions
+        self.text = TextLimit(server_text, transport.name)  # of the instructions and tool descriptions
         era_setting(protocol)  # (checked now; the connector reads it again)
         self.protocol = protocol
         self.client_info = client_identity(client_info)
-        self.probe_timeout = probe_timeout
         self.cache = cache
-        self.on_notification = on_notification
-        self.on_log = on_log
-        self.on_resource_updated = on_resource_updated
-        self.on_changed: Dict[str, Optional[Callable[..., Any]]] = {
-            "tools": on_tools_changed, "prompts": on_prompts_changed, "resources": on_resources_changed}
-        self.on_reconnect = on_reconnect
+        self.on_notification = given.on_notification
+        self.on_log = given.on_log
+        self.on_reconnect = given.on_reconnect
         self.server_log = logging.getLogger(f"mcpclient.server.{transport.name}")
+
+
+class _NoHandlers:
+    """``Handlers()``'s fields, without loading its class (see ``_given``)."""
+
+    sampling = elicitation = roots = on_log = on_notification = on_reconnect = None
+    elicitation_modes = ("form",)
+    task_requests = False
+
+
+_NO_HANDLERS = _NoHandlers()
 
 
 def _tasks_extension(settings: Dict[str, Any]) -> Any:

@@ -443,3 +443,4 @@ class ChainedFuture(CallFuture[T]):
     def _cancel_current(self) -> None:
         """``cancel()``: stop the link in flight (a subclass may do more)."""
         self._current.cancel()
+

@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Set, Tuple, TypeVar, Union
 
+from .._client.tool_host import ClientTools
+from ..client import Client
 from ..errors import MCPError
 from ..types import (
     AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent,
@@ -71,7 +73,12 @@ class ToolHost(Protocol):
         """Run the ``(name, arguments)`` calls at once; each result, or its error, in order."""
 
 
-def tool_list(tools: Union[ToolHost, Iterable[Tool]]) -> List[Tool]:
+def host(target: Union[ToolHost, Client]) -> ToolHost:
+    """``target`` as a ``ToolHost``: a ``Client`` through ``ClientTools``, anything else as it is."""
+    return ClientTools(target) if isinstance(target, Client) else target
+
+
+def tool_list(tools: Union[ToolHost, Client, Iterable[Tool]]) -> List[Tool]:
     """``tools`` as a list: the tools given (any iterable of them), or a host's ``list_tools()``."""
     return list(tools) if isinstance(tools, Iterable) else list(tools.list_tools())
 
@@ -136,12 +143,13 @@ def _has_null(value: Any) -> bool:
     return False
 
 
-def run_calls(target: ToolHost, calls: List[Call], *, tools: Optional[Sequence[Tool]] = None,
+def run_calls(target: Union[ToolHost, Client], calls: List[Call], *, tools: Optional[Sequence[Tool]] = None,
               timeout: Optional[float] = None) -> List[Outcome]:
     """Run ``calls`` at once through ``target.call_tools``; one outcome per call, in order. ``null``s for omitted optional arguments (strict
     mode) are dropped first, using ``tools``' schemas. A call to an MCP Apps app-only tool is
     refused (an error outcome; nothing is sent): the model was never meant to call it. Without
     ``tools``: the target's ``known_tool`` (its latest listing), else ``target.list_tools()`` once."""
+    target = host(target)
     listing = _Listing(target, tools)
     app_only = listing.app_only([c.name for c in calls])
     for call in calls:

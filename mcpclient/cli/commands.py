@@ -114,8 +114,10 @@ def _each_server(ns: argparse.Namespace, out: Output, fetch: Callable[[Client], 
 
 
 def _server_json(client: Client) -> Dict[str, Any]:
-    return {"serverInfo": client.server_info.raw, "protocolVersion": client.protocol_version,
-            "capabilities": client.server_capabilities, "instructions": client.instructions}
+    server = client.server
+    assert server is not None  # (connected)
+    return {"serverInfo": server.implementation.raw, "protocolVersion": server.protocol_version,
+            "capabilities": server.capabilities, "instructions": server.instructions}
 
 
 def cmd_info(ns: argparse.Namespace, out: Output) -> int:
@@ -286,7 +288,7 @@ def cmd_ping(ns: argparse.Namespace, out: Output) -> int:
         start = time.perf_counter()
         client.ping()
         elapsed_ms = (time.perf_counter() - start) * 1000
-        name = client.server_info.name or "server"
+        name = (client.server.name if client.server is not None else "") or "server"
     if ns.json:
         out.json({"server": name, "roundTripMs": round(elapsed_ms, 3)})
     else:

@@ -112,9 +112,11 @@ def _report(client: Client, bar: ProgressBar) -> Dict[str, Any]:
     """The same requests' raw results, for ``--json``."""
     slow = client.call_tool("slow", {"steps": STEPS, "delay": DELAY}, on_progress=bar)
     bar.close()  # wipe it: stdout gets the JSON
+    server = client.server
+    assert server is not None  # (connected)
     return {
-        "serverInfo": client.server_info.raw, "protocolVersion": client.protocol_version,
-        "capabilities": client.server_capabilities, "instructions": client.instructions,
+        "serverInfo": server.implementation.raw, "protocolVersion": server.protocol_version,
+        "capabilities": server.capabilities, "instructions": server.instructions,
         "tools": [t.raw for t in client.list_tools()],
         "calls": {"echo": client.call_tool("echo", {"text": "hello, MCP"}).raw,
                   "add": client.call_tool("add", {"a": 2, "b": 40}).raw,

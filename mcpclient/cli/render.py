@@ -142,14 +142,16 @@ def _capabilities_summary(caps: Dict[str, Any]) -> str:
 
 def print_server(out: Output, client: Client, indent: str) -> None:
     """Name, version, protocol, capabilities and instructions as an aligned, wrapped list."""
-    info = client.server_info
+    server = client.server
+    assert server is not None  # (connected)
+    info = server.implementation
     rows = [("name", info.name or "(unnamed)"), ("version", info.version or "?")]
     if info.title:
         rows.append(("title", info.title))
-    rows += [("protocol", client.protocol_version or "?"),
-             ("capabilities", _capabilities_summary(client.server_capabilities))]
-    if client.instructions:
-        rows.append(("instructions", client.instructions))
+    rows += [("protocol", server.protocol_version or "?"),
+             ("capabilities", _capabilities_summary(server.capabilities))]
+    if server.instructions:
+        rows.append(("instructions", server.instructions))
     column = max(len(key) for key, _ in rows) + 2
     for key, value in rows:
         out.wrapped(value, " " * (len(indent) + column), indent + key)

@@ -37,7 +37,8 @@ __all__ = ["PerProcessGroup", "Problem", "Settings", "settings_problems"]
 #: the options (``ServerGroup``'s keyword arguments; ``pins`` may be a path).
 Settings = Tuple[Any, Mapping[str, Any]]
 #: The options ``MCP_OPTIONS`` may carry: ``ServerGroup``'s keyword arguments.
-OPTIONS = ("separator", "include", "exclude", "client_options", "connect_timeout", "pins", "on_pin_change")
+OPTIONS = ("separator", "include", "exclude", "client_options", "connect_timeout", "pins", "on_pin_change",
+           "on_tools_changed")
 
 
 class PerProcessGroup:

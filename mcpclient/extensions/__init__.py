@@ -7,7 +7,11 @@ built-in ones, skills, tasks (the 2025-11-25 tasks and the Tasks extension) and 
 # Imports: ``protocol``, ``_engine`` and everything below them; never ``_client`` or ``client``:
 # the façade reaches extensions only through the registry's interface.
 from ..protocol.eras import AsIs
-from .base import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext, check_id, require, server_settings
+from .base import (
+    APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext, Feature, check_id, require, server_settings,
+)
+from .skills import Skills
+from .tasks.feature import Tasks
 
-__all__ = ["APPS", "APP_MIME_TYPE", "AsIs", "Extension", "ExtensionContext", "SKILLS", "TASKS", "check_id",
-           "require", "server_settings"]
+__all__ = ["APPS", "APP_MIME_TYPE", "AsIs", "Extension", "ExtensionContext", "Feature", "SKILLS", "Skills", "TASKS",
+           "Tasks", "check_id", "require", "server_settings"]

@@ -146,6 +146,40 @@ class Extension:
         blocking call waits on them until its timeout, for ever with ``timeout=None``."""
 
 
+class Feature:
+    """A feature of the client that lives on an object of its own: ``client.extension(Tasks)``,
+    ``client.extension(Skills)``. The client makes one per feature class, on first use, bound
+    to its ``FeatureOwner`` (never the ``Client``: a feature object must not keep it alive)."""
+
+    def __init__(self, owner: "FeatureOwner") -> None:
+        self._owner = owner
+
+    @classmethod
+    def for_client(cls, owner: "FeatureOwner") -> "Feature":
+        """The feature's object for the client ``owner`` is the core of."""
+        return cls(owner)
+
+
+class FeatureOwner(Protocol):
+    """What a feature object uses of its client (``ClientCore`` is the implementation)."""
+
+    @property
+    def session(self) -> Any:
+        """The current session (a reconnect replaces it)."""
+
+    def server_capabilities(self) -> Dict[str, Any]:
+        """What the server declared (``{}`` before connect)."""
+
+    def deadline(self, timeout: Any = DEFAULT) -> "Deadline":
+        """The deadline of a request made now with ``timeout=``."""
+
+    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
+             deadline: "Deadline", *, check: bool = True,
+             on_progress: Optional[Callable[..., Any]] = None,
+             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallFuture[Any]":
+        """Send ``method`` the negotiated era's way."""
+
+
 class _Declared(Extension):
     """An extension declared by id and settings only (``Client(extensions={id: {...}})``)."""
 

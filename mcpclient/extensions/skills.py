@@ -2,7 +2,8 @@
 
 A skill is a ``SKILL.md`` (YAML frontmatter + instructions) plus supporting files, all served as
 resources. ``skills/list`` gives each skill's manifest: every file's URI, SHA-256 digest and size.
-Loading is deliberate and verified: nothing is fetched before ``Client.load_skill()``; then
+They are reached through ``client.extension(Skills)`` (``Skills``: ``list()``, ``get(uri)``,
+``load(skill)``). Loading is deliberate and verified: nothing is fetched before ``load()``; then
 ``SKILL.md`` is read and checked against the manifest (size, digest, and its frontmatter field
 by field) before anything else is read, and a supporting file is read only if the manifest
 lists it, and checked the same way. Any mismatch raises ``SkillVerificationError`` and nothing
@@ -20,13 +21,15 @@ from . import base as extensions
 from ..errors import MCPError, ProtocolError
 from .._engine.deadline import Deadline
 from .._engine.futures import CallFuture, ChainedFuture
+from .._util.waiting import wait_for
+from .._util.sentinel import DEFAULT
 from ..types._base import _SLOTS, _Value, Raw
 from ..types._tools import ResourceContents
 
 if TYPE_CHECKING:
     from .._engine.requester import Requester
 
-__all__ = ["LoadedSkill", "Skill", "SkillFile", "SkillVerificationError", "SKILLS_EXTENSION"]
+__all__ = ["LoadedSkill", "Skill", "SkillFile", "SkillVerificationError", "Skills", "SKILLS_EXTENSION"]
 
 
 SKILLS_EXTENSION = extensions.SKILLS
@@ -304,3 +307,44 @@ def load(requester: Requester, capabilities: Dict[str, Any], skill: Union[str, S
         return ChainedFuture(session, "resources/read", text,
                              lambda got: LoadedSkill(manifest, verify_skill_md(manifest, got), reader))
     return ChainedFuture(session, "load_skill", first, read)
+
+
+class Skills(extensions.Feature):
+    """The skills a server offers, on the client that reaches it: ``client.extension(Skills)``.
+
+    Example::
+
+        skills = client.extension(Skills)
+        for skill in skills.list():
+            print(skill.name, skill.description)
+        loaded = skills.load("pdf-forms")       # SKILL.md read and verified now
+        print(loaded.body, loaded.read("forms/fill.py"))
+
+    Each method blocks, within ``timeout`` (omitted: the client's; ``None``: no limit), and
+    raises ``CapabilityError`` (nothing sent) when the server declared no skills.
+    """
+
+    def list(self, *, timeout: Any = DEFAULT) -> List[Skill]:
+        """The skills the server offers (``skills/list``, all pages): manifests only, no file is read."""
+        owner = self._owner
+        require(owner.server_capabilities(), "skills/list")
+        return wait_for(owner.call("skills/list", None, listing(), owner.deadline(timeout)))  # type: ignore[no-any-return]
+
+    def get(self, uri: str, *, timeout: Any = DEFAULT) -> Skill:
+        """One skill's manifest by its ``SKILL.md`` URI (``skills/get``; unlisted skills too)."""
+        owner = self._owner
+        require(owner.server_capabilities(), "skills/get")
+        if not isinstance(uri, str) or not uri:
+            raise TypeError("uri must be a non-empty string")
+        return wait_for(owner.call("skills/get", {"uri": uri}, entry, owner.deadline(timeout)))  # type: ignore[no-any-return]
+
+    def load(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> LoadedSkill:
+        """Load a skill by name, ``SKILL.md`` URI, or ``Skill``: ``SKILL.md`` is read now and
+        checked against the manifest (size, digest, frontmatter); ``read(path)`` serves only
+        listed, verified files (each within a ``timeout`` of its own).
+
+        Raises:
+            SkillVerificationError: the content does not match the manifest (nothing else is read then).
+        """
+        owner = self._owner
+        return wait_for(load(owner, owner.server_capabilities(), skill, owner.deadline(timeout), timeout))  # type: ignore[arg-type, no-any-return]

@@ -2,11 +2,12 @@
 work on several at once (bounded threads, joined before returning)."""
 from __future__ import annotations
 
+import logging
 import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Union
 
-from ..errors import CapabilityError
+from ..errors import CapabilityError, MCPError
 from ..types._tools import Tool
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Member", "in_parallel", "watch"]
 
-ToolsCallback = Callable[[List[Tool]], Any]
+log = logging.getLogger("mcpclient")
 #: ``(**client options) -> a new, unconnected Client`` of a server (``Client`` partially applied to its target).
 MakeClient = Callable[..., "Client"]
 
@@ -35,6 +36,7 @@ class Member:
         self.state = "new" if enabled else "disabled"
         self.error: Optional[BaseException] = None
         self.tools: List[Tool] = []
+        self.watching: Optional[Client] = None  # the client whose tool changes are followed (watch)
 
     @property
     def current_state(self) -> str:
@@ -48,7 +50,7 @@ class Member:
         """Ready, or lost with a ``Reconnect`` policy (its next call reconnects): its tools are offered."""
         state = self.current_state
         return state == "ready" or (state == "lost" and self.client is not None
-                                    and not self.client.is_closed)  # (lost is_closed only without a policy)
+                                    and not self.client._is_closed)  # (with a policy its next call reconnects)
 
     def open(self, options: Mapping[str, Any], connect_timeout: Optional[float]) -> List[Tool]:
         """Make the client if there is none yet, connect it unless it is ready, and list its tools
@@ -67,18 +69,33 @@ class Member:
             return []
 
 
-def watch(owner: Any, server: str, then: Optional[ToolsCallback]) -> ToolsCallback:
-    """A client's ``on_tools_changed``: ``owner._tools_changed(server, tools)``, then the user's
-    callback. The owner is held weakly: a client never keeps its group alive."""
+def watch(owner: Any, member: Member, then: Optional[Callable[[str, List[Tool]], Any]]) -> None:
+    """Follow ``member``'s tool changes (``Client.listen(tools=True)``; nothing for a server that
+    announces none): on each, its tools are listed again, on the notification thread, and handed
+    to ``owner._tools_changed(server, tools)``, then to ``then(server, tools)``. The owner is held
+    weakly: a client never keeps its group alive."""
+    client = member.client
+    if client is None or member.watching is client:
+        return
     ref = weakref.ref(owner)
+    server = member.name
 
-    def changed(tools: List[Tool]) -> None:
+    def changed(_: Any) -> None:
+        try:
+            tools = client.list_tools()
+        except MCPError as exc:
+            log.warning("server %r: could not list its tools after it said they changed: %s", server, exc)
+            return
         group = ref()
         if group is not None:
             group._tools_changed(server, tools)
         if then is not None:
-            then(tools)
-    return changed
+            then(server, tools)
+    try:
+        client.listen(tools=True, on_event=changed)
+    except CapabilityError:  # the server announces no changes
+        pass
+    member.watching = client
 
 
 def in_parallel(work: Callable[[Member], None], members: Sequence[Member], workers: int) -> None:

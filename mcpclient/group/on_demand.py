@@ -23,6 +23,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from .._client.tool_host import ClientTools
+from ..client import Client
 from ..errors import MCPError
 from ..types._tools import Tool, ToolResult
 from .search import SEARCH_TOOL_NAME, ToolIndex, found_result, search, search_tool_definition
@@ -50,7 +52,7 @@ class OnDemandTools:
         for value, what, top in ((k, "k", 50), (max_loaded, "max_loaded", None)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1 or (top and value > top):
                 raise ValueError(f"{what} must be a positive integer{f' up to {top}' if top else ''}, not {value!r}")
-        self.host = host
+        self.host = ClientTools(host) if isinstance(host, Client) else host
         self.always = tuple(dict.fromkeys(always))
         self.k = k
         self.max_loaded = max_loaded

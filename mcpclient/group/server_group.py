@@ -18,7 +18,7 @@ import threading
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import wait as wait_all
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._members import Member, in_parallel, watch
 from ._naming import namespaced_names, sanitize  # noqa: F401 - namespaced_names: also importable from here
@@ -82,12 +82,15 @@ class ServerGroup:
         pins: a ``ToolPins`` checked on every ``list_tools()``: new tools are pinned on first sight;
             a changed one is logged and kept in ``pin_changes`` (``on_pin_change="warn"``), or
             (``"refuse"``) left out of ``list_tools()`` and refused by ``call_tool`` (``ToolChangedError``).
+        on_tools_changed: ``(server, tools)`` after a server said its tools changed and the group
+            took its new list (on that client's notification thread).
     """
 
     def __init__(self, servers: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, separator: str = "_",
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
                  client_options: Optional[Mapping[str, Any]] = None, connect_timeout: Optional[float] = None,
-                 pins: Optional[ToolPins] = None, on_pin_change: str = "warn") -> None:
+                 pins: Optional[ToolPins] = None, on_pin_change: str = "warn",
+                 on_tools_changed: Optional[Callable[[str, List[Tool]], object]] = None) -> None:
         if not isinstance(separator, str) or not re.fullmatch(r"[a-zA-Z0-9_-]{1,4}", separator):
             raise ValueError("separator must be 1-4 of the characters a-z, A-Z, 0-9, _ and -")
         if on_pin_change not in ("warn", "refuse"):
@@ -105,6 +108,7 @@ class ServerGroup:
         self.connect_timeout = connect_timeout
         self.pins = pins
         self.on_pin_change = on_pin_change
+        self.on_tools_changed = on_tools_changed
         #: Pin changes seen by the latest ``list_tools()`` of each server (added tools excluded).
         self.pin_changes: List[ToolChange] = []
         self._lock = threading.RLock()
@@ -177,10 +181,9 @@ class ServerGroup:
         in_parallel(self._close_one, members, len(members))  # all at once: each close() is bounded
 
     def _connect_one(self, member: Member) -> None:
-        options = dict(self.client_options, on_tools_changed=watch(self, member.name,
-                                                                   self.client_options.get("on_tools_changed")))
         try:
-            tools = member.open(options, self.connect_timeout)
+            tools = member.open(self.client_options, self.connect_timeout)
+            watch(self, member, self.on_tools_changed)
         except Exception as exc:  # recorded, not raised: the other servers keep working
             log.warning("server %r failed: %s", member.name, exc)
             with self._lock:
@@ -214,7 +217,8 @@ class ServerGroup:
         with self._lock:
             counts = self._table.counts()
             return {m.name: ServerStatus(m.current_state, m.error, counts.get(m.name, 0) if m.listed else 0,
-                                         m.client.protocol_version if m.client is not None else None)
+                                         m.client.server.protocol_version if m.client is not None
+                                         and m.client.server is not None else None)
                     for m in self._members.values()}
 
     def health(self) -> Dict[str, Any]:

@@ -1,5 +1,6 @@
-"""The values a user passes in to say how the client behaves: ``Retry``, ``Redirects``,
-``Reconnect``/``Keepalive``, ``Tracing``. Immutable, compared by value, no I/O.
+"""The values a user passes in to say how the client behaves: ``Timeout``, ``Limits``,
+``Handlers``, ``Retry``, ``Redirects``, ``Reconnect``/``Keepalive``, ``Tracing``. Immutable,
+compared by value, no I/O.
 """
 # Each loads on first use.
 #
@@ -13,8 +14,11 @@ if TYPE_CHECKING:
     from .redirects import Redirects
     from .retry import Retry
     from .tracing import Tracing
+    from .handlers import Handlers
+    from .timeout import Limits, Timeout
 
-__all__ = ["Keepalive", "Reconnect", "Redirects", "Retry", "Tracing"]
+__all__ = ["Handlers", "Keepalive", "Limits", "Reconnect", "Redirects", "Retry", "Timeout", "Tracing"]
 
 __getattr__ = _lazy_names(__name__, {"Keepalive": "reconnect", "Reconnect": "reconnect", "Redirects": "redirects",
-                                     "Retry": "retry", "Tracing": "tracing"}, globals())
+                                     "Retry": "retry", "Tracing": "tracing", "Handlers": "handlers",
+                                     "Limits": "timeout", "Timeout": "timeout"}, globals())

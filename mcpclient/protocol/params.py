@@ -20,7 +20,7 @@ from .spec import LOG_LEVELS
 if TYPE_CHECKING:
     from ..types._tools import ResourceContents, Tool, ToolResult
 
-__all__ = ["complete_params", "contents", "iterate", "level", "none", "page_items", "pages",
+__all__ = ["complete_params", "contents", "level", "none", "one_page", "page_items", "pages",
            "prompt_params", "tool_call", "uri"]
 
 log = logging.getLogger("mcpclient")
@@ -163,16 +163,13 @@ class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
         return Again({"cursor": cursor})
 
 
-def iterate(call: Callable[[Optional[Dict[str, Any]], Transform], Any], method: str, key: str,
-            parse: Callable[[Any], Any], max_pages: int = DEFAULT_MAX_PAGES) -> Iterator[Any]:
-    """A listing's items page by page, each page a call of its own made when it is needed:
-    ``call(params, transform)`` returns the page's future."""
-    step = pages(method, key, parse, max_pages)
-    params = None
-    while True:  # the transform is wrapped: an Again must come back here, not send the next page
-        before = len(step.items)
-        more = call(params, lambda raw: (step(raw),)).result()[0]
-        yield from step.items[before:]
-        if type(more) is not Again:
-            return
-        params = more.params
+def one_page(method: str, key: str, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """The transform of one page of a listing: its parsed items (``parse`` may return None to
+    drop one) and the next cursor, as a ``Page``."""
+    from ..types import Page  # (loaded: the types load with the first connect())
+
+    def transform(raw: Any) -> Any:
+        found, cursor = page_items(raw, key, method)
+        return Page([item for item in map(parse, found) if item is not None], cursor)
+    return transform
+

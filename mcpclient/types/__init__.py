@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union  # noqa: F401
 from .._util.lazy import lazy_names
 from ..errors import URLElicitationRequired
 from ._base import Raw
-from ._implementation import Implementation
+from ._implementation import Implementation, Page, ServerInfo
 from ._tools import Content, EmbeddedResource, ResourceContents, TextContent, Tool, ToolResult, parse_content
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ __all__ = [
     "EmbeddedResource",
     "ImageContent",
     "Implementation",
+    "Page",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
@@ -56,6 +57,7 @@ __all__ = [
     "ResourceContents",
     "ResourceLink",
     "ResourceTemplate",
+    "ServerInfo",
     "Task",
     "TextContent",
     "Tool",

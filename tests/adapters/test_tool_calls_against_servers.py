@@ -50,11 +50,11 @@ def test_strict_mode_null_for_a_nested_optional_argument_is_dropped_before_the_c
 def test_running_tool_calls_through_a_bare_client_keeps_the_clients_timeout():
     """``run_openai_tool_calls(client, ...)`` with no ``timeout`` must use the client's default
     per-request timeout, as a group does, not wait forever for a tool that hangs."""
-    from mcpclient import Client
+    from mcpclient import Client, Timeout
     from mcpclient.adapters.openai import run_openai_tool_calls
 
-    with Client(TESTING_SERVER, timeout=LONG) as client:  # (a slow machine's start takes its time)
-        client.timeout = 0.5  # the default each call gets from now on
+    # (a slow machine's start takes its time: the connect timeout is long, each call's short)
+    with Client(TESTING_SERVER, timeout=Timeout(0.5, connect=LONG)) as client:
         started = time.monotonic()
         [answer] = run_openai_tool_calls(client, [_chat_call("slow", {"steps": 1, "delay": 30})])
         took = time.monotonic() - started

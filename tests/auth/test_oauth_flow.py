@@ -311,7 +311,7 @@ def test_oauth_works_over_the_legacy_sse_transport_too(world):
     w = world()
     transport = SSETransport(w.base + "/sse", auth=OAuth(AuthorizationCode(headless_authorize())))
     with Client(transport, timeout=LONG) as client:
-        assert client.server_info.name == "guarded-sse"
+        assert client.server.name == "guarded-sse"
         assert client.call_tool("echo", {"text": "old but guarded"}).text == "old but guarded"
     assert len(w.token_requests) == 1 and w.authorizations[0]["resource"] == w.base + "/sse"
 

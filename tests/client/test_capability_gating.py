@@ -12,7 +12,7 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import LONG, SERVERS, require_official_sdk
-from helpers import ScriptedServer
+from helpers import ScriptedServer, Twins
 from mcpclient import CapabilityError, Client
 
 require_official_sdk()
@@ -27,8 +27,8 @@ ERAS = ["legacy", "2026-07-28"]
 def official(request):
     """A connection in each era to the official SDK's server that serves no subscriptions."""
     with Client(WITHOUT_SUBSCRIPTIONS, protocol=request.param, timeout=LONG) as client:
-        assert (client.protocol_version == "2026-07-28") is (request.param != "legacy")
-        assert client.server_capabilities["resources"].get("subscribe") is False
+        assert (client.server.protocol_version == "2026-07-28") is (request.param != "legacy")
+        assert client.server.capabilities["resources"].get("subscribe") is False
         yield client
 
 
@@ -37,7 +37,7 @@ def test_subscribe_resource_is_refused_when_the_server_cannot_subscribe_in_eithe
         official.subscribe_resource("test://plain")
     assert caught.value.capability == "resources.subscribe"
     with pytest.raises(CapabilityError):
-        official.subscribe_resource_future("test://plain")
+        Twins(official).subscribe_resource("test://plain")
     with pytest.raises(CapabilityError):
         official.unsubscribe_resource("test://plain")
     assert official.call_tool("echo", {"text": "still here"}).text == "still here"

@@ -18,7 +18,7 @@ import pytest
 from conftest import LONG, SHORT, faulty, pid_alive, server_script, wait_until
 from helpers import ScriptedServer, StderrLines
 from reaping import Reaper, in_thread, reaper  # noqa: F401  (fixtures: reaper)
-from mcpclient import Client, StdioTransport
+from mcpclient import Client, Handlers, StdioTransport, Timeout
 from mcpclient.errors import ClientClosedError, ConnectError
 from mcpclient.testing import server_command
 
@@ -83,7 +83,7 @@ def test_close_while_connect_is_about_to_spawn_the_server_leaves_no_server(reape
     assert closing.done.wait(LONG), closing
     assert closing.error is None, closing
     assert connecting.error is None or isinstance(connecting.error, (ClientClosedError, ConnectError)), connecting
-    assert client.is_closed
+    assert client._is_closed
     pid = transport.pid
     assert pid is None or wait_until(lambda: not pid_alive(pid), 3.0), f"server {pid} still running after close()"
 
@@ -103,7 +103,7 @@ def close_with_a_stuck_log_callback(reaper: Reaper, target: List[str]) -> float:
 
     try:
         # validate_output="listed": STUBBORN answers no tools/list (a first call would list the tools to learn their outputSchema)
-        client = reaper.client(Client(target, timeout=LONG, on_log=on_log, validate_output="listed").connect())
+        client = reaper.client(Client(target, timeout=LONG, validate_output="listed", handlers=Handlers(on_log=on_log)).connect())
         if target is STUBBORN:
             assert client.call_tool("echo", {"text": "hi"}).text == "hi"
         else:
@@ -181,7 +181,7 @@ def test_replies_to_calls_abandoned_by_close_are_not_unknown(reaper):
     client.ping()  # answered after the server has read (and started) the three calls
     client.close()  # the server finishes them on stdin EOF and answers before it exits
     assert all(isinstance(f.exception(), ClientClosedError) for f in futures)
-    assert client.session.unknown_replies == 0
+    assert client._session.unknown_replies == 0
 
 
 # --- close() racing an input round or a relaunch --------------------------------------------------
@@ -203,11 +203,10 @@ def test_an_input_round_racing_close_leaves_no_worker_and_runs_no_handler_after_
         server = ScriptedServer(lambda method, params: None, capabilities={"tools": {}}, modern=True)
         closed = threading.Event()
         try:
-            client = Client(server.transport, timeout=LONG, validate_output=False,  # (the call goes out at once)
-                            elicitation_handler=lambda request, n=attempt, done=closed: (
-                                late.append(n) if done.is_set() else None) or {"action": "cancel"})
+            client = Client(server.transport, timeout=LONG, validate_output=False, handlers=Handlers(elicitation=lambda request, n=attempt, done=closed: (
+                                late.append(n) if done.is_set() else None) or {"action": "cancel"}))
             client.connect()
-            prefixes.append(f"mcpclient-{client.session.instance}-")
+            prefixes.append(f"mcpclient-{client._session.instance}-")
             client.call_tool_future("ask")
             call = server.wait_for(lambda m: m.get("method") == "tools/call")
             server.peer.send({"jsonrpc": "2.0", "id": call["id"], "result": reply})
@@ -229,8 +228,7 @@ def test_close_during_a_relaunch_neither_waits_for_it_nor_lets_it_start_a_server
     lock: a concurrent ``close()`` waits for none of it, and no new server starts after it."""
     grace = 1.0
     lines = StderrLines()
-    client = Client(StdioTransport(faulty("stubborn-discover"), stderr=lines, terminate_grace=grace),
-                    timeout=LONG, probe_timeout=LONG)
+    client = Client(StdioTransport(faulty("stubborn-discover"), stderr=lines, terminate_grace=grace), timeout=Timeout(LONG, probe=LONG))
     outcome: Dict[str, Any] = {}
 
     def connect() -> None:

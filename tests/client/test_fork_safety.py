@@ -30,8 +30,8 @@ RACE = """
     child_servers = []
 
     def child():
-        if client.state != "forked" or client.is_closed != (mode == "default"):
-            return {"state": client.state, "is_closed": client.is_closed}
+        if client.state != "forked" or client._is_closed != (mode == "default"):
+            return {"state": client.state, "is_closed": client._is_closed}
         try:
             got = client.call_tool("add", {"a": 1000, "b": i}).structured_content
         except ForkedClientError as exc:
@@ -166,8 +166,12 @@ FORK_RESTORE = """
             updated.append(uri)
             cond.notify_all()
 
+    def on_notification(method, params):
+        if method == "notifications/resources/updated":
+            on_updated(params["uri"])
+
     client = Client(url, protocol="2026-07-28", timeout=20, reconnect=Reconnect(),
-                    on_resource_updated=on_updated).connect()
+                    handlers=Handlers(on_notification=on_notification)).connect()
     client.subscribe_resource("test://a")
     carrier = client._core.subscriptions._resource_listen
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import LONG, OFFICIAL_SERVER, require_official_sdk
-from helpers import ScriptedServer
+from helpers import ScriptedServer, Twins
 from mcpclient import Client
 
 
@@ -32,8 +32,8 @@ def test_set_logging_level_future_in_the_2026_era_sends_no_request_and_sets_the_
                       {"tools": []} if method == "tools/list" else None,
                       capabilities={"tools": {}, "logging": {}}, modern=True)
     with Client(server.transport, timeout=LONG) as client:
-        assert client.protocol_version == "2026-07-28"
-        assert client.set_logging_level_future("warning").result(timeout=5) is None
+        assert client.server.protocol_version == "2026-07-28"
+        assert Twins(client).set_logging_level("warning").result(timeout=5) is None
         client.call_tool("anything")
         call = server.wait_for(lambda m: m.get("method") == "tools/call")
         assert call["params"]["_meta"][LOG_LEVEL] == "warning"
@@ -48,8 +48,8 @@ def test_set_logging_level_future_works_against_the_official_2026_server():
     """Against the official SDK's 2026 server the future completes (no ``CapabilityError``)."""
     require_official_sdk()
     with Client(OFFICIAL_SERVER, timeout=LONG) as client:
-        assert client.protocol_version == "2026-07-28"
-        assert client.set_logging_level_future("warning").result(timeout=LONG) is None
+        assert client.server.protocol_version == "2026-07-28"
+        assert Twins(client).set_logging_level("warning").result(timeout=LONG) is None
         assert client.call_tool("echo", {"text": "x"}).text == "x"
 
 

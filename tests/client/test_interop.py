@@ -11,12 +11,11 @@ import threading
 
 import pytest
 
-from mcpclient import (
-    Client, EmbeddedResource, ImageContent, InvalidParams, Prompt, RPCError, TextContent, ToolError,
-)
+from mcpclient import Client, EmbeddedResource, Handlers, ImageContent, InvalidParams, Prompt, RPCError, TextContent, Timeout, ToolError
 from mcpclient.testing import server_command
 
 from conftest import HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER
+from helpers import Twins
 
 SERVERS = {"official": OFFICIAL_SERVER, "testing": server_command()}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -43,12 +42,12 @@ def client(server):
 
 def test_handshake_exposes_negotiated_state(client, server):
     name, version = server
-    assert client.protocol_version == version
-    assert client.server_info.name == {"official": "contract-official", "testing": "mcpclient-testing"}[name]
-    assert client.instructions
+    assert client.server.protocol_version == version
+    assert client.server.name == {"official": "contract-official", "testing": "mcpclient-testing"}[name]
+    assert client.server.instructions
     for capability in ("tools", "resources", "prompts", "logging"):
-        assert capability in client.server_capabilities
-    assert client.server_capabilities["resources"].get("subscribe") is True
+        assert capability in client.server.capabilities
+    assert client.server.capabilities["resources"].get("subscribe") is True
     client.ping()
 
 
@@ -101,8 +100,7 @@ def test_progress_reaches_the_callback_in_order(client):
 
 def test_progress_resets_the_timeout(client):
     # 6 steps x 0.15 s = 0.9 s in all, longer than the 0.5 s timeout, but progress keeps it alive.
-    result = client.call_tool("slow", {"steps": 6, "delay": 0.15}, timeout=0.5,
-                              reset_timeout_on_progress=True)
+    result = client.call_tool("slow", {"steps": 6, "delay": 0.15}, timeout=Timeout(0.5, reset_on_progress=True))
     assert result.text == "done after 6 steps"
 
 
@@ -143,7 +141,7 @@ def test_on_log_callback_replaces_the_logger(server):
         got.append((level, logger, data))
         done.set()
 
-    with Client(SERVERS[name], protocol=version, on_log=on_log, timeout=LONG) as client:
+    with Client(SERVERS[name], protocol=version, timeout=LONG, handlers=Handlers(on_log=on_log)) as client:
         client.call_tool("log", {"level": "error", "message": "boom"})
         assert done.wait(LONG)
     assert got[0] == ("error", "contract", "boom")
@@ -187,8 +185,8 @@ def test_prompts_and_completions(client):
 def test_futures_run_concurrently_and_raw_request_works(client):
     futures = [client.call_tool_future("echo", {"text": str(i)}) for i in range(20)]
     assert [f.result(LONG).text for f in futures] == [str(i) for i in range(20)]
-    assert [t.name for t in client.list_tools_future().result(LONG)][:2] == ["echo", "add"]
-    assert client.read_resource_future("test://text").result(LONG)[0].text == "hello, world"
+    assert [t.name for t in Twins(client).list_tools().result(LONG)][:2] == ["echo", "add"]
+    assert Twins(client).read_resource("test://text").result(LONG)[0].text == "hello, world"
     assert client.request("tools/call", {"name": "echo", "arguments": {"text": "raw"}})["content"][0]["text"] == "raw"
 
 

@@ -225,7 +225,7 @@ FORGOTTEN_PENDING_FUTURE = """
     from mcpclient import Client, StdioTransport
 
     client = Client(StdioTransport([sys.executable, sys.argv[1]])).connect()
-    future = client.list_tools_future(timeout=None)  # the server never answers
+    future = client.request_future("tools/list", timeout=None)  # the server never answers
     print("PID", client.transport.pid, flush=True)
     # no close(): the main thread returns with the call pending
 """

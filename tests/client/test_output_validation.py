@@ -15,7 +15,7 @@ import pytest
 
 from conftest import LONG, require_official_sdk
 from http_scripted import ScriptedHTTPServer
-from mcpclient import Client, HTTPTransport
+from mcpclient import Client, HTTPTransport, Handlers
 
 
 @pytest.fixture
@@ -180,7 +180,7 @@ def test_a_list_changed_notification_makes_the_next_call_list_again(started):
 
     srv = started(ScriptedServer(handle))
     changed = threading.Event()
-    with Client(srv.transport, timeout=LONG, on_notification=lambda method, params: changed.set()) as client:
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(on_notification=lambda method, params: changed.set())) as client:
         with pytest.raises(SchemaValidationError):
             client.call_tool("shape")
         schema = {"type": "object"}  # the server's tool changed: anything goes now
@@ -296,7 +296,7 @@ def test_a_list_changed_during_the_first_listing_does_not_skip_validation(starte
 
     srv = started(ScriptedServer(handle))
     box.append(srv)
-    with Client(srv.transport, timeout=LONG, on_notification=lambda method, params: changed.set()) as client:
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(on_notification=lambda method, params: changed.set())) as client:
         with pytest.raises(SchemaValidationError):
             client.call_tool("shape")
     assert len(listings) == 2

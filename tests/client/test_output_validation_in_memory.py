@@ -11,8 +11,8 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import LONG
-from helpers import ScriptedServer
-from mcpclient import Client, RequestTimeout
+from helpers import ScriptedServer, Twins
+from mcpclient import Client, Handlers, RequestTimeout
 
 
 @pytest.fixture
@@ -69,9 +69,8 @@ def test_a_listing_that_raced_a_tools_change_does_not_put_the_old_schema_back(sc
 
     server = scripted(handle, capabilities={"tools": {"listChanged": True}})
     changed = threading.Event()
-    with Client(server.transport, timeout=LONG,
-                on_notification=lambda method, params: changed.set()) as client:
-        listing = client.list_tools_future()
+    with Client(server.transport, timeout=LONG, handlers=Handlers(on_notification=lambda method, params: changed.set())) as client:
+        listing = Twins(client).list_tools()
         assert listing_sent.wait(LONG)
         server.notify("notifications/tools/list_changed")  # the tool changed while it was being listed
         assert changed.wait(LONG)  # routed (and the table forgotten) before the listing's answer

@@ -18,10 +18,9 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER, PACE, SERVERS, TESTING_SERVER, pid_alive, wait_until
-from mcpclient import (
-    Client, ClientClosedError, ConnectError, ConnectionClosed, Keepalive, ProcessExited, Reconnect, StdioTransport, SubscriptionLost,
-)
+from mcpclient import Client, ClientClosedError, ConnectError, ConnectionClosed, Handlers, Keepalive, Limits, ProcessExited, Reconnect, StdioTransport, SubscriptionLost, Timeout
 from mcpclient.testing import server_command
+from helpers import Twins, resource_updates
 
 
 HAVE_OFFICIAL = HAVE_OFFICIAL_SDK
@@ -40,12 +39,12 @@ def test_a_call_on_a_lost_connection_says_so_and_connect_opens_a_new_one():
         first = client.transport.pid
         kill(first)
         assert wait_until(lambda: lost(client))
-        assert client.is_closed
+        assert client._is_closed
         with pytest.raises(ProcessExited, match=r"connect\(\)") as info:
             client.call_tool("add", {"a": 1, "b": 2})
         assert info.value.returncode == -signal.SIGKILL
         client.connect()  # was: "connect() on a client that is ready; make a new Client"
-        assert not client.is_closed and client.transport.pid != first
+        assert not client._is_closed and client.transport.pid != first
         assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}
         with pytest.raises(ClientClosedError, match="connected already"):
             client.connect()
@@ -55,16 +54,15 @@ def test_a_call_on_a_lost_connection_says_so_and_connect_opens_a_new_one():
 
 def test_with_a_policy_the_next_call_reconnects():
     reconnected = threading.Event()
-    with Client(server_command(), timeout=LONG, reconnect=True,
-                on_reconnect=lambda c: reconnected.set()) as client:
+    with Client(server_command(), timeout=LONG, reconnect=True, handlers=Handlers(on_reconnect=lambda: reconnected.set())) as client:
         first = client.transport.pid
         kill(first)
         assert wait_until(lambda: lost(client))
-        assert not client.is_closed  # the next call reconnects
+        assert not client._is_closed  # the next call reconnects
         assert client.call_tool("add", {"a": 2, "b": 2}).structured_content == {"sum": 4}
         assert client.transport.pid != first and client._core.conn.reconnects == 1
         assert reconnected.wait(LONG)
-        assert client.protocol_version is not None
+        assert client.server.protocol_version is not None
 
 
 def test_failed_reconnects_back_off_give_up_and_connect_starts_again(tmp_path: Path):
@@ -99,7 +97,7 @@ def test_failed_reconnects_back_off_give_up_and_connect_starts_again(tmp_path: P
 @pytest.mark.parametrize("protocol", ["legacy", "2026-07-28"])
 def test_subscriptions_and_listens_come_back_after_a_reconnect(protocol):
     """Killed under an open subscription, the client reconnects at once (no call needed) and
-    subscribes again: updates reach ``on_resource_updated`` and the same ``listen()`` object."""
+    subscribes again: updates reach the notification handler and the same ``listen()`` object."""
     updated: List[str] = []
     got = threading.Condition()
 
@@ -109,7 +107,7 @@ def test_subscriptions_and_listens_come_back_after_a_reconnect(protocol):
             got.notify_all()
 
     with Client(OFFICIAL_SERVER, protocol=protocol, timeout=LONG, reconnect=True,
-                on_resource_updated=on_updated) as client:
+                handlers=Handlers(on_notification=resource_updates(on_updated))) as client:
         client.subscribe_resource("test://a")
         listen = client.listen(resource_uris=["test://b"])
         assert listen.wait_acknowledged(LONG)
@@ -156,7 +154,7 @@ def test_an_idle_connection_is_pinged_and_stays_up():
         assert client.state == "ready"
         assert client.call_tool("add", {"a": 1, "b": 1}).structured_content == {"sum": 2}
         # no thread of its own: the session's timer thread does it
-        names = [t.name for t in client.session.threads()]
+        names = [t.name for t in client._session.threads()]
         assert not any("keepalive" in n for n in names), names
 
 
@@ -165,8 +163,8 @@ def test_a_client_nobody_closed_is_collected_with_its_server_and_threads():
     server and every thread, with a ``ResourceWarning`` like an unclosed file's."""
     client = Client(server_command(), timeout=LONG).connect()
     client.call_tool("add", {"a": 1, "b": 1})
-    client.list_tools_future().result(LONG)  # a worker thread too
-    pid, threads = client.transport.pid, client.session.threads()
+    Twins(client).list_tools().result(LONG)  # a worker thread too
+    pid, threads = client.transport.pid, client._session.threads()
     assert threads
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -252,7 +250,7 @@ def test_http_keepalive_finds_a_frozen_server_and_the_next_call_reconnects(proto
                 os.kill(server, signal.SIGCONT)
             assert client.call_tool("add", {"a": 2, "b": 5}).structured_content == {"sum": 7}
             assert client.transport is not first and client._core.conn.reconnects == 1
-            assert client.protocol_version == (protocol if protocol != "legacy" else client.protocol_version)
+            assert client.server.protocol_version == (protocol if protocol != "legacy" else client.server.protocol_version)
 
 
 def test_connect_during_a_reconnect_by_another_thread_waits_for_it(tmp_path: Path):
@@ -385,7 +383,7 @@ def test_a_listen_interrupted_while_the_workers_are_busy_is_restored():
     still be restored on the new connection, not ended (quietly, or as lost)."""
     gate = threading.Event()
     entered = threading.Event()
-    with Client(OFFICIAL_SERVER, protocol=MODERN, timeout=LONG, reconnect=True, max_workers=1) as client:
+    with Client(OFFICIAL_SERVER, protocol=MODERN, timeout=LONG, reconnect=True, limits=Limits(workers=1)) as client:
         busy = client.call_tool_future("slow", {"steps": 1, "delay": 600})  # pending until the kill
         busy.add_done_callback(lambda _: (entered.set(), gate.wait(LONG)))
         listen = client.listen(tools=True)  # pending behind it
@@ -415,8 +413,7 @@ def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_ha
     mute = tmp_path / "mute"
     script = (f"import os, runpy, sys\nif os.path.exists({str(mute)!r}):\n    sys.stdin.read()\n    sys.exit(0)\n"
               "sys.argv = ['mcpclient.testing']\nrunpy.run_module('mcpclient.testing', run_name='__main__')")
-    with Client([sys.executable, "-c", script], timeout=1.0 * PACE, probe_timeout=0.2,  # (a start fits in it)
-                reconnect=Reconnect(max_attempts=None, backoff_factor=0.0)) as client:
+    with Client([sys.executable, "-c", script], reconnect=Reconnect(max_attempts=None, backoff_factor=0.0), timeout=Timeout(1.0 * PACE, probe=0.2)) as client:
         client.subscribe_resource("test://static/hello")
         mute.touch()
         kill(client.transport.pid)
@@ -431,30 +428,30 @@ def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_ha
 
 
 @needs_official
-def test_on_tools_changed_still_runs_after_a_reconnect():
-    """The refresh behind ``on_tools_changed`` runs on a lane of the session: a reconnect makes
-    a new session and closes the old one with its lane, so the router must not keep using the
-    first lane it got (every later change would be dropped, and marked queued forever)."""
+def test_a_listen_for_tool_changes_still_delivers_after_a_reconnect():
+    """A ``listen(tools=True)`` outlives a reconnect: the change the server announces on the new
+    connection reaches the same subscription, and its tools listed then have the new one."""
     seen = []
     got = threading.Condition()
 
-    def changed(tools):
-        with got:
-            seen.append(sorted(t.name for t in tools))
-            got.notify_all()
+    with Client(OFFICIAL_SERVER, protocol="legacy", timeout=LONG, reconnect=True) as client:
+        def changed(event):  # (the notification thread: a blocking call works there)
+            names = sorted(t.name for t in client.list_tools())
+            with got:
+                seen.append(names)
+                got.notify_all()
 
-    with Client(OFFICIAL_SERVER, protocol="legacy", timeout=LONG, reconnect=True, on_tools_changed=changed) as client:
+        client.listen(tools=True, on_event=changed)
         client.call_tool("add_tool", {"name": "first"})
         with got:
             assert got.wait_for(lambda: len(seen) >= 1, LONG)
         first = client.transport.pid
-        kill(first)
-        assert wait_until(lambda: client._core.conn.state == "lost")
-        client.call_tool("add_tool", {"name": "second"})  # reconnects, then changes the tools
-        assert client._core.conn.reconnects == 1
+        kill(first)  # with a listen open, the client reconnects at once (no call needed)
+        assert wait_until(lambda: client._core.conn.reconnects == 1 and client.state == "ready")
+        client.call_tool("add_tool", {"name": "second"})  # changes the new server's tools
         with got:
             assert got.wait_for(lambda: any("second" in names for names in seen), LONG), \
-                f"on_tools_changed did not run after the reconnect: {seen}"
+                f"the listen delivered no change after the reconnect: {seen}"
 
 
 # --- the keepalive ping never blocks the timer thread ---------------------------------------------

@@ -10,7 +10,7 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import LONG, require_official_sdk
-from mcpclient import Client
+from mcpclient import Client, Handlers
 
 # --- root URIs normalized and checked ----------------------------------------------------
 
@@ -24,7 +24,7 @@ def test_root_uris_are_normalized_before_the_server_sees_them(memory_server):
 
     srv = memory_server()
     roots = ["file:///srv/app/../../etc", Root("file://localhost/tmp/%2e%2e/work/./x/", "X")]
-    with Client(srv.transport, timeout=LONG, roots=roots) as client:
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(roots=roots)) as client:
         assert srv.ask("roots/list")["result"] == {"roots": [{"uri": "file:///etc"},
                                                              {"uri": "file:///work/x/", "name": "X"}]}
         client.set_roots(lambda: ["file:///a/b/%2E%2E/c d"])  # a callable's roots: each time they are asked for
@@ -37,7 +37,7 @@ def test_normalized_roots_reach_the_official_server():
     from conftest import OFFICIAL_SERVER
 
     require_official_sdk()
-    with Client(OFFICIAL_SERVER, timeout=LONG, protocol="2025-11-25", roots=["file:///a/b/../c"]) as client:
+    with Client(OFFICIAL_SERVER, timeout=LONG, protocol="2025-11-25", handlers=Handlers(roots=["file:///a/b/../c"])) as client:
         assert json.loads(client.call_tool("roots").text) == [["file:///a/c", None]]
 
 
@@ -47,8 +47,8 @@ def test_a_bad_root_uri_is_refused_where_it_is_given(uri):
     from conftest import TESTING_SERVER
 
     with pytest.raises(ValueError, match="root"):
-        Client(TESTING_SERVER, roots=[uri])
-    client = Client(TESTING_SERVER, roots=[])  # (never connected: nothing to close but the object)
+        Client(TESTING_SERVER, handlers=Handlers(roots=[uri]))
+    client = Client(TESTING_SERVER, handlers=Handlers(roots=[]))  # (never connected: nothing to close but the object)
     with pytest.raises(ValueError, match="root"):
         client.set_roots([uri])
     client.close()
@@ -85,7 +85,7 @@ def test_an_answer_that_breaks_the_requested_schema_is_an_internal_error(memory_
     from mcpclient import ElicitationResult
 
     srv = memory_server()
-    with Client(srv.transport, timeout=LONG, elicitation_handler=lambda r: ElicitationResult.accept(content)):
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(elicitation=lambda r: ElicitationResult.accept(content))):
         error = srv.ask("elicitation/create", FORM)["error"]
     assert error["code"] == -32603
     logged = " ".join(r.getMessage() + (r.exc_text or "") for r in caplog.records)
@@ -101,10 +101,10 @@ def test_a_valid_answer_goes_through_and_accept_defaults_declines_what_it_cannot
     good = {"name": "ab", "age": 3, "color": "red", "mail": "a@b.example", "site": "https://x.example/y",
             "day": "2024-02-29", "at": "2024-02-29T10:00:00+01:00"}
     srv = memory_server()
-    with Client(srv.transport, timeout=LONG, elicitation_handler=lambda r: ElicitationResult.accept(good)):
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(elicitation=lambda r: ElicitationResult.accept(good))):
         assert srv.ask("elicitation/create", FORM)["result"] == {"action": "accept", "content": good}
     srv = memory_server()
-    with Client(srv.transport, timeout=LONG, elicitation_handler=accept_defaults):
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(elicitation=accept_defaults)):
         assert srv.ask("elicitation/create", FORM)["result"] == {"action": "decline"}  # name: required, no default
 
 
@@ -113,7 +113,7 @@ def test_the_official_servers_form_still_accepts_its_defaults():
     from mcpclient import accept_defaults
 
     require_official_sdk()
-    with Client(OFFICIAL_SERVER, timeout=LONG, protocol="2025-11-25", elicitation_handler=accept_defaults) as client:
+    with Client(OFFICIAL_SERVER, timeout=LONG, protocol="2025-11-25", handlers=Handlers(elicitation=accept_defaults)) as client:
         assert client.call_tool("elicit_form", {"message": "Who?"}).text == \
             'accept {"age": 30, "color": "green", "name": "anon", "subscribe": true}'
 
@@ -148,8 +148,7 @@ def test_a_sampling_request_that_breaks_the_tool_pairing_is_invalid_params(memor
     """Such a request never reaches the user's handler (and their LLM): the server gets -32602."""
     called: List[Any] = []
     srv = memory_server()
-    with Client(srv.transport, timeout=LONG, sampling_handler=lambda r: called.append(r) or {},
-                capabilities={"sampling": {"tools": {}}}):
+    with Client(srv.transport, timeout=LONG, capabilities={"sampling": {"tools": {}}}, handlers=Handlers(sampling=lambda r: called.append(r) or {})):
         error = srv.ask("sampling/createMessage", {"messages": messages, "maxTokens": 5})["error"]
     assert error["code"] == -32602 and called == []
 
@@ -160,8 +159,7 @@ def test_a_well_paired_sampling_request_reaches_the_handler(memory_server):
     srv = memory_server()
     messages = [ASK, {"role": "assistant", "content": [TEXT] + _use("a", "b")["content"]}, _result("b", "a"),
                 {"role": "assistant", "content": TEXT}, ASK]
-    with Client(srv.transport, timeout=LONG, sampling_handler=lambda r: CreateMessageResult("sunny", "m"),
-                capabilities={"sampling": {"tools": {}}}):
+    with Client(srv.transport, timeout=LONG, capabilities={"sampling": {"tools": {}}}, handlers=Handlers(sampling=lambda r: CreateMessageResult("sunny", "m"))):
         answer = srv.ask("sampling/createMessage", {"messages": messages, "maxTokens": 5})
     assert answer["result"]["content"] == {"type": "text", "text": "sunny"}
 
@@ -172,7 +170,7 @@ def test_a_handler_answer_json_cannot_encode_reaches_the_server_as_an_internal_e
     from mcpclient import CreateMessageResult
 
     srv = memory_server()
-    with Client(srv.transport, timeout=LONG, sampling_handler=lambda r: CreateMessageResult("bad \ud800", "m")):
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(sampling=lambda r: CreateMessageResult("bad \ud800", "m"))):
         answer = srv.ask("sampling/createMessage", {"messages": [ASK], "maxTokens": 5})
     assert answer["error"]["code"] == -32603 and "result" not in answer
     assert "cannot be sent" in caplog.text

@@ -9,13 +9,11 @@ from typing import Any, Dict, List
 
 import pytest
 
-from mcpclient import (
-    Client, CreateMessageResult, ElicitationRequest, ElicitationResult, RPCError, Root, Tool,
-    URLElicitationRequired, accept_defaults,
-)
+from mcpclient import Client, CreateMessageResult, ElicitationRequest, ElicitationResult, Handlers, Limits, RPCError, Root, Tool, URLElicitationRequired, accept_defaults
 
 from conftest import LONG
 from helpers import ScriptedServer
+from helpers import resource_updates, tool_changes
 
 SAMPLE = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 10,
           "modelPreferences": {"hints": [{"name": "claude"}, {"bad": 1}]}}
@@ -49,9 +47,8 @@ def test_capabilities_are_declared_only_for_configured_handlers(server):
     with Client(bare.transport, timeout=LONG):
         assert capabilities_sent(bare) == {}
     full = server()
-    with Client(full.transport, timeout=LONG, sampling_handler=lambda r: {}, elicitation_handler=accept_defaults,
-                elicitation_modes=("form", "url"), roots=[], capabilities={"sampling": {"tools": {}},
-                                                                            "experimental": {"x": {}}}):
+    with Client(full.transport, timeout=LONG, capabilities={"sampling": {"tools": {}},
+                                                                            "experimental": {"x": {}}}, handlers=Handlers(sampling=lambda r: {}, elicitation=accept_defaults, elicitation_modes=("form", "url"), roots=[])):
         assert capabilities_sent(full) == {"sampling": {"tools": {}}, "elicitation": {"form": {}, "url": {}},
                                            "roots": {"listChanged": True}, "experimental": {"x": {}}}
 
@@ -66,7 +63,7 @@ def test_sampling_handler_gets_a_typed_request_and_may_return_a_typed_result_or_
         return {"role": "assistant", "content": {"type": "text", "text": "raw"}, "model": "m-2"}
 
     srv = server()
-    with Client(srv.transport, timeout=LONG, sampling_handler=sample):
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(sampling=sample)):
         answer = srv.ask("sampling/createMessage", SAMPLE)
         assert answer["result"] == {"role": "assistant", "content": {"type": "text", "text": "echo hi"},
                                     "model": "m-1", "stopReason": "endTurn"}
@@ -84,9 +81,8 @@ def test_sampling_tools_pass_through_when_declared(server):
     got = []
     srv = server()
     tools = [{"name": "lookup", "inputSchema": {"type": "object"}}]
-    with Client(srv.transport, timeout=LONG, capabilities={"sampling": {"tools": {}}},
-                sampling_handler=lambda r: got.append(r) or CreateMessageResult(
-                    [{"type": "tool_use", "id": "u1", "name": "lookup", "input": {}}], "m", stop_reason="toolUse")):
+    with Client(srv.transport, timeout=LONG, capabilities={"sampling": {"tools": {}}}, handlers=Handlers(sampling=lambda r: got.append(r) or CreateMessageResult(
+                    [{"type": "tool_use", "id": "u1", "name": "lookup", "input": {}}], "m", stop_reason="toolUse"))):
         result = srv.ask("sampling/createMessage", dict(SAMPLE, tools=tools, toolChoice={"mode": "auto"}))["result"]
     assert got[0].tools == tools and got[0].tool_choice == {"mode": "auto"}
     assert result["content"] == [{"type": "tool_use", "id": "u1", "name": "lookup", "input": {}}]
@@ -95,7 +91,7 @@ def test_sampling_tools_pass_through_when_declared(server):
 
 def test_form_elicitation_with_the_ready_made_defaults_handler(server):
     srv = server()
-    with Client(srv.transport, timeout=LONG, elicitation_handler=accept_defaults):
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(elicitation=accept_defaults)):
         result = srv.ask("elicitation/create", FORM)["result"]
     assert result == {"action": "accept", "content": {"name": "John Doe", "age": 30, "score": 95.5,
                                                         "verified": True, "status": "a"}}
@@ -110,11 +106,11 @@ def test_url_elicitation_needs_the_url_mode_declared(server):
         return ElicitationResult.accept()
 
     form_only = server()
-    with Client(form_only.transport, timeout=LONG, elicitation_handler=handler):
+    with Client(form_only.transport, timeout=LONG, handlers=Handlers(elicitation=handler)):
         assert form_only.ask("elicitation/create", url)["error"]["code"] == -32602
     assert got == []
     both = server()
-    with Client(both.transport, timeout=LONG, elicitation_handler=handler, elicitation_modes=("form", "url")):
+    with Client(both.transport, timeout=LONG, handlers=Handlers(elicitation=handler, elicitation_modes=("form", "url"))):
         assert both.ask("elicitation/create", url)["result"] == {"action": "accept"}
         assert both.ask("elicitation/create", FORM)["result"] == {"action": "accept"}
     assert (got[0].mode, got[0].url, got[0].elicitation_id) == ("url", "https://example.com/x", "e-7")
@@ -130,7 +126,7 @@ def test_url_elicitation_required_error_and_waiting_for_completion(server):
                        "error": {"code": -32042, "message": "URL elicitation required", "data": data}})
 
     srv = server(handle)
-    with Client(srv.transport, timeout=LONG, elicitation_handler=accept_defaults, elicitation_modes=("url",)) as client:
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(elicitation=accept_defaults, elicitation_modes=("url",))) as client:
         with pytest.raises(URLElicitationRequired) as info:
             client.call_tool("needs_auth")
         [pending] = info.value.elicitations
@@ -142,7 +138,7 @@ def test_url_elicitation_required_error_and_waiting_for_completion(server):
 
 def test_roots_a_list_a_callable_and_set_roots_notifies_the_server(server):
     srv = server()
-    with Client(srv.transport, timeout=LONG, roots=["file:///work", Root("file:///data", "data")]) as client:
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(roots=["file:///work", Root("file:///data", "data")])) as client:
         assert srv.ask("roots/list")["result"] == {"roots": [{"uri": "file:///work"},
                                                              {"uri": "file:///data", "name": "data"}]}
         client.set_roots(lambda: [{"uri": "file:///other", "name": "o"}])
@@ -151,7 +147,7 @@ def test_roots_a_list_a_callable_and_set_roots_notifies_the_server(server):
         with pytest.raises(ValueError):
             client.set_roots(["https://not-a-file"])
     with pytest.raises(ValueError):
-        Client(srv.transport, roots=["relative/path"])
+        Client(srv.transport, handlers=Handlers(roots=["relative/path"]))
     plain = server()
     with Client(plain.transport, timeout=LONG) as client:
         assert plain.ask("roots/list")["error"]["code"] == -32601  # not declared
@@ -172,8 +168,7 @@ def test_a_handler_that_fails_answers_a_safe_error_and_is_logged(server, caplog)
         raise RuntimeError("secret internals /etc/passwd")
 
     srv = server()
-    with Client(srv.transport, timeout=LONG, sampling_handler=sample,
-                elicitation_handler=lambda r: RPCError(-1, "User rejected")) as client:
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(sampling=sample, elicitation=lambda r: RPCError(-1, "User rejected"))) as client:
         error = srv.ask("sampling/createMessage", SAMPLE)["error"]
         assert error["code"] == -32603 and "secret" not in error["message"]
         assert any("secret internals" in (r.exc_text or "") or "sampling" in r.getMessage() for r in caplog.records)
@@ -184,7 +179,7 @@ def test_a_handler_that_fails_answers_a_safe_error_and_is_logged(server, caplog)
         raise RPCError(-1, "User rejected sampling request")
 
     srv2 = server()
-    with Client(srv2.transport, timeout=LONG, sampling_handler=refuse):
+    with Client(srv2.transport, timeout=LONG, handlers=Handlers(sampling=refuse)):
         assert srv2.ask("sampling/createMessage", SAMPLE)["error"] == {"code": -1, "message": "User rejected sampling request"}
 
 
@@ -197,7 +192,7 @@ def test_a_handler_may_call_back_into_the_client(server):
     def sample(request):
         return CreateMessageResult(client.call_tool("t").text, "m")
 
-    with Client(srv.transport, timeout=LONG, sampling_handler=sample) as client:
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(sampling=sample)) as client:
         assert srv.ask("sampling/createMessage", SAMPLE)["result"]["content"]["text"] == "from the tool"
 
 
@@ -214,8 +209,8 @@ def test_list_changed_refreshes_the_list_for_the_typed_callback(server):
     changed, touched = threading.Event(), threading.Event()
     srv = server(handle, capabilities={"tools": {"listChanged": True}, "resources": {"subscribe": True}})
 
-    def on_tools(new: List[Tool]) -> None:
-        got.append([t.name for t in new])
+    def on_tools() -> None:
+        got.append(list(tools[0]))
         changed.set()
 
     def on_updated(uri: str) -> None:
@@ -223,7 +218,13 @@ def test_list_changed_refreshes_the_list_for_the_typed_callback(server):
         if uri == "test://last":
             touched.set()
 
-    with Client(srv.transport, timeout=LONG, on_tools_changed=on_tools, on_resource_updated=on_updated):
+    updates, changes = resource_updates(on_updated), tool_changes(on_tools)
+
+    def on_notification(method: str, params: Dict[str, Any]) -> None:
+        updates(method, params)
+        changes(method, params)
+
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(on_notification=on_notification)):
         tools[0] = ["a", "b"]
         srv.notify("notifications/tools/list_changed")
         assert changed.wait(LONG)
@@ -238,7 +239,7 @@ def test_list_changed_refreshes_the_list_for_the_typed_callback(server):
 # --- over stdio, with the dependency-free server's ask_client tool ----------------------------------
 
 def _handler_threads(client: Client) -> int:
-    prefix = f"mcpclient-{client.session.instance}-handler"
+    prefix = f"mcpclient-{client._session.instance}-handler"
     return sum(1 for t in threading.enumerate() if t.name.startswith(prefix))
 
 
@@ -268,7 +269,7 @@ def test_200_server_requests_while_16_threads_call_tools(tmp_path):
         except BaseException as exc:  # reported below
             errors.append(exc)
 
-    with Client(server_command(), timeout=60, max_workers=4, sampling_handler=sample) as client:
+    with Client(server_command(), timeout=60, limits=Limits(workers=4), handlers=Handlers(sampling=sample)) as client:
         threads = [threading.Thread(target=caller, args=(n,)) for n in range(16)]
         for t in threads:
             t.start()
@@ -295,7 +296,7 @@ def test_a_handler_blocked_forever_does_not_hang_close():
         release.wait(60)  # ignores close(); released by the test once close() returned
         return CreateMessageResult("late", "m")
 
-    client = Client(server_command(), timeout=LONG, sampling_handler=stuck).connect()
+    client = Client(server_command(), timeout=LONG, handlers=Handlers(sampling=stuck)).connect()
     try:
         future = client.call_tool_future("ask_client", {"method": "sampling/createMessage", "params": {
             "messages": [], "maxTokens": 1}, "timeout": 30})
@@ -307,7 +308,7 @@ def test_a_handler_blocked_forever_does_not_hang_close():
         assert future.done()
     finally:
         release.set()
-    handlers = [t for t in threading.enumerate() if t.name.startswith(f"mcpclient-{client.session.instance}-handler")]
+    handlers = [t for t in threading.enumerate() if t.name.startswith(f"mcpclient-{client._session.instance}-handler")]
     for t in handlers:
         t.join(LONG)
 
@@ -325,8 +326,7 @@ def test_a_request_the_server_cancels_gets_no_answer(server):
             cancel_seen.set()  # routed after the reader marked the request cancelled
 
     srv = server()
-    with Client(srv.transport, timeout=LONG, max_workers=1, elicitation_handler=slow_form,
-                on_notification=on_notification):
+    with Client(srv.transport, timeout=LONG, limits=Limits(workers=1), handlers=Handlers(elicitation=slow_form, on_notification=on_notification)):
         srv.peer.send({"jsonrpc": "2.0", "id": "c1", "method": "elicitation/create", "params": FORM})
         assert entered.wait(LONG)
         srv.notify("notifications/cancelled", {"requestId": "c1", "reason": "user closed the dialog"})
@@ -347,7 +347,7 @@ def test_ping_and_task_polls_are_answered_while_every_handler_waits_for_a_user(s
 
     srv = server()
     try:
-        with Client(srv.transport, timeout=LONG, max_workers=2, elicitation_handler=slow_form, task_requests=True):
+        with Client(srv.transport, timeout=LONG, limits=Limits(workers=2), handlers=Handlers(elicitation=slow_form, task_requests=True)):
             for i in range(2):  # both handler threads now wait for "the user"
                 srv.peer.send({"jsonrpc": "2.0", "id": f"e{i}", "method": "elicitation/create", "params": FORM})
             assert waiting.acquire(timeout=LONG) and waiting.acquire(timeout=LONG)
@@ -367,7 +367,7 @@ def test_ping_and_task_polls_are_answered_while_every_handler_waits_for_a_user(s
 
 def test_a_task_augmented_request_is_checked_before_a_task_is_made(server):
     srv = server()
-    with Client(srv.transport, timeout=LONG, elicitation_handler=accept_defaults, task_requests=True):
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(elicitation=accept_defaults, task_requests=True)):
         url = {"mode": "url", "message": "m", "url": "https://example.com", "task": {}}
         assert srv.ask("elicitation/create", url)["error"]["code"] == -32602  # url mode not declared
         assert srv.ask("tasks/list")["result"] == {"tasks": []}
@@ -379,7 +379,7 @@ def test_wait_for_elicitation_ends_when_the_client_closes(server):
     from mcpclient import ClientClosedError
 
     srv = server()
-    client = Client(srv.transport, timeout=LONG, elicitation_handler=accept_defaults).connect()
+    client = Client(srv.transport, timeout=LONG, handlers=Handlers(elicitation=accept_defaults)).connect()
     raised: List[BaseException] = []
     waiter = threading.Thread(target=lambda: raised.extend(_capture(lambda: client.wait_for_elicitation("x"))))
     waiter.start()
@@ -407,7 +407,7 @@ def test_malformed_server_requests_are_invalid_params_and_answers_are_checked(se
         return answers[pick[-1]]
 
     srv = server()
-    with Client(srv.transport, timeout=LONG, sampling_handler=lambda r: {}, elicitation_handler=handler):
+    with Client(srv.transport, timeout=LONG, handlers=Handlers(sampling=lambda r: {}, elicitation=handler)):
         bad = dict(SAMPLE, messages=[{"role": "user", "content": "not a block"}])
         assert srv.ask("sampling/createMessage", bad)["error"]["code"] == -32602
         pick.append("extra")

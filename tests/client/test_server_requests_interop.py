@@ -10,15 +10,13 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from mcpclient import (
-    Client, CreateMessageResult, ElicitationRequest, ElicitationResult, HTTPTransport, Root, URLElicitationRequired,
-    accept_defaults,
-)
+from mcpclient import Client, CreateMessageResult, ElicitationRequest, ElicitationResult, HTTPTransport, Handlers, Root, URLElicitationRequired, accept_defaults
 
 from conftest import LONG, OFFICIAL_SERVER, require_official_sdk
 
 require_official_sdk()
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
+from helpers import resource_updates
 
 MODES = ["stdio", "http-sse", "http-json"]
 
@@ -47,7 +45,7 @@ def test_a_tool_that_samples(mode_target):
         seen.append(request)
         return CreateMessageResult(f"echo: {request.messages[0].text}", "test-model")
 
-    with connect(mode_target, sampling_handler=sample) as client:
+    with connect(mode_target, handlers=Handlers(sampling=sample)) as client:
         result = client.call_tool("sample", {"prompt": "hello there", "max_tokens": 9})
     assert result.text == "test-model: echo: hello there"
     [request] = seen
@@ -56,12 +54,12 @@ def test_a_tool_that_samples(mode_target):
 
 
 def test_a_tool_that_elicits_a_form(mode_target):
-    with connect(mode_target, elicitation_handler=accept_defaults) as client:
+    with connect(mode_target, handlers=Handlers(elicitation=accept_defaults)) as client:
         result = client.call_tool("elicit_form", {"message": "Who are you?"})
     assert result.text == "accept " + json.dumps(
         {"age": 30, "color": "green", "name": "anon", "subscribe": True}, sort_keys=True)
 
-    with connect(mode_target, elicitation_handler=lambda r: ElicitationResult.decline()) as client:
+    with connect(mode_target, handlers=Handlers(elicitation=lambda r: ElicitationResult.decline())) as client:
         assert client.call_tool("elicit_form", {"message": "Who?"}).text == "decline"
 
 
@@ -72,7 +70,7 @@ def test_a_tool_that_elicits_a_url_and_reports_completion(mode_target):
         asked.append(request)
         return ElicitationResult.accept()
 
-    with connect(mode_target, elicitation_handler=open_url, elicitation_modes=("form", "url")) as client:
+    with connect(mode_target, handlers=Handlers(elicitation=open_url, elicitation_modes=("form", "url"))) as client:
         result = client.call_tool("elicit_url", {"url": "https://example.com/login"})
         assert result.text == "url accept"
         [request] = asked
@@ -81,7 +79,7 @@ def test_a_tool_that_elicits_a_url_and_reports_completion(mode_target):
 
 
 def test_url_elicitation_required_is_a_typed_error(mode_target):
-    with connect(mode_target, elicitation_handler=accept_defaults, elicitation_modes=("url",)) as client:
+    with connect(mode_target, handlers=Handlers(elicitation=accept_defaults, elicitation_modes=("url",))) as client:
         with pytest.raises(URLElicitationRequired) as info:
             client.call_tool("url_required", {"url": "https://example.com/x"})
     [pending] = info.value.elicitations
@@ -90,7 +88,7 @@ def test_url_elicitation_required_is_a_typed_error(mode_target):
 
 
 def test_a_tool_that_reads_the_roots(mode_target):
-    with connect(mode_target, roots=[Root("file:///tmp/a", "A"), "file:///tmp/b"]) as client:
+    with connect(mode_target, handlers=Handlers(roots=[Root("file:///tmp/a", "A"), "file:///tmp/b"])) as client:
         assert json.loads(client.call_tool("roots").text) == [["file:///tmp/a", "A"], ["file:///tmp/b", None]]
         client.set_roots(lambda: ["file:///srv"])
         assert json.loads(client.call_tool("roots").text) == [["file:///srv", None]]
@@ -107,12 +105,13 @@ def test_tools_list_changed_after_a_tool_is_added(mode_target):
     got: List[List[str]] = []
     changed = threading.Event()
 
-    def on_tools(tools):
-        got.append([t.name for t in tools])
-        if name in got[-1]:
-            changed.set()
+    with connect(mode_target) as client:
+        def on_tools(event):  # (the notification thread: a blocking call works there)
+            got.append([t.name for t in client.list_tools()])
+            if name in got[-1]:
+                changed.set()
 
-    with connect(mode_target, on_tools_changed=on_tools) as client:
+        client.listen(tools=True, on_event=on_tools)
         assert name not in [t.name for t in client.list_tools()]
         assert client.call_tool("add_tool", {"name": name}).text == "added"
         assert changed.wait(LONG), f"no refreshed tool list with {name}: {got}"
@@ -131,7 +130,7 @@ def test_log_messages_honour_set_logging_level(mode_target):
         if data == "the end":
             last.set()
 
-    with connect(mode_target, on_log=on_log) as client:
+    with connect(mode_target, handlers=Handlers(on_log=on_log)) as client:
         client.set_logging_level("warning")
         for level in levels:
             client.call_tool("log", {"level": level, "message": f"at {level}"})
@@ -150,7 +149,7 @@ def test_resource_updates_after_subscribe(mode_target):
         uris.append(uri)
         updated.set()
 
-    with connect(mode_target, on_resource_updated=on_updated) as client:
+    with connect(mode_target, handlers=Handlers(on_notification=resource_updates(on_updated))) as client:
         client.subscribe_resource("test://text")
         assert client.call_tool("touch", {"uri": "test://text"}).text == "touched"
         assert updated.wait(LONG)

@@ -12,8 +12,9 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import LONG, wait_until
-from helpers import ScriptedServer
-from mcpclient import Client, ClientClosedError, ConnectionClosed, RequestTimeout, SubscriptionLost
+from helpers import ScriptedServer, Twins
+from mcpclient import Client, ClientClosedError, ConnectionClosed, Handlers, RequestTimeout, SubscriptionLost
+from helpers import tool_changes
 
 
 pytestmark = pytest.mark.timeout(60)
@@ -47,7 +48,7 @@ def test_subscribe_resource_from_a_notification_callback_is_acknowledged(scripte
 
     def on_notification(method: str, params: Dict[str, Any]) -> None:
         if method == "notifications/message" and not done.is_set():
-            future = client.subscribe_resource_future("test://a", timeout=LONG)
+            future = Twins(client).subscribe_resource("test://a", timeout=LONG)
             listen = server.wait_for(lambda m: m.get("method") == "subscriptions/listen")
             acknowledge(server, listen)
             try:
@@ -56,7 +57,7 @@ def test_subscribe_resource_from_a_notification_callback_is_acknowledged(scripte
                 outcome["result"] = exc
             done.set()
 
-    with Client(server.transport, timeout=LONG, on_notification=on_notification) as client:
+    with Client(server.transport, timeout=LONG, handlers=Handlers(on_notification=on_notification)) as client:
         server.notify("notifications/message", {"level": "info", "data": "go"})
         assert done.wait(LONG)
         assert outcome == {"result": None}
@@ -70,7 +71,7 @@ def test_a_subscription_timeout_is_settled_off_the_timer_thread(scripted):
     called = threading.Event()
 
     with Client(server.transport, timeout=LONG) as client:
-        future = client.subscribe_resource_future("test://a", timeout=0.2)
+        future = Twins(client).subscribe_resource("test://a", timeout=0.2)
 
         def on_done(_: Any) -> None:
             seen["thread"] = threading.current_thread().name
@@ -90,8 +91,8 @@ def test_changes_made_back_to_back_all_wait_for_the_listen_that_carries_them(scr
     before that listen is acknowledged (the first's is replaced, not failed), then both succeed."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     with Client(server.transport, timeout=LONG) as client:
-        first = client.subscribe_resource_future("test://a")
-        second = client.subscribe_resource_future("test://b")
+        first = Twins(client).subscribe_resource("test://a")
+        second = Twins(client).subscribe_resource("test://b")
         assert server.wait_for(lambda m: len(listens(server)) == 2)
         latest = listens(server)[-1]
         assert latest["params"]["notifications"]["resourceSubscriptions"] == ["test://a", "test://b"]
@@ -108,7 +109,7 @@ def test_listen_on_a_dead_handshake_connection_ends_at_once():
                      "True}},'serverInfo':{'name':'x','version':'1'}}}), flush=True); sys.stdin.readline()"],
                     protocol="legacy", timeout=LONG)
     with client:
-        assert wait_until(lambda: client.is_closed)  # the server exits after the handshake
+        assert wait_until(lambda: client._is_closed)  # the server exits after the handshake
         with pytest.raises(ConnectionClosed):  # at once (the connection is known lost), or from get()
             subscription = client.listen(tools=True)
             subscription.get(timeout=LONG)
@@ -139,7 +140,7 @@ def test_a_listen_the_server_ends_at_once_ends_whenever_it_lands(scripted):
             with Client(server.transport, timeout=LONG) as client:
                 subscription = client.listen(tools=True)
                 assert subscription.get(timeout=LONG) is None and subscription.closed
-                assert client.session._pending == {}
+                assert client._session._pending == {}
         finally:
             stop.set()
             ender.join(LONG)
@@ -151,12 +152,12 @@ def test_subscribe_resource_says_why_when_its_listen_ends_unacknowledged(scripte
     (each message names its cause)."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     with Client(server.transport, timeout=LONG) as client:
-        future = client.subscribe_resource_future("test://a")
+        future = Twins(client).subscribe_resource("test://a")
         listen = server.wait_for(lambda m: m.get("method") == "subscriptions/listen")
         server.notify("notifications/cancelled", {"requestId": listen["id"]})
         with pytest.raises(SubscriptionLost, match="the server ended the subscription"):
             future.result(timeout=LONG)
-        pending = client.subscribe_resource_future("test://b")
+        pending = Twins(client).subscribe_resource("test://b")
         assert server.wait_for(lambda m: len(listens(server)) == 2)
     with pytest.raises(ClientClosedError):
         pending.result(timeout=LONG)
@@ -168,7 +169,7 @@ def test_a_subscribe_future_ends_when_a_later_change_leaves_nothing_to_listen_fo
     ``timeout=None``)."""
     server = scripted(lambda method, params: None, capabilities={"resources": {"subscribe": True}}, modern=True)
     with Client(server.transport, timeout=LONG) as client:
-        first = client.subscribe_resource_future("test://a", timeout=None)
+        first = Twins(client).subscribe_resource("test://a", timeout=None)
         assert server.wait_for(lambda m: m.get("method") == "subscriptions/listen")
         client.unsubscribe_resource("test://a")  # no URI left: no listen, in force at once
         assert first.result(timeout=LONG) is None
@@ -177,7 +178,7 @@ def test_a_subscribe_future_ends_when_a_later_change_leaves_nothing_to_listen_fo
 
 def test_an_on_event_that_raises_does_not_stop_the_change_handling(scripted):
     """An exception from a ``listen(on_event=)`` callback skips none of the rest of the
-    notification's handling: ``on_tools_changed``, the tool-schema and cache invalidation."""
+    notification's handling: the notification handler, the tool-schema and cache invalidation."""
     server = scripted(lambda method, params: {"tools": []} if method == "tools/list" else None,
                       capabilities={"tools": {"listChanged": True}})
     changed = threading.Event()
@@ -185,7 +186,8 @@ def test_an_on_event_that_raises_does_not_stop_the_change_handling(scripted):
     def on_event(event: Any) -> None:
         raise RuntimeError("a bug in the user's callback")
 
-    with Client(server.transport, timeout=LONG, protocol="legacy", on_tools_changed=lambda tools: changed.set()) as client:
+    with Client(server.transport, timeout=LONG, protocol="legacy",
+                handlers=Handlers(on_notification=tool_changes(changed.set))) as client:
         with client.listen(tools=True, on_event=on_event) as subscription:
             server.notify("notifications/tools/list_changed")
             assert subscription.get(timeout=LONG).kind == "tools_changed"

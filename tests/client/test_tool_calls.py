@@ -13,7 +13,7 @@ import pytest
 from conftest import LONG
 from helpers import ScriptedServer
 from reaping import Outcome, in_thread, reaper  # noqa: F401  (fixtures: reaper)
-from mcpclient import Client
+from mcpclient import Client, Timeout
 from mcpclient.errors import RequestTimeout
 from mcpclient.testing import server_command
 
@@ -73,8 +73,7 @@ def test_call_tool_future_accepts_reset_timeout_on_progress(reaper):
     client = reaper.client(Client(server_command(), timeout=LONG).connect())
     try:
         # 4 steps 0.25 s apart: 1 s in all, longer than the 0.6 s timeout each progress restarts
-        future = client.call_tool_future("slow", {"steps": 4, "delay": 0.25}, timeout=0.6,
-                                         reset_timeout_on_progress=True)
+        future = client.call_tool_future("slow", {"steps": 4, "delay": 0.25}, timeout=Timeout(0.6, reset_on_progress=True))
     except TypeError as exc:
         pytest.fail(f"call_tool_future rejects reset_timeout_on_progress: {exc}")
     assert future.result(timeout=LONG).text == "done after 4 steps"
@@ -82,7 +81,7 @@ def test_call_tool_future_accepts_reset_timeout_on_progress(reaper):
 
 def test_the_hard_cap_stops_a_call_that_keeps_reporting_progress():
     # slow: 20 steps of 0.1 s = 2 s; progress resets the 0.5 s timeout, but the cap is 0.6 s in all.
-    with Client(server_command(), timeout=LONG, reset_timeout_on_progress=True, max_total_timeout=0.6) as client:
+    with Client(server_command(), timeout=Timeout(LONG, reset_on_progress=True, total=0.6)) as client:
         started = time.monotonic()
         with pytest.raises(RequestTimeout) as info:
             client.call_tool("slow", {"steps": 20, "delay": 0.1}, timeout=0.5)
@@ -91,14 +90,16 @@ def test_the_hard_cap_stops_a_call_that_keeps_reporting_progress():
         assert client.call_tool("echo", {"text": "still fine"}).text == "still fine"
 
 
-def test_call_tools_runs_every_call_at_once_and_answers_failures_as_values():
-    """``Client.call_tools`` (what the LLM adapters drive, as a ``ServerGroup``'s): the results
-    in order, an unknown tool's error and an unsendable call's error in their places."""
+def test_a_clients_tools_run_every_call_at_once_and_answer_failures_as_values():
+    """A client as a ``ToolHost`` (``ClientTools``: what the LLM adapters drive, as a
+    ``ServerGroup``'s ``call_tools``): the results in order, an unknown tool's error and an
+    unsendable call's error in their places."""
     from mcpclient import MCPError
+    from mcpclient._client.tool_host import ClientTools
     from mcpclient.testing import server_command
 
     with Client(server_command(), timeout=LONG) as client:
-        results = client.call_tools([("add", {"a": 1, "b": 2}), ("no_such_tool", {}), ("echo", {"text": "hi"}),
+        results = ClientTools(client).call_tools([("add", {"a": 1, "b": 2}), ("no_such_tool", {}), ("echo", {"text": "hi"}),
                                      ("echo", {"text": float("nan")})])
     assert results[0].structured_content == {"sum": 3}
     assert isinstance(results[1], MCPError) or results[1].is_error

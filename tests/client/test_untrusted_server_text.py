@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import LONG, SERVERS, require_official_sdk
-from mcpclient import Client, ServerGroup
+from mcpclient import Client, Limits, ServerGroup
 
 require_official_sdk()
 
@@ -25,28 +25,28 @@ def cuts(caplog) -> list:
 def test_long_instructions_and_descriptions_are_cut_and_logged_once(caplog) -> None:
     caplog.set_level(logging.WARNING, logger="mcpclient")
     with Client(VERBOSE, timeout=LONG) as client:
-        instructions = client.instructions
+        instructions = client.server.instructions
         assert instructions.startswith("INSTRUCTIONS-MARKER") and len(instructions) < 8192 + 80
         assert instructions.endswith(f"[... {40_000 - 8192} more characters cut by the client]")
         for _ in range(2):
             [tool] = client.list_tools()
             assert len(tool.description) < 8192 + 80 and "more characters cut" in tool.description
-        assert client.instructions == instructions
+        assert client.server.instructions == instructions
         assert len(tool.raw["description"]) == 30_000  # the wire form is kept whole
     assert sorted(r.getMessage().split(": a ")[1].split(" of ")[0] for r in cuts(caplog)) == \
         ["instructions", "tool description"]
 
 
 def test_the_bound_is_configurable_and_can_be_lifted() -> None:
-    with Client(VERBOSE, timeout=LONG, max_server_text=100) as client:
-        kept, _, marker = client.instructions.partition(" [... ")
+    with Client(VERBOSE, timeout=LONG, limits=Limits(server_text=100)) as client:
+        kept, _, marker = client.server.instructions.partition(" [... ")
         assert len(kept) == 100 and kept.startswith("INSTRUCTIONS-MARKER") and marker.startswith("39900 more")
         assert client.list_tools()[0].description.startswith("Look a word up. Always")
-    with Client(VERBOSE, timeout=LONG, max_server_text=None) as client:
-        assert len(client.instructions) == 40_000 and len(client.list_tools()[0].description) == 30_000
+    with Client(VERBOSE, timeout=LONG, limits=Limits(server_text=None)) as client:
+        assert len(client.server.instructions) == 40_000 and len(client.list_tools()[0].description) == 30_000
     for bad in (0, -1, 1.5, True, "10"):
         with pytest.raises(ValueError):
-            Client(VERBOSE, max_server_text=bad)
+            Client(VERBOSE, limits=Limits(server_text=bad))
 
 
 def test_no_adapter_puts_the_instructions_into_what_goes_to_a_model() -> None:
@@ -54,7 +54,7 @@ def test_no_adapter_puts_the_instructions_into_what_goes_to_a_model() -> None:
     from mcpclient.adapters.openai import run_openai_tool_calls, to_openai_tools
 
     with ServerGroup({"v": VERBOSE}, client_options={"timeout": LONG}) as group:
-        assert "INSTRUCTIONS-MARKER" in group.client("v").instructions
+        assert "INSTRUCTIONS-MARKER" in group.client("v").server.instructions
         sent = [to_openai_tools(group), to_openai_tools(group, strict=True, api="responses"), to_anthropic_tools(group),
                 run_openai_tool_calls(group, [{"id": "c", "type": "function",
                                                "function": {"name": "v_lookup", "arguments": '{"word": "a"}'}}]),

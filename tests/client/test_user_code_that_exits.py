@@ -15,8 +15,8 @@ from typing import Any, Dict, List
 import pytest
 
 from conftest import LONG, require_official_sdk, wait_until
-from helpers import ScriptedServer
-from mcpclient import Client, CreateMessageResult
+from helpers import ScriptedServer, Twins
+from mcpclient import Client, CreateMessageResult, Handlers, Limits
 from mcpclient.testing import server_command
 from mcpclient.transports.stdio.transport import StdioTransport
 
@@ -42,7 +42,7 @@ def test_sys_exit_or_keyboard_interrupt_in_a_sampling_handler_is_answered_32603_
             raise KeyboardInterrupt
         return CreateMessageResult(f"ok {text}", "m")
 
-    with Client(server_command(), timeout=LONG, max_workers=2, sampling_handler=handler) as client:
+    with Client(server_command(), timeout=LONG, limits=Limits(workers=2), handlers=Handlers(sampling=handler)) as client:
         for text in ["exit"] * 3 + ["interrupt"] * 3:  # 6 > max_workers
             began = time.monotonic()
             asked = client.call_tool("ask_client", {"method": "sampling/createMessage", "params": _sample(text),
@@ -55,7 +55,7 @@ def test_sys_exit_or_keyboard_interrupt_in_a_sampling_handler_is_answered_32603_
         fine = client.call_tool("ask_client", {"method": "sampling/createMessage", "params": _sample("fine"),
                                                "count": 4, "timeout": 5}).structured_content
         assert fine["errors"] == [] and [r["content"]["text"] for r in fine["results"]] == ["ok fine"] * 4
-        handlers = [n for n in _threads_of(client.session.instance) if "-handler" in n]
+        handlers = [n for n in _threads_of(client._session.instance) if "-handler" in n]
         assert 1 <= len(handlers) <= 2
 
 
@@ -69,7 +69,7 @@ def test_the_32603_answer_does_not_carry_the_exception_text(caplog):
 
     try:
         with caplog.at_level(logging.ERROR, logger="mcpclient"):
-            with Client(srv.transport, timeout=LONG, sampling_handler=handler):
+            with Client(srv.transport, timeout=LONG, handlers=Handlers(sampling=handler)):
                 answer = srv.ask("sampling/createMessage", _sample("x"))
         assert answer["error"]["code"] == -32603
         assert "s3cr3t" not in json.dumps(answer) and "Traceback" not in json.dumps(answer)
@@ -105,8 +105,7 @@ def test_sys_exit_in_on_log_still_reaches_on_notification_and_later_callbacks():
         if data == "interrupt":
             raise KeyboardInterrupt
 
-    with Client(server_command(), timeout=LONG, on_log=on_log,
-                on_notification=lambda method, params: every.append(params.get("data"))) as client:
+    with Client(server_command(), timeout=LONG, handlers=Handlers(on_log=on_log, on_notification=lambda method, params: every.append(params.get("data")))) as client:
         for text in ("exit", "interrupt", "fine"):
             client.call_tool("log", {"level": "info", "message": text})
         assert wait_until(lambda: every == ["exit", "interrupt", "fine"])
@@ -236,6 +235,6 @@ def test_on_session_change_that_exits_is_contained_and_the_call_goes_on(started)
     with Client(transport, protocol="legacy", validate_output="listed", timeout=LONG) as client:
         assert client.call_tool("echo", {"text": "before"}).content[0].text == "before"
         server.expire_sessions()
-        assert client.list_tools_future().result(LONG) == []  # (a request safe to repeat in the new session)
+        assert Twins(client).list_tools().result(LONG) == []  # (a request safe to repeat in the new session)
         assert len(changes) == 1
         assert client.call_tool("echo", {"text": "after"}).content[0].text == "after"

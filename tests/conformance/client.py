@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Any, Callable, Dict
 
-from mcpclient import Client, MCPError, SkillVerificationError, accept_defaults
+from mcpclient import Client, Handlers, MCPError, SkillVerificationError, Skills, accept_defaults
 
 log = logging.getLogger("conformance")
 
@@ -47,7 +47,7 @@ def call(client: Client, name: str, arguments: Dict[str, Any], **kwargs: Any) ->
 def initialize(client: Client, context: Dict[str, Any]) -> None:
     """The handshake (done by connect), then tools/list if the server offers tools: this mock
     declares no capabilities, and mcpclient sends nothing a server did not declare."""
-    if "tools" in client.server_capabilities:
+    if "tools" in client.server.capabilities:
         tool_names(client)
     else:
         log.info("the server declares no tools capability; not listing tools")
@@ -99,10 +99,10 @@ def everything(client: Client, context: Dict[str, Any]) -> None:
     resource, list and get each prompt (the mock checks the routing headers of each)."""
     for name, arguments in plain_calls(client):
         call(client, name, arguments)
-    if "resources" in client.server_capabilities:
+    if "resources" in client.server.capabilities:
         for resource in client.list_resources():
             log.info("read %s -> %d contents", resource.uri, len(client.read_resource(resource.uri)))
-    if "prompts" in client.server_capabilities:
+    if "prompts" in client.server.capabilities:
         for prompt in client.list_prompts():
             log.info("prompt %s -> %d messages", prompt.name, len(client.get_prompt(prompt.name).messages))
 
@@ -123,12 +123,12 @@ def skills(client: Client, context: Dict[str, Any]) -> None:
     """SEP-2640: list the skills (reading none of their files); for the verify-* scenarios load
     the first one, which the mock has tampered with: load_skill must refuse it before any
     supporting file is read."""
-    listed = client.list_skills()
+    listed = client.extension(Skills).list()
     log.info("skills: %s", [(s.name, s.uri) for s in listed])
     if os.environ.get("MCP_CONFORMANCE_SCENARIO", "").endswith("no-prefetch") or not listed:
         return
     try:
-        loaded = client.load_skill(listed[0])
+        loaded = client.extension(Skills).load(listed[0])
     except SkillVerificationError as exc:
         log.info("refused, as it should be: %s", exc)
         return
@@ -171,7 +171,7 @@ def tools_list_and_call(client: Client, context: Dict[str, Any]) -> None:
 def default(client: Client, context: Dict[str, Any]) -> None:
     """Anything else (auth/*, the 2026-07-28 and extension scenarios): list tools, then replay
     the context's toolCalls if it has any (http-custom-headers)."""
-    if "tools" in client.server_capabilities:
+    if "tools" in client.server.capabilities:
         tool_names(client)
     for tool_call in context.get("toolCalls") or []:
         call(client, tool_call["name"], tool_call.get("arguments") or {})
@@ -212,8 +212,8 @@ def main(argv: list) -> int:
         log.warning("mcpclient does not speak %s; negotiating", revision)
     try:
         auth = oauth_for(scenario, context)
-        with Client(url, protocol=protocol, timeout=15.0, elicitation_handler=accept_defaults, auth=auth) as client:
-            log.info("connected: server %s, protocol %s", client.server_info.name, client.protocol_version)
+        with Client(url, protocol=protocol, timeout=15.0, auth=auth, handlers=Handlers(elicitation=accept_defaults)) as client:
+            log.info("connected: server %s, protocol %s", client.server.name, client.server.protocol_version)
             run(client, context)
     except (MCPError, ScenarioFailed) as exc:
         log.error("scenario %s failed: %s: %s", scenario, type(exc).__name__, exc)

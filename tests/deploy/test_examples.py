@@ -39,8 +39,8 @@ def test_notebook_cells_with_a_rerun_leave_nothing_running(capsys):
             clients.append(namespace["mcp_client"])
     first, second = clients
     assert isinstance(first, Client) and first is not second
-    assert first.is_closed and not pid_alive(first.transport.pid or 0), "the re-run left the first client open"
-    assert second.is_closed
+    assert first.state == "closed" and not pid_alive(first.transport.pid or 0), "the re-run left the first client open"
+    assert second.state == "closed"
     out = capsys.readouterr().out
     assert "tools: echo, add, slow" in out
     assert out.count("2 + 3 = 5") == 2

@@ -15,7 +15,7 @@ import pytest
 from conftest import LONG, faulty
 from helpers import ScriptedServer
 from reaping import in_thread, reaper  # noqa: F401  (fixtures: reaper)
-from mcpclient import Client, ClientClosedError, StdioTransport
+from mcpclient import Client, ClientClosedError, Handlers, Limits, StdioTransport
 from mcpclient.errors import MCPError, ProcessExited
 from mcpclient._engine.deadline import Deadline
 from mcpclient.testing import server_command
@@ -52,7 +52,7 @@ def test_every_calls_future_answers_done_callbacks_and_exception_as_a_future_doe
     ``concurrent.futures.Future``: ``done()``, done-callbacks, ``exception()`` and ``result()``."""
     server = scripted(lambda method, params: {"content": []})
     with Client(server.transport, timeout=LONG) as client:
-        call = client.session.call("tools/call", {"name": "t"}, deadline=Deadline(LONG))
+        call = client._session.call("tools/call", {"name": "t"}, deadline=Deadline(LONG))
         seen: List[Any] = []
         called = threading.Event()
         call.add_done_callback(lambda done: (seen.append(done.result()), called.set()))
@@ -73,7 +73,7 @@ def test_waiting_on_a_future_from_a_notification_callback_does_not_deadlock():
             box["text"] = future.result(timeout=LONG / 2).text  # (well before the call's own timeout)
             waited.set()
 
-    with Client(server_command(), on_log=on_log, timeout=6 * LONG) as client:
+    with Client(server_command(), timeout=6 * LONG, handlers=Handlers(on_log=on_log)) as client:
         client.set_logging_level("debug")
         box["future"] = client.call_tool_future("slow", {"steps": 3, "delay": 0.05}, on_progress=lambda *a: None)
         client.call_tool("log", {"level": "info", "message": "hi"})  # on_log runs on the notification thread
@@ -85,7 +85,7 @@ def test_done_callbacks_waiting_on_futures_never_starve_the_workers():
     finished."""
     results: List[str] = []
     done = threading.Event()
-    with Client(server_command(), max_workers=2, timeout=LONG) as client:
+    with Client(server_command(), timeout=LONG, limits=Limits(workers=2)) as client:
         # each trigger's done-callback waits for a slower call: both workers wait before any of
         # those is answered, and its answer needs a worker
         others = [client.call_tool_future("slow", {"steps": 1, "delay": 0.3}) for i in range(4)]
@@ -115,7 +115,7 @@ def test_a_callback_that_calls_sys_exit_does_not_stop_later_callbacks(scripted):
         second.set()
 
     server = scripted(lambda method, params: None)
-    with Client(server.transport, timeout=LONG, on_notification=on_notification):
+    with Client(server.transport, timeout=LONG, handlers=Handlers(on_notification=on_notification)):
         server.notify("notifications/x", {"n": 1})
         server.notify("notifications/x", {"n": 2})
         assert second.wait(LONG), seen
@@ -164,7 +164,7 @@ def test_waiting_on_another_future_in_a_done_callback_does_not_stall_the_connect
 @pytest.mark.timeout(20)
 def test_calls_on_a_dead_connection_from_fresh_threads_raise_process_exited(reaper):
     client = reaper.client(Client(StdioTransport(faulty("exit-on-call"), stderr=None), timeout=LONG).connect())
-    readers = [t for t in client.session.threads() if t.name.endswith("-reader")]
+    readers = [t for t in client._session.threads() if t.name.endswith("-reader")]
     assert readers
     with pytest.raises(ProcessExited):
         client.call_tool("echo", {"text": "x"})

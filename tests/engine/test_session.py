@@ -313,7 +313,7 @@ def test_32_threads_x_150_calls_over_stdio_each_get_their_own_answer():
         for w in workers:
             w.join(100)
         assert not any(w.is_alive() for w in workers)
-        assert client.session.late_replies == 0 and client.session.unknown_replies == 0
+        assert client._session.late_replies == 0 and client._session.unknown_replies == 0
     assert wrong == []
     assert counts == [calls] * threads_n
 

@@ -14,6 +14,7 @@ from conftest import LONG, SHORT, server_script, wait_until
 from reaping import in_thread, reaper  # noqa: F401  (fixtures: reaper)
 from mcpclient import Client
 from mcpclient.errors import MCPError, RequestTimeout
+from helpers import Twins
 
 
 pytestmark = [
@@ -36,7 +37,7 @@ def test_a_huge_future_timeout_does_not_stop_later_timeouts(reaper):
     except Exception as exc:  # noqa: BLE001 - e.g. OverflowError from a lock or select timeout
         pytest.fail(f"request_future(timeout=1e10) raised {exc!r}")
     # give the timer thread (if there is one) time to reach its wait on the far deadline
-    timers = [t for t in client.session.threads() if t.name.endswith("-timer")]
+    timers = [t for t in client._session.threads() if t.name.endswith("-timer")]
     assert not wait_until(lambda: any(not t.is_alive() for t in timers), SHORT), \
         "the timer thread died waiting for a timeout=1e10 deadline"
     started = time.monotonic()
@@ -63,7 +64,7 @@ def test_a_huge_blocking_timeout_is_accepted(reaper):
 def test_a_negative_or_non_numeric_timeout_is_an_argument_error(reaper, timeout, blocking):
     client = reaper.client(Client(MUTE, timeout=LONG).connect())
     try:
-        client.ping(timeout=timeout) if blocking else client.ping_future(timeout=timeout)
+        client.ping(timeout=timeout) if blocking else Twins(client).ping(timeout=timeout)
     except (ValueError, TypeError):
         pass
     except MCPError as exc:

@@ -14,12 +14,12 @@ from typing import Any, Dict, FrozenSet, List, Mapping
 
 import pytest
 
-from mcpclient import CallFuture, CapabilityError, Client, MissingClientCapability, ProtocolError, RequestTimeout
+from mcpclient import CallFuture, CapabilityError, Client, Handlers, MissingClientCapability, ProtocolError, RequestTimeout
 from mcpclient._engine.futures import ChainedFuture
 from mcpclient.extensions import APP_MIME_TYPE, APPS, TASKS, Extension, ExtensionContext, check_id
 
 from conftest import LONG
-from helpers import ScriptedServer
+from helpers import ScriptedServer, Twins, declared_extensions, supports
 from http_scripted import Reply, ScriptedHTTPServer
 
 pytestmark = pytest.mark.timeout(60)
@@ -107,21 +107,21 @@ def test_declared_in_initialize_with_built_in_settings(started):
         declared = sent(server, "initialize")[0]["params"]["capabilities"]["extensions"]
         assert declared == {APPS: {"mimeTypes": [APP_MIME_TYPE]}, "com.example/plain": {}, JOBS: {"version": 1},
                             "org.other/cfg": {"a": 1}}
-        assert dict(client.extensions) == declared
-        assert dict(client.server_extensions) == {JOBS: {"limit": 3}}
-        assert client.supports_extension(JOBS) and not client.supports_extension(APPS)
+        assert dict(declared_extensions(client)) == declared
+        assert dict(client.server.extensions) == {JOBS: {"limit": 3}}
+        assert supports(client, JOBS) and not supports(client, APPS)
 
 
 def test_apps_mime_type_is_always_declared(started):
     server = started(jobs_server())
     with connect(server, extensions={APPS: {"mimeTypes": ["text/x-other"], "extra": True}}) as client:
-        assert client.extensions[APPS] == {"mimeTypes": [APP_MIME_TYPE, "text/x-other"], "extra": True}
+        assert declared_extensions(client)[APPS] == {"mimeTypes": [APP_MIME_TYPE, "text/x-other"], "extra": True}
 
 
 def test_declared_in_every_2026_request_and_nothing_without_extensions(started):
     server = started(jobs_server(modern=True))
     with connect(server, extensions={JOBS: Jobs(), TASKS: {}}, capabilities={"extensions": {"x.y/z": {}}}) as client:
-        assert client.protocol_version == "2026-07-28"
+        assert client.server.protocol_version == "2026-07-28"
         client.list_tools()
         client.call_tool("echo")
         client.request("tasks/get", {"taskId": "t1"})
@@ -135,7 +135,7 @@ def test_declared_in_every_2026_request_and_nothing_without_extensions(started):
         plain = started(jobs_server())
         with connect(plain, **options) as client:
             assert "extensions" not in sent(plain, "initialize")[0]["params"]["capabilities"]
-            assert client.extensions == {} and client.supports_extension(JOBS) is False
+            assert declared_extensions(client) == {} and supports(client, JOBS) is False
 
 
 # --- bad input ----------------------------------------------------------------------------------------
@@ -276,7 +276,7 @@ def test_an_extension_may_take_over_the_futures_of_the_methods_it_claims(started
         inline = client.call_tool_future("fast")
         assert isinstance(inline, Chain) and inline.result(LONG).text == "plain"
         assert client.call_tool("slow").text == "done j1"  # (a blocking call: resolve, on the caller's thread)
-        assert type(client.list_tools_future()) is CallFuture
+        assert type(Twins(client).list_tools()) is CallFuture
 
 
 class Stuck(Jobs):
@@ -311,7 +311,7 @@ def test_a_user_extension_answers_requests_and_gets_notifications(started):
     server = started(jobs_server())
     jobs = Jobs()
     seen: List[str] = []
-    with connect(server, extensions={JOBS: jobs}, on_notification=lambda m, p: seen.append(m)) as client:
+    with connect(server, extensions={JOBS: jobs}, handlers=Handlers(on_notification=lambda m, p: seen.append(m))) as client:
         answer = server.ask("example/ping", {"n": 7})
         assert answer["result"] == {"pong": 7}
         assert server.ask("example/unknown")["error"]["code"] == -32601
@@ -325,7 +325,7 @@ def test_a_user_extension_answers_requests_and_gets_notifications(started):
 def test_the_context_answers_with_the_clients_own_handlers(started):
     server = started(jobs_server())
     jobs = Jobs()
-    with connect(server, extensions={JOBS: jobs}, roots=["file:///tmp"]):
+    with connect(server, extensions={JOBS: jobs}, handlers=Handlers(roots=["file:///tmp"])):
         ctx = jobs.bound[-1]
         assert ctx.answer("roots/list", {}) == {"roots": [{"uri": "file:///tmp"}]}
         assert ctx.id == JOBS
@@ -360,8 +360,7 @@ def test_a_failing_notification_handler_is_logged_and_the_core_still_runs(starte
 
     server = started(jobs_server())
     got = threading.Event()
-    with connect(server, extensions={JOBS: Broken()},
-                 on_notification=lambda m, p: got.set() if m == "notifications/example/event" else None):
+    with connect(server, extensions={JOBS: Broken()}, handlers=Handlers(on_notification=lambda m, p: got.set() if m == "notifications/example/event" else None)):
         server.notify("notifications/example/event", {})
         assert got.wait(LONG)
     assert "extension handler for notifications/example/event failed" in caplog.text
@@ -382,10 +381,10 @@ def test_known_tool_reads_the_latest_listing_without_a_request(started):
 
     server = started(ScriptedServer(handle, {"tools": {"listChanged": True}}))
     with Client(server.transport, timeout=LONG) as client:
-        assert client.known_tool("counter") is None and sent(server, "tools/list") == []
+        assert client._known_tool("counter") is None and sent(server, "tools/list") == []
         client.list_tools()
-        tool = client.known_tool("counter")
-        assert tool is not None and tool.name == "counter" and client.known_tool("other") is None
+        tool = client._known_tool("counter")
+        assert tool is not None and tool.name == "counter" and client._known_tool("other") is None
         assert len(sent(server, "tools/list")) == 1
 
 
@@ -428,8 +427,7 @@ def test_a_failing_bind_is_logged_and_spoils_neither_connect_nor_reconnect(caplo
 
     broken, fine = Fragile("com.example/broken", True), Fragile("com.example/fine", False)
     reconnected = threading.Event()
-    with Client(server_command(), timeout=LONG, reconnect=True, on_reconnect=lambda c: reconnected.set(),
-                extensions={broken.id: broken, fine.id: fine}) as client:  # (connect() did not raise)
+    with Client(server_command(), timeout=LONG, reconnect=True, extensions={broken.id: broken, fine.id: fine}, handlers=Handlers(on_reconnect=lambda: reconnected.set())) as client:  # (connect() did not raise)
         assert (broken.binds, fine.binds) == (1, 1)
         os.kill(client.transport.pid, signal.SIGKILL)
         assert wait_until(lambda: client.state == "lost")
@@ -480,8 +478,7 @@ def test_an_extension_handler_raising_system_exit_leaves_the_cores_handling_alon
     logged = threading.Event()
     second = Second()
     server = started(jobs_server())
-    with connect(server, extensions={JOBS: Exiting(), Second.id: second},
-                 on_log=lambda level, logger, data: logged.set()):
+    with connect(server, extensions={JOBS: Exiting(), Second.id: second}, handlers=Handlers(on_log=lambda level, logger, data: logged.set())):
         server.notify("notifications/message", {"level": "info", "data": "hello"})
         assert logged.wait(LONG)  # the core's log routing still ran
         server.notify("notifications/example/event", {"n": 1})
@@ -492,8 +489,8 @@ def test_extensions_declared_through_capabilities_are_declared_extensions(starte
     server = started(jobs_server())
     with connect(server, capabilities={"extensions": {JOBS: {"v": 2}}}, extensions={APPS: True}) as client:
         wire = sent(server, "initialize")[0]["params"]["capabilities"]["extensions"]
-        assert dict(client.extensions) == wire == {JOBS: {"v": 2}, APPS: {"mimeTypes": [APP_MIME_TYPE]}}
-        assert client.supports_extension(JOBS)
+        assert dict(declared_extensions(client)) == wire == {JOBS: {"v": 2}, APPS: {"mimeTypes": [APP_MIME_TYPE]}}
+        assert supports(client, JOBS)
 
 
 def test_an_extension_instance_serves_one_client(started):
@@ -523,7 +520,7 @@ def test_a_second_close_does_not_close_the_extensions_again(started):
 def test_a_client_that_failed_to_construct_does_not_keep_its_extension(started):
     jobs = Jobs()
     with pytest.raises(TypeError) as caught:
-        Client("python -c pass", extensions={JOBS: jobs}, sampling_handler=5)  # type: ignore[arg-type]
+        Client("python -c pass", extensions={JOBS: jobs}, handlers=Handlers(sampling=5))  # type: ignore[arg-type]
     kept = caught  # (the traceback holds the half-made client)
     with connect(started(jobs_server()), extensions={JOBS: jobs}) as client:
         assert client.call_tool("slow").text == "done j1" and kept is not None
@@ -551,7 +548,7 @@ def test_false_declares_nothing():
     server = ScriptedServer(lambda method, params: {})
     try:
         with Client(server.transport, extensions={TASKS: False, "com.acme/x": True}, timeout=LONG) as client:
-            assert dict(client.extensions) == {"com.acme/x": {}}
+            assert dict(declared_extensions(client)) == {"com.acme/x": {}}
         init = server.wait_for(lambda m: m.get("method") == "initialize")
         assert init is not None and init["params"]["capabilities"].get("extensions") == {"com.acme/x": {}}
     finally:

@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from mcpclient import CapabilityError, Client, SkillVerificationError
+from mcpclient import CapabilityError, Client, SkillVerificationError, Skills
 
 from conftest import LONG
 from helpers import ScriptedServer
@@ -56,17 +56,17 @@ def reads(server: ScriptedServer) -> List[str]:
 def test_listing_reads_nothing_and_loading_verifies_then_serves_listed_files(skill_server):
     server = skill_server(entry(GOOD), {SKILL: GOOD, FORMS: FORMS_TEXT})
     with Client(server.transport, timeout=LONG) as client:
-        [skill] = client.list_skills()
+        [skill] = client.extension(Skills).list()
         assert (skill.name, skill.description, len(skill.files)) == ("pdf", "Fill PDF forms", 2)
         assert reads(server) == []  # no prefetch
-        loaded = client.load_skill("pdf")
+        loaded = client.extension(Skills).load("pdf")
         assert loaded.text == GOOD and loaded.body.strip() == "Use the forms."
         assert reads(server) == [SKILL]
         assert loaded.read("references/FORMS.md") == FORMS_TEXT.encode()
         with pytest.raises(SkillVerificationError, match="not in the skill's manifest"):
             loaded.read("../../etc/passwd")
         assert reads(server) == [SKILL, FORMS]  # the unlisted file was refused locally
-        assert client.get_skill(SKILL).uri == SKILL
+        assert client.extension(Skills).get(SKILL).uri == SKILL
 
 
 @pytest.mark.parametrize("served, reason", [
@@ -77,7 +77,7 @@ def test_a_tampered_skill_md_is_refused_before_anything_else_is_read(skill_serve
     server = skill_server(entry(GOOD), {SKILL: served, FORMS: FORMS_TEXT})
     with Client(server.transport, timeout=LONG) as client:
         with pytest.raises(SkillVerificationError, match=reason):
-            client.load_skill(client.list_skills()[0])
+            client.extension(Skills).load(client.extension(Skills).list()[0])
     assert reads(server) == [SKILL]
 
 
@@ -86,14 +86,14 @@ def test_a_frontmatter_that_differs_from_the_listing_is_refused(skill_server):
     server = skill_server(entry(evil), {SKILL: evil, FORMS: FORMS_TEXT})  # digest and size match
     with Client(server.transport, timeout=LONG) as client:
         with pytest.raises(SkillVerificationError, match="frontmatter field 'description'"):
-            client.load_skill("pdf")
+            client.extension(Skills).load("pdf")
     assert reads(server) == [SKILL]
 
 
 def test_a_supporting_file_that_does_not_match_is_refused(skill_server):
     server = skill_server(entry(GOOD), {SKILL: GOOD, FORMS: "changed\n"})
     with Client(server.transport, timeout=LONG) as client:
-        loaded = client.load_skill("pdf")
+        loaded = client.extension(Skills).load("pdf")
         with pytest.raises(SkillVerificationError):
             loaded.read(FORMS)
 
@@ -103,6 +103,6 @@ def test_skills_need_the_extension(skill_server):
     try:
         with Client(server.transport, timeout=LONG) as client:
             with pytest.raises(CapabilityError):
-                client.list_skills()
+                client.extension(Skills).list()
     finally:
         server.stop()

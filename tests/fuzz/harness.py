@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from mcpclient import Client
+from mcpclient import Client, Handlers
 from mcpclient.errors import MCPError
 from mcpclient.transports import HTTPTransport, StdioTransport
 
@@ -230,9 +230,7 @@ class Connection:
                 kwargs["max_message_size"] = max_size
             target = HTTPTransport(f"http://127.0.0.1:{http.port}/mcp", **kwargs)
         self.notifications = 0
-        self.client = Client(target, protocol=PROTOCOL, timeout=10.0, sampling_handler=_sample,
-                             elicitation_handler=_elicit, roots=["file:///tmp"], on_notification=self._note,
-                             on_log=lambda *a: None)
+        self.client = Client(target, protocol=PROTOCOL, timeout=10.0, handlers=Handlers(sampling=_sample, elicitation=_elicit, roots=["file:///tmp"], on_notification=self._note, on_log=lambda *a: None))
         self.client.connect(timeout=15)
         if transport == "stdio":
             self.server_pid = self.control.accept()["pid"]

@@ -31,7 +31,7 @@ def test_pins_that_cannot_be_written_stop_every_server_the_group_started() -> No
     pids = [group.client(name).transport.pid for name in ("a", "b")]
     assert all(pids)
     assert wait_until(lambda: not any(pid_alive(pid) for pid in pids))
-    assert all(group.client(name).is_closed for name in ("a", "b"))
+    assert all(group.client(name).state == "closed" for name in ("a", "b"))
 
 
 def test_a_pins_path_that_cannot_be_read_is_refused_with_the_reason(tmp_path) -> None:

@@ -117,7 +117,7 @@ def test_config_file_with_disabled_and_filtered_servers(tmp_path):
     with ServerGroup(str(path), exclude=["m_*"]) as group:
         assert sorted(t.name for t in group.list_tools()) == ["t_add", "t_echo"]
         assert group.status["off"].state == "disabled" and group.status["m"].tools == 0
-        assert group.client("t").timeout == 15.0
+        assert group.client("t")._core.settings.timeout.call == 15.0
         with pytest.raises(UnknownToolError, match="did you mean 't_echo'"):
             group.call_tool("t_ecko")
         with pytest.raises(KeyError):  # an UnknownToolError is a KeyError too
@@ -148,9 +148,9 @@ def test_adopted_clients_client_options_and_repr(tmp_path):
                         client_options={"timeout": 7.0, "protocol": "legacy"})
     assert "secret" not in repr(group)
     with group:
-        assert group.client("adopted") is client and group.client("new").timeout == 7.0
+        assert group.client("adopted") is client and group.client("new")._core.settings.timeout.call == 7.0
         assert group.call_tool("adopted_echo", {"text": "mine"}).text == "mine"
-    assert client.is_closed and group.client("new").is_closed
+    assert client._is_closed and group.client("new")._is_closed
     group.close()  # idempotent
 
 
@@ -209,13 +209,13 @@ def test_a_client_of_a_server_config_is_unconnected_and_takes_the_entry_settings
     config = ServerConfig("t", TESTING_SERVER[0], tuple(TESTING_SERVER[1:]), timeout=3.0, protocol="legacy")
     client = Client(config, timeout=99.0)
     try:
-        assert client.state == "new" and client.timeout == 3.0
+        assert client.state == "new" and client._core.settings.timeout.call == 3.0
         with pytest.raises(ValueError, match="come from the server's entry"):
             Client(config, headers={"X": "1"})
     finally:
         client.close()
     with Client(config) as client:  # (protocol="legacy": the handshake, no discovery probe)
-        assert client.protocol_version == "2025-11-25" and client.call_tool("echo", {"text": "hi"}).text == "hi"
+        assert client.server.protocol_version == "2025-11-25" and client.call_tool("echo", {"text": "hi"}).text == "hi"
 
 
 def test_close_is_parallel_and_bounded_even_with_servers_that_ignore_sigterm():
@@ -277,12 +277,13 @@ def test_secrets_stay_out_of_reprs_statuses_errors_and_logs(caplog):
 def test_a_server_announcing_new_tools_updates_the_group_and_pins_them(tmp_path):
     changed = threading.Event()
     pins = ToolPins(tmp_path / "pins.json")
-    def on_tools_changed(tools):  # the handshake era: the server announces changes unasked
-        if "extra" in [t.name for t in tools]:
+    def on_tools_changed(server, tools):  # the handshake era: the server announces changes unasked
+        if server == "srv" and "extra" in [t.name for t in tools]:
             changed.set()
 
-    options = {"timeout": 20.0, "protocol": "legacy", "on_tools_changed": on_tools_changed}
-    with ServerGroup({"srv": OFFICIAL_SERVER}, client_options=options, pins=pins) as group:
+    options = {"timeout": 20.0, "protocol": "legacy"}
+    with ServerGroup({"srv": OFFICIAL_SERVER}, client_options=options, pins=pins,
+                     on_tools_changed=on_tools_changed) as group:
         assert "srv_extra" not in [t.name for t in group.list_tools()]
         group.call_tool("srv_add_tool", {"name": "extra"})
         assert changed.wait(LONG)  # the user's callback runs after the group took the new list
@@ -384,10 +385,10 @@ def test_known_tool_names_an_exposed_tool_of_the_latest_listing_without_a_reques
     """As ``Client.known_tool``: what the LLM adapters ask before refusing an app-only call."""
     with ServerGroup({"a": TESTING_SERVER}, client_options=OPTIONS) as group:
         listed = {t.name: t for t in group.list_tools()}
-        requests_before = group.client("a").session.received
+        requests_before = group.client("a")._session.received
         assert group.known_tool("a_echo") == listed["a_echo"] and group.known_tool("a_echo").name == "a_echo"
         assert group.known_tool("echo") is None and group.known_tool("nothing") is None
-        assert group.client("a").session.received == requests_before  # nothing was asked
+        assert group.client("a")._session.received == requests_before  # nothing was asked
 
 
 def test_a_group_closed_by_an_atexit_handler_stops_its_servers_without_an_error():

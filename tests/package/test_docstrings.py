@@ -105,7 +105,7 @@ def test_the_walk_finds_the_public_api() -> None:
     assert {"mcpclient.Client", "mcpclient.HTTPTransport", "mcpclient.auth.OAuth",
             "mcpclient.adapters.to_openai_tools"} <= set(names)
     members = dict(_own_members(mcpclient.Client))
-    assert {"call_tool", "call_tool_future", "iter_tools", "unsubscribe_resource", "server_info"} <= set(members)
+    assert {"call_tool", "call_tool_future", "page", "unsubscribe_resource", "server"} <= set(members)
 
 
 def _client_request_methods() -> Iterator[Tuple[str, Any]]:

@@ -28,7 +28,8 @@ def test_import_loads_only_the_facade_and_the_errors():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     loaded, dataclasses_loaded = out.stdout.splitlines()
     assert loaded == repr(["mcpclient", "mcpclient._client", "mcpclient._client.deferred", "mcpclient._util",
-                           "mcpclient._util.lazy", "mcpclient._util.sentinel", "mcpclient._version",
+                           "mcpclient._util.lazy", "mcpclient._util.sentinel", "mcpclient._util.waiting",
+                           "mcpclient._version",
                            "mcpclient.client", "mcpclient.errors"]), out.stderr
     assert dataclasses_loaded == "False"
 
@@ -37,9 +38,9 @@ def test_names_of_the_engine_and_the_types_load_on_first_use():
     code = ("import sys, mcpclient; from mcpclient import CallFuture, Tool, ToolResult, Transport;"
             "import concurrent.futures; assert issubclass(CallFuture, concurrent.futures.Future);"
             "assert Tool.__module__ == 'mcpclient.types' and Transport.__module__ == 'mcpclient.transports.base';"
-            "c = mcpclient.Client('python -m mcpclient.testing'); print(repr(c.server_info.name), c.state, c.timeout)")
+            "c = mcpclient.Client('python -m mcpclient.testing'); print(c.server, c.state)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
-    assert out.stdout.strip() == "'' new 60.0", out.stderr
+    assert out.stdout.strip() == "None new", out.stderr
 
 
 #: Modules only some feature needs: ``import mcpclient`` (and a text result) must leave them unloaded.

@@ -1,7 +1,8 @@
 """The public surface: what the API returns or raises is importable (``Subscription``, ``Event``,
-``SubscriptionLost`` and the futures' type included), and every request method has its ``_future``
-twin with the same parameters (``list_tasks``, ``list_skills``, ``get_skill`` and ``load_skill``
-included). The package's public names are sorted and importable.
+``SubscriptionLost`` and the futures' type included); ``Client`` stays within its budget (25
+public names, 14 constructor keywords) with ``_future`` twins only where many calls are started
+at once, each with its blocking method's parameters. The package's public names are sorted and
+importable.
 """
 from __future__ import annotations
 
@@ -14,11 +15,8 @@ import mcpclient
 from mcpclient import Client, errors, types
 
 
-#: Public Client methods that are not one request to the server (and so have no ``_future`` twin).
-NOT_REQUESTS = {"connect", "close", "listen", "set_roots", "wait_for_elicitation", "invalidate_cache",
-                "iter_tools", "iter_resources", "iter_resource_templates", "iter_prompts",
-                "supports_extension", "known_tool", "task",
-                "call_tools"}  # (a batch of call_tool futures itself, as a ServerGroup's)
+#: The request methods that have a ``_future`` twin: those users start many of at once.
+TWINNED = {"call_tool", "request"}
 
 
 def _public_methods():
@@ -40,7 +38,7 @@ def test_every_error_and_result_type_is_exported():
 
 def test_everything_the_client_returns_or_yields_is_exported():
     namespace = {name: getattr(mcpclient, name) for name in mcpclient.__all__}
-    namespace.update(vars(typing))
+    namespace.update(vars(typing), F=typing.TypeVar("F"))  # (extension(kind) returns what kind is)
     from mcpclient.extensions.skills import LoadedSkill, Skill  # noqa: F401 - resolved by get_type_hints
     from mcpclient.extensions.tasks.core import Task, ToolTask  # noqa: F401
 
@@ -66,20 +64,24 @@ def _classes(annotation):
         yield from _classes(arg)
 
 
-def test_every_request_method_has_a_future_twin_with_the_same_parameters():
+def test_the_client_stays_within_its_budget_of_names_and_keywords():
+    names = [name for name in dir(Client) if not name.startswith("_")]
+    keywords = [p for p in inspect.signature(Client.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    assert "call_tool" in names and "timeout" in [p.name for p in keywords]  # the walk finds them
+    assert len(names) <= 25, names
+    assert len(keywords) <= 14, [p.name for p in keywords]
+
+
+def test_only_the_calls_started_many_at_once_have_a_future_twin_with_the_same_parameters():
     methods = _public_methods()
-    requests = {n for n in methods if not n.endswith("_future") and n not in NOT_REQUESTS}
     futures = {n[:-len("_future")] for n in methods if n.endswith("_future")}
-    assert "call_tool" in requests  # the walk finds the request methods
-    assert requests - futures == set(), "request methods without a _future twin"
-    assert futures - requests == set(), "_future methods without a blocking twin"
-    for name in sorted(requests):
+    assert futures == TWINNED
+    for name in sorted(futures):
         blocking = inspect.signature(methods[name]).parameters
         twin = inspect.signature(methods[f"{name}_future"]).parameters
-        expected = {k: v for k, v in blocking.items() if not (name == "call_tool" and k == "task")}
-        assert list(twin) == list(expected), name
+        assert list(twin) == list(blocking), name
         for key in twin:
-            assert (twin[key].kind, twin[key].default) == (expected[key].kind, expected[key].default), (name, key)
+            assert (twin[key].kind, twin[key].default) == (blocking[key].kind, blocking[key].default), (name, key)
 
 
 def test_every_future_twin_returns_a_call_future():

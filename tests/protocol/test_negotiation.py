@@ -11,7 +11,7 @@ import pytest
 
 from conftest import LONG
 from helpers import ScriptedServer
-from mcpclient import Client, MemoryTransport, ProtocolError
+from mcpclient import Client, MemoryTransport, ProtocolError, Timeout
 from mcpclient.errors import RequestTimeout
 from mcpclient.protocol.spec import era_setting
 from mcpclient.protocol.spec import check_server_version, choose_offer, required_capability, server_has
@@ -69,8 +69,8 @@ def test_a_required_2026_era_waits_for_a_stdio_server_slow_to_answer_discover(st
     a loaded CI runner took over 2 s) is waited for; the call does not fail with "the server
     does not speak the 2026-07-28 protocol" after ``probe_timeout``."""
     server = started(ScriptedServer(lambda method, params: None, modern=True, discover_delay=0.5))
-    with Client(server.transport, protocol="2026-07-28", probe_timeout=0.05, timeout=LONG) as client:
-        assert client.protocol_version == "2026-07-28"
+    with Client(server.transport, protocol="2026-07-28", timeout=Timeout(LONG, probe=0.05)) as client:
+        assert client.server.protocol_version == "2026-07-28"
 
 
 def test_initialize_is_never_cancelled():

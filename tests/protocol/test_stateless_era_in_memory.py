@@ -11,7 +11,7 @@ import pytest
 
 from conftest import LONG
 from helpers import ScriptedServer
-from mcpclient import Client, ElicitationResult, InputRoundsExceeded
+from mcpclient import Client, ElicitationResult, Handlers, InputRoundsExceeded, Limits
 
 
 @pytest.fixture
@@ -44,11 +44,11 @@ def test_results_are_cached_while_fresh_and_invalidated_by_notifications(modern_
 
     server = modern_server(handle, capabilities={"tools": {"listChanged": True}, "prompts": {}})
     with Client(server.transport, timeout=LONG) as client:
-        assert client.protocol_version == "2026-07-28" and client.server_info.name == "scripted-2026"
+        assert client.server.protocol_version == "2026-07-28" and client.server.name == "scripted-2026"
         client.list_tools()
         client.list_tools()
         assert len(sent(server, "tools/list")) == 1  # the second came from the cache
-        client.invalidate_cache()
+        client._core.cache.invalidate()
         client.list_tools()
         assert len(sent(server, "tools/list")) == 2
         client.list_prompts()
@@ -79,8 +79,7 @@ def test_input_required_rounds_run_the_handlers_with_fresh_ids_and_the_state_ech
         return {"contents": [{"uri": params["uri"], "text": f"hi {answer}"}], "ttlMs": 60000}
 
     server = modern_server(handle, capabilities={"resources": {}})
-    with Client(server.transport, timeout=LONG,
-                elicitation_handler=lambda r: ElicitationResult.accept({"name": "Ada"})) as client:
+    with Client(server.transport, timeout=LONG, handlers=Handlers(elicitation=lambda r: ElicitationResult.accept({"name": "Ada"}))) as client:
         assert client.read_resource("test://x")[0].text == "hi Ada"
         assert client.read_resource("test://x")[0].text == "hi Ada"  # not cached: it took a round
     ids = [m["id"] for m in sent(server, "resources/read")]
@@ -93,7 +92,7 @@ def test_endless_input_rounds_stop_with_a_typed_error(modern_server):
         return {"resultType": "input_required", "requestState": "again"}
 
     server = modern_server(handle, capabilities={"tools": {}})
-    with Client(server.transport, timeout=LONG, max_input_rounds=3) as client:
+    with Client(server.transport, timeout=LONG, limits=Limits(input_rounds=3)) as client:
         with pytest.raises(InputRoundsExceeded):
             client.call_tool("loop")
     assert len(sent(server, "tools/call")) == 4
@@ -137,4 +136,4 @@ def test_a_listen_the_server_ends_leaves_nothing_pending(modern_server):
         assert subscription.get(LONG).kind == "tools_changed"
         server.notify("notifications/cancelled", {"requestId": listen["id"]})
         assert subscription.get(LONG) is None and subscription.closed  # ended quietly
-        assert client._core.subscriptions._listens == {} and client.session._pending == {}
+        assert client._core.subscriptions._listens == {} and client._session._pending == {}

@@ -10,7 +10,7 @@ from typing import Any, Iterator, List
 
 import pytest
 
-from mcpclient import Client, HTTPTransport, ImageContent
+from mcpclient import Client, HTTPTransport, Handlers, ImageContent
 from mcpclient.protocol.negotiation import forget_era
 from mcpclient.testing import server_command
 
@@ -18,6 +18,7 @@ from conftest import LONG, OFFICIAL_SERVER, require_official_sdk
 
 require_official_sdk()
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
+from helpers import Twins, resource_updates
 
 
 @pytest.fixture(scope="module", params=["stdio", "http-sse", "http-json", "legacy-stdio"])
@@ -52,9 +53,9 @@ def test_auto_mode_picks_the_newest_era_the_server_speaks(target):
     mode, _ = target
     with connect(target) as client:
         expected = "2025-11-25" if mode.startswith("legacy") else "2026-07-28"
-        assert client.protocol_version == expected
-        assert client.server_info.name in ("contract-official", "mcpclient-testing")
-        assert client.instructions and "tools" in client.server_capabilities
+        assert client.server.protocol_version == expected
+        assert client.server.name in ("contract-official", "mcpclient-testing")
+        assert client.server.instructions and "tools" in client.server.capabilities
 
 
 def test_the_whole_api_in_either_era(target):
@@ -71,7 +72,7 @@ def test_the_whole_api_in_either_era(target):
         assert client.list_resource_templates()[0].uri_template == "test://greeting/{name}"
         [blob] = client.read_resource("test://blob")
         assert blob.blob == b"\x00\x01\x02\xff"
-        assert client.read_resource_future("test://greeting/bob").result(LONG)[0].text == "Hello, bob!"
+        assert Twins(client).read_resource("test://greeting/bob").result(LONG)[0].text == "Hello, bob!"
         assert "greet" in [p.name for p in client.list_prompts()]
         assert client.get_prompt("greet", {"name": "x"}).messages[0].content.text == "Please greet x in a friendly way."
         assert client.complete({"type": "ref/prompt", "name": "greet"}, "style", "f").values == ["formal", "friendly", "funny"]
@@ -89,7 +90,7 @@ def test_progress_and_log_levels_in_either_era(target):
         if data == "the end":
             last.set()
 
-    with connect(target, on_log=on_log) as client:
+    with connect(target, handlers=Handlers(on_log=on_log)) as client:
         seen: List[Any] = []
         assert client.call_tool("slow", {"steps": 3}, on_progress=lambda *a: seen.append(a)).text == "done after 3 steps"
         assert [s[0] for s in seen] == [1, 2, 3]
@@ -125,7 +126,7 @@ def test_listen_delivers_list_changes_and_resource_updates_in_either_era(officia
 def test_subscribe_resource_works_in_either_era(official):
     target = official
     updated = threading.Event()
-    with connect(target, on_resource_updated=lambda uri: updated.set()) as client:
+    with connect(target, handlers=Handlers(on_notification=resource_updates(lambda uri: updated.set()))) as client:
         client.subscribe_resource("test://text")
         client.call_tool("touch", {"uri": "test://text"})
         assert updated.wait(LONG)
@@ -180,16 +181,14 @@ def test_input_required_rounds_run_the_same_handlers_as_server_requests(official
     from mcpclient import CreateMessageResult, ElicitationResult, Root
 
     answers = iter([ElicitationResult.accept({"name": "a"}), ElicitationResult.cancel()])
-    with connect(target, sampling_handler=lambda r: CreateMessageResult(f"re: {r.messages[0].text}", "m-1"),
-                 elicitation_handler=lambda r: ElicitationResult.accept({"name": "Ada"}),
-                 roots=[Root("file:///w", "work")]) as client:
+    with connect(target, handlers=Handlers(sampling=lambda r: CreateMessageResult(f"re: {r.messages[0].text}", "m-1"), elicitation=lambda r: ElicitationResult.accept({"name": "Ada"}), roots=[Root("file:///w", "work")])) as client:
         assert client.call_tool("mrtr_elicit", {"message": "Who?"}).text == 'accept {"name": "Ada"}'
         assert client.call_tool("mrtr_sample", {"prompt": "hi"}).text == "m-1: re: hi"
         assert client.call_tool("mrtr_roots").text == '[["file:///w", "work"]]'
         assert client.call_tool_future("mrtr_elicit", {"message": "again"}).result(LONG).text == 'accept {"name": "Ada"}'
         assert "Ada" in client.get_prompt("mrtr_prompt").messages[0].content.text
         assert "Ada" in client.read_resource("test://mrtr")[0].text
-    with connect(target, elicitation_handler=lambda r: next(answers)) as client:
+    with connect(target, handlers=Handlers(elicitation=lambda r: next(answers))) as client:
         text = client.call_tool("mrtr_two_rounds").text
     assert text == 'first: accept {"name": "a"}; second: cancel'
 

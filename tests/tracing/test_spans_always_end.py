@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator  # noqa: E402
 
-from mcpclient import Client, Tracing  # noqa: E402
+from mcpclient import Client, Handlers, Skills, Tracing  # noqa: E402
 
 from conftest import LONG, SERVERS  # noqa: E402
 from http_scripted import ScriptedHTTPServer  # noqa: E402
@@ -130,8 +130,7 @@ def test_a_propagator_failing_on_extract_does_not_fail_the_servers_request(tel, 
     """The sampling request carries a ``traceparent``; extracting it raises: the handler must still
     run (untraced) and the call succeed."""
     broken_propagator(False)
-    with Client(TRACE_ECHO, protocol="legacy" if era == "legacy" else "auto", timeout=LONG,
-                sampling_handler=_sample, tracing=tel.tracing()) as client:
+    with Client(TRACE_ECHO, protocol="legacy" if era == "legacy" else "auto", timeout=LONG, tracing=tel.tracing(), handlers=Handlers(sampling=_sample)) as client:
         assert client.call_tool("sample").text == "sampled"
     assert tel.counting.open() == {}
 
@@ -211,7 +210,7 @@ def test_a_task_augmented_sampling_request_is_served_in_a_span_under_its_context
                "task": {"ttl": 10000}, "_meta": {"traceparent": traceparent}}
     srv = ScriptedServer(lambda method, params: {})
     try:
-        with Client(srv.transport, timeout=LONG, sampling_handler=sample, task_requests=True, tracing=tel.tracing()):
+        with Client(srv.transport, timeout=LONG, tracing=tel.tracing(), handlers=Handlers(sampling=sample, task_requests=True)):
             task = srv.ask("sampling/createMessage", request)["result"]["task"]
             result = srv.ask("tasks/result", {"taskId": task["taskId"]})["result"]
             assert result["content"]["text"] == "sampled"
@@ -247,7 +246,7 @@ def test_load_skills_later_requests_are_children_of_the_callers_span_too(tel):
     try:
         with Client(srv.transport, timeout=LONG, tracing=tel.tracing()) as client:
             with tracer.start_as_current_span("caller") as caller:
-                assert client.load_skill("pdf").text == text
+                assert client.extension(Skills).load("pdf").text == text
     finally:
         srv.stop()
     spans = {s.name: s for s in tel.spans.get_finished_spans() if s.name in ("skills/list", "resources/read")}

@@ -29,7 +29,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
 
-from mcpclient import Client, MissingExtraError, RequestCancelled, RequestTimeout, RPCError, ToolError, Tracing  # noqa: E402
+from mcpclient import Client, Handlers, MissingExtraError, RPCError, RequestCancelled, RequestTimeout, ToolError, Tracing  # noqa: E402
 
 from conftest import LONG, SERVERS, require_official_sdk  # noqa: E402
 from http_scripted import Reply, ScriptedHTTPServer  # noqa: E402
@@ -237,7 +237,7 @@ def test_the_discover_probe_of_a_handshake_era_server_is_recorded_without_an_err
     normal way to ``initialize``, so its span says so and carries no error status or type."""
     target = [sys.executable, str(SERVERS / "minimal.py")] if kind == "stdio" else http_servers["legacy"].url
     with Client(target, protocol="auto", timeout=LONG, tracing=tel.tracing()) as client:
-        assert client.protocol_version != "2026-07-28"
+        assert client.server.protocol_version != "2026-07-28"
     [probe] = tel.finished("server/discover")
     assert probe.status.status_code is StatusCode.UNSET
     assert probe.attributes.get("mcp.protocol.fallback") == "initialize"
@@ -255,8 +255,7 @@ def test_a_server_request_gets_a_server_span_under_the_context_it_carries(tel, e
         seen_in_handler.append(trace.get_current_span().get_span_context())
         return {"role": "assistant", "content": {"type": "text", "text": "sampled"}, "model": "m"}
 
-    with Client(TRACE_ECHO, protocol="legacy" if era == "legacy" else "auto", timeout=LONG, sampling_handler=sample,
-                tracing=tel.tracing()) as client:
+    with Client(TRACE_ECHO, protocol="legacy" if era == "legacy" else "auto", timeout=LONG, tracing=tel.tracing(), handlers=Handlers(sampling=sample)) as client:
         with tel.tracer.start_as_current_span("caller"):
             result = client.call_tool("sample")
     assert result.text == "sampled"
@@ -278,7 +277,7 @@ def test_an_input_round_without_a_context_is_served_under_the_calls_span(tel):
     def sample(request: Any) -> Dict[str, Any]:
         return {"role": "assistant", "content": {"type": "text", "text": "sampled"}, "model": "m"}
 
-    with Client(TRACE_ECHO, timeout=LONG, sampling_handler=sample, tracing=tel.tracing()) as client:
+    with Client(TRACE_ECHO, timeout=LONG, tracing=tel.tracing(), handlers=Handlers(sampling=sample)) as client:
         with tel.tracer.start_as_current_span("caller"):
             assert client.call_tool_future("sample", {"propagate": False}).result(LONG).text == "sampled"
     [call] = tel.finished("tools/call")
@@ -358,8 +357,7 @@ def test_the_official_sdk_server_gets_the_context_and_hands_it_back_in_its_sampl
     def sample(request: Any) -> Dict[str, Any]:
         return {"role": "assistant", "content": {"type": "text", "text": "sampled"}, "model": "m"}
 
-    with Client(OFFICIAL_SERVER, protocol="legacy", timeout=LONG, sampling_handler=sample,
-                tracing=tel.tracing()) as client:
+    with Client(OFFICIAL_SERVER, protocol="legacy", timeout=LONG, tracing=tel.tracing(), handlers=Handlers(sampling=sample)) as client:
         assert client.call_tool("sample", {"prompt": "p"}).text == "m: sampled"
     [call] = tel.finished("tools/call")
     [served] = tel.finished("sampling/createMessage")

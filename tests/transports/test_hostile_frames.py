@@ -20,11 +20,12 @@ import pytest
 
 from conftest import LONG, SERVERS
 from http_scripted import Reply, ScriptedHTTPServer
-from mcpclient import Client, HTTPTransport, ProtocolError, SSETransport, StdioTransport
+from mcpclient import Client, Handlers, HTTPTransport, ProtocolError, SSETransport, StdioTransport
 from mcpclient._util.wire import format_message, redact
 from mcpclient.errors import SchemaValidationError
 from mcpclient.extensions.tasks.core import Task
 from mcpclient.transports.base import decode_frame
+from helpers import tool_changes
 
 HOSTILE = [sys.executable, str(SERVERS / "hostile_stdio.py")]
 
@@ -353,7 +354,8 @@ def test_http_a_bad_event_on_the_get_stream_does_not_kill_the_listener(scripted,
 
     changed = threading.Event()
     server = scripted(lambda seen, msg: {"tools": []} if msg["method"] == "tools/list" else ECHO, on_get=on_get)
-    with Client(HTTPTransport(server.url), timeout=LONG, on_tools_changed=lambda *a: changed.set()) as client:
+    with Client(HTTPTransport(server.url), timeout=LONG,
+                handlers=Handlers(on_notification=tool_changes(changed.set))) as client:
         assert changed.wait(LONG), "the notification after the bad event never arrived"
         assert client.call_tool("echo", {}).text == "fine"
         assert _alive("-reader")

@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Set
 import pytest
 import mcpclient
 
-from mcpclient import (
+from mcpclient import (Handlers, Limits, Page, ServerInfo, Timeout,
     AudioContent, Completion, CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, EmbeddedResource, Event, ImageContent, Implementation, Keepalive, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceContents, ResourceLink, ResourceTemplate, Reconnect, Redirects, Retry, Root, SamplingMessage, Skill, SkillFile, Task, TextContent, ServerConfig, ServerStatus, Tool, ToolChange, ToolResult, Tracing, UnknownContent,
 )
 
@@ -21,7 +21,8 @@ from mcpclient import (
 #: Public classes that are not values (they do things); every other non-exception class in
 #: ``mcpclient.__all__`` must be a frozen dataclass.
 NOT_VALUES = {"CallFuture", "Client", "Extension", "ExtensionContext", "HTTPTransport", "LoadedSkill", "MemoryTransport", "SSETransport",
-              "OnDemandTools", "ServerGroup", "StdioTransport", "Subscription", "ToolIndex", "TasksExtension", "ToolCallFuture", "ToolPins", "ToolTask", "Transport"}
+              "OnDemandTools", "ServerGroup", "Skills", "StdioTransport", "Subscription", "Tasks", "ToolIndex", "TasksExtension",
+              "ToolCallFuture", "ToolPins", "ToolTask", "Transport"}
 
 
 #: Value types converted elsewhere that are not dataclasses yet (none left).
@@ -86,6 +87,12 @@ SAMPLES: Dict[str, Callable[[], Any]] = {
     "ServerStatus": lambda: ServerStatus("failed", ValueError("boom"), 0),
     "ToolChange": lambda: ToolChange("files", "read", "changed", "description: 'a' -> 'b'"),
     "Tracing": lambda: Tracing(record_arguments=True),
+    "Timeout": lambda: Timeout(30, connect=10, reset_on_progress=True, total=600),
+    "Limits": lambda: Limits(workers=8, pages=10),
+    "Handlers": lambda: Handlers(sampling=print, roots=["file:///srv"], task_requests=True),  # (picklable)
+    "ServerInfo": lambda: ServerInfo(Implementation("srv", "1"), "2025-11-25", {"tools": {}}, "use it", {},
+                                     {"serverInfo": {"name": "srv"}}),
+    "Page": lambda: Page([Tool.from_wire({"name": "echo", "inputSchema": {"type": "object"}})], "next"),
 }
 
 
@@ -149,6 +156,10 @@ def _other(value: Any) -> Any:
         return value + value
     if isinstance(value, ResourceContents):
         return dataclasses.replace(value, uri="file:///other")
+    if isinstance(value, Implementation):
+        return dataclasses.replace(value, name=value.name + "-changed")
+    if callable(value):
+        return repr  # another handler
     raise AssertionError(f"no other value for {value!r}")
 
 

@@ -206,8 +206,15 @@ class AppBridge:
 
     # --- the view ---------------------------------------------------------------------------
 
+    def _declares_apps(self) -> bool:
+        try:
+            self._client.extension(APPS)
+        except LookupError:
+            return False
+        return True
+
     def _known_tool(self, name: str) -> Optional[Tool]:
-        return self._client.known_tool(name)  # type: ignore[no-any-return]
+        return self._client._known_tool(name)  # type: ignore[no-any-return]
 
     def _ensure_listing(self, timeout: Any) -> None:
         """List the tools once per bridge unless the client's latest listing already has the
@@ -249,7 +256,7 @@ class AppBridge:
         uri = None if tool is None or tool.ui is None else tool.ui.resource_uri
         if uri is None:
             what = "is not in" if tool is None else "has no UI resource (_meta.ui.resourceUri) in"
-            hint = "" if APPS in self._client.extensions else \
+            hint = "" if self._declares_apps() else \
                 " (this client does not declare MCP Apps: Client(extensions={APPS: {}}))"
             raise ValueError(f"tool {self._tool!r} {what} the server's listing{hint}")
         return uri
@@ -257,7 +264,7 @@ class AppBridge:
     def view(self, *, timeout: Any = DEFAULT) -> AppView:
         """Read the app's UI resource (``resources/read``) into an ``AppView``. The bridge's first
         view also lists the tools, unless the client's latest listing has the bridge's ``tool``:
-        the app's tool calls are checked against that listing (``Client.known_tool``).
+        the app's tool calls are checked against that listing (the client's latest).
 
         Raises:
             ProtocolError: the resource is not an MCP App (``ui://``, ``text/html;profile=mcp-app``, HTML).

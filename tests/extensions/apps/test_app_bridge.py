@@ -17,7 +17,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 
-from mcpclient import Client, StdioTransport
+from mcpclient import Client, Handlers, StdioTransport
 from mcpclient.extensions.apps.bridge import APP_PROTOCOL_VERSION, AppBridge, AppView
 from mcpclient.errors import ProtocolError, RPCError
 from mcpclient.extensions.registry import APPS
@@ -185,7 +185,7 @@ def test_app_tools_work_again_after_the_server_changed_its_tools(started):
         bridge.view()
         assert _call(bridge, "tools/call", {"name": "bump"})["result"]["content"][0]["text"] == "bumped"
         server.notify("notifications/tools/list_changed")
-        assert wait_until(lambda: client.known_tool("bump") is None)
+        assert wait_until(lambda: client._known_tool("bump") is None)
         assert _call(bridge, "tools/call", {"name": "bump"})["result"]["content"][0]["text"] == "bumped"
         lists = [m for m in server.received if m.get("method") == "tools/list"]
         assert len(lists) == 2

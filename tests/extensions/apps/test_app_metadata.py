@@ -26,6 +26,7 @@ from mcpclient.testing.server.apps_html import APP_HTML, APP_URI
 from mcpclient.types import Resource, ResourceContents, Tool
 
 from conftest import LONG, OFFICIAL_SERVER
+from helpers import declared_extensions
 
 APPS = "io.modelcontextprotocol/ui"
 #: The policy for the counter app (`csp` present, no foreign origins): APPS.md.
@@ -75,13 +76,13 @@ def test_ui_resource_is_typed(client: Client) -> None:
     listed = {resource.uri: resource for resource in client.list_resources()}
     assert listed[APP_URI].ui == meta and listed[APP_URI].mime_type == APP_MIME_TYPE
     assert all(r.ui is None for uri, r in listed.items() if uri != APP_URI)
-    assert client.server_capabilities["extensions"][APPS] == {}
+    assert client.server.capabilities["extensions"][APPS] == {}
 
 
 def test_the_flag_only_adds() -> None:
     with Client(server_command(), timeout=LONG) as plain:
         assert not {"counter", "increment", "lookup_secret", "apps_supported"} & {t.name for t in plain.list_tools()}
-        assert "extensions" not in plain.server_capabilities
+        assert "extensions" not in plain.server.capabilities
         with pytest.raises(RPCError):
             plain.read_resource(APP_URI)
 
@@ -91,7 +92,7 @@ def test_declaration_reaches_the_server(client: Client) -> None:
     ``apps_supported`` (official: the SDK's own ``client_supports_apps``) say yes."""
     if not _declare():
         pytest.skip("no extension registry yet (mcpclient.extensions.registry)")
-    assert client.extensions[APPS] == {"mimeTypes": [APP_MIME_TYPE]}
+    assert declared_extensions(client)[APPS] == {"mimeTypes": [APP_MIME_TYPE]}
     assert client.call_tool("apps_supported").text == "true"
 
 

@@ -10,9 +10,7 @@ from typing import Iterator, Union
 
 import pytest
 
-from mcpclient import (
-    CapabilityError, Client, CreateMessageResult, ElicitationResult, HTTPTransport, MethodNotFound, Task, ToolTask,
-)
+from mcpclient import CapabilityError, Client, CreateMessageResult, ElicitationResult, HTTPTransport, Handlers, MethodNotFound, Task, Tasks, ToolTask
 
 from conftest import LONG
 from tasks_servers import require_tasks_python, tasks_http_server, tasks_server_command
@@ -45,20 +43,20 @@ def connect(target, **options) -> Iterator[Client]:
 
 def test_a_tool_call_run_as_a_task_to_completion(target):
     with connect(target) as client:
-        job = client.call_tool("job", {"steps": 3, "delay": 0.05}, task={"ttl": 60000})
+        job = client.extension(Tasks).call_tool("job", {"steps": 3, "delay": 0.05}, ttl=60000)
         assert isinstance(job, ToolTask) and job.task.status == "working" and job.task.ttl == 60000
         assert job.status().status in ("working", "completed")
         result = job.result(timeout=LONG)
         assert result.text == "job done after 3 steps" and not result.is_error
         final = job.wait(timeout=LONG)
         assert final.status == "completed" and final.is_terminal and final.status_message == "step 3/3"
-        assert job.task_id in [t.task_id for t in client.list_tasks()]
-        assert all(isinstance(t, Task) for t in client.list_tasks())
+        assert job.task_id in [t.task_id for t in client.extension(Tasks).list()]
+        assert all(isinstance(t, Task) for t in client.extension(Tasks).list())
 
 
 def test_a_task_cancelled(target):
     with connect(target) as client:
-        forever = client.call_tool("forever", task=True)
+        forever = client.extension(Tasks).call_tool("forever")
         assert forever.status().status == "working"
         cancelled = forever.cancel()
         assert cancelled.status == "cancelled"
@@ -69,38 +67,38 @@ def test_a_task_cancelled(target):
 
 def test_a_failing_task_and_the_tools_task_support(target):
     with connect(target) as client:
-        failed = client.call_tool("failing_job", task=True)
+        failed = client.extension(Tasks).call_tool("failing_job")
         result = failed.result(timeout=LONG)
         assert result.is_error and result.text == "it broke"
         assert failed.status().status == "failed"
         with pytest.raises(CapabilityError):  # echo does not support tasks: nothing is sent
-            client.call_tool("echo", {"text": "x"}, task=True)
+            client.extension(Tasks).call_tool("echo", {"text": "x"})
         with pytest.raises(MethodNotFound):  # forever requires a task
             client.call_tool("forever")
         assert {t.name: t.task_support for t in client.list_tools()}["forever"] == "required"
 
 
 def test_the_server_asks_for_input_while_a_task_runs(target):
-    with connect(target, elicitation_handler=answer_name, sampling_handler=sample) as client:
-        asked = client.call_tool("ask", task=True)
+    with connect(target, handlers=Handlers(elicitation=answer_name, sampling=sample)) as client:
+        asked = client.extension(Tasks).call_tool("ask")
         assert asked.result(timeout=LONG).text == 'answer {"name": "Ada"}'
-        sampled = client.call_tool("sample", {"prompt": "Bob"}, task=True)
+        sampled = client.extension(Tasks).call_tool("sample", {"prompt": "Bob"})
         assert sampled.result(timeout=LONG).text == "test-model: hello, Bob"
 
 
 def test_the_client_runs_task_augmented_elicitation_and_sampling(target):
-    with connect(target, elicitation_handler=answer_name, sampling_handler=sample, task_requests=True) as client:
-        asked = client.call_tool("ask_as_task", task=True)
+    with connect(target, handlers=Handlers(elicitation=answer_name, sampling=sample, task_requests=True)) as client:
+        asked = client.extension(Tasks).call_tool("ask_as_task")
         assert asked.result(timeout=LONG).text == 'answer {"name": "Ada"}'
-        sampled = client.call_tool("sample_as_task", {"prompt": "Eve"}, task=True)
+        sampled = client.extension(Tasks).call_tool("sample_as_task", {"prompt": "Eve"})
         assert sampled.result(timeout=LONG).text == "test-model: hello, Eve"
         # inline: the server sends the task-augmented request nested in the tools/call
         assert client.call_tool("ask_as_task").text == 'answer {"name": "Ada"}'
 
 
 def test_without_task_requests_the_server_cannot_ask_for_a_task(target):
-    with connect(target, elicitation_handler=answer_name) as client:
-        task = client.call_tool("ask_as_task", task=True)
+    with connect(target, handlers=Handlers(elicitation=answer_name)) as client:
+        task = client.extension(Tasks).call_tool("ask_as_task")
         result = task.result(timeout=LONG)
         assert result.is_error and "task-augmented elicitation" in result.text
-        assert json.dumps(client.server_capabilities["tasks"]["requests"]) == '{"tools": {"call": {}}}'
+        assert json.dumps(client.server.capabilities["tasks"]["requests"]) == '{"tools": {"call": {}}}'

@@ -18,9 +18,10 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from mcpclient import Client, ElicitationResult, HTTPTransport, RequestTimeout
+from mcpclient import Client, ElicitationResult, HTTPTransport, Handlers, RequestTimeout, Tasks
 from mcpclient.extensions.registry import TASKS
 
+from helpers import supports
 from conftest import LONG, wait_until
 from taskext_http import TaskExtHTTPServer
 
@@ -45,12 +46,12 @@ def test_task_methods_carry_mcp_name_and_mcp_method(server):
     def elicit(request):
         return ElicitationResult.accept({"n": 1})
 
-    with connect(server, elicitation_handler=elicit) as client:
+    with connect(server, handlers=Handlers(elicitation=elicit)) as client:
         assert client.call_tool("ext_ask", {"kind": "elicit"}).text.startswith("answer ")
         future = client.call_tool_future("ext_forever")
         task = future.wait_task(LONG)
         assert task is not None and future.cancel()
-        assert client.task(task.task_id).wait(LONG).status == "cancelled"
+        assert client.extension(Tasks).task(task.task_id).wait(LONG).status == "cancelled"
     for method in ("tasks/get", "tasks/update", "tasks/cancel"):
         seen = server.requests(method)
         assert seen, method
@@ -64,7 +65,7 @@ def test_task_methods_carry_mcp_name_and_mcp_method(server):
 def test_the_declaration_goes_with_every_request(server):
     with connect(server) as client:
         assert client.call_tool("ext_job", {"steps": 1, "delay": 0}).text == "job done after 1 steps"
-        assert client.server_extensions.get(TASKS) == {} and client.supports_extension(TASKS)
+        assert client.server.extensions.get(TASKS) == {} and supports(client, TASKS)
     if server.era == "handshake":
         (initialize,) = bodies(server, "initialize")
         assert initialize["params"]["capabilities"]["extensions"] == {TASKS: {}}
@@ -86,8 +87,8 @@ def test_a_resumed_task_from_a_second_client(server):
         first.close()
     assert server.requests("tasks/cancel") == []  # closing cancels nothing: the id stays resumable
     with connect(server) as second:
-        assert second.task(task_id).result(timeout=LONG).text == "job done after 10 steps"
-        assert second.task(task_id).status().status == "completed"
+        assert second.extension(Tasks).task(task_id).result(timeout=LONG).text == "job done after 10 steps"
+        assert second.extension(Tasks).task(task_id).status().status == "completed"
 
 
 def left_behind(server: TaskExtHTTPServer, tool: str, arguments: Dict[str, Any]) -> str:
@@ -120,8 +121,8 @@ def test_status_of_a_task_nobody_follows_answers_its_input_requests(started, era
     def updates() -> List[Dict[str, Any]]:
         return [b for b in bodies(server, "tasks/update") if b["params"]["taskId"] == task_id]
 
-    with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, elicitation_handler=elicit) as second:
-        handle = second.task(task_id)
+    with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, handlers=Handlers(elicitation=elicit)) as second:
+        handle = second.extension(Tasks).task(task_id)
 
         def asked() -> bool:
             try:
@@ -153,8 +154,8 @@ def test_an_answer_given_after_its_wait_ended_is_asked_for_again(started):
             released.wait(LONG)
         return ElicitationResult.accept({"n": len(calls)})
 
-    with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, elicitation_handler=elicit) as second:
-        handle = second.task(task_id)
+    with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, handlers=Handlers(elicitation=elicit)) as second:
+        handle = second.extension(Tasks).task(task_id)
         waited = handle.result_future(timeout=0.5)
         try:
             assert in_handler.wait(LONG)
@@ -213,9 +214,9 @@ def child():
 
 
 out = in_child(child)
-state = client.task(task_id).status().status  # still running for the parent
+state = client.extension(Tasks).task(task_id).status().status  # still running for the parent
 future.cancel()
-ended = client.task(task_id).wait(20).status
+ended = client.extension(Tasks).task(task_id).wait(20).status
 client.close()
 print(json.dumps({"child": out, "task_id": task_id, "state": state, "ended": ended}), flush=True)
 """
@@ -259,7 +260,7 @@ def test_a_listen_that_cannot_be_sent_leaves_polling_alive(started, monkeypatch)
 
 
 def test_ctrl_c_in_a_handles_wait_lets_the_task_go_without_cancelling_it(started):
-    # A handle's wait (client.task(id).result()) interrupted by Ctrl-C stops following the task
+    # A handle's wait (client.extension(Tasks).task(id).result()) interrupted by Ctrl-C stops following the task
     # (no more polling for nobody) and cancels nothing: the task is resumable, as after the
     # wait's timeout.
     server = started(TaskExtHTTPServer(era="handshake", poll_interval_ms=60000))
@@ -277,8 +278,8 @@ def test_ctrl_c_in_a_handles_wait_lets_the_task_go_without_cancelling_it(started
         return ElicitationResult.decline()
 
     try:
-        with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, elicitation_handler=elicit) as second:
-            handle = second.task(task_id)
+        with connect(server, extensions={TASKS: {"max_poll_interval": 0.05}}, handlers=Handlers(elicitation=elicit)) as second:
+            handle = second.extension(Tasks).task(task_id)
             with pytest.raises(KeyboardInterrupt):
                 handle.result(timeout=LONG)
             interrupted.set()

@@ -16,10 +16,7 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from mcpclient import (
-    CapabilityError, Client, CreateMessageResult, ElicitationResult, InvalidParams, MissingClientCapability,
-    RequestCancelled, RequestTimeout, RPCError, ToolError, ToolTask, TransportError,
-)
+from mcpclient import CapabilityError, Client, CreateMessageResult, ElicitationResult, Handlers, InvalidParams, Limits, MissingClientCapability, RPCError, RequestCancelled, RequestTimeout, Tasks, Timeout, ToolError, ToolTask, TransportError
 from mcpclient.extensions.registry import TASKS
 from mcpclient.testing import server_command
 
@@ -88,7 +85,7 @@ def test_the_future_exposes_the_task_and_its_handle_follows_it():
         assert future.result(LONG).text == "job done after 2 steps"
         assert future.task is task
         assert task.wait(LONG).status == "completed" and task.task.status == "completed"
-        resumed = client.task(task.task_id)
+        resumed = client.extension(Tasks).task(task.task_id)
         assert resumed.protocol == "extension" and resumed.result(LONG).text == "job done after 2 steps"
         state = resumed.status()
         assert state.status == "completed" and state.result is not None and state.ttl == 60000
@@ -128,7 +125,7 @@ def test_cancelling_the_future_sends_tasks_cancel_only():
         assert future.cancel() and future.cancelled()
         with pytest.raises(RequestCancelled):
             future.result()
-        assert client.task(task.task_id).wait(LONG).status == "cancelled"  # the server got it
+        assert client.extension(Tasks).task(task.task_id).wait(LONG).status == "cancelled"  # the server got it
         log = server_log(client)
         assert len(entries(log, "tasks/cancel", task.task_id)) == 1
         assert log["cancelled_notifications"] == 0
@@ -164,14 +161,14 @@ def test_a_blocking_call_that_times_out_cancels_its_task():
                 break
             timeout, tries = timeout * 2, tries + 1
             assert timeout < 2 * LONG, "the server never answered the tools/call"
-        assert client.task(task_id).wait(LONG).status == "cancelled"
+        assert client.extension(Tasks).task(task_id).wait(LONG).status == "cancelled"
         log = server_log(client)
         assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == tries - 1
 
 
 def test_task_progress_restarts_a_timeout_that_allows_it():
     with connect() as client:  # 4 steps of 0.4 s: longer than the timeout, each step is progress
-        result = client.call_tool("ext_job", {"steps": 4, "delay": 0.4}, timeout=1.0, reset_timeout_on_progress=True)
+        result = client.call_tool("ext_job", {"steps": 4, "delay": 0.4}, timeout=Timeout(1.0, reset_on_progress=True))
         assert result.text == "job done after 4 steps"
 
 
@@ -195,7 +192,7 @@ def test_input_requests_are_answered_once_each_with_the_clients_handlers():
         count("roots")
         return ["file:///srv/data"]
 
-    with connect(elicitation_handler=elicit, sampling_handler=sample, roots=roots) as client:
+    with connect(handlers=Handlers(elicitation=elicit, sampling=sample, roots=roots)) as client:
         assert client.call_tool("ext_ask", {"kind": "elicit"}).text == \
             "answer " + json.dumps({"action": "accept", "content": {"n": 7}}, sort_keys=True)
         assert "hi" in client.call_tool("ext_ask", {"kind": "sample"}).text
@@ -212,11 +209,11 @@ def test_a_handler_that_raises_fails_the_call_and_cancels_the_task():
     def broken(request):
         raise ValueError("no UI attached")
 
-    with connect(elicitation_handler=broken) as client:
+    with connect(handlers=Handlers(elicitation=broken)) as client:
         with pytest.raises(ValueError, match="no UI attached"):
             client.call_tool("ext_ask", {"kind": "elicit"})
         task_id = created_task(server_log(client))
-        assert client.task(task_id).wait(LONG).status == "cancelled"
+        assert client.extension(Tasks).task(task_id).wait(LONG).status == "cancelled"
         log = server_log(client)
         assert entries(log, "tasks/update") == [] and len(entries(log, "tasks/cancel", task_id)) == 1
 
@@ -230,7 +227,7 @@ def test_a_request_the_client_cannot_serve_fails_the_call():
 def test_2025_task_augmentation_against_an_extension_server_points_to_the_extension():
     with connect() as client:
         with pytest.raises(CapabilityError, match="call_tool_future"):
-            client.call_tool("ext_job", task=True)
+            client.extension(Tasks).call_tool("ext_job")
         assert entries(server_log(client), "tools/call") == []  # nothing was sent
 
 
@@ -241,7 +238,7 @@ def test_without_the_declaration_tools_run_inline_and_the_extension_is_refused()
             client.call_tool("ext_required")
         assert caught.value.missing_extensions == [TASKS]
         with pytest.raises(ValueError, match="extensions"):
-            client.task("task-0")
+            client.extension(Tasks).task("task-0")
         assert all(e[1] is None for e in entries(server_log(client), "tools/call"))
 
 
@@ -249,7 +246,7 @@ def test_a_server_without_the_extension():
     with Client(server_command(), timeout=LONG, extensions={TASKS: {}}) as client:
         assert client.call_tool("echo", {"text": "x"}).text == "x"
         with pytest.raises(CapabilityError) as caught:
-            client.task("task-0")
+            client.extension(Tasks).task("task-0")
         assert caught.value.capability == f"extensions.{TASKS}"
 
 
@@ -258,11 +255,11 @@ def test_a_task_handle_needs_a_connected_client():
 
     client = Client(EXT, timeout=LONG, extensions=DECLARED)
     with pytest.raises(ClientClosedError, match="not connected"):  # not "the server did not declare"
-        client.task("task-0")
+        client.extension(Tasks).task("task-0")
     with client:
-        assert client.task("task-0").protocol == "extension"
+        assert client.extension(Tasks).task("task-0").protocol == "extension"
     with pytest.raises(ClientClosedError, match="closed"):  # not a handle that fails later
-        client.task("task-0")
+        client.extension(Tasks).task("task-0")
 
 
 def test_closing_fails_waits_and_sends_no_cancel():
@@ -304,11 +301,11 @@ def test_2025_tasks_still_work_with_the_extension_declared():
 
     require_tasks_python()
     with Client(tasks_server_command(), timeout=LONG, extensions={TASKS: {}}) as client:
-        job = client.call_tool("job", {"steps": 2, "delay": 0.01}, task=True)
+        job = client.extension(Tasks).call_tool("job", {"steps": 2, "delay": 0.01})
         assert job.protocol == "2025-11-25"
         assert job.result(timeout=LONG).text == "job done after 2 steps"
         assert job.result_future(LONG).result(LONG).text == "job done after 2 steps"
-        resumed = client.task(job.task_id)  # the server has 2025-11-25 tasks, not the extension
+        resumed = client.extension(Tasks).task(job.task_id)  # the server has 2025-11-25 tasks, not the extension
         assert resumed.protocol == "2025-11-25" and resumed.status().status == "completed"
 
 
@@ -342,14 +339,14 @@ def test_ctrl_c_in_a_blocking_call_cancels_its_task(how):
             answered.set()
             return ElicitationResult.accept({"n": 1})
 
-        with connect(elicitation_handler=elicit) as client:
+        with connect(handlers=Handlers(elicitation=elicit)) as client:
             with pytest.raises(KeyboardInterrupt):
                 if how == "call_tool":
                     client.call_tool("ext_ask", {"kind": "elicit"}, timeout=None)
                 else:  # (the raw request waits for the task the extension resolves)
                     client.request("tools/call", {"name": "ext_ask", "arguments": {"kind": "elicit"}}, timeout=None)
             task_id = created_task(server_log(client))
-            handle = client.task(task_id)
+            handle = client.extension(Tasks).task(task_id)
             following = handle.result_future(LONG)
             followed_again.set()
             assert answered.wait(LONG)
@@ -384,19 +381,19 @@ def test_a_call_cancelled_while_its_task_answer_waits_for_a_worker_cancels_the_t
     # (busy here); the call is cancelled meanwhile. A task made for a call nobody waits for any
     # more must be cancelled on the server (tasks/cancel), not dropped with the answer.
     gate = threading.Event()
-    with connect(max_workers=1) as client:
-        assert client.session._workers.try_submit("test: the only worker is busy", gate.wait, LONG)
+    with connect(limits=Limits(workers=1)) as client:
+        assert client._session._workers.try_submit("test: the only worker is busy", gate.wait, LONG)
         future = client.call_tool_future("ext_forever")
         rid = future.request_id
         try:
-            assert wait_until(lambda: not client.session.is_pending(rid))  # answered, not handled yet
+            assert wait_until(lambda: not client._session.is_pending(rid))  # answered, not handled yet
             assert future.cancel() and future.cancelled()
         finally:
             gate.set()
         with pytest.raises(RequestCancelled):
             future.result(LONG)
         task_id = created_task(server_log(client))
-        assert client.task(task_id).wait(LONG).status == "cancelled"
+        assert client.extension(Tasks).task(task_id).wait(LONG).status == "cancelled"
         log = server_log(client)
         assert len(entries(log, "tasks/cancel", task_id)) == 1 and log["cancelled_notifications"] == 0
         assert future.task is None
@@ -530,7 +527,7 @@ def test_input_handlers_waiting_for_a_person_do_not_hold_up_other_tasks():
         gate.wait(LONG)
         return ElicitationResult.decline()
 
-    with connect(elicitation_handler=elicit) as client:
+    with connect(handlers=Handlers(elicitation=elicit)) as client:
         asking = [client.call_tool_future("ext_ask", {"kind": "elicit"}, timeout=None) for _ in range(busy)]
         try:
             for _ in range(4):  # (as many handlers as there are workers for them, at least)

@@ -12,7 +12,7 @@ from typing import Any, Dict
 
 import pytest
 
-from mcpclient import Client, HTTPTransport, ProcessExited, StdioTransport
+from mcpclient import Client, HTTPTransport, Handlers, ProcessExited, StdioTransport
 from mcpclient.testing import RecordingTransport, ReplayTransport, server_command
 
 from conftest import LONG, require_official_sdk
@@ -163,12 +163,11 @@ def test_a_server_request_answered_differently_in_replay_fails_the_call_with_a_d
 
     path = tmp_path / "sampling.jsonl"
     ask = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
-    with Client(RecordingTransport(StdioTransport(server_command()), path), protocol="legacy",
-                sampling_handler=_sampler("recorded answer")) as client:
+    with Client(RecordingTransport(StdioTransport(server_command()), path), protocol="legacy", handlers=Handlers(sampling=_sampler("recorded answer"))) as client:
         assert "recorded answer" in json.dumps(client.call_tool("ask_client", ask).structured_content)
-    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG, sampling_handler=_sampler("recorded answer")) as client:
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG, handlers=Handlers(sampling=_sampler("recorded answer"))) as client:
         assert "recorded answer" in json.dumps(client.call_tool("ask_client", ask).structured_content)
-    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG, sampling_handler=_sampler("a regression")) as client:
+    with Client(ReplayTransport(path), protocol="legacy", timeout=LONG, handlers=Handlers(sampling=_sampler("a regression"))) as client:
         with pytest.raises(CassetteMismatch) as caught:
             client.call_tool("ask_client", ask)
     assert '-      "text": "recorded answer"' in str(caught.value) and '"a regression"' in str(caught.value)
@@ -196,7 +195,7 @@ def test_a_2026_subscription_replays_when_its_request_id_changes(tmp_path):
 
     path = tmp_path / "listen.jsonl"
     with Client(RecordingTransport(StdioTransport(OFFICIAL_SERVER), path), timeout=LONG) as client:
-        assert client.protocol_version == "2026-07-28"
+        assert client.server.protocol_version == "2026-07-28"
         live = _listen_and_touch(client, echo_first=False)
     assert live == "test://text"
     with Client(ReplayTransport(path), timeout=LONG) as client:
@@ -314,7 +313,7 @@ def test_keepalive_in_the_2026_era_is_answered_on_replay_too(tmp_path):
 
     path = tmp_path / "modern.jsonl"
     with Client(RecordingTransport(StdioTransport(OFFICIAL_SERVER), path), timeout=LONG) as client:
-        assert client.protocol_version == "2026-07-28"
+        assert client.server.protocol_version == "2026-07-28"
         live = client.call_tool("echo", {"text": "one"}).text
     transport = _CountingReplay(path, pings=4, method="server/discover")  # the probe, then 3 keepalives
     with Client(transport, timeout=LONG, keepalive=Keepalive(0.05, failures=1)) as client:

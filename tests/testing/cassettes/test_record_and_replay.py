@@ -16,7 +16,7 @@ from typing import Any, Dict, Iterator, List
 
 import pytest
 
-from mcpclient import Client, HTTPTransport, RequestTimeout, StdioTransport
+from mcpclient import Client, HTTPTransport, Handlers, RequestTimeout, StdioTransport, Timeout
 from mcpclient.testing import CassetteMismatch, RecordingTransport, ReplayTransport, server_command
 from mcpclient.testing.cassettes.record import redact_message
 
@@ -41,9 +41,8 @@ def _elicitation(request: Any) -> Dict[str, Any]:
 def suite(transport: Any, server: str, protocol: str = "auto") -> List[Any]:
     """The suite under test: the same calls recorded and replayed; returns what it saw."""
     progress: List[Any] = []
-    with Client(transport, protocol=protocol, timeout=LONG, sampling_handler=_sampling,
-                elicitation_handler=_elicitation) as client:
-        seen: List[Any] = [client.protocol_version, client.server_info.name,
+    with Client(transport, protocol=protocol, timeout=LONG, handlers=Handlers(sampling=_sampling, elicitation=_elicitation)) as client:
+        seen: List[Any] = [client.server.protocol_version, client.server.name,
                            sorted(t.name for t in client.list_tools())[:5]]
         seen.append(client.call_tool("echo", {"text": "héllo"}).text)
         seen.append(client.read_resource("test://text")[0].text)
@@ -156,8 +155,7 @@ def test_no_secret_sent_while_recording_is_in_a_cassette(recorded):
 
 def test_a_request_the_cassette_lacks_fails_at_once_with_a_diff(recorded):
     path, _ = recorded["stdio-legacy"]
-    with Client(ReplayTransport(path), timeout=LONG, sampling_handler=_sampling,
-                elicitation_handler=_elicitation) as client:
+    with Client(ReplayTransport(path), timeout=LONG, handlers=Handlers(sampling=_sampling, elicitation=_elicitation)) as client:
         client.list_tools()
         started = time.monotonic()
         with pytest.raises(CassetteMismatch) as caught:
@@ -191,13 +189,13 @@ def test_silence_is_replayed_at_once(tmp_path):
     script = tmp_path / "silent.py"
     script.write_text(SILENT_SERVER)
     path = tmp_path / "silent.jsonl"
-    with Client(RecordingTransport(StdioTransport([sys.executable, str(script)]), path), probe_timeout=0.3) as client:
-        assert client.protocol_version == "2025-11-25"
+    with Client(RecordingTransport(StdioTransport([sys.executable, str(script)]), path), timeout=Timeout(60.0, probe=0.3)) as client:
+        assert client.server.protocol_version == "2025-11-25"
         with pytest.raises(RequestTimeout):
             client.call_tool("anything", timeout=0.3)
     started = time.monotonic()
-    with Client(ReplayTransport(path), probe_timeout=LONG) as client:  # the default would wait 2 s
-        assert client.protocol_version == "2025-11-25"
+    with Client(ReplayTransport(path), timeout=Timeout(60.0, probe=LONG)) as client:  # the default would wait 2 s
+        assert client.server.protocol_version == "2025-11-25"
         with pytest.raises(RequestTimeout):
             client.call_tool("anything", timeout=LONG)
     assert time.monotonic() - started < 1.5
@@ -209,11 +207,11 @@ def test_a_relaunch_after_the_probe_is_replayed(tmp_path):
     path = tmp_path / "relaunch.jsonl"
     inner = StdioTransport(FAULTY + ["stubborn-discover"], terminate_grace=0.1)
     with Client(RecordingTransport(inner, path), timeout=LONG) as client:
-        recorded = [client.protocol_version, client.call_tool("echo", {"text": "again"}).text]
+        recorded = [client.server.protocol_version, client.call_tool("echo", {"text": "again"}).text]
     events = [json.loads(line) for line in path.read_text().splitlines()[1:]]
     assert [e["how"] for e in events if e["dir"] == "open"] == ["start", "relaunch"]
     with Client(ReplayTransport(path), timeout=LONG) as client:
-        assert [client.protocol_version, client.call_tool("echo", {"text": "again"}).text] == recorded
+        assert [client.server.protocol_version, client.call_tool("echo", {"text": "again"}).text] == recorded
 
 
 @pytest.mark.skipif(not HAVE_MCP, reason="the official `mcp` SDK needs Python 3.10+")
@@ -227,13 +225,13 @@ def test_a_fallback_to_http_sse_is_replayed(tmp_path):
     path = tmp_path / "fallback.jsonl"
     with official_http_server("--sse") as url:
         with Client(RecordingTransport(make_transport(url, None, TOKEN), path), timeout=LONG) as client:
-            recorded = [client.protocol_version, client.call_tool("echo", {"text": "sse"}).text]
+            recorded = [client.server.protocol_version, client.call_tool("echo", {"text": "sse"}).text]
     text = path.read_text()
     opened = [json.loads(line)["transport"] for line in text.splitlines() if '"dir": "open"' in line]
     assert [o["class"] for o in opened] == ["HTTPTransport", "SSETransport"] and opened[1]["handshake_only"]
     assert TOKEN not in text
     with Client(ReplayTransport(path), timeout=LONG) as client:
-        assert [client.protocol_version, client.call_tool("echo", {"text": "sse"}).text] == recorded
+        assert [client.server.protocol_version, client.call_tool("echo", {"text": "sse"}).text] == recorded
 
 
 def test_a_server_exit_is_replayed_with_its_error(tmp_path):

@@ -11,9 +11,10 @@ import pytest
 
 from conftest import LONG, wait_until
 from http_scripted import Reply, ScriptedHTTPServer, sse
-from mcpclient import Client, ConnectionClosed, HTTPTransport
+from mcpclient import Client, ConnectionClosed, HTTPTransport, Handlers
 from mcpclient.auth import AuthProvider, Challenge
 from mcpclient.policies.retry import Retry
+from helpers import Twins
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -51,7 +52,7 @@ def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_s
     transport = HTTPTransport(server.url)
     reached, go = threading.Event(), threading.Event()
     with Client(transport, timeout=LONG) as client:
-        assert client.protocol_version == "2026-07-28"
+        assert client.server.protocol_version == "2026-07-28"
         deliver = transport._deliver_body
 
         def held_deliver(response: Any, rid: Any = None, inline: bool = False, **kwargs: Any) -> Optional[Any]:
@@ -137,8 +138,7 @@ def test_the_get_stream_goes_on_after_its_token_is_refused_and_renewed(scripted)
         if method == "notifications/tools/list_changed":
             got.set()
 
-    with Client(HTTPTransport(server.url, auth=auth), timeout=LONG, protocol="2025-11-25",
-                on_notification=on_notification):
+    with Client(HTTPTransport(server.url, auth=auth), timeout=LONG, protocol="2025-11-25", handlers=Handlers(on_notification=on_notification)):
         assert got.wait(LONG), "the server's notification on the GET stream never arrived"
     assert auth.challenges == [401]
     first, second = server.requests(http_method="GET")[:2]
@@ -204,9 +204,9 @@ def test_2026_a_safe_request_whose_answer_stream_broke_is_sent_again_under_a_new
     GET-resumed with Last-Event-ID, which a 2026 server does not have (405: the call would fail)."""
     server = scripted(cutting(1), discover=DISCOVER)
     with Client(server.url, timeout=LONG) as client:
-        assert client.protocol_version == "2026-07-28"
+        assert client.server.protocol_version == "2026-07-28"
         assert [t.name for t in client.list_tools()] == ["echo"]
-        assert client.session.unknown_replies == 0
+        assert client._session.unknown_replies == 0
     first, again = server.requests("tools/list")
     assert first.body["id"] != again.body["id"]
     assert {k: v for k, v in first.body.items() if k != "id"} == {k: v for k, v in again.body.items() if k != "id"}
@@ -216,7 +216,7 @@ def test_2026_a_safe_request_whose_answer_stream_broke_is_sent_again_under_a_new
 def test_2026_a_future_whose_answer_stream_broke_is_sent_again_too(scripted):
     server = scripted(cutting(1), discover=DISCOVER)
     with Client(server.url, timeout=LONG) as client:
-        assert [t.name for t in client.list_tools_future().result(LONG)] == ["echo"]
+        assert [t.name for t in Twins(client).list_tools().result(LONG)] == ["echo"]
     assert len({s.body["id"] for s in server.requests("tools/list")}) == 2
     assert server.requests(http_method="GET") == []
 
@@ -281,7 +281,7 @@ def test_2026_a_listen_whose_stream_goes_silent_is_sent_again_with_reconnect(scr
     server = scripted(handle, discover=DISCOVER)
     transport = HTTPTransport(server.url, stream_idle_timeout=0.3)
     with Client(transport, timeout=LONG, reconnect=True) as client:
-        assert client.protocol_version == "2026-07-28"
+        assert client.server.protocol_version == "2026-07-28"
         with client.listen(tools=True) as subscription:
             event = subscription.get(timeout=LONG)
             assert event is not None and event.kind == "tools_changed", event
@@ -306,7 +306,7 @@ def test_a_notification_the_server_never_answers_is_bounded(scripted, monkeypatc
 
     server = scripted(lambda seen, msg: TOOLS, before=before)
     try:
-        with Client(server.url, protocol="2025-11-25", timeout=LONG, roots=[]) as client:
+        with Client(server.url, protocol="2025-11-25", timeout=LONG, handlers=Handlers(roots=[])) as client:
             started = time.monotonic()
             with pytest.raises(MCPError):
                 client.set_roots(["file:///tmp"])

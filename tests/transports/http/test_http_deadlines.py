@@ -280,7 +280,7 @@ def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(h
                 client.call_tool("any", {}, timeout=TIMEOUT * 2)
             assert time.monotonic() - started_at < TIMEOUT
             assert not interrupt[0]
-            assert not client.session._pending  # (answered: nothing left waiting)
+            assert not client._session._pending  # (answered: nothing left waiting)
             assert client.call_tool("any", {}, timeout=LONG).content == []  # still usable
     finally:
         signal.signal(signal.SIGINT, previous)

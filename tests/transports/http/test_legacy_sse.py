@@ -14,10 +14,7 @@ import pytest
 
 from conftest import LONG, require_official_sdk
 from sse_scripted import DROP, ScriptedSSEServer, Status
-from mcpclient import (
-    AuthError, Client, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, HTTPTransport, ProtocolError,
-    SSETransport, UnsupportedProtocolVersion,
-)
+from mcpclient import AuthError, Client, ClientClosedError, ConnectError, ConnectionClosed, HTTPError, HTTPTransport, Handlers, ProtocolError, SSETransport, UnsupportedProtocolVersion
 
 require_official_sdk()
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
@@ -30,7 +27,7 @@ def sse_url():
 
 
 def _exercise(client: Client, updated: threading.Event, logged: threading.Event) -> None:
-    assert client.server_info.name == "contract-official"
+    assert client.server.name == "contract-official"
     tools = {t.name for t in client.list_tools()}
     assert {"echo", "add", "slow", "picture", "fail", "log", "touch"} <= tools
     assert client.call_tool("echo", {"text": "héllo"}).text == "héllo"
@@ -65,7 +62,7 @@ def test_the_whole_api_over_http_sse(sse_url, how):
         logged.set()
 
     target = SSETransport(sse_url) if how == "transport" else sse_url
-    with Client(target, timeout=LONG, on_notification=on_notification, on_log=on_log) as client:
+    with Client(target, timeout=LONG, handlers=Handlers(on_notification=on_notification, on_log=on_log)) as client:
         # the fallback: Streamable HTTP's initialize POST to /sse got 405, so HTTP+SSE was used
         assert type(client.transport).__name__ == "SSETransport"
         assert client.transport.endpoint.startswith(sse_url.rsplit("/", 1)[0] + "/messages/")
@@ -125,7 +122,7 @@ def test_a_dropped_stream_fails_the_pending_call_promptly(scripted):
         with pytest.raises(ConnectionClosed):
             client.call_tool("echo", {"text": "a"})
         assert time.monotonic() - started < 2.0
-        assert client.is_closed
+        assert client._is_closed
         with pytest.raises(ConnectionClosed):
             client.ping()
 

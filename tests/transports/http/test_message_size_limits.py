@@ -13,7 +13,7 @@ import pytest
 
 from conftest import LONG
 from hostile_http import Conn, Script, TIMEOUT, answer, client_for, hostile, tool_result  # noqa: F401  (fixtures: hostile)
-from mcpclient import Client, HTTPTransport
+from mcpclient import Client, HTTPTransport, Handlers, Limits
 from mcpclient.errors import ProtocolError, RequestTimeout
 from mcpclient.policies.retry import Retry
 
@@ -97,7 +97,7 @@ def test_max_message_size_defaults_to_the_stdio_one_and_is_checked():
     with pytest.raises(ValueError):
         HTTPTransport("http://127.0.0.1:1/mcp", max_message_size=0)
     with pytest.raises(ValueError):
-        Client("http://127.0.0.1:1/mcp", max_pages=0)
+        Client("http://127.0.0.1:1/mcp", limits=Limits(pages=0))
 
 
 def test_the_event_parser_holds_no_more_than_its_limit_however_the_bytes_are_chunked():
@@ -141,8 +141,7 @@ def test_an_event_over_max_message_size_on_the_get_stream_is_skipped_and_the_str
         arrived.set()
 
     server = hostile(lambda conn, message: conn.reply(answer(message, tool_result())), on_get=get_stream)
-    with Client(HTTPTransport(server.url, retry=Retry(total=0), max_message_size=LIMIT), protocol="legacy",
-                on_log=on_log, validate_output="listed") as client:
+    with Client(HTTPTransport(server.url, retry=Retry(total=0), max_message_size=LIMIT), protocol="legacy", validate_output="listed", handlers=Handlers(on_log=on_log)) as client:
         assert arrived.wait(LONG)
         assert logged == ["x"]
         assert client.call_tool("echo", {}).content[0].text == "ok"

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import LONG, require_official_sdk, wait_until
 from http_scripted import SESSION_ID, Reply, ScriptedHTTPServer, Seen, sse
-from mcpclient import Client, HTTPTransport
+from mcpclient import Client, HTTPTransport, Handlers
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -70,7 +70,7 @@ def test_the_get_stream_moves_to_the_new_session_when_a_post_renews_it(scripted)
         if method == "notifications/tools/list_changed":
             changed.set()
 
-    with Client(server.url, timeout=LONG, protocol="2025-11-25", on_notification=on_notification) as client:
+    with Client(server.url, timeout=LONG, protocol="2025-11-25", handlers=Handlers(on_notification=on_notification)) as client:
         assert wait_until(lambda: any("last-event-id" in g.headers for g in gets(server, SESSION_ID)))
         server.expire_sessions()
         assert [t.name for t in client.list_tools()] == ["echo"]  # 404, renewed, repeated
@@ -112,14 +112,15 @@ def test_resource_subscriptions_are_sent_again_in_the_new_session(scripted):
         updated.append(uri)
         got.set()
 
-    with Client(server.url, timeout=LONG, protocol="2025-11-25", on_resource_updated=on_resource_updated) as client:
+    with Client(server.url, timeout=LONG, protocol="2025-11-25",
+                handlers=Handlers(on_notification=resource_updates(on_resource_updated))) as client:
         client.subscribe_resource("test://a")
         with client.listen(resource_uris=["test://b"]) as subscription:
             assert subscribed(server, SESSION_ID) == uris
             server.expire_sessions()
             client.ping()  # meets the 404: a new session
             assert resubscribed.wait(LONG), f"subscribed again in the new session: {subscribed(server, NEW_SESSION)}"
-            assert got.wait(LONG), "no resources/updated reached on_resource_updated"
+            assert got.wait(LONG), "no resources/updated reached the notification handler"
             event = subscription.get(LONG)
             assert event is not None and (event.kind, event.uri) == ("resource_updated", "test://b")
             assert wait_until(lambda: sorted(updated) == uris)
@@ -141,6 +142,7 @@ def test_nothing_is_subscribed_again_when_nothing_was_subscribed(scripted):
 
 require_official_sdk()
 from http_servers import official_http_server  # noqa: E402  (needs mcp)
+from helpers import resource_updates
 
 
 def test_a_restarted_official_server_gets_a_new_session_with_a_get_stream(caplog):
@@ -152,7 +154,8 @@ def test_a_restarted_official_server_gets_a_new_session_with_a_get_stream(caplog
     with official_http_server("--http") as url:
         port = url.rsplit(":", 1)[1].split("/")[0]
         client = Client(url, timeout=LONG, protocol="2025-11-25",
-                        on_resource_updated=lambda uri: updated.set() if uri == "test://text" else None)
+                        handlers=Handlers(on_notification=resource_updates(
+                            lambda uri: updated.set() if uri == "test://text" else None)))
         try:
             client.connect()
             client.subscribe_resource("test://text")

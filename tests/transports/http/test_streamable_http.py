@@ -13,7 +13,7 @@ import pytest
 
 from conftest import LONG, require_official_sdk
 from http_scripted import DROP, SESSION_ID, Reply, ScriptedHTTPServer, sse
-from mcpclient import AuthError, Client, ConnectError, ConnectionClosed, HTTPError, RequestTimeout, SessionExpired, HTTPTransport, ImageContent
+from mcpclient import AuthError, Client, ConnectError, ConnectionClosed, HTTPError, HTTPTransport, Handlers, ImageContent, RequestTimeout, SessionExpired
 from mcpclient.policies.retry import Retry, parse_retry_after
 from mcpclient.transports.http._reading import parse_sse
 
@@ -31,8 +31,8 @@ def http_url(request):
 def test_the_whole_api_over_streamable_http(http_url):
     mode, url = http_url
     with Client(url, timeout=LONG, protocol="2025-11-25") as client:
-        assert client.server_info.name == "contract-official"
-        assert client.protocol_version == "2025-11-25"
+        assert client.server.name == "contract-official"
+        assert client.server.protocol_version == "2025-11-25"
         assert client.transport.session_id
         tools = {t.name: t for t in client.list_tools()}
         assert {"echo", "add", "slow", "picture", "fail", "log"} <= set(tools)
@@ -60,7 +60,7 @@ def test_progress_and_logs_arrive_on_the_post_stream():
         got_log.set()
 
     with official_http_server("--http") as url:
-        with Client(url, timeout=LONG, on_log=on_log, protocol="2025-11-25") as client:
+        with Client(url, timeout=LONG, protocol="2025-11-25", handlers=Handlers(on_log=on_log)) as client:
             result = client.call_tool("slow", {"steps": 3, "delay": 0.01},
                                       on_progress=lambda p, t, m: seen.append((p, t, m)))
             assert result.text == "done after 3 steps"
@@ -78,7 +78,7 @@ def test_resource_updates_reach_the_client(http_url):
         if method == "notifications/resources/updated" and params.get("uri") == "test://text":
             updated.set()
 
-    with Client(url, timeout=LONG, on_notification=on_notification, protocol="2025-11-25") as client:
+    with Client(url, timeout=LONG, protocol="2025-11-25", handlers=Handlers(on_notification=on_notification)) as client:
         client.subscribe_resource("test://text")
         assert client.call_tool("touch", {"uri": "test://text"}).text == "touched"
         assert updated.wait(LONG), f"no resources/updated notification ({mode} mode)"
@@ -257,7 +257,7 @@ def test_a_stream_cut_before_the_answer_is_resumed_once_with_last_event_id(scrip
     gets = [g for g in server.requests(http_method="GET") if "last-event-id" in g.headers]
     assert [g.headers["last-event-id"] for g in gets] == ["ev-1"]
     assert 0.3 <= waited < 2.0
-    assert client.session.unknown_replies == 0 and client.session.late_replies == 0
+    assert client._session.unknown_replies == 0 and client._session.late_replies == 0
 
 
 def test_a_stream_cut_without_an_event_id_fails_that_call(scripted):
@@ -465,7 +465,7 @@ def test_a_fresh_discover_result_is_reused_by_the_next_client_and_routing_header
     server = scripted(echo, discover=discover)
     for _ in range(2):
         with Client(server.url, timeout=LONG) as client:
-            assert client.protocol_version == "2026-07-28" and client.server_info.name == "scripted-2026"
+            assert client.server.protocol_version == "2026-07-28" and client.server.name == "scripted-2026"
             assert client.call_tool("echo", {"text": "a b"}).text == "a b"
     assert len(server.requests("server/discover")) == 1  # the second client reused it (ttlMs)
     call = server.requests("tools/call")[0]
@@ -616,7 +616,7 @@ def test_a_blocking_call_answered_with_a_stream_keeps_its_own_timeout(scripted):
         return body
 
     server = scripted(handle, keep_alive=False)
-    with Client(server.url, timeout=LONG, on_log=lambda *a: None) as client:
+    with Client(server.url, timeout=LONG, handlers=Handlers(on_log=lambda *a: None)) as client:
         started = time.monotonic()
         with pytest.raises(RequestTimeout):
             client.call_tool("slow", {}, timeout=1.0)

@@ -71,7 +71,7 @@ def test_close_is_bounded_and_leaves_no_thread_when_a_grandchild_holds_the_pipes
     """close() takes less than its whole 5 s budget and leaves no reader or stderr thread behind."""
     client = holder()
     pending = client.call_tool_future("hang", timeout=30)
-    instance = client.session.instance
+    instance = client._session.instance
     began = time.monotonic()
     client.close()
     assert time.monotonic() - began < 2.0
@@ -136,7 +136,7 @@ def test_calls_fail_at_once_when_the_server_exits_though_a_grandchild_keeps_writ
     client = Client([sys.executable, "-c", CHATTY_SERVER], timeout=LONG, validate_output="listed").connect()
     grandchild = int(client.call_tool("pid").content[0].text)
     try:
-        instance = client.session.instance
+        instance = client._session.instance
         started_at = time.monotonic()
         with pytest.raises(ConnectionClosed):  # (ProcessExited)
             client.call_tool("die", timeout=LONG)

@@ -22,8 +22,8 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from conftest import LONG, faulty, pid_alive, wait_until
-from helpers import ScriptedServer, StderrLines
-from mcpclient import Client
+from helpers import ScriptedServer, StderrLines, Twins
+from mcpclient import Client, Handlers
 from mcpclient.errors import (
     CapabilityError, ClientClosedError, MethodNotFound, ProcessExited, ProtocolError,
     RequestTimeout,
@@ -117,7 +117,7 @@ def test_repeated_garbage_is_logged_rarely_but_counted_exactly(caplog):
         for i in range(60):
             assert client.call_tool("echo", {"text": str(i)}).text == str(i)
         assert client.transport.skipped_lines == 180  # "42" too (the transport skips it)
-        assert client.session.skipped_messages == 0
+        assert client._session.skipped_messages == 0
     stdio = [m for m in messages(caplog, STDIO_LOG) if "not a JSON-RPC message" in m]
     assert len(stdio) == 11 and "(100 so far)" in stdio[-1]  # the first ten, then the 100th
 
@@ -125,7 +125,7 @@ def test_repeated_garbage_is_logged_rarely_but_counted_exactly(caplog):
 def test_banner_lines_before_initialize_are_skipped(caplog):
     caplog.set_level(logging.WARNING)
     with Client(faulty("stdout-before-init"), timeout=LONG) as client:
-        assert client.server_info.name == "faulty"
+        assert client.server.name == "faulty"
         assert client.call_tool("echo", {"text": "ok"}).text == "ok"
         assert client.transport.skipped_lines == 2
     stdio = messages(caplog, STDIO_LOG)
@@ -137,10 +137,10 @@ def test_reply_to_unknown_id_is_dropped_and_counted(caplog):
     caplog.set_level(logging.WARNING)
     with Client(faulty("unknown-id"), timeout=LONG) as client:
         assert client.call_tool("echo", {"text": "real"}).text == "real"
-        assert client.session.unknown_replies == 1
-        assert client.session.late_replies == 0
+        assert client._session.unknown_replies == 1
+        assert client._session.late_replies == 0
         assert client.call_tool("echo", {"text": "real 2"}).text == "real 2"
-        assert client.session.unknown_replies == 2
+        assert client._session.unknown_replies == 2
     assert sum("unknown request id 999999" in m for m in messages(caplog, SESSION_LOG)) == 2
 
 
@@ -235,13 +235,13 @@ def test_call_after_close_raises_client_closed_and_close_twice_is_fine():
     assert client.call_tool("echo", {"text": "x"}).text == "x"
     client.close()
     client.close()
-    assert client.is_closed
+    assert client._is_closed
     with pytest.raises(ClientClosedError):
         client.call_tool("echo", {"text": "x"})
     with pytest.raises(ClientClosedError):
-        client.ping_future()
+        Twins(client).ping()
     with pytest.raises(ClientClosedError):
-        client.list_tools_future()
+        Twins(client).list_tools()
     with pytest.raises(ClientClosedError):
         client.connect()
     assert wait_until(lambda: not pid_alive(pid))
@@ -257,7 +257,7 @@ CAPABILITY_CALLS = [
     ("completion/complete", "completions", lambda c: c.complete("greet", "style", "f")),
     ("logging/setLevel", "logging", lambda c: c.set_logging_level("info")),
     ("resources/subscribe", "resources.subscribe", lambda c: c.subscribe_resource("test://text")),
-    ("resources/read", "resources", lambda c: c.read_resource_future("test://text")),
+    ("resources/read", "resources", lambda c: Twins(c).read_resource("test://text")),
     ("resources/unsubscribe", "resources.subscribe", lambda c: c.unsubscribe_resource("test://text")),
 ]
 
@@ -266,7 +266,7 @@ CAPABILITY_CALLS = [
                          ids=[f"{m}-{i}" for i, (m, _, _) in enumerate(CAPABILITY_CALLS)])
 def test_missing_capability_raises_and_sends_nothing(wire, method, capability, call):
     with Client(faulty("normal"), timeout=LONG) as client:
-        assert client.server_capabilities == {"tools": {}}
+        assert client.server.capabilities == {"tools": {}}
         with pytest.raises(CapabilityError) as info:
             call(client)
         assert info.value.capability == capability
@@ -278,7 +278,7 @@ def test_missing_capability_raises_and_sends_nothing(wire, method, capability, c
 
 def test_list_future_of_missing_capability_fails_with_capability_error(wire):
     with Client(faulty("normal"), timeout=LONG) as client:
-        future = client.list_prompts_future()
+        future = Twins(client).list_prompts()
         assert isinstance(future.exception(timeout=LONG), CapabilityError)
         assert "prompts/list" not in wire.methods()
 
@@ -300,7 +300,7 @@ def test_bad_protocol_version_fails_connect_and_cleans_up():
         client.connect()
     assert "2025-11-25" in str(info.value)
     assert "1999-01-01" in str(info.value)
-    assert client.is_closed
+    assert client._is_closed
     pid = client.transport.pid
     assert pid is not None
     assert wait_until(lambda: not pid_alive(pid))
@@ -334,8 +334,8 @@ def test_late_reply_is_counted_and_not_given_to_the_next_call():
         with pytest.raises(RequestTimeout):
             client.call_tool("echo", {"text": "late", "delay": 1.0}, timeout=0.2)
         assert client.call_tool("echo", {"text": "fresh", "delay": 0}).text == "fresh"
-        assert wait_until(lambda: client.session.late_replies == 1)
-        assert client.session.unknown_replies == 0
+        assert wait_until(lambda: client._session.late_replies == 1)
+        assert client._session.unknown_replies == 0
 
 
 def test_future_cancel_cancels_on_the_server():
@@ -382,15 +382,15 @@ def test_notification_flood_never_blocks_the_reader(caplog):
         received.append(data)
         release.wait(LONG)  # the notify thread is stuck until the call has returned
 
-    with Client(faulty("flood"), timeout=LONG, on_log=on_log) as client:
+    with Client(faulty("flood"), timeout=LONG, handlers=Handlers(on_log=on_log)) as client:
         try:
             # the reader must get past all 2000 notifications while the callback is stuck
             assert client.call_tool("echo", {"text": "after the flood"}).text == "after the flood"
         finally:
             release.set()
         # one running + 1000 queued were admitted, the rest dropped and counted
-        assert wait_until(lambda: len(received) + client.session.dropped_notifications == 2000)
-        assert client.session.dropped_notifications == 999
+        assert wait_until(lambda: len(received) + client._session.dropped_notifications == 2000)
+        assert client._session.dropped_notifications == 999
         assert len(received) == 1001
         client.ping()
     dropped = [m for m in messages(caplog, SESSION_LOG) if "dropped notification 'notifications/message'" in m]
@@ -478,7 +478,7 @@ def test_close_from_another_thread_fails_the_pending_call(monkeypatch):
         finally:
             closer.join(LONG)
         assert not closer.is_alive()
-        assert client.is_closed
+        assert client._is_closed
 
 
 def test_close_while_a_call_is_being_sent_raises_client_closed(wire):
@@ -512,14 +512,14 @@ def test_close_inside_a_notification_callback_does_not_deadlock():
         info["elapsed"] = time.monotonic() - started
         closed.set()
 
-    client = Client(faulty("flood"), timeout=LONG, on_notification=on_notification, on_log=lambda *a: None)
+    client = Client(faulty("flood"), timeout=LONG, handlers=Handlers(on_notification=on_notification, on_log=lambda *a: None))
     holder.append(client)
     with client:
         future = client.call_tool_future("echo", {"text": "x"})
         assert closed.wait(LONG)
         assert info["thread"].endswith("-notify")
         assert info["elapsed"] < 3.0
-        assert client.is_closed
+        assert client._is_closed
         # answered before the close, or failed by it: never left hanging
         assert future.exception(timeout=LONG) is None or isinstance(future.exception(), ClientClosedError)
         with pytest.raises(ClientClosedError):
@@ -543,7 +543,7 @@ def test_close_inside_a_done_callback_does_not_deadlock():
         assert "-worker-" in info["thread"], info  # done-callbacks never run on the reader
         assert info["elapsed"] < 3.0
         assert future.result().text == "a"
-        assert client.is_closed
+        assert client._is_closed
 
 
 def close_from_main_and_from_a_callback() -> float:
@@ -566,7 +566,7 @@ def close_from_main_and_from_a_callback() -> float:
         callback_closed.set()
 
     server = ScriptedServer(notify_on_call)
-    client = Client(server.transport, timeout=LONG, on_notification=on_notification, on_log=lambda *a: None)
+    client = Client(server.transport, timeout=LONG, handlers=Handlers(on_notification=on_notification, on_log=lambda *a: None))
     state["client"] = client
     try:
         client.connect()
