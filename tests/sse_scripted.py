@@ -1,6 +1,6 @@
 """A scripted HTTP+SSE (2024-11-05) server on 127.0.0.1, for what a real server won't do: a
 foreign endpoint, a dropped stream, error statuses (``Status``), a stream closed instead of an
-answer (``DROP``).
+answer (``DROP``), an acknowledgement trickled byte by byte (``Trickle``).
 """
 from __future__ import annotations
 
@@ -27,6 +27,17 @@ class Status:
         self.body = body
 
 
+class Trickle:
+    """A handler's answer: acknowledge the POST with a status line and headers that come one
+    byte every ``pace`` seconds (never their end), until the client hangs up (``hung_up``)."""
+
+    HEAD = b"HTTP/1.1 202 Accepted\r\nContent-Type: text/plain\r\nContent-Length: 8\r\n" \
+           b"X-Padding: " + b"x" * 200 + b"\r\n\r\n"
+
+    def __init__(self, pace: float) -> None:
+        self.pace = pace
+
+
 class ScriptedSSEServer:
     """GET /sse streams an ``endpoint`` event (``endpoint``: its data), then whatever is queued;
     POST /messages answers 202 and queues the reply ``handle(message)`` returns (a result dict),
@@ -42,6 +53,7 @@ class ScriptedSSEServer:
         self.seen: List[Any] = []  # (HTTP method, path, lower-case headers, JSON body)
         self.events: "queue.Queue[Any]" = queue.Queue()
         self.stopped = threading.Event()
+        self.hung_up = threading.Event()  # the client hung up on a trickled acknowledgement
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -63,6 +75,16 @@ class ScriptedSSEServer:
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            def _trickle(self, pace: float) -> None:
+                self.close_connection = True
+                try:
+                    for i in range(len(Trickle.HEAD)):
+                        self.wfile.write(Trickle.HEAD[i:i + 1])
+                        if outer.stopped.wait(pace):
+                            return
+                except OSError:  # (the client shut the connection: a write meets it)
+                    outer.hung_up.set()
 
             def do_GET(self) -> None:  # noqa: N802
                 self._record()
@@ -100,6 +122,9 @@ class ScriptedSSEServer:
                     answer = outer.handle(msg)
                 if isinstance(answer, Status):
                     self._status(answer.status, answer.body)
+                    return
+                if isinstance(answer, Trickle):
+                    self._trickle(answer.pace)
                     return
                 self._status(202)
                 if msg["method"] == "initialize" and silence:

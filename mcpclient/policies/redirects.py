@@ -5,7 +5,7 @@ Like ``Retry`` (and urllib3's ``Retry``), one frozen object states the whole pol
 request carries: to the same origin (scheme, host and port) by default; to another origin only
 with ``cross_origin=True``, and then with every header but the protocol's own stripped (the
 token, the session id, cookies, every header of ``headers=`` not named in ``safe_headers``); never
-from HTTPS down to HTTP. The transport (``transports.http._posters``) applies it.
+from HTTPS down to HTTP. The transport (``transports.http._exchange``) applies it.
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HTTPTransport", "MemoryTransport", "Redirects", "SSETransport", "StdioTransport", "Transport"]
 
-_LAZY = {"HTTPTransport": "http.streamable", "SSETransport": "http.sse", "Redirects": "http._posters", "MemoryTransport": "memory",
+_LAZY = {"HTTPTransport": "http.streamable", "SSETransport": "http.sse", "Redirects": "http._exchange", "MemoryTransport": "memory",
          "StdioTransport": "stdio.transport"}
 
 

@@ -1,102 +1,113 @@
-"""What the two HTTP transports (``streamable``, ``sse``) share: ``HTTPBase``, the one loop that
-sends a request and applies every policy to its answer, how a failed request is reported and an
-event becomes a message (reading bodies and streams: ``_reading``).
+"""The policy loops around one HTTP request (``Exchange``), and who requests act as (``Credentials``).
 
-``HTTPBase._exchange`` is the only place a request is sent again: after a 401/403 its
-``AuthProvider`` resolved (at most ``MAX_AUTH_ROUNDS`` times), after an expired session was
-renewed (at most once, and only if the client said the request may be repeated), or as the
-``Retry`` value allows (each retry takes ``Retry.increment()``, a new value; nothing is mutated,
-so one policy serves every thread). Each bound is its own: a login never eats the retry budget.
-Nothing here imports ``requests`` at module level, and nothing here knows an MCP method name.
+``Exchange.send`` is the only place a request is sent again. Its loops nest one per concern, as
+httpx's ``_send_handling_auth`` / ``_send_handling_redirects`` do, each with its own bound (a
+login never eats the retry budget):
+
+* retries (outermost): after a broken or refused connection or a status the ``Retry`` value
+  names, as it allows (each retry takes ``Retry.increment()``, a new value; nothing is mutated,
+  so one policy serves every thread), never past the request's deadline;
+* the MCP session: after a 404 to a request carrying our session id, the session is renewed
+  (``Renewable``: Streamable HTTP's ``_sessions.SessionLife``) and the request sent again, at
+  most once, and only if it may be repeated;
+* authorization: after a 401/403 its ``AuthProvider`` resolved, at most ``MAX_AUTH_ROUNDS`` times;
+* redirects (innermost, only with a ``Redirects`` policy and a way to hop): each 3xx is judged
+  before anything goes to its ``Location``: the hop count, the status (307/308 only: they keep
+  the POST and its body), the scheme (never HTTPS to HTTP), the origin (another one only with
+  ``cross_origin=True``, and then with only the headers ``Redirects.keeps`` allows). ``requests``
+  follows redirects itself but strips only ``Authorization`` when the host changes: an API key
+  in another header, the ``Mcp-Session-Id`` or a ``DPoP`` proof would reach whatever host a
+  server names. A refusal is an ``HTTPError`` naming the status and the reason, the URL shown
+  without its query.
+
+A request ended by ``close()``, a cancel or its deadline (``_inflight.Aborted``) is never sent
+again. Nothing here imports ``requests``, and nothing here knows an MCP method name.
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
-from queue import SimpleQueue
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Optional, Protocol, Tuple, Union
+from urllib.parse import urljoin, urlsplit
 
-from ..._util import fork as _fork
-from ..._util.threads import next_instance
 from ..._util.secrets import mapping_secrets, secret_words, url_secrets
 from ...auth.base import AuthProvider, Challenge, Observed, TokenSource, as_auth
-from ...errors import (
-    AuthError, ConnectError, ConnectionClosed, HTTPError, ProtocolError,
-    SessionExpired, TransportError,
-)
-from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, CredentialsObserver, DeliveryFailed, Endpoint, Transport, decode_frame
-from ._reading import Response, Send, SSEEvent, close_pools
+from ...errors import ConnectError, ConnectionClosed, HTTPError, SessionExpired, TransportError
+from ...policies.redirects import Redirects
+from ..base import CredentialsObserver
+from ._inflight import Aborted
+from ._reading import Response, Send
 
 if TYPE_CHECKING:
-    import requests
-
     from ...policies.retry import Retry  # (imported where a transport is made: it needs dataclasses)
+
+__all__ = ["Auth", "Credentials", "Exchange", "Hop", "MAX_AUTH_ROUNDS", "Renewable", "SESSION_HEADER", "origin"]
 
 #: What ``auth=`` accepts: a token, a callable returning one, an ``AuthProvider``, or nothing.
 Auth = Union[TokenSource, AuthProvider, None]
 
+#: ``hop(url, headers, read_timeout, keep)``: the request sent again to a redirect's ``url``;
+#: ``keep`` None: to our own origin, with every header, cookie and the session's auth; else only
+#: the headers ``keep`` allows (another origin).
+Hop = Callable[[str, Dict[str, str], Optional[float], Optional[Callable[[str], bool]]], Response]
+
 SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
 #: Authorization rounds (first login, step-ups) one request may go through before its refusal stands.
 MAX_AUTH_ROUNDS = 3
+
+_REDIRECTS = (301, 302, 303, 307, 308)
+_KEEP_POST = (307, 308)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 log = logging.getLogger("mcpclient.transport.http")
 
 
+class _Unsent(Exception):
+    """A try that failed on the wire (``failure``: ``ConnectError`` or ``ConnectionClosed``), on
+    its way to the retry loop: only such failures are sent again, never one raised between the
+    loops (a renewal that failed, ``SessionExpired``: both are ``ConnectionClosed`` too)."""
 
-class HTTPBase(Transport):
-    """State and policy shared by the HTTP transports: the URL, static headers, the auth
-    provider (``auth=`` as given becomes one at this edge, ``as_auth``), the ``requests``
-    session, the retry policy, the inbox the reader drains, and ``_exchange``.
+    def __init__(self, failure: TransportError) -> None:
+        super().__init__(failure)
+        self.failure = failure
 
-    Subclasses add their own framing: ``_headers`` (session headers) and ``_renew_session``
-    (Streamable HTTP renews an expired session; the legacy transport has none).
-    """
 
-    remote = True
+class Credentials:
+    """Who the requests of one transport act as: the static headers (an API key may travel in
+    one) and the auth provider (``auth=`` as given becomes one here, ``as_auth``), for the server
+    at ``url`` (its tokens belong to it)."""
 
-    def __init__(self, url: str, *, kind: str, headers: Optional[Dict[str, str]], auth: Auth, auth_header: str,
-                 session: Optional["requests.Session"], connect_timeout: float, retry: Retry,
-                 name: Optional[str], max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
-        if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
-            raise ValueError(f"an {kind} transport needs an http(s) URL, not {url!r}")
+    def __init__(self, url: str, headers: Optional[Dict[str, str]], auth: Auth, auth_header: str) -> None:
         self.url = url
         self.headers = dict(headers or {})
         self.auth: Optional[AuthProvider] = as_auth(auth, auth_header)
-        if not isinstance(max_message_size, int) or max_message_size < 1:
-            raise ValueError(f"max_message_size must be a positive number of bytes, not {max_message_size!r}")
-        self.connect_timeout = connect_timeout
-        self.retry = retry
-        self.max_message_size = max_message_size
-        self.name = name or self.endpoint().address or kind.lower()  # errors name the server: 127.0.0.1:8080
-        self.instance = next_instance()
-        self._http = session
-        self._owns_http = session is None
-        self._pid = _fork.pid  # the process this transport was made in
-        self._inbox: "SimpleQueue[Any]" = SimpleQueue()
-        self._closing = threading.Event()  # set first thing in close(): every loop and wait checks it
-        self._closed = threading.Event()  # close() finished: a second caller waits for this
-        self._close_lock = threading.Lock()
 
-    # --- what the client asks of every transport ----------------------------------------------
+    def for_request(self, verb: str, url: str, authorization: Optional[Dict[str, str]] = None) -> Dict[str, str]:
+        """The headers of one request: the static ones and the credentials' (``authorization``:
+        those of this try, from ``AuthProvider.request_credentials``; else they are asked for here)."""
+        headers = dict(self.headers)
+        if authorization is not None:
+            headers.update(authorization)
+        elif self.auth is not None:
+            headers.update(self.auth.headers(verb, url))
+        return headers
 
-    def identity(self) -> Optional[str]:
-        return self.url
+    def bind(self) -> None:
+        """Before the first request: an OAuth provider's tokens belong to this URL."""
+        if self.auth is not None:
+            self.auth.bind(self.url)
 
-    def credentials(self) -> Optional[str]:
+    def fingerprint(self) -> Optional[str]:
         """A hash of who the requests act as: the auth provider's fingerprint and the static
-        headers (an API key may travel in one); ``None`` when requests carry neither."""
+        headers; ``None`` when requests carry neither."""
         token = self.auth.fingerprint() if self.auth is not None else None
         if token is None and not self.headers:
             return None
         material = repr((token, sorted((str(k).lower(), str(v)) for k, v in self.headers.items())))
-        import hashlib  # deferred: import time (only a client with credentials asks)
-
         return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
-
-    def endpoint(self) -> Endpoint:
-        """TCP to the URL's host and port, speaking HTTP."""
-        return Endpoint.of_url(self.url)
 
     def secrets(self) -> FrozenSet[str]:
         """The static headers' secret values, a fixed token, the URL's credentials."""
@@ -105,195 +116,243 @@ class HTTPBase(Transport):
             found.update(w for value in self.auth.secrets() for w in secret_words(value))
         return frozenset(found)
 
-    def observe_credentials(self, observer: CredentialsObserver) -> None:
+    def observe(self, observer: CredentialsObserver) -> None:
         if self.auth is not None and not isinstance(self.auth, Observed):
             self.auth = Observed(self.auth, observer)
 
-    def receive(self) -> Optional[Any]:
-        return self._inbox.get()
 
-    def _session_to_share(self) -> Optional["requests.Session"]:
-        """For ``reopen()``: the user's ``requests`` session (None if the transport made its own).
-        In a forked child its pooled connections are the parent's sockets: they are dropped (the
-        child's copies closed; the parent's connections stay open) so that none is ever used here."""
-        if self._owns_http:
-            return None
-        if _fork.pid != self._pid and self._http is not None:
-            for adapter in list(self._http.adapters.values()):
-                adapter.close()
-        return self._http
+class Renewable(Protocol):
+    """What the exchange asks of the MCP session its requests belong to (``_sessions.SessionLife``)."""
 
-    # --- what both do with what comes back ------------------------------------------------------
+    #: The session id in use, or None.
+    id: Optional[str]
 
-    def _fail(self, rid: Any, exc: BaseException, deadline: Optional[float] = None) -> None:
-        """Fail the call ``rid`` with ``exc`` (the reader lands it: ``DeliveryFailed``), unless the
-        transport is closing or ``deadline`` passed (the session reports that call's timeout).
-        mcpclient's own errors keep their type (``ConnectError``: it never reached the server);
-        anything else becomes ``ConnectionClosed`` naming only its type."""
-        if self._closing.is_set() or (deadline is not None and time.monotonic() >= deadline):
-            return
-        error = exc
-        if not isinstance(exc, (TransportError, AuthError, ProtocolError)):
-            error = ConnectionClosed(f"a request to {self.name} failed: {type(exc).__name__}")
-            error.__cause__ = exc
-        self._inbox.put(DeliveryFailed(rid, error))
+    def stamp(self, headers: Dict[str, str], session_id: Optional[str]) -> None:
+        """Add the session's headers (``session_id``, the protocol version) to ``headers``."""
 
-    def _event_message(self, event: "SSEEvent") -> Any:
-        """The JSON-RPC message a ``message`` event carries, or None (no data, another event type,
-        not JSON)."""
-        if not event.data or event.event != "message":  # no data, or "" (a priming event)
-            return None
-        try:
-            return decode_frame(event.data)
-        except Exception as exc:  # ProtocolError (not a message, too deep); never end the stream for it
-            log.warning("%s sent an SSE message event that is not a JSON-RPC message; skipped: %s",
-                        self.name, str(exc)[:200])
-            return None
+    def renew(self, expired: str, deadline: Optional[float]) -> None:
+        """Replace the session ``expired`` the server forgot; raises ``SessionExpired`` if it cannot."""
 
-    # --- plumbing -------------------------------------------------------------------------------
 
-    def _open_http(self, pool_size: int) -> None:
-        """Make the ``requests`` session (unless the user gave one) and bind the credentials."""
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
-        from requests.adapters import HTTPAdapter
+class Exchange:
+    """The policy loops around one request, for one transport (see the module doc).
 
-        if self._closing.is_set():
-            raise ConnectionClosed("the transport is closed")
-        if self._http is None:
-            self._http = http = requests.Session()
-            adapter = HTTPAdapter(pool_connections=1, pool_maxsize=pool_size, max_retries=0)
-            http.mount("http://", adapter)
-            http.mount("https://", adapter)
-            # Read the environment (proxies, CA bundle) once, not on every request as requests
-            # would (a fifth of a call's CPU); one endpoint means one answer for the whole session.
-            env = http.merge_environment_settings(self.url, {}, None, None, None)
-            http.proxies, http.verify, http.trust_env = env["proxies"], env["verify"], False
-        if self.auth is not None:
-            self.auth.bind(self.url)  # OAuth: its tokens belong to this URL
+    Args:
+        credentials: who the requests act as.
+        retry: when a request is sent again.
+        closing: set when the transport closes: no retry starts after it.
+        name: the server, as errors name it.
+        session: the MCP session requests carry (None: none; a 404 is then the caller's).
+        redirects: the redirect policy (None: a 3xx is the caller's).
+    """
 
-    def _begin_close(self, deadline: Optional[float]) -> Optional[float]:
-        """The shared deadline of this close, or ``None`` if another close ran or is running
-        (then this waits for it, until ``deadline``)."""
-        deadline = time.monotonic() + CLOSE_BUDGET if deadline is None else deadline
-        with self._close_lock:
-            first = not self._closing.is_set()
-            self._closing.set()
-        if not first:
-            self._closed.wait(max(0.0, deadline - time.monotonic()))
-            return None
-        return deadline
+    def __init__(self, credentials: Credentials, retry: Retry, closing: threading.Event, *, name: str,
+                 session: Optional[Renewable] = None, redirects: Optional[Redirects] = None) -> None:
+        self.credentials = credentials
+        self.retry = retry
+        self.redirects = redirects
+        self._closing = closing
+        self._name = name
+        self._session = session
+        self._origin = origin(credentials.url)
 
-    def _end_close(self) -> None:
-        if self._owns_http and self._http is not None:
-            close_pools(self._http)
-            self._http.close()
-        self._inbox.put(None)
-        self._closed.set()
-
-    def _headers(self, verb: str, url: str, authorization: Optional[Dict[str, str]] = None) -> Dict[str, str]:
-        """The headers of one request: the static ones and the credentials' (``authorization``:
-        those of this try, from ``request_credentials``; else they are asked for here)."""
-        headers = dict(self.headers)
-        if authorization is not None:
-            headers.update(authorization)
-        elif self.auth is not None:
-            headers.update(self.auth.headers(verb, url))
-        return headers
-
-    def _renew_session(self, expired: str, deadline: Optional[float]) -> None:
-        """Replace the session ``expired`` (the server answered 404 to a request carrying it)."""
-        raise SessionExpired(f"{self.name} no longer knows our session")
-
-    def _exchange(self, send: Send, *, verb: str, url: str, deadline: Optional[float],
-                  idempotent: Optional[bool], extra: Optional[Dict[str, str]] = None) -> Response:
+    def send(self, send: Send, *, verb: str, url: str, deadline: Optional[float], idempotent: Optional[bool],
+             extra: Optional[Dict[str, str]] = None, hop: Optional[Hop] = None) -> Response:
         """Send one request (``send``) until its answer is one the caller must handle itself.
 
         Returns the response (200/202, or an error status no policy resolved: the caller maps
         it, the body still readable unless it was a 401/403). Raises ``ConnectError`` /
         ``ConnectionClosed`` when it could not be delivered and may not be tried again,
         ``SessionExpired`` when the server forgot our session and the request may not be
-        repeated in a new one, ``AuthError`` from the auth provider.
+        repeated in a new one, ``AuthError`` from the auth provider, ``HTTPError`` for a
+        redirect refused.
 
         Args:
             send: one try, given its headers and read timeout.
             verb, url: what the auth provider signs (DPoP proofs name both); a challenge names
-                ``self.url``, the server the credentials are for.
+                the credentials' URL, the server they are for.
             deadline: monotonic seconds by which the whole exchange must be over (``None``:
                 no bound but the retry policy's): no retry or backoff is started past it.
             idempotent: may the request be repeated after it may have reached the server
                 (``Retry.repeatable``).
             extra: per-request headers (the client's routing headers).
+            hop: how to follow a redirect (with a ``redirects`` policy).
         """
         retry = self.retry
-        auth = self.auth
-        challenges = 0
-        renewed = False
         while True:
-            # One look-up of the token per try: the headers carry the very token a refusal names.
-            sent_token, authorization = auth.request_credentials(verb, url, deadline) if auth is not None \
-                else (None, None)
-            headers = self._headers(verb, url, authorization)
-            if extra:
-                headers.update(extra)
-            read = None if deadline is None else max(deadline - time.monotonic(), 0.001)
             try:
-                response = send(headers, read)
-            except (ConnectError, ConnectionClosed) as exc:
+                response = self._send_handling_session(send, hop, verb, url, deadline, idempotent, extra)
+            except _Unsent as unsent:
+                exc = unsent.failure
                 # A refused connection delivered nothing; a broken one may have delivered it all.
-                following, wait = self._next_try(retry, idempotent, not isinstance(exc, ConnectError), None,
-                                                 deadline, type(exc).__name__)
+                following, wait = self.next_try(retry, idempotent, reached=not isinstance(exc, ConnectError),
+                                                deadline=deadline, reason=type(exc).__name__)
                 if following is None:
-                    raise
-                self._pause(wait, exc)
+                    raise exc from exc.__cause__  # (as it came from the try: not the wrapper)
+                self.pause(wait, exc)
                 retry = following
                 continue
             status = response.status_code
-            if status == 200 or status == 202:
-                return response
-            if status in (401, 403) and auth is not None and challenges < MAX_AUTH_ROUNDS:
-                # The server's URL, not ``url`` (an SSE message endpoint): tokens are kept per server.
-                challenge = Challenge(self.url, status, response.headers.get("WWW-Authenticate"), sent_token,
-                                      response.headers.get("DPoP-Nonce"), deadline)
-                response.close()  # a login may take minutes: never hold a pooled connection meanwhile
-                if auth.on_challenge(challenge):
-                    challenges += 1
-                    continue  # credentials changed: the same request again
-                return response  # the refusal stands (its headers still say why)
-            sent_session = headers.get(SESSION_HEADER)
-            if status == 404 and sent_session is not None:
-                response.close()
-                if renewed:
-                    raise SessionExpired(f"{self.name} no longer knows our session (renewed once already)")
-                self._renew_session(sent_session, deadline)
-                renewed = True
-                if not self.retry.repeatable(idempotent):
-                    raise SessionExpired(f"{self.name} lost our session before the request ran; a new session was "
-                                         "started, but the request is not safe to repeat")
-                continue
             if status in retry.statuses:
                 retry_after = response.headers.get("Retry-After")
-                following, wait = self._next_try(retry, idempotent, True, retry_after, deadline, f"HTTP {status}")
+                following, wait = self.next_try(retry, idempotent, reached=True, retry_after=retry_after,
+                                                deadline=deadline, reason=f"HTTP {status}")
                 if following is not None:
                     response.close()
-                    self._pause(wait, HTTPError(status))
+                    self.pause(wait, HTTPError(status))
                     retry = following
                     continue
             return response
 
-    def _next_try(self, retry: Retry, idempotent: Optional[bool], reached: bool, retry_after: Optional[str],
-                  deadline: Optional[float], reason: str) -> Tuple[Optional[Retry], float]:
-        """The policy for one more try and the wait before it, or ``(None, 0)``: no more tries."""
+    def _send_handling_session(self, send: Send, hop: Optional[Hop], verb: str, url: str, deadline: Optional[float],
+                               idempotent: Optional[bool], extra: Optional[Dict[str, str]]) -> Response:
+        session = self._session
+        renewed = False
+        while True:
+            sent = session.id if session is not None else None  # (the very id this try carries)
+            response = self._send_handling_auth(send, hop, verb, url, deadline, extra, sent)
+            if response.status_code != 404:
+                return response
+            if sent is None:
+                sent = extra.get(SESSION_HEADER) if extra else self.credentials.headers.get(SESSION_HEADER)
+                if sent is None:
+                    return response
+            response.close()
+            if renewed:
+                raise SessionExpired(f"{self._name} no longer knows our session (renewed once already)")
+            if session is None:
+                raise SessionExpired(f"{self._name} no longer knows our session")
+            session.renew(sent, deadline)
+            renewed = True
+            if not self.retry.repeatable(idempotent):
+                raise SessionExpired(f"{self._name} lost our session before the request ran; a new session was "
+                                     "started, but the request is not safe to repeat")
+
+    def _send_handling_auth(self, send: Send, hop: Optional[Hop], verb: str, url: str, deadline: Optional[float],
+                            extra: Optional[Dict[str, str]], session_id: Optional[str]) -> Response:
+        credentials = self.credentials
+        challenges = 0
+        while True:
+            auth = credentials.auth
+            # One look-up of the token per try: the headers carry the very token a refusal names.
+            sent_token, authorization = auth.request_credentials(verb, url, deadline) if auth is not None \
+                else (None, None)
+            headers = credentials.for_request(verb, url, authorization)
+            if self._session is not None:
+                self._session.stamp(headers, session_id)
+            if extra:
+                headers.update(extra)
+            read = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+            response = self._send_handling_redirects(send, hop, url, headers, read)
+            status = response.status_code
+            if status not in (401, 403) or auth is None or challenges >= MAX_AUTH_ROUNDS:
+                return response
+            # The server's URL, not ``url`` (an SSE message endpoint): tokens are kept per server.
+            challenge = Challenge(credentials.url, status, response.headers.get("WWW-Authenticate"), sent_token,
+                                  response.headers.get("DPoP-Nonce"), deadline)
+            response.close()  # a login may take minutes: never hold a pooled connection meanwhile
+            if not auth.on_challenge(challenge):
+                return response  # the refusal stands (its headers still say why)
+            challenges += 1  # credentials changed: the same request again
+
+    def _send_handling_redirects(self, send: Send, hop: Optional[Hop], url: str, headers: Dict[str, str],
+                                 read: Optional[float]) -> Response:
+        try:
+            response = send(headers, read)
+        except Aborted:
+            raise
+        except (ConnectError, ConnectionClosed) as exc:  # the retry loop judges it (nothing in between)
+            raise _Unsent(exc) from None
+        policy = self.redirects
+        if policy is None or hop is None:
+            return response
+        here, hops = url, 0
+        keep: Optional[Callable[[str], bool]] = None  # (set once a hop left our origin: never reset)
+        while response.status_code in _REDIRECTS and response.headers.get("Location"):
+            status = response.status_code
+            try:
+                target = _judge(policy, status, here, response.headers["Location"], hops)
+                if origin(target) != self._origin:
+                    if not policy.cross_origin:
+                        raise HTTPError(status, f"redirect to {_shown(target)} refused: another origin "
+                                                "(Redirects(cross_origin=True) allows it, without credentials)")
+                    keep = policy.keeps
+            except HTTPError:
+                response.close()
+                raise
+            response.close()
+            auth = self.credentials.auth
+            if keep is None and auth is not None and "DPoP" in headers:  # a proof is bound to its URL: a new one
+                headers = dict(headers)
+                headers.update(auth.headers("POST", target))
+            try:
+                response = hop(target, headers, read, keep)
+            except Aborted:
+                raise
+            except (ConnectError, ConnectionClosed) as exc:
+                raise _Unsent(exc) from None
+            here, hops = target, hops + 1
+        return response
+
+    def next_try(self, retry: Retry, idempotent: Optional[bool], *, reached: bool, deadline: Optional[float],
+                 reason: str, retry_after: Optional[str] = None) -> Tuple[Optional[Retry], float]:
+        """The policy for one more try of a request (``reached``: the last one may have reached
+        the server) and the wait before it, or ``(None, 0)``: no more tries (the transport is
+        closing, the policy says no, or the wait would end past ``deadline``)."""
         if self._closing.is_set() or not retry.may_repeat(idempotent, reached_server=reached):
             return None, 0.0
         following = retry.increment(reason)
         wait = following.delay(retry_after)
         if wait is None or (deadline is not None and time.monotonic() + wait >= deadline):
             return None, 0.0
-        log.debug("retrying a request to %s in %.2f s after %s (%d retries left)", self.name, wait, reason,
+        log.debug("retrying a request to %s in %.2f s after %s (%d retries left)", self._name, wait, reason,
                   following.total)
         return following, wait
 
-    def _pause(self, wait: float, cause: BaseException) -> None:
+    def pause(self, wait: float, cause: BaseException) -> None:
         """Wait ``wait`` seconds before a retry; a close meanwhile ends the request at once."""
         if self._closing.wait(wait):
             raise ConnectionClosed("the transport was closed before the request could be sent again") from cause
+
+
+# --- redirects ------------------------------------------------------------------------------
+
+def origin(url: str) -> Tuple[str, str, Optional[int]]:
+    """``(scheme, host, port)`` of ``url``, lower-cased, the default port filled in."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:  # a port that is not a number: no origin matches it
+        port = -1
+    return scheme, (parts.hostname or "").lower(), port if port is not None else _DEFAULT_PORTS.get(scheme)
+
+
+def _shown(url: str) -> str:
+    """``url`` for an error message: no query, fragment or user info (they may hold secrets)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+def _judge(policy: Redirects, status: int, url: str, location: str, hops: int) -> str:
+    """The URL a redirect from ``url`` leads to, or ``HTTPError`` if it may not be followed
+    (the origin is judged by the caller)."""
+    try:
+        target = urljoin(url, location)
+        urlsplit(target).port  # noqa: B018  (a port that is no port, a broken [IPv6]: ValueError)
+    except ValueError:
+        raise HTTPError(status, "redirect to a malformed URL refused (its host or port is invalid)") from None
+    if hops >= policy.max_redirects:
+        raise HTTPError(status, f"redirect to {_shown(target)} refused: more than "
+                                f"{policy.max_redirects} redirects")
+    if status not in _KEEP_POST:
+        raise HTTPError(status, f"redirect to {_shown(target)} refused: a {status} turns the POST into a GET "
+                                "(an MCP server redirects with 307 or 308)")
+    scheme = urlsplit(target).scheme.lower()
+    if scheme not in ("http", "https"):
+        raise HTTPError(status, f"redirect to a {scheme or 'relative'}: URL refused")
+    if scheme == "http" and urlsplit(url).scheme.lower() == "https":
+        raise HTTPError(status, f"redirect to {_shown(target)} refused: HTTPS is never downgraded to HTTP")
+    return target

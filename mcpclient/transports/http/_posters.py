@@ -1,6 +1,6 @@
 """How the Streamable HTTP transport POSTs. ``FastPoster``: straight to ``requests``' own urllib3
-connection pool, for a transport that owns its
-``requests.Session``, sends to its endpoint directly (no proxy applies) and follows no redirects.
+connection pool, for a transport that owns its ``requests.Session``, sends to its endpoint
+directly (no proxy applies) and follows no redirects.
 
 Why: on a fast server, ``Session.send`` / ``HTTPAdapter.send`` / ``build_response`` (URL parsing,
 proxy and pool lookups, cookie extraction twice, hooks, a ``Response`` built per request) cost
@@ -9,40 +9,27 @@ bounds throughput. Nothing is hand-built: the pool is the one the session's moun
 out for the endpoint (``get_connection_with_tls_context`` + ``cert_verify``: the same TLS
 verification settings as every request the session sends), the headers are the session's merged
 once, and the session's cookie jar is still used, through ``requests``' cookie helpers, whenever it
-holds cookies or an answer sets one (a sticky load balancer's). With a user's session or a proxy the
-transport keeps sending through ``requests`` (``SessionPoster``), which still skips what
-``Session.request`` redoes per request; with ``follow_redirects`` its subclass
-``RedirectPoster`` judges every 3xx against the ``Redirects`` policy (below).
+holds cookies or an answer sets one (a sticky load balancer's). With a user's session, a proxy or
+``follow_redirects`` the transport keeps sending through ``requests`` (``SessionPoster``), which
+still skips what ``Session.request`` redoes per request, and sends each redirect hop the
+``_exchange`` loop judged (``SessionPoster.hop``).
 
 ``FastResponse`` gives the rest of the transport the few things it reads of a ``requests.Response``
 (``status_code``, ``headers``, ``content``, ``text``, ``raw``, ``close``). Both posters map failures
-with ``_http.request_error`` (urllib3's as ``requests``' own): ``ConnectError`` when nothing
+with ``_reading.request_error`` (urllib3's as ``requests``' own): ``ConnectError`` when nothing
 reached the server (the request may be sent again), ``ConnectionClosed`` when it may have.
-
-**Redirects.** ``requests`` follows redirects itself but strips only ``Authorization`` when the host changes: an
-API key in another header, the ``Mcp-Session-Id`` or a ``DPoP`` proof would reach whatever host a
-server names. So every POST is sent with ``allow_redirects=False`` and each 3xx is judged here
-before anything goes to its ``Location``: the hop count, the status (307/308 only: they keep the
-POST and its body), the scheme (never HTTPS to HTTP), the origin (another one only with
-``cross_origin=True``, and then with only the headers ``Redirects.keeps`` allows). A refusal is an
-``HTTPError`` naming the status and the reason, the URL shown without its query.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, AbstractSet, Any, Dict, Optional, Tuple
-from urllib.parse import urljoin, urlsplit
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, Optional
 
-from ...errors import HTTPError
-from ...policies.redirects import Redirects
 from ._reading import JSON, SSE, request_error
 
 if TYPE_CHECKING:
     import requests
     import urllib3
 
-    from ...auth.base import AuthProvider
-
-__all__ = ["FastPoster", "FastResponse", "RedirectPoster", "SessionPoster", "origin"]
+__all__ = ["FastPoster", "FastResponse", "SessionPoster"]
 
 
 def _template(http: "requests.Session", url: str, headers: Dict[str, str]) -> "requests.PreparedRequest":
@@ -165,9 +152,9 @@ class SessionPoster:
     """POSTs to one URL through ``Session.send`` without redoing, per request, what
     ``Session.request`` redoes: URL parsing, header merging, environment lookup. The session's
     headers, proxies and certificate settings are read once, at start; its cookies, auth, hooks
-    and adapters are still honoured on every request: for a user's session, or through a proxy
-    (a session of the transport's own going direct uses ``FastPoster``). Never follows
-    redirects (with ``follow_redirects`` the transport uses ``_redirects.RedirectPoster``)."""
+    and adapters are still honoured on every request: for a user's session, through a proxy, or
+    with ``follow_redirects`` (a session of the transport's own going direct uses
+    ``FastPoster``). Never follows a redirect by itself (``hop`` sends what ``_exchange`` allowed)."""
 
     def __init__(self, http: "requests.Session", url: str, headers: Dict[str, str], name: str,
                  connect_timeout: float) -> None:
@@ -206,106 +193,24 @@ class SessionPoster:
         except (self._errors, ValueError) as exc:  # ValueError: http.client refused a header value
             raise request_error(self._name, exc, self._connect) from exc
 
-
-# --- redirects ------------------------------------------------------------------------------
-
-_REDIRECTS = (301, 302, 303, 307, 308)
-_KEEP_POST = (307, 308)
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-def origin(url: str) -> Tuple[str, str, Optional[int]]:
-    """``(scheme, host, port)`` of ``url``, lower-cased, the default port filled in."""
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port
-    except ValueError:  # a port that is not a number: no origin matches it
-        port = -1
-    return scheme, (parts.hostname or "").lower(), port if port is not None else _DEFAULT_PORTS.get(scheme)
-
-
-def _shown(url: str) -> str:
-    """``url`` for an error message: no query, fragment or user info (they may hold secrets)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
-
-
-class RedirectPoster(SessionPoster):
-    """A ``SessionPoster`` that follows the redirects ``policy`` allows (see the module doc)."""
-
-    def __init__(self, http: "requests.Session", url: str, headers: Dict[str, str], name: str,
-                 connect_timeout: float, policy: Redirects, auth: Optional["AuthProvider"] = None) -> None:
-        super().__init__(http, url, headers, name, connect_timeout)
-        self._policy = policy
-        self._origin = origin(self.url)
-        self._auth = auth  # re-signs a DPoP proof for a same-origin hop (the proof names the URL)
-
-    def post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> Any:
-        response = super().post(body, headers, read)
-        url, stripped = self.url, False
-        hops = 0
-        while response.status_code in _REDIRECTS and response.headers.get("Location"):
-            status = response.status_code
-            try:
-                target = urljoin(url, response.headers["Location"])
-                urlsplit(target).port  # noqa: B018  (a port that is no port, a broken [IPv6]: ValueError)
-            except ValueError:
-                response.close()
-                raise HTTPError(status, "redirect to a malformed URL refused (its host or port is invalid)") from None
-            try:
-                self._judge(status, url, target, hops)
-            except HTTPError:
-                response.close()
-                raise
-            cross = origin(target) != self._origin
-            if cross and not self._policy.cross_origin:
-                response.close()
-                raise HTTPError(status, f"redirect to {_shown(target)} refused: another origin "
-                                        "(Redirects(cross_origin=True) allows it, without credentials)")
-            stripped = stripped or cross
-            response.close()
-            response = self._hop(target, body, headers, read, stripped)
-            url = target
-            hops += 1
-        return response
-
-    def _judge(self, status: int, url: str, target: str, hops: int) -> None:
-        """Raise ``HTTPError`` unless a redirect from ``url`` to ``target`` may be followed."""
-        if hops >= self._policy.max_redirects:
-            raise HTTPError(status, f"redirect to {_shown(target)} refused: more than "
-                                    f"{self._policy.max_redirects} redirects")
-        if status not in _KEEP_POST:
-            raise HTTPError(status, f"redirect to {_shown(target)} refused: a {status} turns the POST into a GET "
-                                    "(an MCP server redirects with 307 or 308)")
-        scheme = urlsplit(target).scheme.lower()
-        if scheme not in ("http", "https"):
-            raise HTTPError(status, f"redirect to a {scheme or 'relative'}: URL refused")
-        if scheme == "http" and urlsplit(url).scheme.lower() == "https":
-            raise HTTPError(status, f"redirect to {_shown(target)} refused: HTTPS is never downgraded to HTTP")
-
-    def _hop(self, target: str, body: bytes, headers: Dict[str, str], read: Optional[float],
-             stripped: bool) -> Any:
-        """POST ``body`` to ``target``: with every header if it is still our origin, else
-        (``stripped``) with only those the policy keeps, and no cookies or session auth."""
+    def hop(self, target: str, body: bytes, headers: Dict[str, str], read: Optional[float],
+            keep: Optional[Callable[[str], bool]]) -> "requests.Response":
+        """POST ``body`` to ``target``, a redirect's ``Location`` (``_exchange`` judged it): with
+        every header, the cookies and the session's auth if it is still our origin (``keep``
+        None), else with only the headers ``keep`` allows."""
         http = self._http
         request = self._new()
         request.method = "POST"
         request.url = target
-        merged = self._headers.copy()
+        request.headers = merged = self._headers.copy()
         merged.update(headers)
         merged["Content-Length"] = str(len(body))
-        if stripped:
-            for name in [k for k in merged if not self._policy.keeps(k)]:
+        if keep is not None:
+            for name in [k for k in merged if not keep(k)]:
                 del merged[name]
-        elif self._auth is not None and "DPoP" in merged:  # a proof is bound to its URL: a new one
-            merged.update(self._auth.headers("POST", target))
-        request.headers = merged
         request.body = body
         request.hooks = http.hooks
-        if not stripped:
+        if keep is None:
             request.prepare_cookies(http.cookies)
             if http.auth is not None:
                 request.prepare_auth(http.auth, target)

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol
 
 from ...errors import (
     AuthError, ConnectError, ConnectionClosed, HTTPError, MessageTooLarge,
 )
-from ..base import DEFAULT_MAX_MESSAGE_SIZE
-
-if TYPE_CHECKING:
-    import requests
+from ..base import DEFAULT_MAX_MESSAGE_SIZE, decode_frame
 
 
 
@@ -141,6 +139,18 @@ def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) ->
                 event.retry = int(text)
 
 
+def event_message(event: SSEEvent, name: str) -> Any:
+    """The JSON-RPC message a ``message`` event carries, or None (no data, another event type,
+    not JSON: logged, never the end of the stream)."""
+    if not event.data or event.event != "message":  # no data, or "" (a priming event)
+        return None
+    try:
+        return decode_frame(event.data)
+    except Exception as exc:  # ProtocolError (not a message, too deep); never end the stream for it
+        log.warning("%s sent an SSE message event that is not a JSON-RPC message; skipped: %s", name, str(exc)[:200])
+        return None
+
+
 def private(response: Response, keep: Optional[bytes] = None, complete: bool = True, kept: bool = False) -> Any:
     """The one place mcpclient reaches into private attributes of ``requests`` and of the standard
     library's ``http.client`` under urllib3, each for want of a public way:
@@ -186,16 +196,20 @@ def abort(response: Response) -> None:
     """Make a read blocked on ``response`` (in another thread) return at once.
 
     ``Response.close()`` would wait for that read (it takes the same buffer lock), so the socket
-    under it is shut down instead; the reading thread then closes the response itself.
+    under it is shut down instead; the reading thread then closes the response itself. Once the
+    body was read to its end (its connection back in the pool) there is no socket to reach.
     """
-    import socket  # deferred: import cost (socket, already loaded by any HTTP user)
-
     sock = body_socket(response)
     if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:  # already shut down or closed: nothing is blocked on it
-            pass
+        shutdown(sock)
+
+
+def shutdown(sock: Any) -> None:
+    """Shut ``sock`` down both ways: a read blocked on it in another thread returns at once."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except (OSError, AttributeError):  # already shut down or closed (or a TLS-in-TLS wrapper without it)
+        pass
 
 
 def chunks(response: Response) -> Iterator[bytes]:
@@ -363,20 +377,6 @@ def html_summary(html: str, limit: int = 120) -> str:
         text = re.sub(r"<[^>]*>", " ", body)
     text = " ".join(unescape(text).split())
     return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
-
-
-def close_pools(http: "requests.Session") -> None:
-    """Close the idle connections of a session the transport made (its adapters are requests'
-    own ``HTTPAdapter``s). ``Session.close()`` alone no longer does: urllib3 2.8's
-    ``PoolManager.clear()`` forgets its pools without closing them, which left a socket open after
-    ``close()`` until the garbage collector came by."""
-    for adapter in list(http.adapters.values()):
-        managers = [adapter.poolmanager, *adapter.proxy_manager.values()]  # type: ignore[attr-defined]
-        for manager in managers:
-            for key in list(manager.pools.keys()):
-                pool = manager.pools.get(key)
-                if pool is not None:
-                    pool.close()
 
 
 def request_error(name: str, exc: BaseException, connect_timeout: float) -> Exception:

@@ -4,9 +4,11 @@ A ``GET`` on the SSE URL opens one long event stream, read by a thread of its ow
 event, ``endpoint``, names the URL every client message is then POSTed to (same origin as the
 SSE URL, or the transport refuses it); ``message`` events carry the server's JSON-RPC messages,
 the answers to our requests included (the POSTs themselves are only acknowledged, ``202``).
-Requests are POSTed on worker threads, notifications and responses on the caller's thread, as in
-``http.py``; an HTTP error fails only the request it belongs to (``DeliveryFailed``). Closing the
-GET stream ends the connection, from either side.
+Requests are POSTed on poster threads, notifications and responses on the caller's thread, as in
+``streamable``; an HTTP failure fails only the request it belongs to (``DeliveryFailed``). Closing
+the GET stream ends the connection, from either side. Every request goes through the same
+``Exchange`` as Streamable HTTP's (auth rounds, retries) as a request in flight (``_inflight``):
+``close()`` and a POST's deadline end it, however slowly the server acknowledges it.
 
 Use it only for servers that predate Streamable HTTP; ``Client("http://…")`` falls back to it by
 itself when the server refuses the Streamable HTTP ``initialize`` POST the way such servers do.
@@ -16,14 +18,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Optional
 from urllib.parse import urljoin, urlsplit
 
-from ..._util.threads import Lane, join_all, start_thread
+from ..._util.threads import Lane, join_all, next_instance, start_thread
+from ...auth.base import AuthProvider
 from ...errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
-from ._exchange import Auth, HTTPBase
-from ._reading import JSON, SSE, Response, abort, body_socket, chunks, media_type, parse_sse, read_body, request_error, status_error
-from ..base import DEFAULT_MAX_MESSAGE_SIZE, encode_frame
+from ..base import DEFAULT_MAX_MESSAGE_SIZE, CredentialsObserver, Endpoint, Transport, encode_frame
+from ._connections import Connections
+from ._exchange import Auth, Credentials, Exchange
+from ._inflight import Closing, Inbox, InFlight, Request
+from ._reading import (
+    JSON, SSE, Response, body_socket, chunks, event_message, media_type, parse_sse, read_body, status_error,
+)
 
 if TYPE_CHECKING:
     import requests
@@ -50,7 +57,7 @@ def _origin(url: str) -> str:
     return f"{scheme}://{parts.hostname or ''}:{port}"
 
 
-class SSETransport(HTTPBase):
+class SSETransport(Transport):
     """Talk to an MCP server over the deprecated HTTP+SSE transport (2024-11-05).
 
     Example::
@@ -81,6 +88,7 @@ class SSETransport(HTTPBase):
     """
 
     handshake_only = True  # the 2024-11-05 transport: no 2026 probe
+    remote = True
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
@@ -89,24 +97,76 @@ class SSETransport(HTTPBase):
                  max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
         from ...policies.retry import Retry  # here, not at import: mcpclient's import stays cheap
 
-        super().__init__(url, kind="SSE", headers=headers, auth=auth, auth_header=auth_header, session=session,
-                         connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(total=0),
-                         name=name, max_message_size=max_message_size)
+        if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+            raise ValueError(f"an SSE transport needs an http(s) URL, not {url!r}")
+        if not isinstance(max_message_size, int) or max_message_size < 1:
+            raise ValueError(f"max_message_size must be a positive number of bytes, not {max_message_size!r}")
+        self.url = url
+        self.connect_timeout = connect_timeout
+        self.max_message_size = max_message_size
+        self.name = name or Endpoint.of_url(url).address or "sse"  # errors name the server: 127.0.0.1:8080
+        self.instance = next_instance()
         self._retry_given = retry
+        self._closing = Closing()
+        closing = self._closing.event
+        self._credentials = Credentials(url, headers, auth, auth_header)
+        self._connections = Connections(session, name=self.name, connect_timeout=connect_timeout)
+        self._inflight = InFlight(self.name, lambda: f"mcpclient-{self.instance}-sse-deadline")
+        self._inbox = Inbox(self.name, closing)
+        self._exchange = Exchange(self._credentials, retry if retry is not None else Retry(total=0), closing,
+                                  name=self.name)
         #: The URL messages are POSTed to, from the server's ``endpoint`` event.
-        self.endpoint: Optional[str] = None
+        self.endpoint: Optional[str] = None  # type: ignore[assignment]
         self._posts: Optional[Lane] = None
         self._reader: Optional[threading.Thread] = None
-        self._stream: Optional[Response] = None  # the GET, while it is being read
-        self._stream_lock = threading.Lock()
         self._ready = threading.Event()  # the endpoint is known, or the stream failed before it came
         self._start_error: Optional[Exception] = None
+
+    # --- what the parts hold ------------------------------------------------------------------------
+
+    @property
+    def headers(self) -> Dict[str, str]:
+        """The static headers sent with every request."""
+        return self._credentials.headers
+
+    @property
+    def auth(self) -> Optional[AuthProvider]:
+        """The ``AuthProvider`` requests are sent with (``auth=`` as given became one), or None."""
+        return self._credentials.auth
+
+    @property
+    def retry(self) -> Retry:
+        """When a POST is sent again."""
+        return self._exchange.retry
+
+    # --- what the client asks of every transport ----------------------------------------------
+
+    def identity(self) -> Optional[str]:
+        return self.url
+
+    def credentials(self) -> Optional[str]:
+        """A hash of who the requests act as: the auth provider's fingerprint and the static
+        headers (an API key may travel in one); ``None`` when requests carry neither."""
+        return self._credentials.fingerprint()
+
+    def secrets(self) -> FrozenSet[str]:
+        """The static headers' secret values, a fixed token, the URL's credentials."""
+        return self._credentials.secrets()
+
+    def observe_credentials(self, observer: CredentialsObserver) -> None:
+        self._credentials.observe(observer)
+
+    def receive(self) -> Optional[Any]:
+        item = self._inbox.get()
+        if isinstance(item, Exception):  # the event stream ended or broke
+            raise item
+        return item
 
     # --- lifecycle ------------------------------------------------------------------------------
 
     def reopen(self) -> "SSETransport":
         """A new transport to the same URL with the same settings and instance number."""
-        fresh = SSETransport(self.url, headers=self.headers, auth=self.auth, session=self._session_to_share(),
+        fresh = SSETransport(self.url, headers=self.headers, auth=self.auth, session=self._connections.to_share(),
                              connect_timeout=self.connect_timeout, name=self.name, retry=self._retry_given,
                              max_message_size=self.max_message_size)
         fresh.instance = self.instance
@@ -114,7 +174,10 @@ class SSETransport(HTTPBase):
 
     def start(self) -> None:
         """Open the event stream and wait (up to ``connect_timeout``) for its ``endpoint`` event."""
-        self._open_http(_POST_WORKERS + 1)
+        self._connections.open(self.url, _POST_WORKERS + 1)
+        if self._closing.event.is_set():
+            raise ConnectionClosed("the transport is closed")
+        self._credentials.bind()
         self._posts = Lane(f"mcpclient-{self.instance}-sse-post", _POST_WORKERS, -1)
         self._reader = start_thread(self._read, f"mcpclient-{self.instance}-sse")
         if self._ready.wait(self.connect_timeout):
@@ -126,61 +189,67 @@ class SSETransport(HTTPBase):
             raise error
 
     def close(self, deadline: Optional[float] = None) -> None:
-        """Abort the event stream and stop the workers and the reader, all by ``deadline``
+        """End the event stream and every POST in flight (a blocked read returns at once, however
+        the server paces its answer), stop the workers and the reader, all by ``deadline``
         (default ``CLOSE_BUDGET`` seconds from now)."""
-        deadline = self._begin_close(deadline)
+        deadline = self._closing.begin(deadline)
         if deadline is None:
             return
         try:
-            with self._stream_lock:
-                stream = self._stream
-            if stream is not None:  # unblocks the reader thread (which then closes the response)
-                abort(stream)
+            self._inflight.end_all()  # unblocks the reader and the posters (they close the responses)
             if self._posts is not None:
                 self._posts.shutdown(deadline)
             if self._reader is not None:
                 join_all([self._reader], deadline)  # (skipped when close() runs on the reader)
+            self._inflight.stop(deadline)
         finally:
-            self._end_close()
+            self._connections.close()
+            self._inbox.put(None)
+            self._closing.done()
 
     # --- sending --------------------------------------------------------------------------------
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
              setup: bool = False) -> None:
-        if self._closing.is_set() or self._posts is None or self.endpoint is None:
-            raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
-        body = encode_frame(message)
+        """Send one message (see ``Transport.send``): a request is POSTed on a poster thread (its
+        answer comes on the event stream; ``wait`` changes nothing), a notification or a response
+        on this thread, before this returns."""
+        posts = self._posts
+        if posts is None or self._closing.event.is_set() or self.endpoint is None:
+            raise ConnectionClosed("the transport is closed" if posts else "transport not started")
         rid = message.get("id") if isinstance(message, dict) and "method" in message else None
+        request = Request(rid, encode_frame(message), deadline=deadline, idempotent=idempotent)
+        self._inflight.add(request)
         if rid is None:  # a notification or a response: send it now, in order
-            self._post(body, deadline, idempotent)
-            return
-        self._posts.try_submit("POST", self._request, rid, body, deadline, idempotent)
-
-    def _request(self, rid: Any, body: bytes, deadline: Optional[float], idempotent: Optional[bool]) -> None:
-        """Worker: POST one request; its answer comes on the event stream, a failure goes to the reader."""
-        try:
-            self._post(body, deadline, idempotent)
-        except BaseException as exc:  # a token callable's sys.exit() too: the call fails now, not at its timeout
-            self._fail(rid, exc, deadline)
-
-    def _post(self, body: bytes, deadline: Optional[float], idempotent: Optional[bool]) -> None:
-        """POST one message to the endpoint (through ``_exchange``: auth rounds, retries)."""
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
-
-        endpoint = self.endpoint or self.url  # (send() refuses to run before the endpoint is known)
-
-        def post(headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
-            headers["Content-Type"] = JSON
             try:
-                return self._http.post(  # type: ignore[union-attr]  # (stream: the body is not wanted, or bounded)
-                    endpoint, data=body, headers=headers, timeout=(self.connect_timeout, read), allow_redirects=False,
-                    stream=True)
-            except requests.exceptions.RequestException as exc:
-                raise request_error(self.name, exc, self.connect_timeout) from exc
+                self._post(request)
+            finally:
+                self._inflight.remove(request)
+            return
+        if not posts.try_submit("POST", self._request, request):
+            self._inflight.remove(request)  # the lane stopped: the transport is closing
 
-        response = self._exchange(post, verb="POST", url=endpoint, deadline=deadline,
-                                  idempotent=idempotent)
+    def _request(self, request: Request) -> None:
+        """Poster thread: POST one request; its answer comes on the event stream, a failure goes to the reader."""
+        try:
+            self._post(request)
+        except BaseException as exc:  # a token callable's sys.exit() too: the call fails now, not at its timeout
+            self._inbox.fail(request, exc)
+        finally:
+            self._inflight.remove(request)
+
+    def _post(self, request: Request) -> None:
+        """POST one message to the endpoint (through the exchange: auth rounds, retries)."""
+        endpoint = self.endpoint or self.url  # (send() refuses to run before the endpoint is known)
+        connections, inflight, body, deadline = self._connections, self._inflight, request.body, request.deadline
+
+        def post(headers: Dict[str, str], read: Optional[float]) -> Response:
+            headers["Content-Type"] = JSON
+            return inflight.send(request, connections.post, endpoint, body, headers, read)
+
+        response = self._exchange.send(post, verb="POST", url=endpoint, deadline=deadline,
+                                       idempotent=request.idempotent)
         try:
             if response.status_code not in (200, 202):  # the answer itself comes on the event stream
                 raise status_error(self.name, response, deadline)
@@ -190,27 +259,19 @@ class SSETransport(HTTPBase):
 
     # --- receiving ------------------------------------------------------------------------------
 
-    def receive(self) -> Optional[Any]:
-        item = self._inbox.get()
-        if isinstance(item, Exception):  # the event stream ended or broke
-            raise item
-        return item
-
     def _read(self) -> None:
         """Reader thread: open the GET, then turn its events into messages until it ends."""
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
+        connections, request = self._connections, Request()
 
-        def get(headers: Dict[str, str], read: Optional[float]) -> "requests.Response":
+        def get(headers: Dict[str, str], read: Optional[float]) -> Response:
             headers["Accept"] = SSE
-            try:  # the read timeout bounds the wait for the answer's headers only (then it is lifted)
-                return self._http.get(self.url, headers=headers, stream=True,  # type: ignore[union-attr]
-                                      timeout=(self.connect_timeout, self.connect_timeout), allow_redirects=False)
-            except requests.exceptions.RequestException as exc:
-                raise request_error(self.name, exc, self.connect_timeout) from exc
+            # (the read timeout bounds the wait for the answer's headers only: then it is lifted)
+            return self._inflight.send(request, connections.get, self.url, headers, self.connect_timeout)
 
         error: Exception = ConnectionClosed(f"{self.name} closed the event stream")
+        self._inflight.add(request)
         try:
-            response = self._exchange(get, verb="GET", url=self.url, deadline=None, idempotent=True)
+            response = self._exchange.send(get, verb="GET", url=self.url, deadline=None, idempotent=True)
         except (AuthError, ConnectError) as exc:
             error = exc
         except BaseException as exc:  # no answer in time, or the token provider failed (sys.exit() too)
@@ -219,17 +280,17 @@ class SSETransport(HTTPBase):
         else:
             try:
                 error = self._consume(response) or error
-            except Exception as exc:  # the stream broke (or close() aborted it)
+            except Exception as exc:  # the stream broke (or close() ended it)
                 error = ConnectionClosed(f"the event stream from {self.name} broke: {type(exc).__name__}")
                 error.__cause__ = exc
             finally:
-                with self._stream_lock:
-                    self._stream = None
                 response.close()
+        finally:
+            self._inflight.remove(request)
         if not self._ready.is_set():
             self._start_error = error
             self._ready.set()
-        elif not self._closing.is_set():
+        elif not self._closing.event.is_set():
             self._inbox.put(error)
 
     def _consume(self, response: Response) -> Optional[Exception]:
@@ -239,10 +300,6 @@ class SSETransport(HTTPBase):
         if media_type(response) != SSE:
             return ProtocolError(f"{self.name} answered the SSE GET with Content-Type "
                                  f"{media_type(response) or 'none'!r}, not an event stream")
-        with self._stream_lock:
-            if self._closing.is_set():
-                return ConnectionClosed("the transport is closed")
-            self._stream = response
         try:  # no read timeout on the stream itself: a server may stay silent for long
             body_socket(response).settimeout(None)
         except Exception:
@@ -254,7 +311,7 @@ class SSETransport(HTTPBase):
             if not event.data:
                 continue
             if event.event == "message":
-                message = self._event_message(event)
+                message = event_message(event, self.name)
                 if message is not None:
                     self._inbox.put(message)
             elif event.event == "endpoint":

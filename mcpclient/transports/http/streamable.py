@@ -1,44 +1,47 @@
 """Streamable HTTP transport (MCP 2025-03-26 … 2026-07-28), on ``requests``.
 
-Every client message is one POST. A blocking call POSTs on its own thread (it waits anyway);
-a future's request is POSTed on a worker thread (``mcpclient-<n>-http-<k>``), so a slow or
-streaming response never holds up other calls. Either way the body — one JSON message, or an SSE
-stream of messages ending with the response — is fed to the session's reader through a queue.
-Notifications and responses are POSTed on the caller's thread, which keeps them in order with
-what the caller sends next. In the handshake era a GET stream (``mcpclient-<n>-http-get``)
-carries server-initiated messages. An HTTP failure fails only the request it belongs to
-(``DeliveryFailed``). A request's SSE stream that ends before its answer is resumed with a GET
-carrying ``Last-Event-ID`` (2025-11-25 polling), or in the 2026 era sent again under a new id if
-it is safe to repeat (``_streams``, which holds the GET streams).
+Every client message is one POST. A request is POSTed on a poster thread
+(``mcpclient-<n>-http-<k>``), whatever the caller does meanwhile (it waits on its future, which
+its deadline and ``close()`` end), so a slow or streaming answer never holds up other calls; its
+answer — one JSON message, or an SSE stream of messages ending with the response — is fed to the
+session's reader through a queue. Notifications and responses are POSTed on the caller's thread,
+which keeps them in order with what the caller sends next. In the handshake era a GET stream
+(``mcpclient-<n>-http-get``) carries server-initiated messages. An HTTP failure fails only the
+request it belongs to (``DeliveryFailed``). A request's SSE stream that ends before its answer is
+resumed with a GET carrying ``Last-Event-ID`` (2025-11-25 polling), or in the 2026 era sent again
+under a new id if it is safe to repeat.
 
 The transport knows no MCP method: what it must know about a message comes with it from the
-client (``send``'s ``headers``, ``idempotent``, ``setup``). The session id is taken from the
-answer to a ``setup`` request only, and an expired session is renewed by replaying the recorded
-setup messages, once, however many threads meet the 404 (``_threads.SingleFlight``); the old id
-stays in use until the new session is ready. Then the GET stream moves to the new session and the
-client hears of it (``on_session_renewed``: it subscribes again): ``_sessions``. Retries and auth
-rounds, and when a renewal is called for: ``_exchange.HTTPBase``. POSTs go straight to
-``requests``' connection pool (``_posters.FastPoster``) unless a user's session, a proxy or
-``follow_redirects`` needs ``requests``' own machinery (``_posters.SessionPoster``; redirects:
-``_posters.RedirectPoster``, which judges each 3xx against the ``Redirects`` policy).
-
-``requests`` is imported when a transport starts, not when mcpclient is imported.
+client (``send``'s ``headers``, ``idempotent``, ``setup``). It is made of parts that each keep
+their own state: ``Exchange`` (``_exchange``: retries, session renewal, auth rounds, redirects
+around one request), ``SessionLife`` (``_sessions``: the session id, its headers, renewal,
+DELETE), ``GetStream`` (``_streams``: the server's stream and resumption), ``InFlight``
+(``_inflight``: what ``close()``, a cancel and a deadline end, even while a server trickles its
+status line), and the poster (``_posters``: straight to ``requests``' connection pool unless a
+user's session, a proxy or ``follow_redirects`` needs ``requests``' own machinery).
 """
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, Optional, Tuple, Union
 
-from ..._util.threads import Lane, SingleFlight, join_all, start_thread
-from ...policies.redirects import Redirects
+from ..._util.threads import Lane, contain, next_instance
+from ...auth.base import AuthProvider
 from ...errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError
-from ._exchange import SESSION_HEADER, Auth
-from ._reading import JSON, SSE, body_socket, Response, Send, SSEEvent, abort, chunks, media_type, parse_sse, read_body, rpc_error_body, status_error, timed_chunks
-from ._posters import FastPoster, RedirectPoster, SessionPoster
-from ._streams import GetStreams, StreamBroken
-from ..base import DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Transport, decode_frame, encode_frame
+from ...policies.redirects import Redirects
+from ..base import DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, CredentialsObserver, Endpoint, Transport, decode_frame, \
+    encode_frame
+from ._connections import Connections
+from ._exchange import Auth, Credentials, Exchange, Hop
+from ._inflight import Closing, Inbox, InFlight, Request
+from ._posters import FastPoster, SessionPoster
+from ._reading import (
+    JSON, SSE, Response, Send, SSEEvent, body_socket, chunks, event_message, media_type, parse_sse, read_body,
+    rpc_error_body, status_error, timed_chunks,
+)
+from ._sessions import SessionLife
+from ._streams import GetStream
 
 if TYPE_CHECKING:
     import requests
@@ -53,6 +56,10 @@ _RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
 _LEGACY_REFUSALS = (400, 404, 405)  # how an HTTP+SSE server refuses the Streamable HTTP setup POST
 
 
+class StreamBroken(ConnectionClosed):
+    """2026-07-28: a request's answer stream ended before its answer (``_reissue`` decides)."""
+
+
 def _answers(message: Any, rid: Any) -> bool:
     """Whether a JSON body (a message or a batch) holds the response to request ``rid``."""
     for item in message if type(message) is list else (message,):
@@ -61,7 +68,7 @@ def _answers(message: Any, rid: Any) -> bool:
     return False
 
 
-class HTTPTransport(GetStreams):
+class HTTPTransport(Transport):
     """Talk to an MCP server over Streamable HTTP.
 
     Example::
@@ -89,7 +96,8 @@ class HTTPTransport(GetStreams):
             another origin is followed only with ``Redirects(cross_origin=True)``, and then
             without the token, the session id, cookies or any header of ``headers=`` not marked
             safe; HTTPS is never downgraded to HTTP.
-        pool_size: the most requests in flight at once (connections and worker threads).
+        pool_size: the most requests being sent at once (connections and poster threads); an
+            event stream being read for a call does not hold up other requests.
         retry: when a request is sent again (``Retry``); by default safe requests get two more
             tries after a 429/503 or a broken connection, ``tools/call`` only when the connection
             was never made.
@@ -115,6 +123,7 @@ class HTTPTransport(GetStreams):
     """
 
     sends_headers = True
+    remote = True
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
@@ -126,96 +135,157 @@ class HTTPTransport(GetStreams):
                  max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
         from ...policies.retry import Retry  # here, not at import: mcpclient's import stays cheap
 
-        super().__init__(url, kind="HTTP", headers=headers, auth=auth, auth_header=auth_header, session=session,
-                         connect_timeout=connect_timeout, retry=retry if retry is not None else Retry(), name=name,
-                         max_message_size=max_message_size)
+        if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
+            raise ValueError(f"an HTTP transport needs an http(s) URL, not {url!r}")
+        if not isinstance(max_message_size, int) or max_message_size < 1:
+            raise ValueError(f"max_message_size must be a positive number of bytes, not {max_message_size!r}")
         if not isinstance(follow_redirects, (bool, Redirects)):
             raise TypeError("follow_redirects must be a Redirects, True or False")
+        self.url = url
+        self.connect_timeout = connect_timeout
+        self.max_message_size = max_message_size
+        self.name = name or Endpoint.of_url(url).address or "http"  # errors name the server: 127.0.0.1:8080
+        self.instance = next_instance()
         self.follow_redirects = follow_redirects
         #: The redirect policy applied (``None``: no redirect is followed).
         self.redirects: Optional[Redirects] = Redirects() if follow_redirects is True else follow_redirects or None
         self.pool_size = pool_size
-        self.reconnect = reconnect
         self.on_session_change = on_session_change
         self.sse_fallback = sse_fallback
         self.stream_idle_timeout = stream_idle_timeout
         self._retry_given = retry  # what fallback() passes on (None: the SSE transport's own default)
-        #: The server's session id, from the answer to the setup request (None: no session).
-        self.session_id: Optional[str] = None
-        self.protocol_version: Optional[str] = None
         self._stateless = False  # 2026-07-28: no GET stream; cancel = close the response stream
-        self._setup: Tuple[bytes, ...] = ()  # the setup request (re-numbered) and notification, for renewal
-        self._opened = False  # a setup request was answered 200: no fallback after that
         self._refused = False  # the first setup POST was refused as an HTTP+SSE server does (fallback())
         self._fell_back = False
-        self._renewals = SingleFlight()  # keyed by the expired session id
-        self._change: Optional[Tuple[str, str]] = None  # (old, new) session ids for on_session_change
-        self._posts: Optional[Lane] = None
+        self._closing = Closing()
+        closing = self._closing.event
+        self._credentials = Credentials(url, headers, auth, auth_header)
+        self._connections = Connections(session, name=self.name, connect_timeout=connect_timeout)
+        self._inflight = InFlight(self.name, lambda: f"mcpclient-{self.instance}-http-deadline")
+        self._inbox = Inbox(self.name, closing)
+        self._session = SessionLife(self._credentials, self._inflight, name=self.name, reconnect=reconnect,
+                                    max_message_size=max_message_size, post=self._post, delete=self._delete,
+                                    moved=self._session_moved, renewed=self._session_renewed)
+        self._exchange = Exchange(self._credentials, retry if retry is not None else Retry(), closing,
+                                  name=self.name, session=self._session, redirects=self.redirects)
+        self._get = GetStream(self._exchange, self._inflight, get=self._get_once, session_id=self._session_id,
+                              read_events=self._read_events, closing=closing, url=url, name=self.name,
+                              connect_timeout=connect_timeout)
         self._poster: Optional[Union[FastPoster, SessionPoster]] = None  # set by start()
-        self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
-        self._streams: Dict[Any, Any] = {}  # id of a request in flight -> its response being read, or None
-        self._cancelled: Set[Any] = set()  # requests in flight the session gave up on (see _track)
-        self._get_open: Optional[Tuple[Response, Optional[str]]] = None  # the GET stream read, its session
-        # Guards _open/_streams/_cancelled/_change/_get_open only; never held across I/O, a callback
-        # or another lock (renewals and auth flows are single flights: no lock while they run).
-        self._open_lock = threading.Lock()
-        self._get_thread: Optional[threading.Thread] = None
-        self._get_answered = threading.Event()
-        self._get_wake = threading.Event()  # a renewal (or close) ends the GET stream's wait to reopen
+        self._hopper: Optional[SessionPoster] = None  # the poster that follows redirects (follow_redirects)
+        self._posts: Optional[Lane] = None
+
+    # --- what the parts hold ------------------------------------------------------------------------
+
+    @property
+    def headers(self) -> Dict[str, str]:
+        """The static headers sent with every request."""
+        return self._credentials.headers
+
+    @property
+    def auth(self) -> Optional[AuthProvider]:
+        """The ``AuthProvider`` requests are sent with (``auth=`` as given became one), or None."""
+        return self._credentials.auth
+
+    @property
+    def retry(self) -> Retry:
+        """When a request is sent again."""
+        return self._exchange.retry
+
+    @property
+    def session_id(self) -> Optional[str]:  # type: ignore[override]
+        """The server's session id, from the answer to the setup request (None: no session)."""
+        return self._session.id
+
+    @property
+    def protocol_version(self) -> Optional[str]:
+        """The negotiated protocol version, sent with every request once known."""
+        return self._session.version
+
+    @property
+    def reconnect(self) -> bool:
+        """Renew a session the server forgot (see the class doc)."""
+        return self._session.reconnect
+
+    def _session_id(self) -> Optional[str]:
+        return self._session.id
+
+    # --- what the client asks of every transport ----------------------------------------------
+
+    def identity(self) -> Optional[str]:
+        return self.url
+
+    def credentials(self) -> Optional[str]:
+        """A hash of who the requests act as: the auth provider's fingerprint and the static
+        headers (an API key may travel in one); ``None`` when requests carry neither."""
+        return self._credentials.fingerprint()
+
+    def endpoint(self) -> Endpoint:
+        """TCP to the URL's host and port, speaking HTTP."""
+        return Endpoint.of_url(self.url)
+
+    def secrets(self) -> FrozenSet[str]:
+        """The static headers' secret values, a fixed token, the URL's credentials."""
+        return self._credentials.secrets()
+
+    def observe_credentials(self, observer: CredentialsObserver) -> None:
+        self._credentials.observe(observer)
+
+    def receive(self) -> Optional[Any]:
+        return self._inbox.get()
 
     # --- lifecycle ------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._open_http(self.pool_size)
-        http = self._http
-        assert http is not None  # (made by _open_http)
-        if self.redirects is not None:  # each 3xx judged before anything follows it (_redirects)
-            self._poster = RedirectPoster(http, self.url, self.headers, self.name, self.connect_timeout,
-                                          self.redirects, self.auth)
+        http = self._connections.open(self.url, self.pool_size)
+        if self._closing.event.is_set():
+            raise ConnectionClosed("the transport is closed")
+        self._credentials.bind()
+        headers = self._credentials.headers
+        if self.redirects is not None:  # each 3xx judged by the exchange before a hop follows it
+            self._poster = self._hopper = SessionPoster(http, self.url, headers, self.name, self.connect_timeout)
         else:  # straight to the pool when nothing of requests' own is needed
-            fast = FastPoster.open(http, self.url, self.headers, self.name, self.connect_timeout) \
-                if self._owns_http else None
-            self._poster = fast or SessionPoster(http, self.url, self.headers, self.name, self.connect_timeout)
+            fast = FastPoster.open(http, self.url, headers, self.name, self.connect_timeout) \
+                if self._connections.owned else None
+            self._poster = fast or SessionPoster(http, self.url, headers, self.name, self.connect_timeout)
         self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
 
     def negotiated(self, protocol_version: str, stateless: bool) -> None:
         """Add the version header from now on; in the handshake era open the GET stream and
         return once the server answered it (or ``connect_timeout`` passed), so nothing it sends
         there after connect is lost."""
-        self.protocol_version = protocol_version
+        self._session.version = protocol_version
         self._stateless = stateless
         if stateless:
             return  # 2026-07-28: no GET stream (server messages come with each request)
-        self._get_thread = start_thread(self._listen, f"mcpclient-{self.instance}-http-get")
-        self._get_answered.wait(self.connect_timeout)
+        self._get.start(f"mcpclient-{self.instance}-http-get")
 
     def close(self, deadline: Optional[float] = None) -> None:
-        """Abort the streams being read, DELETE the session, stop the workers: all by one
-        ``deadline`` (default ``CLOSE_BUDGET`` seconds from now), the DELETE's connect and read
-        included (it gets at most 2 s of it)."""
+        """End every request in flight (a blocked read returns at once, however the server paces
+        its answer), DELETE the session, stop the workers: all by one ``deadline`` (default
+        ``CLOSE_BUDGET`` seconds from now), the DELETE included (it gets at most 2 s of it)."""
         # The DELETE's share is _sessions._DELETE_TIMEOUT.
-        deadline = self._begin_close(deadline)
+        deadline = self._closing.begin(deadline)
         if deadline is None:
             return
-        self._get_wake.set()
         try:
-            with self._open_lock:
-                streams, self._open = list(self._open), set()
-            for response in streams:  # unblocks the threads reading them (they close the responses)
-                abort(response)
-            if self.session_id is not None and self._http is not None:
-                self._delete(self.session_id, deadline)
+            self._get.wake()
+            self._inflight.end_all()  # the threads reading answers close them
+            if self._connections.http is not None:
+                self._session.delete(deadline)
             if self._posts is not None:
                 self._posts.shutdown(deadline)
-            if self._get_thread is not None:
-                join_all([self._get_thread], deadline)
+            self._get.join(deadline)
+            self._inflight.stop(deadline)
         finally:
-            self._end_close()
+            self._connections.close()
+            self._inbox.put(None)
+            self._closing.done()
 
     def reopen(self) -> "HTTPTransport":
         """A new transport to the same URL with the same settings and instance number: a new
         session on the server (after the connection was lost, or in a forked child)."""
-        fresh = HTTPTransport(self.url, headers=self.headers, auth=self.auth, session=self._session_to_share(),
+        fresh = HTTPTransport(self.url, headers=self.headers, auth=self.auth, session=self._connections.to_share(),
                               connect_timeout=self.connect_timeout, follow_redirects=self.follow_redirects,
                               pool_size=self.pool_size, retry=self._retry_given, reconnect=self.reconnect,
                               on_session_change=self.on_session_change, name=self.name,
@@ -229,14 +299,14 @@ class HTTPTransport(GetStreams):
         session (a user's), ``retry`` (if one was given), connect timeout, name and instance
         number, if this transport was made with ``sse_fallback`` and the server refused the
         first setup POST with 400/404/405 and no JSON-RPC body (an HTTP+SSE server); once."""
-        if not self.sse_fallback or self._fell_back or self._opened or not self._refused \
+        if not self.sse_fallback or self._fell_back or self._session.opened or not self._refused \
                 or not isinstance(error, HTTPError) or error.status not in _LEGACY_REFUSALS:
             return None
         from .sse import SSETransport  # deferred: import cost (transports.sse); only a fallback needs it
 
         self._fell_back = True
         sse = SSETransport(self.url, headers=self.headers, auth=self.auth, connect_timeout=self.connect_timeout,
-                           session=None if self._owns_http else self._http, retry=self._retry_given, name=self.name,
+                           session=self._connections.to_share(), retry=self._retry_given, name=self.name,
                            max_message_size=self.max_message_size)
         sse.instance = self.instance  # the same connection in thread names and logs
         log.info("%s refused the Streamable HTTP setup (%s); trying the HTTP+SSE transport", self.name, error)
@@ -246,127 +316,197 @@ class HTTPTransport(GetStreams):
 
     def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
-             setup: bool = False) -> Optional[Any]:
-        if self._closing.is_set() or self._posts is None:
-            raise ConnectionClosed("the transport is closed" if self._posts else "transport not started")
+             setup: bool = False) -> None:
+        """Send one message (see ``Transport.send``). A request is handed to a poster thread and
+        its answer comes through ``receive()``; ``wait`` changes nothing (whoever waits for the
+        answer waits on its future, which its deadline and ``close()`` end). A notification or a
+        response is POSTed on this thread, before this returns."""
+        posts = self._posts
+        if posts is None or self._closing.event.is_set():
+            raise ConnectionClosed("the transport is closed" if posts else "transport not started")
         body = encode_frame(message)
         rid = message.get("id") if isinstance(message, dict) and "method" in message else None
         if setup:
-            self._record_setup(message, body, rid)
+            self._session.record(message, body, rid)
+        # (a setup notification's answer never sets the session id: only the request's does)
+        request = Request(rid, body, deadline=deadline, headers=headers, idempotent=idempotent,
+                          setup=setup and rid is not None)
+        self._inflight.add(request)
         if rid is None:  # a notification or a response: send it now, in order
-            # (a setup notification's answer never sets the session id: only the request's does)
-            response = self._exchange(self._sender(body, False), verb="POST", url=self.url, deadline=deadline,
-                                      idempotent=idempotent, extra=headers)
             try:
-                if response.status_code not in (200, 202):
-                    raise status_error(self.name, response, deadline)
-                if response.status_code == 200 and response.headers.get("Content-Length") != "0":
-                    if media_type(response) in (JSON, SSE):  # some servers answer a response with messages
-                        self._deliver_body(response, deadline=deadline)
-                    elif read_body(response, self.name, self.max_message_size, deadline):
-                        raise ProtocolError(f"{self.name} answered with Content-Type "
-                                            f"{media_type(response) or 'none'!r}, not JSON or SSE")
+                self._notify(request)
             finally:
-                response.close()
-            return None
-        with self._open_lock:
-            self._streams[rid] = None  # in flight from now on: a cancel is noted (cancel_request)
-        if wait and deadline is not None:
-            # The caller blocks for the answer anyway: POST on its thread, no hand-off. (Not
-            # without a deadline: a server that never answers would hold it where close() cannot
-            # reach; on a worker, the caller waits in the engine, which close() wakes.)
-            return self._request(rid, body, deadline, headers, idempotent, setup, True)
-        if not self._posts.try_submit("POST", self._request, rid, body, deadline, headers, idempotent, setup, False):
-            self._end(rid)  # the lane stopped: the transport is closing
-        return None
+                self._inflight.remove(request)
+            return
+        if not posts.try_submit("POST", self._request, request):
+            self._inflight.remove(request)  # the lane stopped: the transport is closing
 
-    def _request(self, rid: Any, body: bytes, deadline: Optional[float], extra: Optional[Dict[str, str]],
-                 idempotent: Optional[bool], setup: bool, inline: bool) -> Optional[Any]:
-        """POST one request (again, as the policies allow) and feed what comes back to the
-        reader, or its failure. Runs on the caller's thread (``inline``: a lone JSON answer is
-        returned to it instead) or a worker."""
-        streaming = False
+    def _notify(self, request: Request) -> None:
+        """POST a notification or a response (this thread); what the answer carries goes to the reader."""
+        deadline = request.deadline
+        response = self._exchange.send(self._sender(request), verb="POST", url=self.url, deadline=deadline,
+                                       idempotent=request.idempotent, extra=request.headers, hop=self._hop(request))
         try:
-            if self._cancelled and rid in self._cancelled:
-                return None  # cancelled (2026) before it was sent: nothing to tell the server
-            response = self._exchange(self._sender(body, setup), verb="POST", url=self.url, deadline=deadline,
-                                      idempotent=idempotent, extra=extra)
+            if response.status_code not in (200, 202):
+                raise status_error(self.name, response, deadline)
+            if response.status_code == 200 and response.headers.get("Content-Length") != "0":
+                if media_type(response) in (JSON, SSE):  # some servers answer a response with messages
+                    self._deliver_body(response, request)
+                elif read_body(response, self.name, self.max_message_size, deadline):
+                    raise ProtocolError(f"{self.name} answered with Content-Type "
+                                        f"{media_type(response) or 'none'!r}, not JSON or SSE")
+        finally:
+            response.close()
+
+    def _request(self, request: Request) -> None:
+        """Poster thread: POST one request (again, as the policies allow) and feed what comes back
+        to the reader, or its failure."""
+        try:
+            if request.ended is not None:
+                return  # cancelled (2026) or closed before it was sent: nothing to tell the server
+            response = self._exchange.send(self._sender(request), verb="POST", url=self.url, deadline=request.deadline,
+                                           idempotent=request.idempotent, extra=request.headers,
+                                           hop=self._hop(request))
             try:
                 if response.status_code == 200:
-                    if inline and media_type(response) == SSE:
-                        # A stream is read by a worker: the caller waits for its answer in the
-                        # engine, whose deadline a stream that trickles or never ends cannot stretch.
-                        streaming = self._posts.try_submit(  # type: ignore[union-attr]
-                            "stream", self._read_answer, rid, response, deadline, body, extra, idempotent)
-                        if streaming:
-                            return None
-                    return self._deliver_body(response, rid, inline, deadline=deadline)
-                answer = rpc_error_body(response, rid, deadline)
+                    self._read_answer(response, request)
+                    return
+                answer = rpc_error_body(response, request.id, request.deadline)
                 if answer is not None:  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
-                    if inline:
-                        return answer
                     self._inbox.put(answer)
-                    return None
-                error = status_error(self.name, response, deadline)
-                if setup and not self._opened and response.status_code in _LEGACY_REFUSALS:
+                    return
+                error = status_error(self.name, response, request.deadline)
+                if request.setup and not self._session.opened and response.status_code in _LEGACY_REFUSALS:
                     self._refused = True  # maybe an HTTP+SSE server: see fallback()
                 raise error
             finally:
-                if not streaming:
-                    response.close()
+                response.close()
         except StreamBroken as broke:  # 2026-07-28
-            self._reissue(rid, body, deadline, extra, idempotent, broke)
-        except BaseException as exc:
-            if inline and not isinstance(exc, Exception):
-                raise  # the caller's own thread: a Ctrl-C or sys.exit() there is the caller's
-            # On the lane, a token callable's sys.exit() too: the call fails now, not at its timeout.
-            if rid not in self._cancelled:
-                self._fail(rid, exc, deadline)
+            self._reissue(request, broke)
+        except BaseException as exc:  # a token callable's sys.exit() too: the call fails now, not at its timeout
+            self._inbox.fail(request, exc)
         finally:
-            if not streaming:
-                self._end(rid)
-        return None
+            self._inflight.remove(request)
 
-    def _read_answer(self, rid: Any, response: Response, deadline: Optional[float], body: bytes,
-                     extra: Optional[Dict[str, str]], idempotent: Optional[bool]) -> None:
-        """Worker: a blocking call's SSE answer (see ``_request``). It may be read for long: the
-        lane may have one more worker meanwhile, so ``pool_size`` such streams never hold up
-        the POSTs of futures (which the lane's size is for)."""
+    def _reissue(self, request: Request, broke: ConnectionClosed) -> None:
+        """2026-07-28: the answer stream of ``request`` broke before its answer. Send it again
+        under a new id if it is safe to repeat, as the retry policy allows, and deliver its answer
+        as the answer to the original id; else fail the call. Never raises."""
+        rid, deadline, idempotent = request.id, request.deadline, request.idempotent
+        exchange = self._exchange
+        retry, message, tries = exchange.retry, None, 0
         try:
-            with self._posts.waiting():  # type: ignore[union-attr]
+            while True:
+                if not retry.repeatable(idempotent):
+                    raise ConnectionClosed(f"{broke}; the request may have run, so it was not sent again "
+                                           "(only idempotent requests are, or tool calls with Retry(retry_tool_calls=True))")
+                following, wait = exchange.next_try(retry, idempotent, reached=True, deadline=deadline,
+                                                     reason="a broken answer stream")
+                if following is None:
+                    raise ConnectionClosed(f"{broke}; gave up after sending the request {tries + 1} time(s)")
+                exchange.pause(wait, broke)
+                if request.ended is not None:
+                    return
+                retry, tries = following, tries + 1
+                message = decode_frame(request.body) if message is None else message
+                wire = f"{rid}-retry-{tries}"  # a new id (the engine's are integers: no clash)
+                body = encode_frame(dict(message, id=wire))
+                response = exchange.send(self._sender(request, body), verb="POST", url=self.url, deadline=deadline,
+                                         idempotent=idempotent, extra=request.headers, hop=self._hop(request, body))
                 try:
-                    self._deliver_body(response, rid, deadline=deadline)
-                except StreamBroken as broke:  # 2026-07-28
+                    if response.status_code == 200:
+                        self._read_answer(response, request, wire)
+                        return
+                    answer = rpc_error_body(response, rid, deadline)  # (a JSON-RPC error: the call's answer)
+                    if answer is None:
+                        raise status_error(self.name, response, deadline)
+                    self._inbox.put(answer)
+                    return
+                except StreamBroken as again_broke:
+                    broke = again_broke
+                finally:
                     response.close()
-                    self._reissue(rid, body, deadline, extra, idempotent, broke)
-        except BaseException as exc:  # (a lane thread) a token callable's sys.exit() too
-            if rid not in self._cancelled:
-                self._fail(rid, exc, deadline)
-        finally:
-            response.close()
-            self._end(rid)
+        except BaseException as exc:  # (a poster thread) a token callable's sys.exit() too: the call fails now
+            self._inbox.fail(request, exc)
 
-    def _sender(self, body: bytes, setup: bool) -> Send:
-        """One POST of ``body`` for ``_exchange``; a setup request's 200 answer sets the session id."""
+    def _read_answer(self, response: Response, request: Request, wire: Any = None) -> None:
+        """Poster thread: ``_deliver_body``. An event stream may be read for long (a tool that
+        reports progress for minutes): meanwhile the lane may run one more poster, so streams
+        being read never hold up the POSTs of other requests (``pool_size`` bounds those)."""
+        if media_type(response) != SSE:
+            self._deliver_body(response, request, wire)
+            return
+        with self._posts.waiting():  # type: ignore[union-attr]  # (started: this runs on it)
+            self._deliver_body(response, request, wire)
+
+    def _sender(self, request: Request, body: Optional[bytes] = None) -> Send:
+        """One POST of ``request`` (of ``body`` in its place: a re-issue) for the exchange, as a
+        request in flight; a setup request's 200 answer sets the session id."""
+        inflight, post = self._inflight, self._post
+        session = self._session if request.setup else None
+        data = request.body if body is None else body
+
         def send(headers: Dict[str, str], read: Optional[float]) -> Response:
-            response = self._post(body, headers, read)
-            if setup and response.status_code == 200:
-                self._opened = True
-                session_id = response.headers.get(SESSION_HEADER)
-                if session_id:
-                    # Only a setup answer may set it: other answers echo it, and a late one from an
-                    # expired session must not bring that session back.
-                    self.session_id = session_id
+            response = inflight.send(request, post, data, headers, read)
+            if session is not None and response.status_code == 200:
+                session.took(response)
             return response
         return send
 
+    def _hop(self, request: Request, body: Optional[bytes] = None) -> Optional[Hop]:
+        """How the exchange follows a redirect of ``request`` (None without ``follow_redirects``)."""
+        hopper = self._hopper
+        if hopper is None:
+            return None
+        inflight = self._inflight
+        data = request.body if body is None else body
+
+        def hop(target: str, headers: Dict[str, str], read: Optional[float],
+                keep: Optional[Callable[[str], bool]]) -> Response:
+            return inflight.send(request, hopper.hop, target, data, headers, read, keep)
+        return hop
+
     def _post(self, body: bytes, headers: Dict[str, str], read: Optional[float]) -> Response:
         """One POST, its failures mapped (``request_error``)."""
-        if self._poster is None:
+        poster = self._poster
+        if poster is None:
             raise ConnectionClosed("the transport was not started")
-        return self._poster.post(body, headers, read)
+        return poster.post(body, headers, read)
+
+    def _get_once(self, headers: Dict[str, str]) -> Response:
+        """One GET of the event stream; the read timeout is its idle bound (``GetStream`` reopens
+        a silent one)."""
+        return self._connections.get(self.url, headers, self.stream_idle_timeout)
+
+    def _delete(self, headers: Dict[str, str], budget: float) -> Response:
+        return self._connections.delete(self.url, headers, budget)
+
+    # --- the session's renewal ----------------------------------------------------------------
+
+    def _session_moved(self, session_id: str) -> None:
+        self._get.follow(session_id)
+
+    def _session_renewed(self, old: str, new: str) -> None:
+        """Tell the client (once per renewal, on a thread that met the expiry, no lock held)."""
+        for name, callback, args in (("on_session_change", self.on_session_change, (old, new)),
+                                     ("on_session_renewed", self.on_session_renewed, ())):
+            if callback is not None:
+                try:
+                    callback(*args)
+                except BaseException as exc:  # (user code) sys.exit() too: the request, or the GET
+                    contain(exc)  # listener, that met the 404 goes on in the new session
+                    log.exception("%s callback failed", name)
 
     # --- receiving ------------------------------------------------------------------------------
+
+    def cancel_request(self, request_id: Any) -> bool:
+        """The session gave up on ``request_id`` (its timeout, a cancel, an interrupt): end its
+        exchange now, or as soon as it starts, so no poster thread waits or reads on for an
+        answer nobody waits for. 2026-07-28: that is the cancel (no notification; True). Before
+        (False: the notification follows), an answer whose headers are still to come is read
+        within ``LATE_ANSWER`` s (it may name what the request made: a task to cancel)."""
+        self._inflight.cancel(request_id, None if self._stateless else LATE_ANSWER)
+        return self._stateless
 
     def _bound_idle(self, response: Response) -> None:
         """An answer stream read without a deadline (a 2026 listen, a call with ``timeout=None``)
@@ -376,139 +516,75 @@ class HTTPTransport(GetStreams):
         if self.stream_idle_timeout is not None and sock is not None and sock.gettimeout() is None:
             sock.settimeout(self.stream_idle_timeout)
 
-    def _deliver_body(self, response: Response, rid: Any = None, inline: bool = False,
-                      wire: Any = None, deadline: Optional[float] = None) -> Optional[Any]:
-        """Queue the messages of a 200 answer: one JSON body, or every event of an SSE stream
-        (resumed until the answer to ``rid`` came, if the server lets it be resumed; 2026: raises
-        ``StreamBroken`` instead). ``inline``: this is the caller's own thread, which gets a JSON answer
-        back instead (see ``send``). ``wire``: the id ``rid`` was re-issued under (``_reissue``).
-        ``deadline``: a JSON body must be read whole by then (``read_body``); an event stream is
-        read until the session gives up on the call (``cancel_request`` ends it)."""
+    def _deliver_body(self, response: Response, request: Request, wire: Any = None) -> None:
+        """Queue the messages of a 200 answer to ``request``: one JSON body, or every event of an
+        SSE stream (resumed until the answer came, if the server lets it be resumed; 2026: raises
+        ``StreamBroken`` instead). ``wire``: the id the request was re-issued under. A JSON body
+        must be read whole by the request's deadline (``read_body``); an event stream answering a
+        request is read until the session gives up on it (``cancel_request`` ends it), one
+        answering a notification until the send's deadline."""
+        rid = request.id
         kind = media_type(response)
         if kind == JSON:
-            if not self._track(response, rid):
-                return None  # cancelled (2026): the response is closed unread
-            try:
-                body = read_body(response, self.name, self.max_message_size, self._read_until(rid, deadline))
-                if not body and rid is None:
-                    return None  # an empty answer to a notification
-                message = decode_frame(body)
-            finally:
-                self._untrack(response, rid)
+            until = request.due if request.cancelled else request.deadline
+            body = read_body(response, self.name, self.max_message_size, until)
+            if not body and rid is None:
+                return  # an empty answer to a notification
+            message = decode_frame(body)
             if wire is not None and type(message) is dict and message.get("id") == wire:
                 message["id"] = rid
-            if inline and type(message) is dict and message.get("id") == rid and (
-                    "result" in message or "error" in message):
-                return message
             self._inbox.put(message)
             # A body without the answer (null, [1], another id) fails the call now, not at its timeout.
             if rid is not None and not _answers(message, rid) and (wire is None or not _answers(message, wire)):
                 raise ProtocolError(f"{self.name} answered request {rid!r} with a JSON body that is not its response")
-            return None
+            return
         if kind != SSE:
             raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
         self._bound_idle(response)
-        # A stream answering no request (a notification's, a response's) ends by the send's
-        # deadline: no call's timeout or cancel would end it (a server keeping it open for ever).
-        answered, last_id, retry = self._read_events(response, rid, None, None, wire,
-                                                     deadline if rid is None else None)
-        if answered or rid is None or self._closing.is_set() or rid in self._cancelled:
-            return None
+        answered, last_id, retry = self._read_events(response, request, None, None, wire)
+        if answered or rid is None or self._closing.event.is_set() or request.cancelled or request.ended is not None:
+            return
         if self._stateless:  # no GET, no resumption: the caller may send the request again
             raise StreamBroken(f"{self.name} ended the answer stream before the answer")
         if last_id is None:
             raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
                                    "to resume from")
-        self._resume(rid, last_id, retry)
-        return None
+        self._get.resume(request, last_id, retry)
 
-    def _read_events(self, response: Response, rid: Any, last_id: Optional[str], retry: Optional[float],
-                     wire: Any = None, deadline: Optional[float] = None) -> Tuple[bool, Optional[str], Optional[float]]:
-        """Queue one stream's messages; return (the answer to ``rid`` came, or ``rid`` was cancelled:
-        nothing more to read; the last event id; the retry delay). ``wire``: as in ``_deliver_body``;
-        ``deadline``: the stream is read until then at most (``timed_chunks``)."""
-        if not self._track(response, rid):
-            return True, last_id, retry  # cancelled (2026): the response is closed unread
+    def _read_events(self, response: Response, request: Optional[Request], last_id: Optional[str],
+                     retry: Optional[float], wire: Any = None) -> Tuple[bool, Optional[str], Optional[float]]:
+        """Queue one stream's messages; return (the answer to ``request`` came: nothing more to
+        read; the last event id; the retry delay). ``request`` None: the server's own stream, read
+        until it ends; a notification's: until its deadline; a request's: until it is answered or
+        ended (once the session gave up on it, within ``LATE_ANSWER``). ``wire``: as in
+        ``_deliver_body``."""
+        if request is None:
+            rid, until = None, None
+        else:
+            rid = request.id
+            until = request.deadline if rid is None else (request.due if request.cancelled else None)
         answered = False
         expected = rid if wire is None else wire
-        try:
-            for event in self._events(response, self._read_until(rid, deadline)):
-                last_id = event.id if event.id is not None else last_id
-                retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
-                if event.oversized:
-                    error = MessageTooLarge(f"{self.name} sent an event over max_message_size="
-                                            f"{self.max_message_size} bytes", limit=self.max_message_size)
-                    if rid is not None:  # it may have been the answer: the call fails with it
-                        raise error
-                    log.warning("%s; skipped", error)
-                    continue
-                message = self._event_message(event)
-                if message is None:
-                    continue
-                if rid is not None and isinstance(message, dict) and message.get("id") == expected \
-                        and ("result" in message or "error" in message):
-                    answered = True
-                    if wire is not None:
-                        message["id"] = rid  # the answer to the re-issued request is the original's
-                self._inbox.put(message)
-        finally:
-            self._untrack(response, rid)
+        for event in self._events(response, until):
+            last_id = event.id if event.id is not None else last_id
+            retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
+            if event.oversized:
+                error = MessageTooLarge(f"{self.name} sent an event over max_message_size="
+                                        f"{self.max_message_size} bytes", limit=self.max_message_size)
+                if rid is not None:  # it may have been the answer: the call fails with it
+                    raise error
+                log.warning("%s; skipped", error)
+                continue
+            message = event_message(event, self.name)
+            if message is None:
+                continue
+            if rid is not None and isinstance(message, dict) and message.get("id") == expected \
+                    and ("result" in message or "error" in message):
+                answered = True
+                if wire is not None:
+                    message["id"] = rid  # the answer to the re-issued request is the original's
+            self._inbox.put(message)
         return answered, last_id, retry
-
-    def _track(self, response: Response, rid: Any) -> bool:
-        """Before reading ``response`` (of request ``rid``, or of no request): let ``close()``
-        and ``cancel_request(rid)`` abort it. False: ``rid`` was cancelled (2026) before its
-        answer came (the check is made here, under the lock, so no cancel is missed): the
-        response is aborted, which tells the server; the caller reads none of it. In the
-        handshake era such an answer is still read, for ``LATE_ANSWER`` s (``_read_until``): the
-        session hands what it made to whoever gave up on it (a task to cancel)."""
-        with self._open_lock:
-            if self._closing.is_set():
-                raise ConnectionClosed("the transport is closed")
-            refused = self._stateless and rid in self._cancelled
-            if not refused:
-                self._open.add(response)
-                if rid is not None:
-                    self._streams[rid] = response
-        if refused:
-            abort(response)
-        return not refused
-
-    def _read_until(self, rid: Any, deadline: Optional[float]) -> Optional[float]:
-        """How long to read the answer to ``rid``: ``deadline``, or ``LATE_ANSWER`` s at most
-        once the session gave up on it (handshake era: see ``_track``)."""
-        if rid is None or rid not in self._cancelled:
-            return deadline
-        late = time.monotonic() + LATE_ANSWER
-        return late if deadline is None else min(deadline, late)
-
-    def _untrack(self, response: Response, rid: Any) -> None:
-        with self._open_lock:
-            self._open.discard(response)
-            if rid is not None and self._streams.get(rid) is response:
-                self._streams[rid] = None  # still in flight until _end (a resumption may follow)
-
-    def _end(self, rid: Any) -> None:
-        """The request ``rid`` is over (answered, failed or cancelled): forget it."""
-        with self._open_lock:
-            self._streams.pop(rid, None)
-            self._cancelled.discard(rid)
-
-    def cancel_request(self, rid: Any) -> bool:
-        """The session gave up on ``rid`` (its timeout, a cancel, an interrupt): close its answer
-        stream now if one is being read, else as soon as one comes, so no worker reads on for an
-        answer nobody waits for (a server keeping the stream alive with comments). 2026-07-28:
-        that is the cancel (no notification; True); before, the notification follows (False). A
-        request no longer in flight needs nothing."""
-        # A stream that comes later is closed by _track.
-        with self._open_lock:
-            if rid not in self._streams:
-                return self._stateless
-            self._cancelled.add(rid)
-            response = self._streams[rid]
-        if response is not None:
-            abort(response)
-        return self._stateless
 
     def _events(self, response: Response, deadline: Optional[float] = None) -> Iterator[SSEEvent]:
         """The events of an SSE response (until ``deadline`` at most); a broken connection just
@@ -518,4 +594,3 @@ class HTTPTransport(GetStreams):
             yield from parse_sse(source, self.max_message_size)
         except Exception as exc:  # the stream broke (or close() aborted it, or its deadline came)
             log.debug("event stream from %s ended: %s", self.name, type(exc).__name__)
-

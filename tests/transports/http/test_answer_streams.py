@@ -38,9 +38,15 @@ def never_answered(closed: threading.Event, headers: Dict[str, str]) -> Callable
 
 
 def settled(transport: HTTPTransport) -> bool:
-    """No request in flight and no cancel left behind."""
-    with transport._open_lock:
-        return not transport._streams and not transport._cancelled and not transport._open
+    """No request in flight (a cancel is noted on its request: none is left behind)."""
+    with transport._inflight._lock:
+        return not transport._inflight._by_id and not transport._inflight._others
+
+
+def reading(transport: HTTPTransport) -> int:
+    """How many requests in flight have their answer's headers (their bodies are being read)."""
+    with transport._inflight._lock:
+        return sum(r.response is not None for r in transport._inflight._by_id.values())
 
 
 def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_stream(scripted):
@@ -55,11 +61,11 @@ def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_s
         assert client.server.protocol_version == "2026-07-28"
         deliver = transport._deliver_body
 
-        def held_deliver(response: Any, rid: Any = None, inline: bool = False, **kwargs: Any) -> Optional[Any]:
-            if rid is not None and not go.is_set():  # the worker has the answer's headers, not yet read
+        def held_deliver(response: Any, request: Any, *args: Any) -> None:
+            if request.id is not None and not go.is_set():  # the worker has the answer's headers, not yet read
                 reached.set()
                 go.wait(LONG)
-            return deliver(response, rid, inline, **kwargs)
+            deliver(response, request, *args)
 
         transport._deliver_body = held_deliver  # type: ignore[method-assign]
         try:
@@ -69,7 +75,7 @@ def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_s
         finally:
             go.set()
         assert closed.wait(LONG), "the server never saw the cancelled request's stream closed"
-        assert wait_until(lambda: settled(transport)), (transport._streams, transport._cancelled)
+        assert wait_until(lambda: settled(transport)), transport._inflight._by_id
 
 
 def test_a_cancel_while_a_json_answer_is_read_closes_it_and_leaves_nothing_behind(scripted):
@@ -78,22 +84,21 @@ def test_a_cancel_while_a_json_answer_is_read_closes_it_and_leaves_nothing_behin
     closed = threading.Event()
     server = scripted(never_answered(closed, {"Content-Type": "application/json"}), discover=DISCOVER)
     transport = HTTPTransport(server.url)
-    reading = threading.Event()
+    read = threading.Event()
     with Client(transport, timeout=LONG) as client:
-        track = transport._track
+        deliver = transport._deliver_body
 
-        def noted_track(response: Any, rid: Any) -> bool:
-            tracked = track(response, rid)
-            if rid is not None:
-                reading.set()
-            return tracked
+        def noted_deliver(response: Any, request: Any, *args: Any) -> None:
+            if request.id is not None:
+                read.set()
+            deliver(response, request, *args)
 
-        transport._track = noted_track  # type: ignore[method-assign]
+        transport._deliver_body = noted_deliver  # type: ignore[method-assign]
         future = client.call_tool_future("slow")
-        assert reading.wait(LONG)  # the worker reads the answer's body (which never comes)
+        assert read.wait(LONG)  # the worker reads the answer's body (which never comes)
         assert future.cancel()
         assert closed.wait(LONG), "the server never saw the cancelled request's connection closed"
-        assert wait_until(lambda: settled(transport)), (transport._streams, transport._cancelled)
+        assert wait_until(lambda: settled(transport)), transport._inflight._by_id
         assert transport.cancel_request(future.request_id)  # over: nothing is noted for it
         assert settled(transport)
 
@@ -146,9 +151,9 @@ def test_the_get_stream_goes_on_after_its_token_is_refused_and_renewed(scripted)
 
 
 def test_pool_size_blocking_calls_reading_long_answer_streams_never_hold_up_another_call(scripted):
-    """A blocking call's SSE answer is read on the POST lane's workers (so its deadline holds), yet
-    ``pool_size`` such streams do not hold every worker: a future's POST does not wait in the
-    lane's queue until one of them ends."""
+    """Every call's SSE answer is read on the poster lane's workers (so its deadline and close()
+    end it), and ``pool_size`` such streams never hold every worker: a future's POST does not
+    wait in the lane's queue until one of them ended."""
     def handle(seen: Any, msg: Dict[str, Any]) -> Any:
         if msg["params"]["name"] == "hold":  # an answer stream that says nothing until the client leaves
             return Reply(200, b"data: {}\n\n", SSE_HEADERS, until_closed=threading.Event())
@@ -169,7 +174,7 @@ def test_pool_size_blocking_calls_reading_long_answer_streams_never_hold_up_anot
         for caller in callers:
             caller.start()
         try:
-            assert wait_until(lambda: len(server.requests("tools/call")) == 2 and len(transport._open) == 2)
+            assert wait_until(lambda: len(server.requests("tools/call")) == 2 and reading(transport) == 2)
             assert client.call_tool_future("quick", {}).result(LONG).text == "quick"
         finally:
             client.close()  # aborts the held streams: their calls end

@@ -87,7 +87,7 @@ def test_cookies_the_server_sets_are_kept_and_sent_back(scripted):
         assert isinstance(transport._poster, FastPoster)
         assert client.call_tool("echo", {"text": "first"}).text == "first"
         assert client.call_tool("echo", {"text": "second"}).text == "second"
-        assert transport._http.cookies.get("lb") == "node-2"  # in the session's jar, as requests keeps it
+        assert transport._connections.http.cookies.get("lb") == "node-2"  # in the session's jar, as requests keeps it
     first, second = server.requests("tools/call")
     assert "cookie" not in first.headers and second.headers["cookie"] == "lb=node-2"
     [delete] = server.requests(http_method="DELETE")  # (sent by requests itself: same jar)

@@ -118,9 +118,8 @@ def test_the_legacy_sse_transport_ends_a_silent_call_at_its_deadline(started):
 # --- Ctrl-C in a blocking HTTP call tells the server ----------------------------------------------
 
 def test_an_interrupted_blocking_http_call_cancels_on_the_server(hostile):
-    # Ctrl-C during a blocking HTTP call tells the server. The caller's thread is interrupted (a
-    # real SIGINT to it) while it reads the answer itself (the HTTP fast path): KeyboardInterrupt
-    # reaches the caller and notifications/cancelled reaches the server.
+    # The caller's thread is interrupted (a real SIGINT to it) while a poster thread reads the
+    # answer: KeyboardInterrupt reaches the caller and notifications/cancelled reaches the server.
     import signal
 
     in_call = threading.Event()
@@ -251,24 +250,27 @@ def test_the_legacy_sse_get_refused_with_a_trickled_page_fails_start_in_time_and
     assert not [t for t in threading.enumerate() if t.name == reader], "the SSE reader thread was left running"
 
 
-def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(hostile, monkeypatch):
-    # A JSON
-    # answer read on the caller's own thread is dispatched there. A real SIGINT landing while it
-    # was dispatched was logged as "failed to dispatch a message" and swallowed: the caller then
-    # waited out its whole timeout instead of seeing KeyboardInterrupt.
+def test_ctrl_c_while_a_blocking_http_calls_answer_arrives_reaches_the_caller(hostile, monkeypatch):
+    # The answer of a blocking call is taken by the session's reader, never on the caller's own
+    # thread, so no dispatch there can swallow a Ctrl-C. A real SIGINT sent to the caller as its
+    # answer is dispatched reaches it as KeyboardInterrupt; nothing is left pending and the
+    # client goes on.
     import signal
 
     from mcpclient._engine.session import Session
 
-    assert threading.current_thread() is threading.main_thread()  # (signals go to the main thread)
+    main = threading.main_thread()
+    assert threading.current_thread() is main  # (signals go to the main thread)
     server = hostile(lambda conn, message: conn.reply(answer(message, {"content": []})))
     original = Session._complete
     interrupt = [True]
+    dispatched_on: List[threading.Thread] = []
 
     def complete(self: Session, msg: Dict[str, Any]) -> None:
-        if interrupt[0] and threading.current_thread() is threading.main_thread():
+        dispatched_on.append(threading.current_thread())
+        if interrupt[0]:
             interrupt[0] = False
-            signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C, at this very point
+            signal.pthread_kill(main.ident, signal.SIGINT)  # the user's Ctrl-C, at this very point
         original(self, msg)
 
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -280,7 +282,8 @@ def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(h
                 client.call_tool("any", {}, timeout=TIMEOUT * 2)
             assert time.monotonic() - started_at < TIMEOUT
             assert not interrupt[0]
-            assert not client._session._pending  # (answered: nothing left waiting)
+            assert dispatched_on and main not in dispatched_on  # (taken by the reader)
+            assert not client._session._pending  # (answered or given up: nothing left waiting)
             assert client.call_tool("any", {}, timeout=LONG).content == []  # still usable
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -224,7 +224,7 @@ def test_the_fallback_transport_keeps_the_users_session_and_retry_policy(scripte
         with Client(transport, timeout=LONG) as client:
             assert type(client.transport).__name__ == "SSETransport"
             assert client.call_tool("echo", {"text": "a"}).text == "a"
-            assert client.transport._http is session and client.transport.retry is retry
+            assert client.transport._connections.http is session and client.transport.retry is retry
         sent_to_sse = [s for s in server.seen if s[0] == "GET" or s[1].startswith("/messages")]
         assert sent_to_sse and all(s[2].get("x-through-session") == "yes" for s in sent_to_sse)
     finally:

@@ -1,5 +1,6 @@
 """The private attributes of ``requests`` and ``http.client`` the HTTP transports rely on (all in
-``_reading.private``) are still where it expects them: these fail when a library moves them."""
+``_reading.private``) are still where it expects them, and urllib3 still makes its connections
+from the class the pool names (``_tracking``): these fail when a library moves them."""
 from __future__ import annotations
 
 import socket
@@ -10,6 +11,8 @@ from typing import Any, Iterator
 import pytest
 import requests
 
+from mcpclient.transports.http._connections import Connections
+from mcpclient.transports.http._inflight import InFlight, Request
 from mcpclient.transports.http._reading import body_socket, private
 
 
@@ -75,3 +78,37 @@ def test_a_body_read_by_hand_becomes_the_responses_content(url: str) -> None:
             assert private(response, kept=True) == body
         finally:
             response.close()
+
+
+class _Noted(Request):
+    """A request that notes the sockets its connections say they wait on."""
+
+    __slots__ = ("socks",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.socks: list = []
+
+    def waiting_on(self, sock: Any) -> None:
+        self.socks.append(sock)
+        super().waiting_on(sock)
+
+
+def test_a_session_the_transport_made_names_the_socket_each_answer_is_awaited_on(url: str) -> None:
+    connections = Connections(None, name="test", connect_timeout=5.0)
+    connections.open(url, 2)
+    inflight = InFlight("test", lambda: "mcpclient-test-deadline")
+    try:
+        for _ in range(2):  # a new connection, then the pooled one again
+            request = _Noted()
+            inflight.add(request)
+            response = inflight.send(request, connections.get, url + "/keep", {}, 5.0)
+            try:
+                assert request.socks == [body_socket(response)] and isinstance(request.socks[0], socket.socket)
+                assert request.sock is None and request.response is response  # (its answer took its place)
+            finally:
+                response.close()
+                inflight.remove(request)
+    finally:
+        inflight.stop(0.0)
+        connections.close()
