@@ -89,7 +89,7 @@ def main() -> None:
             call = CallFuture(session, "tools/call", transform)
             session._pending[12345] = call
             session._dispatch(msg)
-        add("Session._dispatch -> _complete -> land -> release (+ a CallFuture)", us(complete_one))
+        add("Session._dispatch -> _complete -> deliver -> release (+ a CallFuture)", us(complete_one))
 
         def floor_complete():
             f = Future()

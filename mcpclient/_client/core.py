@@ -260,7 +260,7 @@ class ClientCore:
         session = self.conn.session
         made = self._refresh
         if made is None or made[0] is not session:
-            self._refresh = made = (session, session.lane("refresh", 1))
+            self._refresh = made = (session, session.worker_pool("refresh", 1))
         return made[1]
 
     def credentials(self) -> Optional[str]:
@@ -283,8 +283,8 @@ class ClientCore:
         if isinstance(declared, dict) and declared:
             session.declared_extensions = frozenset(declared)
         requests = session.requests
-        requests.on_quick_request = lambda rid, method, params: responder.quick(rid, method, params, requests.reply)
-        session.on_quick_notification = self.subscriptions.route_quick
+        requests.on_request_read = lambda rid, method, params: responder.take_at_once(rid, method, params, requests.reply)
+        session.on_notification_read = self.subscriptions.route_at_once
         transport.on_session_renewed = self.subscriptions.resubscribe
         return session
 
@@ -375,7 +375,7 @@ class ClientCore:
         deadline = time.monotonic() + CLOSE_BUDGET
         if not collected and conn.state == "ready":  # the cancellations decided already go out first
             grace = min(deadline, time.monotonic() + CANCEL_GRACE)
-            conn.session.wind_down(grace)
+            conn.session.drain(grace)
             if self.extensions is not None:
                 self.extensions.wind_down(grace)  # (the Tasks extension: its tasks/cancel answered)
         session = conn.mark_closed()  # from here on every call is refused

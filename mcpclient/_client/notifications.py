@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Optional, Protocol
 
-from .._util.threads import Lane
+from .._util.threads import WorkerPool
 from ..errors import ClientClosedError
 
 __all__ = ["ElicitationTracker", "NotificationOwner", "NotificationRouter"]
@@ -92,7 +92,7 @@ class NotificationOwner(Protocol):
     def route(self, method: str, params: Dict[str, Any]) -> None:
         """Feed the subscriptions (``listen()``)."""
 
-    def refresh_lane(self) -> Lane:
+    def refresh_lane(self) -> WorkerPool:
         """The current session's single refresh thread, made on first use (the session stops it
         when it closes; a reconnect's session has its own)."""
 
@@ -118,7 +118,7 @@ class NotificationRouter:
         self._on_changed = {kind: cb for kind, cb in on_changed.items() if cb is not None}
         self._on_resource_updated = on_resource_updated
         self._queued: Dict[str, bool] = {}
-        self._lane: Optional[Lane] = None
+        self._lane: Optional[WorkerPool] = None
         self._lock = threading.Lock()  # lock order: this, then Session._lock (taken by refresh_lane())
         self.elicitations = ElicitationTracker()
         #: The declared extensions' notification handlers: ``(method, params)``, or None.

@@ -1,7 +1,7 @@
 """The reader's side of a ``Session``: the read loop, and where each message it reads goes.
 
 The reader thread is the only caller of ``transport.receive()``. It pops the call of each reply by
-id and lands it (``_complete``); server requests go to ``Session.requests``, notifications to the
+id and delivers it (``_complete``); server requests go to ``Session.requests``, notifications to the
 ordered notification lane (progress first moves its call's deadline); when the stream ends it
 fails every pending call (``_connection_lost``). It never parses a result, runs user code or
 blocks on anything but the transport. ``Session`` (``session``) owns the state this reads: the
@@ -14,10 +14,10 @@ import threading
 from _thread import get_ident as _get_ident
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Set, Tuple
 
-from .._util.threads import Lane, contain
-from .._util.wire import format_message, rarely, wire_log
+from .._util.threads import WorkerPool, reraise_on_main_thread
+from .._util.wire import format_message, should_log, wire_log
 from ..errors import ConnectionClosed, MCPError, ProcessExited
-from .abandoned import NOT_GIVEN_UP, GivenUp
+from .abandoned import NOT_ABANDONED, AbandonedRequests
 from ..transports.base import DeliveryFailed, Transport
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class Incoming:
     transport: Transport
     requests: "ServerRequests"
     on_notification: Optional[NotificationHandler]
-    on_quick_notification: Optional[NotificationHandler]
+    on_notification_read: Optional[NotificationHandler]
     on_lost: Optional[Callable[[BaseException], None]]
     received: int
     late_replies: int
@@ -46,12 +46,12 @@ class Incoming:
     _lock: threading.Lock
     _pending: Dict[int, "CallFuture[Any]"]
     _deferred: Dict[int, Tuple["CallFuture[Any]", Dict[str, Any]]]
-    _given_up: GivenUp
+    _abandoned: AbandonedRequests
     _closing: bool
     _closed_error: Optional[Callable[[], MCPError]]
     _io_idents: Set[int]
-    _notifier: Lane
-    _workers: Lane
+    _notifier: WorkerPool
+    _workers: WorkerPool
 
     def _read_loop(self) -> None:
         self._io_idents.add(_get_ident())
@@ -85,7 +85,7 @@ class Incoming:
         with self._lock:
             call = self._pending.pop(rid, None) if type(rid) is int else None
         if call is not None:
-            call.land(None, failure.error)
+            call.deliver(None, failure.error)
         else:
             log.debug("delivery failure for a request no longer pending (%r): %s", rid, failure.error)
 
@@ -94,7 +94,7 @@ class Incoming:
         try:
             if type(msg) is not dict:
                 self.skipped_messages += 1
-                if rarely(self.skipped_messages):
+                if should_log(self.skipped_messages):
                     log.warning("skipped a message that is not a JSON object (%d so far): %.200s",
                                 self.skipped_messages, format_message(msg, 200))
             elif "method" in msg:
@@ -102,7 +102,7 @@ class Incoming:
             else:
                 self._complete(msg)
         except BaseException as exc:  # SystemExit from user code a dispatch may run (done-callbacks) too,
-            contain(exc)  # but not a Ctrl-C on the main thread (a blocking HTTP call's answer is dispatched there)
+            reraise_on_main_thread(exc)  # but not a Ctrl-C on the main thread (a blocking HTTP call's answer is dispatched there)
             log.exception("failed to dispatch a message; skipped: %s", format_message(msg, 200))
 
     def _complete(self, msg: Dict[str, Any]) -> None:
@@ -120,7 +120,7 @@ class Incoming:
         if call is None:
             self._unmatched(rid, msg)
         elif not defer:
-            call.land(msg)
+            call.deliver(msg)
         elif not self._notifier.try_submit("call completion", self._finish_deferred, rid):
             self._finish_deferred(rid)
 
@@ -128,22 +128,22 @@ class Incoming:
         with self._lock:
             entry = self._deferred.pop(rid, None)
         if entry is not None:  # else it was delivered already (close, or its deadline)
-            entry[0].land(entry[1])
+            entry[0].deliver(entry[1])
 
     def _unmatched(self, rid: Any, msg: Dict[str, Any]) -> None:
         with self._lock:
-            on_late = self._given_up.take(rid)
-            late = self._closing or on_late is not NOT_GIVEN_UP
+            on_late = self._abandoned.take(rid)
+            late = self._closing or on_late is not NOT_ABANDONED
         if late:
             self.late_replies += 1
             log.debug("dropped a late reply to abandoned request %s", rid)
-            if callable(on_late) and not self._workers.try_submit("late reply", self._given_up.run, on_late, msg):
-                self._given_up.ran()  # (on a worker: never the reader; none left: closing)
+            if callable(on_late) and not self._workers.try_submit("late reply", self._abandoned.run, on_late, msg):
+                self._abandoned.ran()  # (on a worker: never the reader; none left: closing)
         elif rid is None and "error" in msg:
             log.warning("server reported an error not tied to a request: %.300s", format_message(msg["error"], 300))
         else:
             self.unknown_replies += 1
-            if rarely(self.unknown_replies):
+            if should_log(self.unknown_replies):
                 log.warning("dropped a reply to unknown request id %.50r (%d so far)", rid, self.unknown_replies)
 
     def _dispatch_incoming(self, msg: Dict[str, Any]) -> None:
@@ -159,7 +159,7 @@ class Incoming:
                 self.skipped_messages += 1
                 log.warning("skipped server request %.100r with an invalid id %.50r", method, rid)
             return
-        quick = self.on_quick_notification
+        quick = self.on_notification_read
         if quick is not None:
             try:
                 quick(method, params)
@@ -171,7 +171,7 @@ class Incoming:
             self.requests.cancelled(params.get("requestId"))
         handler = self.on_notification
         if handler is not None and not self._notifier.try_submit(f"handler for {method}", handler, method, params):
-            if rarely(self._notifier.rejected):
+            if should_log(self._notifier.rejected):
                 log.warning("dropped notification %.100r: the notification queue is full (%d dropped so far)",
                             method, self._notifier.rejected)
 
@@ -210,4 +210,4 @@ class Incoming:
         for call in pending.values():
             exc = factory()
             exc.__cause__ = reason
-            call.land(None, exc)
+            call.deliver(None, exc)

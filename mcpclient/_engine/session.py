@@ -2,10 +2,10 @@
 
 One ``Session`` per connection and one way to send a request: ``call()``, which returns a
 ``CallFuture`` (see ``futures``). The reader thread is the only caller of ``transport.receive()``;
-it pops the call of each reply by id and lands it — it never parses a result, runs user code or
+it pops the call of each reply by id and delivers it — it never parses a result, runs user code or
 blocks on anything but the transport (it does not even write: cancellations and "busy" answers go
 out through the sender lane). What it runs is the session's reader side, ``incoming.Incoming``.
-Server-initiated messages go to bounded lanes (``_threads.Lane``): requests to the handler pool
+Server-initiated messages go to bounded lanes (``_threads.WorkerPool``): requests to the handler pool
 (``serving``), notifications to the single ordered notification thread. Methods and params are
 opaque here; MCP meaning lives above.
 
@@ -28,14 +28,14 @@ from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
 from typing import Any, Callable, ContextManager, Dict, FrozenSet, List, Optional, Set, Tuple
 
-from .._util.threads import Lane, join_all, next_instance, start_thread
+from .._util.threads import WorkerPool, join_all, next_instance, start_thread
 from .timer import DeadlineTimer
-from .._util.wire import format_message, rarely, wire_log
+from .._util.wire import format_message, should_log, wire_log
 from ..errors import (
     ClientClosedError, ConnectionClosed, MCPError, ReaderThreadError, RequestCancelled,
     RequestTimeout, SendTimeout, UnsendableMessage,
 )
-from .abandoned import GivenUp
+from .abandoned import AbandonedRequests
 from .deadline import NEVER, Deadline
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .server_requests import RequestHandler, ServerRequests
@@ -49,7 +49,7 @@ log = logging.getLogger("mcpclient.session")
 
 _INF = float("inf")
 HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
-CANCEL_GRACE = 1.0  # seconds a close waits for what cancellations decided before it still need (wind_down)
+CANCEL_GRACE = 1.0  # seconds a close waits for what cancellations decided before it still need (drain)
 #: Seconds a notification or an answer to the server may take to send (it has no call deadline).
 SEND_BUDGET = 10.0
 _LOSS_WAIT = 0.5  # after a send found the pipe broken, how long to wait for the reader to see the end
@@ -57,8 +57,8 @@ _NO_RESULT = object()
 _NOTHING: ContextManager[None] = nullcontext()  # (reusable: it holds no state)
 
 
-def _advance(call: CallFuture, payload: Any) -> None:
-    call.advance(payload)
+def _run_step(call: CallFuture, payload: Any) -> None:
+    call.run_step(payload)
 
 
 def _dropped(call: CallFuture, payload: Any) -> None:
@@ -90,25 +90,25 @@ class Session(Incoming):
         #: ``(method, params)``, called on the reader thread for each notification before it is
         #: queued for ``on_notification``: for what must not wait behind the notification thread.
         #: It must never block or run user code.
-        self.on_quick_notification: Optional[NotificationHandler] = None
+        self.on_notification_read: Optional[NotificationHandler] = None
         #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``),
         #: before the pending calls fail.
         self.on_lost: Optional[Callable[[BaseException], None]] = None
         self.tracer: Optional[CallTracer] = None  # traces each request (the client sets it at connect)
         self.instance = transport.instance or next_instance()
         self._prefix = prefix = f"mcpclient-{self.instance}"
-        self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
-        self._notifier = Lane(f"{prefix}-notify", 1, max_queued)
-        self._sender = Lane(f"{prefix}-sender", 1, 1024)  # writes for threads that must not block
-        self._workers = Lane(f"{prefix}-worker", max_workers, -1, on_drop=_dropped)
-        #: the server's requests: ``on_request``, ``on_quick_request``, ``reply()``
+        self._handlers = WorkerPool(f"{prefix}-handler", max_workers, max_queued)
+        self._notifier = WorkerPool(f"{prefix}-notify", 1, max_queued)
+        self._sender = WorkerPool(f"{prefix}-sender", 1, 1024)  # writes for threads that must not block
+        self._workers = WorkerPool(f"{prefix}-worker", max_workers, -1, on_drop=_dropped)
+        #: the server's requests: ``on_request``, ``on_request_read``, ``reply()``
         self.requests = ServerRequests(self._handlers, self._post, self._send_quietly, on_request)
-        self._extra: List[Lane] = []  # lanes features asked for (lane()), stopped with the rest
+        self._extra: List[WorkerPool] = []  # lanes features asked for (lane()), stopped with the rest
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._pending: Dict[int, CallFuture] = {}
         self._deferred: Dict[int, Tuple[CallFuture, Dict[str, Any]]] = {}  # answered, queued behind progress
-        self._given_up = GivenUp()  # ids of calls given up on, and what their late replies are for
+        self._abandoned = AbandonedRequests()  # ids of calls given up on, and what their late replies are for
         self._closed_error: Optional[Callable[[], MCPError]] = None
         self._closing = False
         self._closer: Optional[int] = None
@@ -151,9 +151,9 @@ class Session(Incoming):
         (False if the queue is full or the session closing)."""
         return self._notifier.try_submit(label, fn, *args)
 
-    def lane(self, role: str, workers: int, queue: int = -1) -> Lane:
+    def worker_pool(self, role: str, workers: int, queue: int = -1) -> WorkerPool:
         """A lane of ``workers`` threads (``mcpclient-<n>-<role>[-<k>]``) that ``close()`` stops."""
-        lane = Lane(f"{self._prefix}-{role}", workers, queue)
+        lane = WorkerPool(f"{self._prefix}-{role}", workers, queue)
         with self._lock:
             if self._closing:
                 lane.shutdown(_monotonic())  # refuses work from the start
@@ -186,10 +186,10 @@ class Session(Incoming):
                 self._closed.wait(max(0.0, deadline - _monotonic()))
             return
         for call in pending.values():
-            call.land(None, error() if error is not None else
+            call.deliver(None, error() if error is not None else
                       ClientClosedError(f"{call.method} abandoned: the client was closed"))
         for call, msg in deferred.values():  # answered already: deliver the answer
-            call.land(msg)
+            call.deliver(msg)
         try:
             self.transport.close(deadline)
         finally:
@@ -235,7 +235,7 @@ class Session(Incoming):
         ``deadline`` is the call's time limit, made by whoever the call is for (a ``Deadline``
         that resets is moved by the call's progress notifications); it also bounds sending. On
         expiry the request is cancelled on the server and ``RequestTimeout`` raised.
-        ``transform`` turns each raw result into the value (or ``Again`` for another round), on
+        ``transform`` turns each raw result into the value (or ``NextRound`` for another round), on
         the thread waiting in ``result()`` or else a worker; the timer watches the deadline.
         ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
         ``idempotent`` and ``setup`` are passed to the transport; a call that is not
@@ -243,7 +243,7 @@ class Session(Incoming):
         result already at hand (a cache hit), so the first round is not sent. ``on_late(reply)``
         (a worker) gets the answer that comes after the call gave up (what the request
         made may need undoing: a task); the transport waits ``LATE_ANSWER`` s longer for it, and
-        ``wind_down`` for it before a close.
+        ``drain`` for it before a close.
         """
         call = CallFuture(self, method, transform)
         if deadline is not NEVER:
@@ -348,7 +348,7 @@ class Session(Incoming):
             message["params"] = params
         self._send(message, setup=setup)
 
-    def _send(self, message: Dict[str, Any], setup: bool = False) -> None:
+    def _send(self, message: Dict[str, Any], *, setup: bool = False) -> None:
         """Send a notification or an answer, within ``SEND_BUDGET`` (a server that stopped reading,
         or an HTTP server that never answers the POST, must not hold the sender for ever)."""
         if wire_log.isEnabledFor(logging.DEBUG):
@@ -359,7 +359,7 @@ class Session(Incoming):
         """Send from a thread that must not block (reader, timer, a canceller): via the sender lane."""
         if not self._sender.try_submit("send", self._send_quietly, message):
             self.dropped_sends += 1
-            if rarely(self.dropped_sends):
+            if should_log(self.dropped_sends):
                 log.warning("could not queue %s for sending (%d dropped so far)",
                             message.get("method", "an answer"), self.dropped_sends)
 
@@ -420,9 +420,9 @@ class Session(Incoming):
     # --- results, timeouts and cancellation -------------------------------------------------------
 
     def continue_call(self, call: CallFuture, payload: Any) -> bool:
-        """Hand a detached call's next step to a worker: ``call.advance(payload)`` (False once
+        """Hand a detached call's next step to a worker: ``call.run_step(payload)`` (False once
         the session is closing; queued steps that close() drops fail their call)."""
-        return self._workers.try_submit(f"result of {call.method}", _advance, call, payload)
+        return self._workers.try_submit(f"result of {call.method}", _run_step, call, payload)
 
     def on_worker(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` on a worker thread (False once the session is closing)."""
@@ -435,7 +435,7 @@ class Session(Incoming):
             call = self._pending.pop(rid, None)
             if call is None:
                 return False
-            self._given_up.add(rid, call.on_late)
+            self._abandoned.add(rid, call.on_late)
         if call.cancellable and not self.transport.cancel_request(rid):
             self._post({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": rid, "reason": reason}})
@@ -452,7 +452,7 @@ class Session(Incoming):
             call.expired()
         elif self._pending.get(rid) is call and self.abandon(rid, "timed out"):
             waited = _monotonic() - call.deadline.started
-            call.land(None, RequestTimeout(
+            call.deliver(None, RequestTimeout(
                 f"{call.method} (id {rid}) got no answer in {waited:.3g} s; cancelled it on the server",
                 method=call.method, request_id=rid))
         else:  # answered in time, but still queued behind slow progress callbacks: deliver it now
@@ -469,16 +469,16 @@ class Session(Incoming):
             call = self._pending.pop(rid, None)
             if call is None:
                 return False
-            self._given_up.add(rid, None)
-        call.land(None, RequestCancelled(f"{call.method} (id {rid}) was ended by the server"))
+            self._abandoned.add(rid, None)
+        call.deliver(None, RequestCancelled(f"{call.method} (id {rid}) was ended by the server"))
         return True
 
     # --- closing -------------------------------------------------------------------------------
 
-    def wind_down(self, deadline: float) -> None:
+    def drain(self, deadline: float) -> None:
         """Before the client closes: give the cancellations decided already what they still
         need, until ``deadline`` (monotonic): the late answers of calls given up with an
         ``on_late`` (they may name what those calls made: a task to cancel), those handlers,
         and the queued sends (``notifications/cancelled``). Returns at once if none is due."""
-        self._given_up.wait(deadline, lambda: self._closing)
+        self._abandoned.wait(deadline, lambda: self._closing)
         self._sender.flush(deadline)

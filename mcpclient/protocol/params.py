@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional,
 from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
 from .._util.sentinel import DEFAULT_MAX_PAGES
-from .._engine.futures import Again, Transform
+from .._engine.futures import NextRound, Transform
 from .spec import LOG_LEVELS
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def page_items(result: Any, key: str, method: str) -> Tuple[list, Any]:
 
 class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
     """The transform of a whole listing: parse each page's items (``parse`` may return None to
-    drop one) into ``items``, ask for the next page (``Again``) until there is none, return them
+    drop one) into ``items``, ask for the next page (``NextRound``) until there is none, return them
     all. A cursor the server repeats ends the walk with a warning (a server paging in circles);
     a next page past ``max_pages`` raises ``TooManyPages``."""
 
@@ -160,7 +160,7 @@ class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
             raise TooManyPages(f"{self.method}: the server offered more than max_pages={self.max_pages} pages",
                                method=self.method, pages=self.max_pages)
         self._seen.add(cursor)
-        return Again({"cursor": cursor})
+        return NextRound({"cursor": cursor})
 
 
 def iterate(call: Callable[[Optional[Dict[str, Any]], Transform], Any], method: str, key: str,
@@ -169,10 +169,10 @@ def iterate(call: Callable[[Optional[Dict[str, Any]], Transform], Any], method: 
     ``call(params, transform)`` returns the page's future."""
     step = pages(method, key, parse, max_pages)
     params = None
-    while True:  # the transform is wrapped: an Again must come back here, not send the next page
+    while True:  # the transform is wrapped: a NextRound must come back here, not send the next page
         before = len(step.items)
         more = call(params, lambda raw: (step(raw),)).result()[0]
         yield from step.items[before:]
-        if type(more) is not Again:
+        if type(more) is not NextRound:
             return
         params = more.params

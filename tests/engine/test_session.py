@@ -228,7 +228,7 @@ def test_blocking_call_on_the_reader_thread_raises(pair):
             raise
         return True
 
-    session.requests.on_quick_request = quick
+    session.requests.on_request_read = quick
     peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x/y"})
     nested = peer.receive(LONG)  # sent, then not waited for: the reader refuses to block on it
     answer = peer.receive(LONG)

@@ -15,7 +15,7 @@ import logging
 import time
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from ..._util.threads import FlightTimeout, SingleFlight, contain
+from ..._util.threads import FlightTimeout, SingleFlight, reraise_on_main_thread
 from ...errors import SessionExpired
 from ._exchange import SESSION_HEADER, HTTPBase
 from ._reading import Response, abort, read_body
@@ -83,7 +83,7 @@ class HTTPSessions(HTTPBase):
                 try:
                     callback(*args)
                 except BaseException as exc:  # (user code) sys.exit() too: the request, or the GET
-                    contain(exc)  # listener, that met the 404 goes on in the new session
+                    reraise_on_main_thread(exc)  # listener, that met the 404 goes on in the new session
                     log.exception("%s callback failed", name)
 
     def _renew(self, expired: str, deadline: Optional[float]) -> None:

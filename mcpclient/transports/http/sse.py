@@ -19,7 +19,7 @@ import time
 from typing import TYPE_CHECKING, Any, Dict, Optional
 from urllib.parse import urljoin, urlsplit
 
-from ..._util.threads import Lane, join_all, start_thread
+from ..._util.threads import WorkerPool, join_all, start_thread
 from ...errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
 from ._exchange import Auth, HTTPBase
 from ._reading import JSON, SSE, Response, abort, body_socket, chunks, media_type, parse_sse, read_body, request_error, status_error
@@ -95,7 +95,7 @@ class SSETransport(HTTPBase):
         self._retry_given = retry
         #: The URL messages are POSTed to, from the server's ``endpoint`` event.
         self.endpoint: Optional[str] = None
-        self._posts: Optional[Lane] = None
+        self._posts: Optional[WorkerPool] = None
         self._reader: Optional[threading.Thread] = None
         self._stream: Optional[Response] = None  # the GET, while it is being read
         self._stream_lock = threading.Lock()
@@ -115,7 +115,7 @@ class SSETransport(HTTPBase):
     def start(self) -> None:
         """Open the event stream and wait (up to ``connect_timeout``) for its ``endpoint`` event."""
         self._open_http(_POST_WORKERS + 1)
-        self._posts = Lane(f"mcpclient-{self.instance}-sse-post", _POST_WORKERS, -1)
+        self._posts = WorkerPool(f"mcpclient-{self.instance}-sse-post", _POST_WORKERS, -1)
         self._reader = start_thread(self._read, f"mcpclient-{self.instance}-sse")
         if self._ready.wait(self.connect_timeout):
             error = self._start_error

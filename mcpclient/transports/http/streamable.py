@@ -31,7 +31,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, Optional, Set, Tuple, Union
 
-from ..._util.threads import Lane, SingleFlight, join_all, start_thread
+from ..._util.threads import WorkerPool, SingleFlight, join_all, start_thread
 from ...policies.redirects import Redirects
 from ...errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError
 from ._exchange import SESSION_HEADER, Auth
@@ -150,7 +150,7 @@ class HTTPTransport(GetStreams):
         self._fell_back = False
         self._renewals = SingleFlight()  # keyed by the expired session id
         self._change: Optional[Tuple[str, str]] = None  # (old, new) session ids for on_session_change
-        self._posts: Optional[Lane] = None
+        self._posts: Optional[WorkerPool] = None
         self._poster: Optional[Union[FastPoster, SessionPoster]] = None  # set by start()
         self._open: Set[Any] = set()  # responses being read, closed on close() to unblock readers
         self._streams: Dict[Any, Any] = {}  # id of a request in flight -> its response being read, or None
@@ -176,7 +176,7 @@ class HTTPTransport(GetStreams):
             fast = FastPoster.open(http, self.url, self.headers, self.name, self.connect_timeout) \
                 if self._owns_http else None
             self._poster = fast or SessionPoster(http, self.url, self.headers, self.name, self.connect_timeout)
-        self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
+        self._posts = WorkerPool(f"mcpclient-{self.instance}-http", self.pool_size, -1)
 
     def negotiated(self, protocol_version: str, stateless: bool) -> None:
         """Add the version header from now on; in the handshake era open the GET stream and
