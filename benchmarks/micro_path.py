@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """CPU cost of each step of one blocking ``Client.call_tool`` over stdio, in isolation (one
-thread, no pipe wake-ups): ``python benchmarks/micro_path.py``. Each line is the median of
-several ``timeit`` runs, in µs per call; compare with the same step in the threaded raw floor.
-Used for benchmarks/PROFILE-threaded-stdio.md; reads mcpclient's private names, so it may need updating
-when the engine changes."""
+thread, no pipe wake-ups): ``python benchmarks/micro_path.py``. Each line is the best of
+several ``timeit`` runs (the one least disturbed by other load), in µs per call; compare with
+the same step in the threaded raw floor. Used for benchmarks/PROFILE-threaded-stdio.md; reads
+mcpclient's private names, so it may need updating when the engine changes."""
 from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
 import timeit
 from concurrent.futures import Future
@@ -23,7 +22,7 @@ from mcpclient.types import ToolResult  # noqa: E402
 
 def us(stmt, number=20000, repeat=7, setup=None):
     times = timeit.repeat(stmt, setup=setup or (lambda: None), number=number, repeat=repeat)
-    return statistics.median(times) / number * 1e6
+    return min(times) / number * 1e6
 
 
 def main() -> None:
@@ -88,8 +87,8 @@ def main() -> None:
         def complete_one():
             call = CallFuture(session, "tools/call", transform)
             session._pending[12345] = call
-            session._dispatch(msg)
-        add("Session._dispatch -> _complete -> deliver -> release (+ a CallFuture)", us(complete_one))
+            session.reader._dispatch(msg)
+        add("Reader._dispatch -> Session.complete -> deliver (+ a CallFuture)", us(complete_one))
 
         def floor_complete():
             f = Future()

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ..policies.tracing import Tracing
     from ..protocol.negotiation import Negotiated
     from .._engine.hooks import CallTracer
+    from .._engine.rules import RPCRules
 
 __all__ = ["ClientCore", "declared_extensions"]
 
@@ -274,17 +275,17 @@ class ClientCore:
         """The most a reconnect's handshake may take, even for a caller without a limit."""
         return self.settings.timeout
 
-    def new_session(self, transport: Transport) -> Session:
+    def new_session(self, transport: Transport, rules: RPCRules) -> Session:
         responder = self.responder
-        session = Session(transport, on_request=responder.answer, on_notification=self.notifications.handle,
-                          max_workers=self.settings.max_workers)
+        session = Session(transport, rules=rules, on_request=responder.answer,
+                          on_notification=self.notifications.handle,
+                          on_notification_read=self.subscriptions.route_at_once, max_workers=self.settings.max_workers)
         session.tracer = self.tracer  # (None until the first connect() with tracing on)
         declared = responder.capabilities().get("extensions")
         if isinstance(declared, dict) and declared:
             session.declared_extensions = frozenset(declared)
         requests = session.requests
         requests.on_request_read = lambda rid, method, params: responder.take_at_once(rid, method, params, requests.reply)
-        session.on_notification_read = self.subscriptions.route_at_once
         transport.on_session_renewed = self.subscriptions.resubscribe
         return session
 

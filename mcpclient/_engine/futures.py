@@ -145,7 +145,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: The call's time limit, made by the public method that sent it (see ``deadline``)
     deadline: Deadline = NEVER
     on_progress: Optional[ProgressCallback] = None
-    progress_queued = False  # its progress callbacks wait on the notification lane
+    progress_queued = False  # its progress callbacks wait on the notification thread
     may_defer = False
     prepare: Optional[Prepare] = None
     headers: Optional[Dict[str, str]] = None

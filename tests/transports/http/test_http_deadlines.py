@@ -262,7 +262,7 @@ def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(h
 
     assert threading.current_thread() is threading.main_thread()  # (signals go to the main thread)
     server = hostile(lambda conn, message: conn.reply(answer(message, {"content": []})))
-    original = Session._complete
+    original = Session.complete
     interrupt = [True]
 
     def complete(self: Session, msg: Dict[str, Any]) -> None:
@@ -274,7 +274,7 @@ def test_ctrl_c_while_a_blocking_http_call_takes_its_answer_reaches_the_caller(h
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with client_for(server.url) as client:
-            monkeypatch.setattr(Session, "_complete", complete)
+            monkeypatch.setattr(Session, "complete", complete)
             started_at = time.monotonic()
             with pytest.raises(KeyboardInterrupt):
                 client.call_tool("any", {}, timeout=TIMEOUT * 2)
