@@ -279,7 +279,8 @@ class ClientCore:
         responder = self.responder
         session = Session(transport, rules=rules, on_request=responder.answer,
                           on_notification=self.notifications.handle,
-                          on_notification_read=self.subscriptions.route_at_once, max_workers=self.settings.max_workers)
+                          on_notification_read=self.subscriptions.route_at_once,
+                          max_workers=self.settings.max_workers)
         session.tracer = self.tracer  # (None until the first connect() with tracing on)
         declared = responder.capabilities().get("extensions")
         if isinstance(declared, dict) and declared:

@@ -94,7 +94,7 @@ class Responder:
         return _merged(caps, self.extra_capabilities)
 
     def take_at_once(self, rid: Any, method: str, params: Dict[str, Any], reply: Callable[..., None]) -> bool:
-        """What can be answered on the reader thread (see ``Session.on_request_read``): the
+        """What can be answered on the reader thread (see ``ServerRequests.on_request_read``): the
         server's ``tasks/*`` and the creation of a task for a task-augmented request (checked,
         then run on a task thread), so neither waits for a free handler thread."""
         if self.tasks is None:
