@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """CPU cost of each step of one blocking ``Client.call_tool`` over stdio, in isolation (one
-thread, no pipe wake-ups): ``python benchmarks/micro_path.py``. Each line is the median of
-several ``timeit`` runs, in µs per call; compare with the same step in the threaded raw floor.
-Used for benchmarks/PROFILE-threaded-stdio.md; reads mcpclient's private names, so it may need updating
-when the engine changes."""
+thread, no pipe wake-ups): ``python benchmarks/micro_path.py``. Each line is the best of
+several ``timeit`` runs (the one least disturbed by other load), in µs per call; compare with
+the same step in the threaded raw floor. Used for benchmarks/PROFILE-threaded-stdio.md; reads
+mcpclient's private names, so it may need updating when the engine changes."""
 from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
 import timeit
 from concurrent.futures import Future
@@ -23,7 +22,7 @@ from mcpclient.types import ToolResult  # noqa: E402
 
 def us(stmt, number=20000, repeat=7, setup=None):
     times = timeit.repeat(stmt, setup=setup or (lambda: None), number=number, repeat=repeat)
-    return statistics.median(times) / number * 1e6
+    return min(times) / number * 1e6
 
 
 def main() -> None:
@@ -55,8 +54,8 @@ def main() -> None:
         era = client._core.conn.ready("tools/call", NEVER)
         add("ClientCore.call's checks (a deadline, connection ready, era.check)",
             us(lambda: client._core.conn.ready("tools/call", Deadline(60.0)).check("tools/call")))
-        add("CallFuture(..., owned=True) incl. a pre-acquired lock",
-            us(lambda: CallFuture(session, "tools/call", transform, owned=True)), us(lambda: Future()))
+        add("CallFuture(session, method, transform)",
+            us(lambda: CallFuture(session, "tools/call", transform)), us(lambda: Future()))
         add("encode_frame(message) + b'\\n'", us(lambda: encode_frame(message) + b"\n"),
             us(lambda: json.dumps(message).encode() + b"\n"))
         # transport.send to /dev/null (the write lock, deadline, memoryview, closing check, os.write)
@@ -66,7 +65,16 @@ def main() -> None:
         writer._fd = devnull
         try:
             add("StdioTransport.send (encode + lock + os.write to /dev/null)",
-                us(lambda: transport.send(message, deadline=None, wait=True)), None)
+                us(lambda: transport.send(message, deadline=None)), None)
+            pending = session._pending
+
+            def send_one():
+                pending.pop(session.call("tools/call", params).request_id, None)
+            add("Session.call (send to /dev/null; its pending entry popped)", us(send_one))
+
+            def send_with_progress():
+                pending.pop(session.call("tools/call", params, on_progress=print).request_id, None)
+            add("Session.call with on_progress (+ a progress token)", us(send_with_progress))
         finally:
             writer._fd = real_fd
         add("os.write(devnull, 100 bytes) alone", us(lambda: os.write(devnull, b"x" * 100)))
@@ -77,10 +85,10 @@ def main() -> None:
         msg = json.loads(reply_line)
 
         def complete_one():
-            call = CallFuture(session, "tools/call", transform, owned=True)
+            call = CallFuture(session, "tools/call", transform)
             session._pending[12345] = call
-            session._dispatch(msg)
-        add("Session._dispatch -> _complete -> land -> release (+ a CallFuture)", us(complete_one))
+            session.reader._dispatch(msg)
+        add("Reader._dispatch -> Session.complete -> deliver (+ a CallFuture)", us(complete_one))
 
         def floor_complete():
             f = Future()
@@ -97,8 +105,8 @@ def main() -> None:
         # whole path, sequential, including the pipe and the reader thread hand-off
         add("Client.call_tool, whole (sequential, real pipe; free placement)",
             us(lambda: client.call_tool("echo", bench.ARGS), number=3000))
-        add("Session.call(owned).result(), whole (sequential, real pipe)",
-            us(lambda: session.call("tools/call", params, owned=True, deadline=Deadline(60.0)).result(), number=3000))
+        add("Session.call(...).result(), whole (sequential, real pipe)",
+            us(lambda: session.call("tools/call", params, deadline=Deadline(60.0)).result(), number=3000))
         del era
         print(f"{'step':66}{'µs/call':>9}{'floor µs':>10}")
         for name, value, floor in rows:

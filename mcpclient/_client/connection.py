@@ -38,8 +38,10 @@ from ..protocol.negotiation import (
     LEGACY, Negotiated, forget_era, fresh_discovery, keep_discovery,
     probe, remember_era, remembered_era,
 )
+from ..protocol.rpc_rules import MCPRules
 from ..protocol.spec import check_server_version, era_setting, initialize_params
 from .._engine.deadline import Deadline
+from .._engine.rules import RPCRules
 from .._engine.session import Session
 from ..transports.base import CLOSE_BUDGET, Transport
 
@@ -60,8 +62,9 @@ class ConnectionOwner(Protocol):
     def handshake_timeout(self) -> Optional[float]:
         """The most a reconnect's handshake may take, even for a caller without a limit."""
 
-    def new_session(self, transport: Transport) -> Session:
-        """A new, unstarted session on ``transport``, wired to the client's handlers."""
+    def new_session(self, transport: Transport, rules: RPCRules) -> Session:
+        """A new, unstarted session on ``transport`` speaking MCP by ``rules``, wired to the
+        client's handlers."""
 
     def make_era(self, negotiated: Negotiated, transport: Transport) -> Era:
         """The era strategy for what a (re)connect negotiated."""
@@ -255,6 +258,7 @@ class Connection:
         self.reconnect = reconnect
         self.keepalive = keepalive
         self.transport = transport
+        self.rules = MCPRules()  # what MCP adds to the engine's JSON-RPC, for every session of this connection
         self.session = self._new_session(transport)
         self.negotiated: Optional[Negotiated] = None
         self.era: Optional[Era] = None
@@ -273,7 +277,7 @@ class Connection:
         _live.add(self)
 
     def _new_session(self, transport: Transport) -> Session:
-        session = self._owner.new_session(transport)
+        session = self._owner.new_session(transport, self.rules)
         session.on_lost = lambda error: self._session_lost(session, error)
         return session
 

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ..policies.tracing import Tracing
     from ..protocol.negotiation import Negotiated
     from .._engine.hooks import CallTracer
+    from .._engine.rules import RPCRules
 
 __all__ = ["ClientCore", "declared_extensions"]
 
@@ -251,17 +252,18 @@ class ClientCore:
         """The most a reconnect's handshake may take, even for a caller without a limit."""
         return self.settings.timeout.connect
 
-    def new_session(self, transport: Transport) -> Session:
+    def new_session(self, transport: Transport, rules: RPCRules) -> Session:
         responder = self.responder
-        session = Session(transport, on_request=responder.answer, on_notification=self.notifications.handle,
+        session = Session(transport, rules=rules, on_request=responder.answer,
+                          on_notification=self.notifications.handle,
+                          on_notification_read=self.subscriptions.route_at_once,
                           max_workers=self.settings.limits.workers)
         session.tracer = self.tracer  # (None until the first connect() with tracing on)
         declared = responder.capabilities().get("extensions")
         if isinstance(declared, dict) and declared:
             session.declared_extensions = frozenset(declared)
         requests = session.requests
-        requests.on_quick_request = lambda rid, method, params: responder.quick(rid, method, params, requests.reply)
-        session.on_quick_notification = self.subscriptions.route_quick
+        requests.on_request_read = lambda rid, method, params: responder.take_at_once(rid, method, params, requests.reply)
         transport.on_session_renewed = self.subscriptions.resubscribe
         return session
 
@@ -358,7 +360,7 @@ class ClientCore:
         deadline = time.monotonic() + CLOSE_BUDGET
         if not collected and conn.state == "ready":  # the cancellations decided already go out first
             grace = min(deadline, time.monotonic() + CANCEL_GRACE)
-            conn.session.wind_down(grace)
+            conn.session.drain(grace)
             if self.extensions is not None:
                 self.extensions.wind_down(grace)  # (the Tasks extension: its tasks/cancel answered)
         session = conn.mark_closed()  # from here on every call is refused

@@ -30,7 +30,7 @@ class KeepaliveWatch:
     future (it must not block); ``lost(error)`` is told once when the pings fail."""
 
     request_id = None  # (for the timer: not a request of its own)
-    method = "keepalive ping"  # (for the worker lane, which runs advance() like a call's next step)
+    method = "keepalive ping"  # (for the worker lane, which runs run_step() like a call's next step)
 
     def __init__(self, session: "Session", policy: "Keepalive", ping: Callable[[float], "CallFuture"],
                  lost: Callable[[MCPError], Any]) -> None:
@@ -80,7 +80,7 @@ class KeepaliveWatch:
         """The worker lane dropped the ping (closing)."""
         self._pinging = False
 
-    def advance(self, _: Any) -> None:
+    def run_step(self, _: Any) -> None:
         """A worker: send one ping; its outcome goes to ``_answered``."""
         if self.done():
             self._pinging = False

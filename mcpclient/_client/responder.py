@@ -93,14 +93,14 @@ class Responder:
             caps["tasks"] = {"list": {}, "cancel": {}, "requests": requests}
         return _merged(caps, self.extra_capabilities)
 
-    def quick(self, rid: Any, method: str, params: Dict[str, Any], reply: Callable[..., None]) -> bool:
-        """What can be answered on the reader thread (see ``Session.on_quick_request``): the
+    def take_at_once(self, rid: Any, method: str, params: Dict[str, Any], reply: Callable[..., None]) -> bool:
+        """What can be answered on the reader thread (see ``ServerRequests.on_request_read``): the
         server's ``tasks/*`` and the creation of a task for a task-augmented request (checked,
         then run on a task thread), so neither waits for a free handler thread."""
         if self.tasks is None:
             return False
         if method in TASK_METHODS:
-            return self.tasks.quick(rid, method, params, reply)
+            return self.tasks.take_at_once(rid, method, params, reply)
         if isinstance(params.get("task"), dict) and (
                 (method == "sampling/createMessage" and self.sampling is not None)
                 or (method == "elicitation/create" and self.elicitation is not None)):
@@ -117,7 +117,7 @@ class Responder:
         """The result for one server request, or an ``RPCError`` raised for the error reply.
 
         The request is parsed and checked first (-32602 for a malformed or undeclared one).
-        (Task-augmented requests never get here: ``quick`` takes them.) With tracing on, the
+        (Task-augmented requests never get here: ``take_at_once`` takes them.) With tracing on, the
         handler runs in a span (``tracing.CallTracer.serve``).
         """
         tracer = self.tracer

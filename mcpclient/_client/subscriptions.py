@@ -60,9 +60,9 @@ class _AckWait(CallFuture):
     def settle_later(self, outcome: Any) -> None:
         """``None``: acknowledged; ``_TIMED_OUT``; or the error that ended the listen."""
         if not self.done() and not self._session.continue_call(self, outcome):
-            self.advance(outcome)  # the workers are gone (closing): settle here
+            self.run_step(outcome)  # the workers are gone (closing): settle here
 
-    def advance(self, outcome: Any) -> None:
+    def run_step(self, outcome: Any) -> None:
         if outcome is _TIMED_OUT:
             if self._settle(None, RequestTimeout("subscriptions/listen was not acknowledged in time",
                                                  method="subscriptions/listen")):
@@ -139,7 +139,7 @@ class SubscriptionRouter:
             self._listens[request.request_id] = subscription
             early = self._early.get(request.request_id)
             acknowledged = [p for m, p in early or () if m == ACKNOWLEDGED]
-        for params in acknowledged:  # taken at once, as route_quick() does
+        for params in acknowledged:  # taken at once, as route_at_once() does
             self._route_listen(subscription, ACKNOWLEDGED, params)
         if early is not None and not self._owner.session.after_notifications(
                 "early listen events", self._replay, subscription):
@@ -402,7 +402,7 @@ class SubscriptionRouter:
 
     # --- routing (notification thread) --------------------------------------------------------------
 
-    def route_quick(self, method: str, params: Dict[str, Any]) -> None:
+    def route_at_once(self, method: str, params: Dict[str, Any]) -> None:
         """Reader thread: an acknowledgement is taken at once (a caller may wait for it on the
         notification thread, which then could not deliver it); it never blocks or runs user code."""
         if method == ACKNOWLEDGED:
@@ -450,7 +450,7 @@ class SubscriptionRouter:
         from .events import KINDS, event_of  # (loaded already: a subscription exists)
 
         if method == ACKNOWLEDGED:
-            subscription.acknowledge(params.get("notifications"))  # (on the reader: see route_quick)
+            subscription.acknowledge(params.get("notifications"))  # (on the reader: see route_at_once)
         elif method in KINDS:
             subscription.deliver(event_of(method, params))
         elif method == "notifications/cancelled":  # stdio: the server ended the listen

@@ -1,4 +1,4 @@
-"""``GivenUp``: the requests a session gave up on (timed out, cancelled, interrupted, ended by the
+"""``AbandonedRequests``: the requests a session gave up on (timed out, cancelled, interrupted, ended by the
 server), so that their late replies are known for what they are, and handed to the ``on_late``
 of the call that wanted them (its answer may name what the request made: a task to cancel).
 
@@ -11,16 +11,16 @@ import threading
 from time import monotonic as _monotonic
 from typing import Any, Callable, Dict, Optional, Set
 
-__all__ = ["GivenUp", "LateHandler", "NOT_GIVEN_UP"]
+__all__ = ["AbandonedRequests", "LateHandler", "NOT_ABANDONED"]
 
 #: ``(reply)``: what a call wants done with an answer that comes after it gave up (on a worker).
 LateHandler = Callable[[Dict[str, Any]], Any]
 #: What ``take`` answers for an id that was not given up.
-NOT_GIVEN_UP = object()
+NOT_ABANDONED = object()
 MEMORY = 10_000  # how many given-up ids are remembered to recognise late replies
 
 
-class GivenUp:
+class AbandonedRequests:
     """Thread-safe. ``add`` and ``take`` may be called under the session's lock (this one's own
     lock is taken after it, never before)."""
 
@@ -44,11 +44,11 @@ class GivenUp:
 
     def take(self, rid: Any) -> Any:
         """The late reply to ``rid`` came: its on_late (counted as running until ``ran``), None
-        if it has none, or ``NOT_GIVEN_UP``."""
+        if it has none, or ``NOT_ABANDONED``."""
         if type(rid) is not int:
-            return NOT_GIVEN_UP
+            return NOT_ABANDONED
         with self._changed:
-            on_late = self._ids.pop(rid, NOT_GIVEN_UP)
+            on_late = self._ids.pop(rid, NOT_ABANDONED)
             if callable(on_late):
                 self._wanted.discard(rid)
                 self._running += 1

@@ -1,7 +1,7 @@
 """``CallFuture``: the one future type of the engine, for every request the client makes.
 
 A call is one JSON-RPC exchange or a chain of them: its ``transform`` turns each raw result into
-the value, or returns ``Again(params)`` to send the same method once more (the next page of a
+the value, or returns ``NextRound(params)`` to send the same method once more (the next page of a
 list, the next input round of a 2026 request). The same object is the session's pending entry,
 so a call costs one object. Every request method, blocking or not, makes one: a blocking method
 is ``result()`` on it. Whoever waits in ``result()`` runs each round's next step (parse,
@@ -20,7 +20,7 @@ from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, Optional, Protocol, Tuple, TypeVar
 
-from .._util.threads import WAIT_MAX, contain
+from .._util.threads import WAIT_MAX, reraise_on_main_thread
 from .deadline import NEVER, Deadline
 from .._util.wire import format_message
 from ..errors import ClientClosedError, MissingClientCapability, ProtocolError, RequestCancelled, RPCError
@@ -28,7 +28,7 @@ from ..errors import ClientClosedError, MissingClientCapability, ProtocolError, 
 if TYPE_CHECKING:
     from .hooks import CallTrace
 
-__all__ = ["Again", "CallFuture", "CallHost", "ChainedFuture", "ProgressCallback", "Transform"]
+__all__ = ["CallFuture", "CallHost", "ChainedFuture", "NextRound", "ProgressCallback", "Transform"]
 
 T = TypeVar("T")
 
@@ -49,7 +49,7 @@ class CallHost(Protocol):
         """Send the next round of ``call`` within its one deadline."""
 
     def continue_call(self, call: "CallFuture[Any]", payload: Any) -> bool:
-        """Run ``call.advance(payload)`` on a worker; False once the session is closing."""
+        """Run ``call.run_step(payload)`` on a worker; False once the session is closing."""
 
     def on_worker(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` on a worker; False once the session is closing."""
@@ -71,20 +71,20 @@ def _guarded(fn: Callable[["Future[Any]"], object]) -> Callable[["Future[Any]"],
     """``fn`` as a done-callback that cannot take the others down: ``concurrent.futures`` logs an
     ``Exception`` and goes on, but a ``SystemExit`` skipped the callbacks after it and ended the
     client thread that ran it (a worker, the timer). Here it is logged and contained, except on the
-    main thread (see ``_threads.contain``)."""
+    main thread (see ``_util.threads.reraise_on_main_thread``)."""
     def run(future: "Future[Any]") -> object:
         try:
             return fn(future)
         except Exception:
             raise  # concurrent.futures logs it
         except BaseException as exc:
-            contain(exc)
+            reraise_on_main_thread(exc)
             log.exception("done-callback %s of a call raised", getattr(fn, "__qualname__", type(fn).__name__))
             return None
     return run
 
 
-class Again:
+class NextRound:
     """A transform's answer meaning "not done: send the request again with ``params``"."""
 
     __slots__ = ("params",)
@@ -145,7 +145,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: The call's time limit, made by the public method that sent it (see ``deadline``)
     deadline: Deadline = NEVER
     on_progress: Optional[ProgressCallback] = None
-    progress_queued = False  # its progress callbacks wait on the notification lane
+    progress_queued = False  # its progress callbacks wait on the notification thread
     may_defer = False
     prepare: Optional[Prepare] = None
     headers: Optional[Dict[str, str]] = None
@@ -195,7 +195,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         """The deadline passed while no round was pending (between rounds: the next send fails;
         futures that wait for something else than a reply override this)."""
 
-    def land(self, msg: Optional[Dict[str, Any]], error: Optional[BaseException] = None) -> None:
+    def deliver(self, msg: Optional[Dict[str, Any]], error: Optional[BaseException] = None) -> None:
         """A round ended: ``msg`` is its reply, or ``error`` says why there is none. A thread
         waiting in ``result()`` takes it; else a worker runs the next step (so neither the
         reader nor the timer ever runs a transform or a done-callback), or this thread once the
@@ -213,7 +213,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             error = payload if isinstance(payload, BaseException) else None
             self._settle(None, error or ClientClosedError(f"{self.method} abandoned: the client was closed"))
 
-    def advance(self, payload: Any) -> None:
+    def run_step(self, payload: Any) -> None:
         """Run a round's next step (a waiting caller, or a worker): parse the reply (or take the
         error that ended the round), then finish, or send the next round."""
         if self.cancelled():
@@ -222,8 +222,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             self._settle(None, payload)
             return
         try:
-            value = self._step(outcome(self.method, payload, self._session.declared_extensions))
-            if type(value) is Again:
+            value = self._apply_transform(outcome(self.method, payload, self._session.declared_extensions))
+            if type(value) is NextRound:
                 if self.cancelled():  # cancelled while the transform ran (input rounds): stop here
                     return
                 self._session.resend(self, value.params)
@@ -239,7 +239,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         """End the call with ``error`` on this thread (its queued step was dropped)."""
         self._settle(None, error)
 
-    def _step(self, raw: Any) -> Any:
+    def _apply_transform(self, raw: Any) -> Any:
         transform = self._transform
         if transform is None:
             return raw
@@ -265,8 +265,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         """Begin with a result already known (a cache hit): the step runs on this thread, and
         a round is sent only if it asks for one."""
         try:
-            value = self._step(raw)
-            if type(value) is Again:
+            value = self._apply_transform(raw)
+            if type(value) is NextRound:
                 self._session.resend(self, value.params)
                 return
         except BaseException as exc:
@@ -296,7 +296,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def _wait(self, timeout: Optional[float]) -> None:
         """Wait until the call is over, running the steps of the rounds that end meanwhile on
-        this thread (``advance``). ``TimeoutError`` once ``timeout`` seconds (this wait's own,
+        this thread (``run_step``). ``TimeoutError`` once ``timeout`` seconds (this wait's own,
         not the call's deadline, which the timer enforces) passed first."""
         session = self._session
         with session.waiting_for(self, timeout):
@@ -312,7 +312,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                         condition.release()
                         self._stepping = _get_ident()
                         try:
-                            self.advance(arrived[0])
+                            self.run_step(arrived[0])
                         finally:
                             self._stepping = None
                             condition.acquire()
@@ -401,9 +401,9 @@ class ChainedFuture(CallFuture[T]):
         elif done.exception() is not None:
             self._settle(None, done.exception())
         else:  # the next link runs on the thread waiting for this chain, else a worker
-            self.land(done.result())
+            self.deliver(done.result())
 
-    def advance(self, value: Any) -> None:
+    def run_step(self, value: Any) -> None:
         """Worker thread: run the next link with the previous link's value."""
         if self.cancelled():
             return

@@ -6,9 +6,9 @@ the first ``connect()`` of a client that traces (``policies.tracing.wants_tracin
 
 The engine sees only these small protocols. ``Session.call`` asks its ``tracer`` (None
 when tracing is off: one ``is None`` test per call) for a ``CallTrace`` on the calling thread;
-every round of the call carries ``trace.meta`` in ``params._meta``; the call ends it once, on the
-thread that completes it. ``Responder`` runs each server->client request's handler through the
-tracer's ``serve``.
+the session's rules (``rules.RPCRules.decorate``) put its ``meta`` into every round of the call;
+the call ends it once, on the thread that completes it. ``Responder`` runs each server->client
+request's handler through the tracer's ``serve``.
 """
 from __future__ import annotations
 
@@ -17,33 +17,14 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Protocol
 if TYPE_CHECKING:
     from ..transports.base import Transport
 
-__all__ = ["CallTrace", "CallTracer", "Traced", "with_context"]
-
-
-def with_context(params: Optional[Dict[str, Any]], context: Dict[str, str]) -> Dict[str, Any]:
-    """A round's params with the trace ``context`` (``traceparent``...) in ``_meta``.
-
-    Args:
-        params: the round's params (not changed).
-        context: the keys to add (``CallTrace.meta``).
-
-    Returns:
-        A copy of ``params`` whose ``_meta`` has them; a ``traceparent`` the caller put in
-        ``_meta`` is kept, with the rest of the caller's keys.
-    """
-    params = dict(params or {})
-    own = params.get("_meta")
-    if not isinstance(own, dict):
-        params["_meta"] = dict(context)
-    elif "traceparent" not in own:
-        params["_meta"] = {**context, **own}
-    return params
+__all__ = ["CallTrace", "CallTracer", "Traced"]
 
 
 class CallTrace(Protocol):
     """One request's span, as the engine sees it (made by ``CallTracer.start``)."""
 
-    #: The context to propagate in each round's ``params._meta`` (``traceparent``...), or None.
+    #: The context to propagate in each round (``traceparent``...; ``RPCRules.decorate`` puts it
+    #: in the params), or None.
     meta: Optional[Dict[str, str]]
 
     def end(self, value: Any, error: Optional[BaseException], request_id: Any) -> None:

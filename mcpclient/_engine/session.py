@@ -1,13 +1,14 @@
 """The JSON-RPC engine: ids, the pending table, sending, timeouts, cancellation and close.
 
 One ``Session`` per connection and one way to send a request: ``call()``, which returns a
-``CallFuture`` (see ``futures``). The reader thread is the only caller of ``transport.receive()``;
-it pops the call of each reply by id and lands it — it never parses a result, runs user code or
-blocks on anything but the transport (it does not even write: cancellations and "busy" answers go
-out through the sender lane). What it runs is the session's reader side, ``incoming.Incoming``.
-Server-initiated messages go to bounded lanes (``_threads.Lane``): requests to the handler pool
-(``serving``), notifications to the single ordered notification thread. Methods and params are
-opaque here; MCP meaning lives above.
+``CallFuture`` (see ``futures``). The session owns a ``Reader`` (``reader``), whose thread is the
+only caller of ``transport.receive()``: it hands each reply back here (``complete``), where its
+call is popped by id and delivered; it never parses a result, runs user code or blocks on
+anything but the transport (it does not even write: cancellations and "busy" answers go out
+through the sender pool). Server-initiated messages go to bounded pools (``_util.threads.WorkerPool``):
+requests to the handler pool (``requests``), notifications to the single ordered notification
+thread. Methods and params are opaque here: what the protocol spoken over JSON-RPC adds (progress,
+cancellation, ping, trace context) is the session's ``rules`` (``rules.RPCRules``).
 
 Locking: one lock (``_lock``) guards the pending table and the closed state; nothing is sent,
 joined or called while holding it. Completion of a round is owned by whoever pops its id (the
@@ -15,8 +16,8 @@ reader on a reply, a canceller or the timer on cancel/timeout, the closer on shu
 after releasing the lock, so no round is completed twice.
 
 Threads (``mcpclient-<n>-<role>[-<k>]``): ``reader``, ``timer``, ``sender``, ``notify``,
-``handler-<k>`` (server requests), ``worker-<k>`` (results of detached calls), plus the lanes
-features ask for with ``lane()``; ``close()`` stops them all within one deadline.
+``handler-<k>`` (server requests), ``worker-<k>`` (results of detached calls), plus the pools
+features ask for with ``worker_pool()``; ``close()`` stops them all within one deadline.
 """
 from __future__ import annotations
 
@@ -28,19 +29,20 @@ from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
 from typing import Any, Callable, ContextManager, Dict, FrozenSet, List, Optional, Set, Tuple
 
-from .._util.threads import Lane, join_all, next_instance, start_thread
+from .._util.threads import WorkerPool, join_all, next_instance
 from .timer import DeadlineTimer
-from .._util.wire import format_message, rarely, wire_log
+from .._util.wire import format_message, should_log, wire_log
 from ..errors import (
     ClientClosedError, ConnectionClosed, MCPError, ReaderThreadError, RequestCancelled,
     RequestTimeout, SendTimeout, UnsendableMessage,
 )
-from .abandoned import GivenUp
+from .abandoned import NOT_ABANDONED, AbandonedRequests
 from .deadline import NEVER, Deadline
 from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .server_requests import RequestHandler, ServerRequests
-from .hooks import CallTracer, with_context
-from .incoming import Incoming, NotificationHandler
+from .hooks import CallTracer
+from .reader import NotificationHandler, Reader
+from .rules import RPCRules
 from ..transports.base import CLOSE_BUDGET, LATE_ANSWER, Transport
 
 __all__ = ["CANCEL_GRACE", "HANDLER_GRACE", "Session"]
@@ -49,7 +51,7 @@ log = logging.getLogger("mcpclient.session")
 
 _INF = float("inf")
 HANDLER_GRACE = 1.0  # seconds close() waits for running request handlers / callbacks to return
-CANCEL_GRACE = 1.0  # seconds a close waits for what cancellations decided before it still need (wind_down)
+CANCEL_GRACE = 1.0  # seconds a close waits for what cancellations decided before it still need (drain)
 #: Seconds a notification or an answer to the server may take to send (it has no call deadline).
 SEND_BUDGET = 10.0
 _LOSS_WAIT = 0.5  # after a send found the pipe broken, how long to wait for the reader to see the end
@@ -57,8 +59,8 @@ _NO_RESULT = object()
 _NOTHING: ContextManager[None] = nullcontext()  # (reusable: it holds no state)
 
 
-def _advance(call: CallFuture, payload: Any) -> None:
-    call.advance(payload)
+def _run_step(call: CallFuture, payload: Any) -> None:
+    call.run_step(payload)
 
 
 def _dropped(call: CallFuture, payload: Any) -> None:
@@ -66,62 +68,64 @@ def _dropped(call: CallFuture, payload: Any) -> None:
     call.fail(ClientClosedError(f"{call.method} abandoned: the client was closed"))
 
 
-class Session(Incoming):
+class Session:
     """JSON-RPC over one transport. Thread-safe: any thread may start, wait on or cancel calls.
 
     Args:
         transport: an unstarted ``Transport``; ``start()`` starts it.
+        rules: what the protocol spoken over JSON-RPC adds to it (``protocol.rpc_rules.MCPRules``).
         on_request: ``(method, params) -> result`` for server-initiated requests; runs on a
             handler thread; raise ``RPCError`` to answer with that error (``self.requests``).
         on_notification: ``(method, params)`` for server notifications; runs on the single,
-            ordered notification thread.
+            ordered notification thread (``self.reader``).
+        on_notification_read: ``(method, params)``, on the reader thread as soon as a
+            notification is read (see ``Reader``); it must never block or run user code.
         max_workers: threads for server requests, and for results of detached calls.
-        max_queued: how many server messages may wait per lane before new ones are refused
+        max_queued: how many server messages may wait per pool before new ones are refused
             (requests get a JSON-RPC error, notifications are dropped and counted).
     """
 
-    def __init__(self, transport: Transport, *, on_request: Optional[RequestHandler] = None,
-                 on_notification: Optional[NotificationHandler] = None, max_workers: int = 4,
+    def __init__(self, transport: Transport, *, rules: RPCRules, on_request: Optional[RequestHandler] = None,
+                 on_notification: Optional[NotificationHandler] = None,
+                 on_notification_read: Optional[NotificationHandler] = None, max_workers: int = 4,
                  max_queued: int = 1000) -> None:
         if max_workers < 1:
             raise ValueError("max_workers must be at least 1")
         self.transport = transport
-        self.on_notification = on_notification
-        #: ``(method, params)``, called on the reader thread for each notification before it is
-        #: queued for ``on_notification``: for what must not wait behind the notification thread.
-        #: It must never block or run user code.
-        self.on_quick_notification: Optional[NotificationHandler] = None
+        self._rules = rules
         #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``),
         #: before the pending calls fail.
         self.on_lost: Optional[Callable[[BaseException], None]] = None
         self.tracer: Optional[CallTracer] = None  # traces each request (the client sets it at connect)
         self.instance = transport.instance or next_instance()
         self._prefix = prefix = f"mcpclient-{self.instance}"
-        self._handlers = Lane(f"{prefix}-handler", max_workers, max_queued)
-        self._notifier = Lane(f"{prefix}-notify", 1, max_queued)
-        self._sender = Lane(f"{prefix}-sender", 1, 1024)  # writes for threads that must not block
-        self._workers = Lane(f"{prefix}-worker", max_workers, -1, on_drop=_dropped)
-        #: the server's requests: ``on_request``, ``on_quick_request``, ``reply()``
-        self.requests = ServerRequests(self._handlers, self._post, self._send_quietly, on_request)
-        self._extra: List[Lane] = []  # lanes features asked for (lane()), stopped with the rest
+        self._handlers = WorkerPool(f"{prefix}-handler", max_workers, max_queued)
+        self._notifier = WorkerPool(f"{prefix}-notify", 1, max_queued)
+        self._sender = WorkerPool(f"{prefix}-sender", 1, 1024)  # writes for threads that must not block
+        self._workers = WorkerPool(f"{prefix}-worker", max_workers, -1, on_drop=_dropped)
+        #: the server's requests: ``on_request``, ``on_request_read``, ``reply()``
+        self.requests = ServerRequests(self._handlers, self._post, self._send_quietly, rules.answer_at_once,
+                                       on_request=on_request)
+        self._extra: List[WorkerPool] = []  # pools features asked for (worker_pool()), stopped with the rest
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._pending: Dict[int, CallFuture] = {}
         self._deferred: Dict[int, Tuple[CallFuture, Dict[str, Any]]] = {}  # answered, queued behind progress
-        self._given_up = GivenUp()  # ids of calls given up on, and what their late replies are for
+        self._abandoned = AbandonedRequests()  # ids of calls given up on, and what their late replies are for
         self._closed_error: Optional[Callable[[], MCPError]] = None
         self._closing = False
         self._closer: Optional[int] = None
         self._closed = threading.Event()
-        self._reader: Optional[threading.Thread] = None
         self._io_idents: Set[int] = set()  # reader and timer: a blocking call there would deadlock
+        #: the reader thread: what it reads and where each message goes
+        self.reader = Reader(transport, self, self.requests, rules, self._notifier, name=f"{prefix}-reader",
+                             io_idents=self._io_idents, on_notification=on_notification,
+                             on_notification_read=on_notification_read)
         self._timer = DeadlineTimer(f"{prefix}-timer", self.expire, self._io_idents)
-        self.received = 0  # messages from the server (roughly: increments from two threads may race)
         self.late_replies = 0  # replies to calls that had timed out or been cancelled
         #: The extension ids this client declared (a ``MissingClientCapability`` says what
         #: happened to them: see ``futures.outcome``); set by whoever makes the session.
         self.declared_extensions: FrozenSet[str] = frozenset()
-        self.skipped_messages = 0  # JSON values that are not JSON-RPC messages
         self.unknown_replies = 0
         self.dropped_sends = 0  # cancellations/answers that could not be queued for sending
 
@@ -133,7 +137,7 @@ class Session(Incoming):
         self.transport.start()
         with self._lock:
             if not self._closing:
-                self._reader = start_thread(self._read_loop, f"{self._prefix}-reader")
+                self.reader.start()
                 return
         self.transport.close()  # close() ran while the transport was starting: undo the start
         raise ClientClosedError("the client was closed while connecting")
@@ -143,7 +147,18 @@ class Session(Incoming):
         return self._closed_error is not None
 
     @property
+    def received(self) -> int:
+        """Messages read from the server (a keepalive takes traffic as a sign of life)."""
+        return self.reader.received
+
+    @property
+    def skipped_messages(self) -> int:
+        """JSON values read that are not JSON-RPC messages."""
+        return self.reader.skipped_messages
+
+    @property
     def dropped_notifications(self) -> int:
+        """Notifications dropped because the notification queue was full."""
         return self._notifier.rejected
 
     def after_notifications(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
@@ -151,14 +166,14 @@ class Session(Incoming):
         (False if the queue is full or the session closing)."""
         return self._notifier.try_submit(label, fn, *args)
 
-    def lane(self, role: str, workers: int, queue: int = -1) -> Lane:
-        """A lane of ``workers`` threads (``mcpclient-<n>-<role>[-<k>]``) that ``close()`` stops."""
-        lane = Lane(f"{self._prefix}-{role}", workers, queue)
+    def worker_pool(self, role: str, workers: int, queue: int = -1) -> WorkerPool:
+        """A pool of ``workers`` threads (``mcpclient-<n>-<role>[-<k>]``) that ``close()`` stops."""
+        pool = WorkerPool(f"{self._prefix}-{role}", workers, queue)
         with self._lock:
             if self._closing:
-                lane.shutdown(_monotonic())  # refuses work from the start
-            self._extra.append(lane)
-        return lane
+                pool.shutdown(_monotonic())  # refuses work from the start
+            self._extra.append(pool)
+        return pool
 
     def close(self, deadline: Optional[float] = None, error: Optional[Callable[[], MCPError]] = None) -> None:
         """Refuse new calls, fail pending ones, close the transport, stop every thread.
@@ -186,35 +201,35 @@ class Session(Incoming):
                 self._closed.wait(max(0.0, deadline - _monotonic()))
             return
         for call in pending.values():
-            call.land(None, error() if error is not None else
+            call.deliver(None, error() if error is not None else
                       ClientClosedError(f"{call.method} abandoned: the client was closed"))
         for call, msg in deferred.values():  # answered already: deliver the answer
-            call.land(msg)
+            call.deliver(msg)
         try:
             self.transport.close(deadline)
         finally:
             self._timer.stop()
-            join_all([t for t in (self._reader, self._timer.thread) if t is not None], deadline)
+            join_all([t for t in (self.reader.thread, self._timer.thread) if t is not None], deadline)
             self._sender.shutdown(deadline)
             # User code (handlers, callbacks, transforms) gets a short grace: one that ignores
             # close() is left to finish on its own (daemon threads; what it answers is dropped).
             grace = min(deadline, _monotonic() + HANDLER_GRACE)
             with self._lock:
                 extra = list(self._extra)
-            for lane in [self._handlers, self._notifier, self._workers] + extra:
-                lane.shutdown(grace)
+            for pool in [self._handlers, self._notifier, self._workers] + extra:
+                pool.shutdown(grace)
             self._closed.set()
 
     def _owns_current_thread(self) -> bool:
         ident = _get_ident()
-        lanes = [self._handlers, self._notifier, self._sender, self._workers] + self._extra
-        return ident in self._io_idents or any(ident in lane.idents for lane in lanes)
+        pools = [self._handlers, self._notifier, self._sender, self._workers] + self._extra
+        return ident in self._io_idents or any(ident in pool.idents for pool in pools)
 
     def threads(self) -> List[threading.Thread]:
         """Every thread this session started that may still be alive (for tests and diagnostics)."""
-        found = [t for t in (self._reader, self._timer.thread) if t is not None]
-        for lane in [self._handlers, self._notifier, self._sender, self._workers] + self._extra:
-            found += lane.threads()
+        found = [t for t in (self.reader.thread, self._timer.thread) if t is not None]
+        for pool in [self._handlers, self._notifier, self._sender, self._workers] + self._extra:
+            found += pool.threads()
         return found
 
     # --- outgoing -------------------------------------------------------------------------------
@@ -235,7 +250,7 @@ class Session(Incoming):
         ``deadline`` is the call's time limit, made by whoever the call is for (a ``Deadline``
         that resets is moved by the call's progress notifications); it also bounds sending. On
         expiry the request is cancelled on the server and ``RequestTimeout`` raised.
-        ``transform`` turns each raw result into the value (or ``Again`` for another round), on
+        ``transform`` turns each raw result into the value (or ``NextRound`` for another round), on
         the thread waiting in ``result()`` or else a worker; the timer watches the deadline.
         ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
         ``idempotent`` and ``setup`` are passed to the transport; a call that is not
@@ -243,7 +258,7 @@ class Session(Incoming):
         result already at hand (a cache hit), so the first round is not sent. ``on_late(reply)``
         (a worker) gets the answer that comes after the call gave up (what the request
         made may need undoing: a task); the transport waits ``LATE_ANSWER`` s longer for it, and
-        ``wind_down`` for it before a close.
+        ``drain`` for it before a close.
         """
         call = CallFuture(self, method, transform)
         if deadline is not NEVER:
@@ -293,12 +308,8 @@ class Session(Incoming):
         if call.progress_queued:
             call.progress_queued = False
         method = call.method
-        if call.on_progress is not None or call.deadline.resets:
-            params = dict(params or {})
-            params["_meta"] = dict(params.get("_meta") or {}, progressToken=rid)
-        trace = call.trace
-        if trace is not None and trace.meta is not None:
-            params = with_context(params, trace.meta)
+        if call.on_progress is not None or call.deadline.resets or call.trace is not None:
+            params = self._rules.decorate(params, rid, call)  # (progress and trace context)
         message: Dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             message["params"] = params
@@ -332,7 +343,7 @@ class Session(Incoming):
             if isinstance(exc, SendTimeout):
                 raise RequestTimeout(f"{method} (id {rid}) could not be sent in time: {exc}",
                                      method=method, request_id=rid) from exc
-            reader = self._reader
+            reader = self.reader.thread
             if isinstance(exc, ConnectionClosed) and reader is not None and reader.ident != _get_ident() \
                     and not self.transport.remote:
                 # The pipe broke: the reader meets the end of the stream next. Wait (briefly) for
@@ -348,7 +359,7 @@ class Session(Incoming):
             message["params"] = params
         self._send(message, setup=setup)
 
-    def _send(self, message: Dict[str, Any], setup: bool = False) -> None:
+    def _send(self, message: Dict[str, Any], *, setup: bool = False) -> None:
         """Send a notification or an answer, within ``SEND_BUDGET`` (a server that stopped reading,
         or an HTTP server that never answers the POST, must not hold the sender for ever)."""
         if wire_log.isEnabledFor(logging.DEBUG):
@@ -356,10 +367,10 @@ class Session(Incoming):
         self.transport.send(message, setup=setup, deadline=_monotonic() + SEND_BUDGET)
 
     def _post(self, message: Dict[str, Any]) -> None:
-        """Send from a thread that must not block (reader, timer, a canceller): via the sender lane."""
+        """Send from a thread that must not block (reader, timer, a canceller): via the sender pool."""
         if not self._sender.try_submit("send", self._send_quietly, message):
             self.dropped_sends += 1
-            if rarely(self.dropped_sends):
+            if should_log(self.dropped_sends):
                 log.warning("could not queue %s for sending (%d dropped so far)",
                             message.get("method", "an answer"), self.dropped_sends)
 
@@ -401,7 +412,7 @@ class Session(Incoming):
         return self._workers.waiting() if _get_ident() in self._workers.idents else _NOTHING
 
     def release_held(self, call: CallFuture) -> None:
-        """A thread of the notification lane waits for ``call``: from now on its answer (and, for
+        """A thread of the notification pool waits for ``call``: from now on its answer (and, for
         a chain, those of its links) is never held back behind its progress callbacks, queued
         behind that very thread; what is held back already is delivered now."""
         with self._lock:
@@ -420,9 +431,9 @@ class Session(Incoming):
     # --- results, timeouts and cancellation -------------------------------------------------------
 
     def continue_call(self, call: CallFuture, payload: Any) -> bool:
-        """Hand a detached call's next step to a worker: ``call.advance(payload)`` (False once
+        """Hand a detached call's next step to a worker: ``call.run_step(payload)`` (False once
         the session is closing; queued steps that close() drops fail their call)."""
-        return self._workers.try_submit(f"result of {call.method}", _advance, call, payload)
+        return self._workers.try_submit(f"result of {call.method}", _run_step, call, payload)
 
     def on_worker(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` on a worker thread (False once the session is closing)."""
@@ -435,10 +446,11 @@ class Session(Incoming):
             call = self._pending.pop(rid, None)
             if call is None:
                 return False
-            self._given_up.add(rid, call.on_late)
+            self._abandoned.add(rid, call.on_late)
         if call.cancellable and not self.transport.cancel_request(rid):
-            self._post({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                        "params": {"requestId": rid, "reason": reason}})
+            message = self._rules.cancel_message(rid, reason)
+            if message is not None:
+                self._post(message)
         return True
 
     def watch(self, call: CallFuture) -> None:
@@ -452,7 +464,7 @@ class Session(Incoming):
             call.expired()
         elif self._pending.get(rid) is call and self.abandon(rid, "timed out"):
             waited = _monotonic() - call.deadline.started
-            call.land(None, RequestTimeout(
+            call.deliver(None, RequestTimeout(
                 f"{call.method} (id {rid}) got no answer in {waited:.3g} s; cancelled it on the server",
                 method=call.method, request_id=rid))
         else:  # answered in time, but still queued behind slow progress callbacks: deliver it now
@@ -469,16 +481,103 @@ class Session(Incoming):
             call = self._pending.pop(rid, None)
             if call is None:
                 return False
-            self._given_up.add(rid, None)
-        call.land(None, RequestCancelled(f"{call.method} (id {rid}) was ended by the server"))
+            self._abandoned.add(rid, None)
+        call.deliver(None, RequestCancelled(f"{call.method} (id {rid}) was ended by the server"))
         return True
+
+    # --- what the reader hands over (ReaderHost, InFlight: on the reader thread) ------------------
+
+    def complete(self, msg: Dict[str, Any]) -> None:
+        """A reply: pop its call and deliver it, behind the call's queued progress callbacks if
+        it has some (so a caller never returns before its own progress), else as a late or an
+        unknown reply."""
+        rid: Any = msg.get("id")
+        call: Optional[CallFuture] = None
+        defer = False
+        if type(rid) is int:
+            with self._lock:  # decided once, here: waiting_for() clears may_defer under this lock
+                call = self._pending.pop(rid, None)
+                if call is not None and call.progress_queued and call.may_defer:
+                    defer = True
+                    self._deferred[rid] = (call, msg)
+        if call is None:
+            self._unmatched(rid, msg)
+        elif not defer:
+            call.deliver(msg)
+        elif not self._notifier.try_submit("call completion", self._finish_deferred, rid):
+            self._finish_deferred(rid)
+
+    def _finish_deferred(self, rid: int) -> None:
+        with self._lock:
+            entry = self._deferred.pop(rid, None)
+        if entry is not None:  # else it was delivered already (close, or its deadline)
+            entry[0].deliver(entry[1])
+
+    def _unmatched(self, rid: Any, msg: Dict[str, Any]) -> None:
+        with self._lock:
+            on_late = self._abandoned.take(rid)
+            late = self._closing or on_late is not NOT_ABANDONED
+        if late:
+            self.late_replies += 1
+            log.debug("dropped a late reply to abandoned request %s", rid)
+            if callable(on_late) and not self._workers.try_submit("late reply", self._abandoned.run, on_late, msg):
+                self._abandoned.ran()  # (on a worker: never the reader; none left: closing)
+        elif rid is None and "error" in msg:
+            log.warning("server reported an error not tied to a request: %.300s", format_message(msg["error"], 300))
+        else:
+            self.unknown_replies += 1
+            if should_log(self.unknown_replies):
+                log.warning("dropped a reply to unknown request id %.50r (%d so far)", rid, self.unknown_replies)
+
+    def fail(self, request_id: Any, error: BaseException) -> None:
+        """The transport could not deliver the reply to ``request_id``: its round ends with ``error``."""
+        with self._lock:
+            call = self._pending.pop(request_id, None) if type(request_id) is int else None
+        if call is not None:
+            call.deliver(None, error)
+        else:
+            log.debug("delivery failure for a request no longer pending (%r): %s", request_id, error)
+
+    def progressed(self, request_id: Any, progress: Any, total: Any, message: Any) -> None:
+        """Our request ``request_id`` made progress: its deadline moves (if it resets), and its
+        ``on_progress`` is queued on the notification thread (its answer then waits behind it)."""
+        call = self._pending.get(request_id) if type(request_id) is int else None  # dict.get is atomic
+        if call is None:
+            return
+        call.deadline.progressed()
+        if call.on_progress is not None and self._notifier.try_submit(
+                "on_progress callback", call.on_progress, progress, total, message):
+            call.progress_queued = call.may_defer
+
+    def server_cancelled(self, request_id: Any) -> None:
+        """The server cancelled its request ``request_id``: its answer is never sent."""
+        self.requests.cancelled(request_id)
+
+    def connection_lost(self, error: Callable[[], MCPError], reason: BaseException) -> None:
+        """The reader's stream ended: ``on_lost``, then every pending call fails at once, each
+        with its own ``error()`` (caused by ``reason``); later calls get one too."""
+        with self._lock:
+            if self._closed_error is None:
+                self._closed_error = error
+            pending, self._pending = self._pending, {}
+        if pending and not self._closing:
+            log.warning("connection lost with %d calls pending: %s", len(pending), reason)
+        if self.on_lost is not None:  # first: a caller woken below finds the connection known lost
+            try:
+                self.on_lost(error())
+            except BaseException:  # the pending calls below must fail all the same
+                log.exception("on_lost callback failed")
+        for call in pending.values():
+            exc = error()
+            exc.__cause__ = reason
+            call.deliver(None, exc)
 
     # --- closing -------------------------------------------------------------------------------
 
-    def wind_down(self, deadline: float) -> None:
+    def drain(self, deadline: float) -> None:
         """Before the client closes: give the cancellations decided already what they still
         need, until ``deadline`` (monotonic): the late answers of calls given up with an
         ``on_late`` (they may name what those calls made: a task to cancel), those handlers,
-        and the queued sends (``notifications/cancelled``). Returns at once if none is due."""
-        self._given_up.wait(deadline, lambda: self._closing)
+        and the queued sends (the cancellations). Returns at once if none is due."""
+        self._abandoned.wait(deadline, lambda: self._closing)
         self._sender.flush(deadline)

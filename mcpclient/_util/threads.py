@@ -23,7 +23,7 @@ except ImportError:  # (not CPython)
 
 T = TypeVar("T")
 
-__all__ = ["FlightTimeout", "Lane", "SingleFlight", "contain", "join_all", "next_instance", "start_thread"]
+__all__ = ["FlightTimeout", "SingleFlight", "WorkerPool", "join_all", "next_instance", "reraise_on_main_thread", "start_thread"]
 
 log = logging.getLogger("mcpclient")
 
@@ -45,7 +45,7 @@ def start_thread(target: Callable[[], Any], name: str) -> threading.Thread:
     return thread
 
 
-def contain(exc: BaseException) -> None:
+def reraise_on_main_thread(exc: BaseException) -> None:
     """Called with what user code raised: raise it again where it must not be contained, else
     return (the caller logs it and goes on).
 
@@ -67,7 +67,7 @@ def join_all(threads: List[threading.Thread], deadline: float) -> None:
             t.join(max(0.0, deadline - time.monotonic()))
 
 
-class Lane:
+class WorkerPool:
     """A small pool of daemon worker threads with bounded admission that never blocks the submitter.
 
     ``try_submit`` returns ``False`` instead of queueing when ``workers + queue`` items are
@@ -192,7 +192,7 @@ class Lane:
                 try:
                     self._on_drop(*item[2])  # (may run user code: done-callbacks of the dropped call)
                 except BaseException as exc:
-                    contain(exc)
+                    reraise_on_main_thread(exc)
                     log.exception("%s: cleanup of dropped work failed", self.name)
         for _ in threads:
             self._queue.put(_STOP)

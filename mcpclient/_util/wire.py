@@ -12,7 +12,7 @@ import re
 import sys
 from typing import Any, Dict, List, Optional
 
-__all__ = ["format_message", "rarely", "redact", "wire_log"]
+__all__ = ["format_message", "redact", "should_log", "wire_log"]
 
 wire_log = logging.getLogger("mcpclient.wire")
 
@@ -78,7 +78,7 @@ def format_message(message: Any, limit: int = _MAX_LOGGED) -> str:
     return text if len(text) <= limit else text[:limit] + "... (truncated)"
 
 
-def rarely(count: int) -> bool:
+def should_log(count: int) -> bool:
     """True for the first ten occurrences, then the 100th, 1000th…: how often a repeated warning
     is logged, so a misbehaving server cannot flood the logs (the counts stay exact)."""
     return 0 < count <= 10 or 10 ** (len(str(count)) - 1) == count  # (no math.log10: import cost)

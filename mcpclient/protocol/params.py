@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional,
 from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
 from .._util.sentinel import DEFAULT_MAX_PAGES
-from .._engine.futures import Again, Transform
+from .._engine.futures import NextRound, Transform
 from .spec import LOG_LEVELS
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def page_items(result: Any, key: str, method: str) -> Tuple[list, Any]:
 
 class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
     """The transform of a whole listing: parse each page's items (``parse`` may return None to
-    drop one) into ``items``, ask for the next page (``Again``) until there is none, return them
+    drop one) into ``items``, ask for the next page (``NextRound``) until there is none, return them
     all. A cursor the server repeats ends the walk with a warning (a server paging in circles);
     a next page past ``max_pages`` raises ``TooManyPages``."""
 
@@ -160,7 +160,7 @@ class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
             raise TooManyPages(f"{self.method}: the server offered more than max_pages={self.max_pages} pages",
                                method=self.method, pages=self.max_pages)
         self._seen.add(cursor)
-        return Again({"cursor": cursor})
+        return NextRound({"cursor": cursor})
 
 
 def one_page(method: str, key: str, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:

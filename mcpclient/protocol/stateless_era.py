@@ -15,7 +15,7 @@ from .spec import repeat_safety
 from .stateless import MRTR_METHODS, ToolHeaders, request_meta, result_type, routing_headers, with_meta
 from ..errors import InputRoundsExceeded, ProtocolError
 from .._engine.deadline import Deadline
-from .._engine.futures import Again, CallFuture, ProgressCallback, Transform
+from .._engine.futures import CallFuture, NextRound, ProgressCallback, Transform
 
 if TYPE_CHECKING:
     from .negotiation import Negotiated
@@ -123,7 +123,7 @@ class _Step:
                 self.fresh = False  # the result of an input round is never cached
                 from .rounds import next_round  # deferred: import cost (only input_required rounds need it)
 
-                return Again(next_round(method, self.original, raw, self.era._answer))
+                return NextRound(next_round(method, self.original, raw, self.era._answer))
             if kind != "complete" and not takes_as_is(self.transform, kind):
                 resolver = self.era.resolvers.get(method, {}).get(kind)
                 if resolver is None:
@@ -133,7 +133,7 @@ class _Step:
             if cache is not None and self.fresh:
                 cache.put(method, self.params, raw)
             value = raw if self.transform is None else self.transform(raw)
-            if type(value) is not Again:
+            if type(value) is not NextRound:
                 return value
             self.params, self.fresh = value.params, True  # the next page
             hit = cache.get(method, value.params) if cache is not None else None

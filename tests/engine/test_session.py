@@ -17,6 +17,7 @@ from mcpclient import (
 )
 from mcpclient._engine.deadline import Deadline
 from mcpclient._engine.session import Session
+from mcpclient.protocol.rpc_rules import MCPRules
 from mcpclient.testing import server_command
 
 from conftest import LONG, SHORT, wait_until
@@ -25,7 +26,7 @@ from conftest import LONG, SHORT, wait_until
 @pytest.fixture
 def pair():
     transport, peer = MemoryTransport.pair()
-    session = Session(transport, max_workers=2, max_queued=4)
+    session = Session(transport, rules=MCPRules(), max_workers=2, max_queued=4)
     session.start()
     yield session, peer
     session.close()
@@ -228,7 +229,7 @@ def test_blocking_call_on_the_reader_thread_raises(pair):
             raise
         return True
 
-    session.requests.on_quick_request = quick
+    session.requests.on_request_read = quick
     peer.send({"jsonrpc": "2.0", "id": "s1", "method": "x/y"})
     nested = peer.receive(LONG)  # sent, then not waited for: the reader refuses to block on it
     answer = peer.receive(LONG)
@@ -274,7 +275,7 @@ def test_notifications_run_in_order_on_one_thread(pair):
         if params["i"] == 3:
             done.set()
 
-    session.on_notification = on_notification
+    session.reader.on_notification = on_notification
     for i in range(4):
         peer.send({"jsonrpc": "2.0", "method": "notifications/x", "params": {"i": i}})
     assert done.wait(LONG)
@@ -374,3 +375,64 @@ def test_a_reply_is_handled_once_when_a_progress_callback_waits_for_it_meanwhile
     assert ping.result(LONG) == {}  # the reader is well past the window
     assert not wait_until(lambda: len(parsed) > 1, SHORT)
     assert parsed == [{"ok": True}]
+
+
+def test_a_ping_from_the_server_is_answered_at_once_while_every_handler_is_busy(pair):
+    session, peer = pair  # 2 workers + 4 queued: all six taken by requests that block
+    release = threading.Event()
+    session.requests.on_request = lambda method, params: release.wait(LONG) and {}
+    try:
+        for i in range(6):
+            peer.send({"jsonrpc": "2.0", "id": i, "method": "block"})
+        peer.send({"jsonrpc": "2.0", "id": "p", "method": "ping"})
+        assert peer.receive(LONG) == {"jsonrpc": "2.0", "id": "p", "result": {}}  # not "busy"
+    finally:
+        release.set()
+    assert sorted(peer.receive(LONG)["id"] for _ in range(6)) == list(range(6))
+
+
+class LanguageServerRules:
+    """Another protocol's rules over JSON-RPC (LSP's ``$/progress`` and ``$/cancelRequest``)."""
+
+    def decorate(self, params, request_id, call):
+        return dict(params or {}, workDoneToken=request_id)
+
+    def cancel_message(self, request_id, reason):
+        return {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": request_id}}
+
+    def on_notification(self, method, params, in_flight):
+        if method == "$/progress":
+            value = params["value"]
+            in_flight.progressed(params["token"], value["percentage"], 100, value.get("message"))
+
+    def answer_at_once(self, method, params):
+        return {"alive": True} if method == "$/alive" else None
+
+
+def test_the_session_follows_the_rules_it_is_given_and_names_no_method_itself():
+    transport, peer = MemoryTransport.pair()
+    session = Session(transport, rules=LanguageServerRules())
+    session.start()
+    try:
+        seen = []
+        progressed = threading.Event()
+
+        def on_progress(progress, total, message):
+            seen.append((progress, total, message))
+            progressed.set()
+
+        future = session.call("textDocument/hover", {"x": 1}, on_progress=on_progress, deadline=Deadline(LONG))
+        request = peer.receive(LONG)
+        assert request["params"] == {"x": 1, "workDoneToken": request["id"]}
+        peer.send({"jsonrpc": "2.0", "method": "$/progress",
+                   "params": {"token": request["id"], "value": {"percentage": 50, "message": "half"}}})
+        assert progressed.wait(LONG) and seen == [(50, 100, "half")]
+        assert future.cancel()
+        assert peer.receive(LONG) == {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": request["id"]}}
+        peer.send({"jsonrpc": "2.0", "id": 7, "method": "$/alive"})  # no on_request: only the rules answer it
+        assert peer.receive(LONG) == {"jsonrpc": "2.0", "id": 7, "result": {"alive": True}}
+        session.call("shutdown")
+        assert "params" not in peer.receive(LONG)  # a call that reports no progress is sent as it is
+    finally:
+        session.close()
+        peer.close()

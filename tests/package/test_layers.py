@@ -32,8 +32,8 @@ RANKS: List[Tuple[str, ...]] = [
     ("client",),                 # the Client façade
     ("_client",),                # what the façade is made of
     ("tracing", "extensions"),   # OpenTelemetry; protocol extensions (each plugs into the engine's hooks)
-    ("protocol",),               # revisions, negotiation, eras, params, validation, cache
-    ("_engine",),                # JSON-RPC: session, futures, timer, server-request lanes, hooks
+    ("protocol",),               # revisions, negotiation, eras, params, validation, cache, MCP's rules over JSON-RPC
+    ("_engine",),                # JSON-RPC: session, reader, futures, timer, server requests, hooks, rules
     ("transports",),             # stdio, Streamable HTTP, HTTP+SSE, memory
     ("auth",),                   # credentials for HTTP
     ("policies",),               # Retry, Redirects, Reconnect, Keepalive, Tracing

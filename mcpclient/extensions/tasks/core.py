@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional
 
 from ..._util.sentinel import DEFAULT
-from ..._util.threads import Lane
+from ..._util.threads import WorkerPool
 from ...errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
 from ..._engine.deadline import Deadline
 from ..._engine.futures import CallFuture
@@ -184,7 +184,7 @@ class TaskStore:
         self._tasks: Dict[str, _Local] = {}
         self._lock = threading.Lock()
         self._limit = limit
-        self._lane = Lane(f"mcpclient-{instance}-task", workers, max(0, limit - workers))
+        self._lane = WorkerPool(f"mcpclient-{instance}-task", workers, max(0, limit - workers))
         self._reply: Optional[Reply] = None
         self._closed = False
 
@@ -228,7 +228,7 @@ class TaskStore:
             for rid in waiters:
                 self._answer_result(task, rid)
 
-    def quick(self, rid: Any, method: str, params: Raw, reply: Reply) -> bool:
+    def take_at_once(self, rid: Any, method: str, params: Raw, reply: Reply) -> bool:
         """Serve a ``tasks/*`` request on the reader thread (never blocks); False if not ours."""
         self._reply = reply
         if method == "tasks/list":

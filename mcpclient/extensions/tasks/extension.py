@@ -334,7 +334,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         """Once a task: cancel it. Before the server's answer was handled: still pending,
         ``notifications/cancelled`` (as ``CallFuture.cancel``); answered already (the reply
         waits for a worker, or is being handled), the answer is let through, so that a task it
-        made is cancelled when it comes (``_arrived`` / ``advance``): a cancelled ``first``
+        made is cancelled when it comes (``_arrived`` / ``run_step``): a cancelled ``first``
         would drop it, and the task would run on with nobody waiting for it."""
         first = self._first
         if self._current is not first:
@@ -342,12 +342,12 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         elif self._session.abandon(first.request_id, "cancelled by the client"):
             first.cancel()  # nothing will come for it now: end it (it sends nothing more)
 
-    def advance(self, value: Any) -> None:
+    def run_step(self, value: Any) -> None:
         """Worker: as ``ChainedFuture``; a task that came after ``cancel()`` is cancelled too."""
         if self.cancelled() and _is_task(value):
             self._ext.poller().send_cancel(str(flat(value).get("taskId")))
             return
-        super().advance(value)
+        super().run_step(value)
 
 
 def resume(ext: Optional[Extension], server_extensions: Mapping[str, Any], server_capabilities: Dict[str, Any],

@@ -27,7 +27,7 @@ from concurrent.futures import wait as wait_all
 from typing import Any, Callable, Dict, FrozenSet, List, Optional, Protocol, Set, Tuple
 
 from ..._util import fork as _fork
-from ..._util.threads import Lane
+from ..._util.threads import WorkerPool
 from ...errors import (
     ClientClosedError, MCPError, MethodNotFound, ProtocolError, RequestCancelled, RequestTimeout,
     TransportError,
@@ -107,7 +107,7 @@ class _Poller:
         self._listen: Optional[CallFuture] = None  # 2026: the subscriptions/listen carrying our task ids
         self._listened: FrozenSet[str] = frozenset()
         self._listen_failed = False
-        self._lanes: Dict[str, Lane] = {}  # "work": outcomes; "input": input requests' handlers
+        self._lanes: Dict[str, WorkerPool] = {}  # "work": outcomes; "input": input requests' handlers
         self._deadlines: List[Tuple[float, int, _TaskWait]] = []
         self._cancels: Set["Future[Any]"] = set()  # tasks/cancel requests not answered yet (wind_down)
         self._name = str(next(_POLLERS))
@@ -330,7 +330,7 @@ class _Poller:
             role = "input" if inputs else "work"
             lane = self._lanes.get(role)
             if lane is None:
-                lane = self._lanes[role] = Lane(f"mcpclient-tasks-{self._name}-{role}", _WORKERS, -1)
+                lane = self._lanes[role] = WorkerPool(f"mcpclient-tasks-{self._name}-{role}", _WORKERS, -1)
         return lane.try_submit(label, fn, *args)
 
     def _watch(self, waiter: _TaskWait, deadline: Deadline) -> None:

@@ -21,7 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Optional
 from urllib.parse import urljoin, urlsplit
 
-from ..._util.threads import Lane, join_all, next_instance, start_thread
+from ..._util.threads import WorkerPool, join_all, next_instance, start_thread
 from ...auth.base import AuthProvider
 from ...errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
 from ..base import DEFAULT_MAX_MESSAGE_SIZE, CredentialsObserver, Endpoint, Transport, encode_frame
@@ -117,7 +117,7 @@ class SSETransport(Transport):
                                   name=self.name)
         #: The URL messages are POSTed to, from the server's ``endpoint`` event.
         self.endpoint: Optional[str] = None  # type: ignore[assignment]
-        self._posts: Optional[Lane] = None
+        self._posts: Optional[WorkerPool] = None
         self._reader: Optional[threading.Thread] = None
         self._ready = threading.Event()  # the endpoint is known, or the stream failed before it came
         self._start_error: Optional[Exception] = None
@@ -178,7 +178,7 @@ class SSETransport(Transport):
         if self._closing.event.is_set():
             raise ConnectionClosed("the transport is closed")
         self._credentials.bind()
-        self._posts = Lane(f"mcpclient-{self.instance}-sse-post", _POST_WORKERS, -1)
+        self._posts = WorkerPool(f"mcpclient-{self.instance}-sse-post", _POST_WORKERS, -1)
         self._reader = start_thread(self._read, f"mcpclient-{self.instance}-sse")
         if self._ready.wait(self.connect_timeout):
             error = self._start_error

@@ -26,7 +26,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, Optional, Tuple, Union
 
-from ..._util.threads import Lane, contain, next_instance
+from ..._util.threads import WorkerPool, next_instance, reraise_on_main_thread
 from ...auth.base import AuthProvider
 from ...errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError
 from ...policies.redirects import Redirects
@@ -173,7 +173,7 @@ class HTTPTransport(Transport):
                               connect_timeout=connect_timeout)
         self._poster: Optional[Union[FastPoster, SessionPoster]] = None  # set by start()
         self._hopper: Optional[SessionPoster] = None  # the poster that follows redirects (follow_redirects)
-        self._posts: Optional[Lane] = None
+        self._posts: Optional[WorkerPool] = None
 
     # --- what the parts hold ------------------------------------------------------------------------
 
@@ -248,7 +248,7 @@ class HTTPTransport(Transport):
             fast = FastPoster.open(http, self.url, headers, self.name, self.connect_timeout) \
                 if self._connections.owned else None
             self._poster = fast or SessionPoster(http, self.url, headers, self.name, self.connect_timeout)
-        self._posts = Lane(f"mcpclient-{self.instance}-http", self.pool_size, -1)
+        self._posts = WorkerPool(f"mcpclient-{self.instance}-http", self.pool_size, -1)
 
     def negotiated(self, protocol_version: str, stateless: bool) -> None:
         """Add the version header from now on; in the handshake era open the GET stream and
@@ -494,7 +494,7 @@ class HTTPTransport(Transport):
                 try:
                     callback(*args)
                 except BaseException as exc:  # (user code) sys.exit() too: the request, or the GET
-                    contain(exc)  # listener, that met the 404 goes on in the new session
+                    reraise_on_main_thread(exc)  # listener, that met the 404 goes on in the new session
                     log.exception("%s callback failed", name)
 
     # --- receiving ------------------------------------------------------------------------------

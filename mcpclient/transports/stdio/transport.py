@@ -25,7 +25,7 @@ from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, FrozenSet, Lis
 
 from ..._util import fork as _fork
 from ..._util.threads import join_all, next_instance, start_thread
-from ..._util.wire import rarely
+from ..._util.wire import should_log
 from ...errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError
 from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
 from ._process import kill_group as _kill_group, open_transports as _open, reap_at_exit as _reap_at_exit
@@ -390,7 +390,7 @@ class StdioTransport(Transport):
                 return decode_frame(line)
             except ProtocolError as exc:  # not JSON, or not a message (null, a number, too deep)
                 self.skipped_lines += 1
-                if rarely(self.skipped_lines):
+                if should_log(self.skipped_lines):
                     log.warning("server %s wrote a line that is not a JSON-RPC message (%d so far); skipped: "
                                 "%.200r (%s)", self.name, self.skipped_lines, line[:200], exc)
 
@@ -401,7 +401,7 @@ class StdioTransport(Transport):
             if not chunk or chunk.endswith(b"\n"):
                 break
         self.skipped_lines += 1
-        if rarely(self.skipped_lines):
+        if should_log(self.skipped_lines):
             log.warning("server %s sent a %d-byte message, over max_message_size=%d; skipped (%d so far)",
                         self.name, seen, self.max_message_size, self.skipped_lines)
 

@@ -262,7 +262,7 @@ def test_ctrl_c_while_a_blocking_http_calls_answer_arrives_reaches_the_caller(ho
     main = threading.main_thread()
     assert threading.current_thread() is main  # (signals go to the main thread)
     server = hostile(lambda conn, message: conn.reply(answer(message, {"content": []})))
-    original = Session._complete
+    original = Session.complete
     interrupt = [True]
     dispatched_on: List[threading.Thread] = []
 
@@ -276,7 +276,7 @@ def test_ctrl_c_while_a_blocking_http_calls_answer_arrives_reaches_the_caller(ho
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with client_for(server.url) as client:
-            monkeypatch.setattr(Session, "_complete", complete)
+            monkeypatch.setattr(Session, "complete", complete)
             started_at = time.monotonic()
             with pytest.raises(KeyboardInterrupt):
                 client.call_tool("any", {}, timeout=TIMEOUT * 2)

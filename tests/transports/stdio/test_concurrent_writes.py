@@ -27,6 +27,7 @@ from mcpclient import StdioTransport
 from mcpclient.errors import ConnectionClosed, SendTimeout
 from mcpclient.transports.stdio import _stdin
 from mcpclient._engine.session import Session
+from mcpclient.protocol.rpc_rules import MCPRules
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -86,7 +87,8 @@ def test_a_frame_left_to_a_writer_that_times_out_is_still_delivered(tmp_path):
 
 
 def test_another_callers_short_deadline_never_cuts_a_frame_or_kills_the_server(tmp_path):
-    session = Session(StdioTransport(reader(tmp_path / "got.jsonl", pause=0, chunk=4096, answer=True), stderr=None))
+    session = Session(StdioTransport(reader(tmp_path / "got.jsonl", pause=0, chunk=4096, answer=True), stderr=None),
+                      rules=MCPRules())
     session.start()
     try:
         outcome: Dict[str, Any] = {}
@@ -139,7 +141,8 @@ def test_one_threads_frames_keep_their_order_when_a_writer_gives_up(tmp_path):
 def test_many_threads_small_frames_short_timeouts_never_kill_the_server(tmp_path):
     """A soak of the combining under load: short timeouts may time calls out, never cut a frame
     (a 20 s version of this killed the server with the first combining code)."""
-    session = Session(StdioTransport(reader(tmp_path / "got.jsonl", pause=0, every=0.05, answer=True), stderr=None))
+    session = Session(StdioTransport(reader(tmp_path / "got.jsonl", pause=0, every=0.05, answer=True), stderr=None),
+                      rules=MCPRules())
     session.start()
     stop = threading.Event()
     seen: Dict[str, int] = {}
