@@ -119,6 +119,13 @@ pc = time.perf_counter_ns
 
 # --- statistics ---------------------------------------------------------------------------------
 
+
+def _revision(client: Any) -> str:
+    """The negotiated revision, on this checkout's surface (``client.server``) or an older
+    install's (``compare.py`` runs these scripts with both)."""
+    server = getattr(client, "server", None)
+    return server.protocol_version if server is not None and not callable(server) else client.protocol_version
+
 def percentile(sorted_ns: Sequence[int], q: float) -> float:
     """Nearest-rank percentile of sorted nanosecond samples, in microseconds."""
     if not sorted_ns:
@@ -382,9 +389,9 @@ def _mcpclient(target: Any, warmup: int, n_seq: int, n_conc: int, rounds: int, m
 
     with Client(target, protocol=MODERN if modern else "legacy") as client:
         if modern:
-            assert client.server.protocol_version == MODERN, client.server.protocol_version
+            assert _revision(client) == MODERN, _revision(client)
         else:
-            assert client.server.protocol_version < MODERN, client.server.protocol_version
+            assert _revision(client) < MODERN, _revision(client)
         assert [t.name for t in client.list_tools()] == ["echo"]
         assert client.call_tool("echo", ARGS).text == "x"
         return _threads_rounds(client.call_tool, warmup, n_seq, n_conc, rounds)

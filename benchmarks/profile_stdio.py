@@ -236,9 +236,8 @@ def _variant(row: str, where: bench.Placement, modern: bool):
             with _s._lock:
                 _s._pending[rid] = c
             send({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                  "params": {"name": name, "arguments": arguments}}, wait=True)
-            c._landed.acquire()
-            return c._reply["result"]
+                  "params": {"name": name, "arguments": arguments}})
+            return c.result()
     elif row == "mc-notimeout":
         def call(name, arguments, _call=client.call_tool):  # type: ignore[misc]
             return _call(name, arguments, timeout=None)

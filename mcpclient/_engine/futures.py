@@ -54,6 +54,9 @@ class CallHost(Protocol):
     def on_worker(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` on a worker; False once the session is closing."""
 
+    def answered_here(self, reply: Dict[str, Any]) -> None:
+        """Dispatch a reply read on this (a waiting caller's) thread, as the reader would."""
+
     def release_held(self, call: "CallFuture[Any]") -> None:
         """Never hold ``call``'s answer back behind its progress callbacks from now on."""
 
@@ -159,6 +162,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     _in_result = 0  # threads in result()/exception(): one of them runs the next step
     _parked: Any = None  # a round's reply (or error) waiting for one of them; guarded by _condition
     _stepping: Optional[int] = None  # the thread in result() running a step now
+    #: The exchange of the round in flight, if the transport lets a thread that waits for it
+    #: run it (``Transport.send``'s return); taken, under ``_condition``, by one such thread.
+    exchange_here: Optional[Callable[[], Optional[Dict[str, Any]]]] = None
 
     def __init__(self, session: "CallHost", method: str, transform: Optional[Transform] = None) -> None:
         super().__init__()
@@ -306,6 +312,17 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             self._in_result += 1
             try:
                 while self._state not in _OVER:
+                    here = self.exchange_here
+                    if here is not None and end is None:  # (a wait of its own: it may not run the exchange)
+                        self.exchange_here = None
+                        condition.release()
+                        try:
+                            reply = here()  # None: taken by a transport thread, or answered through receive()
+                            if reply is not None:
+                                session.answered_here(reply)
+                        finally:
+                            condition.acquire()
+                        continue
                     arrived = self._parked
                     if arrived is not None:
                         self._parked = None

@@ -323,8 +323,8 @@ class Session:
         if wire_log.isEnabledFor(logging.DEBUG):
             wire_log.debug("-> %s", format_message(message))
         try:
-            self.transport.send(message, deadline=None if deadline == _INF else deadline, headers=headers,
-                                idempotent=call.idempotent, setup=call.setup)
+            here = self.transport.send(message, deadline=None if deadline == _INF else deadline, headers=headers,
+                                       idempotent=call.idempotent, setup=call.setup)
         except BaseException as exc:  # not sent (closed, broken pipe, unencodable params): forget it
             if not isinstance(exc, Exception):
                 # Interrupted (Ctrl-C) while the transport sent it: it may be running, so it is
@@ -350,6 +350,8 @@ class Session:
                 # it, so the caller's next call finds the connection known lost (reconnect).
                 reader.join(_LOSS_WAIT)
             raise
+        if here is not None:
+            call.exchange_here = here
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""
@@ -434,6 +436,13 @@ class Session:
         """Hand a detached call's next step to a worker: ``call.run_step(payload)`` (False once
         the session is closing; queued steps that close() drops fail their call)."""
         return self._workers.try_submit(f"result of {call.method}", _run_step, call, payload)
+
+    def answered_here(self, reply: Dict[str, Any]) -> None:
+        """A reply read on a waiting caller's thread (``Transport.send``): dispatched there, as
+        the reader would."""
+        if wire_log.isEnabledFor(logging.DEBUG):
+            wire_log.debug("<- %s", format_message(reply))
+        self.complete(reply)
 
     def on_worker(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` on a worker thread (False once the session is closing)."""

@@ -144,22 +144,23 @@ class Transport(ABC):
         another ``launch()``; ``close()`` stops what it began. The default does nothing."""
 
     @abstractmethod
-    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
-             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
-             setup: bool = False) -> Optional[Any]:
+    def send(self, message: Any, *, deadline: Optional[float] = None, headers: Optional[Dict[str, str]] = None,
+             idempotent: Optional[bool] = False, setup: bool = False) -> Optional[Callable[[], Optional[Any]]]:
         """Send one message (a dict, or a list for a batch). Raises ``TransportError``.
 
-        Returns None, or (only with ``wait``) the request's reply when the transport received it
-        on the calling thread and nothing else came with it (an HTTP answer with a JSON body):
-        the engine dispatches that reply right there, instead of handing it to the reader thread
-        and back. Everything else it receives goes through ``receive()``.
+        Returns None, or, for a request a transport thread exchanges (HTTP: the POST and its
+        answer), that exchange: a thread that waits for the answer may call it to run the
+        exchange itself if no transport thread has begun it (one hand-off less, the caller's
+        thread instead of a poster's). It returns the reply it read, for the engine to dispatch
+        on that thread, or None (taken by a transport thread, or an answer that comes through
+        ``receive()``). The request's deadline, a cancel and ``close()`` end the exchange on
+        whichever thread runs it. Everything else the transport receives comes through
+        ``receive()``.
 
         Args:
             deadline: monotonic time by which the peer must have taken the message (``None``:
                 until it does or the transport closes); past it ``SendTimeout`` is raised if
                 nothing was sent, and a message cut short leaves the connection broken.
-            wait: the caller blocks until the answer anyway, so a transport may do the whole
-                exchange on the calling thread (HTTP does: one thread hand-off less).
             headers: per-request headers for transports that send them (``sends_headers``).
             idempotent: may the request be sent again after a failure that may have reached the
                 server? ``True``: yes; ``False``: never; ``None``: only if the transport's retry

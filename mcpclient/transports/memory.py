@@ -25,7 +25,7 @@ class _End:
         self._outbox = outbox
         self._closed = False
 
-    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+    def send(self, message: Any, *, deadline: Optional[float] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
         """Queue one message for the other end. Raises ``ConnectionClosed`` once this end is closed."""
         if self._closed:

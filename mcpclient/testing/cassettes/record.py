@@ -363,11 +363,11 @@ class RecordingTransport(Transport):
             self._event({"dir": "end", "error": error_to_json(exc)})
             raise
 
-    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
-             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
-             setup: bool = False) -> Optional[Any]:
+    def send(self, message: Any, *, deadline: Optional[float] = None, headers: Optional[Dict[str, str]] = None,
+             idempotent: Optional[bool] = False, setup: bool = False) -> Optional[Callable[[], Optional[Any]]]:
         """Record ``message`` (before it goes: its answer is never recorded first), send it
-        through the inner transport, and record the reply it returned on this thread, if any.
+        through the inner transport, and record the reply its exchange returns to a waiting
+        caller's thread, if any (``Transport.send``).
 
         Raises:
             TransportError: as the inner transport raises (recorded as ``unsent``).
@@ -376,20 +376,23 @@ class RecordingTransport(Transport):
         event: Dict[str, Any] = {"dir": "send", "seq": seq, "msg": message}
         if headers:
             event["headers"] = dict(headers)
-        if wait:
-            event["wait"] = True
         if setup:
             event["setup"] = True
         self._event(event)
         try:
-            reply = self.inner.send(message, deadline=deadline, wait=wait, headers=headers, idempotent=idempotent,
-                                    setup=setup)
+            here = self.inner.send(message, deadline=deadline, headers=headers, idempotent=idempotent, setup=setup)
         except Exception as exc:
             self._event({"dir": "unsent", "seq": seq, "error": error_to_json(exc)})
             raise
-        if reply is not None:
-            self._event({"dir": "recv", "via": "return", "seq": seq, "msg": reply})
-        return reply
+        if here is None:
+            return None
+
+        def exchange() -> Optional[Any]:
+            reply = here()
+            if reply is not None:
+                self._event({"dir": "recv", "via": "return", "seq": seq, "msg": reply})
+            return reply
+        return exchange
 
     def receive(self) -> Optional[Any]:
         """The inner transport's next item, recorded: a message, a ``DeliveryFailed``, or the end.

@@ -283,14 +283,11 @@ class ReplayTransport(Transport):
             deliveries = self._followers(-1)
         self._deliver(deliveries)
 
-    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
-             headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
-             setup: bool = False) -> Optional[Any]:
-        """Match ``message`` against the cassette and queue what the server answered to it.
-
-        Returns:
-            The reply, when the recorded transport returned it on the sending thread and
-            ``wait`` is set (an HTTP JSON answer); else None.
+    def send(self, message: Any, *, deadline: Optional[float] = None, headers: Optional[Dict[str, str]] = None,
+             idempotent: Optional[bool] = False, setup: bool = False) -> None:
+        """Match ``message`` against the cassette and queue what the server answered to it (a
+        reply the recorded transport read on a waiting caller's thread comes through
+        ``receive()`` too).
 
         Raises:
             CassetteMismatch: the cassette has no such message (the diff is in the message).
@@ -316,8 +313,6 @@ class ReplayTransport(Transport):
                 return None  # timing-dependent: never an error
             pong = self._keepalive(message) if kind == "request" else None
             if pong is not None:  # keepalive pings by the clock, not by the code under test
-                if wait:
-                    return pong
                 self._inbox.put(pong)
                 return None
             for failure in failures:
@@ -327,8 +322,6 @@ class ReplayTransport(Transport):
             raise rebuild_error(unsent)
         self._deliver(deliveries)
         if returned is not None:
-            if wait:
-                return returned
             self._inbox.put(returned)
         return None
 

@@ -209,11 +209,11 @@ class SSETransport(Transport):
 
     # --- sending --------------------------------------------------------------------------------
 
-    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+    def send(self, message: Any, *, deadline: Optional[float] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
              setup: bool = False) -> None:
         """Send one message (see ``Transport.send``): a request is POSTed on a poster thread (its
-        answer comes on the event stream; ``wait`` changes nothing), a notification or a response
+        answer comes on the event stream), a notification or a response
         on this thread, before this returns."""
         posts = self._posts
         if posts is None or self._closing.event.is_set() or self.endpoint is None:

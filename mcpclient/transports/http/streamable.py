@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import time
+from _thread import allocate_lock as _allocate_lock
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, Optional, Tuple, Union
 
 from ..._util.threads import WorkerPool, next_instance, reraise_on_main_thread
@@ -314,13 +315,15 @@ class HTTPTransport(Transport):
 
     # --- sending --------------------------------------------------------------------------------
 
-    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+    def send(self, message: Any, *, deadline: Optional[float] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
-             setup: bool = False) -> None:
-        """Send one message (see ``Transport.send``). A request is handed to a poster thread and
-        its answer comes through ``receive()``; ``wait`` changes nothing (whoever waits for the
-        answer waits on its future, which its deadline and ``close()`` end). A notification or a
-        response is POSTed on this thread, before this returns."""
+             setup: bool = False) -> Optional[Callable[[], Optional[Any]]]:
+        """Send one message (see ``Transport.send``). A request is handed to a poster thread, and
+        its exchange is returned: a thread that waits for the answer runs it itself if no poster
+        has begun it (no hand-off), and gets a JSON answer back (an event stream's messages, and
+        a failure, come through ``receive()``). Either way its deadline, a cancel and ``close()``
+        end it, whatever the server does byte by byte. A notification
+        or a response is POSTed on this thread, before this returns."""
         posts = self._posts
         if posts is None or self._closing.event.is_set():
             raise ConnectionClosed("the transport is closed" if posts else "transport not started")
@@ -338,8 +341,11 @@ class HTTPTransport(Transport):
             finally:
                 self._inflight.remove(request)
             return
-        if not posts.try_submit("POST", self._request, request):
+        job = _Exchange(self, request)
+        if not posts.try_submit("POST", job.on_poster):
             self._inflight.remove(request)  # the lane stopped: the transport is closing
+            return None
+        return job.here
 
     def _notify(self, request: Request) -> None:
         """POST a notification or a response (this thread); what the answer carries goes to the reader."""
@@ -358,35 +364,78 @@ class HTTPTransport(Transport):
         finally:
             response.close()
 
-    def _request(self, request: Request) -> None:
-        """Poster thread: POST one request (again, as the policies allow) and feed what comes back
-        to the reader, or its failure."""
+    def _request(self, request: Request, here: bool = False) -> Optional[Any]:
+        """POST one request (again, as the policies allow) and feed what comes back to the
+        reader, or its failure; on a poster thread, or (``here``) on a thread that waits for the
+        answer: then a JSON answer is returned to it instead, an event stream is read by a
+        poster (the caller waits for its answer in the engine, which ends the wait at the
+        deadline or on ``close()`` however the stream goes on), and an interrupt there (Ctrl-C)
+        goes on up."""
+        streaming = False
         try:
             if request.ended is not None:
-                return  # cancelled (2026) or closed before it was sent: nothing to tell the server
+                return None  # cancelled (2026) or closed before it was sent: nothing to tell the server
             response = self._exchange.send(self._sender(request), verb="POST", url=self.url, deadline=request.deadline,
                                            idempotent=request.idempotent, extra=request.headers,
                                            hop=self._hop(request))
             try:
                 if response.status_code == 200:
+                    if here:
+                        if media_type(response) == JSON:
+                            return self._json_answer(response, request)
+                        streaming = self._posts is not None and self._posts.try_submit(
+                            "stream", self._stream_answer, response, request)
+                        if streaming:
+                            return None
                     self._read_answer(response, request)
-                    return
+                    return None
                 answer = rpc_error_body(response, request.id, request.deadline)
                 if answer is not None:  # a JSON-RPC error sent with a 4xx/5xx: the call's answer
+                    if here:
+                        return answer
                     self._inbox.put(answer)
-                    return
+                    return None
                 error = status_error(self.name, response, request.deadline)
                 if request.setup and not self._session.opened and response.status_code in _LEGACY_REFUSALS:
                     self._refused = True  # maybe an HTTP+SSE server: see fallback()
                 raise error
             finally:
-                response.close()
+                if not streaming:
+                    response.close()
         except StreamBroken as broke:  # 2026-07-28
             self._reissue(request, broke)
         except BaseException as exc:  # a token callable's sys.exit() too: the call fails now, not at its timeout
+            if here and not isinstance(exc, Exception):
+                raise  # the waiting caller's own thread: its Ctrl-C is its own (the call is cancelled)
+            self._inbox.fail(request, exc)
+        finally:
+            if not streaming:
+                self._inflight.remove(request)
+        return None
+
+    def _stream_answer(self, response: Response, request: Request) -> None:
+        """Poster thread: the event stream of a request a waiting caller sent (``_request``)."""
+        try:
+            try:
+                self._read_answer(response, request)
+            finally:
+                response.close()
+        except StreamBroken as broke:  # 2026-07-28
+            self._reissue(request, broke)
+        except BaseException as exc:  # (a poster thread) a token callable's sys.exit() too
             self._inbox.fail(request, exc)
         finally:
             self._inflight.remove(request)
+
+    def _json_answer(self, response: Response, request: Request) -> Optional[Any]:
+        """A JSON answer read on the thread that waits for it: the reply, if it is the request's
+        (anything else goes to the reader, as ``_deliver_body`` sends it)."""
+        body = read_body(response, self.name, self.max_message_size, request.deadline)
+        message = decode_frame(body)
+        if _answers(message, request.id):
+            return message
+        self._inbox.put(message)
+        raise ProtocolError(f"{self.name} answered request {request.id!r} with a JSON body that is not its response")
 
     def _reissue(self, request: Request, broke: ConnectionClosed) -> None:
         """2026-07-28: the answer stream of ``request`` broke before its answer. Send it again
@@ -594,3 +643,24 @@ class HTTPTransport(Transport):
             yield from parse_sse(source, self.max_message_size)
         except Exception as exc:  # the stream broke (or close() aborted it, or its deadline came)
             log.debug("event stream from %s ended: %s", self.name, type(exc).__name__)
+
+
+class _Exchange:
+    """One request's exchange, run once: by a poster thread (``on_poster``) or by a thread that
+    waits for its answer (``here``), whichever claims it first."""
+
+    __slots__ = ("_transport", "_request", "_claim")
+
+    def __init__(self, transport: HTTPTransport, request: Request) -> None:
+        self._transport = transport
+        self._request = request
+        self._claim = _allocate_lock()
+
+    def on_poster(self) -> None:
+        if self._claim.acquire(False):
+            self._transport._request(self._request)
+
+    def here(self) -> Optional[Any]:
+        if self._claim.acquire(False):
+            return self._transport._request(self._request, here=True)
+        return None

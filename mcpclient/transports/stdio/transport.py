@@ -353,7 +353,7 @@ class StdioTransport(Transport):
 
     # --- I/O ------------------------------------------------------------------------------------
 
-    def send(self, message: Any, *, deadline: Optional[float] = None, wait: bool = False,
+    def send(self, message: Any, *, deadline: Optional[float] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
         """Write one message, within ``deadline`` (then ``SendTimeout``, nothing of it sent);
         ``ConnectionClosed`` once the transport is closing or the server is gone
