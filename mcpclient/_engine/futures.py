@@ -16,9 +16,9 @@ import logging
 from contextvars import copy_context
 from concurrent.futures import CancelledError, Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
-from _thread import get_ident as _get_ident
+from _thread import allocate_lock as _allocate_lock, get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, Optional, Protocol, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Tuple, TypeVar
 
 from .._util.threads import WAIT_MAX, reraise_on_main_thread
 from .deadline import NEVER, Deadline
@@ -66,8 +66,8 @@ class CallHost(Protocol):
     def expire(self, call: "CallFuture[Any]") -> None:
         """The deadline of ``call`` passed."""
 
-    def waiting_for(self, call: "CallFuture[Any]", timeout: Optional[float]) -> ContextManager[None]:
-        """Around a thread's wait for ``call`` (refuses the reader and the timer)."""
+    def waiting_for(self, call: "CallFuture[Any]", timeout: Optional[float]) -> Optional[ContextManager[None]]:
+        """Around a thread's wait for ``call`` (refuses the reader and the timer); None: nothing to do."""
 
 
 def _guarded(fn: Callable[["Future[Any]"], object]) -> Callable[["Future[Any]"], object]:
@@ -120,6 +120,7 @@ def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozens
 
 #: ``Future``'s states in which it is over (``concurrent.futures`` keeps them as strings).
 _OVER = frozenset(("FINISHED", "CANCELLED", "CANCELLED_AND_NOTIFIED"))
+_CANCELLED = frozenset(("CANCELLED", "CANCELLED_AND_NOTIFIED"))
 
 
 class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
@@ -168,6 +169,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def __init__(self, session: "CallHost", method: str, transform: Optional[Transform] = None) -> None:
         super().__init__()
+        self._mutex = _allocate_lock()  # guards _in_result, _parked, _wakers, exchange_here's taking
+        self._wakers: List[Any] = []  # the bare locks of the threads sleeping in _wait
         self.method = method
         self._session = session
         self._transform = transform
@@ -207,12 +210,17 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         reader nor the timer ever runs a transform or a done-callback), or this thread once the
         workers are gone."""
         payload = msg if error is None else error
-        with self._condition:
-            if self._in_result:
-                self._parked = (payload,)
-                self._condition.notify_all()
-                return
-        self._hand_off(payload)
+        mutex = self._mutex
+        mutex.acquire()
+        if not self._in_result:
+            mutex.release()
+            self._hand_off(payload)
+            return
+        self._parked = (payload,)
+        wakers, self._wakers = self._wakers, []
+        mutex.release()
+        for waker in wakers:
+            waker.release()
 
     def _hand_off(self, payload: Any) -> None:
         if not self._session.continue_call(self, payload):
@@ -222,7 +230,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     def run_step(self, payload: Any) -> None:
         """Run a round's next step (a waiting caller, or a worker): parse the reply (or take the
         error that ended the round), then finish, or send the next round."""
-        if self.cancelled():
+        if self._state in _CANCELLED:
             return
         if isinstance(payload, BaseException):
             self._settle(None, payload)
@@ -230,10 +238,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         try:
             value = self._apply_transform(outcome(self.method, payload, self._session.declared_extensions))
             if type(value) is NextRound:
-                if self.cancelled():  # cancelled while the transform ran (input rounds): stop here
+                if self._state in _CANCELLED:  # cancelled while the transform ran (input rounds): stop here
                     return
                 self._session.resend(self, value.params)
-                if self.cancelled():  # cancelled while the round was being sent: stop it too
+                if self._state in _CANCELLED:  # cancelled while the round was being sent: stop it too
                     self._session.abandon(self.request_id, "cancelled by the client")
                 return
         except BaseException as exc:
@@ -283,72 +291,95 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     # --- waiting -----------------------------------------------------------------------------------
 
     def result(self, timeout: Optional[float] = None) -> T:
-        try:
-            if self._state not in _OVER:
-                self._wait(timeout)
-            return super().result(0)  # type: ignore[no-any-return]
-        except CancelledError as exc:
-            if isinstance(exc, RequestCancelled) and not self.cancelled():
-                raise  # the outcome itself (a task the server cancelled), not this future's cancel()
-            raise self._cancelled_error() from exc
+        if self._state not in _OVER:
+            self._wait(timeout)
+        if self._state == "FINISHED":
+            error = self._exception
+            if error is None:
+                return self._result  # type: ignore[no-any-return]
+            try:
+                raise error
+            finally:
+                del error  # (no reference cycle through this frame: as Future.result)
+        raise self._cancelled_error()
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
-        try:
-            if self._state not in _OVER:
-                self._wait(timeout)
-            return super().exception(0)
-        except CancelledError as exc:
-            raise self._cancelled_error() from exc
+        if self._state not in _OVER:
+            self._wait(timeout)
+        if self._state == "FINISHED":
+            return self._exception  # type: ignore[no-any-return]
+        raise self._cancelled_error()
 
     def _wait(self, timeout: Optional[float]) -> None:
         """Wait until the call is over, running the steps of the rounds that end meanwhile on
-        this thread (``run_step``). ``TimeoutError`` once ``timeout`` seconds (this wait's own,
-        not the call's deadline, which the timer enforces) passed first."""
+        this thread (``run_step``), and its exchange if the transport left it to a waiting
+        thread. ``TimeoutError`` once ``timeout`` seconds (this wait's own, not the call's
+        deadline, which the timer enforces) passed first.
+
+        Each waiting thread sleeps on a bare lock of its own, released by ``deliver`` (a round
+        ended) or by the completion (``_invoke_callbacks``); ``_mutex`` guards what they share."""
         session = self._session
-        with session.waiting_for(self, timeout):
-            end = None if timeout is None else _monotonic() + timeout
-            condition = self._condition
-            condition.acquire()
-            self._in_result += 1
-            try:
-                while self._state not in _OVER:
-                    here = self.exchange_here
-                    if here is not None and end is None:  # (a wait of its own: it may not run the exchange)
-                        self.exchange_here = None
-                        condition.release()
-                        try:
-                            reply = here()  # None: taken by a transport thread, or answered through receive()
-                            if reply is not None:
-                                session.answered_here(reply)
-                        finally:
-                            condition.acquire()
-                        continue
-                    arrived = self._parked
-                    if arrived is not None:
-                        self._parked = None
-                        condition.release()
-                        self._stepping = _get_ident()
-                        try:
-                            self.run_step(arrived[0])
-                        finally:
-                            self._stepping = None
-                            condition.acquire()
-                        continue
-                    if end is None:
-                        condition.wait(WAIT_MAX)
-                        continue
-                    remaining = end - _monotonic()
-                    if remaining <= 0:
-                        raise FutureTimeout()
-                    condition.wait(remaining)
-            finally:
-                self._in_result -= 1
-                left = self._parked if not self._in_result else None
-                if left is not None:  # this waiter leaves (its own timeout, an interrupt): a worker goes on
+        guard = session.waiting_for(self, timeout)
+        if guard is not None:
+            with guard:
+                self._wait_here(session, timeout)
+        else:
+            self._wait_here(session, timeout)
+
+    def _wait_here(self, session: "CallHost", timeout: Optional[float]) -> None:
+        end = None if timeout is None else _monotonic() + timeout
+        mutex = self._mutex
+        mutex.acquire()
+        self._in_result += 1
+        try:
+            while self._state not in _OVER:
+                here = self.exchange_here
+                if here is not None and end is None:  # (a wait of its own: it may not run the exchange)
+                    self.exchange_here = None
+                    mutex.release()
+                    try:
+                        reply = here()  # None: taken by a transport thread, or answered through receive()
+                        if reply is not None:
+                            session.answered_here(reply)
+                    finally:
+                        mutex.acquire()
+                    continue
+                arrived = self._parked
+                if arrived is not None:
                     self._parked = None
-                condition.release()
-                if left is not None:
-                    self._hand_off(left[0])
+                    mutex.release()
+                    self._stepping = _get_ident()
+                    try:
+                        self.run_step(arrived[0])
+                    finally:
+                        self._stepping = None
+                        mutex.acquire()
+                    continue
+                waker = _allocate_lock()
+                waker.acquire()
+                self._wakers.append(waker)
+                woken = False
+                mutex.release()
+                try:
+                    woken = waker.acquire(True, WAIT_MAX if end is None else max(0.0, end - _monotonic()))
+                finally:
+                    mutex.acquire()
+                    if not woken:
+                        try:
+                            self._wakers.remove(waker)
+                        except ValueError:  # released just now: woken after all
+                            pass
+                if not woken and end is not None and _monotonic() >= end and self._state not in _OVER \
+                        and self._parked is None:
+                    raise FutureTimeout()
+        finally:
+            self._in_result -= 1
+            left = self._parked if not self._in_result else None
+            if left is not None:  # this waiter leaves (its own timeout, an interrupt): a worker goes on
+                self._parked = None
+            mutex.release()
+            if left is not None:
+                self._hand_off(left[0])
 
     # --- cancelling ----------------------------------------------------------------------------------
 
@@ -373,9 +404,16 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         super().add_done_callback(_guarded(fn))
 
     def _invoke_callbacks(self) -> None:
-        """(``Future``'s hook, after it woke the waiters.) Done-callbacks of a call that a thread
+        """(``Future``'s hook, after it woke the threads waiting on its condition.) Wakes the
+        threads sleeping in ``_wait``; then the done-callbacks. Those of a call that a thread
         waiting in ``result()`` completed run on a worker: that caller returns now, whatever
         they do (wait for another call...), as it would from an executor's future."""
+        mutex = self._mutex
+        mutex.acquire()
+        wakers, self._wakers = self._wakers, []
+        mutex.release()
+        for waker in wakers:
+            waker.release()
         if self._done_callbacks and self._stepping == _get_ident() and self._session.on_worker(  # type: ignore[attr-defined]
                 f"done-callbacks of {self.method}", super()._invoke_callbacks):  # type: ignore[misc]
             return

@@ -391,14 +391,14 @@ class Session:
         except MCPError as exc:
             log.debug("could not send %s: %s", message.get("method", "response"), exc)
 
-    def waiting_for(self, call: CallFuture, timeout: Optional[float]) -> ContextManager[None]:
+    def waiting_for(self, call: CallFuture, timeout: Optional[float]) -> Optional[ContextManager[None]]:
         """Around a thread's wait for ``call``: the reader and the timer are refused
         (``ReaderThreadError``: they would wait for themselves); on the notification thread, the
         call's answer is delivered now if it waits there behind progress callbacks (behind this
         very thread); on a worker thread, the worker pool grows by one meanwhile (the answer may
-        need a worker, and every worker may be waiting)."""
-        if (timeout is not None and timeout <= 0) or call.done():
-            return _NOTHING
+        need a worker, and every worker may be waiting). None: nothing to do around it."""
+        if timeout is not None and timeout <= 0:
+            return None
         ident = _get_ident()
         if ident in self._io_idents:
             self.check_not_reader(call.method)
@@ -406,7 +406,7 @@ class Session:
             self.release_held(call)
         if ident in self._workers.idents:
             return self._workers.waiting()
-        return _NOTHING
+        return None
 
     def worker_waits(self) -> ContextManager[None]:
         """Around a wait that is not for a call (another thread's job): on a worker thread, the
