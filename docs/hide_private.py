@@ -5,11 +5,14 @@ every parameter. Four of those parts are the package's own business, and this ex
 from the reference (never from the package):
 
 - a base that is not public: a private class of the package (``_Value``), a class of one of its
-  private modules (the HTTP transport's parts), or ``abc.ABC`` (another library's class keeps the
-  name it is shown by: ``Future``, not ``concurrent.futures._base``);
+  private modules (the HTTP transport's parts), ``abc.ABC``, or ``typing.Generic`` (a generic
+  class says so in its signature: ``items: List[T]``; another library's class keeps the name it
+  is shown by: ``Future``, not ``concurrent.futures._base``);
 - a parameter whose name starts with ``_`` and that has a default (a keyword the package passes to
   itself, never a user);
-- a default that names a private constant: the constant's value is shown instead;
+- a default that names a private constant: the constant's value is shown instead, or ``...`` when
+  that value is itself private (a sentinel such as ``_Unset()``: the docstring says what leaving
+  the argument out means);
 - a special method that no syntax of the user's calls (``__reduce__``, ``__repr__``): it is there for
   ``pickle`` or ``repr()``, which the class docstring describes where it matters.
 
@@ -17,11 +20,14 @@ mkdocs.yml loads it (``extensions:`` of the python handler); griffe runs it once
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Iterator, Union
 
 from griffe import Attribute, Class, Expr, ExprName, Extension, Function, Object
 
-NOT_SHOWN = {"abc.ABC", "object"}
+NOT_SHOWN = {"abc.ABC", "object", "typing.Generic"}
+#: A private name in an expression (``_Unset()``), as ``_private`` sees a dotted path.
+PRIVATE_NAME = re.compile(r"(?<![\w.])_[A-Za-z]\w*")
 #: The special methods a user calls with syntax: ``client["name"]``, ``fixture(target)``, ``with``...
 CALLED_BY_SYNTAX = {
     "__init__", "__call__", "__getitem__", "__contains__", "__iter__", "__next__", "__len__",
@@ -52,7 +58,8 @@ def _public_base(base: Union[str, Expr], package: str) -> bool:
 
 
 def _shown_default(default: Union[str, Expr, None], where: Object) -> Union[str, Expr, None]:
-    """A private constant's value in place of its name (``_VISIBILITY`` -> ``("model", "app")``)."""
+    """A private constant's value in place of its name (``_VISIBILITY`` -> ``("model", "app")``),
+    or ``...`` for a private sentinel (``_UNSET`` -> ``_Unset()`` -> ``...``)."""
     if not isinstance(default, ExprName) or not _private(default.name):
         return default
     try:
@@ -60,7 +67,7 @@ def _shown_default(default: Union[str, Expr, None], where: Object) -> Union[str,
     except (KeyError, ValueError):
         return default
     if isinstance(target, Attribute) and target.value is not None:
-        return target.value
+        return "..." if PRIVATE_NAME.search(str(target.value)) else target.value
     return default
 
 

@@ -26,8 +26,8 @@ from typing import Any, List, Optional
 from flask import Flask, Response, abort, request
 from werkzeug.serving import make_server
 
-from mcpclient import Client
-from mcpclient.extensions.apps.bridge import AppBridge
+from mcpclient import APPS, Client
+from mcpclient.extensions.apps import AppBridge
 from mcpclient.testing import server_command
 
 HOST_PAGE = """<!doctype html>
@@ -132,8 +132,6 @@ MAX_MESSAGE_BYTES = 1 << 20
 
 def make_client() -> Client:
     """The MCP client of the example: the bundled test server with its MCP Apps surface."""
-    from mcpclient.extensions.registry import APPS
-
     return Client(server_command("--apps"), timeout=10, extensions={APPS: {}})
 
 

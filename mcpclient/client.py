@@ -70,11 +70,11 @@ class Client:
     **What every request method shares.** ``timeout=`` is seconds for the whole call, or a
     ``Timeout`` (omitted: the client's; ``None``: no limit). It becomes one deadline when the
     method is called; everything the call does spends it: reconnecting, listing the tools
-    before validating, every page of a ``list_*``, input rounds, the wire. A blocking method is
-    ``result()`` on the ``CallFuture`` (a ``concurrent.futures.Future``) its ``_future`` twin
-    returns at once; ``cancel()`` on it cancels the request on the server, as a Ctrl-C in a
-    blocking method does. Besides its own (the docs' *Errors* page draws the tree), a method
-    raises:
+    before validating, every page of a ``list_*``, input rounds, the wire. Each call is one
+    ``CallFuture`` (a ``concurrent.futures.Future``), and a blocking method is ``result()`` on
+    it: ``call_tool_future`` and ``request_future`` return it at once, for many calls started
+    together; ``cancel()`` on it cancels the request on the server, as a Ctrl-C in a blocking
+    method does. Besides its own (the docs' *Errors* page draws the tree), a method raises:
 
     Raises:
         RequestTimeout: the deadline passed (the request is cancelled on the server).
@@ -109,8 +109,9 @@ class Client:
         capabilities: extra ``ClientCapabilities`` merged into the declared ones.
         client_info: ``(name, version)``, a dict, or an ``Implementation`` sent to the server.
 
-    Handlers run on worker threads; callbacks and ``on_progress`` in order on one thread;
-    futures' callbacks on workers, never the reader (docs, "Thread safety").
+    Handlers run on worker threads; callbacks and ``on_progress`` in order on one thread; a
+    future's done-callbacks on the thread that completes it, never the reader (docs, "Thread
+    safety").
     """
 
     def __init__(

@@ -151,7 +151,7 @@ class MethodNotFound(RPCError):
     """-32601: the server does not implement the method.
 
     Retrying is pointless: the server does not implement the method (check
-    ``Client.server_capabilities``).
+    ``client.server.capabilities``).
     """
     code_value = -32601
 
@@ -406,9 +406,9 @@ class RequestCancelled(MCPError, CancelledError):
 
 
 class InputRoundsExceeded(ProtocolError):
-    """The server kept answering ``input_required`` beyond ``Client(max_input_rounds=)``.
+    """The server kept answering ``input_required`` beyond ``Limits(input_rounds=)``.
 
-    Retrying fails the same way unless ``max_input_rounds`` is raised.
+    Retrying fails the same way unless ``Limits(input_rounds=)`` is raised.
     """
 
 
@@ -562,10 +562,10 @@ class MessageTooLarge(ProtocolError):
 
 
 class TooManyPages(ProtocolError):
-    """A listing went on past the client's ``max_pages`` (a server that hands out a new cursor
-    for ever); the items gathered so far are dropped.
+    """A listing went on past the client's ``Limits(pages=)`` (a server that hands out a new
+    cursor for ever); the items gathered so far are dropped.
 
-    Retrying starts the listing over and likely fails the same way: raise ``Client(max_pages=)`` if
+    Retrying starts the listing over and likely fails the same way: raise ``Limits(pages=)`` if
     the server is honest.
     """
 

@@ -178,7 +178,7 @@ class ClientCore:
 
     def tool_parser(self, deadline: Deadline) -> Callable[[Any], Optional[Tool]]:
         """How a listing's tools are parsed (and remembered: output schemas, routing headers)."""
-        tools = self.tools  # (not self: a detached future must not keep the core's client alive)
+        tools = self.tools  # (not self: a future nobody waits on must not keep the core's client alive)
         generation, headers = tools.generation(), self.conn.ready("tools/list", deadline).tool_headers
         return lambda raw: tools.parse(raw, generation, headers)
 
@@ -380,7 +380,7 @@ class ClientCore:
 
     def start_task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
                    meta: Optional[Dict[str, Any]], task: Any, deadline: Deadline) -> ToolTask:
-        """``call_tool(..., task=...)`` (2025-11-25): learn whether the tool allows tasks, then start one."""
+        """``Tasks.call_tool`` (2025-11-25): learn whether the tool allows tasks, then start one."""
         from ..extensions.tasks import core as tasks  # deferred: import cost (tasks); only task users need it
 
         capabilities = self.server_capabilities()

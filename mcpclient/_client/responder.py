@@ -35,7 +35,7 @@ class Responder:
                  max_workers: int = 4, extensions: Optional[Dict[str, Any]] = None) -> None:
         """``extensions``: the declared extensions' ``{"extensions": {...}}``, merged into the
         capabilities (``Registry.capabilities``)."""
-        for name, handler in (("sampling_handler", sampling), ("elicitation_handler", elicitation)):
+        for name, handler in (("Handlers(sampling=)", sampling), ("Handlers(elicitation=)", elicitation)):
             if handler is not None and not callable(handler):
                 raise TypeError(f"{name} must be callable")
         modes = tuple(elicitation_modes)
@@ -54,7 +54,7 @@ class Responder:
         self.elicitation_modes = modes
         self.roots = roots
         self.extra_capabilities = dict(extra_capabilities or {})
-        #: 2025-11-25 tasks the server may ask for (``Client(task_requests=True)``), or None.
+        #: 2025-11-25 tasks the server may ask for (``Handlers(task_requests=True)``), or None.
         self.tasks: Optional["TaskStore"] = None
         if task_requests:
             from ..extensions.tasks.core import TaskStore  # deferred: import cost (only clients that use tasks need it)
@@ -158,9 +158,9 @@ class Responder:
         handler = self.sampling
 
         def run() -> Raw:
-            result = _checked(handler(request), CreateMessageResult, "sampling_handler")  # type: ignore[misc]
+            result = _checked(handler(request), CreateMessageResult, "the sampling handler")  # type: ignore[misc]
             if not isinstance(result.get("content"), (dict, list)) or not isinstance(result.get("model"), str):
-                raise ProtocolError("sampling_handler returned a result without 'content' and 'model'")
+                raise ProtocolError("the sampling handler returned a result without 'content' and 'model'")
             return result
         return run
 
@@ -173,7 +173,7 @@ class Responder:
         handler = self.elicitation
 
         def run() -> Raw:
-            result = _checked(handler(request), ElicitationResult, "elicitation_handler")  # type: ignore[misc]
+            result = _checked(handler(request), ElicitationResult, "the elicitation handler")  # type: ignore[misc]
             return _checked_answer(request, result)
         return run
 
@@ -312,12 +312,12 @@ def _checked_answer(request: "ElicitationRequest", result: Raw) -> Raw:
     a URL, no content at all. ``ProtocolError`` otherwise: the handler's bug, answered -32603."""
     action = result.get("action")
     if action not in ("accept", "decline", "cancel"):
-        raise ProtocolError("elicitation_handler returned no valid 'action'")
+        raise ProtocolError("the elicitation handler returned no valid 'action'")
     content = result.get("content")
     if action != "accept" or request.mode == "url" or content is None:
         return {k: v for k, v in result.items() if k != "content"}
     if not isinstance(content, dict):
-        raise ProtocolError("elicitation_handler returned 'content' that is not a dict")
+        raise ProtocolError("the elicitation handler returned 'content' that is not a dict")
     fields = (request.requested_schema or {}).get("properties") or {}
     unknown = sorted(k for k in content if k not in fields)
     if unknown:
@@ -328,7 +328,7 @@ def _checked_answer(request: "ElicitationRequest", result: Raw) -> Raw:
             raise ProtocolError(f"elicitation answer field {key!r} is not a string, number, boolean or list of strings")
     problem = _schema_errors(kept, request.requested_schema or {})
     if problem is not None:  # the handler's bug: logged, and the server is answered -32603
-        raise ProtocolError(f"elicitation_handler's answer does not match the requested schema: {problem}")
+        raise ProtocolError(f"the elicitation handler's answer does not match the requested schema: {problem}")
     return dict(result, content=kept)
 
 

@@ -2,7 +2,7 @@
 
 A server's ``instructions`` and its tools' descriptions are written by whoever runs the server
 and read by models: they may carry prompt injection, and some run to tens of kilobytes. The
-client keeps at most ``Client(max_server_text=)`` characters of each, cut with a marker that
+client keeps at most ``Limits(server_text=)`` characters of each, cut with a marker that
 says how much was left out, and logs the first cut of each kind once per client. Nothing here
 puts them into a prompt: that is for the application to decide.
 """
@@ -21,7 +21,7 @@ class TextLimit:
 
     def __init__(self, limit: Optional[int], server: str) -> None:
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-            raise ValueError(f"max_server_text must be a positive number of characters or None, not {limit!r}")
+            raise ValueError(f"Limits(server_text=) must be a positive number of characters or None, not {limit!r}")
         self.limit = limit
         self._server = server
         self._logged: Set[str] = set()
@@ -37,6 +37,6 @@ class TextLimit:
             first = what not in self._logged
             self._logged.add(what)
         if first:
-            log.warning("server %s: a %s of %d characters was cut to %d (Client(max_server_text=)); "
+            log.warning("server %s: a %s of %d characters was cut to %d (Limits(server_text=)); "
                         "further cuts are not logged", self._server, what, len(text), limit)
         return f"{text[:limit]} [... {len(text) - limit} more characters cut by the client]"

@@ -9,7 +9,7 @@ came meanwhile, so a listing that raced with a change can never put old schemas 
 ``lookup`` is how a call learns a tool it has not seen listed (so that validation never depends
 on whether the caller happened to list first): one listing per generation, however many threads
 ask at once (``SingleFlight``); a tool missing from a complete listing is not listed for again
-until the tools change. A tool's description is cut to ``Client(max_server_text=)`` as it is
+until the tools change. A tool's description is cut to ``Limits(server_text=)`` as it is
 parsed (``server_text``): what every caller of ``list_tools`` hands on is bounded.
 """
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Everything below the method spends what is left of it — a tool listing before validation, a
 reconnect, input rounds, the transport's send — and nobody below resolves the client's default
-again (``Client``'s contract). With ``resets`` (``reset_timeout_on_progress``), each progress
-notification of the call starts its ``seconds`` again, never past ``hard`` (``max_total_timeout``
+again (``Client``'s contract). With ``resets`` (``Timeout(reset_on_progress=True)``), each progress
+notification of the call starts its ``seconds`` again, never past ``hard`` (``Timeout(total=)``
 after it started): ``progressed()`` moves ``at``, and whoever shares the deadline (the engine's
 wait and timer, a task's wait) sees it move.
 """

@@ -125,15 +125,15 @@ _CANCELLED = frozenset(("CANCELLED", "CANCELLED_AND_NOTIFIED"))
 
 class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     """The future of one request: a ``concurrent.futures.Future`` whose ``cancel()`` also stops
-    the request on the server. A blocking method is ``result()`` on the very future its
-    ``_future`` twin returns.
+    the request on the server. A blocking method is ``result()`` on the very future it makes
+    (``call_tool(...)`` is ``call_tool_future(...).result()``).
 
     **Who runs a round's next step.** When a reply (or the error that ends a round) arrives,
     a thread waiting in ``result()``/``exception()`` takes it and runs the step itself: parse,
     transform, send the next round or complete the future. With nobody waiting, a worker thread
     (``mcpclient-<n>-worker-<k>``) does. The reader and the timer never run a transform or a
     done-callback. The deadline is the session's timer's to enforce, waited on or not, so a
-    blocking call and its twin end the same way at the same time.
+    blocking call and a future end the same way at the same time.
 
     ``request_id`` is the JSON-RPC id of the exchange in flight (a call of several rounds gets a
     new one per round). ``result()``/``exception()`` raise ``ReaderThreadError`` on the
@@ -427,7 +427,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
 
 class ChainedFuture(CallFuture[T]):
-    """A call made of other calls one after another (``load_skill``: the manifest, then the
+    """A call made of other calls one after another (``Skills.load``: the manifest, then the
     file): each link gets the previous value on a worker thread and returns the final value or
     the next ``CallFuture`` (or other future: a task to wait for); ``cancel()`` cancels the link in flight."""
 

@@ -16,8 +16,8 @@ reader on a reply, a canceller or the timer on cancel/timeout, the closer on shu
 after releasing the lock, so no round is completed twice.
 
 Threads (``mcpclient-<n>-<role>[-<k>]``): ``reader``, ``timer``, ``sender``, ``notify``,
-``handler-<k>`` (server requests), ``worker-<k>`` (results of detached calls), plus the pools
-features ask for with ``worker_pool()``; ``close()`` stops them all within one deadline.
+``handler-<k>`` (server requests), ``worker-<k>`` (the next step of calls nobody waits on), plus
+the pools features ask for with ``worker_pool()``; ``close()`` stops them all within one deadline.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def _run_step(call: CallFuture, payload: Any) -> None:
 
 
 def _dropped(call: CallFuture, payload: Any) -> None:
-    """A detached call's step that close() dropped from the worker queue: fail the call."""
+    """A call's step that close() dropped from the worker queue: fail the call."""
     call.fail(ClientClosedError(f"{call.method} abandoned: the client was closed"))
 
 
@@ -80,7 +80,7 @@ class Session:
             ordered notification thread (``self.reader``).
         on_notification_read: ``(method, params)``, on the reader thread as soon as a
             notification is read (see ``Reader``); it must never block or run user code.
-        max_workers: threads for server requests, and for results of detached calls.
+        max_workers: threads for server requests, and for the next step of calls nobody waits on.
         max_queued: how many server messages may wait per pool before new ones are refused
             (requests get a JSON-RPC error, notifications are dropped and counted).
     """
@@ -433,8 +433,8 @@ class Session:
     # --- results, timeouts and cancellation -------------------------------------------------------
 
     def continue_call(self, call: CallFuture, payload: Any) -> bool:
-        """Hand a detached call's next step to a worker: ``call.run_step(payload)`` (False once
-        the session is closing; queued steps that close() drops fail their call)."""
+        """Hand the next step of a call nobody waits on to a worker: ``call.run_step(payload)``
+        (False once the session is closing; queued steps that close() drops fail their call)."""
         return self._workers.try_submit(f"result of {call.method}", _run_step, call, payload)
 
     def answered_here(self, reply: Dict[str, Any]) -> None:

@@ -1,9 +1,9 @@
-"""``DeadlineTimer``: one thread that times out detached calls nobody is waiting on.
+"""``DeadlineTimer``: one thread that ends every call at its deadline.
 
-Blocking callers enforce their own deadline while they wait; a future handed to the user may
-never be waited on, so its deadline is watched here. Entries are weak references in a heap: a
-finished call nobody keeps is freed at once, and finished entries are swept when they outnumber
-the live ones. A deadline moved by progress is re-queued instead of fired.
+Whether a thread waits in the call's ``result()`` or nobody does, its deadline is watched here,
+so a blocking call and a future end the same way at the same time. Entries are weak references
+in a heap: a finished call nobody keeps is freed at once, and finished entries are swept when
+they outnumber the live ones. A deadline moved by progress is re-queued instead of fired.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ log = logging.getLogger("mcpclient.session")
 
 
 class Timed(Protocol):
-    """What the timer watches: a detached call, or the keepalive watch."""
+    """What the timer watches: a call, or the keepalive watch."""
 
     def due(self) -> float:
         """Monotonic time at which it expires (it may move later: then it is watched again)."""

@@ -14,6 +14,6 @@ DEFAULT: Any = _Default()
 """What ``timeout=`` is when it is left out: the client's default (``Client(timeout=)``);
 ``None`` instead means no limit."""
 
-#: Pages one listing may take (``Client(max_pages=)``): a server handing out new cursors for ever
+#: Pages one listing may take (``Limits(pages=)``): a server handing out new cursors for ever
 #: must not drive requests and memory without end (each page is bounded by ``max_message_size``).
 DEFAULT_MAX_PAGES = 1000

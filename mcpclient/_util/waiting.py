@@ -10,7 +10,7 @@ T = TypeVar("T")
 
 
 def wait_for(future: "Future[T]") -> T:
-    """``result()`` on the future a blocking method's ``_future`` twin returns. An interrupt
+    """``result()`` on the future a blocking method made. An interrupt
     while waiting (Ctrl-C) cancels the call, on the server too, before it goes on up."""
     try:
         return future.result()

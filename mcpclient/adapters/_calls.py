@@ -1,5 +1,5 @@
 """Running a model's tool calls, shared by the adapters: argument parsing, the parallel call
-(``ToolHost.call_tools``: a ``Client``'s or a ``ServerGroup``'s), and MCP content as provider parts.
+(``ToolHost.call_tools``: a ``ServerGroup``'s, or a ``Client``'s through ``ClientTools``), and MCP content as provider parts.
 
 A call that cannot run (arguments that are not a JSON object, an unknown tool, a failed
 request) becomes an error result for the model, never an exception: the model reads what went
@@ -115,8 +115,8 @@ class _Listing:
         return self._listing() if self._given is None else self._given
 
     def app_only(self, names: Sequence[str]) -> Set[str]:
-        """Which of ``names`` are MCP Apps app-only tools: by the given ``tools``, then a client's
-        ``known_tool`` (no request), then the target's listing (once) for names still unknown. A
+        """Which of ``names`` are MCP Apps app-only tools: by the given ``tools``, then the
+        target's ``known_tool`` (no request), then the target's listing (once) for names still unknown. A
         name left out of the given ``tools`` is looked up too: they are what the model was shown,
         app-only tools are (rightly) not among them, and a model may name one anyway."""
         found: Dict[str, Tool] = {}

@@ -152,7 +152,7 @@ def run_openai_tool_calls(group: Any, tool_calls: Any, *, api: str = "chat", too
     requests, a call to an MCP Apps app-only tool: refused, nothing sent) are answered with text
     starting ``Error:``. ``tools``: the tools given to the
     model, whose schemas say which ``null`` arguments mean "omitted" (strict mode) and which are
-    app-only; by default the client's latest listing (``known_tool``) or ``group.list_tools()``."""
+    app-only; by default the latest listing (no request) or ``group.list_tools()``."""
     _check_api(api)
     calls = _calls(tool_calls, api)
     outcomes = run_calls(group, calls, tools=tools, timeout=timeout)

@@ -40,7 +40,8 @@ class AuthorizationCode:
 
     Example::
 
-        OAuth(AuthorizationCode(loopback_authorize(), client_metadata_url="https://app.example/client.json"))
+        OAuth(AuthorizationCode(loopback_authorize(),
+                                client_metadata_url="https://app.example/client.json"))
 
     The client's identity at the authorization server is, in this order: ``client_id`` (a
     pre-registered client, public or with ``client_secret`` or ``private_key``), else
@@ -140,8 +141,10 @@ class EnterpriseExchange:
 
     Example::
 
-        OAuth(EnterpriseExchange(id_token=sso.id_token, idp_token_endpoint="https://idp.example/token",
-                                 client_id="mcp-app", client_secret=os.environ["MCP_APP_SECRET"]))
+        OAuth(EnterpriseExchange(id_token=sso.id_token,
+                                 idp_token_endpoint="https://idp.example/token",
+                                 client_id="mcp-app",
+                                 client_secret=os.environ["MCP_APP_SECRET"]))
 
     Args:
         id_token: the user's ID token from the identity provider, or a callable returning the

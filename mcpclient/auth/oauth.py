@@ -42,11 +42,13 @@ class OAuth(AuthProvider):
 
     Example::
 
-        login = OAuth(AuthorizationCode(loopback_authorize()), store=FileTokenStore("~/.mcp-tokens.json"))
+        login = OAuth(AuthorizationCode(loopback_authorize()),
+                      store=FileTokenStore("~/.mcp-tokens.json"))
         with Client("https://mcp.example.com/mcp", auth=login) as client:
             print(client.list_tools())
 
-        service = OAuth(ClientCredentials("svc", client_secret=os.environ["SVC_SECRET"]))
+        secret = os.environ["SVC_SECRET"]
+        service = OAuth(ClientCredentials("svc", client_secret=secret))
 
     Args:
         grant: how a token is got, with that grant's own settings (the client's identity among

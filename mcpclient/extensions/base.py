@@ -128,11 +128,11 @@ class Extension:
 
     def call_future(self, ctx: "ExtensionContext", method: str, params: Raw, transform: Callable[[Any], Any],
                     deadline: "Deadline", on_progress: Optional[Callable[..., Any]]) -> Optional["CallFuture[Any]"]:
-        """A detached call (``*_future``) of a method this extension claims a ``resultType`` for:
-        return its own future to take it over (send it with ``ctx.call(method, params, AsIs(kinds),
-        deadline, on_progress=on_progress)``: ``AsIs`` hands the claimed results over unresolved),
-        so no worker waits for the claimed result; None (the default): the call goes the usual
-        way, ``resolve`` included."""
+        """A call (blocking or not: one future) of a method this extension claims a
+        ``resultType`` for: return its own future to take it over (send it with
+        ``ctx.call(method, params, AsIs(kinds), deadline, on_progress=on_progress)``: ``AsIs``
+        hands the claimed results over unresolved), so no worker waits for the claimed result;
+        None (the default): the call goes the usual way, ``resolve`` included."""
         return None
 
     def wind_down(self, ctx: "ExtensionContext", deadline: float) -> None:

@@ -111,7 +111,7 @@ class Registry:
 
     def call_future(self, method: str, params: Raw, transform: Callable[[Any], Any], deadline: "Deadline",
                     on_progress: Optional[Callable[..., Any]]) -> Optional["CallFuture[Any]"]:
-        """The future of a detached call that a claiming extension takes over, or None."""
+        """The future of a call that a claiming extension takes over, or None."""
         for ext in self._claims.get(method, {}).values():
             future = ext.call_future(self._contexts[ext.id], method, params, transform, deadline, on_progress)
             if future is not None:

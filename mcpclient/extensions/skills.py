@@ -275,7 +275,7 @@ def entry(raw: Any) -> Skill:
 
 def load(requester: Requester, capabilities: Dict[str, Any], skill: Union[str, Skill], deadline: Deadline,
          timeout: Any) -> CallFuture:
-    """``Client.load_skill``: find the manifest (by name, URI or as given), then read and verify
+    """``Skills.load``: find the manifest (by name, URI or as given), then read and verify
     ``SKILL.md``; one future for the whole chain, within one ``deadline``. The ``LoadedSkill``'s
     later ``read(path)`` calls each get a deadline of their own from ``timeout``."""
     session = requester.session
@@ -306,7 +306,7 @@ def load(requester: Requester, capabilities: Dict[str, Any], skill: Union[str, S
         text = requester.call("resources/read", {"uri": manifest.uri}, contents, deadline)
         return ChainedFuture(session, "resources/read", text,
                              lambda got: LoadedSkill(manifest, verify_skill_md(manifest, got), reader))
-    return ChainedFuture(session, "load_skill", first, read)
+    return ChainedFuture(session, "Skills.load", first, read)
 
 
 class Skills(extensions.Feature):

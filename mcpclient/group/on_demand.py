@@ -38,8 +38,8 @@ class OnDemandTools:
     """The tools one conversation has loaded, over ``host``'s (see the module docstring).
 
     Args:
-        host: a ``ServerGroup`` or a ``Client`` (anything with ``list_tools``, ``known_tool`` and
-            ``call_tools``).
+        host: a ``ServerGroup``, a ``Client``, or anything else with ``list_tools``,
+            ``known_tool`` and ``call_tools``.
         always: tool names offered from the start, besides ``search_tools``.
         k: how many tools one search returns when the model does not say (at most 50).
         max_loaded: how many found tools stay loaded; past it the earliest found is dropped

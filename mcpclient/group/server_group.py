@@ -298,7 +298,7 @@ class ServerGroup:
 
     def known_tool(self, name: str) -> Optional[Tool]:
         """The exposed tool ``name`` from the group's latest listing, without a request (None:
-        no listing named it), as ``Client.known_tool``."""
+        no listing named it): how the adapters check a model's call without a request."""
         with self._lock:
             tools = self._table.tools
         return next((tool for tool in tools if tool.name == name), None)

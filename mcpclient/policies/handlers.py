@@ -32,8 +32,11 @@ class Handlers:
 
     Example::
 
-        Client(cmd, handlers=Handlers(sampling=ask_my_llm, roots=["file:///srv/project"],
-                                      on_log=lambda level, logger, data: print(level, data)))
+        Client(cmd, handlers=Handlers(
+            sampling=ask_my_llm,
+            roots=["file:///srv/project"],
+            on_log=lambda level, logger, data: print(level, data),
+        ))
 
     Args:
         sampling: ``(CreateMessageRequest) -> CreateMessageResult | dict`` for the server's

@@ -5,9 +5,9 @@ A cacheable result (the four list methods, ``resources/read``) says how long it 
 credentials it was fetched with (``private``). Entries are keyed by method and the params that
 shape the result (the cursor of a page, the URI of a read), and private ones also by a
 fingerprint of the credentials, so a token change never serves another identity's data. TTLs are
-capped at a day. List-changed and resource-updated notifications invalidate; so does
-``Client.invalidate_cache()``. Results of multi-round requests are never stored (the client
-only stores first-round answers).
+capped at a day. List-changed and resource-updated notifications invalidate
+(``Client(cache=False)`` turns caching off). Results of multi-round requests are never stored
+(the client only stores first-round answers).
 """
 from __future__ import annotations
 

@@ -137,7 +137,7 @@ class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
     """The transform of a whole listing: parse each page's items (``parse`` may return None to
     drop one) into ``items``, ask for the next page (``NextRound``) until there is none, return them
     all. A cursor the server repeats ends the walk with a warning (a server paging in circles);
-    a next page past ``max_pages`` raises ``TooManyPages``."""
+    a next page past ``max_pages`` (``Limits(pages=)``) raises ``TooManyPages``."""
 
     def __init__(self, method: str, key: str, parse: Callable[[Any], Any], max_pages: int = DEFAULT_MAX_PAGES) -> None:
         self.method, self.key, self.parse = method, key, parse
@@ -157,7 +157,7 @@ class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
             log.warning("%s: server repeated cursor %.80r; stopping pagination", self.method, cursor)
             return self.items
         if len(self._seen) + 1 >= self.max_pages:  # (the pages read so far: one per cursor seen, and this one)
-            raise TooManyPages(f"{self.method}: the server offered more than max_pages={self.max_pages} pages",
+            raise TooManyPages(f"{self.method}: the server offered more than Limits(pages={self.max_pages}) pages",
                                method=self.method, pages=self.max_pages)
         self._seen.add(cursor)
         return NextRound({"cursor": cursor})

@@ -1,7 +1,8 @@
 """Elicitation (``elicitation/create``): the server asks the user for input.
 
-``ElicitationRequest`` is what an ``elicitation_handler`` receives, ``ElicitationResult`` what it
-returns; ``accept_defaults`` is a ready-made handler. ``mcpclient.handlers`` re-exports all three.
+``ElicitationRequest`` is what an elicitation handler (``Handlers(elicitation=)``) receives,
+``ElicitationResult`` what it returns; ``accept_defaults`` is a ready-made handler. ``mcpclient``
+re-exports all three.
 
 This module imports nothing of mcpclient (it loads on first use, from ``mcpclient.types``, which
 also decodes ``URLElicitationRequired.elicitations`` with it). A malformed request raises
@@ -114,12 +115,13 @@ class ElicitationResult:
 
 
 def accept_defaults(request: ElicitationRequest) -> ElicitationResult:
-    """A ready-made ``elicitation_handler`` for unattended use: accept every form with the
-    schema's defaults; decline URL elicitations (nobody is there to open them).
+    """A ready-made elicitation handler (``Handlers(elicitation=accept_defaults)``) for
+    unattended use: accept every form with the schema's defaults; decline URL elicitations
+    (nobody is there to open them).
 
     Like every handler, it runs on one of the connection's handler threads
-    (``mcpclient-<n>-handler_<k>``), or on a ``mcpclient-<n>-task`` thread for a task-augmented
-    request (``Client(task_requests=True)``). A form with a required field that has no default
+    (``mcpclient-<n>-handler-<k>``), or on a ``mcpclient-<n>-task`` thread for a task-augmented
+    request (``Handlers(task_requests=True)``). A form with a required field that has no default
     is declined too: the defaults cannot answer it (and an answer is checked against the schema)."""
     if request.mode == "url":
         return ElicitationResult.decline()

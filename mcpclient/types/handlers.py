@@ -2,12 +2,11 @@
 
 A server (handshake era) sends ``sampling/createMessage``, ``elicitation/create`` and
 ``roots/list`` requests mid-call (2026 era: as ``input_required`` results). Handlers run on the
-connection's handler threads (``mcpclient-<n>-handler_<k>``, at most ``max_workers`` at once);
-they may block and may call back into the client. This module holds the typed requests and
-results handlers see and return (frozen dataclasses, like ``mcpclient.types``; the elicitation
-ones live in ``mcpclient.elicitation`` and are re-exported here); ``_responder`` calls the
-handlers (and imports this module only when the first server request arrives, to keep
-``import mcpclient`` fast).
+connection's handler threads (``mcpclient-<n>-handler-<k>``, at most ``Limits(workers=)`` at
+once); they may block and may call back into the client. They are given as ``Handlers(sampling=,
+elicitation=, roots=)``. This module holds the typed requests and results handlers see and
+return (frozen dataclasses, like ``mcpclient.types``; the elicitation ones live in
+``mcpclient.types.elicitation`` and are re-exported here).
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A server's instructions and tool descriptions are untrusted text: the client keeps at most
-``max_server_text`` characters of each (the cut says so, and is logged once per client), and no
+``Limits(server_text=)`` characters of each (the cut says so, and is logged once per client), and no
 adapter or group ever puts the instructions into what goes to a model."""
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ VERBOSE = [sys.executable, str(SERVERS / "official_verbose.py")]
 
 
 def cuts(caplog) -> list:
-    return [r for r in caplog.records if "max_server_text" in r.getMessage()]
+    return [r for r in caplog.records if "Limits(server_text=)" in r.getMessage()]
 
 
 def test_long_instructions_and_descriptions_are_cut_and_logged_once(caplog) -> None:

@@ -121,7 +121,7 @@ def plain_calls(client: Client) -> list:
 
 def skills(client: Client, context: Dict[str, Any]) -> None:
     """SEP-2640: list the skills (reading none of their files); for the verify-* scenarios load
-    the first one, which the mock has tampered with: load_skill must refuse it before any
+    the first one, which the mock has tampered with: Skills.load must refuse it before any
     supporting file is read."""
     listed = client.extension(Skills).list()
     log.info("skills: %s", [(s.name, s.uri) for s in listed])

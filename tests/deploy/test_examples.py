@@ -1,6 +1,8 @@
 """The notebook example (examples/notebook.py) run the way a kernel runs it: cell by cell in one
 namespace, the cell that makes the session's client run twice (a re-run must close the first
-client: the leak guard sees any server or thread left), then as a plain script.
+client: the leak guard sees any server or thread left), then as a plain script. The script
+examples that need only the bundled server (quickstart, many_threads, progress_and_timeouts,
+many_servers) run as a user runs them, and say what they should.
 
 The framework examples run under their real servers: test_contrib_django.py (django_project:
 gunicorn, runserver, manage.py, a Celery worker), test_contrib_flask.py (flask_app.py under
@@ -8,6 +10,7 @@ gunicorn, flask mcp), test_contrib_celery.py (celery_tasks.py: prefork and threa
 """
 from __future__ import annotations
 
+import re
 import subprocess
 from typing import Any, Dict, List
 
@@ -52,3 +55,24 @@ def test_notebook_example_runs_as_a_script():
     run = subprocess.run([PY, str(NOTEBOOK)], env=env_with(), capture_output=True, text=True, timeout=40)
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines()[1:] == ["connected to mcpclient-testing", "2 + 3 = 5", "doubles: [0, 2, 4, 6, 8]"]
+
+
+#: Lines each script example prints (regular expressions, each matching a whole line).
+SCRIPTS = {
+    "quickstart.py": [r"connected to mcpclient-testing \S+ \(protocol [\d-]+\)", r"\{'sum': 5\}"],
+    "many_threads.py": [r"200 calls from 16 threads over one connection: all answered correctly",
+                        r"\[0, 2, 4, 6, 8\]"],
+    "progress_and_timeouts.py": [r"  step 5: 5/5", r"done after 5 steps", r"timed out as expected: .*",
+                                 r"cancelled: True"],
+    "many_servers.py": [r"broken +failed .*", r'\{"sum": 3\}', r"hi", r"\['alpha_add', 'beta_add'\]"],
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("example", sorted(SCRIPTS))
+def test_a_script_example_runs_against_the_bundled_server(example):
+    run = subprocess.run([PY, str(EXAMPLES / example)], env=env_with(), capture_output=True, text=True, timeout=40)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    missing = [want for want in SCRIPTS[example] if not any(re.fullmatch(want, line) for line in lines)]
+    assert missing == [], run.stdout

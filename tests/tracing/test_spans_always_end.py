@@ -223,7 +223,7 @@ def test_a_task_augmented_sampling_request_is_served_in_a_span_under_its_context
 
 
 def test_load_skills_later_requests_are_children_of_the_callers_span_too(tel):
-    """``load_skill`` chains requests: the manifest, then ``SKILL.md``, read from a worker thread.
+    """``Skills.load`` chains requests: the manifest, then ``SKILL.md``, read from a worker thread.
     Every span of the chain must be a child of the caller's span (one trace), not a new root."""
     import hashlib
 

@@ -144,7 +144,7 @@ class AppBridge:
 
     Args:
         client: a connected ``mcpclient.Client`` (only ``read_resource``, ``call_tool``,
-            ``list_tools`` and ``known_tool`` are used).
+            ``list_tools`` and the client's latest tools listing are used).
         resource_uri: the app's ``ui://`` resource; or leave it out and name ``tool``.
         tool: the tool the app belongs to: its ``ui.resourceUri`` is the resource, ``open()``
             calls it, and ``ui/initialize`` tells the app about it (``hostContext.toolInfo``).

@@ -1,11 +1,11 @@
 """Tasks (MCP 2025-11-25, experimental): long-running tool calls the server runs in the background.
 
-``Client.call_tool(name, args, task=True)`` sends the call task-augmented and returns a
+``client.extension(Tasks).call_tool(name, args)`` sends the call task-augmented and returns a
 ``ToolTask`` at once; the server keeps working and the handle polls (``status()``), waits for the
 outcome (``result()``, over ``tasks/result``, which the server holds open until the task ends) or
 cancels (``cancel()``, over ``tasks/cancel`` — never ``notifications/cancelled``).
 
-The client can also be the task *receiver*: with ``Client(task_requests=True)`` a server may ask
+The client can also be the task *receiver*: with ``Handlers(task_requests=True)`` a server may ask
 for sampling or elicitation as a task. ``TaskStore`` then answers at once with a working task,
 runs the user's handler on its own thread, and serves the server's ``tasks/get``,
 ``tasks/result``, ``tasks/list`` and ``tasks/cancel`` for it.
@@ -44,7 +44,7 @@ class ToolTask:
     """A tool call running as a task on the server. Thread-safe; every method is one request.
 
     ``task`` is the state the server first reported (``CreateTaskResult``). ``protocol`` says
-    which tasks this is: ``"2025-11-25"`` (``call_tool(task=True)``, this class) or
+    which tasks this is: ``"2025-11-25"`` (``Tasks.call_tool``, this class) or
     ``"extension"`` (the Tasks extension's task, same methods).
     """
     # The Tasks extension's task is ``_taskext.ExtensionToolTask``.
@@ -117,7 +117,7 @@ class ToolTask:
 
 def start(requester: "Requester", capabilities: Dict[str, Any], known: Optional[Tool], params: Dict[str, Any],
           transform: Callable[[Any], ToolResult], task: Any, deadline: Deadline) -> "ToolTask":
-    """``Client.call_tool(..., task=True)``: send the call task-augmented; the ``ToolTask``."""
+    """``Tasks.call_tool(...)``: send the call task-augmented; the ``ToolTask``."""
     name = params["name"]
     if not server_has(capabilities, "tasks.requests.tools.call"):
         error = CapabilityError("tasks.requests.tools.call", "tools/call")

@@ -4,12 +4,12 @@ server answers with a task, followed to their end by this client.
 With ``Client(extensions={TASKS: {}})`` a server may answer ``tools/call`` with
 ``resultType: "task"`` (a ``CreateTaskResult``: ``taskId``, ``status``, ``pollIntervalMs``...).
 ``call_tool`` / ``call_tool_future`` then wait on a ``ToolCallFuture``, which the client's
-poller (``_taskpoll``) settles: it polls ``tasks/get``, answers the task's input requests with
+poller (``poller``) settles: it polls ``tasks/get``, answers the task's input requests with
 the client's own handlers (each key once) over ``tasks/update``, takes ``notifications/tasks``
 pushes at once, and maps the end: ``completed`` -> the tool's result, ``failed`` -> ``RPCError``
 (``.task_id``), ``cancelled`` -> ``RequestCancelled``. Cancelling the call (or its timeout)
 sends ``tasks/cancel``, never ``notifications/cancelled``; closing the client sends nothing, so
-task ids stay resumable (``client.task(task_id)``, an ``ExtensionToolTask``).
+task ids stay resumable (``client.extension(Tasks).task(task_id)``, an ``ExtensionToolTask``).
 """
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ class TasksExtension(Extension):
 
     def handle(self, task_id: str, name: str = "", transform: Optional[Callable[[Any], ToolResult]] = None,
                task: Optional[Task] = None) -> "ExtensionToolTask":
-        """A handle for a task of this server (``client.task(task_id)``; nothing is sent)."""
+        """A handle for a task of this server (``Tasks.task(task_id)``; nothing is sent)."""
         if not isinstance(task_id, str) or not task_id:
             raise ValueError("task_id must be a non-empty string")
         return ExtensionToolTask(self.poller(), name, task or Task(task_id, "unknown"),
@@ -352,7 +352,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
 
 def resume(ext: Optional[Extension], server_extensions: Mapping[str, Any], server_capabilities: Dict[str, Any],
            requester: Any, task_id: str) -> ToolTask:
-    """``Client.task(task_id)``: a handle for a task this client (or an earlier one) started;
+    """``Tasks.task(task_id)``: a handle for a task this client (or an earlier one) started;
     nothing is sent. Extension-backed when ``TASKS`` is declared (``ext``, the client's
     ``TasksExtension``; another ``Extension`` of that id declares it without one) and the server has
     it; else the 2025-11-25 handle if the server has ``tasks``; else ``ValueError`` (not declared)
@@ -364,5 +364,5 @@ def resume(ext: Optional[Extension], server_extensions: Mapping[str, Any], serve
     if server_has(server_capabilities, "tasks"):
         return ToolTask(requester, "", Task(task_id, "unknown"), lambda raw: ToolResult.from_wire(raw, "task"))
     if not isinstance(ext, TasksExtension):
-        raise ValueError(f"client.task() needs the Tasks extension: declare it with Client(extensions={{{TASKS!r}: {{}}}})")
+        raise ValueError(f"Tasks.task() needs the Tasks extension: declare it with Client(extensions={{{TASKS!r}: {{}}}})")
     raise CapabilityError(f"extensions.{TASKS}", "tasks/get")

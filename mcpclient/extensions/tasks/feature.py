@@ -42,10 +42,12 @@ class Tasks(Feature):
     Example::
 
         tasks = client.extension(Tasks)
-        task = tasks.call_tool("render", {"scene": 3}, ttl=60_000)  # returns once the task exists
+        # returns once the server made the task
+        task = tasks.call_tool("render", {"scene": 3}, ttl=60_000)
         saved = task.task_id
         ...
-        print(tasks.task(saved).result().text)                       # later, or in another process
+        # later, or in another process
+        print(tasks.task(saved).result().text)
 
     ``timeout`` as everywhere: omitted, the client's; ``None``, no limit.
     """

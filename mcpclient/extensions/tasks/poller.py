@@ -149,7 +149,7 @@ class _Poller:
 
     def _keys(self, task_id: str) -> Set[str]:
         """Under the lock: the input keys answered for ``task_id`` (kept while it is followed
-        again, e.g. by ``client.task(id).result()`` after the call gave up: keys are unique for
+        again, e.g. by ``Tasks.task(id).result()`` after the call gave up: keys are unique for
         the task's lifetime)."""
         seen = self._seen.pop(task_id, None)
         self._seen[task_id] = seen = set() if seen is None else seen

@@ -96,7 +96,7 @@ def of_task(error: BaseException, task_id: str) -> BaseException:
         return error
     if isinstance(error, ClientClosedError) and task_id not in str(error):
         closed = ClientClosedError(f"tools/call: the client was closed while task {task_id} ran "
-                                   f"(resume it with client.task({task_id!r}))")
+                                   f"(resume it with client.extension(Tasks).task({task_id!r}))")
         closed.__cause__ = error
         error = closed
     if error.task_id is None:
