@@ -9,26 +9,32 @@ import sys
 import pytest
 
 from conftest import LONG, TESTING_SERVER, child_pids, wait_until
-from mcpclient import Client
+from mcpclient import Client, Handlers, Limits, Timeout
 
+#: (what is wrong, the arguments (made when the case runs: a bad value fails as it is made), what
+#: the error names).
 BAD_ARGUMENTS = [
-    {"max_workers": 0},
-    {"max_pages": 0},
-    {"validate_output": "sometimes"},
-    {"protocol": "2099-01-01"},
-    {"timeout": -1},
-    {"elicitation_modes": ("telepathy",)},
-    {"max_server_text": 0},
-    {"sampling_handler": "not callable"},
-    {"capabilities": ["not", "a", "dict"]},
+    ("workers", lambda: {"limits": Limits(workers=0)}, "workers"),
+    ("pages", lambda: {"limits": Limits(pages=0)}, "pages"),
+    ("server_text", lambda: {"limits": Limits(server_text=0)}, "server_text"),
+    ("validate_output", lambda: {"validate_output": "sometimes"}, "validate_output"),
+    ("protocol", lambda: {"protocol": "2099-01-01"}, "2099-01-01"),
+    ("timeout", lambda: {"timeout": -1}, "timeout"),
+    ("connect_timeout", lambda: {"timeout": Timeout(5, connect=-1)}, "connect timeout"),
+    ("elicitation_modes", lambda: {"handlers": Handlers(elicitation_modes=("telepathy",))}, "elicitation_modes"),
+    ("sampling", lambda: {"handlers": Handlers(sampling="not callable")}, "sampling"),
+    ("capabilities", lambda: {"capabilities": ["not", "a", "dict"]}, "capabilities"),
+    ("limits_type", lambda: {"limits": {"workers": 2}}, "limits must be a Limits"),
+    ("handlers_type", lambda: {"handlers": {"sampling": print}}, "handlers must be a Handlers"),
+    ("removed_keyword", lambda: {"max_workers": 2}, "max_workers"),
 ]
 
 
-@pytest.mark.parametrize("arguments", BAD_ARGUMENTS, ids=lambda a: next(iter(a)))
-def test_a_bad_argument_fails_at_construction_and_starts_nothing(arguments):
+@pytest.mark.parametrize("what, arguments, named", BAD_ARGUMENTS, ids=[case[0] for case in BAD_ARGUMENTS])
+def test_a_bad_argument_fails_at_construction_naming_it_and_starts_nothing(what, arguments, named):
     before = child_pids()
-    with pytest.raises((TypeError, ValueError)):
-        Client(TESTING_SERVER, **arguments)
+    with pytest.raises((TypeError, ValueError), match=named):
+        Client(TESTING_SERVER, **arguments())
     assert child_pids() == before
 
 
