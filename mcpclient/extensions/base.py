@@ -191,24 +191,13 @@ class _Declared(Extension):
         return dict(self._settings)
 
 
-class ExtensionOwner(Protocol):
-    """What the contexts need of the client they belong to (``ClientCore``; never the ``Client``)."""
+class ExtensionOwner(FeatureOwner, Protocol):
+    """What the contexts need of the client they belong to (``ClientCore``; never the
+    ``Client``): what a feature uses, and these."""
 
     @property
     def stateless(self) -> bool:
         """Whether the connection speaks the 2026 era."""
-
-    def server_capabilities(self) -> Dict[str, Any]:
-        """What the server declared (``{}`` before connect)."""
-
-    def deadline(self, timeout: Any = DEFAULT) -> "Deadline":
-        """The deadline of a request made now with ``timeout=``."""
-
-    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
-             deadline: "Deadline", *, check: bool = True,
-             on_progress: Optional[Callable[..., Any]] = None,
-             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallFuture[Any]":
-        """Send ``method`` the negotiated era's way."""
 
     def answer(self, method: str, params: Dict[str, Any]) -> Any:
         """Answer a server request with the client's own handlers."""
