@@ -204,3 +204,21 @@ def test_close_from_another_thread_ends_every_path_within_a_second(stalled: Call
         closer.cancel()
         client.close()
     assert kind is ClientClosedError and CLOSE_AFTER <= took <= CLOSE_AFTER + 1.0, (kind, took)
+
+
+def batched_answer(conn: Conn, message: Dict[str, Any]) -> bool:
+    """The answer as a JSON batch, with a notification before it (what the 2025-03-26 revision allowed)."""
+    import json
+
+    note = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}}
+    return conn.reply(json.dumps([note, json.loads(answer(message, {"content": []}))]).encode())
+
+
+@pytest.mark.parametrize("path", [name for name, _ in PATHS])
+def test_an_answer_in_a_json_batch_reaches_every_path(hostile: Any, path: str) -> None:
+    """A blocking call runs its own POST: a JSON batch holding its answer is taken apart by the
+    reader, as for a future, instead of being dispatched whole on the caller's thread."""
+    server = hostile(batched_answer)
+    with client_for(server.url) as client:
+        kind, took = ended(client, dict(PATHS)[path])
+    assert kind is type(None) and took < LONG, (kind, took)

@@ -432,9 +432,11 @@ class HTTPTransport(Transport):
         (anything else goes to the reader, as ``_deliver_body`` sends it)."""
         body = read_body(response, self.name, self.max_message_size, request.deadline)
         message = decode_frame(body)
-        if _answers(message, request.id):
+        if type(message) is dict and _answers(message, request.id):
             return message
-        self._inbox.put(message)
+        self._inbox.put(message)  # (a batch goes to the reader, which takes its messages apart)
+        if _answers(message, request.id):
+            return None
         raise ProtocolError(f"{self.name} answered request {request.id!r} with a JSON body that is not its response")
 
     def _reissue(self, request: Request, broke: ConnectionClosed) -> None:
