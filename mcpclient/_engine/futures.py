@@ -13,7 +13,7 @@ canceller, timer, closer): see ``session``.
 from __future__ import annotations
 
 import logging
-from contextvars import copy_context
+from contextvars import ContextVar, copy_context
 from concurrent.futures import CancelledError, Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from _thread import allocate_lock as _allocate_lock, get_ident as _get_ident
@@ -118,6 +118,15 @@ def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozens
     raise ProtocolError(f"reply to {method} has neither result nor error")
 
 
+#: The call whose step runs on this thread (``cancel_with_it`` through ``stepping_call``).
+_stepping_call: "ContextVar[Optional[CallFuture[Any]]]" = ContextVar("mcpclient_stepping_call", default=None)
+
+
+def stepping_call() -> "Optional[CallFuture[Any]]":
+    """The call whose step (its transform) runs on this thread now, if any."""
+    return _stepping_call.get()
+
+
 #: ``Future``'s states in which it is over (``concurrent.futures`` keeps them as strings).
 _OVER = frozenset(("FINISHED", "CANCELLED", "CANCELLED_AND_NOTIFIED"))
 _CANCELLED = frozenset(("CANCELLED", "CANCELLED_AND_NOTIFIED"))
@@ -163,6 +172,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     _in_result = 0  # threads in result()/exception(): one of them runs the next step
     _parked: Any = None  # a round's reply (or error) waiting for one of them; guarded by _condition
     _stepping: Optional[int] = None  # the thread in result() running a step now
+    _inner: "Optional[Future[Any]]" = None  # what a step waits for (cancel_with_it)
     #: The exchange of the round in flight, if the transport lets a thread that waits for it
     #: run it (``Transport.send``'s return); taken, under ``_condition``, by one such thread.
     exchange_here: Optional[Callable[[], Optional[Dict[str, Any]]]] = None
@@ -257,8 +267,20 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         transform = self._transform
         if transform is None:
             return raw
-        trace = self.trace  # (traced: the transform, and input rounds' handlers, run in the call's span)
-        return transform(raw) if trace is None else trace.run(transform, raw)
+        token = _stepping_call.set(self)  # (a future the transform waits for is cancelled with this call)
+        try:
+            trace = self.trace  # (traced: the transform, and input rounds' handlers, run in the call's span)
+            return transform(raw) if trace is None else trace.run(transform, raw)
+        finally:
+            _stepping_call.reset(token)
+
+    def cancel_with_it(self, inner: "Future[Any]") -> None:
+        """Cancel ``inner`` (what a step of this call waits for: a task an extension follows)
+        when this call is cancelled, on whichever thread the step runs; at once if it is."""
+        with self._mutex:
+            self._inner = inner
+        if self._state in _CANCELLED:
+            inner.cancel()
 
     def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
         """Complete the future (False if it was cancelled or completed meanwhile: then the
@@ -398,6 +420,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         except RuntimeError:  # cancelled (and notified) before: nothing more to do
             return True
         self._session.abandon(self.request_id, "cancelled by the client")
+        inner = self._inner
+        if inner is not None:  # a step waits for it (on a worker, maybe): it stops too
+            inner.cancel()
         return True
 
     def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:

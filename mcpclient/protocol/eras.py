@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Optio
 
 from ..errors import CapabilityError, ProtocolError, RequestTimeout
 from .._engine.deadline import Deadline
-from .._engine.futures import CallFuture, ProgressCallback, Transform
+from .._engine.futures import CallFuture, ProgressCallback, Transform, stepping_call
 from .stateless import ToolHeaders, encode_header_value, NAMED_METHODS
 from .spec import listen_capabilities, missing_capabilities, repeat_safety
 
@@ -141,6 +141,9 @@ def resolve_claimed(resolver: Resolver, kind: str, method: str, raw: Dict[str, A
     cancels it too."""
     value = resolver(kind, method, raw)
     if isinstance(value, Future):
+        call = stepping_call()
+        if call is not None:  # a cancel of the call (a Ctrl-C in its blocking method) stops it too
+            call.cancel_with_it(value)
         try:
             value = value.result(deadline.remaining())
         except FutureTimeout:

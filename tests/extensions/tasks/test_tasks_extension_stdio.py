@@ -561,3 +561,26 @@ def test_a_client_with_the_extension_nobody_closed_is_collected_with_its_poller(
         thread.join(LONG)
         assert not thread.is_alive(), thread.name
 
+
+
+def test_cancelling_a_requests_future_while_its_answer_waits_for_its_task_cancels_the_task():
+    # Nobody waits on the future: a worker runs its step, which waits for the task the
+    # extension follows (an input request keeps it open). Cancelling the future stops that
+    # task too (tasks/cancel, once), on whichever thread the step waits.
+    asked, release = threading.Event(), threading.Event()
+
+    def elicit(request):
+        asked.set()
+        release.wait(LONG)
+        return ElicitationResult.accept({"n": 1})
+
+    with connect(handlers=Handlers(elicitation=elicit)) as client:
+        future = client.request_future("tools/call", {"name": "ext_ask", "arguments": {"kind": "elicit"}}, timeout=None)
+        try:
+            assert asked.wait(LONG)  # the task exists, and its step waits for it on a worker
+            assert future.cancel()
+        finally:
+            release.set()
+        task_id = created_task(server_log(client))
+        assert client.extension(Tasks).task(task_id).wait(LONG).status == "cancelled"
+        assert len(entries(server_log(client), "tasks/cancel", task_id)) == 1
