@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import weakref
 from typing import (
-    TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union, overload,
+    TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union,
 )
 
 from ._client.deferred import params as _params, types as _types
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from ._engine.futures import CallFuture, ProgressCallback
     from ._engine.session import Session
     from .auth.base import AuthProvider
-    from .extensions.base import Extension
     from .extensions.registry import ExtensionsSetting
     from .policies.handlers import Handlers
     from .policies.reconnect import Keepalive, Reconnect

@@ -19,7 +19,7 @@ import logging
 import sys
 import time
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar
 
 from .._engine.deadline import Deadline, check_timeout
 from .._engine.futures import CallFuture, ProgressCallback, Transform
@@ -41,7 +41,7 @@ from .tools import ToolRegistry
 
 if TYPE_CHECKING:
     from .options import Options
-    from ..types._tools import Tool, ToolResult
+    from ..types._tools import Tool
     from ..extensions.registry import Registry
     from ..extensions.tasks.core import ToolTask
     from ..policies.tracing import Tracing

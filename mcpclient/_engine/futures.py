@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from contextvars import ContextVar, copy_context
-from concurrent.futures import CancelledError, Future, InvalidStateError
+from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from _thread import allocate_lock as _allocate_lock, get_ident as _get_ident
 from time import monotonic as _monotonic

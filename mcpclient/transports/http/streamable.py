@@ -23,7 +23,6 @@ user's session, a proxy or ``follow_redirects`` needs ``requests``' own machiner
 from __future__ import annotations
 
 import logging
-import time
 from _thread import allocate_lock as _allocate_lock
 from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, Optional, Tuple, Union
 
