@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
 from .._util.sentinel import DEFAULT_MAX_PAGES
-from .._engine.futures import NextRound, Transform
+from .._engine.futures import NextRound
 from .spec import LOG_LEVELS
 
 if TYPE_CHECKING:
