@@ -58,8 +58,11 @@ class Timeout:
     probe: float = 2.0
     reset_on_progress: bool = False
     total: Optional[float] = None
+    #: ``connect`` was not given, so it follows ``call`` (in ``replace()`` too).
+    _connect_follows_call: bool = dataclasses.field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_connect_follows_call", self.connect is _UNSET)
         if not isinstance(self.reset_on_progress, bool):
             raise TypeError("reset_on_progress must be True or False")
         call = _seconds(self.call, "the call timeout")
@@ -75,7 +78,9 @@ class Timeout:
         return setting if isinstance(setting, Timeout) else cls(setting)
 
     def replace(self, **changes: Any) -> "Timeout":
-        """A copy with ``changes`` applied."""
+        """A copy with ``changes`` applied (a ``connect`` never given follows a new ``call``)."""
+        if self._connect_follows_call and "connect" not in changes:
+            changes["connect"] = _UNSET
         return dataclasses.replace(self, **changes)
 
 

@@ -230,3 +230,10 @@ def test_elicitation_names_are_reexported_and_raise_value_errors():
     with pytest.raises(elicitation.InvalidElicitation, match="unknown elicitation mode 'x'") as info:
         ElicitationRequest.from_wire({"mode": "x", "message": "m"})
     assert isinstance(info.value, ValueError)
+
+
+def test_a_timeout_whose_connect_follows_call_follows_it_through_replace():
+    assert Timeout(30).replace(call=5).connect == 5.0
+    assert Timeout(30, connect=10).replace(call=5).connect == 10.0
+    assert Timeout(30).replace(connect=7).replace(call=5).connect == 7.0
+    assert Timeout(30).replace(probe=1).connect == 30.0
