@@ -189,7 +189,7 @@ def _variant(row: str, where: bench.Placement, modern: bool):
     finally:
         subprocess.Popen = real_popen  # type: ignore[misc]
     client.list_tools()
-    session = client._session
+    session = getattr(client, "_session", None) or client.session  # (older installs: public)
     call = client.call_tool
     if row.startswith("mc-session") and not row.startswith("mc-session-no") and "+" not in row:  # the engine alone: no Client layer, no ToolResult, timeout=60 as Client passes
         def call(name, arguments, _call=session.call):  # type: ignore[misc]

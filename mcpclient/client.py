@@ -277,8 +277,8 @@ class Client:
             UnsendableMessage: the arguments cannot be encoded as JSON (nothing was sent).
             URLElicitationRequired: the server needs the user to complete URL elicitations first.
         """
-        return wait_for(self.call_tool_future(name, arguments, timeout=timeout, on_progress=on_progress,
-                                              raise_on_error=raise_on_error, meta=meta))
+        return wait_for(self.call_tool_future, name, arguments, timeout=timeout, on_progress=on_progress,
+                        raise_on_error=raise_on_error, meta=meta)
 
     def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *,
                          timeout: CallTimeout = DEFAULT, on_progress: Optional[ProgressCallback] = None,

@@ -66,6 +66,9 @@ class CallHost(Protocol):
     def expire(self, call: "CallFuture[Any]") -> None:
         """The deadline of ``call`` passed."""
 
+    def watch(self, call: "CallFuture[Any]") -> None:
+        """Have the timer enforce ``call``'s deadline."""
+
     def waiting_for(self, call: "CallFuture[Any]", timeout: Optional[float]) -> Optional[ContextManager[None]]:
         """Around a thread's wait for ``call`` (refuses the reader and the timer); None: nothing to do."""
 
@@ -170,6 +173,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: (timed out, cancelled): what the reply made on the server may need undoing (a task).
     on_late: Optional[Callable[[Dict[str, Any]], Any]] = None
     _in_result = 0  # threads in result()/exception(): one of them runs the next step
+    #: The thread that made the call announced it will wait for it (``_util.waiting``): a
+    #: reply that comes before it reaches ``result()`` is parked for it, not handed to a worker.
+    _waiter_coming = False
     _parked: Any = None  # a round's reply (or error) waiting for one of them; guarded by _condition
     _stepping: Optional[int] = None  # the thread in result() running a step now
     _inner: "Optional[Future[Any]]" = None  # what a step waits for (cancel_with_it)
@@ -222,7 +228,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         payload = msg if error is None else error
         mutex = self._mutex
         mutex.acquire()
-        if not self._in_result:
+        if not self._in_result and not self._waiter_coming:
             mutex.release()
             self._hand_off(payload)
             return
@@ -231,6 +237,23 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         mutex.release()
         for waker in wakers:
             waker.release()
+
+    def waiter_left(self) -> None:
+        """The thread that announced it would wait for this call will not (any more): a reply
+        parked for it goes to a worker (``Announced``; only that thread calls this)."""
+        if not self._waiter_coming:
+            return
+        mutex = self._mutex
+        mutex.acquire()
+        self._waiter_coming = False
+        left = self._parked if not self._in_result else None
+        if left is not None:
+            self._parked = None
+        mutex.release()
+        if left is not None:
+            self._hand_off(left[0])
+        elif self._state not in _OVER and self.deadline is not NEVER:
+            self._session.watch(self)  # (nobody enforces its deadline now but the timer)
 
     def _hand_off(self, payload: Any) -> None:
         if not self._session.continue_call(self, payload):
@@ -336,7 +359,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         """Wait until the call is over, running the steps of the rounds that end meanwhile on
         this thread (``run_step``), and its exchange if the transport left it to a waiting
         thread. ``TimeoutError`` once ``timeout`` seconds (this wait's own, not the call's
-        deadline, which the timer enforces) passed first.
+        deadline, which the timer and every waiter enforce) passed first.
 
         Each waiting thread sleeps on a bare lock of its own, released by ``deliver`` (a round
         ended) or by the completion (``_invoke_callbacks``); ``_mutex`` guards what they share."""
@@ -353,6 +376,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         mutex = self._mutex
         mutex.acquire()
         self._in_result += 1
+        self._waiter_coming = False  # (here now)
         try:
             while self._state not in _OVER:
                 here = self.exchange_here
@@ -382,8 +406,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 self._wakers.append(waker)
                 woken = False
                 mutex.release()
+                due = self.deadline.at  # (enforced here too: the timer does not watch an announced call)
                 try:
-                    woken = waker.acquire(True, WAIT_MAX if end is None else max(0.0, end - _monotonic()))
+                    woken = waker.acquire(True, max(0.0, min(WAIT_MAX if end is None else end, due) - _monotonic()))
                 finally:
                     mutex.acquire()
                     if not woken:
@@ -391,8 +416,16 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                             self._wakers.remove(waker)
                         except ValueError:  # released just now: woken after all
                             pass
-                if not woken and end is not None and _monotonic() >= end and self._state not in _OVER \
-                        and self._parked is None:
+                if woken or self._state in _OVER or self._parked is not None:
+                    continue
+                now = _monotonic()
+                if self.deadline.at <= now:  # (progress may have moved it)
+                    mutex.release()
+                    try:
+                        session.expire(self)
+                    finally:
+                        mutex.acquire()
+                elif end is not None and now >= end:
                     raise FutureTimeout()
         finally:
             self._in_result -= 1

@@ -32,13 +32,14 @@ from typing import Any, Callable, ContextManager, Dict, FrozenSet, List, Optiona
 from .._util.threads import WorkerPool, join_all, next_instance
 from .timer import DeadlineTimer
 from .._util.wire import format_message, should_log, wire_log
+from .._util.waiting import announced_waiter as _announced_waiter
 from ..errors import (
     ClientClosedError, ConnectionClosed, MCPError, ReaderThreadError, RequestCancelled,
     RequestTimeout, SendTimeout, UnsendableMessage,
 )
 from .abandoned import NOT_ABANDONED, AbandonedRequests
 from .deadline import NEVER, Deadline
-from .futures import CallFuture, Prepare, ProgressCallback, Transform
+from .futures import _OVER, CallFuture, Prepare, ProgressCallback, Transform
 from .server_requests import RequestHandler, ServerRequests
 from .hooks import CallTracer
 from .reader import NotificationHandler, Reader
@@ -251,7 +252,8 @@ class Session:
         that resets is moved by the call's progress notifications); it also bounds sending. On
         expiry the request is cancelled on the server and ``RequestTimeout`` raised.
         ``transform`` turns each raw result into the value (or ``NextRound`` for another round), on
-        the thread waiting in ``result()`` or else a worker; the timer watches the deadline.
+        the thread waiting in ``result()`` or else a worker; the timer enforces the deadline (or
+        the thread that announced it will wait: ``_util.waiting``).
         ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
         ``idempotent`` and ``setup`` are passed to the transport; a call that is not
         ``cancellable`` is never cancelled on the server (``initialize``). ``known``: a raw
@@ -261,6 +263,10 @@ class Session:
         ``drain`` for it before a close.
         """
         call = CallFuture(self, method, transform)
+        announced = _announced_waiter.get()
+        if announced is not None and not announced:  # this thread will wait for it (``wait_for``)
+            announced.append(call)
+            call._waiter_coming = True
         if deadline is not NEVER:
             call.deadline = deadline
         if on_progress is not None:
@@ -286,8 +292,8 @@ class Session:
             if call.trace is not None:
                 call.trace.end(None, exc, call.request_id)
             raise
-        if deadline.at != _INF and not call.done():
-            self._timer.watch(call)
+        if deadline.at != _INF and not call._waiter_coming and call._state not in _OVER:
+            self._timer.watch(call)  # (an announced call's waiter enforces it, or watch() when it leaves)
         return call
 
     def resend(self, call: CallFuture, params: Optional[Dict[str, Any]]) -> None:
@@ -299,7 +305,7 @@ class Session:
         headers = call.headers
         if call.prepare is not None:
             params, headers = call.prepare(call.method, params)
-        self._send_round(call, params, headers)  # the timer watches the call since call() (one deadline)
+        self._send_round(call, params, headers)  # (one deadline, enforced since call())
 
     def _send_round(self, call: CallFuture, params: Optional[Dict[str, Any]],
                     headers: Optional[Dict[str, str]]) -> None:

@@ -178,3 +178,82 @@ def test_calls_on_a_dead_connection_from_fresh_threads_raise_process_exited(reap
         kinds.append(outcome.error)
     wrong = {repr(e) for e in kinds if not isinstance(e, (ProcessExited, ClientClosedError))}
     assert not wrong, f"ping() on a dead client raised {wrong}"
+
+
+@pytest.fixture
+def delivered(monkeypatch):
+    """An event set each time a round's outcome reaches its call (``CallFuture.deliver``)."""
+    from mcpclient._engine.futures import CallFuture
+
+    event = threading.Event()
+    deliver = CallFuture.deliver
+
+    def deliver_and_tell(self: Any, *args: Any) -> None:
+        deliver(self, *args)
+        event.set()
+
+    monkeypatch.setattr(CallFuture, "deliver", deliver_and_tell)
+    return event
+
+
+def test_an_answer_that_beats_its_blocking_caller_to_result_is_parsed_on_the_callers_thread(delivered):
+    """``wait_for`` announces the caller: an answer read before the caller reaches ``result()``
+    waits for it there, rather than being passed to a worker thread first."""
+    from mcpclient._util.waiting import wait_for
+
+    with Client(server_command(), timeout=LONG) as client:
+        session = client._session
+        parsed_on: List[str] = []
+
+        def parse(raw: Any) -> Any:
+            parsed_on.append(threading.current_thread().name)
+            return raw
+
+        def submit() -> Any:
+            delivered.clear()
+            future = session.call("ping", deadline=Deadline(LONG), transform=parse)
+            assert delivered.wait(LONG)  # the answer is in before anyone waits for it
+            return future
+
+        for _ in range(3):
+            assert wait_for(submit) == {}
+        assert parsed_on == [threading.current_thread().name] * 3
+
+
+def test_a_call_announced_but_not_waited_for_still_completes(delivered):
+    """A call made while a blocking method made its future, that is not the future it waits
+    for, is not left waiting for a caller that never comes."""
+    from mcpclient._util.waiting import wait_for
+
+    with Client(server_command(), timeout=LONG) as client:
+        session = client._session
+        first: List[Any] = []
+
+        def submit() -> Any:
+            delivered.clear()
+            first.append(session.call("ping", deadline=Deadline(LONG), transform=lambda raw: "first"))
+            assert delivered.wait(LONG)
+            return session.call("ping", deadline=Deadline(LONG), transform=lambda raw: "second")
+
+        assert wait_for(submit) == "second"
+        done, _ = concurrent.futures.wait(first, LONG)  # (a wait that runs no step itself)
+        assert done == {first[0]} and first[0].result() == "first"
+
+
+def test_an_announced_call_its_caller_never_waits_for_still_times_out(scripted):
+    """Its caller would have enforced its deadline; once the caller is gone the timer does."""
+    from mcpclient._util.waiting import wait_for
+    from mcpclient.errors import RequestTimeout
+
+    server = scripted(lambda method, params: None)  # never answers tools/call
+    with Client(server.transport, timeout=LONG) as client:
+        made: List[Any] = []
+
+        def submit() -> Any:
+            made.append(client._session.call("tools/call", {"name": "t"}, deadline=Deadline(0.5)))
+            raise ValueError("no future for the caller")
+
+        with pytest.raises(ValueError):
+            wait_for(submit)
+        done, _ = concurrent.futures.wait(made, LONG)
+        assert done == {made[0]} and isinstance(made[0].exception(), RequestTimeout)
