@@ -262,7 +262,7 @@ class Session:
         made may need undoing: a task); the transport waits ``LATE_ANSWER`` s longer for it, and
         ``drain`` for it before a close.
         """
-        call = CallFuture(self, method, transform)
+        call: CallFuture[Any] = CallFuture(self, method, transform)
         announced = _announced_waiter.get()
         if announced is not None and not announced:  # this thread will wait for it (``wait_for``)
             announced.append(call)

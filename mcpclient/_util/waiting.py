@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from contextvars import ContextVar
-from typing import Any, Callable, List, Optional, TypeVar, Union
+from typing import Any, Callable, List, Optional, Protocol, TypeVar, Union
 
 __all__ = ["Announced", "announced_waiter", "wait_for"]
 
 T = TypeVar("T")
 
 
-class Announced:
+class Announced(Protocol):
     """A call a thread announced it will wait for (see ``announced_waiter``)."""
 
     def waiter_left(self) -> None:
