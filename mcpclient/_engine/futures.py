@@ -307,17 +307,26 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
         """Complete the future (False if it was cancelled or completed meanwhile: then the
-        outcome is dropped)."""
+        outcome is dropped). ``Future.set_result``/``set_exception``, in one step."""
         trace = self.trace
         if trace is not None:  # ended before the caller is woken: the span covers the call, not the wait
             trace.end(value, error, self.request_id)
-        try:
+        condition = self._condition  # type: ignore[attr-defined]
+        with condition:
+            if self._state in _OVER:
+                return False
             if error is None:
-                self.set_result(value)
+                self._result = value
             else:
-                self.set_exception(error)
-        except InvalidStateError:
-            return False
+                self._exception = error
+            self._state = "FINISHED"
+            for waiter in self._waiters:  # type: ignore[attr-defined]
+                if error is None:
+                    waiter.add_result(self)
+                else:
+                    waiter.add_exception(self)
+            condition.notify_all()
+        self._invoke_callbacks()
         return True
 
     def start(self, raw: Any) -> None:
@@ -472,7 +481,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         mutex.release()
         for waker in wakers:
             waker.release()
-        if self._done_callbacks and self._stepping == _get_ident() and self._session.on_worker(  # type: ignore[attr-defined]
+        if not self._done_callbacks:  # type: ignore[attr-defined]
+            return
+        if self._stepping == _get_ident() and self._session.on_worker(
                 f"done-callbacks of {self.method}", super()._invoke_callbacks):  # type: ignore[misc]
             return
         super()._invoke_callbacks()  # type: ignore[misc]

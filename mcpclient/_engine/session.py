@@ -32,7 +32,7 @@ from typing import Any, Callable, ContextManager, Dict, FrozenSet, List, Optiona
 from .._util.threads import WorkerPool, join_all, next_instance
 from .timer import DeadlineTimer
 from .._util.wire import format_message, should_log, wire_log
-from .._util.waiting import announced_waiter as _announced_waiter
+from .._util.waiting import announce as _announce
 from ..errors import (
     ClientClosedError, ConnectionClosed, MCPError, ReaderThreadError, RequestCancelled,
     RequestTimeout, SendTimeout, UnsendableMessage,
@@ -263,9 +263,7 @@ class Session:
         ``drain`` for it before a close.
         """
         call: CallFuture[Any] = CallFuture(self, method, transform)
-        announced = _announced_waiter.get()
-        if announced is not None and not announced:  # this thread will wait for it (``wait_for``)
-            announced.append(call)
+        if _announce(call):  # this thread will wait for it (``wait_for``)
             call._waiter_coming = True
         if deadline is not NEVER:
             call.deadline = deadline
