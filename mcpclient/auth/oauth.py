@@ -20,7 +20,9 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import requests
 
 from .._util.threads import FlightTimeout, SingleFlight
 from ..errors import AuthError, parse_challenge
@@ -28,9 +30,6 @@ from ._flow import AuthorizationFlow, DPoP, DPoPMode, TokenResponse
 from .base import AuthProvider, Challenge
 from .grants import GRANTS, Authorize, Grant
 from .store import MemoryTokenStore, TokenStore
-
-if TYPE_CHECKING:
-    import requests
 
 __all__ = ["OAuth", "headless_authorize"]
 
@@ -315,8 +314,6 @@ def headless_authorize(http_get: Optional[Callable[[str], requests.Response]] = 
     ``loopback_authorize``. ``http_get(url)`` fetches without following redirects (default:
     ``requests.get``)."""
     def authorize(url: str) -> str:
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
-
         response = (http_get or (lambda u: requests.get(u, allow_redirects=False, timeout=30)))(url)
         location = response.headers.get("Location")
         if response.status_code not in (301, 302, 303, 307, 308) or not location:

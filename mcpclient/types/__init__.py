@@ -34,6 +34,7 @@ from ..errors import URLElicitationRequired
 from ._base import Raw
 from ._implementation import Implementation, Page, ServerInfo
 from ._tools import Content, EmbeddedResource, ResourceContents, TextContent, Tool, ToolResult, parse_content
+from . import elicitation
 
 if TYPE_CHECKING:
     from ._catalog import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
@@ -86,10 +87,8 @@ _UI = frozenset(("ToolUI", "UICsp", "UIPermissions", "UIResourceMeta"))
 
 def _url_elicitation(raw: Raw) -> Any:
     """One entry of ``URLElicitationRequired.elicitations`` (``errors`` imports nothing of the
-    package, so the types decode it): an ``ElicitationRequest``, loaded on first use."""
-    from .elicitation import ElicitationRequest  # deferred: import cost (only this error needs it)
-
-    return ElicitationRequest.from_wire(raw)
+    package, so the types decode it): an ``ElicitationRequest``."""
+    return elicitation.ElicitationRequest.from_wire(raw)
 
 
 URLElicitationRequired.decode = staticmethod(_url_elicitation)  # type: ignore[assignment]
