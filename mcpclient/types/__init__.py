@@ -19,9 +19,11 @@ equal objects hash alike.
 # ``==``, ``hash()`` and ``repr()`` come from ``_Value``, written once, rather than generated per
 # class (``eq=False, repr=False``): the same behaviour, and building the classes at
 # ``import mcpclient`` costs a third less. What every program meets (tools, tool results, text and
-# resource content, ``Implementation``) is built at import; the resources, prompts and completion
-# types, the content rarer than text, the MCP Apps metadata and ``Task`` load on first use (PEP 562):
-# ``mcpclient.types.Prompt`` (and ``from mcpclient.types import Prompt``) work as for the others.
+# resource content, ``Implementation``, the elicitation requests) is built at import; the resources,
+# prompts and completion types and the content rarer than text load on first use (a few ms each of
+# a one-shot call that never meets them), the MCP Apps metadata and ``Task`` with their extensions,
+# through ``_util.lazy`` (PEP 562): ``mcpclient.types.Prompt`` (and ``from mcpclient.types import
+# Prompt``) work as for the others.
 #
 # Imports: ``_util`` and ``errors`` only.
 from __future__ import annotations
