@@ -21,14 +21,13 @@ import secrets
 from typing import TYPE_CHECKING, Any, Dict, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-import requests
-
 from .._util.lazy import load
 from ..errors import AuthError
 from .discovery import AddressGuard, AuthServer, Resource, discover_resource, discover_server, legacy_server
 from .grants import AuthorizationCode, ClientCredentials, EnterpriseExchange, Grant, JWTBearer, JWTSource, signing_key
 
 if TYPE_CHECKING:
+    import requests
     from cryptography.hazmat.primitives.asymmetric.ec import EllipticCurvePrivateKey
 
     from .jwt import DPoPKey
@@ -336,7 +335,7 @@ class AuthorizationFlow:
     def session(self) -> requests.Session:
         """The HTTP session every request to an authorization server goes through."""
         if self._http is None:
-            self._http = requests.Session()
+            self._http = load("requests").Session()  # an OAuth never used (a stdio run) loads no requests
         return self._http
 
     def _guard_for(self, server_url: str) -> None:
