@@ -3,10 +3,13 @@
 Everything else imports at the top of its module. A load waits only at an optional boundary:
 an extra a program may not have asked for (``requests`` for a stdio-only program,
 ``jsonschema`` before a first validation, ``cryptography``, OpenTelemetry, a framework or an
-LLM SDK), an extension, the protocol era a connection did not negotiate. ``load`` is that
-wait, named; ``lazy_names`` builds a package's ``__getattr__`` (PEP 562) from it, for names
-whose modules sit behind such a boundary. ``tools/layout.py`` reads ``load("mcpclient....")``
-as an import, so the layering checks see it.
+LLM SDK), an extension, the protocol era a connection did not negotiate; or where the one-shot
+benchmark (start, import, connect, one call, exit) shows the wait still pays, which the module
+that waits says. ``load`` is that wait, named; ``lazy_names`` builds a package's
+``__getattr__`` (PEP 562) from it. ``tools/layout.py`` reads ``load("mcpclient....")`` as an
+import, so the layering checks see it (and tests/package that it names a module).
+
+``LazyModule`` serves ``_client.deferred`` only, and goes with it.
 """
 from __future__ import annotations
 
