@@ -9,7 +9,7 @@ that waits says. ``load`` is that wait, named; ``lazy_names`` builds a package's
 ``__getattr__`` (PEP 562) from it. ``tools/layout.py`` reads ``load("mcpclient....")`` as an
 import, so the layering checks see it (and tests/package that it names a module).
 
-``LazyModule`` serves ``_client.deferred`` only, and goes with it.
+``LazyModule``: only ``_client.deferred`` uses it.
 """
 from __future__ import annotations
 
