@@ -170,9 +170,11 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .extensions.base import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
     from .extensions.tasks.extension import TasksExtension, ToolCallFuture
 
-#: Names whose modules load on first use (PEP 562): the engine and the types with the first
-#: ``Client``, the rest when a program needs them; importing mcpclient stays cheap (see
-#: benchmarks/README.md, import time).
+#: Names whose modules load on first use (``_util.lazy``, PEP 562). The engine and the types load
+#: with the first ``connect()``, after it started the server, so that their import overlaps the
+#: server's start. The rest is what a stdio one-shot call never needs, each a few per cent of it:
+#: the HTTP transports (``requests``), ``ServerGroup`` and its config (about 10 ms), the extensions
+#: (tasks, skills, apps: 6 to 15 ms), the policies other than ``Timeout``/``Limits``/``Handlers``.
 _LAZY = {
     "CallFuture": "_engine.futures", "Transport": "transports.base", "Implementation": "types._implementation",
     "EmbeddedResource": "types._tools", "ResourceContents": "types._tools", "TextContent": "types._tools",

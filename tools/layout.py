@@ -4,7 +4,8 @@
     python tools/layout.py --chain    # and the longest chain itself
 
 An import is any ``import``/``from`` statement of one package module by another, at module level
-or inside a function (a lazy import still runs); ``TYPE_CHECKING`` imports never run, so they are
+or inside a function (a lazy import still runs), and any ``load("mcpclient....")`` call (the one
+lazy-import helper, ``mcpclient._util.lazy``: it always waits); ``TYPE_CHECKING`` imports never run, so they are
 left out of the chain but counted for cycles (a circle through annotations is still a circle for
 a reader). ``tests/package/test_layers.py`` checks the package against the same graph.
 """
@@ -15,7 +16,7 @@ import ast
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 #: The package beside this script (a checkout); pass another (an installed wheel's) to the functions.
 PACKAGE = Path(__file__).resolve().parent.parent / "mcpclient"
@@ -58,6 +59,18 @@ def _type_checking_lines(tree: ast.AST) -> Set[int]:
     return lines
 
 
+def _loaded(node: ast.AST) -> Optional[str]:
+    """The package module a ``load("mcpclient....")`` call names (below the package), else None."""
+    if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)):
+        return None
+    func = node.func
+    called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    name = node.args[0].value
+    if called != "load" or not isinstance(name, str) or not name.startswith("mcpclient."):
+        return None
+    return name[len("mcpclient."):]
+
+
 class Import:
     """One import of a package module by another."""
 
@@ -78,6 +91,12 @@ def imports(module: str, path: Path, known: Dict[str, Path]) -> List[Import]:
             nested.update(id(n) for n in ast.walk(fn) if isinstance(n, (ast.Import, ast.ImportFrom)))
     found: List[Import] = []
     for node in ast.walk(tree):
+        loaded = _loaded(node)
+        if loaded is not None:
+            text = lines[node.lineno - 1]
+            if loaded in known and loaded != module:
+                found.append(Import(loaded, node.lineno, text.strip(), True, False, "#" in text))
+            continue
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
         if isinstance(node, ast.Import):

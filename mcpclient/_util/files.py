@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from typing import Any
 
 __all__ = ["write_json"]
@@ -14,8 +15,6 @@ __all__ = ["write_json"]
 
 def write_json(path: str, data: Any, *, mode: int, **dump_options: Any) -> None:
     """Write ``data`` as JSON to ``path`` atomically, with permissions ``mode``."""
-    import tempfile  # deferred: import cost (tempfile); only writing a file needs it
-
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, mode=0o700, exist_ok=True)  # (~/.config/myapp/ on a first run; only ours can read it)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".", suffix=".tmp")

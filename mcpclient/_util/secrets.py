@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, Iterable, Iterator, Mapping, Set
+from urllib.parse import parse_qsl, urlsplit
 
 __all__ = ["command_secrets", "is_secret_key", "mapping_secrets", "secret_words", "url_secrets"]
 
@@ -46,8 +47,6 @@ def mapping_secrets(values: Mapping[Any, Any]) -> Set[str]:
 
 def url_secrets(url: str) -> Iterator[str]:
     """The password in ``url``'s user info and the values of its secret-looking query keys."""
-    from urllib.parse import parse_qsl, urlsplit  # deferred: only recordings ask
-
     try:
         parts = urlsplit(url)
         password = parts.password

@@ -9,6 +9,7 @@ workers are joined at exit, which is why lanes are not built on it).
 """
 from __future__ import annotations
 
+import copy
 import itertools
 import logging
 import threading
@@ -249,8 +250,6 @@ class SingleFlight:
             raise FlightTimeout(f"gave up waiting after {timeout:g} s for another thread's {key!r}")
         error = flight.error
         if error is not None:
-            import copy  # deferred: import time (only failures need it)
-
             try:
                 fresh = copy.copy(error)
             except Exception:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Set, Tuple, TypeVar, Union
 
 from .._client.tool_host import ClientTools
+from .._util.lazy import load
 from ..client import Client
 from ..errors import MCPError
 from ..types import (
@@ -178,9 +179,9 @@ async def on_a_worker_thread(run: Callable[..., T], *args: Any, **kwargs: Any) -
     (``asyncio.to_thread``), in a copy of the caller's context (its trace span...): the awaitable
     twins' shared contract. The loop is never blocked; nothing of mcpclient runs on it. A
     cancelled await stops waiting at once; the calls already sent still end on their own (by
-    their timeout at the latest) on that thread, and their answers are dropped."""
-    import asyncio  # deferred: only async back ends use the twins
-
+    their timeout at the latest) on that thread, and their answers are dropped. ``asyncio``
+    loads here (tens of ms): a synchronous program never pays for it."""
+    asyncio = load("asyncio")  # the async back ends only
     return await asyncio.to_thread(run, *args, **kwargs)
 
 

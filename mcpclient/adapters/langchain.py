@@ -8,12 +8,12 @@ error ``ToolMessage`` (``status="error"``); so does a call that fails (a timeout
 """
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
+from .._util.lazy import load
 from ..errors import MCPError
 from ..types import Tool, ToolResult
-from ._calls import as_text, error_text, offered
+from ._calls import as_text, error_text, offered, on_a_worker_thread
 from ._schema import normalize, prune_nulls
 
 if TYPE_CHECKING:
@@ -23,7 +23,8 @@ __all__ = ["to_langchain_tools"]
 
 
 def _tool(target: Any, tool: Tool) -> "StructuredTool":
-    from langchain_core.tools import StructuredTool, ToolException  # optional dependency: imported when used
+    tools = load("langchain_core.tools")  # the langchain extra: loaded when a tool is made
+    StructuredTool, ToolException = tools.StructuredTool, tools.ToolException
 
     schema = normalize(tool.input_schema)
 
@@ -37,7 +38,7 @@ def _tool(target: Any, tool: Tool) -> "StructuredTool":
         return as_text(result), result
 
     async def acall(**arguments: Any) -> Tuple[str, ToolResult]:
-        return await asyncio.to_thread(call, **arguments)
+        return await on_a_worker_thread(call, **arguments)
 
     return StructuredTool(name=tool.name, description=tool.description or tool.title or tool.name,
                           args_schema=schema, func=call, coroutine=acall,

@@ -21,6 +21,7 @@ import secrets
 from typing import TYPE_CHECKING, Any, Dict, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
+from .._util.lazy import load
 from ..errors import AuthError
 from .discovery import AddressGuard, AuthServer, Resource, discover_resource, discover_server, legacy_server
 from .grants import AuthorizationCode, ClientCredentials, EnterpriseExchange, Grant, JWTBearer, JWTSource, signing_key
@@ -91,9 +92,7 @@ class DPoP:
         if self.mode == "auto" and not server.supports("dpop_signing_alg_values_supported", "ES256"):
             return None
         if self.key is None:
-            from .jwt import DPoPKey  # deferred: the optional extra (cryptography); only DPoP needs it
-
-            self.key = DPoPKey()
+            self.key = load("mcpclient.auth.jwt").DPoPKey()  # the optional extra (cryptography): only DPoP needs it
         return self.key
 
     def answered(self, key: Optional[DPoPKey], body: Dict[str, Any], *, refreshing: bool) -> None:
@@ -300,8 +299,7 @@ class AuthorizationFlow:
             pair = f"{quote(client_id, safe='')}:{quote(secret, safe='')}".encode()
             headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
         elif method == "private_key_jwt" and self._signing_key is not None:
-            from .jwt import client_assertion  # RFC 7523: a signed assertion instead of a secret
-
+            client_assertion = load("mcpclient.auth.jwt").client_assertion  # the optional extra (cryptography)
             fields = dict(fields, client_id=client_id,
                           client_assertion_type="urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
                           client_assertion=client_assertion(client_id, server.issuer, self._signing_key))
@@ -337,9 +335,7 @@ class AuthorizationFlow:
     def session(self) -> requests.Session:
         """The HTTP session every request to an authorization server goes through."""
         if self._http is None:
-            import requests  # deferred: import cost (requests); stdio-only programs never load it
-
-            self._http = requests.Session()
+            self._http = load("requests").Session()  # an OAuth never used (a stdio run) loads no requests
         return self._http
 
     def _guard_for(self, server_url: str) -> None:

@@ -11,6 +11,7 @@ string or callable given as ``auth=`` becomes a ``BearerToken`` (``as_auth``).
 """
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, Optional, Tuple, Union
@@ -72,8 +73,6 @@ class AuthProvider(ABC):
         token = self.token()
         if token is None:
             return None
-        import hashlib  # deferred: import time (~3 ms; only HTTP clients with credentials need it)
-
         return hashlib.sha256(token.encode("utf-8")).hexdigest()[:32]
 
     def secrets(self) -> FrozenSet[str]:

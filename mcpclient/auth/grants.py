@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional, Tuple, Union
 from urllib.parse import urlsplit
 
+from .._util.lazy import load
+
 if TYPE_CHECKING:  # cryptography is an optional extra: the annotation only
     from cryptography.hazmat.primitives.asymmetric.ec import EllipticCurvePrivateKey
 
@@ -227,9 +229,8 @@ def _identity(grant: str, client_id: Optional[str], client_secret: Optional[str]
 def signing_key(pem: str) -> "EllipticCurvePrivateKey":
     """The P-256 key in ``pem`` (``ValueError`` naming what is wrong, never the key;
     ``MissingExtraError`` without ``mcpclient[oauth]``)."""
-    from .jwt import load_ec_private_key  # deferred: the optional extra (cryptography)
-
+    jwt = load("mcpclient.auth.jwt")  # the optional extra (cryptography)
     try:
-        return load_ec_private_key(pem)
+        return jwt.load_ec_private_key(pem)
     except (ValueError, IndexError) as exc:
         raise ValueError(f"private_key must be an EC P-256 key in PEM: {exc}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import webbrowser
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, Callable, List, Optional
 from urllib.parse import parse_qs, urlsplit
@@ -53,8 +54,6 @@ def loopback_authorize(open_browser: Optional[Callable[[str], object]] = None,
             if open_browser is not None:
                 open_browser(url)
             else:
-                import webbrowser  # deferred: import cost (webbrowser); only a desktop login opens one
-
                 if not webbrowser.open(url):
                     raise AuthError("no browser could be opened for the login; use another authorize step")
             if not done.wait(timeout):

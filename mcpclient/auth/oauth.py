@@ -22,6 +22,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from .._util.lazy import load
 from .._util.threads import FlightTimeout, SingleFlight
 from ..errors import AuthError, parse_challenge
 from ._flow import AuthorizationFlow, DPoP, DPoPMode, TokenResponse
@@ -315,9 +316,8 @@ def headless_authorize(http_get: Optional[Callable[[str], requests.Response]] = 
     ``loopback_authorize``. ``http_get(url)`` fetches without following redirects (default:
     ``requests.get``)."""
     def authorize(url: str) -> str:
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
-
-        response = (http_get or (lambda u: requests.get(u, allow_redirects=False, timeout=30)))(url)
+        get = http_get or (lambda u: load("requests").get(u, allow_redirects=False, timeout=30))  # HTTP only
+        response = get(url)
         location = response.headers.get("Location")
         if response.status_code not in (301, 302, 303, 307, 308) or not location:
             raise AuthError(f"the authorization endpoint answered HTTP {response.status_code} without a redirect")

@@ -17,6 +17,7 @@ import threading
 import time
 from typing import Any, Iterator, Optional
 
+from .._util.lazy import load
 from .._util.threads import start_thread
 from ..errors import AuthError, MissingExtraError
 from .store import Token, TokenStore, _waits
@@ -70,7 +71,7 @@ class RedisTokenStore(TokenStore):
 
     def __init__(self, url_or_client: Any, prefix: str = "mcpclient:", lock_ttl: float = 60.0) -> None:
         try:
-            import redis  # deferred: the optional extra; only this store needs it
+            redis = load("redis")  # the optional extra: only this store needs it
         except ImportError as exc:
             raise MissingExtraError("RedisTokenStore needs the 'redis' package: pip install 'mcpclient[redis]'",
                                     extra="redis", name="redis") from exc

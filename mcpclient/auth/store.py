@@ -24,6 +24,11 @@ from typing import Any, Dict, Iterator, Optional
 
 from .._util.files import write_json
 
+if sys.platform == "win32":
+    import msvcrt
+else:
+    import fcntl
+
 __all__ = ["FileTokenStore", "MemoryTokenStore", "TokenStore"]
 
 Token = Dict[str, Any]
@@ -149,8 +154,6 @@ class _FileLock:
 
     def _acquire(self, fd: int, timeout: Optional[float]) -> None:
         if sys.platform == "win32":
-            import msvcrt  # deferred: Windows only
-
             def attempt() -> bool:
                 os.lseek(fd, 0, os.SEEK_SET)
                 try:
@@ -159,8 +162,6 @@ class _FileLock:
                 except OSError:
                     return False
         else:
-            import fcntl  # deferred: POSIX only, and only the file store needs it
-
             if timeout is None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 return
@@ -179,8 +180,6 @@ class _FileLock:
 
     def _release(self, fd: int) -> None:
         if sys.platform == "win32":
-            import msvcrt  # deferred: Windows only
-
             os.lseek(fd, 0, os.SEEK_SET)
             msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)  # type: ignore[attr-defined]
         # POSIX: closing the descriptor releases the flock

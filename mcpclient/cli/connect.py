@@ -11,6 +11,7 @@ import argparse
 import os
 from typing import Any, Dict, List, Optional, Union
 
+from .._util.lazy import load
 from ..client import Client
 from ..group.config import load_config
 from ..transports.stdio import StdioTransport
@@ -89,13 +90,11 @@ def open_client(ns: argparse.Namespace, server: Server) -> Client:
     assert isinstance(url, str)
     name = host_port(url)
     if server.kind == "sse":
-        from ..transports.http.sse import SSETransport  # deferred: import cost (requests); commands never need it
-
-        transport: Any = SSETransport(url, headers=headers or None, auth=token, name=name)
+        sse = load("mcpclient.transports.http.sse")  # requests: only a URL target needs it
+        transport: Any = sse.SSETransport(url, headers=headers or None, auth=token, name=name)
     else:
-        from ..transports.http.streamable import HTTPTransport  # deferred: import cost (requests); commands never need it
-
-        transport = HTTPTransport(url, headers=headers or None, auth=token, name=name,
+        streamable = load("mcpclient.transports.http.streamable")  # requests: only a URL target needs it
+        transport = streamable.HTTPTransport(url, headers=headers or None, auth=token, name=name,
                                   sse_fallback=server.kind is None)
     return Client(transport, **_options(ns, server))
 

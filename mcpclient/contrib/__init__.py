@@ -9,13 +9,6 @@ extra in a ``MissingExtraError`` when its framework is not installed. Nothing he
 framework until one of those modules is imported.
 """
 # Imports: ``cli`` (the commands' output), ``group``, ``client`` and below; nothing imports it.
-from typing import TYPE_CHECKING
-
-from .._util.lazy import lazy_names as _lazy_names
-
-if TYPE_CHECKING:
-    from .process import PerProcessGroup, settings_problems
+from .process import PerProcessGroup, settings_problems
 
 __all__ = ["PerProcessGroup", "settings_problems"]
-
-__getattr__ = _lazy_names(__name__, {"PerProcessGroup": "process", "settings_problems": "process"}, globals())

@@ -21,6 +21,7 @@ from . import base as extensions
 from ..errors import MCPError, ProtocolError
 from .._engine.deadline import Deadline
 from .._engine.futures import CallFuture, ChainedFuture
+from .._util import lazy
 from .._util.waiting import wait_for
 from .._util.sentinel import DEFAULT
 from ..types._base import _SLOTS, _Value, Raw
@@ -179,7 +180,7 @@ def parse_frontmatter(yaml_text: str, uri: str) -> Dict[str, Any]:
     """The frontmatter as a dict: with PyYAML if it is installed, else a strict reader of flat
     ``key: value`` lines (anything fancier cannot be verified without PyYAML, and is refused)."""
     try:
-        import yaml  # type: ignore[import-untyped]
+        yaml = lazy.load("yaml")  # PyYAML, if the program has it
     except ImportError:
         return _flat_yaml(yaml_text, uri)
     try:

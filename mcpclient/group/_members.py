@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Union
 
 from ..errors import CapabilityError, MCPError
@@ -104,8 +105,6 @@ def in_parallel(work: Callable[[Member], None], members: Sequence[Member], worke
     each runs in turn on this thread."""
     if not members:
         return
-    from contextvars import copy_context  # deferred: import cost (groups only)
-
     with ThreadPoolExecutor(min(workers, len(members)), thread_name_prefix="mcpclient-group") as pool:
         # Each in the caller's context (its trace span...): the work is the caller's.
         futures = []

@@ -17,12 +17,12 @@ import json
 import os
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
+from .._util.lazy import load
+from ..transports.base import Transport
+from ..transports.stdio.transport import StdioTransport
 from ..types._base import _SLOTS, _Value
-
-if TYPE_CHECKING:
-    from ..transports.base import Transport
 
 __all__ = ["ServerConfig", "load_config"]
 
@@ -72,19 +72,16 @@ class ServerConfig(_Value):
         """Parse one entry (the value under its name); ``ValueError`` names the server and the key."""
         return _parse(name, entry, os.environ if environ is None else environ)
 
-    def transport(self) -> "Transport":
-        """A new, unstarted transport for this server."""
+    def transport(self) -> Transport:
+        """A new, unstarted transport for this server (an HTTP one loads ``requests``: only a
+        remote server needs it)."""
         if self.type == "stdio":
-            from ..transports.stdio.transport import StdioTransport  # here, not at import: most configs never connect
-
             return StdioTransport([self.command or "", *self.args], env=self.env, cwd=self.cwd, name=self.name)
         if self.type == "sse":
-            from ..transports.http.sse import SSETransport  # here, not at import: loads requests
-
-            return SSETransport(self.url or "", headers=dict(self.headers), name=self.name)
-        from ..transports.http.streamable import HTTPTransport  # here, not at import: loads requests
-
-        return HTTPTransport(self.url or "", headers=dict(self.headers), name=self.name)
+            sse = load("mcpclient.transports.http.sse")  # requests: only a remote server needs it
+            return sse.SSETransport(self.url or "", headers=dict(self.headers), name=self.name)
+        streamable = load("mcpclient.transports.http.streamable")  # requests: only a remote server needs it
+        return streamable.HTTPTransport(self.url or "", headers=dict(self.headers), name=self.name)
 
     def client_settings(self) -> Dict[str, Any]:
         """What ``Client(config)`` takes from the entry: its ``timeout`` and its ``protocol``

@@ -17,8 +17,9 @@ import re
 import threading
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import wait as wait_all
+from contextvars import copy_context
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._members import Member, in_parallel, watch
 from ._naming import namespaced_names, sanitize  # noqa: F401 - namespaced_names: also importable from here
@@ -30,14 +31,12 @@ from ..errors import (
     ClientClosedError, ConnectError, MCPError, RequestTimeout, ToolChangedError, TransportError,
     UnknownToolError,
 )
+from .on_demand import OnDemandTools
 from .pins import ToolChange, ToolPins
 from .search import SEARCH_TOOL_NAME, ToolIndex, search_result
 from ..types._base import _SLOTS, _Value
 from ..transports.base import Transport
 from ..types._tools import Tool, ToolResult
-
-if TYPE_CHECKING:
-    from .on_demand import OnDemandTools
 
 __all__ = ["ServerGroup", "ServerStatus"]
 
@@ -365,8 +364,6 @@ class ServerGroup:
     def on_demand(self, *, always: Sequence[str] = (), k: int = 10, max_loaded: int = 64) -> "OnDemandTools":
         """A conversation's tools loaded on demand: ``search_tools`` and ``always`` at first, then
         what the model's searches find (``OnDemandTools``; hand it to the adapters)."""
-        from .on_demand import OnDemandTools  # deferred: import cost; only the on-demand loop needs it
-
         return OnDemandTools(self, always=always, k=k, max_loaded=max_loaded)
 
     def search_tools(self, query: str, k: int = 10, always: Sequence[str] = ()) -> List[Tool]:
@@ -444,8 +441,6 @@ def _start_call(client: Client, tool: str, arguments: Optional[Dict[str, Any]]) 
             return
         outer.add_done_callback(lambda f: inner.cancel() if f.cancelled() else None)
         inner.add_done_callback(follow)
-
-    from contextvars import copy_context  # deferred: import cost (only a lost server's calls need it)
 
     # In the caller's context (its trace span...): the call is the caller's, made on another thread.
     threading.Thread(target=copy_context().run, args=(run,), name=f"mcpclient-group-call-{tool}", daemon=True).start()

@@ -11,6 +11,7 @@ unanswered pings mean it is lost.
 from __future__ import annotations
 
 import dataclasses
+import random
 from typing import Any, Optional, Union
 
 from ..types._base import _SLOTS
@@ -58,8 +59,6 @@ class Reconnect:
         """Seconds between the ``failures``-th consecutive failed attempt and the next one."""
         if failures <= 0:
             return 0.0
-        import random  # deferred: import cost (random); only a failed reconnect needs it
-
         backoff = min(self.backoff_max, self.backoff_factor * (2.0 ** (failures - 1)))
         return backoff * (0.5 + random.random() / 2)  # jitter: clients that failed together spread out
 

@@ -13,7 +13,10 @@ may have acted already. The transport, not this module, knows which request is w
 from __future__ import annotations
 
 import dataclasses
+import random
 import sys
+import time
+from email.utils import parsedate_to_datetime
 from typing import Any, Dict, FrozenSet, Optional, Tuple
 
 __all__ = ["Retry", "parse_retry_after"]
@@ -100,8 +103,6 @@ class Retry:
             seconds = parse_retry_after(retry_after)
             if seconds is not None:
                 return seconds if seconds <= self.retry_after_max else None
-        import random  # deferred: import cost (random); only backoff needs it
-
         retries = max(1, len(self.history))
         backoff = min(self.backoff_max, self.backoff_factor * (2.0 ** (retries - 1)))
         return backoff * (0.5 + random.random() / 2)  # jitter: spread clients that failed together
@@ -112,9 +113,6 @@ def parse_retry_after(value: str) -> Optional[float]:
     value = value.strip()
     if value.isdigit():
         return float(value)
-    import time  # deferred: only an HTTP-date Retry-After needs it
-    from email.utils import parsedate_to_datetime
-
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):

@@ -10,6 +10,7 @@ application uses OpenTelemetry (has imported it; ``pip install 'mcpclient[otel]'
 from __future__ import annotations
 
 import dataclasses
+from importlib.util import find_spec
 from typing import Any, Optional, Union
 
 from ..errors import MissingExtraError
@@ -70,8 +71,6 @@ def wants_tracing(setting: TracingSetting) -> Optional[Tracing]:
         return None
     if setting is not None and setting is not True and not isinstance(setting, Tracing):
         raise TypeError("tracing must be None, True, False or a Tracing")
-    from importlib.util import find_spec  # deferred: only clients that may trace need it
-
     if find_spec("opentelemetry") is None:  # (a top-level name: found without importing it)
         if setting is None:
             return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import Any, Dict, Optional
 
 from .._util import fork as _fork
 from ..errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
@@ -23,9 +23,7 @@ from .stateless import (
 from .spec import HANDSHAKE_VERSIONS
 from .._engine.deadline import Deadline
 from .._engine.session import Session
-
-if TYPE_CHECKING:
-    from ..types._implementation import Implementation
+from ..types._implementation import Implementation
 
 __all__ = ["LEGACY", "Negotiated", "forget_era", "fresh_discovery", "keep_discovery", "probe",
            "refused_discover", "remember_era", "remembered_era"]
@@ -123,8 +121,6 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
         try:
             answer = session.call("server/discover", params, deadline=deadline, headers=headers,
                                   idempotent=True)
-            from .. import types  # noqa: F401 (the result types load while the server answers: _client.connection)
-
             result = answer.result()
         except UnsupportedProtocolVersion as exc:
             mutual = mutual_version(exc.supported)
@@ -180,8 +176,6 @@ def _discovered(result: Any, asked: str) -> Optional[Negotiated]:
     info = meta.get(META_SERVER_INFO) or result.get("serverInfo") or {}
     capabilities = result.get("capabilities")
     instructions = result.get("instructions")
-    from ..types._implementation import Implementation  # deferred: loads after the transport started
-
     return Negotiated(version, True, capabilities if isinstance(capabilities, dict) else {},
                       Implementation.from_wire(info if isinstance(info, dict) else {}),
                       instructions if isinstance(instructions, str) else None, result)

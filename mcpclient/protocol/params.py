@@ -7,18 +7,16 @@ thread, never the reader's. ``pages`` walks a paginated list as one call of seve
 """
 from __future__ import annotations
 
-import functools
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
 from .._util.sentinel import DEFAULT_MAX_PAGES
 from .._engine.futures import NextRound
 from .spec import LOG_LEVELS
-
-if TYPE_CHECKING:
-    from ..types._tools import ResourceContents, Tool, ToolResult
+from ..types import Page
+from ..types._tools import ResourceContents, Tool, ToolResult
 
 __all__ = ["complete_params", "contents", "level", "none", "one_page", "page_items", "pages",
            "prompt_params", "tool_call", "uri"]
@@ -45,8 +43,6 @@ def level(value: str) -> str:
 def contents(raw: Any) -> List[ResourceContents]:
     if not isinstance(raw, dict) or not isinstance(raw.get("contents"), list):
         raise ProtocolError("resources/read result has no 'contents' list")
-    from ..types._tools import ResourceContents  # deferred: the types load after the transport started
-
     return [ResourceContents.from_wire(c) for c in raw["contents"]]
 
 
@@ -67,15 +63,6 @@ def complete_params(ref: Dict[str, Any], name: str, value: str, context: Optiona
     return params
 
 
-@functools.lru_cache(maxsize=None)
-def _tool_result() -> "type[ToolResult]":
-    """``ToolResult``, imported once, on first use: the types load after the transport started
-    (``_client.connection``); an import statement per call would cost more than the lookup."""
-    from ..types._tools import ToolResult  # deferred: see the docstring
-
-    return ToolResult
-
-
 def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool, meta: Optional[Dict[str, Any]],
               known: Optional[Tool], learn: Optional[Callable[[], Optional[Tool]]] = None,
               ) -> Tuple[Dict[str, Any], Callable[[Any], ToolResult]]:
@@ -90,7 +77,7 @@ def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bo
     if meta:
         params["_meta"] = dict(meta)
     schema = known.output_schema if known is not None else None
-    parse = _tool_result().from_wire
+    parse = ToolResult.from_wire
 
     def transform(raw: Any) -> ToolResult:
         kind = raw.get("resultType", "complete") if type(raw) is dict else "complete"
@@ -166,8 +153,6 @@ class pages:  # noqa: N801 - used like a function: pages(method, key, parse)
 def one_page(method: str, key: str, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """The transform of one page of a listing: its parsed items (``parse`` may return None to
     drop one) and the next cursor, as a ``Page``."""
-    from ..types import Page  # (loaded: the types load with the first connect())
-
     def transform(raw: Any) -> Any:
         found, cursor = page_items(raw, key, method)
         return Page([item for item in map(parse, found) if item is not None], cursor)

@@ -9,6 +9,7 @@ client and the HTTP transport apply them. No I/O here.
 """
 from __future__ import annotations
 
+import base64
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import ProtocolError
@@ -103,8 +104,6 @@ def encode_header_value(value: Any) -> str:
     text = str(value)
     if text.isascii() and text.isprintable() and text == text.strip() and not (text.startswith("=?base64?") and text.endswith("?=")):
         return text
-    import base64  # rarely needed: only for unsafe header values
-
     return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
 
 

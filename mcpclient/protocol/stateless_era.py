@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Tuple
 
 from .cache import CACHEABLE, ResultCache
 from .eras import Era, Params, resolve_claimed, takes_as_is
+from .rounds import Answer, next_round
 from .spec import repeat_safety
 from .stateless import MRTR_METHODS, ToolHeaders, request_meta, result_type, routing_headers, with_meta
 from ..errors import InputRoundsExceeded, ProtocolError
@@ -19,7 +20,6 @@ from .._engine.futures import CallFuture, NextRound, ProgressCallback, Transform
 
 if TYPE_CHECKING:
     from .negotiation import Negotiated
-    from .rounds import Answer
     from .._engine.session import Session
 
 __all__ = ["Stateless"]
@@ -121,8 +121,6 @@ class _Step:
                     raise InputRoundsExceeded(f"{method}: the server still wanted input after "
                                               f"{self.era._max_rounds} rounds")
                 self.fresh = False  # the result of an input round is never cached
-                from .rounds import next_round  # deferred: import cost (only input_required rounds need it)
-
                 return NextRound(next_round(method, self.original, raw, self.era._answer))
             if kind != "complete" and not takes_as_is(self.transform, kind):
                 resolver = self.era.resolvers.get(method, {}).get(kind)

@@ -1,6 +1,7 @@
-"""Validation of ``structuredContent`` against a tool's ``outputSchema``, with lazy jsonschema.
+"""Validation of ``structuredContent`` against a tool's ``outputSchema``.
 
-jsonschema costs tens of milliseconds to import, so it is imported on first use. Remote ``$ref``
+jsonschema costs tens of milliseconds to import, so it loads with the first validation (an
+optional boundary: a program whose tools have no ``outputSchema`` never pays for it). Remote ``$ref``
 is never fetched: validators get an empty ``referencing.Registry``, so an external reference fails
 validation instead of reaching the network. Validators are cached per schema object.
 """
@@ -10,6 +11,7 @@ import threading
 from typing import Any, Dict, Optional
 
 from .._util import fork as _fork
+from .._util.lazy import load
 from ..errors import SchemaValidationError
 
 __all__ = ["validate_structured"]
@@ -33,9 +35,9 @@ def _validator(schema: Dict[str, Any], tool: Optional[str]) -> Any:
     if entry is not None and entry[0] is schema:
         return entry[1]
     with _fork.importing:  # (a fork waits for it: a half-done import would hang the child)
-        import jsonschema  # deferred: import cost (jsonschema, tens of ms); only tools with an outputSchema need it
-        from jsonschema.validators import validator_for
-        from referencing import Registry
+        jsonschema = load("jsonschema")  # the first validation (see the docstring)
+        validator_for = load("jsonschema.validators").validator_for
+        Registry = load("referencing").Registry
 
     try:
         cls = validator_for(schema, default=jsonschema.Draft202012Validator)

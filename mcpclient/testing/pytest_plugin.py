@@ -21,15 +21,22 @@ short hash, so no two tests share a cassette). ``--mcp-record`` (or the ``mcp_re
 
 A recording is written beside its cassette and moved in place only if the test passed, so a
 failed run never leaves a half-recorded cassette (nor replaces a good one).
+
+pytest loads this plugin in every run of every project that has mcpclient installed: the
+cassettes and the transports they wrap load when a test first asks for the fixture
+(``_util.lazy.load``), not with the plugin (about 12 ms otherwise, for every run).
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
 
 import pytest
+
+from .._util.lazy import load
 
 __all__ = ["MODES", "CassetteFixture", "mcp_cassette"]
 
@@ -71,8 +78,6 @@ def _safe(name: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._") or "test"
     if re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*(\[[A-Za-z0-9_.-]+\])?", name) and not name.endswith(".]"):
         return safe
-    import hashlib  # deferred: the plugin loads in every pytest run
-
     return f"{safe}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:8]}"
 
 
@@ -144,25 +149,21 @@ class CassetteFixture:
             name = str(self._count)
         path = self.path(name)
         if self.mode == "all" or (self.mode == "missing" and not path.exists()):
-            from ..transports.targets import make_transport  # deferred: the plugin loads in every pytest run
-            from .cassettes import RecordingTransport
-
-            inner = make_transport(target, headers, auth)
+            inner = load("mcpclient.transports.targets").make_transport(target, headers, auth)  # see the docstring
+            cassettes = load("mcpclient.testing.cassettes")  # see the docstring
             path.parent.mkdir(parents=True, exist_ok=True)
             partial = path.with_name(f"{path.name}.{os.getpid()}.recording")  # xdist workers: one each
             self._recordings.append((partial, path))
             self.used.append((path, "record"))
             extra = [auth] if isinstance(auth, str) else []
-            transport = RecordingTransport(inner, partial, redact=redact, secrets=[*secrets, *extra])
+            transport = cassettes.RecordingTransport(inner, partial, redact=redact, secrets=[*secrets, *extra])
             self._recorders.append(transport)
             return transport
         if not path.exists():
             pytest.fail(f"no cassette {path} (--mcp-record=none replays only): run this test once with "
                         "--mcp-record=missing against the real server to record it", pytrace=False)
-        from .cassettes import ReplayTransport  # deferred: as above
-
         self.used.append((path, "replay"))
-        return ReplayTransport(path, matcher=matcher)
+        return load("mcpclient.testing.cassettes").ReplayTransport(path, matcher=matcher)  # see the docstring
 
     def _finish(self, passed: bool) -> None:
         """Move the recordings in place if the test passed; else throw them away. A client

@@ -19,9 +19,11 @@ equal objects hash alike.
 # ``==``, ``hash()`` and ``repr()`` come from ``_Value``, written once, rather than generated per
 # class (``eq=False, repr=False``): the same behaviour, and building the classes at
 # ``import mcpclient`` costs a third less. What every program meets (tools, tool results, text and
-# resource content, ``Implementation``) is built at import; the resources, prompts and completion
-# types, the content rarer than text, the MCP Apps metadata and ``Task`` load on first use (PEP 562):
-# ``mcpclient.types.Prompt`` (and ``from mcpclient.types import Prompt``) work as for the others.
+# resource content, ``Implementation``, the elicitation requests) is built at import; the resources,
+# prompts and completion types and the content rarer than text load on first use (a few ms each of
+# a one-shot call that never meets them), the MCP Apps metadata and ``Task`` with their extensions,
+# through ``_util.lazy`` (PEP 562): ``mcpclient.types.Prompt`` (and ``from mcpclient.types import
+# Prompt``) work as for the others.
 #
 # Imports: ``_util`` and ``errors`` only.
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..errors import URLElicitationRequired
 from ._base import Raw
 from ._implementation import Implementation, Page, ServerInfo
 from ._tools import Content, EmbeddedResource, ResourceContents, TextContent, Tool, ToolResult, parse_content
+from . import elicitation
 
 if TYPE_CHECKING:
     from ._catalog import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
@@ -86,10 +89,8 @@ _UI = frozenset(("ToolUI", "UICsp", "UIPermissions", "UIResourceMeta"))
 
 def _url_elicitation(raw: Raw) -> Any:
     """One entry of ``URLElicitationRequired.elicitations`` (``errors`` imports nothing of the
-    package, so the types decode it): an ``ElicitationRequest``, loaded on first use."""
-    from .elicitation import ElicitationRequest  # deferred: import cost (only this error needs it)
-
-    return ElicitationRequest.from_wire(raw)
+    package, so the types decode it): an ``ElicitationRequest``."""
+    return elicitation.ElicitationRequest.from_wire(raw)
 
 
 URLElicitationRequired.decode = staticmethod(_url_elicitation)  # type: ignore[assignment]

@@ -3,6 +3,7 @@ and the feature modules' own values): ``_Value``'s ``==``/``hash()``/``repr()``,
 lenient field readers that build a value from its wire dict."""
 from __future__ import annotations
 
+import base64
 import logging
 import sys
 from dataclasses import fields
@@ -92,9 +93,7 @@ def _b64decode(data: Any, what: str) -> bytes:
     """Base64 ``data`` decoded; ``ProtocolError`` if it is no string or not valid base64."""
     if not isinstance(data, str):
         raise ProtocolError(f"{what}: base64 data must be a string")
-    import base64  # deferred: import time
-
     try:  # line breaks (as base64.encodebytes writes them) are tolerated; other junk is not
         return base64.b64decode("".join(data.split()), validate=True)
-    except ValueError as exc:  # binascii.Error is a ValueError (binascii not imported: import cost)
+    except ValueError as exc:  # binascii.Error is a ValueError
         raise ProtocolError(f"{what}: invalid base64 data") from exc

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Optional
 
+from .._util.lazy import load
 from ._base import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value, log
 from ._tools import parse_content
 from ..errors import ProtocolError
@@ -54,9 +55,8 @@ class Resource(_Value):
     def ui(self) -> Optional["UIResourceMeta"]:
         """The MCP Apps ``_meta.ui`` a listing entry may carry (CSP, permissions...); ``None``
         without one or when it is malformed (DEBUG log). ``resources/read`` has the binding one."""
-        from ._ui import parse_resource_meta  # deferred: import cost (MCP Apps only)
-
-        return parse_resource_meta(self.meta, f"resource {self.uri}")
+        ui = load("mcpclient.types._ui")  # MCP Apps: an extension
+        return ui.parse_resource_meta(self.meta, f"resource {self.uri}")
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)

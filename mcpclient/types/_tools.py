@@ -4,13 +4,16 @@ the content blocks they carry (``TextContent``, ``ResourceContents``, ``Embedded
 
 Part of ``mcpclient.types`` (import them from there, or from ``mcpclient``); they follow that
 package's rules exactly. The content blocks rarer than text are in ``_content`` and load when
-the first one arrives; a tool's MCP Apps metadata (``_ui``) when first read.
+the first one arrives (a program whose tools answer with text never builds them: a few ms of a
+one-shot call); a tool's MCP Apps metadata (``_ui``, an extension) when first read. Both load
+through ``_util.lazy.load``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Optional, Union
 
+from .._util.lazy import load
 from ._base import _SLOTS, Raw, _b64decode, _opt, _require, _str, _Value, log
 from ..errors import ProtocolError, ToolError
 
@@ -63,17 +66,15 @@ class ResourceContents(_Value):
     def ui(self) -> Optional["UIResourceMeta"]:
         """The MCP Apps ``_meta.ui`` of a UI resource (CSP, permissions...); ``None`` without one or
         when it is malformed (DEBUG log)."""
-        from ._ui import parse_resource_meta  # deferred: import cost (MCP Apps only)
-
-        return parse_resource_meta(self.meta, f"resource {self.uri}")
+        ui = load("mcpclient.types._ui")  # MCP Apps: an extension
+        return ui.parse_resource_meta(self.meta, f"resource {self.uri}")
 
     @property
     def is_app(self) -> bool:
         """Whether this is an MCP App's HTML (``mime_type`` is ``text/html;profile=mcp-app``,
         compared case-insensitively with its parameters normalised)."""
-        from ._ui import is_app_mime  # deferred: import cost (MCP Apps only)
-
-        return is_app_mime(self.mime_type)
+        ui = load("mcpclient.types._ui")  # MCP Apps: an extension
+        return ui.is_app_mime(self.mime_type)
 
     @property
     def html(self) -> Optional[str]:
@@ -134,9 +135,8 @@ def parse_content(raw: Any) -> Content:
         return _text(raw)
     if kind == "resource":
         return _embedded(raw)
-    from ._content import parse_other  # deferred: import cost (content other than text is rare)
-
-    return parse_other(raw, kind)
+    rare = load("mcpclient.types._content")  # content other than text: see the docstring
+    return rare.parse_other(raw, kind)
 
 
 def _parse_content_list(raw: Any, what: str) -> List[Content]:
@@ -193,9 +193,8 @@ class Tool(_Value):
         """The MCP Apps ``_meta.ui`` (or the deprecated flat ``_meta["ui/resourceUri"]``): the UI
         resource the tool renders in and its ``visibility``; ``None`` without one or when it is
         malformed (DEBUG log)."""
-        from ._ui import parse_tool_ui  # deferred: import cost (MCP Apps only)
-
-        return parse_tool_ui(self.meta, f"tool {self.name}")
+        ui = load("mcpclient.types._ui")  # MCP Apps: an extension
+        return ui.parse_tool_ui(self.meta, f"tool {self.name}")
 
     @property
     def model_visible(self) -> bool:

@@ -4,8 +4,8 @@
 ``ElicitationResult`` what it returns; ``accept_defaults`` is a ready-made handler. ``mcpclient``
 re-exports all three.
 
-This module imports nothing of mcpclient (it loads on first use, from ``mcpclient.types``, which
-also decodes ``URLElicitationRequired.elicitations`` with it). A malformed request raises
+This module imports nothing of mcpclient (``mcpclient.types`` imports it, and decodes
+``URLElicitationRequired.elicitations`` with it). A malformed request raises
 ``InvalidElicitation`` (a ``ValueError``); the client answers the server with -32602 and its message.
 """
 from __future__ import annotations

@@ -10,8 +10,10 @@ return (frozen dataclasses, like ``mcpclient.types``; the elicitation ones live 
 """
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from urllib.parse import quote, unquote, urlsplit
 
 from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
 from ..errors import InvalidParams
@@ -174,9 +176,6 @@ def normalized_root(uri: str) -> str:
     anything else: another scheme, a host (``file://dir/x``: a missing slash), a relative path, a
     query or fragment, a NUL or control character, percent-encoding that is not UTF-8. The file
     system is not looked at (the server may see another one); symbolic links are not resolved."""
-    import posixpath  # deferred: import cost (only clients with roots need these)
-    from urllib.parse import quote, unquote, urlsplit
-
     parts = urlsplit(uri)
     if parts.scheme.lower() != "file":
         raise ValueError(f"a root must be a file:// URI, not {uri!r:.200}")

@@ -1,5 +1,5 @@
 """Imports between the package's modules form no cycle (read from the sources, every import
-statement counted).
+statement counted, and every ``load("mcpclient....")`` of the lazy-import helper).
 """
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ def _imports(path: Path, module: str, modules: Dict[str, Path]) -> List[str]:
                 else node.module or ""
             subs = [f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in modules]
             found += subs if len(subs) == len(node.names) else [target] + subs
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if called == "load" and isinstance(node.args[0].value, str):
+                found.append(node.args[0].value)
     return [m for m in found if m in modules and m != module]
 
 

@@ -8,6 +8,7 @@ The graph is ``tools/layout.py``'s, which prints the package's figures.
 """
 from __future__ import annotations
 
+import ast
 import importlib.util
 from pathlib import Path
 from typing import Dict, List, Set, Tuple
@@ -113,3 +114,20 @@ def test_no_import_cycles_even_through_annotations(imports: Imports):
 def test_lazy_imports_say_why(imports: Imports):
     assert [f"{layout.name(m)}:{i.line}: {i.text}" for m, found in sorted(imports.items())
             for i in found if i.lazy and not i.commented] == []
+
+
+def test_every_lazy_load_names_a_module_that_exists():
+    """``load("mcpclient....")`` names its module in a string: a misspelt one would fail only when
+    its rare path first runs. Each names a module of the package (the layering tests see it)."""
+    known = layout.modules(PACKAGE)
+    wrong = []
+    for module, path in sorted(known.items()):
+        lines = path.read_text().splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and node.args:
+                called = node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+                name = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+                if called == "load" and isinstance(name, str) and name.startswith("mcpclient") \
+                        and name[len("mcpclient."):] not in known:
+                    wrong.append(f"{layout.name(module)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    assert wrong == []

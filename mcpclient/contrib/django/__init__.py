@@ -35,6 +35,10 @@ except ImportError as exc:
     raise MissingExtraError("mcpclient.contrib.django needs Django: pip install 'mcpclient[django]'",
                             extra="django", name="django") from exc
 
+from django.conf import settings
+from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+
 from ..process import PerProcessGroup, Problem, Settings, settings_problems
 
 __all__ = ["check_settings", "mcp", "problems"]
@@ -42,15 +46,10 @@ __all__ = ["check_settings", "mcp", "problems"]
 
 def problems() -> List[Problem]:
     """What is wrong with ``settings.MCP_SERVERS`` and ``settings.MCP_OPTIONS`` (nothing started)."""
-    from django.conf import settings
-
     return settings_problems(getattr(settings, "MCP_SERVERS", None), getattr(settings, "MCP_OPTIONS", None))
 
 
 def _settings() -> Settings:
-    from django.conf import settings
-    from django.core.exceptions import ImproperlyConfigured
-
     errors = [f"{p.setting} {p.message}" for p in problems() if p.error]
     if errors:
         raise ImproperlyConfigured("; ".join(errors))
@@ -78,8 +77,6 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> List[Any]:
     it): ``mcpclient.E001`` ``MCP_SERVERS`` is not set or malformed, ``mcpclient.E002``
     ``MCP_OPTIONS`` is, ``mcpclient.W001`` an entry needs an environment variable this process
     lacks (the server would fail to start here; build steps often run without the secrets)."""
-    from django.core import checks
-
     found: List[Any] = []
     for problem in problems():
         if problem.error:

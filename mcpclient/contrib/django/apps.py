@@ -1,6 +1,9 @@
 """The app config: ``INSTALLED_APPS = [..., "mcpclient.contrib.django"]`` (label ``mcpclient``); it
 registers the settings' system check."""
 from django.apps import AppConfig
+from django.core import checks
+
+from . import check_settings  # the package: its settings and the process's group
 
 
 class MCPClientConfig(AppConfig):
@@ -9,8 +12,4 @@ class MCPClientConfig(AppConfig):
     verbose_name = "MCP client"
 
     def ready(self) -> None:
-        from django.core import checks
-
-        from . import check_settings  # (the package: its settings and the process's group)
-
         checks.register(check_settings, "mcpclient")

@@ -28,6 +28,7 @@ from ...protocol.spec import server_has
 from ...types._base import Raw
 from ...types._tools import Tool, ToolResult
 from ...types._tasks import TERMINAL, Task
+from ..base import TASKS, server_settings
 
 if TYPE_CHECKING:
     from ..._engine.requester import Requester
@@ -121,8 +122,6 @@ def start(requester: "Requester", capabilities: Dict[str, Any], known: Optional[
     name = params["name"]
     if not server_has(capabilities, "tasks.requests.tools.call"):
         error = CapabilityError("tasks.requests.tools.call", "tools/call")
-        from ..base import TASKS, server_settings  # deferred: import cost (only this refusal needs it)
-
         if server_settings(capabilities, TASKS) is not None:
             error.args = (f"{error}; this server runs tasks with the Tasks extension: declare it "
                           "(Client(extensions={TASKS: {}})) and call call_tool_future(...) (its .task)",)

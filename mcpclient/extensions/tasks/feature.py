@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol
 from ..._engine.futures import CallFuture
 from ..._util.waiting import wait_for
 from ..._util.sentinel import DEFAULT
+from ...types._tasks import Task
 from ..base import Feature, FeatureOwner
 
 if TYPE_CHECKING:
     from ..._engine.deadline import Deadline
-    from ...types import Task
     from .core import ToolTask
 
 __all__ = ["Tasks"]
@@ -81,9 +81,7 @@ class Tasks(Feature):
         """
         return self._owner.resume_task(task_id)
 
-    def list(self, *, timeout: Any = DEFAULT) -> List["Task"]:
+    def list(self, *, timeout: Any = DEFAULT) -> List[Task]:
         """Every task the server knows of for this client (``tasks/list``, all pages)."""
-        from ...types import Task  # (loaded: the types load at connect())
-
         owner = self._owner
         return wait_for(owner.listing("tasks/list", "tasks", Task.from_wire, owner.deadline(timeout)))  # type: ignore[no-any-return]
