@@ -34,10 +34,7 @@ from ..errors import (
     ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError, HTTPError, MCPError,
     ProcessExited, ProtocolError, TransportError, UnsupportedProtocolVersion,
 )
-from ..protocol.negotiation import (
-    LEGACY, Negotiated, forget_era, fresh_discovery, keep_discovery,
-    probe, remember_era, remembered_era,
-)
+from ..protocol.negotiation import LEGACY, EraMemory, Negotiated, probe
 from ..protocol.rpc_rules import MCPRules
 from ..protocol.spec import check_server_version, era_setting, initialize_params
 from .._engine.deadline import Deadline
@@ -50,9 +47,12 @@ if TYPE_CHECKING:
     from ..policies.reconnect import Keepalive, Reconnect
     from ..protocol.rounds import Answer
 
-__all__ = ["Connection", "ConnectionOwner", "Connector", "era_for"]
+__all__ = ["ERAS", "Connection", "ConnectionOwner", "Connector", "era_for"]
 
 log = logging.getLogger("mcpclient")
+
+#: What the clients of this process learn about servers' eras (a ``Connector``'s default).
+ERAS = EraMemory()
 
 
 class ConnectionOwner(Protocol):
@@ -84,10 +84,12 @@ Replace = Callable[[Transport], Optional[Session]]
 
 
 class Connector:
-    """How one client connects: its ``protocol=`` setting, identity, capabilities and probe limit."""
+    """How one client connects: its ``protocol=`` setting, identity, capabilities and probe limit,
+    and the ``EraMemory`` it consults and teaches (``eras``: the process's by default)."""
 
     def __init__(self, protocol: str, client_info: Dict[str, Any], capabilities: Callable[[], Dict[str, Any]],
-                 probe_timeout: float, reuse_discovery: bool) -> None:
+                 probe_timeout: float, reuse_discovery: bool, eras: EraMemory = ERAS) -> None:
+        self.eras = eras
         self.mode, self.modern_offer, self.offer = era_setting(protocol)
         self.protocol = protocol
         self.client_info = client_info
@@ -131,7 +133,7 @@ class Connector:
         if transport.handshake_only and self.mode == "modern":
             raise ProtocolError(f"{type(transport).__name__} carries only the handshake-era protocol")
         if self.mode != "legacy" and not transport.handshake_only and (
-                self.mode == "modern" or remembered_era(key) != LEGACY):
+                self.mode == "modern" or self.eras.era(key) != LEGACY):
             try:
                 found = self._discover(session, deadline)
                 if found is not None:
@@ -158,7 +160,7 @@ class Connector:
             result = answer.result()
         except UnsupportedProtocolVersion:
             # A server we took for legacy (a slow probe, or a remembered verdict) is modern after all.
-            forget_era(key)
+            self.eras.forget(key)
             found = self._discover(session, deadline) if self.mode != "legacy" else None
             if found is None:
                 raise
@@ -166,7 +168,7 @@ class Connector:
         if not isinstance(result, dict):
             raise ProtocolError("initialize result is not an object")
         if self.mode == "auto":
-            remember_era(key, LEGACY)  # only now: the handshake worked
+            self.eras.remember(key, LEGACY)  # only now: the handshake worked
         version = check_server_version(self.offer, result.get("protocolVersion"), self.protocol)  # type: ignore[arg-type]
         transport.negotiated(version, False)
         session.notify("notifications/initialized", setup=True)
@@ -188,15 +190,15 @@ class Connector:
             wait = Deadline(self.probe_timeout if left is None else min(left, self.probe_timeout))
         # A server's DiscoverResult is reused while its ttlMs says it is fresh (same credentials).
         reuse = (transport.identity(), transport.credentials()) if transport.remote and self.reuse_discovery else None
-        found = fresh_discovery(reuse) if reuse is not None else None
+        found = self.eras.discovery(reuse) if reuse is not None else None
         if found is None or (self.modern_offer and found.version != self.modern_offer):
             found = probe(session, self.capabilities(), self.client_info, wait,
                           required=self.mode == "modern", version=self.modern_offer or "")
             if found is None:
                 return None
             if reuse is not None:
-                keep_discovery(reuse, found)
-        remember_era(transport.identity(), found.version)
+                self.eras.keep_discovery(reuse, found)
+        self.eras.remember(transport.identity(), found.version)
         transport.negotiated(found.version, True)
         return found
 
