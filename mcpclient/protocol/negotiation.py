@@ -132,7 +132,7 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
     """
     for attempt in range(2):
         params = {"_meta": request_meta(version, capabilities, client_info)}
-        headers = routing_headers("server/discover", params, version, {}) if session.transport.sends_headers else None
+        headers = routing_headers("server/discover", params, version, {}) if session.transport.info.sends_headers else None
         try:
             answer = session.call("server/discover", params, deadline=deadline, headers=headers,
                                   idempotent=True)
@@ -149,7 +149,7 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
                                     f"this client speaks {', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}") from exc
             return None
         except RequestTimeout as exc:
-            if session.transport.remote:
+            if session.transport.info.remote:
                 raise  # an HTTP server that does not answer is down, not old
             return _legacy(exc, required)
         except (RPCError, HTTPError) as exc:

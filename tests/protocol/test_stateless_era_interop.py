@@ -153,7 +153,7 @@ def test_auto_mode_costs_one_round_trip_on_a_legacy_server_once_per_target():
     old = wire.level
     wire.setLevel(logging.DEBUG)
     wire.addHandler(counter)
-    ERAS.forget(Client(argv).transport.identity())
+    ERAS.forget(Client(argv).transport.info.identity)
     try:
         with Client(argv, timeout=LONG) as client:
             client.list_tools()
