@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import threading
 import time
 import weakref
 from collections import deque
 from functools import partial
-from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
+from typing import IO, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
 
 from ..._util import fork as _fork
 from ..._util.secrets import command_secrets, mapping_secrets
@@ -33,9 +34,6 @@ from ._process import kill_group as _kill_group, open_transports as _open, reap_
 from ._stdin import POLL, StdinWriter
 from ._windows import PipeWriter
 from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Transport, TransportInfo, decode_frame, encode_frame
-
-if TYPE_CHECKING:
-    import subprocess
 
 __all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
 
@@ -194,8 +192,6 @@ class StdioTransport(Transport):
             raise ConnectionClosed("the server was started by the parent process of this fork")
 
     def _spawn(self) -> None:
-        import subprocess  # here, not at the top: it costs import time for users of other transports
-
         with self._lifecycle:
             if self._closing.is_set():
                 raise ConnectionClosed("the transport is closed")
