@@ -239,7 +239,7 @@ class RecordingTransport(Transport):
     """Wraps any transport and records everything that crosses it to a cassette file.
 
     Use it in place of the transport it wraps; the client cannot tell the difference, except
-    that the era verdict it remembers per server is kept apart (``identity()`` names the
+    that the era verdict it remembers per server is kept apart (``info.identity`` names the
     recording), so that every recorded session starts with the full negotiation and replays the
     same way whatever else ran in the process. Example::
 
