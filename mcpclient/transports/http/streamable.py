@@ -38,7 +38,6 @@ from ._answers import Answers, StreamBroken
 from ._connections import Connections
 from ._exchange import Auth, Credentials, Exchange, Hop
 from ._inflight import Closing, Inbox, InFlight, Request
-from ._posters import FastPoster, SessionPoster
 from ._reading import JSON, SSE, Response, Send, media_type, read_body, rpc_error_body, status_error
 from ._sessions import SessionLife
 from ._streams import GetStream
@@ -46,6 +45,8 @@ from .sse import SSETransport
 
 if TYPE_CHECKING:
     import requests
+
+    from ._posters import FastPoster, SessionPoster
 
 __all__ = ["HTTPTransport"]
 
@@ -221,6 +222,10 @@ class HTTPTransport(Transport):
         self._started.run(self._start)
 
     def _start(self) -> None:
+        # The requests stack loads here, at the first start: naming the transport loads none of
+        # it (urllib3 binds a socket at import, which a replay or a type hint must not do).
+        from ._posters import FastPoster, SessionPoster
+
         http = self._connections.open(self.url, self.pool_size)
         if self._closing.event.is_set():
             raise ConnectionClosed("the transport is closed")
