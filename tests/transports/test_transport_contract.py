@@ -61,6 +61,16 @@ def test_every_credential_an_http_request_carries_joins_the_secrets_of_its_info(
     assert not set(sent) & before.secrets  # (a value: the one read before never changes)
 
 
+def test_an_http_transports_info_names_who_its_requests_act_as_now_without_a_request_sent():
+    user = ["alice-token-111"]
+    transport = HTTPTransport("http://127.0.0.1:9/mcp", auth=lambda: user[0])
+    alice = transport.info.credentials
+    assert alice is not None and transport.info.credentials == alice
+    user[0] = "bob-token-222"  # (a private cache entry of alice's must not be served to bob)
+    assert transport.info.credentials not in (None, alice)
+    assert "alice-token-111" not in (transport.info.credentials or "")
+
+
 def test_a_transport_info_is_a_frozen_value():
     info = TransportInfo("srv", Endpoint("pipe"), "id", secrets={"s3cr3t-value"})
     try:

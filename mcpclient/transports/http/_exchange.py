@@ -91,7 +91,7 @@ class Credentials:
         self._sent: Set[str] = set()  # secrets requests carried
         self._seen: Set[object] = set()  # the credentials (token, headers) learned from already
         self._lock = threading.Lock()
-        self._described: Optional[Tuple[TransportInfo, Optional[str], int, TransportInfo]] = None
+        self._described: Optional[Tuple[TransportInfo, Tuple[Optional[str], int, Optional[str]], TransportInfo]] = None
 
     def for_request(self, verb: str, url: str, authorization: Optional[Dict[str, str]] = None) -> Dict[str, str]:
         """The headers of one request: the static ones and the credentials' (``authorization``:
@@ -138,14 +138,16 @@ class Credentials:
                 self._sent = self._sent | found  # (a new set: readers never see one change)
 
     def describe(self, base: TransportInfo, session_id: Optional[str]) -> TransportInfo:
-        """``base`` (what the transport says of itself) with who its requests act as, the
+        """``base`` (what the transport says of itself) with who its requests act as now, the
         secrets they carried and the server session ``session_id``: the transport's ``info``,
         made again only when one of those changed."""
-        described, sent = self._described, len(self._sent)
-        if described is not None and described[0] is base and described[1] == session_id and described[2] == sent:
-            return described[3]
-        info = base.replace(credentials=self.fingerprint(), secrets=self.secrets(), session_id=session_id)
-        self._described = (base, session_id, sent, info)
+        # The fingerprint is asked for every time: a token callable may act as someone else now.
+        state = (session_id, len(self._sent), self.fingerprint())
+        described = self._described
+        if described is not None and described[0] is base and described[1] == state:
+            return described[2]
+        info = base.replace(credentials=state[2], secrets=self.secrets(), session_id=session_id)
+        self._described = (base, state, info)
         return info
 
 
