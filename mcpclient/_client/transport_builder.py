@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..errors import HTTPError
-from ..transports.base import Transport
+from ..transports.base import RemakeKind, Transport
 
 __all__ = ["fallback", "relaunch", "reopen"]
 
@@ -21,7 +21,7 @@ __all__ = ["fallback", "relaunch", "reopen"]
 _LEGACY_REFUSALS = (400, 404, 405)
 
 
-def _remake(old: Transport, how: str) -> Optional[Transport]:
+def _remake(old: Transport, how: RemakeKind) -> Optional[Transport]:
     remake = old.info.remake
     return remake(how) if remake is not None else None
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from typing import AbstractSet, Any, Callable, Dict, FrozenSet, Optional, Union
+from typing import AbstractSet, Any, Callable, Dict, FrozenSet, Literal, Optional, Union
 from urllib.parse import urlsplit
 
 from ..errors import ProtocolError, UnsendableMessage
 
-__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "LATE_ANSWER", "DeliveryFailed", "Endpoint", "Remake",
+__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "LATE_ANSWER", "DeliveryFailed", "Endpoint", "Remake", "RemakeKind",
            "SessionRenewed", "Transport", "TransportInfo", "decode_frame", "encode_frame"]
 
 #: Seconds ``close()`` may take in all when no deadline is given.
@@ -120,7 +120,9 @@ LATE_ANSWER = 5.0
 #: probe), ``"reopen"`` (a new connection after this one was lost, or in a forked child, where
 #: this one is the parent's) or ``"fallback"`` (the legacy transport to try after the first
 #: handshake was refused); ``None`` when it cannot be made that way.
-Remake = Callable[[str], Optional["Transport"]]
+Remake = Callable[["RemakeKind"], Optional["Transport"]]
+#: How a transport is made again (``Remake``).
+RemakeKind = Literal["relaunch", "reopen", "fallback"]
 
 _INFO_FIELDS = ("name", "endpoint", "identity", "credentials", "secrets", "session_id", "remote", "handshake_only",
                 "sends_headers", "instance", "remake")

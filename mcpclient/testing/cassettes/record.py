@@ -40,7 +40,7 @@ from ..._version import __version__
 from ..._util.secrets import MIN_SCRUB, is_secret_key as _secret_key, secret_words
 from ..._util.threads import Once
 from ...errors import MCPError
-from ...transports.base import DeliveryFailed, Remake, SessionRenewed, Transport, TransportInfo
+from ...transports.base import DeliveryFailed, Remake, RemakeKind, SessionRenewed, Transport, TransportInfo
 
 __all__ = ["CASSETTE_FORMAT", "REDACTED", "RecordingTransport", "error_to_json", "redact_message"]
 
@@ -416,7 +416,7 @@ class RecordingTransport(Transport):
         return self.inner.cancel_request(request_id)
 
 
-def _remade(remake: Remake, recorder: _Recorder, how: str) -> Optional[Transport]:
+def _remade(remake: Remake, recorder: _Recorder, how: RemakeKind) -> Optional[Transport]:
     """A remade inner transport (``how``), recorded into the same cassette as a new connection."""
     fresh = remake(how)
     return None if fresh is None else RecordingTransport(fresh, recorder.path, _recorder=recorder, _how=how)

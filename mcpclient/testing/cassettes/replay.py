@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Set
 from ... import errors as _errors
 from ...errors import ConnectionClosed, MCPError, RequestTimeout
 from ..._util.threads import Once
-from ...transports.base import DeliveryFailed, Endpoint, SessionRenewed, Transport, TransportInfo
+from ...transports.base import DeliveryFailed, Endpoint, RemakeKind, SessionRenewed, Transport, TransportInfo
 from .record import CASSETTE_FORMAT, REDACTED, redact_message
 
 __all__ = ["CassetteMismatch", "ReplayTransport", "default_matcher", "normalize", "rebuild_error"]
@@ -544,7 +544,7 @@ class _Failed:
         self.failed = failed
 
 
-def _next(cassette: _Cassette, how: str, matcher: Optional[Matcher], instance: int) -> Optional[Transport]:
+def _next(cassette: _Cassette, how: RemakeKind, matcher: Optional[Matcher], instance: int) -> Optional[Transport]:
     """The replay of the next recorded connection, if it was made ``how`` (``TransportInfo.remake``)."""
     conn = cassette.take(how)
     if conn is None:

@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 from ..._util.threads import Once, WorkerPool, join_all, next_instance, start_thread
 from ...errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
 from ...policies.retry import Retry
-from ..base import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Transport, TransportInfo, encode_frame
+from ..base import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, RemakeKind, Transport, TransportInfo, encode_frame
 from ._connections import Connections
 from ._exchange import Auth, Credentials, Exchange
 from ._inflight import Closing, Inbox, InFlight, Request
@@ -303,7 +303,7 @@ class SSETransport(Transport):
         return None
 
 
-def _remake(url: str, settings: Dict[str, Any], connections: Connections, how: str) -> Optional[SSETransport]:
+def _remake(url: str, settings: Dict[str, Any], connections: Connections, how: RemakeKind) -> Optional[SSETransport]:
     """``TransportInfo.remake`` of an SSE transport: the same URL and settings (and the user's
     ``requests`` session, if one was given), reopened; nothing else."""
     if how != "reopen":

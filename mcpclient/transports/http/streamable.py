@@ -32,8 +32,10 @@ from ...auth.base import AuthProvider
 from ...errors import ConnectionClosed, ProtocolError
 from ...policies.redirects import Redirects
 from ...policies.retry import Retry
-from ..base import DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Endpoint, SessionRenewed, Transport, TransportInfo, \
-    decode_frame, encode_frame
+from ..base import (
+    DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Endpoint, RemakeKind, SessionRenewed, Transport, TransportInfo, decode_frame,
+    encode_frame,
+)
 from ._answers import Answers, StreamBroken
 from ._connections import Connections
 from ._exchange import Auth, Credentials, Exchange, Hop
@@ -528,7 +530,7 @@ class _Exchange:
 
 
 def _remake(url: str, settings: Dict[str, Any], own: Dict[str, Any], connections: Connections,
-            session: SessionLife, how: str) -> Optional[Transport]:
+            session: SessionLife, how: RemakeKind) -> Optional[Transport]:
     """``TransportInfo.remake`` of an HTTP transport: reopened or relaunched, the same URL and
     settings (and the user's ``requests`` session, if one was given); as a fallback, an
     ``SSETransport`` with the same headers, credentials, retry, connect timeout, name and

@@ -33,7 +33,9 @@ from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
 from ._process import kill_group as _kill_group, open_transports as _open, reap_at_exit as _reap_at_exit
 from ._stdin import POLL, StdinWriter
 from ._windows import PipeWriter
-from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Transport, TransportInfo, decode_frame, encode_frame
+from ..base import (
+    CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, RemakeKind, Transport, TransportInfo, decode_frame, encode_frame,
+)
 
 __all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
 
@@ -462,7 +464,7 @@ class StdioTransport(Transport):
                 log.exception("on_exit callback for %s failed", self.name)
 
 
-def _remake(argv: List[str], settings: Dict[str, Any], how: str) -> Optional[StdioTransport]:
+def _remake(argv: List[str], settings: Dict[str, Any], how: RemakeKind) -> Optional[StdioTransport]:
     """``TransportInfo.remake`` of a stdio transport: the same command and settings, relaunched
     or reopened (there is no fallback)."""
     return StdioTransport(argv, **settings) if how in ("relaunch", "reopen") else None
