@@ -177,7 +177,7 @@ class Client:
 
     def __repr__(self) -> str:
         server = self.server
-        return f"<mcpclient.Client {server.name if server else self.transport.name!r} {self.state}>"
+        return f"<mcpclient.Client {server.name if server else self.transport.info.name!r} {self.state}>"
 
     # --- state ------------------------------------------------------------------------------------
 

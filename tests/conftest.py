@@ -151,11 +151,9 @@ def fresh_era_memory():
     process. They are keyed by URL, and a scripted server's free port may be one an earlier
     test's server of the other era had: a remembered "legacy" would make a 2026 test run its
     client in the handshake era (and the 2026 re-issue tests fail now and then)."""
-    from mcpclient.protocol import negotiation
+    from mcpclient._client.connection import ERAS
 
-    with negotiation._eras_lock:
-        negotiation._eras.clear()
-        negotiation._discoveries.clear()
+    ERAS.clear()
     yield
 
 

@@ -2,17 +2,17 @@
 
 ``Connector.connect`` probes ``server/discover`` (unless the target is known to be, or asked to
 be, handshake-era), falls back to ``initialize``/``notifications/initialized``, starts a stdio
-server again if it died on the probe (``Transport.relaunch``), and tries the legacy HTTP+SSE
-transport when a Streamable HTTP endpoint turns out to be an old server
-(``Transport.fallback``). Replacing a transport means a new ``Session``: the client's
+server again if it died on the probe (``transport_builder.relaunch``), and tries the legacy
+HTTP+SSE transport when a Streamable HTTP endpoint turns out to be an old server
+(``transport_builder.fallback``). Replacing a transport means a new ``Session``: the client's
 ``replace`` callback installs it, or refuses (returns None) once the client is closing, so a
 concurrent ``close()`` never waits for a connect in progress (no lock is held across any of
 this). ``era_for`` turns the result into the era strategy the client then uses, and
 ``Connection`` holds all of it for one client: transport, session, state, ``Negotiated``, era.
 
 What a ``Client(...)`` and its ``connect()`` import before the transport starts is kept small
-(the checks of the arguments, the transport): the engine and this module load after
-``Transport.launch``, while a stdio server boots, and the result types (``dataclasses`` with
+(the checks of the arguments, the transport): the engine and this module load after the
+transport's early ``start()``, while a stdio server boots, and the result types (``dataclasses`` with
 them) once the first request is sent, while the server answers it (benchmarks/cold.py,
 "connect cold").
 """
@@ -34,25 +34,26 @@ from ..errors import (
     ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError, HTTPError, MCPError,
     ProcessExited, ProtocolError, TransportError, UnsupportedProtocolVersion,
 )
-from ..protocol.negotiation import (
-    LEGACY, Negotiated, forget_era, fresh_discovery, keep_discovery,
-    probe, remember_era, remembered_era,
-)
+from ..protocol.negotiation import LEGACY, EraMemory, Negotiated, probe
 from ..protocol.rpc_rules import MCPRules
 from ..protocol.spec import check_server_version, era_setting, initialize_params
 from .._engine.deadline import Deadline
 from .._engine.rules import RPCRules
 from .._engine.session import Session
 from ..transports.base import CLOSE_BUDGET, Transport
+from . import transport_builder
 
 if TYPE_CHECKING:
     from .keepalive import KeepaliveWatch
     from ..policies.reconnect import Keepalive, Reconnect
     from ..protocol.rounds import Answer
 
-__all__ = ["Connection", "ConnectionOwner", "Connector", "era_for"]
+__all__ = ["ERAS", "Connection", "ConnectionOwner", "Connector", "era_for"]
 
 log = logging.getLogger("mcpclient")
+
+#: What the clients of this process learn about servers' eras (a ``Connector``'s default).
+ERAS = EraMemory()
 
 
 class ConnectionOwner(Protocol):
@@ -84,10 +85,12 @@ Replace = Callable[[Transport], Optional[Session]]
 
 
 class Connector:
-    """How one client connects: its ``protocol=`` setting, identity, capabilities and probe limit."""
+    """How one client connects: its ``protocol=`` setting, identity, capabilities and probe limit,
+    and the ``EraMemory`` it consults and teaches (``eras``: the process's by default)."""
 
     def __init__(self, protocol: str, client_info: Dict[str, Any], capabilities: Callable[[], Dict[str, Any]],
-                 probe_timeout: float, reuse_discovery: bool) -> None:
+                 probe_timeout: float, reuse_discovery: bool, eras: EraMemory = ERAS) -> None:
+        self.eras = eras
         self.mode, self.modern_offer, self.offer = era_setting(protocol)
         self.protocol = protocol
         self.client_info = client_info
@@ -102,11 +105,11 @@ class Connector:
         try:
             return self._handshake(session, deadline, replace)
         except HTTPError as exc:
-            substitute = session.transport.fallback(exc)
+            substitute = transport_builder.fallback(session.transport, exc)
             if substitute is None:
                 raise
             log.info("%s refused the Streamable HTTP initialize (%s); trying the HTTP+SSE transport",
-                     session.transport.name, exc)
+                     session.transport.info.name, exc)
             session = self._swap(session, substitute, replace)
             try:
                 return self._handshake(session, deadline, replace)
@@ -127,28 +130,29 @@ class Connector:
         """``server/discover`` (unless legacy is known or asked for), else ``initialize``."""
         session.start()
         transport = session.transport
-        key = transport.identity()
-        if transport.handshake_only and self.mode == "modern":
+        info = transport.info
+        key = info.identity
+        if info.handshake_only and self.mode == "modern":
             raise ProtocolError(f"{type(transport).__name__} carries only the handshake-era protocol")
-        if self.mode != "legacy" and not transport.handshake_only and (
-                self.mode == "modern" or remembered_era(key) != LEGACY):
+        if self.mode != "legacy" and not info.handshake_only and (
+                self.mode == "modern" or self.eras.era(key) != LEGACY):
             try:
                 found = self._discover(session, deadline)
                 if found is not None:
                     return session, found
             except ConnectionClosed:
                 # Some handshake-era servers exit on any request before initialize: start it again.
-                substitute = transport.relaunch() if self.mode != "modern" else None
+                substitute = transport_builder.relaunch(transport) if self.mode != "modern" else None
                 if substitute is None:
                     raise
                 session = self._swap(session, substitute, replace)
                 session.start()
-                log.info("%s exited on server/discover: a handshake-era server; started it again", transport.name)
+                log.info("%s exited on server/discover: a handshake-era server; started it again", info.name)
         return session, self._initialize(session, deadline)
 
     def _initialize(self, session: Session, deadline: Deadline) -> Negotiated:
         transport = session.transport
-        key = transport.identity()
+        key = transport.info.identity
         params = initialize_params(self.offer, self.client_info, self.capabilities())  # type: ignore[arg-type]
         try:
             answer = session.call("initialize", params, deadline=deadline, idempotent=True, setup=True,
@@ -158,7 +162,7 @@ class Connector:
             result = answer.result()
         except UnsupportedProtocolVersion:
             # A server we took for legacy (a slow probe, or a remembered verdict) is modern after all.
-            forget_era(key)
+            self.eras.forget(key)
             found = self._discover(session, deadline) if self.mode != "legacy" else None
             if found is None:
                 raise
@@ -166,7 +170,7 @@ class Connector:
         if not isinstance(result, dict):
             raise ProtocolError("initialize result is not an object")
         if self.mode == "auto":
-            remember_era(key, LEGACY)  # only now: the handshake worked
+            self.eras.remember(key, LEGACY)  # only now: the handshake worked
         version = check_server_version(self.offer, result.get("protocolVersion"), self.protocol)  # type: ignore[arg-type]
         transport.negotiated(version, False)
         session.notify("notifications/initialized", setup=True)
@@ -181,22 +185,23 @@ class Connector:
     def _discover(self, session: Session, deadline: Deadline) -> Optional[Negotiated]:
         """Probe ``server/discover``; the 2026 era's ``Negotiated`` if the server speaks it."""
         transport = session.transport
+        info = transport.info
         wait = deadline
-        if not transport.remote and self.mode != "modern":  # a handshake-era stdio server may never answer
+        if not info.remote and self.mode != "modern":  # a handshake-era stdio server may never answer
             # (with the 2026 era required, silence is a server slow to start, not a verdict: all the time left)
             left = deadline.remaining()
             wait = Deadline(self.probe_timeout if left is None else min(left, self.probe_timeout))
         # A server's DiscoverResult is reused while its ttlMs says it is fresh (same credentials).
-        reuse = (transport.identity(), transport.credentials()) if transport.remote and self.reuse_discovery else None
-        found = fresh_discovery(reuse) if reuse is not None else None
+        reuse = (info.identity, info.credentials) if info.remote and self.reuse_discovery else None
+        found = self.eras.discovery(reuse) if reuse is not None else None
         if found is None or (self.modern_offer and found.version != self.modern_offer):
             found = probe(session, self.capabilities(), self.client_info, wait,
                           required=self.mode == "modern", version=self.modern_offer or "")
             if found is None:
                 return None
             if reuse is not None:
-                keep_discovery(reuse, found)
-        remember_era(transport.identity(), found.version)
+                self.eras.keep_discovery(reuse, found)
+        self.eras.remember(info.identity, found.version)
         transport.negotiated(found.version, True)
         return found
 
@@ -246,7 +251,7 @@ class Connection:
 
     A connection lost (the session's reader ended, a keepalive failed) stays ``LOST`` until
     ``connect()`` or, with a ``Reconnect`` policy, the next call opens a new one on a fresh
-    transport (``Transport.reopen``). In a process forked after it was made, the connection is
+    transport (``transport_builder.reopen``). In a process forked after it was made, the connection is
     the parent's: it is never used, closed or finalized here (``ForkedClientError``, or a new
     connection with ``Reconnect(after_fork=True)``).
     """
@@ -358,7 +363,7 @@ class Connection:
                 raise ClientClosedError("the client was closed while connecting") from exc
             if isinstance(exc, TransportError) and not isinstance(exc, ConnectError):
                 first_line = str(exc).partition("\n")[0]  # details stay on the cause
-                raise ConnectError(f"the handshake with {self.transport.name} failed: {first_line}") from exc
+                raise ConnectError(f"the handshake with {self.transport.info.name} failed: {first_line}") from exc
             raise
 
     def _settle(self, negotiated: Negotiated, era: Era) -> None:
@@ -396,9 +401,9 @@ class Connection:
         place of the lost (or inherited) one; on failure the state is ``LOST`` again and the
         failure counts for the backoff."""
         old, inherited = self.session, self._inherited
-        name = old.transport.name
+        name = old.transport.info.name
         try:
-            transport = old.transport.reopen()
+            transport = transport_builder.reopen(old.transport)
             if transport is None:
                 raise ConnectError(f"{name}: a {type(old.transport).__name__} cannot be opened again; make a new Client")
             if self._replace(transport) is None:
@@ -467,13 +472,13 @@ class Connection:
                 if state is _State.CONNECTING:  # another thread reconnects: wait for it
                     wait = deadline.remaining()
                 elif policy.gave_up(self._failures):
-                    raise ConnectError(f"{method}: gave up reconnecting to {self.transport.name} after "
+                    raise ConnectError(f"{method}: gave up reconnecting to {self.transport.info.name} after "
                                        f"{self._failures} failed attempts; call connect() to try again"
                                        ) from self._last_failure
                 elif self._next_try > now:  # backing off after a failed attempt
                     wait = self._next_try - now
                     if self._next_try > deadline.at:
-                        raise ConnectError(f"{method}: reconnecting to {self.transport.name} failed "
+                        raise ConnectError(f"{method}: reconnecting to {self.transport.info.name} failed "
                                            f"{self._failures} time(s); the next attempt is in {wait:.1f} s"
                                            ) from self._last_failure
                 else:
@@ -481,7 +486,7 @@ class Connection:
                     wait = -1.0
                 if wait is None or wait >= 0:
                     if wait is not None and wait <= 0:
-                        raise ConnectError(f"{method}: the reconnect to {self.transport.name} in progress "
+                        raise ConnectError(f"{method}: the reconnect to {self.transport.info.name} in progress "
                                            "did not finish in time")
                     self._changed.wait(None if wait is None else min(wait, threading.TIMEOUT_MAX))
                     continue
@@ -535,7 +540,7 @@ class Connection:
             self._lost = error
             self._watch = None
             self._closing_elsewhere = session
-        log.warning("%s: %s", session.transport.name, error)
+        log.warning("%s: %s", session.transport.info.name, error)
         text, kind = str(error), type(error)
         start_thread(lambda: session.close(time.monotonic() + CLOSE_BUDGET, lambda: kind(text)),
                      f"mcpclient-{session.instance}-closer")

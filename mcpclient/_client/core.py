@@ -243,7 +243,7 @@ class ClientCore:
 
     def credentials(self) -> Optional[str]:
         """A fingerprint of the credentials in use (the cache keeps private results per identity)."""
-        return self.conn.transport.credentials()
+        return self.conn.transport.info.credentials
 
     # --- what the connection asks (``ConnectionOwner``) -----------------------------------------
 
@@ -264,14 +264,14 @@ class ClientCore:
             session.declared_extensions = frozenset(declared)
         requests = session.requests
         requests.on_request_read = lambda rid, method, params: responder.take_at_once(rid, method, params, requests.reply)
-        transport.on_session_renewed = self.subscriptions.resubscribe
+        session.on_session_renewed = self.subscriptions.resubscribe
         return session
 
     def make_era(self, negotiated: Negotiated, transport: Transport) -> Era:
         era = era_for(negotiated, self.responder.capabilities(), self.conn.connector.client_info,
-                      self.responder.answer, self.settings.limits.input_rounds, self.cache, transport.sends_headers)
+                      self.responder.answer, self.settings.limits.input_rounds, self.cache, transport.info.sends_headers)
         if self.extensions is not None:
-            self.extensions.extend(era, transport.sends_headers)
+            self.extensions.extend(era, transport.info.sends_headers)
         return era
 
     def lost(self, error: MCPError) -> None:
@@ -355,7 +355,7 @@ class ClientCore:
         (then a ``ResourceWarning`` says so, as for an unclosed file). Within ``CLOSE_BUDGET``."""
         conn = self.conn
         if collected and conn.state in ("connecting", "ready", "lost"):  # (not "forked": the parent's)
-            warnings.warn(f"unclosed mcpclient.Client of {conn.transport.name!r} (use close() or 'with')",
+            warnings.warn(f"unclosed mcpclient.Client of {conn.transport.info.name!r} (use close() or 'with')",
                           ResourceWarning, stacklevel=2)
         deadline = time.monotonic() + CLOSE_BUDGET
         if not collected and conn.state == "ready":  # the cancellations decided already go out first
@@ -488,10 +488,10 @@ def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:
             return
         except MCPError as exc:
             if conn.gave_up:
-                log.warning("gave up reconnecting to %s: %s", conn.transport.name, exc)
+                log.warning("gave up reconnecting to %s: %s", conn.transport.info.name, exc)
                 subscriptions.end_all(exc)  # their consumers must not wait forever
                 return
         except BaseException as exc:  # user code run meanwhile (an auth hook...) raised, sys.exit() too:
-            log.exception("reconnecting to %s failed", conn.transport.name)  # end, never hang
+            log.exception("reconnecting to %s failed", conn.transport.info.name)  # end, never hang
             subscriptions.end_all(ConnectionClosed(f"reconnecting failed: {type(exc).__name__}"))
             return

@@ -1,7 +1,7 @@
 """A client's core, built on the client's first use.
 
 ``Client(...)`` checks its arguments (``Options``) and builds nothing else. Its first
-``connect()`` starts the transport (``Transport.launch``: a stdio server is spawned), then builds
+``connect()`` starts the transport (``Transport.start``: a stdio server is spawned), then builds
 the core (``_client.core``: the engine, the protocol layer, the routers), so that the server boots
 while they load; the first use of anything else builds the core without starting the transport.
 Until then a ``Client`` holds one ``FirstUse``, which its ``_core`` asks for the core.
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .._engine.deadline import check_timeout
 from .._util import fork as _fork
 from .._util.sentinel import DEFAULT
+from ..errors import MCPError
 
 if TYPE_CHECKING:
     from .core import ClientCore
@@ -47,7 +48,10 @@ class FirstUse:
             options = self.options
             try:
                 if launch:
-                    options.transport.launch()
+                    try:
+                        options.transport.start()
+                    except MCPError:  # (the session starts it again, and meets the same error there)
+                        pass
                 from .core import ClientCore  # deferred: the engine loads with the first connect()
 
                 built = ClientCore(client, options)

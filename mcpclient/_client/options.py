@@ -113,9 +113,9 @@ class Options:
         given = handlers if handlers is not None else _NO_HANDLERS
         workers, server_text = (4, 8192) if limits is None else (limits.workers, limits.server_text)
         self.responder = Responder(given.sampling, given.elicitation, given.elicitation_modes, given.roots,
-                                   capabilities, given.task_requests, transport.instance, workers,
+                                   capabilities, given.task_requests, transport.info.instance, workers,
                                    self.registry.capabilities() if self.registry is not None else None)
-        self.text = TextLimit(server_text, transport.name)  # of the instructions and tool descriptions
+        self.text = TextLimit(server_text, transport.info.name)  # of the instructions and tool descriptions
         era_setting(protocol)  # (checked now; the connector reads it again)
         self.protocol = protocol
         self.client_info = client_identity(client_info)
@@ -123,7 +123,7 @@ class Options:
         self.on_notification = given.on_notification
         self.on_log = given.on_log
         self.on_reconnect = given.on_reconnect
-        self.server_log = logging.getLogger(f"mcpclient.server.{transport.name}")
+        self.server_log = logging.getLogger(f"mcpclient.server.{transport.info.name}")
 
 
 class _NoHandlers:

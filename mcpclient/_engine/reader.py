@@ -20,7 +20,7 @@ from .._util.wire import format_message, should_log, wire_log
 from ..errors import ConnectionClosed, MCPError, ProcessExited
 from .rules import InFlight, RPCRules
 from .server_requests import ServerRequests
-from ..transports.base import DeliveryFailed, Transport
+from ..transports.base import DeliveryFailed, SessionRenewed, Transport
 
 __all__ = ["NotificationHandler", "Reader", "ReaderHost"]
 
@@ -40,6 +40,9 @@ class ReaderHost(InFlight, Protocol):
 
     def connection_lost(self, error: Callable[[], MCPError], reason: BaseException) -> None:
         """The stream ended (``reason``): every pending call fails with a fresh ``error()``."""
+
+    def session_renewed(self) -> None:
+        """The transport replaced an expired server session with a new one (``SessionRenewed``)."""
 
 
 class Reader:
@@ -96,6 +99,8 @@ class Reader:
                         self._dispatch(item)
                 elif type(message) is DeliveryFailed:
                     self._host.fail(message.request_id, message.error)
+                elif type(message) is SessionRenewed:
+                    self._host.session_renewed()
                 else:
                     self._dispatch(message)
         except MCPError as exc:

@@ -97,8 +97,11 @@ class Session:
         #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``),
         #: before the pending calls fail.
         self.on_lost: Optional[Callable[[BaseException], None]] = None
+        #: ``()`` once per server session the transport renewed (``SessionRenewed``), on the
+        #: notification thread: what lived in the old session is set up again. It must not block.
+        self.on_session_renewed: Optional[Callable[[], None]] = None
         self.tracer: Optional[CallTracer] = None  # traces each request (the client sets it at connect)
-        self.instance = transport.instance or next_instance()
+        self.instance = transport.info.instance or next_instance()
         self._prefix = prefix = f"mcpclient-{self.instance}"
         self._handlers = WorkerPool(f"{prefix}-handler", max_workers, max_queued)
         self._notifier = WorkerPool(f"{prefix}-notify", 1, max_queued)
@@ -349,7 +352,7 @@ class Session:
                                      method=method, request_id=rid) from exc
             reader = self.reader.thread
             if isinstance(exc, ConnectionClosed) and reader is not None and reader.ident != _get_ident() \
-                    and not self.transport.remote:
+                    and not self.transport.info.remote:
                 # The pipe broke: the reader meets the end of the stream next. Wait (briefly) for
                 # it, so the caller's next call finds the connection known lost (reconnect).
                 reader.join(_LOSS_WAIT)
@@ -541,6 +544,12 @@ class Session:
             self.unknown_replies += 1
             if should_log(self.unknown_replies):
                 log.warning("dropped a reply to unknown request id %.50r (%d so far)", rid, self.unknown_replies)
+
+    def session_renewed(self) -> None:
+        """``on_session_renewed``, on the notification thread (the reader reads on meanwhile)."""
+        hook = self.on_session_renewed
+        if hook is not None and not self._notifier.try_submit("session renewal", hook):
+            log.warning("the notification queue is full: the renewed session's subscriptions were not set up again")
 
     def fail(self, request_id: Any, error: BaseException) -> None:
         """The transport could not deliver the reply to ``request_id``: its round ends with ``error``."""

@@ -24,7 +24,7 @@ except ImportError:  # (not CPython)
 
 T = TypeVar("T")
 
-__all__ = ["FlightTimeout", "SingleFlight", "WorkerPool", "join_all", "next_instance", "reraise_on_main_thread", "start_thread"]
+__all__ = ["FlightTimeout", "Once", "SingleFlight", "WorkerPool", "join_all", "next_instance", "reraise_on_main_thread", "start_thread"]
 
 log = logging.getLogger("mcpclient")
 
@@ -58,6 +58,32 @@ def reraise_on_main_thread(exc: BaseException) -> None:
     """
     if not isinstance(exc, Exception) and threading.current_thread() is threading.main_thread():
         raise exc
+
+
+class Once:
+    """Runs a step once (a transport's ``start``): a later ``run`` waits for the first, then
+    returns, or raises again what the first raised."""
+
+    __slots__ = ("_lock", "_done", "_error")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._done = False
+        self._error: Optional[BaseException] = None
+
+    def run(self, step: Callable[[], Any]) -> None:
+        with self._lock:
+            if not self._done:
+                try:
+                    step()
+                except BaseException as exc:
+                    self._error = exc
+                    raise
+                finally:
+                    self._done = True
+                return
+        if self._error is not None:
+            raise self._error
 
 
 def join_all(threads: List[threading.Thread], deadline: float) -> None:

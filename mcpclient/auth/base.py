@@ -77,7 +77,7 @@ class AuthProvider(ABC):
 
     def secrets(self) -> FrozenSet[str]:
         """The secret values known before any request (a fixed token), for a recording to scrub
-        (what it hands out later reaches ``Transport.observe_credentials``)."""
+        (what it hands out later joins the transport's ``TransportInfo.secrets``)."""
         return frozenset()
 
 
@@ -120,7 +120,8 @@ class BearerToken(AuthProvider):
 
 class Observed(AuthProvider):
     """``inner``'s credentials, unchanged, with every token and header it hands out (refreshed
-    ones too) told to ``observer(token, headers)`` (``Transport.observe_credentials``)."""
+    ones too) told to ``observer(token, headers)`` (an HTTP transport learns the secrets its
+    requests carry this way: ``TransportInfo.secrets``)."""
 
     def __init__(self, inner: AuthProvider, observer: Callable[[Optional[str], Dict[str, str]], None]) -> None:
         self.inner = inner

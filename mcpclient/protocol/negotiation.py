@@ -13,7 +13,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Dict, Optional
+import weakref
+from typing import Any, Dict, Hashable, Optional, Tuple
 
 from .._util import fork as _fork
 from ..errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
@@ -25,23 +26,11 @@ from .._engine.deadline import Deadline
 from .._engine.session import Session
 from ..types._implementation import Implementation
 
-__all__ = ["LEGACY", "Negotiated", "forget_era", "fresh_discovery", "keep_discovery", "probe",
-           "refused_discover", "remember_era", "remembered_era"]
+__all__ = ["LEGACY", "EraMemory", "Negotiated", "probe", "refused_discover"]
 
 log = logging.getLogger("mcpclient")
 
 LEGACY = "legacy"
-_eras: Dict[str, str] = {}  # target key -> "legacy" or the modern revision last seen
-_eras_lock = threading.Lock()
-
-
-def _new_lock() -> None:
-    """In a forked child: a thread of the parent (connecting another client) may have held it."""
-    global _eras_lock
-    _eras_lock = threading.Lock()
-
-
-_fork.in_child(_new_lock)
 
 
 class Negotiated:
@@ -67,44 +56,68 @@ class Negotiated:
                 f"{self.capabilities!r}, server_info={self.server_info!r}, instructions={self.instructions!r})")
 
 
-_discoveries: Dict[Any, "tuple[float, Negotiated]"] = {}  # (url, credentials) -> (expiry, result)
+class EraMemory:
+    """What connecting learned about servers, kept beyond one client: the era each target speaks
+    (keyed by ``TransportInfo.identity``: ``"legacy"`` or the modern revision last seen) and the
+    ``DiscoverResult`` of HTTP servers while their ``ttlMs`` says it is fresh (keyed by identity
+    and credentials). Thread-safe; its lock is replaced in a forked child (a thread of the
+    parent, connecting another client, may have held it)."""
+
+    _live: "weakref.WeakSet[EraMemory]" = weakref.WeakSet()
+
+    def __init__(self) -> None:
+        self._eras: Dict[str, str] = {}
+        self._discoveries: Dict[Hashable, Tuple[float, Negotiated]] = {}
+        self._lock = threading.Lock()
+        EraMemory._live.add(self)
+
+    def era(self, key: Optional[str]) -> Optional[str]:
+        """The era remembered for ``key`` (None: none, or no key)."""
+        with self._lock:
+            return self._eras.get(key) if key else None
+
+    def remember(self, key: Optional[str], era: str) -> None:
+        if key:
+            with self._lock:
+                self._eras[key] = era
+
+    def forget(self, key: Optional[str]) -> None:
+        """Drop a remembered verdict (the server changed: e.g. ``initialize`` answered ``-32022``)."""
+        if key:
+            with self._lock:
+                self._eras.pop(key, None)
+
+    def discovery(self, key: Hashable) -> Optional[Negotiated]:
+        """A ``DiscoverResult`` kept under ``key`` that is still fresh by its ``ttlMs``."""
+        with self._lock:
+            entry = self._discoveries.get(key)
+            if entry is not None and entry[0] > time.monotonic():
+                return entry[1]
+            self._discoveries.pop(key, None)
+            return None
+
+    def keep_discovery(self, key: Hashable, found: Negotiated) -> None:
+        """Keep ``found`` under ``key`` for its ``ttlMs`` (at most a day; 256 entries)."""
+        ttl = found.raw.get("ttlMs")
+        if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0:
+            with self._lock:
+                if len(self._discoveries) >= 256:
+                    self._discoveries.pop(next(iter(self._discoveries)))
+                self._discoveries[key] = (time.monotonic() + min(ttl / 1000.0, 24 * 3600.0), found)
+
+    def clear(self) -> None:
+        """Forget everything."""
+        with self._lock:
+            self._eras.clear()
+            self._discoveries.clear()
+
+    @classmethod
+    def _renew_locks(cls) -> None:
+        for memory in list(cls._live):
+            memory._lock = threading.Lock()
 
 
-def fresh_discovery(key: Any) -> Optional[Negotiated]:
-    """A ``DiscoverResult`` from this process still fresh by its ``ttlMs`` (HTTP targets)."""
-    with _eras_lock:
-        entry = _discoveries.get(key)
-        if entry is not None and entry[0] > time.monotonic():
-            return entry[1]
-        _discoveries.pop(key, None)
-        return None
-
-
-def keep_discovery(key: Any, found: Negotiated) -> None:
-    ttl = found.raw.get("ttlMs")
-    if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0:
-        with _eras_lock:
-            if len(_discoveries) >= 256:
-                _discoveries.pop(next(iter(_discoveries)))
-            _discoveries[key] = (time.monotonic() + min(ttl / 1000.0, 24 * 3600.0), found)
-
-
-def remembered_era(key: Optional[str]) -> Optional[str]:
-    with _eras_lock:
-        return _eras.get(key) if key else None
-
-
-def remember_era(key: Optional[str], era: str) -> None:
-    if key:
-        with _eras_lock:
-            _eras[key] = era
-
-
-def forget_era(key: Optional[str]) -> None:
-    """Drop a remembered verdict (the server changed: e.g. ``initialize`` answered ``-32022``)."""
-    if key:
-        with _eras_lock:
-            _eras.pop(key, None)
+_fork.in_child(EraMemory._renew_locks)
 
 
 def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str, Any],
@@ -117,7 +130,7 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
     """
     for attempt in range(2):
         params = {"_meta": request_meta(version, capabilities, client_info)}
-        headers = routing_headers("server/discover", params, version, {}) if session.transport.sends_headers else None
+        headers = routing_headers("server/discover", params, version, {}) if session.transport.info.sends_headers else None
         try:
             answer = session.call("server/discover", params, deadline=deadline, headers=headers,
                                   idempotent=True)
@@ -132,7 +145,7 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
                                     f"this client speaks {', '.join(MODERN_VERSIONS + HANDSHAKE_VERSIONS)}") from exc
             return None
         except RequestTimeout as exc:
-            if session.transport.remote:
+            if session.transport.info.remote:
                 raise  # an HTTP server that does not answer is down, not old
             return _legacy(exc, required)
         except (RPCError, HTTPError) as exc:

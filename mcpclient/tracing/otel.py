@@ -112,7 +112,7 @@ def _json(value: Any) -> Optional[str]:
 
 def _network(transport: "Transport") -> Dict[str, Any]:
     """The connection's attributes that do not change per call (where the server is)."""
-    where = transport.endpoint()
+    where = transport.info.endpoint
     if where.kind == "pipe":
         return {"network.transport": "pipe"}
     if where.kind != "tcp":
@@ -321,7 +321,7 @@ class ClientTracer:
                  base: Dict[str, Any]) -> _Trace:
         if span.is_recording():
             extra: Dict[str, Any] = {}
-            session_id = transport.session_id
+            session_id = transport.info.session_id
             if isinstance(session_id, str):
                 extra["mcp.session.id"] = session_id
             if method in _URI_METHODS and params and isinstance(params.get("uri"), str):

@@ -9,7 +9,7 @@ of MCP methods.
 from typing import TYPE_CHECKING
 
 from .._util.lazy import lazy_names as _lazy_names
-from .base import Transport
+from .base import Endpoint, Transport, TransportInfo
 
 if TYPE_CHECKING:
     from ..policies.redirects import Redirects
@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from .http.sse import SSETransport
     from .stdio.transport import StdioTransport
 
-__all__ = ["HTTPTransport", "MemoryTransport", "Redirects", "SSETransport", "StdioTransport", "Transport"]
+__all__ = ["Endpoint", "HTTPTransport", "MemoryTransport", "Redirects", "SSETransport", "StdioTransport", "Transport",
+           "TransportInfo"]
 
 _LAZY = {"HTTPTransport": "http.streamable", "SSETransport": "http.sse", "Redirects": "http._exchange", "MemoryTransport": "memory",
          "StdioTransport": "stdio.transport"}

@@ -1,23 +1,28 @@
 """The ``Transport`` contract the engine drives: bytes in, JSON-RPC messages out.
 
-A transport moves whole JSON-RPC messages (dicts) and knows nothing of futures or MCP methods:
-what it needs to know about a message (its routing headers, whether repeating it is harmless,
-whether it opens the session) comes with it from the client, and what the client needs to know
-about the transport (its identity, its credentials, whether it can be relaunched or replaced)
-is part of this interface, never found out by probing. The only id a transport looks at is that
-of a request it could not deliver (``DeliveryFailed``). Foreign exceptions (``OSError``,
-``requests``' errors) are mapped to ``mcpclient.errors`` inside the transport and nowhere else.
+A transport moves whole JSON-RPC messages (dicts) and knows nothing of futures or MCP methods.
+Its contract is six methods (``start``, ``send``, ``receive``, ``close``, ``negotiated``,
+``cancel_request``) and one value, ``info`` (``TransportInfo``): where the server is, what names
+it across connections, who requests act as, which secrets it sends, what it can carry. What it
+needs to know about a message (its routing headers, whether repeating it is harmless, whether it
+opens the session) comes with the message. Making another transport to the same server (a
+relaunch, a reopen, the legacy fallback) is the business of whoever builds transports (the
+client's ``_client.transport_builder``), from the recipe in ``info.remake``. The only id a
+transport looks at is that of a request it could not deliver (``DeliveryFailed``). Foreign
+exceptions (``OSError``, ``requests``' errors) are mapped to ``mcpclient.errors`` inside the
+transport and nowhere else.
 """
 from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Dict, FrozenSet, Optional, Union
+from typing import AbstractSet, Any, Callable, Dict, FrozenSet, Literal, Optional, Union
+from urllib.parse import urlsplit
 
 from ..errors import ProtocolError, UnsendableMessage
 
-__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "LATE_ANSWER", "CredentialsObserver", "DeliveryFailed", "Endpoint", "Transport",
-           "decode_frame", "encode_frame"]
+__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "LATE_ANSWER", "DeliveryFailed", "Endpoint", "Remake", "RemakeKind",
+           "SessionRenewed", "Transport", "TransportInfo", "decode_frame", "encode_frame"]
 
 #: Seconds ``close()`` may take in all when no deadline is given.
 CLOSE_BUDGET = 5.0
@@ -39,6 +44,20 @@ class DeliveryFailed:
 
     def __repr__(self) -> str:
         return f"DeliveryFailed(request_id={self.request_id!r}, error={self.error!r})"
+
+
+class SessionRenewed:
+    """Returned by ``receive()`` in place of a message: the transport replaced a server session
+    that had expired with a new one (Streamable HTTP), so what lived in the old one (resource
+    subscriptions) must be set up again. Once per renewal, after the new session is in use."""
+
+    __slots__ = ("session_id",)
+
+    def __init__(self, session_id: Optional[str]) -> None:
+        self.session_id = session_id
+
+    def __repr__(self) -> str:
+        return "SessionRenewed()"
 
 
 class Endpoint:
@@ -68,8 +87,6 @@ class Endpoint:
     def of_url(cls, url: str) -> "Endpoint":
         """TCP to an http(s) URL's host and port (the scheme's default port if none), speaking
         HTTP; never the URL's userinfo, path or query."""
-        from urllib.parse import urlsplit  # (only HTTP transports and the CLI ask)
-
         try:
             parts = urlsplit(url)
             host = parts.hostname
@@ -98,8 +115,91 @@ class Endpoint:
 #: name what the request made, a task to cancel: ``Session.call(on_late=)``).
 LATE_ANSWER = 5.0
 
-#: ``(token, headers)``: the credentials one request is sent with (``Transport.observe_credentials``).
-CredentialsObserver = Callable[[Optional[str], Dict[str, str]], None]
+#: ``remake(how)``: a fresh, unstarted transport to the same server with the same settings and
+#: connection number, made ``how``: ``"relaunch"`` (the server exited on the ``server/discover``
+#: probe), ``"reopen"`` (a new connection after this one was lost, or in a forked child, where
+#: this one is the parent's) or ``"fallback"`` (the legacy transport to try after the first
+#: handshake was refused); ``None`` when it cannot be made that way.
+Remake = Callable[["RemakeKind"], Optional["Transport"]]
+#: How a transport is made again (``Remake``).
+RemakeKind = Literal["relaunch", "reopen", "fallback"]
+
+_INFO_FIELDS = ("name", "endpoint", "identity", "credentials", "secrets", "session_id", "remote", "handshake_only",
+                "sends_headers", "instance", "remake")
+
+
+class TransportInfo:
+    """What a transport tells the client, its tracer and a recording about itself: one frozen
+    value, replaced by the transport when something in it changes (a new session, a renewed
+    token sent).
+
+    Args:
+        name: a short label for thread and logger names (e.g. the server command's basename).
+        endpoint: where the server is, as traces show it (``server.address``, ``network.transport``).
+        identity: what names this server across connections (a URL, a command with its
+            environment), under which the client remembers which era it speaks; ``None``: nothing
+            to remember.
+        credentials: a fingerprint of the credentials requests carry (never the secret itself),
+            so that results cached as private to one identity are never served to another.
+        secrets: the secret values the transport sends on its own, that the client never sees:
+            a fixed bearer token, secret-looking headers, the credentials in its URL, tokens in
+            its command line or environment, and every token an ``AuthProvider`` gave it since.
+            A recording scrubs them wherever a server echoes one back; nothing logs them.
+        session_id: the server session in use (Streamable HTTP's ``Mcp-Session-Id``), or None.
+        remote: a network server that answers every request (HTTP): silence is an outage, never
+            the sign of an old server, and its ``server/discover`` answer holds for other
+            connections too.
+        handshake_only: only the handshake era runs over it (the 2024-11-05 HTTP+SSE
+            transport): no 2026 probe.
+        sends_headers: per-request headers reach the server (HTTP): the client passes routing
+            headers to ``send``.
+        instance: the connection number in thread names (``mcpclient-<instance>-<role>``); 0:
+            not assigned. A transport made again (``remake``) keeps it.
+        remake: the recipe the client's transport builder makes another transport from
+            (``Remake``); None: this one is used once.
+    """
+
+    name: str
+    endpoint: Endpoint
+    identity: Optional[str]
+    credentials: Optional[str]
+    secrets: FrozenSet[str]
+    session_id: Optional[str]
+    remote: bool
+    handshake_only: bool
+    sends_headers: bool
+    instance: int
+    remake: Optional[Remake]
+
+    __slots__ = _INFO_FIELDS
+
+    def __init__(self, name: str = "server", endpoint: Optional[Endpoint] = None, identity: Optional[str] = None,
+                 credentials: Optional[str] = None, secrets: AbstractSet[str] = frozenset(),
+                 session_id: Optional[str] = None, *, remote: bool = False, handshake_only: bool = False,
+                 sends_headers: bool = False, instance: int = 0, remake: Optional[Remake] = None) -> None:
+        for field, value in zip(_INFO_FIELDS, (name, endpoint if endpoint is not None else Endpoint(), identity,
+                                               credentials, frozenset(secrets), session_id, remote, handshake_only,
+                                               sends_headers, instance, remake)):
+            object.__setattr__(self, field, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"TransportInfo is frozen: use replace({name}=...)")
+
+    def replace(self, **changes: Any) -> "TransportInfo":
+        """A copy with ``changes``."""
+        values = {field: getattr(self, field) for field in _INFO_FIELDS}
+        values.update(changes)
+        return TransportInfo(**values)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TransportInfo) and all(
+            getattr(self, f) == getattr(other, f) for f in _INFO_FIELDS if f != "remake")
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:  # (never the secrets, nor the credentials' fingerprint)
+        return (f"TransportInfo(name={self.name!r}, endpoint={self.endpoint!r}, session_id={self.session_id!r}, "
+                f"remote={self.remote}, handshake_only={self.handshake_only}, sends_headers={self.sends_headers})")
 
 
 class Transport(ABC):
@@ -109,39 +209,23 @@ class Transport(ABC):
     called by the session's single reader thread only and blocks until a message arrives; it
     returns ``None`` at a clean end of stream and raises ``TransportError`` when the connection
     broke. ``close(deadline)`` is idempotent, callable from any thread, returns by ``deadline``
-    (monotonic seconds) and makes a blocked ``receive()`` return.
+    (monotonic seconds) and makes a blocked ``receive()`` return. ``info`` says what the
+    transport is (``TransportInfo``).
     """
 
-    #: A short label used in thread and logger names (e.g. the server command's basename).
-    name: str = "server"
-    #: The connection number in thread names (``mcpclient-<instance>-<role>``); 0 = not assigned.
-    #: A relaunched or fallback transport keeps the number of the one it replaces.
-    instance: int = 0
-    #: Only the handshake era runs over it (the 2024-11-05 HTTP+SSE transport): no 2026 probe.
-    handshake_only: bool = False
-    #: A network server that answers every request (HTTP): silence is an outage, never the sign
-    #: of an old server, and its ``server/discover`` answer holds for other connections too.
-    remote: bool = False
-    #: Per-request headers reach the server (HTTP): the client passes routing headers to ``send``.
-    sends_headers: bool = False
-    #: Set by the client: called after the transport replaced a session the server forgot with a
-    #: new one (HTTP, ``reconnect``), so that what lived in the old session (resource
-    #: subscriptions) is set up again. Called once per renewal, after the new session is in use,
-    #: on the thread of a request that met the expiry (never the reader), with no lock held; it
-    #: must not block (send requests as futures).
-    on_session_renewed: Optional[Callable[[], None]] = None
-    #: The id of the server session in use (Streamable HTTP's ``Mcp-Session-Id``), or None.
-    session_id: Optional[str] = None
+    @property
+    @abstractmethod
+    def info(self) -> TransportInfo:
+        """What this transport is: its name, endpoint, identity, credentials, secrets, session."""
 
     @abstractmethod
     def start(self) -> None:
-        """Connect (spawn the process, open the stream). Raises ``ConnectError``."""
+        """Connect (spawn the process, open the stream). Raises ``ConnectError``.
 
-    def launch(self) -> None:
-        """Begin what ``start()`` would wait longest for, now, so that it runs while the client
-        gets ready (a stdio server boots while the client's engine loads); ``start()`` then
-        finishes it, and raises what failed here. Once begun (or started), a transport ignores
-        another ``launch()``; ``close()`` stops what it began. The default does nothing."""
+        Idempotent: the client may start a transport early, so that what takes longest (a stdio
+        server booting) runs while the client gets ready, and its session starts it again; a
+        later call returns once the first is done, or raises again what the first raised. A
+        closed transport refuses to start (``ConnectionClosed``)."""
 
     @abstractmethod
     def send(self, message: Any, *, deadline: Optional[float] = None, headers: Optional[Dict[str, str]] = None,
@@ -161,7 +245,7 @@ class Transport(ABC):
             deadline: monotonic time by which the peer must have taken the message (``None``:
                 until it does or the transport closes); past it ``SendTimeout`` is raised if
                 nothing was sent, and a message cut short leaves the connection broken.
-            headers: per-request headers for transports that send them (``sends_headers``).
+            headers: per-request headers for transports that send them (``info.sends_headers``).
             idempotent: may the request be sent again after a failure that may have reached the
                 server? ``True``: yes; ``False``: never; ``None``: only if the transport's retry
                 policy says so for requests with side effects (``Retry(retry_tool_calls=True)``).
@@ -172,7 +256,8 @@ class Transport(ABC):
 
     @abstractmethod
     def receive(self) -> Optional[Any]:
-        """Block until the next message; ``None`` at end of stream."""
+        """Block until the next message; ``None`` at end of stream. In place of a message: a
+        ``DeliveryFailed`` (a request that could not be delivered) or a ``SessionRenewed``."""
 
     @abstractmethod
     def close(self, deadline: Optional[float] = None) -> None:
@@ -189,51 +274,6 @@ class Transport(ABC):
         """Cancel an in-flight request the transport's own way; True if that replaces the
         ``notifications/cancelled`` message (2026-07-28 HTTP closes the request's stream)."""
         return False
-
-    def identity(self) -> Optional[str]:
-        """What names this server across connections (a URL, a command with its environment),
-        under which the client remembers which era it speaks; ``None``: nothing to remember."""
-        return None
-
-    def credentials(self) -> Optional[str]:
-        """A fingerprint of the credentials requests carry (never the secret itself), so that
-        results cached as private to one identity are never served to another; ``None``: none."""
-        return None
-
-    def endpoint(self) -> Endpoint:
-        """Where the server is (traces show it: ``server.address``, ``network.transport``)."""
-        return Endpoint()
-
-    def secrets(self) -> FrozenSet[str]:
-        """The secret values this transport sends on its own, that the client never sees: a
-        fixed bearer token, secret-looking headers, the credentials in its URL, tokens in its
-        command line or environment. A recording scrubs them wherever a server echoes one back;
-        nothing logs them."""
-        # _util.secrets finds them.
-        return frozenset()
-
-    def observe_credentials(self, observer: CredentialsObserver) -> None:
-        """Have ``observer(token, headers)`` told the credentials every request goes with from now
-        on (tokens an ``AuthProvider`` renews included): what a recording must scrub too.
-        Transports that send no credentials ignore it."""
-
-    def relaunch(self) -> Optional["Transport"]:
-        """A fresh, unstarted transport to the same server with the same settings (and
-        ``instance``), for a server that exited on the ``server/discover`` probe; ``None`` if this
-        transport cannot be started again."""
-        return None
-
-    def reopen(self) -> Optional["Transport"]:
-        """A fresh, unstarted transport to the same server with the same settings (and
-        ``instance``), for a new connection after this one was lost, or in a forked child (where
-        this one belongs to the parent and must not be touched); ``None`` if it cannot be made.
-        By default what ``relaunch()`` gives."""
-        return self.relaunch()
-
-    def fallback(self, error: BaseException) -> Optional["Transport"]:
-        """A replacement transport to try after the first handshake failed with ``error`` (a
-        Streamable HTTP endpoint that turns out to be an old HTTP+SSE server), or ``None``."""
-        return None
 
 
 # Built once (hot path). NaN/Infinity are not JSON: refusing them beats a server parse error.

@@ -6,13 +6,11 @@ through memory sees what a server would see. The other side is a ``MemoryPeer`` 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+import queue
+from typing import Any, Dict, Optional, Tuple
 
 from ..errors import ConnectionClosed
-from .base import Endpoint, Transport, decode_frame, encode_frame
-
-if TYPE_CHECKING:
-    import queue
+from .base import Endpoint, Transport, TransportInfo, decode_frame, encode_frame
 
 __all__ = ["MemoryPeer", "MemoryTransport"]
 
@@ -34,8 +32,6 @@ class _End:
 
     def receive(self, timeout: Optional[float] = None) -> Optional[Any]:
         """The next message, or ``None`` once the other side closed (or ``timeout`` passed)."""
-        import queue  # deferred: import cost (queue); only in-memory transports need it
-
         try:
             frame = self._inbox.get(timeout=timeout)
         except queue.Empty:
@@ -67,7 +63,8 @@ class MemoryTransport(_End, Transport):
         with Client(transport) as client: ...
     """
 
-    name = "memory"
+    #: In this process; nothing to remember, no secret, used once.
+    _INFO = TransportInfo("memory", Endpoint("memory"))
 
     @classmethod
     def pair(cls) -> Tuple["MemoryTransport", MemoryPeer]:
@@ -76,15 +73,14 @@ class MemoryTransport(_End, Transport):
         Returns:
             ``(transport, peer)``: give the transport to ``Client``, serve on the peer.
         """
-        import queue  # deferred: import time
-
         to_server: "queue.Queue[bytes]" = queue.Queue()
         to_client: "queue.Queue[bytes]" = queue.Queue()
         return cls(to_client, to_server), MemoryPeer(to_server, to_client)
 
-    def start(self) -> None:
-        pass
-
-    def endpoint(self) -> Endpoint:
+    @property
+    def info(self) -> TransportInfo:
         """In this process."""
-        return Endpoint("memory")
+        return self._INFO
+
+    def start(self) -> None:
+        """Nothing to connect: the queues are there."""

@@ -2,13 +2,14 @@
 ``http(s)://`` URL speaks Streamable HTTP (falling back to HTTP+SSE), a ``Transport`` is used as
 it is, and a ``Configured`` target (an ``mcpServers`` entry: ``ServerConfig``) makes its own and
 carries the client settings it wins on. Each transport module loads only when its kind of target
-is given.
+is given (``_kinds``: a stdio-only program never loads ``requests``).
 """
 from __future__ import annotations
 
 import re
 from typing import Any, Dict, Optional, Protocol, Sequence, Tuple, Union, runtime_checkable
 
+from .._util.lazy import lazy_names
 from .base import Transport
 
 __all__ = ["Configured", "Target", "make_transport", "transport_and_options"]
@@ -27,6 +28,11 @@ class Configured(Protocol):
         """``Client`` keyword arguments this target decides."""
 
 
+#: The transports' names, each loaded with its module on first use.
+_loaded: Dict[str, Any] = {}
+_kinds = lazy_names(__name__, {"HTTPTransport": "http.streamable", "StdioTransport": "stdio.transport",
+                               "split_command": "stdio._cmdline"}, _loaded, package=__package__)
+
 #: What ``Client(target)`` takes: a command line, an argv list, an http(s) URL, a ``Transport``,
 #: or a ``Configured`` target.
 Target = Union[str, Sequence[str], Transport, Configured]
@@ -44,27 +50,20 @@ def make_transport(target: Target, headers: Optional[Dict[str, str]], auth: Any)
         return target.transport()
     if isinstance(target, str):
         if re.match(r"^https?://", target, re.I):
-            from .http.streamable import HTTPTransport  # deferred: import cost (stdio users never need it)
-
             # Built from a URL: an old HTTP+SSE server may be tried when Streamable HTTP is refused.
-            return HTTPTransport(target, headers=headers, auth=auth, sse_fallback=True)
+            return _kinds("HTTPTransport")(target, headers=headers, auth=auth, sse_fallback=True)  # type: ignore[no-any-return]
         if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", target):
             raise ValueError(f"{target!r}: only http(s) URLs and commands are supported targets")
         if headers or auth:
             raise ValueError("headers= and auth= apply to HTTP targets only")
-        from .stdio._cmdline import split_command  # deferred: import cost (the stdio transport); HTTP users never need it
-        from .stdio.transport import StdioTransport
-
-        argv = split_command(target)  # the Windows rules on Windows: C:\dir\srv.exe keeps its backslashes
+        argv = _kinds("split_command")(target)  # the Windows rules on Windows: C:\dir\srv.exe keeps its backslashes
         if not argv:
             raise ValueError("empty command")
-        return StdioTransport(argv)
+        return _kinds("StdioTransport")(argv)  # type: ignore[no-any-return]
     if isinstance(target, (list, tuple)) and all(isinstance(a, str) for a in target):
         if headers or auth:
             raise ValueError("headers= and auth= apply to HTTP targets only")
-        from .stdio.transport import StdioTransport  # deferred: import cost (the stdio transport); HTTP users never need it
-
-        return StdioTransport(list(target))
+        return _kinds("StdioTransport")(list(target))  # type: ignore[no-any-return]
     raise TypeError("target must be a command string, an argv list, a Transport or a ServerConfig, "
                     f"not {type(target).__name__}")
 

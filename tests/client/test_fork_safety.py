@@ -208,13 +208,13 @@ def test_a_forked_child_restoring_subscriptions_leaves_the_parents_listen_alone(
 # --- locks a parent thread held at the fork --------------------------------------------------------
 
 FORK_HELD_LOCK = """
-    import mcpclient.protocol.negotiation as negotiation
+    from mcpclient._client.connection import ERAS
     which = sys.argv[1]
     client = Client(server_command(), timeout=5, reconnect=Reconnect()).connect()
     client.subscribe_resource("test://static/hello")
     client.list_tools()
     lock = {"subscriptions": lambda: client._core.subscriptions._lock, "tools": lambda: client._core.tools._lock,
-            "eras": lambda: negotiation._eras_lock}[which]()
+            "eras": lambda: ERAS._lock}[which]()
     held, release = threading.Event(), threading.Event()
 
     def holder():  # a thread of the parent inside the lock at the moment of the fork (it routes a

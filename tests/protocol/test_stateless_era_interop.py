@@ -11,7 +11,7 @@ from typing import Any, Iterator, List
 import pytest
 
 from mcpclient import Client, HTTPTransport, Handlers, ImageContent
-from mcpclient.protocol.negotiation import forget_era
+from mcpclient._client.connection import ERAS
 from mcpclient.testing import server_command
 
 from conftest import LONG, OFFICIAL_SERVER, require_official_sdk
@@ -153,7 +153,7 @@ def test_auto_mode_costs_one_round_trip_on_a_legacy_server_once_per_target():
     old = wire.level
     wire.setLevel(logging.DEBUG)
     wire.addHandler(counter)
-    forget_era(Client(argv).transport.identity())
+    ERAS.forget(Client(argv).transport.info.identity)
     try:
         with Client(argv, timeout=LONG) as client:
             client.list_tools()

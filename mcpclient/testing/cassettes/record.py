@@ -33,12 +33,14 @@ import itertools
 import json
 import threading
 import time
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Union
+from functools import partial
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ..._version import __version__
-from ..._util.secrets import MIN_SCRUB, is_secret_key as _secret_key, mapping_secrets, secret_words
+from ..._util.secrets import MIN_SCRUB, is_secret_key as _secret_key, secret_words
+from ..._util.threads import Once
 from ...errors import MCPError
-from ...transports.base import CredentialsObserver, DeliveryFailed, Endpoint, Transport
+from ...transports.base import DeliveryFailed, Remake, RemakeKind, SessionRenewed, Transport, TransportInfo
 
 __all__ = ["CASSETTE_FORMAT", "REDACTED", "RecordingTransport", "error_to_json", "redact_message"]
 
@@ -206,13 +208,12 @@ class _Recorder:
             with open(self.path, "w", encoding="utf-8") as f:
                 f.write(json.dumps(header, ensure_ascii=False) + "\n")
 
-    def learn(self, token: Optional[str], headers: Dict[str, str]) -> None:
-        """Credentials a request of the inner transport carried: a secret to scrub from now on."""
-        found = set(secret_words(token)) if isinstance(token, str) else set()
-        found.update(mapping_secrets(headers))
-        if found - self.secrets:
+    def learn(self, secrets: FrozenSet[str]) -> None:
+        """Secrets the inner transport sent (its own, and the credentials of its requests so
+        far): scrubbed from every line from now on."""
+        if not secrets <= self.secrets:
             with self.lock:
-                self.secrets.update(found)
+                self.secrets.update(secrets)
 
     def write(self, event: Dict[str, Any]) -> None:
         """Redact ``event`` and append it as one line (flushed: a crash keeps what happened)."""
@@ -238,7 +239,7 @@ class RecordingTransport(Transport):
     """Wraps any transport and records everything that crosses it to a cassette file.
 
     Use it in place of the transport it wraps; the client cannot tell the difference, except
-    that the era verdict it remembers per server is kept apart (``identity()`` names the
+    that the era verdict it remembers per server is kept apart (``info.identity`` names the
     recording), so that every recorded session starts with the full negotiation and replays the
     same way whatever else ran in the process. Example::
 
@@ -281,78 +282,54 @@ class RecordingTransport(Transport):
                 raise TypeError("redact= takes dotted paths (str) and hooks (callables)")
             _recorder = _Recorder(str(path), paths, hooks, secrets, redact_defaults)
         self._rec = _recorder
-        with _recorder.lock:
-            _recorder.secrets.update(inner.secrets())
-        inner.observe_credentials(_recorder.learn)
+        _recorder.learn(inner.info.secrets)
         self._how = _how
         self._conn = next(_recorder.conns)
         self._closed = False
-        self._renewed: Optional[Callable[[], None]] = None
-        self.name = inner.name
+        self._info: Optional[Tuple[TransportInfo, TransportInfo]] = None  # (the inner's, this one's)
+        self._started = Once()
         if _how != "start" and _recorder.started is not None:
             self._note()
 
-    # --- what the inner transport declares, forwarded -------------------------------------------
+    # --- what the inner transport declares, forwarded ---------------------------------------------
 
-    @property  # type: ignore[override]
-    def instance(self) -> int:  # type: ignore[override]
-        """The inner transport's connection number (thread names)."""
-        return self.inner.instance
-
-    @instance.setter
-    def instance(self, value: int) -> None:
-        self.inner.instance = value
-
-    @property  # type: ignore[override]
-    def handshake_only(self) -> bool:  # type: ignore[override]
-        """As the inner transport declares."""
-        return self.inner.handshake_only
-
-    @property  # type: ignore[override]
-    def remote(self) -> bool:  # type: ignore[override]
-        """As the inner transport declares."""
-        return self.inner.remote
-
-    @property  # type: ignore[override]
-    def sends_headers(self) -> bool:  # type: ignore[override]
-        """As the inner transport declares."""
-        return self.inner.sends_headers
-
-    @property  # type: ignore[override]
-    def on_session_renewed(self) -> Optional[Callable[[], None]]:  # type: ignore[override]
-        """The client's renewal hook; the inner transport calls it through the recorder."""
-        return self._renewed
-
-    @on_session_renewed.setter
-    def on_session_renewed(self, hook: Optional[Callable[[], None]]) -> None:
-        self._renewed = hook
-        self.inner.on_session_renewed = None if hook is None else self._session_renewed
-
-    def _session_renewed(self) -> None:
-        self._event({"dir": "renewed"})
-        hook = self._renewed
-        if hook is not None:
-            hook()
+    @property
+    def info(self) -> TransportInfo:
+        """The inner transport's, but for its identity (the recording's own name: era memory never
+        skips the negotiation in a recording, which the replay must find in the cassette) and
+        its ``remake`` (a relaunch, reopen or fallback of the inner transport, recorded into the
+        same cassette as a new connection)."""
+        inner = self.inner.info
+        seen = self._info
+        if seen is None or seen[0] is not inner:
+            remake = None if inner.remake is None else partial(_remade, inner.remake, self._rec)
+            seen = self._info = (inner, inner.replace(identity=self._rec.identity, remake=remake))
+        return seen[1]
 
     def _declared(self) -> Dict[str, Any]:
-        return {"name": self.inner.name, "class": type(self.inner).__name__, "remote": self.inner.remote,
-                "sends_headers": self.inner.sends_headers, "handshake_only": self.inner.handshake_only,
-                "credentials": self.inner.credentials() is not None}
+        inner = self.inner.info
+        return {"name": inner.name, "class": type(self.inner).__name__, "remote": inner.remote,
+                "sends_headers": inner.sends_headers, "handshake_only": inner.handshake_only,
+                "credentials": inner.credentials is not None}
 
     def _note(self) -> None:
         self._event({"dir": "open", "how": self._how, "transport": self._declared()})
 
     def _event(self, event: Dict[str, Any]) -> None:
+        self._rec.learn(self.inner.info.secrets)  # (what its requests carried so far: a token renewed)
         self._rec.write({"conn": self._conn, **event})
 
     # --- the Transport contract -----------------------------------------------------------------
 
     def start(self) -> None:
-        """Start the inner transport; the first start of a chain (re)writes the cassette file.
+        """Start the inner transport (once); the first start of a chain (re)writes the cassette file.
 
         Raises:
             ConnectError: the inner transport could not start (recorded as the end).
         """
+        self._started.run(self._start)
+
+    def _start(self) -> None:
         if self._rec.started is None:
             self._rec.begin()
             self._note()
@@ -409,6 +386,8 @@ class RecordingTransport(Transport):
         if item is None:
             if not self._closed:
                 self._event({"dir": "end"})
+        elif type(item) is SessionRenewed:
+            self._event({"dir": "renewed"})
         elif type(item) is DeliveryFailed:
             self._event({"dir": "recv", "failed": {"id": _json_safe(item.request_id),
                                                    "error": error_to_json(item.error)}})
@@ -436,46 +415,8 @@ class RecordingTransport(Transport):
         """Forwarded to the inner transport."""
         return self.inner.cancel_request(request_id)
 
-    def identity(self) -> Optional[str]:
-        """The recording's own name (not the server's): era memory never skips the negotiation
-        in a recording, which the replay must find in the cassette."""
-        return self._rec.identity
 
-    def credentials(self) -> Optional[str]:
-        """Forwarded to the inner transport (a fingerprint, never written to the cassette)."""
-        return self.inner.credentials()
-
-    @property  # type: ignore[override]
-    def session_id(self) -> Optional[str]:  # type: ignore[override]
-        """The inner transport's server session."""
-        return self.inner.session_id
-
-    def endpoint(self) -> Endpoint:
-        """Where the inner transport's server is."""
-        return self.inner.endpoint()
-
-    def secrets(self) -> FrozenSet[str]:
-        """The inner transport's (scrubbed from the cassette already)."""
-        return self.inner.secrets()
-
-    def observe_credentials(self, observer: CredentialsObserver) -> None:
-        """Forwarded to the inner transport."""
-        self.inner.observe_credentials(observer)
-
-    def _wrap(self, fresh: Optional[Transport], how: str) -> Optional[Transport]:
-        if fresh is None:
-            return None
-        wrapper = RecordingTransport(fresh, self._rec.path, _recorder=self._rec, _how=how)
-        return wrapper
-
-    def relaunch(self) -> Optional[Transport]:
-        """The inner transport's relaunch, recorded into the same cassette as a new connection."""
-        return self._wrap(self.inner.relaunch(), "relaunch")
-
-    def reopen(self) -> Optional[Transport]:
-        """The inner transport's reopen, recorded into the same cassette as a new connection."""
-        return self._wrap(self.inner.reopen(), "reopen")
-
-    def fallback(self, error: BaseException) -> Optional[Transport]:
-        """The inner transport's fallback, recorded into the same cassette as a new connection."""
-        return self._wrap(self.inner.fallback(error), "fallback")
+def _remade(remake: Remake, recorder: _Recorder, how: RemakeKind) -> Optional[Transport]:
+    """A remade inner transport (``how``), recorded into the same cassette as a new connection."""
+    fresh = remake(how)
+    return None if fresh is None else RecordingTransport(fresh, recorder.path, _recorder=recorder, _how=how)

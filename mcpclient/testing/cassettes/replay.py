@@ -26,7 +26,8 @@ from typing import Any, Callable, Dict, List, Optional, Set
 
 from ... import errors as _errors
 from ...errors import ConnectionClosed, MCPError, RequestTimeout
-from ...transports.base import DeliveryFailed, Transport
+from ..._util.threads import Once
+from ...transports.base import DeliveryFailed, Endpoint, RemakeKind, SessionRenewed, Transport, TransportInfo
 from .record import CASSETTE_FORMAT, REDACTED, redact_message
 
 __all__ = ["CassetteMismatch", "ReplayTransport", "default_matcher", "normalize", "rebuild_error"]
@@ -213,13 +214,15 @@ class ReplayTransport(Transport):
         with Client(ReplayTransport("session.jsonl")) as client:
             assert client.call_tool("echo", {"text": "hi"}).text == "hi"
 
-    It declares what the recorded transport declared (``remote``, ``sends_headers``,
-    ``handshake_only``), so the client negotiates the same way; its ``identity()`` is its own, so
-    no era verdict of the process (or of the recording) changes what the client sends.
+    Its ``info`` declares what the recorded transport declared (``remote``, ``sends_headers``,
+    ``handshake_only``), so the client negotiates the same way; its ``identity`` is its own, so
+    no era verdict of the process (or of the recording) changes what the client sends; a
+    connection the recording relaunched, reopened or fell back to is the ``remake`` of the
+    same kind (the next recorded connection, if it was made that way here).
     """
 
     def __init__(self, path: Any, *, matcher: Optional[Matcher] = None, _cassette: Optional[_Cassette] = None,
-                 _conn: Optional[_Conn] = None) -> None:
+                 _conn: Optional[_Conn] = None, _instance: int = 0) -> None:
         """Load the cassette at ``path``.
 
         Args:
@@ -234,10 +237,14 @@ class ReplayTransport(Transport):
         self._conn = _conn if _conn is not None else self._cassette.conns.get(0) or _Conn(0)
         self._matcher = matcher or default_matcher
         declared = self._conn.declared
-        self.name = str(declared.get("name") or "cassette")
-        self.remote = bool(declared.get("remote"))
-        self.sends_headers = bool(declared.get("sends_headers"))
-        self.handshake_only = bool(declared.get("handshake_only"))
+        cassette = self._cassette
+        # A constant stand-in for the credentials when the recorded transport carried some.
+        self._info = TransportInfo(
+            str(declared.get("name") or "cassette"), Endpoint(), cassette.identity,
+            "cassette" if declared.get("credentials") else None, remote=bool(declared.get("remote")),
+            sends_headers=bool(declared.get("sends_headers")), handshake_only=bool(declared.get("handshake_only")),
+            instance=_instance, remake=lambda how: _next(cassette, how, self._matcher, self._info.instance))
+        self._started = Once()
         self._inbox: "queue.Queue[Any]" = queue.Queue()
         self._lock = threading.Lock()
         self._used: Set[int] = set()  # indexes of consumed send events
@@ -277,8 +284,16 @@ class ReplayTransport(Transport):
 
     # --- the Transport contract -----------------------------------------------------------------
 
+    @property
+    def info(self) -> TransportInfo:
+        """What the recorded transport declared; the replay's own identity."""
+        return self._info
+
     def start(self) -> None:
-        """Deliver what the server sent before the client's first message (if anything)."""
+        """Deliver what the server sent before the client's first message (if anything); once."""
+        self._started.run(self._start)
+
+    def _start(self) -> None:
         with self._lock:
             deliveries = self._followers(-1)
         self._deliver(deliveries)
@@ -350,34 +365,6 @@ class ReplayTransport(Transport):
     def cancel_request(self, request_id: Any) -> bool:
         """As the recorded transport answered in this era (2026 HTTP closes the stream)."""
         return self._conn.cancel_closes
-
-    def identity(self) -> Optional[str]:
-        """The replay's own name: era memory never skips what the cassette has."""
-        return self._cassette.identity
-
-    def credentials(self) -> Optional[str]:
-        """A constant stand-in when the recorded transport carried credentials, else None."""
-        return "cassette" if self._conn.declared.get("credentials") else None
-
-    def _next(self, how: str) -> Optional[Transport]:
-        conn = self._cassette.take(how)
-        if conn is None:
-            return None
-        fresh = ReplayTransport(self._cassette.path, matcher=self._matcher, _cassette=self._cassette, _conn=conn)
-        fresh.instance = self.instance
-        return fresh
-
-    def relaunch(self) -> Optional[Transport]:
-        """The next recorded connection, if the recording relaunched the server here."""
-        return self._next("relaunch")
-
-    def reopen(self) -> Optional[Transport]:
-        """The next recorded connection, if the recording reopened the connection here."""
-        return self._next("reopen")
-
-    def fallback(self, error: BaseException) -> Optional[Transport]:
-        """The next recorded connection, if the recording fell back to another transport here."""
-        return self._next("fallback")
 
     def _keepalive(self, message: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """The answer to a keepalive ping the cassette lacks (``ping``: an empty result; 2026
@@ -507,7 +494,7 @@ class ReplayTransport(Transport):
             elif kind == "end":
                 out.append(_Ended(event.get("error")))
             elif kind == "renewed":
-                out.append(_RENEWED)
+                out.append(SessionRenewed(None))
         return out
 
     def _translate(self, msg: Any) -> Any:
@@ -540,11 +527,6 @@ class ReplayTransport(Transport):
 
     def _deliver(self, items: List[Any]) -> None:
         for item in items:
-            if item is _RENEWED:  # on this (a requesting) thread, as the HTTP transport calls it
-                hook = self.on_session_renewed
-                if hook is not None:
-                    hook()
-                continue
             self._inbox.put(item)
 
 
@@ -562,7 +544,12 @@ class _Failed:
         self.failed = failed
 
 
-_RENEWED = object()
+def _next(cassette: _Cassette, how: RemakeKind, matcher: Optional[Matcher], instance: int) -> Optional[Transport]:
+    """The replay of the next recorded connection, if it was made ``how`` (``TransportInfo.remake``)."""
+    conn = cassette.take(how)
+    if conn is None:
+        return None
+    return ReplayTransport(cassette.path, matcher=matcher, _cassette=cassette, _conn=conn, _instance=instance)
 
 
 def _kind(message: Any) -> str:

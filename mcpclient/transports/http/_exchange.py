@@ -29,14 +29,14 @@ import hashlib
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Optional, Protocol, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, FrozenSet, Optional, Protocol, Set, Tuple, Union
 from urllib.parse import urljoin, urlsplit
 
 from ..._util.secrets import mapping_secrets, secret_words, url_secrets
 from ...auth.base import AuthProvider, Challenge, Observed, TokenSource, as_auth
 from ...errors import ConnectError, ConnectionClosed, HTTPError, SessionExpired, TransportError
 from ...policies.redirects import Redirects
-from ..base import CredentialsObserver
+from ..base import TransportInfo
 from ._inflight import Aborted
 from ._reading import Response, Send
 
@@ -78,12 +78,20 @@ class _Unsent(Exception):
 class Credentials:
     """Who the requests of one transport act as: the static headers (an API key may travel in
     one) and the auth provider (``auth=`` as given becomes one here, ``as_auth``), for the server
-    at ``url`` (its tokens belong to it)."""
+    at ``url`` (its tokens belong to it). Every token and secret-looking header a request carries
+    (renewed ones too) joins the secrets the transport's ``info`` names (``describe``)."""
 
     def __init__(self, url: str, headers: Optional[Dict[str, str]], auth: Auth, auth_header: str) -> None:
         self.url = url
         self.headers = dict(headers or {})
-        self.auth: Optional[AuthProvider] = as_auth(auth, auth_header)
+        #: The provider as the user gave it (``auth=`` turned into one).
+        self.provider: Optional[AuthProvider] = as_auth(auth, auth_header)
+        #: What requests ask for credentials: the provider, watched (``_learn``).
+        self.auth: Optional[AuthProvider] = None if self.provider is None else Observed(self.provider, self._learn)
+        self._sent: Set[str] = set()  # secrets requests carried
+        self._seen: Set[object] = set()  # the credentials (token, headers) learned from already
+        self._lock = threading.Lock()
+        self._described: Optional[Tuple[TransportInfo, Tuple[Optional[str], int, Optional[str]], TransportInfo]] = None
 
     def for_request(self, verb: str, url: str, authorization: Optional[Dict[str, str]] = None) -> Dict[str, str]:
         """The headers of one request: the static ones and the credentials' (``authorization``:
@@ -97,28 +105,50 @@ class Credentials:
 
     def bind(self) -> None:
         """Before the first request: an OAuth provider's tokens belong to this URL."""
-        if self.auth is not None:
-            self.auth.bind(self.url)
+        if self.provider is not None:
+            self.provider.bind(self.url)
 
     def fingerprint(self) -> Optional[str]:
         """A hash of who the requests act as: the auth provider's fingerprint and the static
         headers; ``None`` when requests carry neither."""
-        token = self.auth.fingerprint() if self.auth is not None else None
+        token = self.provider.fingerprint() if self.provider is not None else None
         if token is None and not self.headers:
             return None
         material = repr((token, sorted((str(k).lower(), str(v)) for k, v in self.headers.items())))
         return hashlib.sha256(material.encode("utf-8")).hexdigest()[:32]
 
     def secrets(self) -> FrozenSet[str]:
-        """The static headers' secret values, a fixed token, the URL's credentials."""
-        found = mapping_secrets(self.headers) | set(url_secrets(self.url))
-        if self.auth is not None:
-            found.update(w for value in self.auth.secrets() for w in secret_words(value))
+        """The static headers' secret values, a fixed token, the URL's credentials, and every
+        token and secret header a request carried so far."""
+        found = mapping_secrets(self.headers) | set(url_secrets(self.url)) | self._sent
+        if self.provider is not None:
+            found.update(w for value in self.provider.secrets() for w in secret_words(value))
         return frozenset(found)
 
-    def observe(self, observer: CredentialsObserver) -> None:
-        if self.auth is not None and not isinstance(self.auth, Observed):
-            self.auth = Observed(self.auth, observer)
+    def _learn(self, token: Optional[str], headers: Dict[str, str]) -> None:
+        seen = (token, tuple(headers.items())) if headers else token
+        if seen in self._seen:  # (every request: the same credentials, most of the time)
+            return
+        found = set(secret_words(token)) if isinstance(token, str) else set()
+        found.update(mapping_secrets(headers))
+        with self._lock:
+            if len(self._seen) < 1024:
+                self._seen.add(seen)
+            if not found <= self._sent:
+                self._sent = self._sent | found  # (a new set: readers never see one change)
+
+    def describe(self, base: TransportInfo, session_id: Optional[str]) -> TransportInfo:
+        """``base`` (what the transport says of itself) with who its requests act as now, the
+        secrets they carried and the server session ``session_id``: the transport's ``info``,
+        made again only when one of those changed."""
+        # The fingerprint is asked for every time: a token callable may act as someone else now.
+        state = (session_id, len(self._sent), self.fingerprint())
+        described = self._described
+        if described is not None and described[0] is base and described[1] == state:
+            return described[2]
+        info = base.replace(credentials=state[2], secrets=self.secrets(), session_id=session_id)
+        self._described = (base, state, info)
+        return info
 
 
 class Renewable(Protocol):

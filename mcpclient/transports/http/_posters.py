@@ -21,13 +21,16 @@ reached the server (the request may be sent again), ``ConnectionClosed`` when it
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, Optional
+from typing import AbstractSet, Any, Callable, Dict, Optional
+
+import requests
+import urllib3
+from requests.adapters import HTTPAdapter
+from requests.cookies import extract_cookies_to_jar, get_cookie_header
+from requests.structures import CaseInsensitiveDict
+from requests.utils import get_encoding_from_headers, select_proxy
 
 from ._reading import JSON, SSE, request_error
-
-if TYPE_CHECKING:
-    import requests
-    import urllib3
 
 __all__ = ["FastPoster", "FastResponse", "SessionPoster"]
 
@@ -36,8 +39,6 @@ def _template(http: "requests.Session", url: str, headers: Dict[str, str]) -> "r
     """The POST both posters start from: ``http``'s headers and ``headers`` merged as ``requests``
     merges them, ``Accept`` and ``Content-Type`` set; ``Content-Length`` and ``Authorization``
     removed (each request sets its own, if any)."""
-    import requests  # deferred: import cost (requests); stdio-only programs never load it
-
     template = http.prepare_request(requests.Request("POST", url, headers=headers, data=b"{}"))
     template.headers["Accept"] = f"{JSON}, {SSE}"
     template.headers["Content-Type"] = JSON
@@ -70,8 +71,6 @@ class FastResponse:
 
     @property
     def text(self) -> str:
-        from requests.utils import get_encoding_from_headers  # deferred: import cost (requests), loaded already
-
         charset = get_encoding_from_headers(self.headers)  # type: ignore[arg-type]  # (only .get is used)
         return self.content.decode(charset or "utf-8", "replace")
 
@@ -91,9 +90,6 @@ class FastPoster:
 
     def __init__(self, http: "requests.Session", template: "requests.PreparedRequest", pool: Any,
                  static: AbstractSet[str], name: str, connect_timeout: float) -> None:
-        import urllib3  # deferred: import cost (urllib3); stdio-only programs never load it
-        from requests.cookies import extract_cookies_to_jar, get_cookie_header
-
         self._jar = http.cookies
         self._template = template  # url and static headers: what the cookie policy looks at
         self._pool = pool
@@ -111,9 +107,6 @@ class FastPoster:
              connect_timeout: float) -> Optional["FastPoster"]:
         """A poster for ``url`` over ``http`` (a session the transport made itself, its
         environment settings already read into it), or ``None`` if a proxy applies to ``url``."""
-        from requests.adapters import HTTPAdapter  # deferred: import cost (requests)
-        from requests.utils import select_proxy
-
         # (A Cookie header the caller gave stays in the template: the jar's cookies are then not
         # added, as requests does not add them over one.)
         template = _template(http, url, headers)
@@ -158,9 +151,6 @@ class SessionPoster:
 
     def __init__(self, http: "requests.Session", url: str, headers: Dict[str, str], name: str,
                  connect_timeout: float) -> None:
-        import requests  # deferred: import cost (requests); stdio-only programs never load it
-        from requests.structures import CaseInsensitiveDict
-
         self._http = http
         self._name = name
         self._connect = connect_timeout

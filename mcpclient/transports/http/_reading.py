@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import socket
 import time
+from html import unescape
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Protocol
 
 from ...errors import (
@@ -366,9 +368,6 @@ def _charset(response: Response) -> Optional[str]:
 def html_summary(html: str, limit: int = 120) -> str:
     """An HTML error page (a proxy's ``502 Bad Gateway``) in a few words: its ``<title>``, else
     its first text; whitespace folded, cut to ``limit`` characters."""
-    import re  # deferred: only an HTML error page needs these (import cost kept off every HTTP user)
-    from html import unescape
-
     found = re.search(r"<title[^>]*>(.*?)</title\s*>", html, re.I | re.S)
     if found and found.group(1).strip():
         text = found.group(1)

@@ -70,6 +70,9 @@ class SessionLife:
         self.version: Optional[str] = None
         #: A setup request was answered 200 (the server speaks Streamable HTTP).
         self.opened = False
+        #: The first setup POST was refused as an HTTP+SSE server refuses it (400/404/405, no
+        #: JSON-RPC body): the transport's ``remake("fallback")`` offers the SSE transport.
+        self.refused = False
         self._setup: Tuple[bytes, ...] = ()  # the setup request (re-numbered) and notification, for renewal
         self._renewals = SingleFlight()
         self._change: Optional[Tuple[str, str]] = None  # (old, new): reported by one waiting thread

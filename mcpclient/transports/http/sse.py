@@ -18,13 +18,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Optional
+from functools import partial
+from typing import TYPE_CHECKING, Any, Dict, Optional
 from urllib.parse import urljoin, urlsplit
 
-from ..._util.threads import WorkerPool, join_all, next_instance, start_thread
-from ...auth.base import AuthProvider
+from ..._util.threads import Once, WorkerPool, join_all, next_instance, start_thread
 from ...errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
-from ..base import DEFAULT_MAX_MESSAGE_SIZE, CredentialsObserver, Endpoint, Transport, encode_frame
+from ...policies.retry import Retry
+from ..base import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, RemakeKind, Transport, TransportInfo, encode_frame
 from ._connections import Connections
 from ._exchange import Auth, Credentials, Exchange
 from ._inflight import Closing, Inbox, InFlight, Request
@@ -34,8 +35,6 @@ from ._reading import (
 
 if TYPE_CHECKING:
     import requests
-
-    from ...policies.retry import Retry
 
 __all__ = ["SSETransport"]
 
@@ -87,16 +86,11 @@ class SSETransport(Transport):
     Redirects are never followed: the token must not travel to a URL the user did not give.
     """
 
-    handshake_only = True  # the 2024-11-05 transport: no 2026 probe
-    remote = True
-
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
                  name: Optional[str] = None, retry: Optional[Retry] = None,
-                 max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
-        from ...policies.retry import Retry  # here, not at import: mcpclient's import stays cheap
-
+                 max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, _instance: int = 0) -> None:
         if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
             raise ValueError(f"an SSE transport needs an http(s) URL, not {url!r}")
         if not isinstance(max_message_size, int) or max_message_size < 1:
@@ -105,56 +99,42 @@ class SSETransport(Transport):
         self.connect_timeout = connect_timeout
         self.max_message_size = max_message_size
         self.name = name or Endpoint.of_url(url).address or "sse"  # errors name the server: 127.0.0.1:8080
-        self.instance = next_instance()
-        self._retry_given = retry
+        self._instance = _instance or next_instance()
         self._closing = Closing()
         closing = self._closing.event
         self._credentials = Credentials(url, headers, auth, auth_header)
         self._connections = Connections(session, name=self.name, connect_timeout=connect_timeout)
-        self._inflight = InFlight(self.name, lambda: f"mcpclient-{self.instance}-sse-deadline")
+        self._inflight = InFlight(self.name, lambda: f"mcpclient-{self._instance}-sse-deadline")
         self._inbox = Inbox(self.name, closing)
         self._exchange = Exchange(self._credentials, retry if retry is not None else Retry(total=0), closing,
                                   name=self.name)
         #: The URL messages are POSTed to, from the server's ``endpoint`` event.
-        self.endpoint: Optional[str] = None  # type: ignore[assignment]
+        self.endpoint: Optional[str] = None
         self._posts: Optional[WorkerPool] = None
         self._reader: Optional[threading.Thread] = None
         self._ready = threading.Event()  # the endpoint is known, or the stream failed before it came
         self._start_error: Optional[Exception] = None
+        self._started = Once()
+        # The 2024-11-05 transport: no 2026 probe. Made again with the same settings (``remake``).
+        self._described = TransportInfo(
+            self.name, Endpoint.of_url(url), url, remote=True, handshake_only=True, instance=self._instance,
+            remake=partial(_remake, url, dict(headers=self._credentials.headers, auth=self._credentials.provider,
+                                              connect_timeout=connect_timeout, name=self.name, retry=retry,
+                                              max_message_size=max_message_size, _instance=self._instance),
+                           self._connections))
 
     # --- what the parts hold ------------------------------------------------------------------------
-
-    @property
-    def headers(self) -> Dict[str, str]:
-        """The static headers sent with every request."""
-        return self._credentials.headers
-
-    @property
-    def auth(self) -> Optional[AuthProvider]:
-        """The ``AuthProvider`` requests are sent with (``auth=`` as given became one), or None."""
-        return self._credentials.auth
 
     @property
     def retry(self) -> Retry:
         """When a POST is sent again."""
         return self._exchange.retry
 
-    # --- what the client asks of every transport ----------------------------------------------
-
-    def identity(self) -> Optional[str]:
-        return self.url
-
-    def credentials(self) -> Optional[str]:
-        """A hash of who the requests act as: the auth provider's fingerprint and the static
-        headers (an API key may travel in one); ``None`` when requests carry neither."""
-        return self._credentials.fingerprint()
-
-    def secrets(self) -> FrozenSet[str]:
-        """The static headers' secret values, a fixed token, the URL's credentials."""
-        return self._credentials.secrets()
-
-    def observe_credentials(self, observer: CredentialsObserver) -> None:
-        self._credentials.observe(observer)
+    @property
+    def info(self) -> TransportInfo:
+        """TCP to the URL's host, remote, handshake era only; who requests act as, and the
+        secrets they carry (``Credentials.describe``)."""
+        return self._credentials.describe(self._described, None)
 
     def receive(self) -> Optional[Any]:
         item = self._inbox.get()
@@ -164,22 +144,18 @@ class SSETransport(Transport):
 
     # --- lifecycle ------------------------------------------------------------------------------
 
-    def reopen(self) -> "SSETransport":
-        """A new transport to the same URL with the same settings and instance number."""
-        fresh = SSETransport(self.url, headers=self.headers, auth=self.auth, session=self._connections.to_share(),
-                             connect_timeout=self.connect_timeout, name=self.name, retry=self._retry_given,
-                             max_message_size=self.max_message_size)
-        fresh.instance = self.instance
-        return fresh
-
     def start(self) -> None:
-        """Open the event stream and wait (up to ``connect_timeout``) for its ``endpoint`` event."""
+        """Open the event stream and wait (up to ``connect_timeout``) for its ``endpoint`` event
+        (once: see ``Transport.start``)."""
+        self._started.run(self._start)
+
+    def _start(self) -> None:
         self._connections.open(self.url, _POST_WORKERS + 1)
         if self._closing.event.is_set():
             raise ConnectionClosed("the transport is closed")
         self._credentials.bind()
-        self._posts = WorkerPool(f"mcpclient-{self.instance}-sse-post", _POST_WORKERS, -1)
-        self._reader = start_thread(self._read, f"mcpclient-{self.instance}-sse")
+        self._posts = WorkerPool(f"mcpclient-{self._instance}-sse-post", _POST_WORKERS, -1)
+        self._reader = start_thread(self._read, f"mcpclient-{self._instance}-sse")
         if self._ready.wait(self.connect_timeout):
             error = self._start_error
         else:
@@ -325,3 +301,11 @@ class SSETransport(Transport):
                 self.endpoint = endpoint
                 self._ready.set()
         return None
+
+
+def _remake(url: str, settings: Dict[str, Any], connections: Connections, how: RemakeKind) -> Optional[SSETransport]:
+    """``TransportInfo.remake`` of an SSE transport: the same URL and settings (and the user's
+    ``requests`` session, if one was given), reopened; nothing else."""
+    if how != "reopen":
+        return None
+    return SSETransport(url, session=connections.to_share(), **settings)

@@ -24,48 +24,37 @@ from __future__ import annotations
 
 import logging
 from _thread import allocate_lock as _allocate_lock
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterator, Optional, Tuple, Union
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union
 
-from ..._util.threads import WorkerPool, next_instance, reraise_on_main_thread
+from ..._util.threads import Once, WorkerPool, next_instance, reraise_on_main_thread
 from ...auth.base import AuthProvider
-from ...errors import ConnectionClosed, HTTPError, MessageTooLarge, ProtocolError
+from ...errors import ConnectionClosed, ProtocolError
 from ...policies.redirects import Redirects
-from ..base import DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, CredentialsObserver, Endpoint, Transport, decode_frame, \
-    encode_frame
+from ...policies.retry import Retry
+from ..base import (
+    DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Endpoint, RemakeKind, SessionRenewed, Transport, TransportInfo, decode_frame,
+    encode_frame,
+)
+from ._answers import Answers, StreamBroken
 from ._connections import Connections
 from ._exchange import Auth, Credentials, Exchange, Hop
 from ._inflight import Closing, Inbox, InFlight, Request
-from ._posters import FastPoster, SessionPoster
-from ._reading import (
-    JSON, SSE, Response, Send, SSEEvent, body_socket, chunks, event_message, media_type, parse_sse, read_body,
-    rpc_error_body, status_error, timed_chunks,
-)
+from ._reading import JSON, SSE, Response, Send, media_type, read_body, rpc_error_body, status_error
 from ._sessions import SessionLife
 from ._streams import GetStream
+from .sse import SSETransport
 
 if TYPE_CHECKING:
     import requests
 
-    from ...policies.retry import Retry
+    from ._posters import FastPoster, SessionPoster
 
 __all__ = ["HTTPTransport"]
 
 log = logging.getLogger("mcpclient.transport.http")
 
-_RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
 _LEGACY_REFUSALS = (400, 404, 405)  # how an HTTP+SSE server refuses the Streamable HTTP setup POST
-
-
-class StreamBroken(ConnectionClosed):
-    """2026-07-28: a request's answer stream ended before its answer (``_reissue`` decides)."""
-
-
-def _answers(message: Any, rid: Any) -> bool:
-    """Whether a JSON body (a message or a batch) holds the response to request ``rid``."""
-    for item in message if type(message) is list else (message,):
-        if type(item) is dict and item.get("id") == rid and ("result" in item or "error" in item):
-            return True
-    return False
 
 
 class HTTPTransport(Transport):
@@ -118,12 +107,10 @@ class HTTPTransport(Transport):
             stream it is logged and skipped); the connection lives on.
         name: a label for logs, errors and thread names (default: the server's ``host:port``).
         sse_fallback: when the server refuses the first setup POST as an HTTP+SSE (2024-11-05)
-            server does, ``fallback()`` offers an ``SSETransport`` to the same URL. ``Client``
-            sets it when it builds the transport from a URL string.
+            server does, the client tries an ``SSETransport`` to the same URL
+            (``info.remake("fallback")``). ``Client`` sets it when it builds the transport from
+            a URL string.
     """
-
-    sends_headers = True
-    remote = True
 
     def __init__(self, url: str, *, headers: Optional[Dict[str, str]] = None,
                  auth: Auth = None, auth_header: str = "Authorization",
@@ -132,9 +119,7 @@ class HTTPTransport(Transport):
                  reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
                  name: Optional[str] = None, sse_fallback: bool = False,
                  stream_idle_timeout: Optional[float] = 300.0,
-                 max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
-        from ...policies.retry import Retry  # here, not at import: mcpclient's import stays cheap
-
+                 max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, _instance: int = 0) -> None:
         if not isinstance(url, str) or not url.lower().startswith(("http://", "https://")):
             raise ValueError(f"an HTTP transport needs an http(s) URL, not {url!r}")
         if not isinstance(max_message_size, int) or max_message_size < 1:
@@ -145,7 +130,7 @@ class HTTPTransport(Transport):
         self.connect_timeout = connect_timeout
         self.max_message_size = max_message_size
         self.name = name or Endpoint.of_url(url).address or "http"  # errors name the server: 127.0.0.1:8080
-        self.instance = next_instance()
+        self._instance = _instance or next_instance()
         self.follow_redirects = follow_redirects
         #: The redirect policy applied (``None``: no redirect is followed).
         self.redirects: Optional[Redirects] = Redirects() if follow_redirects is True else follow_redirects or None
@@ -153,27 +138,39 @@ class HTTPTransport(Transport):
         self.on_session_change = on_session_change
         self.sse_fallback = sse_fallback
         self.stream_idle_timeout = stream_idle_timeout
-        self._retry_given = retry  # what fallback() passes on (None: the SSE transport's own default)
         self._stateless = False  # 2026-07-28: no GET stream; cancel = close the response stream
-        self._refused = False  # the first setup POST was refused as an HTTP+SSE server does (fallback())
-        self._fell_back = False
+        self._started = Once()
         self._closing = Closing()
         closing = self._closing.event
         self._credentials = Credentials(url, headers, auth, auth_header)
         self._connections = Connections(session, name=self.name, connect_timeout=connect_timeout)
-        self._inflight = InFlight(self.name, lambda: f"mcpclient-{self.instance}-http-deadline")
+        self._inflight = InFlight(self.name, lambda: f"mcpclient-{self._instance}-http-deadline")
         self._inbox = Inbox(self.name, closing)
         self._session = SessionLife(self._credentials, self._inflight, name=self.name, reconnect=reconnect,
                                     max_message_size=max_message_size, post=self._post, delete=self._delete,
                                     moved=self._session_moved, renewed=self._session_renewed)
         self._exchange = Exchange(self._credentials, retry if retry is not None else Retry(), closing,
                                   name=self.name, session=self._session, redirects=self.redirects)
+        self._answers = Answers(self._inbox, closing, name=self.name, max_message_size=max_message_size,
+                                stream_idle_timeout=stream_idle_timeout)
         self._get = GetStream(self._exchange, self._inflight, get=self._get_once, session_id=self._session_id,
-                              read_events=self._read_events, closing=closing, url=url, name=self.name,
+                              read_events=self._answers.read_events, closing=closing, url=url, name=self.name,
                               connect_timeout=connect_timeout)
+        self._answers.resume = self._get.resume
         self._poster: Optional[Union[FastPoster, SessionPoster]] = None  # set by start()
         self._hopper: Optional[SessionPoster] = None  # the poster that follows redirects (follow_redirects)
         self._posts: Optional[WorkerPool] = None
+        # Made again with the same settings (and the user's requests session): a new session on
+        # the server; or, with sse_fallback, the HTTP+SSE transport to the same URL (``_remake``).
+        settings = dict(headers=self._credentials.headers, auth=self._credentials.provider,
+                        connect_timeout=connect_timeout, retry=retry, name=self.name,
+                        max_message_size=max_message_size, _instance=self._instance)
+        self._described = TransportInfo(
+            self.name, Endpoint.of_url(url), url, remote=True, sends_headers=True, instance=self._instance,
+            remake=partial(_remake, url, settings, dict(
+                follow_redirects=follow_redirects, pool_size=pool_size, reconnect=reconnect,
+                on_session_change=on_session_change, sse_fallback=sse_fallback,
+                stream_idle_timeout=stream_idle_timeout), self._connections, self._session))
 
     # --- what the parts hold ------------------------------------------------------------------------
 
@@ -184,7 +181,8 @@ class HTTPTransport(Transport):
 
     @property
     def auth(self) -> Optional[AuthProvider]:
-        """The ``AuthProvider`` requests are sent with (``auth=`` as given became one), or None."""
+        """The ``AuthProvider`` requests are sent with (``auth=`` as given became one, watched
+        for the secrets it hands out: ``info.secrets``), or None."""
         return self._credentials.auth
 
     @property
@@ -193,7 +191,7 @@ class HTTPTransport(Transport):
         return self._exchange.retry
 
     @property
-    def session_id(self) -> Optional[str]:  # type: ignore[override]
+    def session_id(self) -> Optional[str]:
         """The server's session id, from the answer to the setup request (None: no session)."""
         return self._session.id
 
@@ -210,26 +208,11 @@ class HTTPTransport(Transport):
     def _session_id(self) -> Optional[str]:
         return self._session.id
 
-    # --- what the client asks of every transport ----------------------------------------------
-
-    def identity(self) -> Optional[str]:
-        return self.url
-
-    def credentials(self) -> Optional[str]:
-        """A hash of who the requests act as: the auth provider's fingerprint and the static
-        headers (an API key may travel in one); ``None`` when requests carry neither."""
-        return self._credentials.fingerprint()
-
-    def endpoint(self) -> Endpoint:
-        """TCP to the URL's host and port, speaking HTTP."""
-        return Endpoint.of_url(self.url)
-
-    def secrets(self) -> FrozenSet[str]:
-        """The static headers' secret values, a fixed token, the URL's credentials."""
-        return self._credentials.secrets()
-
-    def observe_credentials(self, observer: CredentialsObserver) -> None:
-        self._credentials.observe(observer)
+    @property
+    def info(self) -> TransportInfo:
+        """TCP to the URL's host, remote, sending per-request headers; who requests act as, the
+        secrets they carry (``Credentials.describe``) and the session in use."""
+        return self._credentials.describe(self._described, self._session.id)
 
     def receive(self) -> Optional[Any]:
         return self._inbox.get()
@@ -237,6 +220,14 @@ class HTTPTransport(Transport):
     # --- lifecycle ------------------------------------------------------------------------------
 
     def start(self) -> None:
+        """Open the connection pool and the posters (once: see ``Transport.start``)."""
+        self._started.run(self._start)
+
+    def _start(self) -> None:
+        # The requests stack loads here, at the first start: naming the transport loads none of
+        # it (urllib3 binds a socket at import, which a replay or a type hint must not do).
+        from ._posters import FastPoster, SessionPoster
+
         http = self._connections.open(self.url, self.pool_size)
         if self._closing.event.is_set():
             raise ConnectionClosed("the transport is closed")
@@ -248,17 +239,17 @@ class HTTPTransport(Transport):
             fast = FastPoster.open(http, self.url, headers, self.name, self.connect_timeout) \
                 if self._connections.owned else None
             self._poster = fast or SessionPoster(http, self.url, headers, self.name, self.connect_timeout)
-        self._posts = WorkerPool(f"mcpclient-{self.instance}-http", self.pool_size, -1)
+        self._posts = WorkerPool(f"mcpclient-{self._instance}-http", self.pool_size, -1)
 
     def negotiated(self, protocol_version: str, stateless: bool) -> None:
         """Add the version header from now on; in the handshake era open the GET stream and
         return once the server answered it (or ``connect_timeout`` passed), so nothing it sends
         there after connect is lost."""
         self._session.version = protocol_version
-        self._stateless = stateless
+        self._stateless = self._answers.stateless = stateless
         if stateless:
             return  # 2026-07-28: no GET stream (server messages come with each request)
-        self._get.start(f"mcpclient-{self.instance}-http-get")
+        self._get.start(f"mcpclient-{self._instance}-http-get")
 
     def close(self, deadline: Optional[float] = None) -> None:
         """End every request in flight (a blocked read returns at once, however the server paces
@@ -281,36 +272,6 @@ class HTTPTransport(Transport):
             self._connections.close()
             self._inbox.put(None)
             self._closing.done()
-
-    def reopen(self) -> "HTTPTransport":
-        """A new transport to the same URL with the same settings and instance number: a new
-        session on the server (after the connection was lost, or in a forked child)."""
-        fresh = HTTPTransport(self.url, headers=self.headers, auth=self.auth, session=self._connections.to_share(),
-                              connect_timeout=self.connect_timeout, follow_redirects=self.follow_redirects,
-                              pool_size=self.pool_size, retry=self._retry_given, reconnect=self.reconnect,
-                              on_session_change=self.on_session_change, name=self.name,
-                              sse_fallback=self.sse_fallback, stream_idle_timeout=self.stream_idle_timeout,
-                              max_message_size=self.max_message_size)
-        fresh.instance = self.instance
-        return fresh
-
-    def fallback(self, error: BaseException) -> Optional[Transport]:
-        """An ``SSETransport`` to the same URL, with the same headers, credentials, ``requests``
-        session (a user's), ``retry`` (if one was given), connect timeout, name and instance
-        number, if this transport was made with ``sse_fallback`` and the server refused the
-        first setup POST with 400/404/405 and no JSON-RPC body (an HTTP+SSE server); once."""
-        if not self.sse_fallback or self._fell_back or self._session.opened or not self._refused \
-                or not isinstance(error, HTTPError) or error.status not in _LEGACY_REFUSALS:
-            return None
-        from .sse import SSETransport  # deferred: import cost (transports.sse); only a fallback needs it
-
-        self._fell_back = True
-        sse = SSETransport(self.url, headers=self.headers, auth=self.auth, connect_timeout=self.connect_timeout,
-                           session=self._connections.to_share(), retry=self._retry_given, name=self.name,
-                           max_message_size=self.max_message_size)
-        sse.instance = self.instance  # the same connection in thread names and logs
-        log.info("%s refused the Streamable HTTP setup (%s); trying the HTTP+SSE transport", self.name, error)
-        return sse
 
     # --- sending --------------------------------------------------------------------------------
 
@@ -356,7 +317,7 @@ class HTTPTransport(Transport):
                 raise status_error(self.name, response, deadline)
             if response.status_code == 200 and response.headers.get("Content-Length") != "0":
                 if media_type(response) in (JSON, SSE):  # some servers answer a response with messages
-                    self._deliver_body(response, request)
+                    self._answers.deliver(response, request)
                 elif read_body(response, self.name, self.max_message_size, deadline):
                     raise ProtocolError(f"{self.name} answered with Content-Type "
                                         f"{media_type(response) or 'none'!r}, not JSON or SSE")
@@ -381,7 +342,7 @@ class HTTPTransport(Transport):
                 if response.status_code == 200:
                     if here:
                         if media_type(response) == JSON:
-                            return self._json_answer(response, request)
+                            return self._answers.json_answer(response, request)
                         streaming = self._posts is not None and self._posts.try_submit(
                             "stream", self._stream_answer, response, request)
                         if streaming:
@@ -396,7 +357,7 @@ class HTTPTransport(Transport):
                     return None
                 error = status_error(self.name, response, request.deadline)
                 if request.setup and not self._session.opened and response.status_code in _LEGACY_REFUSALS:
-                    self._refused = True  # maybe an HTTP+SSE server: see fallback()
+                    self._session.refused = True  # maybe an HTTP+SSE server: see _remake
                 raise error
             finally:
                 if not streaming:
@@ -425,18 +386,6 @@ class HTTPTransport(Transport):
             self._inbox.fail(request, exc)
         finally:
             self._inflight.remove(request)
-
-    def _json_answer(self, response: Response, request: Request) -> Optional[Any]:
-        """A JSON answer read on the thread that waits for it: the reply, if it is the request's
-        (anything else goes to the reader, as ``_deliver_body`` sends it)."""
-        body = read_body(response, self.name, self.max_message_size, request.deadline)
-        message = decode_frame(body)
-        if type(message) is dict and _answers(message, request.id):
-            return message
-        self._inbox.put(message)  # (a batch goes to the reader, which takes its messages apart)
-        if _answers(message, request.id):
-            return None
-        raise ProtocolError(f"{self.name} answered request {request.id!r} with a JSON body that is not its response")
 
     def _reissue(self, request: Request, broke: ConnectionClosed) -> None:
         """2026-07-28: the answer stream of ``request`` broke before its answer. Send it again
@@ -480,14 +429,14 @@ class HTTPTransport(Transport):
             self._inbox.fail(request, exc)
 
     def _read_answer(self, response: Response, request: Request, wire: Any = None) -> None:
-        """Poster thread: ``_deliver_body``. An event stream may be read for long (a tool that
+        """Poster thread: ``Answers.deliver``. An event stream may be read for long (a tool that
         reports progress for minutes): meanwhile the lane may run one more poster, so streams
         being read never hold up the POSTs of other requests (``pool_size`` bounds those)."""
         if media_type(response) != SSE:
-            self._deliver_body(response, request, wire)
+            self._answers.deliver(response, request, wire)
             return
         with self._posts.waiting():  # type: ignore[union-attr]  # (started: this runs on it)
-            self._deliver_body(response, request, wire)
+            self._answers.deliver(response, request, wire)
 
     def _sender(self, request: Request, body: Optional[bytes] = None) -> Send:
         """One POST of ``request`` (of ``body`` in its place: a re-issue) for the exchange, as a
@@ -537,15 +486,16 @@ class HTTPTransport(Transport):
         self._get.follow(session_id)
 
     def _session_renewed(self, old: str, new: str) -> None:
-        """Tell the client (once per renewal, on a thread that met the expiry, no lock held)."""
-        for name, callback, args in (("on_session_change", self.on_session_change, (old, new)),
-                                     ("on_session_renewed", self.on_session_renewed, ())):
-            if callback is not None:
-                try:
-                    callback(*args)
-                except BaseException as exc:  # (user code) sys.exit() too: the request, or the GET
-                    reraise_on_main_thread(exc)  # listener, that met the 404 goes on in the new session
-                    log.exception("%s callback failed", name)
+        """Tell the user (``on_session_change``, once per renewal, on a thread that met the
+        expiry, no lock held) and the client (``SessionRenewed``, through ``receive()``)."""
+        callback = self.on_session_change
+        if callback is not None:
+            try:
+                callback(old, new)
+            except BaseException as exc:  # (user code) sys.exit() too: the request, or the GET
+                reraise_on_main_thread(exc)  # listener, that met the 404 goes on in the new session
+                log.exception("on_session_change callback failed")
+        self._inbox.put(SessionRenewed(new))
 
     # --- receiving ------------------------------------------------------------------------------
 
@@ -557,94 +507,6 @@ class HTTPTransport(Transport):
         within ``LATE_ANSWER`` s (it may name what the request made: a task to cancel)."""
         self._inflight.cancel(request_id, None if self._stateless else LATE_ANSWER)
         return self._stateless
-
-    def _bound_idle(self, response: Response) -> None:
-        """An answer stream read without a deadline (a 2026 listen, a call with ``timeout=None``)
-        gets the idle bound: servers keep such streams alive with SSE comments, so silence for
-        ``stream_idle_timeout`` means the connection is dead (the stream then counts as broken)."""
-        sock = body_socket(response)
-        if self.stream_idle_timeout is not None and sock is not None and sock.gettimeout() is None:
-            sock.settimeout(self.stream_idle_timeout)
-
-    def _deliver_body(self, response: Response, request: Request, wire: Any = None) -> None:
-        """Queue the messages of a 200 answer to ``request``: one JSON body, or every event of an
-        SSE stream (resumed until the answer came, if the server lets it be resumed; 2026: raises
-        ``StreamBroken`` instead). ``wire``: the id the request was re-issued under. A JSON body
-        must be read whole by the request's deadline (``read_body``); an event stream answering a
-        request is read until the session gives up on it (``cancel_request`` ends it), one
-        answering a notification until the send's deadline."""
-        rid = request.id
-        kind = media_type(response)
-        if kind == JSON:
-            until = request.due if request.cancelled else request.deadline
-            body = read_body(response, self.name, self.max_message_size, until)
-            if not body and rid is None:
-                return  # an empty answer to a notification
-            message = decode_frame(body)
-            if wire is not None and type(message) is dict and message.get("id") == wire:
-                message["id"] = rid
-            self._inbox.put(message)
-            # A body without the answer (null, [1], another id) fails the call now, not at its timeout.
-            if rid is not None and not _answers(message, rid) and (wire is None or not _answers(message, wire)):
-                raise ProtocolError(f"{self.name} answered request {rid!r} with a JSON body that is not its response")
-            return
-        if kind != SSE:
-            raise ProtocolError(f"{self.name} answered with Content-Type {kind or 'none'!r}, not JSON or SSE")
-        self._bound_idle(response)
-        answered, last_id, retry = self._read_events(response, request, None, None, wire)
-        if answered or rid is None or self._closing.event.is_set() or request.cancelled or request.ended is not None:
-            return
-        if self._stateless:  # no GET, no resumption: the caller may send the request again
-            raise StreamBroken(f"{self.name} ended the answer stream before the answer")
-        if last_id is None:
-            raise ConnectionClosed(f"{self.name} ended the stream before the answer, with no event id "
-                                   "to resume from")
-        self._get.resume(request, last_id, retry)
-
-    def _read_events(self, response: Response, request: Optional[Request], last_id: Optional[str],
-                     retry: Optional[float], wire: Any = None) -> Tuple[bool, Optional[str], Optional[float]]:
-        """Queue one stream's messages; return (the answer to ``request`` came: nothing more to
-        read; the last event id; the retry delay). ``request`` None: the server's own stream, read
-        until it ends; a notification's: until its deadline; a request's: until it is answered or
-        ended (once the session gave up on it, within ``LATE_ANSWER``). ``wire``: as in
-        ``_deliver_body``."""
-        if request is None:
-            rid, until = None, None
-        else:
-            rid = request.id
-            until = request.deadline if rid is None else (request.due if request.cancelled else None)
-        answered = False
-        expected = rid if wire is None else wire
-        for event in self._events(response, until):
-            last_id = event.id if event.id is not None else last_id
-            retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
-            if event.oversized:
-                error = MessageTooLarge(f"{self.name} sent an event over max_message_size="
-                                        f"{self.max_message_size} bytes", limit=self.max_message_size)
-                if rid is not None:  # it may have been the answer: the call fails with it
-                    raise error
-                log.warning("%s; skipped", error)
-                continue
-            message = event_message(event, self.name)
-            if message is None:
-                continue
-            if rid is not None and isinstance(message, dict) and message.get("id") == expected \
-                    and ("result" in message or "error" in message):
-                answered = True
-                if wire is not None:
-                    message["id"] = rid  # the answer to the re-issued request is the original's
-            self._inbox.put(message)
-        return answered, last_id, retry
-
-    def _events(self, response: Response, deadline: Optional[float] = None) -> Iterator[SSEEvent]:
-        """The events of an SSE response (until ``deadline`` at most); a broken connection just
-        ends them (the caller resumes)."""
-        try:
-            source = chunks(response) if deadline is None else timed_chunks(response, deadline)
-            yield from parse_sse(source, self.max_message_size)
-        except Exception as exc:  # the stream broke (or close() aborted it, or its deadline came)
-            log.debug("event stream from %s ended: %s", self.name, type(exc).__name__)
-
 
 class _Exchange:
     """One request's exchange, run once: by a poster thread (``on_poster``) or by a thread that
@@ -665,3 +527,19 @@ class _Exchange:
         if self._claim.acquire(False):
             return self._transport._request(self._request, here=True)
         return None
+
+
+def _remake(url: str, settings: Dict[str, Any], own: Dict[str, Any], connections: Connections,
+            session: SessionLife, how: RemakeKind) -> Optional[Transport]:
+    """``TransportInfo.remake`` of an HTTP transport: reopened or relaunched, the same URL and
+    settings (and the user's ``requests`` session, if one was given); as a fallback, an
+    ``SSETransport`` with the same headers, credentials, retry, connect timeout, name and
+    connection number, if ``sse_fallback`` is set and the server refused the first setup POST
+    with 400/404/405 and no JSON-RPC body (an HTTP+SSE server)."""
+    if how == "fallback":
+        if not own["sse_fallback"] or session.opened or not session.refused:
+            return None
+        return SSETransport(url, session=connections.to_share(), **settings)
+    if how != "reopen":
+        return None
+    return HTTPTransport(url, session=connections.to_share(), **settings, **own)

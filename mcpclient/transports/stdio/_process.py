@@ -5,15 +5,14 @@ servers it inherited (they are the parent's: marked so, their stdin pointed at /
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from ..._util import fork as _fork
 from ._windows import kill_tree
-
-if TYPE_CHECKING:
-    import subprocess
 
 __all__ = ["kill_group", "open_transports", "reap_at_exit"]
 
@@ -30,8 +29,6 @@ def kill_group(proc: "subprocess.Popen[bytes]", hard: bool, timeout: float = _TA
     if not _POSIX:
         kill_tree(proc, timeout)
         return
-    import signal  # deferred: import cost (signal); only closing a child needs it
-
     try:
         os.killpg(proc.pid, signal.SIGKILL if hard else signal.SIGTERM)
     except OSError:  # ProcessLookupError, PermissionError: the group is gone already

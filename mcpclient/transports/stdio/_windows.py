@@ -12,13 +12,11 @@ import os
 import threading
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Deque, List, Optional
+import subprocess
+from typing import Deque, List, Optional
 
 from ..._util.threads import start_thread
 from ...errors import ConnectionClosed, SendTimeout
-
-if TYPE_CHECKING:
-    import subprocess
 
 __all__ = ["PipeWriter", "kill_tree"]
 
@@ -29,8 +27,6 @@ def kill_tree(proc: "subprocess.Popen[bytes]", timeout: float) -> None:
     """Kill the child and every process it started (``taskkill /T /F``, waiting at most
     ``timeout`` for it), so no grandchild keeps our pipes open; if taskkill is missing, fails
     or is too slow, the child alone is killed."""
-    import subprocess  # deferred, as in stdio: only stopping a child needs it
-
     system = os.environ.get("SYSTEMROOT", r"C:\Windows")
     try:
         done = subprocess.run(

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import threading
 import time
 import weakref
 from collections import deque
 from functools import partial
-from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, FrozenSet, List, Mapping, Optional, Sequence, Union
+from typing import IO, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
 
 from ..._util import fork as _fork
+from ..._util.secrets import command_secrets, mapping_secrets
 from ..._util.threads import join_all, next_instance, start_thread
 from ..._util.wire import should_log
 from ...errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError
@@ -31,10 +33,9 @@ from ._cmdline import DEFAULT_ENV_KEYS, child_env, default_name, launch_args
 from ._process import kill_group as _kill_group, open_transports as _open, reap_at_exit as _reap_at_exit
 from ._stdin import POLL, StdinWriter
 from ._windows import PipeWriter
-from ..base import CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Transport, decode_frame, encode_frame
-
-if TYPE_CHECKING:
-    import subprocess
+from ..base import (
+    CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, RemakeKind, Transport, TransportInfo, decode_frame, encode_frame,
+)
 
 __all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
 
@@ -109,6 +110,7 @@ class StdioTransport(Transport):
         on_exit: Optional[Callable[[Optional[int]], Any]] = None,
         terminate_grace: float = 2.0,
         name: Optional[str] = None,
+        _instance: int = 0,
     ) -> None:
         if isinstance(argv, (str, bytes)) or not argv:
             raise TypeError("argv must be a non-empty list of strings (use shlex.split for a command line)")
@@ -134,80 +136,67 @@ class StdioTransport(Transport):
         self._reap_lock = threading.Lock()  # group signals vs. reaping the leader (pid reuse)
         self._exited = threading.Event()
         self._closing = threading.Event()
-        self._starting = False  # the server is being (or was) spawned: by start(), or ahead of it by launch()
-        self._started = False  # start() was called
-        self._launch_error: Optional[BaseException] = None  # what launch() met, for start() to raise
+        self._starting = False  # the server is being (or was) spawned: by the first start()
+        self._spawned = threading.Event()  # the first start() is over (the server spawned, or not)
+        self._start_error: Optional[BaseException] = None  # what the first start() met, for later ones to raise
         self._threads: List[threading.Thread] = []
-        self.instance = next_instance()
+        self._instance = _instance or next_instance()
+        self._info: Optional[TransportInfo] = None
         self.skipped_lines = 0
         self._receiving = False
         self._inherited = False  # in a forked child: the server is the parent's (see _forked)
 
-    def relaunch(self) -> "StdioTransport":
-        """A new, unstarted transport for the same command and settings, and the same thread
-        names (after the server died on a ``server/discover`` probe, as some handshake-era
-        servers do)."""
-        fresh = StdioTransport(self.argv, env=self.env, inherit_env=self.inherit_env, cwd=self.cwd,
-                               stderr=self._stderr_setting, max_message_size=self.max_message_size,
-                               on_exit=self.on_exit, terminate_grace=self.terminate_grace, name=self.name)
-        fresh.instance = self.instance
-        return fresh
-
-    def endpoint(self) -> Endpoint:
-        """A child process, over pipes."""
-        return Endpoint("pipe")
-
-    def secrets(self) -> FrozenSet[str]:
-        """Tokens in the command line (``--token=...``) and secret-looking environment values."""
-        from ..._util.secrets import command_secrets, mapping_secrets  # deferred: loads after the spawn, if asked
-
-        return frozenset(command_secrets(self.argv) | mapping_secrets(self.env))
-
-    def identity(self) -> str:
-        """The command, its directory and its environment: what makes it the same server."""
-        return f"{self.cwd}|{self.argv!r}|{sorted(self.env.items())!r}"
+    @property
+    def info(self) -> TransportInfo:
+        """A child process over pipes; its identity is the command, its directory and its
+        environment (what makes it the same server); its secrets the tokens in its command line
+        (``--token=...``) and the secret-looking environment values. It can be relaunched and
+        reopened (``info.remake``)."""
+        info = self._info
+        if info is None:
+            settings = dict(env=self.env, inherit_env=self.inherit_env, cwd=self.cwd, stderr=self._stderr_setting,
+                            max_message_size=self.max_message_size, on_exit=self.on_exit,
+                            terminate_grace=self.terminate_grace, name=self.name, _instance=self._instance)
+            info = self._info = TransportInfo(
+                self.name, Endpoint("pipe"), f"{self.cwd}|{self.argv!r}|{sorted(self.env.items())!r}",
+                secrets=command_secrets(self.argv) | mapping_secrets(self.env), instance=self._instance,
+                remake=partial(_remake, list(self.argv), settings))
+        return info
 
     # --- lifecycle ------------------------------------------------------------------------------
 
     def _child_env(self) -> Dict[str, str]:
         return child_env(self.env, self.inherit_env, _POSIX)
 
-    def launch(self) -> None:
-        """Spawn the server now (``Transport.launch``); ``start()`` then finds it spawned, or
-        raises what spawning it raised. A transport spawned already is left as it is."""
-        if self._starting:
-            return
-        try:
-            self._spawn()
-        except (ConnectError, ConnectionClosed) as exc:
-            self._launch_error = exc
-
     def start(self) -> None:
+        """Spawn the server. Once: a later call (the client starts a stdio transport before it
+        builds its engine, so that the server boots meanwhile; its session then starts it again)
+        waits for the first, then returns or raises again what spawning raised."""
         with self._lifecycle:
-            if self._started:
-                raise RuntimeError("this StdioTransport was started already; make a new one")
-            self._started = True
-            launched = self._starting
-        if not launched:
-            self._spawn()
+            first = not self._starting
+            self._starting = True
+        if first:
+            try:
+                self._spawn()
+            except BaseException as exc:
+                self._start_error = exc
+                raise
+            finally:
+                self._spawned.set()
             return
-        error, self._launch_error = self._launch_error, None
+        self._spawned.wait()
+        error = self._start_error
         if error is not None:
             raise error
         if self._closing.is_set():
             raise ConnectionClosed("the transport is closed")
-        if self._inherited:  # launched, then forked before it started: that server is the parent's
-            raise ConnectionClosed("the server was launched by the parent process of this fork")
+        if self._inherited:  # started, then forked: that server is the parent's
+            raise ConnectionClosed("the server was started by the parent process of this fork")
 
     def _spawn(self) -> None:
-        import subprocess  # here, not at the top: it costs import time for users of other transports
-
         with self._lifecycle:
-            if self._starting:
-                raise RuntimeError("this StdioTransport was started already; make a new one")
             if self._closing.is_set():
                 raise ConnectionClosed("the transport is closed")
-            self._starting = True
         # A session of its own (POSIX): killpg reaches the server's children, the terminal's Ctrl-C
         # and hang-up never reach it, and (scheduler autogroups) a busy client cannot starve it: a
         # process group (``process_group=0``) was slower unpinned, 13.1k/10.3k against 16.2k/14.3k
@@ -255,7 +244,7 @@ class StdioTransport(Transport):
         self._stdin_fd = proc.stdin.fileno()  # type: ignore[union-attr]
         if not _BLOCKING_PIPES:
             os.set_blocking(self._stdin_fd, False)  # writes wait in select(), bounded by deadlines
-        prefix = f"mcpclient-{self.instance}"
+        prefix = f"mcpclient-{self._instance}"
         if _BLOCKING_PIPES:  # every write on its own thread; senders wait till their deadline
             self._writer = PipeWriter(self._stdin_fd, self.name, f"{prefix}-stdin", self._wlock, self._closing)
         else:
@@ -473,3 +462,9 @@ class StdioTransport(Transport):
                 self.on_exit(code)
             except BaseException:  # (waiter thread) SystemExit included
                 log.exception("on_exit callback for %s failed", self.name)
+
+
+def _remake(argv: List[str], settings: Dict[str, Any], how: RemakeKind) -> Optional[StdioTransport]:
+    """``TransportInfo.remake`` of a stdio transport: the same command and settings, relaunched
+    or reopened (there is no fallback)."""
+    return StdioTransport(argv, **settings) if how in ("relaunch", "reopen") else None

@@ -59,7 +59,7 @@ def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_s
     reached, go = threading.Event(), threading.Event()
     with Client(transport, timeout=LONG) as client:
         assert client.server.protocol_version == "2026-07-28"
-        deliver = transport._deliver_body
+        deliver = transport._answers.deliver
 
         def held_deliver(response: Any, request: Any, *args: Any) -> None:
             if request.id is not None and not go.is_set():  # the worker has the answer's headers, not yet read
@@ -67,7 +67,7 @@ def test_a_cancel_between_the_answers_headers_and_its_reading_still_closes_the_s
                 go.wait(LONG)
             deliver(response, request, *args)
 
-        transport._deliver_body = held_deliver  # type: ignore[method-assign]
+        transport._answers.deliver = held_deliver  # type: ignore[method-assign]
         try:
             future = client.call_tool_future("slow")
             assert reached.wait(LONG)
@@ -86,14 +86,14 @@ def test_a_cancel_while_a_json_answer_is_read_closes_it_and_leaves_nothing_behin
     transport = HTTPTransport(server.url)
     read = threading.Event()
     with Client(transport, timeout=LONG) as client:
-        deliver = transport._deliver_body
+        deliver = transport._answers.deliver
 
         def noted_deliver(response: Any, request: Any, *args: Any) -> None:
             if request.id is not None:
                 read.set()
             deliver(response, request, *args)
 
-        transport._deliver_body = noted_deliver  # type: ignore[method-assign]
+        transport._answers.deliver = noted_deliver  # type: ignore[method-assign]
         future = client.call_tool_future("slow")
         assert read.wait(LONG)  # the worker reads the answer's body (which never comes)
         assert future.cancel()

@@ -246,7 +246,7 @@ def test_the_legacy_sse_get_refused_with_a_trickled_page_fails_start_in_time_and
         transport.start()
     took = time.monotonic() - started_at
     assert took < 1.0 + SLACK + 1, f"start() took {took:.2f} s"
-    reader = f"mcpclient-{transport.instance}-sse"
+    reader = f"mcpclient-{transport.info.instance}-sse"
     assert not [t for t in threading.enumerate() if t.name == reader], "the SSE reader thread was left running"
 
 

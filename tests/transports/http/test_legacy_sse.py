@@ -199,9 +199,9 @@ def test_when_the_fallback_fails_too_the_first_error_is_raised_with_the_second_c
 def test_the_fallback_transport_keeps_the_connection_number_in_its_thread_names(scripted):
     server = scripted(echo)
     client = Client(server.url, timeout=LONG)
-    number = client.transport.instance
+    number = client.transport.info.instance
     with client:
-        assert type(client.transport).__name__ == "SSETransport" and client.transport.instance == number
+        assert type(client.transport).__name__ == "SSETransport" and client.transport.info.instance == number
         client.call_tool("echo", {"text": "a"})
         names = {t.name for t in threading.enumerate()}
         assert f"mcpclient-{number}-sse" in names
@@ -209,7 +209,7 @@ def test_the_fallback_transport_keeps_the_connection_number_in_its_thread_names(
 
 
 def test_the_fallback_transport_keeps_the_users_session_and_retry_policy(scripted):
-    """``fallback()`` builds the SSE transport with the user's ``session=`` (its headers,
+    """The fallback (``info.remake("fallback")``) builds the SSE transport with the user's ``session=`` (its headers,
     proxies, certificates and cookies survive the fallback) and ``retry=``."""
     import requests
 

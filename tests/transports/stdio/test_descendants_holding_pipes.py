@@ -92,7 +92,7 @@ def test_a_transport_without_a_session_closes_promptly_too(holder):
         began = time.monotonic()
         transport.close()
         assert time.monotonic() - began < 2.0
-        assert _threads_of(transport.instance) == []
+        assert _threads_of(transport.info.instance) == []
     finally:
         os.kill(grandchild, signal.SIGKILL)
 
