@@ -56,7 +56,7 @@ log = logging.getLogger("mcpclient")
 
 
 class ConnectionOwner(Protocol):
-    """What a ``Connection`` asks of the client it belongs to (``ClientCore``)."""
+    """What a ``Connection`` asks of the client it belongs to (``Channel``)."""
 
     @property
     def handshake_timeout(self) -> Optional[float]:

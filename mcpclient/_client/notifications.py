@@ -74,7 +74,7 @@ _PYTHON_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": loggin
                   "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
 
 class NotificationOwner(Protocol):
-    """What the router asks of the client it belongs to (``ClientCore``)."""
+    """What the router asks of the client it belongs to (``Channel``)."""
 
     def invalidate(self, kind: str, uri: Optional[str] = None) -> None:
         """Forget what a change of ``kind`` (or of resource ``uri``) made stale."""
@@ -88,7 +88,7 @@ class NotificationRouter:
 
     Args:
         server_log: the logger server log messages go to without ``on_log``.
-        owner: the client's core (invalidation, subscriptions).
+        owner: the client's channel (invalidation, subscriptions).
         on_notification / on_log: the user's callbacks (``Handlers``).
     """
 

@@ -83,7 +83,7 @@ def _resubscribed(uri: str, done: "CallFuture[Any]") -> None:
 
 class SubscriptionRouter:
     """Owns every subscription of one client: 2026 listens by request id, handshake-era
-    emulated ones, and the URIs ``subscribe_resource`` asked for. ``owner`` (the client's core)
+    emulated ones, and the URIs ``subscribe_resource`` asked for. ``owner`` (the client's channel)
     sends the requests and holds the current session."""
 
     def __init__(self, owner: "Requester") -> None:

@@ -52,16 +52,16 @@ def test_a_bad_connect_timeout_starts_nothing():
 
 
 def test_a_client_that_cannot_be_built_stops_the_server_it_launched(monkeypatch):
-    """A fault no server can cause (building the client's core fails after the spawn): the
+    """A fault no server can cause (making the client's connection fails after the spawn): the
     server the first ``connect()`` launched is stopped before the error reaches the caller."""
-    from mcpclient._client import core
+    from mcpclient._client import connection
 
     def broken(*args, **kwargs):
         raise RuntimeError("cannot build")
 
     before = child_pids()
     client = Client([sys.executable, "-m", "mcpclient.testing"])
-    monkeypatch.setattr(core.ClientCore, "__init__", broken)
+    monkeypatch.setattr(connection.Connection, "__init__", broken)
     with pytest.raises(RuntimeError, match="cannot build"):
         client.connect()
     assert wait_until(lambda: child_pids() == before)
