@@ -334,10 +334,8 @@ class Channel:
         connection opened stops the server it launched."""
         if timeout is not DEFAULT and not isinstance(timeout, Timeout):
             check_timeout(timeout)  # (a wrong timeout starts nothing)
-        conn = self.conn
-        first = conn is None
-        if first:
-            conn = self._launch()
+        first = self.conn is None
+        conn = self._launch() if self.conn is None else self.conn
         try:
             if self.tracer is None and (self._tracing is not None or
                                         (self._tracing_auto and "opentelemetry" in sys.modules)):
