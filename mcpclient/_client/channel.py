@@ -33,10 +33,8 @@ from .._util import fork as _fork
 from .._util.sentinel import DEFAULT
 from .._util.threads import start_thread
 from ..errors import CapabilityError, ClientClosedError, ConnectionClosed, MCPError
-from ..policies.handlers import Handlers
-from ..policies.reconnect import Keepalive, Reconnect
+from .. import policies
 from ..policies.timeout import Limits, Timeout
-from ..policies.tracing import missing_extra, wants_tracing
 from ..protocol import params as _params
 from ..protocol.cache import ResultCache
 from ..protocol.spec import era_setting, server_has
@@ -55,6 +53,8 @@ if TYPE_CHECKING:
     from .._engine.session import Session
     from ..extensions.registry import Registry
     from ..extensions.tasks.core import ToolTask
+    from ..policies.handlers import Handlers
+    from ..policies.reconnect import Keepalive, Reconnect
     from ..policies.tracing import Tracing
     from ..protocol.eras import Era
     from ..protocol.negotiation import Negotiated
@@ -81,7 +81,9 @@ class Channel:
         connection; nothing is started."""
         self.timeout = Timeout.of(timeout) if _is_timeout(timeout) else _given(timeout, "timeout", Timeout)
         self.limits = _given(limits, "limits", Limits) or Limits()
-        handlers = _given(handlers, "handlers", Handlers) or Handlers()
+        if handlers is not None:  # (its class is loaded only for a value given: the caller made it)
+            handlers = _given(handlers, "handlers", policies.Handlers)
+        given = handlers if handlers is not None else _NO_HANDLERS
         if validate_output not in (True, False, "listed"):
             raise ValueError(f"validate_output must be True, False or 'listed', not {validate_output!r}")
         self.validate_output = validate_output
@@ -90,15 +92,23 @@ class Channel:
         # Automatic tracing (tracing=None) is decided at open(): on only once the application
         # uses OpenTelemetry (has imported it), so that it costs nothing otherwise; it goes
         # quietly off if the package cannot be loaded.
-        self._tracing: Optional[Tracing] = wants_tracing(tracing) if tracing is not None and tracing is not False \
-            else None
+        self._tracing: Optional[Tracing] = None
+        if tracing is not None and tracing is not False:
+            from ..policies.tracing import wants_tracing  # tracing: loaded by a client that asks for it
+
+            self._tracing = wants_tracing(tracing)
         self._tracing_auto = tracing is None
         self.tracer: Optional[CallTracer] = None
-        self.reconnect, self.keepalive = Reconnect.of(reconnect), Keepalive.of(keepalive)
+        self.reconnect: Optional[Reconnect] = None
+        self.keepalive: Optional[Keepalive] = None
+        if (reconnect is not None and reconnect is not False) or keepalive is not None:
+            from ..policies.reconnect import Keepalive, Reconnect  # loaded by a client that reconnects or pings
+
+            self.reconnect, self.keepalive = Reconnect.of(reconnect), Keepalive.of(keepalive)
         self.extensions: Optional[Registry] = _registry(extensions, capabilities)
         registry = self.extensions
-        self.responder = Responder(handlers.sampling, handlers.elicitation, handlers.elicitation_modes,
-                                   handlers.roots, capabilities, handlers.task_requests, transport.instance,
+        self.responder = Responder(given.sampling, given.elicitation, given.elicitation_modes,
+                                   given.roots, capabilities, given.task_requests, transport.instance,
                                    self.limits.workers, registry.capabilities() if registry is not None else None)
         era_setting(protocol)  # (checked now; the connector reads it again)
         self._protocol = protocol
@@ -111,8 +121,8 @@ class Channel:
         self.subscriptions.keep_on_loss = self.reconnect is not None
         self.notifications = NotificationRouter(
             logging.getLogger(f"mcpclient.server.{transport.name}"), self,
-            on_notification=handlers.on_notification, on_log=handlers.on_log)
-        self.on_reconnect = handlers.on_reconnect
+            on_notification=given.on_notification, on_log=given.on_log)
+        self.on_reconnect = given.on_reconnect
         self.features: Dict[Any, Any] = {}  # Client.extension(kind): kind -> its object
         if registry is not None:
             self.responder.extension_requests = registry.requests
@@ -390,6 +400,8 @@ class Channel:
         """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports
         ``opentelemetry``) and install it on the session and the responder; later sessions get it
         in ``new_session``. Automatic tracing goes quietly off if the package cannot be imported."""
+        from ..policies.tracing import missing_extra, wants_tracing  # tracing: loaded by a client that traces
+
         if self._tracing is None:  # automatic, and the application has imported OpenTelemetry
             self._tracing = wants_tracing(None)
             if self._tracing is None:
@@ -503,6 +515,17 @@ def _given(value: Any, name: str, kind: type) -> Any:
     if value is not None and not isinstance(value, kind):
         raise TypeError(f"{name} must be a {kind.__name__}, not {type(value).__name__}")
     return value
+
+
+class _NoHandlers:
+    """``Handlers()``'s fields, without loading its class (``Client(...)`` without handlers)."""
+
+    sampling = elicitation = roots = on_log = on_notification = on_reconnect = None
+    elicitation_modes = ("form",)
+    task_requests = False
+
+
+_NO_HANDLERS = _NoHandlers()
 
 
 def _cancel_grace() -> float:

@@ -13,10 +13,12 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Dict, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Protocol
 
 from ..errors import ClientClosedError
-from ..policies.handlers import LogHandler, NotificationHandler
+
+if TYPE_CHECKING:
+    from ..policies.handlers import LogHandler, NotificationHandler
 
 __all__ = ["ElicitationTracker", "NotificationOwner", "NotificationRouter"]
 
