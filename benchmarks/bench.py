@@ -672,7 +672,7 @@ with Client([sys.executable, sys.argv[3]], protocol="legacy", keepalive=keepaliv
     t0, c0 = time.monotonic(), time.process_time()
     time.sleep(float(sys.argv[1]))
     idle_s, cpu_s = time.monotonic() - t0, time.process_time() - c0
-    pings = client._core.conn._watch.pings if keepalive else 0
+    pings = client._channel.conn._watch.pings if keepalive else 0
 print(cpu_s * 1000 / idle_s, pings)
 """
 

@@ -51,9 +51,9 @@ def main() -> None:
             us(lambda: _params.tool_call("echo", bench.ARGS, False, None, None)))
         from mcpclient._engine.deadline import NEVER, Deadline
 
-        era = client._core.conn.ready("tools/call", NEVER)
-        add("ClientCore.call's checks (a deadline, connection ready, era.check)",
-            us(lambda: client._core.conn.ready("tools/call", Deadline(60.0)).check("tools/call")))
+        era = client._channel.conn.ready("tools/call", NEVER)
+        add("Channel.call's checks (a deadline, connection ready, era.check)",
+            us(lambda: client._channel.conn.ready("tools/call", Deadline(60.0)).check("tools/call")))
         add("CallFuture(session, method, transform)",
             us(lambda: CallFuture(session, "tools/call", transform)), us(lambda: Future()))
         add("encode_frame(message) + b'\\n'", us(lambda: encode_frame(message) + b"\n"),

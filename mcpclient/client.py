@@ -1,6 +1,7 @@
 """``Client``: the blocking, thread-safe MCP API. Each request method checks its arguments,
-makes the call's one deadline and hands the call to the client's core (``_client.core``); the
-contract every request method shares is written once, in ``Client``'s docstring."""
+builds its params, makes the call's one deadline and sends through the client's ``Channel``
+(``_client.channel``), the one object it holds; the contract every request method shares is
+written once, in ``Client``'s docstring."""
 from __future__ import annotations
 
 import weakref
@@ -8,16 +9,21 @@ from typing import (
     TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union,
 )
 
-from ._client.deferred import params as _params, types as _types
+from . import types as _types
+from ._client.channel import Channel, declared_extensions
+from ._client.events import filter_params
+from ._client.tools import call_tool, list_tools, tool_parser
+from ._engine.deadline import Deadline
+from ._engine.futures import CallFuture
 from ._util.waiting import wait_for
 from ._util.sentinel import DEFAULT, _Default
 from ._version import __version__
+from .protocol import params as _params
+from .transports.targets import transport_and_options
 
 if TYPE_CHECKING:
-    from ._client.core import ClientCore
     from ._client.events import Event, Subscription
-    from ._client.first_use import FirstUse
-    from ._engine.futures import CallFuture, ProgressCallback
+    from ._engine.futures import ProgressCallback
     from ._engine.session import Session
     from .auth.base import AuthProvider
     from .extensions.registry import ExtensionsSetting
@@ -46,15 +52,10 @@ AuthSetting = Union[None, str, Callable[[], str], "AuthProvider"]
 CompletionRef = Union["Prompt", "ResourceTemplate", "Resource", Dict[str, str], str]
 
 
-class _CoreOnFirstUse:
-    """``Client._core``: built on first use (``_client.first_use``); a non-data descriptor, so
-    that once built the core, kept in the instance, is found first and this costs nothing."""
-
-    def __get__(self, client: Optional["Client"], owner: type) -> Any:
-        if client is None:
-            return self
-        first_use = client._first_use
-        return client.__dict__["_core"] if first_use is None else first_use.core(client)
+#: ``Client.page(kind)``: kind -> (method, result key, the name of its item type in ``types``).
+_LISTINGS = {"tools": ("tools/list", "tools", "Tool"), "resources": ("resources/list", "resources", "Resource"),
+             "resource_templates": ("resources/templates/list", "resourceTemplates", "ResourceTemplate"),
+             "prompts": ("prompts/list", "prompts", "Prompt")}
 
 
 class Client:
@@ -122,16 +123,15 @@ class Client:
         capabilities: Optional[Dict[str, Any]] = None,
         client_info: Union[Tuple[str, str], Dict[str, Any], Implementation] = ("mcpclient", __version__),
     ) -> None:
-        from ._client.first_use import FirstUse  # deferred: the checks load with the first Client, the core at connect()
-        from ._client.options import Options
-        from .transports.targets import transport_and_options  # deferred, as the checks
-
         transport, settings = transport_and_options(target, headers, auth, {"timeout": timeout, "protocol": protocol})
-        self._first_use: Optional[FirstUse] = FirstUse(Options(  # every argument checked now
+        self._channel = channel = Channel(  # every argument checked now; nothing started
             transport, timeout=settings["timeout"], protocol=settings["protocol"], limits=limits, handlers=handlers,
             reconnect=reconnect, keepalive=keepalive, extensions=extensions, tracing=tracing,
-            validate_output=validate_output, cache=cache, capabilities=capabilities, client_info=client_info))
-        self._finalizer: Optional[weakref.finalize] = None
+            validate_output=validate_output, cache=cache, capabilities=capabilities, client_info=client_info)
+        # A client nobody references is collected: its channel is closed, with a ResourceWarning
+        # if it was connected (nothing the channel holds refers to the client).
+        self._finalizer = finalizer = weakref.finalize(self, channel.release, True)
+        finalizer.atexit = False  # at exit the stdio transport's own finalizer stops the server
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -147,30 +147,21 @@ class Client:
             ConnectError: the server could not be started or the handshake failed (retry safely).
             UnsupportedProtocolVersion: the server speaks none of the revisions asked for.
         """
-        first_use = self._first_use
-        if first_use is not None:  # the transport starts while the core is built (``_client.first_use``)
-            first_use.connect(self, timeout)
-        else:
-            self._core.connect(timeout)
+        self._channel.open(timeout)
         return self
 
     def close(self) -> None:
         """Fail pending calls, stop the server and every thread. Idempotent, any thread; returns
         within ``CLOSE_BUDGET`` (5 s) whatever the server or a callback does. In a process forked
         from the one that made the client, only this process's side is released."""
-        core = self._core
-        if self._finalizer is not None:
-            self._finalizer.detach()
-        core.release()
+        self._finalizer.detach()
+        self._channel.release()
 
     def __enter__(self) -> "Client":
         return self.connect()
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    #: The client's core (``_client.core``), built on first use (``_client.first_use``).
-    _core: ClientCore = _CoreOnFirstUse()  # type: ignore[assignment]
 
     def __getstate__(self) -> Any:
         raise TypeError("a Client holds a live connection and cannot be pickled")
@@ -186,33 +177,39 @@ class Client:
         """What the server said of itself when the client connected (``ServerInfo``: ``name``,
         ``version``, ``protocol_version``, ``capabilities``, ``instructions``, ``extensions``,
         ``raw``); ``None`` before ``connect()``."""
-        return self._core.server_info()
+        negotiated = self._channel.negotiated
+        if negotiated is None:
+            return None
+        capabilities = negotiated.capabilities
+        return _types.ServerInfo(negotiated.server_info, negotiated.version, capabilities,
+                                 self._channel.text.cut(negotiated.instructions, "instructions"),
+                                 declared_extensions(capabilities), negotiated.raw)
 
     @property
     def state(self) -> str:
         """``"new"``, ``"connecting"``, ``"ready"``, ``"lost"`` (``connect()`` or a ``Reconnect``
         policy opens a new connection), ``"forked"`` (inherited by a forked process), ``"closed"``."""
-        return self._core.conn.state
+        return self._channel.state
 
     @property
     def transport(self) -> Transport:
         """The transport in use (a relaunch or a fallback while connecting replaces it)."""
-        return self._core.conn.transport
+        return self._channel.current_transport
 
     @property
     def _is_closed(self) -> bool:
         """No call can be made: closed, or the connection ended with no policy to reopen it."""
-        return self._core.conn.is_closed
+        return self._channel.is_closed
 
     @property
     def _session(self) -> Session:
         """The JSON-RPC engine of the connection (its counters: ``late_replies``...)."""
-        return self._core.conn.session
+        return self._channel.session
 
     def _known_tool(self, name: str) -> Optional[Tool]:
         """The tool ``name`` from the latest listing, without a request (``ClientTools``, the MCP
         Apps bridge: a model's or an app's call is checked against it)."""
-        return self._core.tools.get(name) if isinstance(name, str) else None
+        return self._channel.tools.get(name) if isinstance(name, str) else None
 
     def extension(self, kind: Union[Type[F], str]) -> F:
         """A feature of this client that lives on its own object: ``Tasks`` (2025-11-25 tasks
@@ -225,7 +222,7 @@ class Client:
         Raises:
             LookupError: an extension this client did not declare.
         """
-        return self._core.feature(kind)  # type: ignore[no-any-return]
+        return self._channel.feature(kind)  # type: ignore[no-any-return]
 
     # --- requests -------------------------------------------------------------------------------
 
@@ -241,12 +238,16 @@ class Client:
     def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                        timeout: CallTimeout = DEFAULT) -> CallFuture[Dict[str, Any]]:
         """``request``, returning its ``CallFuture`` at once."""
-        core = self._core
-        return core.call(method, params, None, core.deadline(timeout), check=False)
+        channel = self._channel
+        return channel.call(method, params, None, channel.deadline(timeout), check=False)
 
     def ping(self, *, timeout: CallTimeout = DEFAULT) -> None:
         """Check the server answers (``ping``; in the 2026 era, which has none, ``server/discover``)."""
-        wait_for(self._core.ping(self._core.deadline(timeout)))
+        wait_for(self._ping(self._channel.deadline(timeout)))
+
+    def _ping(self, deadline: Deadline) -> CallFuture[None]:
+        channel = self._channel
+        return channel.call(channel.ready("ping", deadline).ping_method, None, _params.none, deadline)
 
     def list_tools(self, *, timeout: CallTimeout = DEFAULT) -> List[Tool]:
         """Every tool (all pages); their output schemas are kept for validating calls.
@@ -254,7 +255,8 @@ class Client:
         Returns:
             A list of ``Tool``.
         """
-        return wait_for(self._core.list_tools(self._core.deadline(timeout)))
+        channel = self._channel
+        return wait_for(list_tools(channel, channel.deadline(timeout)))
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: CallTimeout = DEFAULT,
                   on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
@@ -284,8 +286,8 @@ class Client:
                          timeout: CallTimeout = DEFAULT, on_progress: Optional[ProgressCallback] = None,
                          raise_on_error: bool = False, meta: Optional[Dict[str, Any]] = None) -> CallFuture[ToolResult]:
         """``call_tool``, returning its ``CallFuture`` at once (start many calls, then wait)."""
-        core = self._core
-        return core.tool_call(name, arguments, raise_on_error, meta, core.deadline(timeout), on_progress)
+        channel = self._channel
+        return call_tool(channel, name, arguments, raise_on_error, meta, channel.deadline(timeout), on_progress)
 
     def list_resources(self, *, timeout: CallTimeout = DEFAULT) -> List[Resource]:
         """Every resource the server lists (all pages).
@@ -310,19 +312,26 @@ class Client:
         Returns:
             Its ``ResourceContents`` parts: text as ``.text``, binary as decoded ``.blob`` bytes.
         """
-        core = self._core
-        return wait_for(core.call("resources/read", {"uri": _params.uri(uri)}, _params.contents,
-                                  core.deadline(timeout)))
+        channel = self._channel
+        return wait_for(channel.call("resources/read", {"uri": _params.uri(uri)}, _params.contents,
+                                     channel.deadline(timeout)))
 
     def subscribe_resource(self, uri: str, *, timeout: CallTimeout = DEFAULT) -> None:
         """Ask for ``notifications/resources/updated`` about ``uri`` (``resources.subscribe``;
         2026 era: one ``subscriptions/listen`` carries every such URI). ``listen()`` is the one
         way to receive them."""
-        wait_for(self._core.subscription("resources/subscribe", _params.uri(uri), self._core.deadline(timeout)))
+        wait_for(self._subscription("resources/subscribe", _params.uri(uri), self._channel.deadline(timeout)))
 
     def unsubscribe_resource(self, uri: str, *, timeout: CallTimeout = DEFAULT) -> None:
         """Stop the updates ``subscribe_resource(uri)`` asked for."""
-        wait_for(self._core.subscription("resources/unsubscribe", _params.uri(uri), self._core.deadline(timeout)))
+        wait_for(self._subscription("resources/unsubscribe", _params.uri(uri), self._channel.deadline(timeout)))
+
+    def _subscription(self, method: str, uri: str, deadline: Deadline) -> CallFuture[None]:
+        """``resources/subscribe`` or ``resources/unsubscribe`` (2026: a change of the one listen)."""
+        channel = self._channel
+        era = channel.ready(method, deadline)
+        era.check_capability(method)  # (both eras: 2026 carries it on a listen)
+        return channel.subscriptions.change(method, uri, era.stateless, deadline)
 
     def list_prompts(self, *, timeout: CallTimeout = DEFAULT) -> List[Prompt]:
         """Every prompt (all pages).
@@ -341,10 +350,21 @@ class Client:
             A ``Page``: ``items`` (``Tool``, ``Resource``, ``ResourceTemplate`` or ``Prompt``) and
             ``next_cursor`` (``None`` on the last page).
         """
-        return wait_for(self._core.page(kind, cursor, self._core.deadline(timeout)))
+        listing = _LISTINGS.get(kind) if isinstance(kind, str) else None
+        if listing is None:
+            raise ValueError(f"kind must be one of {', '.join(map(repr, _LISTINGS))}, not {kind!r}")
+        if cursor is not None and not isinstance(cursor, str):
+            raise TypeError("cursor must be a string, or None for the first page")
+        channel = self._channel
+        deadline = channel.deadline(timeout)
+        method, key, type_name = listing
+        parse = tool_parser(channel, deadline) if kind == "tools" else getattr(_types, type_name).from_wire
+        return wait_for(channel.call(method, None if cursor is None else {"cursor": cursor},
+                                     _params.one_page(method, key, parse), deadline))
 
     def _listing(self, method: str, key: str, parse: Callable[[Any], T], timeout: CallTimeout) -> CallFuture[List[T]]:
-        return self._core.listing(method, key, parse, self._core.deadline(timeout))
+        channel = self._channel
+        return channel.listing(method, key, parse, channel.deadline(timeout))
 
     def get_prompt(self, name: str, arguments: Optional[Dict[str, str]] = None, *,
                    timeout: CallTimeout = DEFAULT) -> PromptResult:
@@ -353,9 +373,9 @@ class Client:
         Returns:
             A ``PromptResult`` (``.description``, ``.messages``).
         """
-        core = self._core
-        return wait_for(core.call("prompts/get", _params.prompt_params(name, arguments), _types.PromptResult.from_wire,
-                                  core.deadline(timeout)))
+        channel = self._channel
+        return wait_for(channel.call("prompts/get", _params.prompt_params(name, arguments),
+                                     _types.PromptResult.from_wire, channel.deadline(timeout)))
 
     def complete(self, ref: CompletionRef, argument_name: str, argument_value: str,
                  context: Optional[Dict[str, str]] = None, *, timeout: CallTimeout = DEFAULT) -> Completion:
@@ -369,14 +389,21 @@ class Client:
             A ``Completion`` (``.values``, ``.total``, ``.has_more``).
         """
         params = _params.complete_params(_types.Completion.wire_ref(ref), argument_name, argument_value, context)
-        core = self._core
-        return wait_for(core.call("completion/complete", params, _types.Completion.from_wire, core.deadline(timeout)))
+        channel = self._channel
+        return wait_for(channel.call("completion/complete", params, _types.Completion.from_wire,
+                                     channel.deadline(timeout)))
 
     def set_logging_level(self, level: str, *, timeout: CallTimeout = DEFAULT) -> None:
         """Ask the server to send log messages at ``level`` (``"debug"`` ... ``"emergency"``;
         ``ValueError`` for another) and above. The 2026 era has no ``logging/setLevel``: the
         level rides in the ``_meta`` of every later request (only their messages are sent)."""
-        wait_for(self._core.set_logging_level(_params.level(level), self._core.deadline(timeout)))
+        wait_for(self._logging_level(_params.level(level), self._channel.deadline(timeout)))
+
+    def _logging_level(self, level: str, deadline: Deadline) -> CallFuture[None]:
+        """``logging/setLevel``, or (2026) the level in every later request's ``_meta``."""
+        channel = self._channel
+        return channel.ready("logging/setLevel", deadline).set_logging_level(
+            channel.session, level, lambda method, params: channel.call(method, params, _params.none, deadline))
 
     # --- what the server says, and the client's side --------------------------------------------
 
@@ -392,13 +419,23 @@ class Client:
 
         Returns: a ``Subscription`` of ``Event`` objects (``SubscriptionLost``: the stream broke).
         """
-        return self._core.listen(tools, prompts, resources, [_params.uri(u) for u in resource_uris], on_event)
+        wanted = filter_params(tools, prompts, resources, [_params.uri(u) for u in resource_uris])
+        if not wanted:
+            raise ValueError("listen() needs at least one of tools, prompts, resources or resource_uris")
+        channel = self._channel
+        deadline = channel.deadline()
+        era = channel.ready("subscriptions/listen", deadline)
+        return channel.subscriptions.listen(era.stateless, era.honoured(wanted), on_event, deadline)
 
     def set_roots(self, roots: RootsSetting) -> None:
         """Replace the roots and tell the server (``notifications/roots/list_changed``); the client
         must have been made with ``Handlers(roots=)`` (``[]``: none yet), else ``ValueError``, as
         for a URI that is no local ``file://`` path (``TypeError`` for what is no ``Root``, URI or dict)."""
-        self._core.set_roots(roots)
+        channel = self._channel
+        era = channel.era_if_ready("set_roots")  # ClientClosedError once closed
+        channel.responder.set_roots(roots)
+        if era is not None:
+            era.roots_changed(channel.session)
 
     def wait_for_elicitation(self, elicitation_id: str, timeout: Optional[float] = None) -> bool:
         """Block until the server reports the URL elicitation ``elicitation_id`` complete; then
@@ -407,6 +444,6 @@ class Client:
         Returns:
             True once it completed; False if ``timeout`` seconds passed first.
         """
-        core = self._core
-        return core.notifications.elicitations.wait(elicitation_id, timeout, lambda: core.session.is_closed)
+        channel = self._channel
+        return channel.notifications.elicitations.wait(elicitation_id, timeout, channel.ended)
 

@@ -160,44 +160,47 @@ _UNSET: Any = object()  # "timeout=" left out: the client's
 class Twins:
     """The futures of requests whose method has no public ``_future`` twin (only ``call_tool``
     and ``request`` have one), for tests that need such a request in flight while they do
-    something else: made by the client's core exactly as the blocking methods make them."""
+    something else: made exactly as the blocking methods make them."""
 
     def __init__(self, client: Any) -> None:
-        self.core = client._core
+        self.client = client
+        self.channel = client._channel
 
     def _deadline(self, timeout: Any) -> Any:
         from mcpclient import DEFAULT
 
-        return self.core.deadline(DEFAULT if timeout is _UNSET else timeout)
+        return self.channel.deadline(DEFAULT if timeout is _UNSET else timeout)
 
     def list_tools(self, *, timeout: Any = _UNSET) -> Any:
-        return self.core.list_tools(self._deadline(timeout))
+        from mcpclient._client.tools import list_tools
+
+        return list_tools(self.channel, self._deadline(timeout))
 
     def list_prompts(self, *, timeout: Any = _UNSET) -> Any:
         from mcpclient.types import Prompt
 
-        return self.core.listing("prompts/list", "prompts", Prompt.from_wire, self._deadline(timeout))
+        return self.channel.listing("prompts/list", "prompts", Prompt.from_wire, self._deadline(timeout))
 
     def ping(self, *, timeout: Any = _UNSET) -> Any:
-        return self.core.ping(self._deadline(timeout))
+        return self.client._ping(self._deadline(timeout))
 
     def read_resource(self, uri: str, *, timeout: Any = _UNSET) -> Any:
         from mcpclient.protocol import params
 
-        return self.core.call("resources/read", {"uri": uri}, params.contents, self._deadline(timeout))
+        return self.channel.call("resources/read", {"uri": uri}, params.contents, self._deadline(timeout))
 
     def subscribe_resource(self, uri: str, *, timeout: Any = _UNSET) -> Any:
-        return self.core.subscription("resources/subscribe", uri, self._deadline(timeout))
+        return self.client._subscription("resources/subscribe", uri, self._deadline(timeout))
 
     def set_logging_level(self, level: str, *, timeout: Any = _UNSET) -> Any:
-        return self.core.set_logging_level(level, self._deadline(timeout))
+        return self.client._logging_level(level, self._deadline(timeout))
 
 
 
 def declared_extensions(client: Any) -> Dict[str, Any]:
     """The extensions ``client`` declares: id -> settings (what its capabilities carry)."""
-    core = client._core
-    return core.extensions_of(core.responder.capabilities())
+    channel = client._channel
+    return channel.extensions_of(channel.responder.capabilities())
 
 
 def supports(client: Any, extension_id: str) -> bool:

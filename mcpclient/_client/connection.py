@@ -57,7 +57,7 @@ ERAS = EraMemory()
 
 
 class ConnectionOwner(Protocol):
-    """What a ``Connection`` asks of the client it belongs to (``ClientCore``)."""
+    """What a ``Connection`` asks of the client it belongs to (``Channel``)."""
 
     @property
     def handshake_timeout(self) -> Optional[float]:

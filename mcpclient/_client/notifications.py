@@ -13,10 +13,12 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Dict, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Protocol
 
 from ..errors import ClientClosedError
-from ..policies.handlers import LogHandler, NotificationHandler
+
+if TYPE_CHECKING:
+    from ..policies.handlers import LogHandler, NotificationHandler
 
 __all__ = ["ElicitationTracker", "NotificationOwner", "NotificationRouter"]
 
@@ -74,7 +76,7 @@ _PYTHON_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": loggin
                   "alert": logging.CRITICAL, "emergency": logging.CRITICAL}
 
 class NotificationOwner(Protocol):
-    """What the router asks of the client it belongs to (``ClientCore``)."""
+    """What the router asks of the client it belongs to (``Channel``)."""
 
     def invalidate(self, kind: str, uri: Optional[str] = None) -> None:
         """Forget what a change of ``kind`` (or of resource ``uri``) made stale."""
@@ -88,7 +90,7 @@ class NotificationRouter:
 
     Args:
         server_log: the logger server log messages go to without ``on_log``.
-        owner: the client's core (invalidation, subscriptions).
+        owner: the client's channel (invalidation, subscriptions).
         on_notification / on_log: the user's callbacks (``Handlers``).
     """
 

@@ -6,6 +6,9 @@ Kept apart from ``handlers`` and ``elicitation`` (the typed requests and results
 from __future__ import annotations
 
 import logging
+import re
+from datetime import date, datetime
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Type
 
 from ..errors import InvalidParams, MethodNotFound, ProtocolError
@@ -240,12 +243,12 @@ def _schema_errors(content: Raw, schema: Raw) -> Optional[str]:
     """The first way ``content`` breaks the form's ``schema`` (jsonschema, Draft 2020-12, formats
     ``email``, ``uri``, ``date``, ``date-time`` checked), or None. A schema jsonschema cannot use
     gives None (the request was sent as the server wrote it; nothing to hold the answer to)."""
-    import jsonschema  # deferred: import cost (tens of ms); only elicitation answers need it
+    import jsonschema  # optional boundary: tens of ms, loaded only by a client that checks an elicitation answer
     from referencing import Registry
 
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
-        validator = jsonschema.Draft202012Validator(schema, registry=Registry(), format_checker=_formats())
+        validator = jsonschema.Draft202012Validator(schema, registry=Registry(), format_checker=_formats(jsonschema))
         error = next(iter(validator.iter_errors(content)), None)
     except Exception as exc:  # an unusable schema, an external $ref: the answer is not held to it
         log.debug("elicitation answer not validated: the requested schema is unusable (%s)", type(exc).__name__)
@@ -259,14 +262,9 @@ def _schema_errors(content: Raw, schema: Raw) -> Optional[str]:
     return f"{'at /' + path + ': ' if path else ''}{why}"[:300]
 
 
-def _formats() -> Any:
+def _formats(jsonschema: ModuleType) -> Any:
     """A jsonschema ``FormatChecker`` for the formats elicitation forms may name (stdlib only:
     jsonschema's own ``uri`` and ``date-time`` checks need optional packages)."""
-    import re  # deferred: only elicitation answers need these (import cost kept off import mcpclient)
-    from datetime import date, datetime
-
-    import jsonschema  # deferred: import cost (tens of ms), loaded already by _schema_errors
-
     checker = jsonschema.FormatChecker(formats=())
     uri = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")
     day = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -26,9 +26,9 @@ from ..protocol.params import none
 from .._engine.deadline import NEVER, Deadline
 from .._engine.futures import CallFuture
 from ..protocol.stateless import META_SUBSCRIPTION
+from .events import KINDS, Event, Subscription, ended_by, event_of, matches
 
 if TYPE_CHECKING:
-    from .events import Event, Subscription
     from .._engine.requester import Requester
     from .._engine.session import Session
 
@@ -83,7 +83,7 @@ def _resubscribed(uri: str, done: "CallFuture[Any]") -> None:
 
 class SubscriptionRouter:
     """Owns every subscription of one client: 2026 listens by request id, handshake-era
-    emulated ones, and the URIs ``subscribe_resource`` asked for. ``owner`` (the client's core)
+    emulated ones, and the URIs ``subscribe_resource`` asked for. ``owner`` (the client's channel)
     sends the requests and holds the current session."""
 
     def __init__(self, owner: "Requester") -> None:
@@ -109,8 +109,6 @@ class SubscriptionRouter:
         """A subscription for ``wanted`` (``listen()``): a 2026 listen request, or (handshake era)
         the server's unsolicited notifications plus ``resources/subscribe`` for each URI, sent
         within ``deadline``."""
-        from .events import Subscription, ended_by  # deferred: import cost (events); only listen() makes subscriptions
-
         self._stateless = stateless
         subscription = Subscription(wanted, on_event, self._end)
         subscription._carrier = carrier
@@ -201,8 +199,6 @@ class SubscriptionRouter:
                 return
             except MCPError as exc:
                 error = exc
-        from .events import ended_by  # (loaded already: a subscription exists)
-
         subscription.end(ended_by(error))
 
     def active(self) -> bool:
@@ -225,8 +221,6 @@ class SubscriptionRouter:
             try:
                 self._open_listen(subscription)
             except MCPError as exc:
-                from .events import ended_by  # (loaded already: a subscription exists)
-
                 subscription.end(ended_by(exc))
         if uris:
             try:
@@ -283,8 +277,6 @@ class SubscriptionRouter:
             suspended, self._suspended = self._suspended, []
         if not (emulated or suspended):
             return
-        from .events import ended_by  # (loaded already: a subscription exists)
-
         for subscription in emulated + suspended:
             subscription.end(None if error is None else ended_by(error))
 
@@ -436,8 +428,6 @@ class SubscriptionRouter:
             self._route_listen(subscription, method, params)
             return
         if self._emulated:
-            from .events import KINDS, event_of, matches  # (loaded already: a subscription exists)
-
             if method not in KINDS:
                 return
             event = event_of(method, params)
@@ -447,8 +437,6 @@ class SubscriptionRouter:
                 subscription.deliver(event)
 
     def _route_listen(self, subscription: Subscription, method: str, params: Dict[str, Any]) -> None:
-        from .events import KINDS, event_of  # (loaded already: a subscription exists)
-
         if method == ACKNOWLEDGED:
             subscription.acknowledge(params.get("notifications"))  # (on the reader: see route_at_once)
         elif method in KINDS:

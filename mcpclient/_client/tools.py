@@ -14,36 +14,33 @@ parsed (``server_text``): what every caller of ``list_tools`` hands on is bounde
 """
 from __future__ import annotations
 
-import functools
 import logging
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Union
+
+from dataclasses import replace
 
 from .._engine.deadline import Deadline
-from .._util.threads import SingleFlight
+from .._engine.futures import CallFuture, ProgressCallback
+from .._util.threads import FlightTimeout, SingleFlight
 from ..errors import MCPError, RequestCancelled, RequestTimeout
+from ..protocol import params as _params
 from ..protocol.stateless import ToolHeaders, header_params
+from ..types._tools import Tool
 from .server_text import TextLimit
 
 if TYPE_CHECKING:
-    from ..types._tools import Tool
+    from .._engine.session import Session
+    from ..extensions.registry import Registry
+    from ..protocol.eras import Era
 
-__all__ = ["ToolRegistry"]
+__all__ = ["ToolRegistry", "ToolsOwner", "call_tool", "list_tools", "tool_parser"]
 
 log = logging.getLogger("mcpclient")
 
 #: Listings one lookup may start: again after a change notification dropped one, or after the
 #: thread that started a shared one gave up at its (shorter) timeout; then the call goes on.
 _LISTINGS = 3
-
-
-@functools.lru_cache(maxsize=None)
-def _tool() -> "type[Tool]":
-    """``Tool``, imported once, on first use: the types load after the transport started
-    (``_client.connection``)."""
-    from ..types._tools import Tool  # deferred: see the docstring
-
-    return Tool
 
 
 class ToolRegistry:
@@ -126,12 +123,10 @@ class ToolRegistry:
         """One listed tool, remembered unless the tools changed since ``generation``. With a
         ``headers`` table (2026 over HTTP) its ``x-mcp-header`` arguments go there, and a tool
         whose annotations break the rules is dropped (None) with a warning."""
-        tool = _tool().from_wire(raw)
+        tool = Tool.from_wire(raw)
         if self._limit is not None and tool.description is not None:
             description = self._limit.cut(tool.description, "tool description")
             if description is not tool.description:
-                from dataclasses import replace  # deferred: import cost (a cut description only)
-
                 tool = replace(tool, description=description)
         if headers is not None:  # a call without them may be refused: the newest listing's are kept
             try:
@@ -143,3 +138,84 @@ class ToolRegistry:
             if generation == self._generation:
                 self._tools[tool.name] = tool
         return tool
+
+
+# --- what a client's tool requests do (``Client.list_tools``, ``Client.call_tool_future``) ---------
+
+
+class ToolsOwner(Protocol):
+    """What tool requests use of the client they are made for (``Channel``)."""
+
+    tools: ToolRegistry
+    validate_output: Union[bool, str]
+    extensions: Optional[Registry]
+
+    @property
+    def session(self) -> Session:
+        """The current session."""
+
+    def ready(self, method: str, deadline: Deadline) -> Era:
+        """The negotiated era's strategy, once calls are allowed."""
+
+    def listing(self, method: str, key: str, parse: Callable[[Any], Any], deadline: Deadline) -> CallFuture[Any]:
+        """A whole listing as one call."""
+
+    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Any, deadline: Deadline, *,
+             check: bool = True, on_progress: Optional[ProgressCallback] = None) -> CallFuture[Any]:
+        """Send ``method`` the negotiated era's way."""
+
+
+def tool_parser(channel: ToolsOwner, deadline: Deadline) -> Callable[[Any], Optional[Tool]]:
+    """How a listing's tools are parsed (and remembered in ``channel.tools``: output schemas,
+    routing headers)."""
+    tools = channel.tools  # (not the channel: a future nobody waits on keeps nothing else alive)
+    generation, headers = tools.generation(), channel.ready("tools/list", deadline).tool_headers
+    return lambda raw: tools.parse(raw, generation, headers)
+
+
+def list_tools(channel: ToolsOwner, deadline: Deadline) -> CallFuture[List[Tool]]:
+    """``tools/list``, every page, within ``deadline`` (the tools are remembered)."""
+    return channel.listing("tools/list", "tools", tool_parser(channel, deadline), deadline)
+
+
+def call_tool(channel: ToolsOwner, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
+              meta: Optional[Dict[str, Any]], deadline: Deadline,
+              on_progress: Optional[ProgressCallback]) -> CallFuture[Any]:
+    """``tools/call``: validated against the tool's ``outputSchema`` (when none is known, the
+    tools are listed once the answer came, within the call's deadline, as the official SDKs
+    do: ``Client(validate_output=)``), taken over by a declared extension that claims it (the
+    Tasks extension)."""
+    known, learn = None, None
+    validate = channel.validate_output
+    if validate and isinstance(name, str):
+        known = channel.tools.get(name)
+        if known is None and validate is True:  # (a known tool costs nothing more)
+            learn = lambda: _learn_tool(channel, name, deadline)  # noqa: E731
+    params, transform = _params.tool_call(name, arguments, raise_on_error, meta, known, learn)
+    registry = channel.extensions
+    taken = None if registry is None else registry.call_future("tools/call", params, transform, deadline, on_progress)
+    if taken is not None:
+        return taken
+    return channel.call("tools/call", params, transform, deadline, on_progress=on_progress)
+
+
+def _learn_tool(channel: ToolsOwner, name: str, deadline: Deadline) -> Optional[Tool]:
+    """List the tools to learn ``name``'s ``outputSchema`` (``ToolRegistry.lookup``) within
+    the call's ``deadline`` (moved by its progress, where it resets). Returns the tool, or
+    None: the listing does not name it, or it failed (the call then goes ahead unvalidated).
+    ``RequestTimeout`` if the deadline passed first. (On a worker, the wait for another
+    thread's listing lets the pool grow by one: that listing's answer may need a worker.)"""
+    try:
+        with channel.session.worker_waits():
+            known = channel.tools.lookup(name, lambda within: list_tools(channel, within).result(), deadline)
+    except (RequestTimeout, FlightTimeout):
+        raise RequestTimeout(f"tools/call {name!r}: no outputSchema known and the tools could not be listed "
+                             f"within the call's timeout ({deadline.seconds} s; validate_output='listed' never "
+                             "lists)", method="tools/call") from None
+    except MCPError as exc:  # refused, malformed, or the connection failed: the call goes ahead
+        log.debug("tools/call %r: could not list the tools (%s); its output is not validated", name,
+                  type(exc).__name__)
+        return None
+    if known is None:
+        log.debug("tools/call %r: no listed tool of that name; its output is not validated", name)
+    return known

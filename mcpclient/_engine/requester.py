@@ -1,5 +1,5 @@
 """``Requester``: how a feature below the façade sends (the subscriptions, the tasks, the
-skills): the interface ``ClientCore`` implements, so those features never hold the client."""
+skills): the interface ``Channel`` implements, so those features never hold the client."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Optional, Protocol
@@ -16,7 +16,7 @@ __all__ = ["Requester"]
 
 
 class Requester(Protocol):
-    """How a feature below the façade sends (``ClientCore`` is the implementation): the
+    """How a feature below the façade sends (``Channel`` is the implementation): the
     negotiated era's way, within the deadline of the public call it serves. A public method of
     a feature's own (``ToolTask.status(timeout=)``, ``Subscription.close()``) makes that
     deadline with ``deadline(timeout)``: the one place ``DEFAULT`` becomes the client's timeout."""

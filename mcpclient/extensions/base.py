@@ -161,7 +161,7 @@ class Feature:
 
 
 class FeatureOwner(Protocol):
-    """What a feature object uses of its client (``ClientCore`` is the implementation)."""
+    """What a feature object uses of its client (``Channel`` is the implementation)."""
 
     @property
     def session(self) -> Any:
@@ -192,7 +192,7 @@ class _Declared(Extension):
 
 
 class ExtensionOwner(FeatureOwner, Protocol):
-    """What the contexts need of the client they belong to (``ClientCore``; never the
+    """What the contexts need of the client they belong to (``Channel``; never the
     ``Client``): what a feature uses, and these."""
 
     @property

@@ -52,16 +52,41 @@ def test_a_bad_connect_timeout_starts_nothing():
 
 
 def test_a_client_that_cannot_be_built_stops_the_server_it_launched(monkeypatch):
-    """A fault no server can cause (building the client's core fails after the spawn): the
+    """A fault no server can cause (making the client's connection fails after the spawn): the
     server the first ``connect()`` launched is stopped before the error reaches the caller."""
-    from mcpclient._client import core
+    from mcpclient._client import connection
 
     def broken(*args, **kwargs):
         raise RuntimeError("cannot build")
 
     before = child_pids()
     client = Client([sys.executable, "-m", "mcpclient.testing"])
-    monkeypatch.setattr(core.ClientCore, "__init__", broken)
+    monkeypatch.setattr(connection.Connection, "__init__", broken)
     with pytest.raises(RuntimeError, match="cannot build"):
         client.connect()
     assert wait_until(lambda: child_pids() == before)
+
+
+def test_close_from_a_signal_handler_while_connect_launches_the_server_stops_it():
+    """A signal handler that calls ``close()`` runs on the thread inside ``connect()``, here
+    just after the server was spawned: it neither deadlocks on the lock the connection is made
+    under nor leaves the server running, and ``connect()`` reports the close."""
+    from mcpclient import ClientClosedError
+
+    before = child_pids()
+    client = Client([sys.executable, "-m", "mcpclient.testing"])
+    transport = client.transport
+    launch = transport.launch
+
+    def launch_then_interrupted() -> None:
+        launch()
+        assert child_pids() != before  # (the server runs: the handler comes after the spawn)
+        client.close()  # what a SIGTERM handler of the application does
+
+    transport.launch = launch_then_interrupted  # type: ignore[method-assign]
+    with pytest.raises(ClientClosedError, match="closed"):
+        client.connect()
+    assert client.state == "closed"
+    assert wait_until(lambda: child_pids() == before)
+    with pytest.raises(ClientClosedError):
+        client.connect()

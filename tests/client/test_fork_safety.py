@@ -173,7 +173,7 @@ FORK_RESTORE = """
     client = Client(url, protocol="2026-07-28", timeout=20, reconnect=Reconnect(),
                     handlers=Handlers(on_notification=on_notification)).connect()
     client.subscribe_resource("test://a")
-    carrier = client._core.subscriptions._resource_listen
+    carrier = client._channel.subscriptions._resource_listen
 
     def child():
         got = client.call_tool("add", {"a": 1, "b": 2}).structured_content  # a connection of its own
@@ -213,7 +213,7 @@ FORK_HELD_LOCK = """
     client = Client(server_command(), timeout=5, reconnect=Reconnect()).connect()
     client.subscribe_resource("test://static/hello")
     client.list_tools()
-    lock = {"subscriptions": lambda: client._core.subscriptions._lock, "tools": lambda: client._core.tools._lock,
+    lock = {"subscriptions": lambda: client._channel.subscriptions._lock, "tools": lambda: client._channel.tools._lock,
             "eras": lambda: ERAS._lock}[which]()
     held, release = threading.Event(), threading.Event()
 
@@ -258,11 +258,11 @@ def test_a_forked_child_does_not_hang_on_a_lock_a_parent_thread_held_at_the_fork
 
 FORK_HELD_BUILD_LOCK = """
     import signal
-    client = Client(server_command(), timeout=5)  # made, never used: its core is built on first use
+    client = Client(server_command(), timeout=5)  # made, never used: its connection is made by connect()
     held, release = threading.Event(), threading.Event()
 
-    def holder():  # a thread of the parent building the client's core at the moment of the fork
-        with client._first_use._lock:
+    def holder():  # a thread of the parent making the client's connection at the moment of the fork
+        with client._channel._lock:
             held.set()
             release.wait()
 
@@ -289,8 +289,8 @@ FORK_HELD_BUILD_LOCK = """
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-def test_a_forked_child_builds_a_client_whose_first_use_a_parent_thread_was_in_at_the_fork():
-    """The lock a client's core is built under on first use is replaced in the child, as the
+def test_a_forked_child_connects_a_client_whose_first_connect_a_parent_thread_was_in_at_the_fork():
+    """The lock a client's connection is made under by its first connect is replaced in the child, as the
     others are: a parent thread that held it at the fork does not hang the child's connect."""
     from forking import run
 
@@ -309,13 +309,13 @@ FORK_AFTER_GIVING_UP = """
                     reconnect=Reconnect(max_attempts=1, backoff_factor=30.0)).connect()
     open(broken, "w").close()
     os.kill(client.transport.pid, 9)
-    while client._core.conn.state != "lost":
+    while client._channel.conn.state != "lost":
         time.sleep(0.01)
     try:
         client.ping()
     except Exception as exc:
         first = type(exc).__name__
-    assert client._core.conn.gave_up
+    assert client._channel.conn.gave_up
     os.unlink(broken)  # the server can start again: a process forked now connects on first use
 
     def child():

@@ -198,7 +198,7 @@ def test_real_servers_structured_tools_validate_on_the_first_call(command):
         require_official_sdk()
     with Client(TESTING_SERVER if command == "testing" else OFFICIAL_SERVER, timeout=LONG) as client:
         assert client.call_tool("add", {"a": 2, "b": 3}).structured_content == {"sum": 5}
-        assert client._core.tools.get("add") is not None  # the call listed the tools to learn its schema
+        assert client._channel.tools.get("add") is not None  # the call listed the tools to learn its schema
 
 
 def test_a_listing_that_fails_is_not_made_again_by_every_call(scripted):

@@ -60,7 +60,7 @@ def test_with_a_policy_the_next_call_reconnects():
         assert wait_until(lambda: lost(client))
         assert not client._is_closed  # the next call reconnects
         assert client.call_tool("add", {"a": 2, "b": 2}).structured_content == {"sum": 4}
-        assert client.transport.pid != first and client._core.conn.reconnects == 1
+        assert client.transport.pid != first and client._channel.conn.reconnects == 1
         assert reconnected.wait(LONG)
         assert client.server.protocol_version is not None
 
@@ -83,7 +83,7 @@ def test_failed_reconnects_back_off_give_up_and_connect_starts_again(tmp_path: P
         with pytest.raises(ConnectError, match=r"next attempt is in"):
             client.ping(timeout=1.0)  # the backoff (15-30 s) is longer than this call's timeout
         assert time.monotonic() - started < 0.5
-        client._core.conn._next_try = 0.0  # (the backoff has passed)
+        client._channel.conn._next_try = 0.0  # (the backoff has passed)
         with pytest.raises(ConnectError):
             client.ping()
         with pytest.raises(ConnectError, match="gave up reconnecting .* after 2 failed attempts"):
@@ -113,7 +113,7 @@ def test_subscriptions_and_listens_come_back_after_a_reconnect(protocol):
         assert listen.wait_acknowledged(LONG)
         first = client.transport.pid
         kill(first)
-        assert wait_until(lambda: client._core.conn.reconnects == 1 and client.state == "ready")
+        assert wait_until(lambda: client._channel.conn.reconnects == 1 and client.state == "ready")
         assert client.transport.pid != first
         # the subscriptions are re-sent asynchronously: touch until an update arrives
         assert wait_until(lambda: bool(client.call_tool("touch", {"uri": "test://a"})) and
@@ -148,7 +148,7 @@ def test_a_wedged_server_fails_the_keepalive_and_the_call_in_flight():
 
 def test_an_idle_connection_is_pinged_and_stays_up():
     with Client(server_command(), timeout=LONG, keepalive=0.05) as client:
-        watch = client._core.conn._watch
+        watch = client._channel.conn._watch
         assert watch is not None
         assert wait_until(lambda: watch.pings >= 3)
         assert client.state == "ready"
@@ -227,7 +227,7 @@ def test_killed_under_load_calls_fail_fast_and_later_ones_succeed():
     assert all(c == list(range(per_thread)) for c in counted.values())  # lost or duplicated: 0
     assert 1 <= len(failed) <= threads_n, failed  # at most the calls in flight at the kill
     assert max(failed_at) - killed_at[0] < 0.1, max(failed_at) - killed_at[0]
-    assert client._core.conn.reconnects == 1
+    assert client._channel.conn.reconnects == 1
 
 
 @pytest.mark.skipif(not HAVE_OFFICIAL, reason="the official `mcp` SDK needs Python 3.10+")
@@ -249,7 +249,7 @@ def test_http_keepalive_finds_a_frozen_server_and_the_next_call_reconnects(proto
             finally:
                 os.kill(server, signal.SIGCONT)
             assert client.call_tool("add", {"a": 2, "b": 5}).structured_content == {"sum": 7}
-            assert client.transport is not first and client._core.conn.reconnects == 1
+            assert client.transport is not first and client._channel.conn.reconnects == 1
             assert client.server.protocol_version == (protocol if protocol != "legacy" else client.server.protocol_version)
 
 
@@ -277,7 +277,7 @@ def test_connect_during_a_reconnect_by_another_thread_waits_for_it(tmp_path: Pat
 
         connecting = threading.Thread(target=connect)
         connecting.start()
-        assert wait_until(lambda: len(client._core.conn._changed._waiters) == 1)  # connect() waits for it
+        assert wait_until(lambda: len(client._channel.conn._changed._waiters) == 1)  # connect() waits for it
         gate.unlink()
         connecting.join(LONG)
         pinger.join(LONG)
@@ -304,7 +304,7 @@ def test_after_a_reconnect_output_is_validated_against_the_new_servers_schema(tm
                                                       "required": ["value"]}, "structured": {"value": 5}}))
         kill(client.transport.pid)
         # (the loss hook, which forgets the tools, runs on the reader thread just after the state changes)
-        assert wait_until(lambda: lost(client) and client._core.tools.get("lookup") is None)
+        assert wait_until(lambda: lost(client) and client._channel.tools.get("lookup") is None)
         assert client.call_tool("lookup", {"key": "k"}).structured_content == {"value": 5}
 
 
@@ -336,7 +336,7 @@ def test_close_ends_a_listen_suspended_by_a_lost_connection(tmp_path: Path):
         assert listen.wait_acknowledged(LONG)
         broken.touch()
         kill(client.transport.pid)
-        assert wait_until(lambda: client._core.conn._failures >= 1)  # the background reconnect failed
+        assert wait_until(lambda: client._channel.conn._failures >= 1)  # the background reconnect failed
         assert not listen.closed  # suspended, waiting for the next connection
     assert listen.closed, "close() left the suspended listen open: its consumer waits forever"
 
@@ -352,7 +352,7 @@ def test_giving_up_ends_a_suspended_listen(tmp_path: Path):
         assert listen.wait_acknowledged(LONG)
         broken.touch()
         kill(client.transport.pid)
-        assert wait_until(lambda: client._core.conn.gave_up)
+        assert wait_until(lambda: client._channel.conn.gave_up)
         assert wait_until(lambda: listen.closed), "the client gave up but the listen stays open forever"
         with pytest.raises(SubscriptionLost):
             listen.get(timeout=LONG)
@@ -367,10 +367,10 @@ def test_a_user_closed_suspended_listen_does_not_keep_the_router_active(tmp_path
         assert listen.wait_acknowledged(LONG)
         broken.touch()
         kill(client.transport.pid)
-        assert wait_until(lambda: client._core.conn._failures >= 1)
+        assert wait_until(lambda: client._channel.conn._failures >= 1)
         listen.close()
         assert listen.closed
-        assert not client._core.subscriptions.active(), "a closed listen still counts as open"
+        assert not client._channel.subscriptions.active(), "a closed listen still counts as open"
 
 
 # --- a listen whose end is processed after the reconnect is restored ------------------------------
@@ -392,11 +392,11 @@ def test_a_listen_interrupted_while_the_workers_are_busy_is_restored():
         kill(first)
         try:
             assert entered.wait(LONG)  # the only worker is busy; the listen's end waits behind it
-            assert wait_until(lambda: client._core.conn.reconnects == 1 and client._core.conn.state == "ready")
+            assert wait_until(lambda: client._channel.conn.reconnects == 1 and client._channel.conn.state == "ready")
         finally:
             gate.set()
         assert not listen.closed, "the listen was ended instead of restored"
-        assert wait_until(lambda: client._core.subscriptions._listens), "the listen was not sent again"
+        assert wait_until(lambda: client._channel.subscriptions._listens), "the listen was not sent again"
         client.call_tool("add_tool", {"name": "late"})
         event = listen.get(timeout=LONG)
         assert event is not None and event.kind == "tools_changed"
@@ -417,10 +417,10 @@ def test_the_background_reconnect_gives_up_on_a_server_that_never_answers_the_ha
         client.subscribe_resource("test://static/hello")
         mute.touch()
         kill(client.transport.pid)
-        assert wait_until(lambda: client._core.conn._failures >= 1), \
-            f"the background reconnect is still waiting for initialize (state {client._core.conn.state})"
+        assert wait_until(lambda: client._channel.conn._failures >= 1), \
+            f"the background reconnect is still waiting for initialize (state {client._channel.conn.state})"
         mute.unlink()
-        assert wait_until(lambda: client._core.conn.state == "ready")
+        assert wait_until(lambda: client._channel.conn.state == "ready")
         assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}
 
 
@@ -447,7 +447,7 @@ def test_a_listen_for_tool_changes_still_delivers_after_a_reconnect():
             assert got.wait_for(lambda: len(seen) >= 1, LONG)
         first = client.transport.pid
         kill(first)  # with a listen open, the client reconnects at once (no call needed)
-        assert wait_until(lambda: client._core.conn.reconnects == 1 and client.state == "ready")
+        assert wait_until(lambda: client._channel.conn.reconnects == 1 and client.state == "ready")
         client.call_tool("add_tool", {"name": "second"})  # changes the new server's tools
         with got:
             assert got.wait_for(lambda: any("second" in names for names in seen), LONG), \
@@ -513,7 +513,7 @@ def test_a_client_dropped_while_it_reconnects_in_the_background_is_collected(tmp
     client.subscribe_resource("test://static/hello")
     broken.touch()
     kill(client.transport.pid)
-    conn = client._core.conn
+    conn = client._channel.conn
     assert wait_until(lambda: conn._failures >= 1)  # backing off (15-30 s) on its own thread
 
     def reconnecting() -> list:
@@ -537,26 +537,26 @@ def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch
     READY: ``Session.on_lost`` fires while the state is CONNECTING and is ignored, so the
     connection must not then be declared READY on a dead session (every later call would fail
     with ``ProcessExited`` and, READY, never reconnect)."""
-    import mcpclient._client.core as client_module
     from mcpclient import ProcessExited
 
-    real_era_for = client_module.era_for
     with Client(TESTING_SERVER, timeout=LONG, reconnect=Reconnect(backoff_factor=0.0)) as client:
+        channel = client._channel
+        real_era_for = channel._era_for
         kill(client.transport.pid)
-        assert wait_until(lambda: client._core.conn.state == "lost")
+        assert wait_until(lambda: client._channel.conn.state == "lost")
 
         died: List[bool] = []
 
         def dies_first(*args, **kwargs):  # the handshake is done: the new server dies now
-            session = client._core.conn.session
+            session = client._channel.conn.session
             kill(session.transport.pid)
             died.append(wait_until(lambda: session.is_closed))
             return real_era_for(*args, **kwargs)
 
-        monkeypatch.setattr(client_module, "era_for", dies_first)
+        monkeypatch.setattr(channel, "_era_for", dies_first)
         with pytest.raises((ProcessExited, ConnectionClosed, ConnectError)):
             client.call_tool("add", {"a": 1, "b": 1})
         assert died and all(died)  # the new server died between its handshake and READY
-        monkeypatch.setattr(client_module, "era_for", real_era_for)
+        monkeypatch.setattr(channel, "_era_for", real_era_for)
         assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}, \
             "stuck READY on a dead session"

@@ -83,7 +83,7 @@ def test_a_subscription_timeout_is_settled_off_the_timer_thread(scripted):
         with pytest.raises(RequestTimeout):
             future.result(timeout=0)
         assert "-worker-" in seen["thread"], seen
-        assert client._core.subscriptions._subscribed == []  # the URI was dropped again
+        assert client._channel.subscriptions._subscribed == []  # the URI was dropped again
 
 
 def test_changes_made_back_to_back_all_wait_for_the_listen_that_carries_them(scripted):
@@ -173,7 +173,7 @@ def test_a_subscribe_future_ends_when_a_later_change_leaves_nothing_to_listen_fo
         assert server.wait_for(lambda m: m.get("method") == "subscriptions/listen")
         client.unsubscribe_resource("test://a")  # no URI left: no listen, in force at once
         assert first.result(timeout=LONG) is None
-        assert client._core.subscriptions._waiters == []
+        assert client._channel.subscriptions._waiters == []
 
 
 def test_an_on_event_that_raises_does_not_stop_the_change_handling(scripted):
@@ -213,8 +213,8 @@ def test_events_before_listen_registered_its_request_reach_on_event_on_the_notif
                                             "resources": {"listChanged": True}}, modern=True)
     seen: List[Any] = []
     with Client(server.transport, timeout=LONG) as client:
-        router = client._core.subscriptions
-        send = client._core.call
+        router = client._channel.subscriptions
+        send = client._channel.call
 
         def send_then_let_the_events_come_first(method: str, *args: Any, **kwargs: Any) -> Any:
             future = send(method, *args, **kwargs)
@@ -222,7 +222,7 @@ def test_events_before_listen_registered_its_request_reach_on_event_on_the_notif
                 assert wait_until(lambda: len(router._early.get(future.request_id, [])) == 3)
             return future
 
-        client._core.call = send_then_let_the_events_come_first  # type: ignore[method-assign]
+        client._channel.call = send_then_let_the_events_come_first  # type: ignore[method-assign]
         subscription = client.listen(tools=True, prompts=True, resources=True,
                                      on_event=lambda event: seen.append((event.kind, threading.current_thread().name)))
         server.notify(kinds[2], {"_meta": {SUBSCRIPTION_ID: subscription.subscription_id}})

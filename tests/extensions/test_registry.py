@@ -533,7 +533,7 @@ def test_a_context_whose_client_was_collected_is_not_stateless(started):
 
     jobs = Jobs()
     client = connect(started(jobs_server(modern=True)), extensions={JOBS: jobs}).connect()
-    ctx = client._core.extensions.context(JOBS)
+    ctx = client._channel.extensions.context(JOBS)
     assert ctx is not None and ctx.stateless is True
     with pytest.warns(ResourceWarning):
         del client

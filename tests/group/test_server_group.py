@@ -117,7 +117,7 @@ def test_config_file_with_disabled_and_filtered_servers(tmp_path):
     with ServerGroup(str(path), exclude=["m_*"]) as group:
         assert sorted(t.name for t in group.list_tools()) == ["t_add", "t_echo"]
         assert group.status["off"].state == "disabled" and group.status["m"].tools == 0
-        assert group.client("t")._core.settings.timeout.call == 15.0
+        assert group.client("t")._channel.timeout.call == 15.0
         with pytest.raises(UnknownToolError, match="did you mean 't_echo'"):
             group.call_tool("t_ecko")
         with pytest.raises(KeyError):  # an UnknownToolError is a KeyError too
@@ -148,7 +148,7 @@ def test_adopted_clients_client_options_and_repr(tmp_path):
                         client_options={"timeout": 7.0, "protocol": "legacy"})
     assert "secret" not in repr(group)
     with group:
-        assert group.client("adopted") is client and group.client("new")._core.settings.timeout.call == 7.0
+        assert group.client("adopted") is client and group.client("new")._channel.timeout.call == 7.0
         assert group.call_tool("adopted_echo", {"text": "mine"}).text == "mine"
     assert client._is_closed and group.client("new")._is_closed
     group.close()  # idempotent
@@ -209,7 +209,7 @@ def test_a_client_of_a_server_config_is_unconnected_and_takes_the_entry_settings
     config = ServerConfig("t", TESTING_SERVER[0], tuple(TESTING_SERVER[1:]), timeout=3.0, protocol="legacy")
     client = Client(config, timeout=99.0)
     try:
-        assert client.state == "new" and client._core.settings.timeout.call == 3.0
+        assert client.state == "new" and client._channel.timeout.call == 3.0
         with pytest.raises(ValueError, match="come from the server's entry"):
             Client(config, headers={"X": "1"})
     finally:

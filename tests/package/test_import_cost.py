@@ -1,6 +1,6 @@
 """``import mcpclient`` stays cheap: it loads neither ``requests`` nor ``jsonschema``, nor the
-engine and the types (they load with the first ``connect()``, after it started the transport), nor the rare
-content types and feature modules, which load on first use.
+engine's session and the connection (they load with the first ``connect()``, after it started the
+transport), nor the rare content types and feature modules, which load on first use.
 """
 from __future__ import annotations
 
@@ -19,19 +19,21 @@ def test_import_does_not_load_requests_or_jsonschema():
     assert out.stdout.strip() == "[]", out.stderr
 
 
-def test_import_loads_only_the_facade_and_the_errors():
-    """The engine, the protocol layer and the types (``dataclasses`` with them) load with the
-    first ``connect()``: a program that imports mcpclient without connecting a client does not
-    pay for them."""
-    code = ("import sys, mcpclient; print(sorted(m for m in sys.modules if m.startswith('mcpclient')));"
-            "print('dataclasses' in sys.modules)")
+#: The engine's session and what connects: loaded by the first ``connect()``, after the transport started.
+ENGINE = ("mcpclient._engine.session", "mcpclient._engine.reader", "mcpclient._client.connection",
+          "mcpclient.protocol.negotiation", "mcpclient.protocol.eras")
+
+
+def test_import_loads_neither_the_engine_nor_a_transport():
+    """The engine's session, negotiation and the transports load with the first ``connect()``:
+    a program that imports mcpclient without connecting a client does not pay for them."""
+    code = ("import sys, mcpclient; print(sorted(m for m in sys.modules if m in %r or "
+            "m.startswith(('mcpclient.transports.stdio', 'mcpclient.transports.http')))); "
+            "print(sorted(m for m in sys.modules if m.startswith('mcpclient')))" % (ENGINE,))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
-    loaded, dataclasses_loaded = out.stdout.splitlines()
-    assert loaded == repr(["mcpclient", "mcpclient._client", "mcpclient._client.deferred", "mcpclient._util",
-                           "mcpclient._util.lazy", "mcpclient._util.sentinel", "mcpclient._util.waiting",
-                           "mcpclient._version",
-                           "mcpclient.client", "mcpclient.errors"]), out.stderr
-    assert dataclasses_loaded == "False"
+    loaded, everything = out.stdout.splitlines()
+    assert loaded == "[]", out.stderr
+    assert "mcpclient.client" in everything and "mcpclient.errors" in everything, out.stderr
 
 
 def test_names_of_the_engine_and_the_types_load_on_first_use():
@@ -70,12 +72,13 @@ def test_import_does_not_load_rare_content_types_or_feature_modules():
 
 
 def test_a_stdio_server_starts_before_the_engine_and_the_types_load():
-    """``Client(...)`` checks its arguments and loads neither the engine nor ``dataclasses`` nor
-    the types; ``connect()`` starts the server first and loads them while it boots
-    (benchmarks/cold.py, connect cold)."""
+    """``Client(...)`` checks its arguments and loads neither the engine's session nor what
+    connects; ``connect()`` starts the server first and loads them while it boots
+    (benchmarks/cold.py, one-shot)."""
     code = """
 import subprocess, sys
-LATER = ("dataclasses", "mcpclient.types", "shutil", "mcpclient._engine.session", "mcpclient._client.core")
+LATER = ("mcpclient._engine.session", "mcpclient._engine.reader", "mcpclient._client.connection",
+         "mcpclient.protocol.negotiation", "mcpclient.protocol.eras")
 seen = []
 popen_init = subprocess.Popen.__init__
 def spy(self, *args, **kwargs):
@@ -91,8 +94,9 @@ seen.append(sorted(m for m in LATER if m in sys.modules))
 print(seen)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.stdout.strip() == repr([[], [], ["dataclasses", "mcpclient._client.core", "mcpclient._engine.session",
-                                            "mcpclient.types"]]), out.stderr
+    assert out.stdout.strip() == repr([[], [], ["mcpclient._client.connection", "mcpclient._engine.reader",
+                                            "mcpclient._engine.session", "mcpclient.protocol.eras",
+                                            "mcpclient.protocol.negotiation"]]), out.stderr
 
 
 def test_a_handshake_era_connection_loads_nothing_of_the_2026_era_strategy():
@@ -103,7 +107,7 @@ import sys, mcpclient
 for protocol in ("legacy", "2026-07-28"):
     with mcpclient.Client([sys.executable, sys.argv[1]], protocol=protocol) as client:
         assert client.call_tool("fail").is_error
-        print(protocol, type(client._core.conn.era).__name__, "mcpclient.protocol.stateless_era" in sys.modules)
+        print(protocol, type(client._channel.conn.era).__name__, "mcpclient.protocol.stateless_era" in sys.modules)
 """
     dual_era = Path(__file__).parents[1] / "servers" / "trace_echo.py"
     out = subprocess.run([sys.executable, "-c", code, str(dual_era)], capture_output=True, text=True, timeout=60)

@@ -48,7 +48,7 @@ def test_results_are_cached_while_fresh_and_invalidated_by_notifications(modern_
         client.list_tools()
         client.list_tools()
         assert len(sent(server, "tools/list")) == 1  # the second came from the cache
-        client._core.cache.invalidate()
+        client._channel.cache.invalidate()
         client.list_tools()
         assert len(sent(server, "tools/list")) == 2
         client.list_prompts()
@@ -136,4 +136,4 @@ def test_a_listen_the_server_ends_leaves_nothing_pending(modern_server):
         assert subscription.get(LONG).kind == "tools_changed"
         server.notify("notifications/cancelled", {"requestId": listen["id"]})
         assert subscription.get(LONG) is None and subscription.closed  # ended quietly
-        assert client._core.subscriptions._listens == {} and client._session._pending == {}
+        assert client._channel.subscriptions._listens == {} and client._session._pending == {}

@@ -310,7 +310,7 @@ def test_without_the_package_tracing_is_off_by_default_and_refused_when_asked_fo
     with pytest.raises(MissingExtraError) as caught:
         Client(TRACE_ECHO, tracing=True)
     assert caught.value.extra == "otel" and "mcpclient[otel]" in str(caught.value)
-    assert Client(TRACE_ECHO)._core._tracing is None  # (nothing started: constructing does no I/O)
+    assert Client(TRACE_ECHO)._channel._tracing is None  # (nothing started: constructing does no I/O)
 
 
 def test_import_and_construction_do_not_import_opentelemetry():
@@ -326,7 +326,7 @@ def test_a_program_that_does_not_use_opentelemetry_does_not_load_it_on_connect()
     code = ("import sys, mcpclient; from mcpclient.testing import server_command\n"
             "with mcpclient.Client(server_command()) as c:\n"
             "    c.call_tool('echo', {'text': 'x'})\n"
-            "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')), c._core.tracer)")
+            "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')), c._channel.tracer)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=LONG, check=True)
     assert out.stdout.strip() == "[] None", out.stderr
 

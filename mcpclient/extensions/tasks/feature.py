@@ -23,7 +23,7 @@ __all__ = ["Tasks"]
 
 
 class TasksOwner(FeatureOwner, Protocol):
-    """What ``Tasks`` uses of its client, besides what every feature does (``ClientCore``)."""
+    """What ``Tasks`` uses of its client, besides what every feature does (``Channel``)."""
 
     def start_task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
                    meta: Optional[Dict[str, Any]], task: Any, deadline: "Deadline") -> "ToolTask":

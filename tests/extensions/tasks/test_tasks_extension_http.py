@@ -245,7 +245,7 @@ def test_a_listen_that_cannot_be_sent_leaves_polling_alive(started, monkeypatch)
     # still polled to its end. (A fault no real server makes: the request raises unexpectedly.)
     server = started(TaskExtHTTPServer(era="2026"))
     with connect(server) as client:
-        poller = client._core.extensions.extensions[TASKS].poller()
+        poller = client._channel.extensions.extensions[TASKS].poller()
         send = poller.ctx.request_future
 
         def broken(method, *args, **kwargs):

@@ -1,0 +1,590 @@
+"""``Channel``: the one object a ``Client`` holds, and the one its collaborators reach it through.
+
+The ``Client`` façade checks a method's arguments, builds its params and its one ``Deadline``
+and sends through ``Channel.call``. The channel owns the collaborators: the transport and its
+connection, the responder to the server's requests, the notification and subscription routers,
+the tool registry, the result cache, the declared extensions and the tracer. They hold the
+channel, never the ``Client``: a ``Client`` nobody references is collected, and its finalizer
+(``release``) closes the channel with a ``ResourceWarning``, as an unclosed file does.
+
+It implements the small interfaces its collaborators declare: ``Requester`` (features that
+send), ``ExtensionOwner`` (extension contexts), ``TasksOwner``, ``ConnectionOwner``
+(``_client.connection``), ``NotificationOwner`` (``_client.notifications``), the subscription
+router's ``Requester``. It has none of the ``Client``'s request methods: those are the façade's.
+
+Cold start: ``Client(...)`` makes the channel without the connection; the first ``open()``
+starts the transport (``Transport.start``: a stdio server is spawned), then loads the engine
+and makes the connection, so that the server boots while the engine loads (benchmarks/cold.py,
+one-shot: loading it before the launch costs about a seventh of a stdio one-shot call).
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+import warnings
+import weakref
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar, Union
+
+from .._engine.deadline import Deadline, check_timeout
+from .._engine.futures import CallFuture, ProgressCallback, Transform
+from .._util import fork as _fork
+from .._util.sentinel import DEFAULT
+from .._util.threads import start_thread
+from ..errors import CapabilityError, ClientClosedError, ConnectionClosed, MCPError
+from .. import policies
+from ..policies.timeout import Limits, Timeout
+from ..protocol import params as _params
+from ..protocol.cache import ResultCache
+from ..protocol.spec import era_setting, server_has
+from ..transports.base import CLOSE_BUDGET, Transport
+from ..types import Implementation
+from .notifications import NotificationRouter
+from .responder import Responder
+from .server_text import TextLimit
+from .subscriptions import SubscriptionRouter
+from .tools import ToolRegistry, list_tools
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .._engine.hooks import CallTracer
+    from .._engine.rules import RPCRules
+    from .._engine.session import Session
+    from ..extensions.registry import Registry
+    from ..extensions.tasks.core import ToolTask
+    from ..policies.handlers import Handlers
+    from ..policies.reconnect import Keepalive, Reconnect
+    from ..policies.tracing import Tracing
+    from ..protocol.eras import Era
+    from ..protocol.negotiation import Negotiated
+
+__all__ = ["Channel", "declared_extensions"]
+
+T = TypeVar("T")
+
+log = logging.getLogger("mcpclient")
+
+
+class Channel:
+    """One client's connection and everything around it (see the module docstring): made by
+    ``Client(...)`` from its checked arguments (their meanings are ``Client``'s)."""
+
+    _live: "weakref.WeakSet[Channel]" = weakref.WeakSet()
+
+    def __init__(self, transport: Transport, *, timeout: Any, protocol: str, limits: Optional[Limits],
+                 handlers: Optional[Handlers], reconnect: Union[None, bool, Reconnect],
+                 keepalive: Union[None, float, Keepalive], extensions: Any, tracing: Any,
+                 validate_output: Union[bool, str], cache: bool, capabilities: Optional[Dict[str, Any]],
+                 client_info: Any) -> None:
+        """Check every argument (``TypeError``/``ValueError`` naming it) and make what needs no
+        connection; nothing is started."""
+        self.timeout = Timeout.of(timeout) if _is_timeout(timeout) else _given(timeout, "timeout", Timeout)
+        self.limits = _given(limits, "limits", Limits) or Limits()
+        if handlers is not None:  # (its class is loaded only for a value given: the caller made it)
+            handlers = _given(handlers, "handlers", policies.Handlers)
+        given = handlers if handlers is not None else _NO_HANDLERS
+        if validate_output not in (True, False, "listed"):
+            raise ValueError(f"validate_output must be True, False or 'listed', not {validate_output!r}")
+        self.validate_output = validate_output
+        if not isinstance(cache, bool):
+            raise TypeError("cache must be True or False")
+        # Automatic tracing (tracing=None) is decided at open(): on only once the application
+        # uses OpenTelemetry (has imported it), so that it costs nothing otherwise; it goes
+        # quietly off if the package cannot be loaded.
+        self._tracing: Optional[Tracing] = None
+        if tracing is not None and tracing is not False:
+            from ..policies.tracing import wants_tracing  # tracing: loaded by a client that asks for it
+
+            self._tracing = wants_tracing(tracing)
+        self._tracing_auto = tracing is None
+        self.tracer: Optional[CallTracer] = None
+        self.reconnect: Optional[Reconnect] = None
+        self.keepalive: Optional[Keepalive] = None
+        if (reconnect is not None and reconnect is not False) or keepalive is not None:
+            from ..policies.reconnect import Keepalive, Reconnect  # loaded by a client that reconnects or pings
+
+            self.reconnect, self.keepalive = Reconnect.of(reconnect), Keepalive.of(keepalive)
+        self.extensions: Optional[Registry] = _registry(extensions, capabilities)
+        registry = self.extensions
+        self.responder = Responder(given.sampling, given.elicitation, given.elicitation_modes,
+                                   given.roots, capabilities, given.task_requests, transport.info.instance,
+                                   self.limits.workers, registry.capabilities() if registry is not None else None)
+        era_setting(protocol)  # (checked now; the connector reads it again)
+        self._protocol = protocol
+        self.client_info = client_identity(client_info)
+        self.transport = transport  # the one the connection starts with (a relaunch or a fallback replaces it)
+        self.text = TextLimit(self.limits.server_text, transport.info.name)  # of the instructions and tool descriptions
+        self.tools = ToolRegistry(self.text)
+        self.cache = ResultCache(self.credentials) if cache else None
+        self.subscriptions = SubscriptionRouter(self)
+        self.subscriptions.keep_on_loss = self.reconnect is not None
+        self.notifications = NotificationRouter(
+            logging.getLogger(f"mcpclient.server.{transport.info.name}"), self,
+            on_notification=given.on_notification, on_log=given.on_log)
+        self.on_reconnect = given.on_reconnect
+        self.features: Dict[Any, Any] = {}  # Client.extension(kind): kind -> its object
+        if registry is not None:
+            self.responder.extension_requests = registry.requests
+            if registry.notifications:
+                self.notifications.extensions = registry.notify
+            registry.attach(self)  # each extension's context: this channel, never the Client
+        #: The connection, made by the first ``open()`` (None before, and if closed before).
+        self.conn: Optional[Connection] = None
+        self._era_for: Any = None  # ``connection.era_for``, loaded with it
+        self._closed = False  # release() ran before a connection was made
+        self._lock = threading.RLock()  # the connection is made under it (a signal handler's close() may come in)
+        Channel._live.add(self)
+
+    # --- the one way to send (``Requester``) ----------------------------------------------------
+
+    def deadline(self, timeout: Any = DEFAULT) -> Deadline:
+        """The deadline of a call made now with ``timeout=``: ``DEFAULT`` (the client's
+        ``Timeout``), a ``Timeout``, or seconds (reset on progress as the client's says)."""
+        policy = self.timeout
+        if isinstance(timeout, Timeout):
+            policy, seconds = timeout, timeout.call
+        else:
+            seconds = policy.call if timeout is DEFAULT else check_timeout(timeout)
+        resets = policy.reset_on_progress
+        return Deadline(seconds, resets=resets, max_total=policy.total if resets else None)
+
+    def ready(self, method: str, deadline: Deadline) -> Era:
+        """The negotiated era's strategy, if calls are allowed now (a reconnect within
+        ``deadline`` first, where a policy says so); else the error that says why, naming ``method``."""
+        conn = self.conn
+        if conn is None:
+            raise self._not_open(method)
+        return conn.ready(method, deadline)
+
+    @property
+    def session(self) -> Session:
+        """The current session (a reconnect replaces it)."""
+        conn = self.conn
+        if conn is None:
+            raise self._not_open("the session")
+        return conn.session
+
+    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Transform], deadline: Deadline,
+             *, check: bool = True, on_progress: Optional[ProgressCallback] = None,
+             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture[Any]:
+        """Send ``method`` the way the negotiated era does, within ``deadline`` (a reconnect
+        spends it too). ``check``: refuse (``CapabilityError``, nothing sent) what the server did not declare."""
+        era = self.ready(method, deadline)
+        era.check(method, capabilities=check)
+        return era.call(self.session, method, params, transform, deadline, on_progress=on_progress,
+                        on_late=on_late)
+
+    def listing(self, method: str, key: str, parse: Callable[[Any], Optional[T]],
+                deadline: Deadline) -> CallFuture[List[T]]:
+        """A whole listing (every page, within one deadline) as one call; ``CapabilityError``
+        is reported by its future."""
+        try:
+            return self.call(method, None, _params.pages(method, key, parse, self.limits.pages), deadline)
+        except CapabilityError as exc:
+            return CallFuture.failed(self.session, method, exc)
+
+    def era_if_ready(self, what: str) -> Optional[Era]:
+        """The era strategy once connected, None before; ``ClientClosedError`` once closed."""
+        conn = self.conn
+        if conn is None:
+            if self._closed:
+                raise ClientClosedError(f"{what}: the client is closed")
+            return None
+        return conn.era_if_ready(what)
+
+    def _not_open(self, what: str) -> ClientClosedError:
+        if self._closed:
+            return ClientClosedError(f"{what}: the client is closed")
+        return ClientClosedError(f"{what}: the client is not connected; call connect() or use 'with'")
+
+    # --- what the connection is ------------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        """``Client.state``."""
+        conn = self.conn
+        if conn is None:
+            return "closed" if self._closed else "new"
+        return conn.state
+
+    @property
+    def current_transport(self) -> Transport:
+        """The transport in use (a relaunch or a fallback while connecting replaces it)."""
+        conn = self.conn
+        return self.transport if conn is None else conn.transport
+
+    @property
+    def is_closed(self) -> bool:
+        """No call can be made: closed, or the connection ended with no policy to reopen it."""
+        conn = self.conn
+        return self._closed if conn is None else conn.is_closed
+
+    @property
+    def negotiated(self) -> Optional[Negotiated]:
+        """What the handshake (or discovery) settled on; None before ``connect()``."""
+        conn = self.conn
+        return None if conn is None else conn.negotiated
+
+    def server_capabilities(self) -> Dict[str, Any]:
+        """What the server declared (``{}`` before connect)."""
+        negotiated = self.negotiated
+        return negotiated.capabilities if negotiated is not None else {}
+
+    @property
+    def stateless(self) -> bool:
+        """Whether the connection speaks the 2026 era (False once the client is closed)."""
+        conn = self.conn
+        if conn is None:
+            return False
+        era = conn.era
+        return era is not None and era.stateless and conn.state != "closed"
+
+    def answer(self, method: str, params: Dict[str, Any]) -> Any:
+        """Answer a server request with the client's own handlers (sampling, elicitation, roots)."""
+        return self.responder.answer(method, params)
+
+    @staticmethod
+    def extensions_of(capabilities: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+        """The ``extensions`` of a capabilities object (``declared_extensions``)."""
+        return declared_extensions(capabilities)
+
+    # --- what the routers ask (``NotificationOwner``, ``SubscriptionRouter``) ----------------------
+
+    def invalidate(self, kind: str, uri: Optional[str] = None) -> None:
+        """A notification said ``kind`` changed: forget what it made stale."""
+        if kind == "tools":
+            self.tools.forget()  # output schemas may have changed
+        if self.cache is not None:
+            self.cache.forget(kind, uri)
+
+    def route(self, method: str, params: Dict[str, Any]) -> None:
+        """A notification for the subscriptions (``listen()``)."""
+        self.subscriptions.route(method, params)
+
+    def credentials(self) -> Optional[str]:
+        """A fingerprint of the credentials in use (the cache keeps private results per identity)."""
+        return self.current_transport.info.credentials
+
+    # --- what the connection asks (``ConnectionOwner``) -----------------------------------------
+
+    @property
+    def handshake_timeout(self) -> Optional[float]:
+        """The most a reconnect's handshake may take, even for a caller without a limit."""
+        return self.timeout.connect
+
+    def new_session(self, transport: Transport, rules: RPCRules) -> Session:
+        from .._engine.session import Session  # (loaded: the connection module imports it)
+
+        responder = self.responder
+        session = Session(transport, rules=rules, on_request=responder.answer,
+                          on_notification=self.notifications.handle,
+                          on_notification_read=self.subscriptions.route_at_once,
+                          max_workers=self.limits.workers)
+        session.tracer = self.tracer  # (None until the first connect() with tracing on)
+        declared = responder.capabilities().get("extensions")
+        if isinstance(declared, dict) and declared:
+            session.declared_extensions = frozenset(declared)
+        requests = session.requests
+        requests.on_request_read = lambda rid, method, params: responder.take_at_once(rid, method, params, requests.reply)
+        session.on_session_renewed = self.subscriptions.resubscribe
+        return session
+
+    def make_era(self, negotiated: Negotiated, transport: Transport) -> Era:
+        era = self._era_for(negotiated, self.responder.capabilities(), self.client_info, self.responder.answer,
+                            self.limits.input_rounds, self.cache, transport.info.sends_headers)
+        if self.extensions is not None:
+            self.extensions.extend(era, transport.info.sends_headers)
+        return era  # type: ignore[no-any-return]
+
+    def lost(self, error: MCPError) -> None:
+        """The connection was lost (reader or timer thread): subscriptions end, or with a
+        reconnect policy wait for the next connection, which, while any are open, is made at
+        once (on a thread of its own) rather than by the next call. The tools learned for output
+        validation are forgotten: the next connection may reach a restarted server."""
+        self.tools.forget()
+        conn, subscriptions = self.conn, self.subscriptions
+        if conn is None:
+            return
+        if conn.reconnect is None:
+            subscriptions.end_all(error)
+        elif subscriptions.active():
+            start_thread(lambda: _reconnect_now(conn, subscriptions), f"mcpclient-{conn.session.instance}-reconnect")
+
+    def restored(self, era: Era) -> None:
+        """A reconnect succeeded: the tools are learned again (a new server session, maybe a
+        restarted server: its output schemas may differ), subscriptions again, then ``on_reconnect``."""
+        self.tools.forget()
+        self.subscriptions.restore(era.stateless)
+        if self.extensions is not None:
+            self.extensions.bind()
+        if self.on_reconnect is not None:
+            self.session.after_notifications("on_reconnect callback", self.on_reconnect)
+
+    def forked(self) -> None:
+        """At-fork hook, in the child before any other code: the locks a thread of the parent
+        (the notification thread, a caller) may have held at the fork are replaced, as
+        ``Connection`` replaces its own; the child's first call, reconnect and close take them."""
+        self.subscriptions.forked()
+        self.notifications.forked()
+        self.tools.forked()
+        if self.cache is not None:
+            self.cache.forked()
+
+    @classmethod
+    def _renew_locks(cls) -> None:
+        for channel in list(cls._live):
+            channel._lock = threading.RLock()
+
+    # --- lifecycle ------------------------------------------------------------------------------
+
+    def open(self, timeout: Any) -> None:
+        """``Client.connect``: the whole connection within ``timeout``. The first one starts the
+        transport, then makes the connection (see the module docstring); a failure before the
+        connection opened stops the server it launched."""
+        if timeout is not DEFAULT and not isinstance(timeout, Timeout):
+            check_timeout(timeout)  # (a wrong timeout starts nothing)
+        first = self.conn is None
+        conn = self._launch() if self.conn is None else self.conn
+        try:
+            if self.tracer is None and (self._tracing is not None or
+                                        (self._tracing_auto and "opentelemetry" in sys.modules)):
+                self._start_tracing()
+            conn.open(self._connect_deadline(timeout))
+        except BaseException:
+            if first and conn.state == "new":  # (a failure inside the connect has torn everything down)
+                self.release()
+            raise
+        if self.extensions is not None:
+            try:
+                self.extensions.bind()  # (it logs what an extension's bind() raises and goes on)
+            except BaseException:  # Ctrl-C, SystemExit: nothing this connect started stays running
+                self.release()
+                raise
+
+    def _launch(self) -> Connection:
+        """Start the transport, then make the connection (once: a concurrent first ``open()``
+        finds it made). If making it fails, the transport is closed again."""
+        with self._lock:
+            if self.conn is not None:
+                return self.conn
+            if self._closed:
+                raise ClientClosedError("connect() on a client that is closed; make a new Client")
+            transport = self.transport
+            try:
+                transport.start()
+            except MCPError:  # (the session starts it again, and meets the same error there)
+                pass
+            try:
+                # The engine loads now, while the server boots (see the module docstring).
+                from .connection import Connection, Connector, era_for
+
+                self._era_for = era_for
+                connector = Connector(self._protocol, self.client_info, self.responder.capabilities,
+                                      self.timeout.probe, reuse_discovery=self.cache is not None)
+                conn = Connection(transport, connector, self, reconnect=self.reconnect, keepalive=self.keepalive)
+            except BaseException:
+                transport.close()
+                raise
+            if self._closed:  # a signal handler's close() came in meanwhile
+                conn.close(time.monotonic() + CLOSE_BUDGET)
+                raise ClientClosedError("the client was closed while connecting")
+            self.conn = conn
+            return conn
+
+    def _connect_deadline(self, timeout: Any) -> Deadline:
+        """``connect(timeout=)``'s deadline: ``DEFAULT`` (the client's ``Timeout.connect``), a
+        ``Timeout`` (its ``connect``) or seconds."""
+        if timeout is DEFAULT:
+            return Deadline(self.timeout.connect)
+        return Deadline(timeout.connect if isinstance(timeout, Timeout) else check_timeout(timeout))
+
+    def _start_tracing(self) -> None:
+        """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports
+        ``opentelemetry``) and install it on the session and the responder; later sessions get it
+        in ``new_session``. Automatic tracing goes quietly off if the package cannot be imported."""
+        from ..policies.tracing import missing_extra, wants_tracing  # tracing: loaded by a client that traces
+
+        if self._tracing is None:  # automatic, and the application has imported OpenTelemetry
+            self._tracing = wants_tracing(None)
+            if self._tracing is None:
+                return
+        try:
+            from ..tracing.otel import ClientTracer  # optional extra: opentelemetry loads only for a client that traces
+        except ImportError as exc:
+            if not self._tracing_auto:
+                raise missing_extra() from exc
+            log.debug("tracing is off: opentelemetry cannot be imported (%s)", exc)
+            self._tracing, self._tracing_auto = None, False
+            return
+        self.tracer = ClientTracer(self._tracing, self.conn)  # type: ignore[arg-type]
+        self.responder.tracer = self.session.tracer = self.tracer
+
+    def release(self, collected: bool = False) -> None:
+        """Close everything: ``Client.close()``, or the collection of a client nobody closed
+        (then a ``ResourceWarning`` says so, as for an unclosed file). Within ``CLOSE_BUDGET``."""
+        with self._lock:  # (re-entrant: a signal handler's close() while this thread makes the connection)
+            self._closed = True
+            conn = self.conn
+        if conn is not None and collected and conn.state in ("connecting", "ready", "lost"):  # (not "forked")
+            warnings.warn(f"unclosed mcpclient.Client of {conn.transport.info.name!r} (use close() or 'with')",
+                          ResourceWarning, stacklevel=2)
+        deadline = time.monotonic() + CLOSE_BUDGET
+        if conn is not None and not collected and conn.state == "ready":  # the cancellations decided already go out
+            grace = min(deadline, time.monotonic() + _cancel_grace())
+            conn.session.drain(grace)
+            if self.extensions is not None:
+                self.extensions.wind_down(grace)  # (the Tasks extension: its tasks/cancel answered)
+        session = conn.mark_closed() if conn is not None else None  # from here on every call is refused
+        tasks = self.responder.tasks
+        if tasks is not None:
+            tasks.release()  # unfinished tasks end; nothing new is accepted
+        self.notifications.elicitations.close()
+        self.subscriptions.end_all(None)
+        if session is not None:  # (None in a forked child: the connection is the parent's)
+            session.close(deadline)
+        if tasks is not None:
+            tasks.close(deadline)
+        if self.extensions is not None:
+            self.extensions.close()
+
+    def ended(self) -> bool:
+        """Whether nothing more will come from the server: closed, or the session ended."""
+        conn = self.conn
+        return self._closed if conn is None else conn.session.is_closed
+
+    # --- features and extensions ---------------------------------------------------------------
+
+    def feature(self, kind: Any) -> Any:
+        """``Client.extension(kind)``: the object of a feature (``Tasks``, ``Skills``: made once,
+        bound to this channel), or of an extension this client declared (by class or id)."""
+        found = self.features.get(kind)
+        if found is not None:
+            return found
+        from ..extensions.base import Extension, Feature  # extensions: loaded by a client that uses one
+
+        if isinstance(kind, type) and issubclass(kind, Feature):
+            return self.features.setdefault(kind, kind.for_client(self))
+        registry = self.extensions
+        declared = list(registry.extensions.values()) if registry is not None else []
+        if isinstance(kind, str):
+            found = registry.extensions.get(kind) if registry is not None else None
+        elif isinstance(kind, type) and issubclass(kind, Extension):
+            found = next((ext for ext in declared if isinstance(ext, kind)), None)
+        else:
+            raise TypeError(f"extension() takes a feature or Extension class, or an extension id, not {kind!r}")
+        if found is None:
+            raise LookupError(f"this client does not declare the extension {kind!r}: declare it with "
+                              "Client(extensions={id: settings})")
+        return found
+
+    # --- tasks (the ``Tasks`` feature's object sends through these) -------------------------------
+
+    def start_task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
+                   meta: Optional[Dict[str, Any]], task: Any, deadline: Deadline) -> ToolTask:
+        """``Tasks.call_tool`` (2025-11-25): learn whether the tool allows tasks, then start one."""
+        from ..extensions.tasks import core as tasks  # extension: only task users load it
+
+        capabilities = self.server_capabilities()
+        if isinstance(name, str) and self.tools.get(name) is None and server_has(capabilities,
+                                                                                 "tasks.requests.tools.call"):
+            list_tools(self, deadline).result()  # to learn whether the tool allows tasks
+        known = self.tools.get(name) if isinstance(name, str) else None
+        params, transform = _params.tool_call(name, arguments, raise_on_error, meta,
+                                              known if self.validate_output else None)
+        return tasks.start(self, capabilities, known, params, transform, task, deadline)
+
+    def resume_task(self, task_id: str) -> ToolTask:
+        """``Tasks.task(task_id)``: the Tasks extension's handle, or a 2025-11-25 one."""
+        if self.era_if_ready("tasks/get") is None and not self.server_capabilities():  # closed: raises
+            raise ClientClosedError("Tasks.task(): the client is not connected; call connect() or use 'with'")
+        from ..extensions.tasks.extension import TASKS, resume  # extension: only task users load it
+
+        registry = self.extensions
+        ext = registry.extensions.get(TASKS) if registry is not None else None
+        capabilities = self.server_capabilities()
+        return resume(ext, declared_extensions(capabilities), capabilities, self, task_id)
+
+
+_fork.in_child(Channel._renew_locks)
+
+
+def _is_timeout(value: Any) -> bool:
+    return value is None or isinstance(value, (int, float, Timeout))
+
+
+def _given(value: Any, name: str, kind: type) -> Any:
+    """``value`` if it is a ``kind`` (``Limits``, ``Handlers``) or None, else ``TypeError``."""
+    if value is not None and not isinstance(value, kind):
+        raise TypeError(f"{name} must be a {kind.__name__}, not {type(value).__name__}")
+    return value
+
+
+class _NoHandlers:
+    """``Handlers()``'s fields, without loading its class (``Client(...)`` without handlers)."""
+
+    sampling = elicitation = roots = on_log = on_notification = on_reconnect = None
+    elicitation_modes = ("form",)
+    task_requests = False
+
+
+_NO_HANDLERS = _NoHandlers()
+
+
+def _cancel_grace() -> float:
+    from .._engine.session import CANCEL_GRACE  # (loaded: the connection module imports it)
+
+    return CANCEL_GRACE
+
+
+def client_identity(info: Any) -> Dict[str, Any]:
+    """``Client(client_info=)`` as the wire's ``Implementation`` dict."""
+    if isinstance(info, dict):
+        return dict(info)
+    if isinstance(info, Implementation):
+        return dict(info.raw) or {"name": info.name, "version": info.version}
+    name, version = info
+    return {"name": str(name), "version": str(version)}
+
+
+def _registry(extensions: Any, capabilities: Optional[Dict[str, Any]]) -> Optional[Registry]:
+    """``Client(extensions=)``'s registry (None: no extension declared)."""
+    if extensions is None:
+        return None
+    from ..extensions.base import TASKS  # extensions: only clients that declare one load them
+    from ..extensions.registry import build_registry
+
+    return build_registry(extensions, capabilities, {TASKS: _tasks_extension})
+
+
+def _tasks_extension(settings: Dict[str, Any]) -> Any:
+    """``Client(extensions={TASKS: settings})``: the Tasks extension, its options from ``settings``."""
+    from ..extensions.tasks.extension import TasksExtension  # extension: only clients that declare TASKS
+
+    return TasksExtension.from_settings(settings)
+
+
+def declared_extensions(capabilities: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The ``extensions`` of a capabilities object: id -> settings (entries that are no object left out)."""
+    found = capabilities.get("extensions")
+    return {k: dict(v) for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
+
+
+def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:
+    """The background reconnect (while subscriptions are open). It holds the connection, never
+    the client: a client dropped meanwhile is still collected, and its close() ends this."""
+    while True:
+        try:
+            conn.ready("reconnect", Deadline(None))
+            return
+        except ClientClosedError:
+            return
+        except MCPError as exc:
+            if conn.gave_up:
+                log.warning("gave up reconnecting to %s: %s", conn.transport.info.name, exc)
+                subscriptions.end_all(exc)  # their consumers must not wait forever
+                return
+        except BaseException as exc:  # user code run meanwhile (an auth hook...) raised, sys.exit() too:
+            log.exception("reconnecting to %s failed", conn.transport.info.name)  # end, never hang
+            subscriptions.end_all(ConnectionClosed(f"reconnecting failed: {type(exc).__name__}"))
+            return
