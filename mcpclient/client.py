@@ -233,7 +233,7 @@ class Client:
         Returns:
             The server's ``result`` object, unparsed.
         """
-        return wait_for(self.request_future(method, params, timeout=timeout))
+        return wait_for(self.request_future, method, params, timeout=timeout)
 
     def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
                        timeout: CallTimeout = DEFAULT) -> CallFuture[Dict[str, Any]]:
@@ -243,7 +243,7 @@ class Client:
 
     def ping(self, *, timeout: CallTimeout = DEFAULT) -> None:
         """Check the server answers (``ping``; in the 2026 era, which has none, ``server/discover``)."""
-        wait_for(self._ping(self._channel.deadline(timeout)))
+        wait_for(self._ping, self._channel.deadline(timeout))
 
     def _ping(self, deadline: Deadline) -> CallFuture[None]:
         channel = self._channel
@@ -256,7 +256,7 @@ class Client:
             A list of ``Tool``.
         """
         channel = self._channel
-        return wait_for(list_tools(channel, channel.deadline(timeout)))
+        return wait_for(list_tools, channel, channel.deadline(timeout))
 
     def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: CallTimeout = DEFAULT,
                   on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
@@ -295,7 +295,7 @@ class Client:
         Returns:
             A list of ``Resource``.
         """
-        return wait_for(self._listing("resources/list", "resources", _types.Resource.from_wire, timeout))
+        return wait_for(self._listing, "resources/list", "resources", _types.Resource.from_wire, timeout)
 
     def list_resource_templates(self, *, timeout: CallTimeout = DEFAULT) -> List[ResourceTemplate]:
         """Every resource template (all pages).
@@ -303,8 +303,8 @@ class Client:
         Returns:
             A list of ``ResourceTemplate``.
         """
-        return wait_for(self._listing("resources/templates/list", "resourceTemplates",
-                                      _types.ResourceTemplate.from_wire, timeout))
+        return wait_for(self._listing, "resources/templates/list", "resourceTemplates",
+                        _types.ResourceTemplate.from_wire, timeout)
 
     def read_resource(self, uri: str, *, timeout: CallTimeout = DEFAULT) -> List[ResourceContents]:
         """Read a resource (``ResourceNotFound`` if there is none: handshake-era servers).
@@ -313,18 +313,18 @@ class Client:
             Its ``ResourceContents`` parts: text as ``.text``, binary as decoded ``.blob`` bytes.
         """
         channel = self._channel
-        return wait_for(channel.call("resources/read", {"uri": _params.uri(uri)}, _params.contents,
-                                     channel.deadline(timeout)))
+        return wait_for(channel.call, "resources/read", {"uri": _params.uri(uri)}, _params.contents,
+                        channel.deadline(timeout))
 
     def subscribe_resource(self, uri: str, *, timeout: CallTimeout = DEFAULT) -> None:
         """Ask for ``notifications/resources/updated`` about ``uri`` (``resources.subscribe``;
         2026 era: one ``subscriptions/listen`` carries every such URI). ``listen()`` is the one
         way to receive them."""
-        wait_for(self._subscription("resources/subscribe", _params.uri(uri), self._channel.deadline(timeout)))
+        wait_for(self._subscription, "resources/subscribe", _params.uri(uri), self._channel.deadline(timeout))
 
     def unsubscribe_resource(self, uri: str, *, timeout: CallTimeout = DEFAULT) -> None:
         """Stop the updates ``subscribe_resource(uri)`` asked for."""
-        wait_for(self._subscription("resources/unsubscribe", _params.uri(uri), self._channel.deadline(timeout)))
+        wait_for(self._subscription, "resources/unsubscribe", _params.uri(uri), self._channel.deadline(timeout))
 
     def _subscription(self, method: str, uri: str, deadline: Deadline) -> CallFuture[None]:
         """``resources/subscribe`` or ``resources/unsubscribe`` (2026: a change of the one listen)."""
@@ -339,7 +339,7 @@ class Client:
         Returns:
             A list of ``Prompt``.
         """
-        return wait_for(self._listing("prompts/list", "prompts", _types.Prompt.from_wire, timeout))
+        return wait_for(self._listing, "prompts/list", "prompts", _types.Prompt.from_wire, timeout)
 
     def page(self, kind: Literal["tools", "resources", "resource_templates", "prompts"],
              cursor: Optional[str] = None, *, timeout: CallTimeout = DEFAULT) -> Page[Any]:
@@ -359,8 +359,8 @@ class Client:
         deadline = channel.deadline(timeout)
         method, key, type_name = listing
         parse = tool_parser(channel, deadline) if kind == "tools" else getattr(_types, type_name).from_wire
-        return wait_for(channel.call(method, None if cursor is None else {"cursor": cursor},
-                                     _params.one_page(method, key, parse), deadline))
+        return wait_for(channel.call, method, None if cursor is None else {"cursor": cursor},
+                        _params.one_page(method, key, parse), deadline)
 
     def _listing(self, method: str, key: str, parse: Callable[[Any], T], timeout: CallTimeout) -> CallFuture[List[T]]:
         channel = self._channel
@@ -374,8 +374,8 @@ class Client:
             A ``PromptResult`` (``.description``, ``.messages``).
         """
         channel = self._channel
-        return wait_for(channel.call("prompts/get", _params.prompt_params(name, arguments),
-                                     _types.PromptResult.from_wire, channel.deadline(timeout)))
+        return wait_for(channel.call, "prompts/get", _params.prompt_params(name, arguments),
+                        _types.PromptResult.from_wire, channel.deadline(timeout))
 
     def complete(self, ref: CompletionRef, argument_name: str, argument_value: str,
                  context: Optional[Dict[str, str]] = None, *, timeout: CallTimeout = DEFAULT) -> Completion:
@@ -390,14 +390,14 @@ class Client:
         """
         params = _params.complete_params(_types.Completion.wire_ref(ref), argument_name, argument_value, context)
         channel = self._channel
-        return wait_for(channel.call("completion/complete", params, _types.Completion.from_wire,
-                                     channel.deadline(timeout)))
+        return wait_for(channel.call, "completion/complete", params, _types.Completion.from_wire,
+                        channel.deadline(timeout))
 
     def set_logging_level(self, level: str, *, timeout: CallTimeout = DEFAULT) -> None:
         """Ask the server to send log messages at ``level`` (``"debug"`` ... ``"emergency"``;
         ``ValueError`` for another) and above. The 2026 era has no ``logging/setLevel``: the
         level rides in the ``_meta`` of every later request (only their messages are sent)."""
-        wait_for(self._logging_level(_params.level(level), self._channel.deadline(timeout)))
+        wait_for(self._logging_level, _params.level(level), self._channel.deadline(timeout))
 
     def _logging_level(self, level: str, deadline: Deadline) -> CallFuture[None]:
         """``logging/setLevel``, or (2026) the level in every later request's ``_meta``."""

@@ -329,7 +329,7 @@ class Skills(extensions.Feature):
         """The skills the server offers (``skills/list``, all pages): manifests only, no file is read."""
         owner = self._owner
         require(owner.server_capabilities(), "skills/list")
-        return wait_for(owner.call("skills/list", None, listing(), owner.deadline(timeout)))  # type: ignore[no-any-return]
+        return wait_for(owner.call, "skills/list", None, listing(), owner.deadline(timeout))  # type: ignore[no-any-return]
 
     def get(self, uri: str, *, timeout: Any = DEFAULT) -> Skill:
         """One skill's manifest by its ``SKILL.md`` URI (``skills/get``; unlisted skills too)."""
@@ -337,7 +337,7 @@ class Skills(extensions.Feature):
         require(owner.server_capabilities(), "skills/get")
         if not isinstance(uri, str) or not uri:
             raise TypeError("uri must be a non-empty string")
-        return wait_for(owner.call("skills/get", {"uri": uri}, entry, owner.deadline(timeout)))  # type: ignore[no-any-return]
+        return wait_for(owner.call, "skills/get", {"uri": uri}, entry, owner.deadline(timeout))  # type: ignore[no-any-return]
 
     def load(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> LoadedSkill:
         """Load a skill by name, ``SKILL.md`` URI, or ``Skill``: ``SKILL.md`` is read now and
@@ -348,4 +348,4 @@ class Skills(extensions.Feature):
             SkillVerificationError: the content does not match the manifest (nothing else is read then).
         """
         owner = self._owner
-        return wait_for(load(owner, owner.server_capabilities(), skill, owner.deadline(timeout), timeout))  # type: ignore[arg-type, no-any-return]
+        return wait_for(load, owner, owner.server_capabilities(), skill, owner.deadline(timeout), timeout)  # type: ignore[arg-type, no-any-return]

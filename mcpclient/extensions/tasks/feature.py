@@ -84,4 +84,4 @@ class Tasks(Feature):
     def list(self, *, timeout: Any = DEFAULT) -> List[Task]:
         """Every task the server knows of for this client (``tasks/list``, all pages)."""
         owner = self._owner
-        return wait_for(owner.listing("tasks/list", "tasks", Task.from_wire, owner.deadline(timeout)))  # type: ignore[no-any-return]
+        return wait_for(owner.listing, "tasks/list", "tasks", Task.from_wire, owner.deadline(timeout))  # type: ignore[no-any-return]
