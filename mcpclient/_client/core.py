@@ -19,7 +19,7 @@ import logging
 import sys
 import time
 import warnings
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, TypeVar, cast
 
 from .._engine.deadline import Deadline, check_timeout
 from .._engine.futures import CallFuture, ProgressCallback, Transform
@@ -108,14 +108,16 @@ class ClientCore:
         """The current session (a reconnect replaces it)."""
         return self.conn.session
 
-    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Transform], deadline: Deadline,
+    def call(self, method: str, params: Optional[Mapping[str, object]], transform: Optional[Transform], deadline: Deadline,
              *, check: bool = True, on_progress: Optional[ProgressCallback] = None,
              on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture[Any]:
         """Send ``method`` the way the negotiated era does, within ``deadline`` (a reconnect
         spends it too). ``check``: refuse (``CapabilityError``, nothing sent) what the server did not declare."""
         era = self.conn.ready(method, deadline)
         era.check(method, capabilities=check)
-        return era.call(self.conn.session, method, params, transform, deadline, on_progress=on_progress,
+        if isinstance(params, Mapping) and not isinstance(params, dict):
+            params = dict(params)
+        return era.call(self.conn.session, method, cast(Optional[Dict[str, Any]], params), transform, deadline, on_progress=on_progress,
                         on_late=on_late)
 
     def ping(self, deadline: Deadline) -> CallFuture[None]:
@@ -186,8 +188,8 @@ class ClientCore:
         """``tools/list``, every page (the tools are remembered: ``tools``)."""
         return self.listing("tools/list", "tools", self.tool_parser(deadline), deadline)
 
-    def tool_call(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
-                  meta: Optional[Dict[str, Any]], deadline: Deadline,
+    def tool_call(self, name: str, arguments: Optional[Mapping[str, object]], raise_on_error: bool,
+                  meta: Optional[Mapping[str, object]], deadline: Deadline,
                   on_progress: Optional[ProgressCallback]) -> CallFuture[Any]:
         """``tools/call``: validated against the tool's ``outputSchema`` (when none is known, the
         tools are listed once the answer came, within the call's deadline, as the official SDKs

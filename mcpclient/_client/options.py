@@ -10,7 +10,7 @@ fails at ``Client(...)``, at the cost of the checks alone.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Dict, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Union, cast
 
 from .._engine.deadline import check_timeout
 from ..protocol.spec import era_setting
@@ -55,7 +55,7 @@ def _given(value: Any, name: str, kind: str) -> Any:
 
 def client_identity(info: Any) -> Dict[str, Any]:
     """``Client(client_info=)`` as the wire's ``Implementation`` dict."""
-    if isinstance(info, dict):
+    if isinstance(info, Mapping):
         return dict(info)
     if not isinstance(info, tuple):  # (the default is a tuple: only another value loads the types)
         from ..types._implementation import Implementation  # deferred: the types load at connect()
@@ -73,7 +73,7 @@ class Options:
 
     def __init__(self, transport: Transport, *, timeout: Any, protocol: str, limits: Optional[Limits],
                  handlers: Optional[Handlers], reconnect: Any, keepalive: Any, extensions: Any, tracing: Any,
-                 validate_output: Union[bool, str], cache: bool, capabilities: Optional[Dict[str, Any]],
+                 validate_output: Union[bool, str], cache: bool, capabilities: Optional[Mapping[str, object]],
                  client_info: Any) -> None:
         self.transport = transport
         if isinstance(timeout, (int, float)) or timeout is None:
@@ -105,15 +105,18 @@ class Options:
         self.reconnect: Optional[Reconnect] = reconnect or None
         self.keepalive: Optional[Keepalive] = keepalive
         self.registry: Optional[Registry] = None
+        if isinstance(capabilities, Mapping) and not isinstance(capabilities, dict):
+            capabilities = dict(capabilities)
+        given_capabilities = cast(Optional[Dict[str, Any]], capabilities)  # checked by the registry and the responder
         if extensions is not None:
             from ..extensions.base import TASKS  # deferred: import cost; only clients that declare one
             from ..extensions.registry import build_registry
 
-            self.registry = build_registry(extensions, capabilities, {TASKS: _tasks_extension})
+            self.registry = build_registry(extensions, given_capabilities, {TASKS: _tasks_extension})
         given = handlers if handlers is not None else _NO_HANDLERS
         workers, server_text = (4, 8192) if limits is None else (limits.workers, limits.server_text)
         self.responder = Responder(given.sampling, given.elicitation, given.elicitation_modes, given.roots,
-                                   capabilities, given.task_requests, transport.info.instance, workers,
+                                   given_capabilities, given.task_requests, transport.info.instance, workers,
                                    self.registry.capabilities() if self.registry is not None else None)
         self.text = TextLimit(server_text, transport.info.name)  # of the instructions and tool descriptions
         era_setting(protocol)  # (checked now; the connector reads it again)
