@@ -10,8 +10,10 @@ requests, and close it at shutdown. Here two "requests" are served at once, as a
 """
 import asyncio
 import os
+from typing import List, cast
 
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletionMessageParam, ChatCompletionToolUnionParam
 
 from mcpclient import ServerGroup
 from mcpclient.adapters.openai import arun_openai_tool_calls, to_openai_tools
@@ -22,15 +24,18 @@ model = os.environ.get("OPENAI_MODEL", "gpt-5.5")
 
 async def answer(group: ServerGroup, question: str) -> str:
     """What one request handler does: the agent loop, awaiting the model and the tools."""
-    tools = to_openai_tools(group, strict=True)  # the group's listing from connect(): no request
-    messages = [{"role": "user", "content": question}]
+    # the group's listing from connect(): no request (plain dicts of the SDK's shape: the casts say which)
+    tools = cast(List[ChatCompletionToolUnionParam], to_openai_tools(group, strict=True))
+    messages: List[ChatCompletionMessageParam] = [{"role": "user", "content": question}]
+    answer = ""
     for _ in range(10):  # a bounded agent loop
         message = (await llm.chat.completions.create(model=model, messages=messages, tools=tools)).choices[0].message
+        answer = message.content or ""
         if not message.tool_calls:
             break
-        messages.append(message)
-        messages += await arun_openai_tool_calls(group, message.tool_calls)
-    return message.content or ""
+        messages.append(cast(ChatCompletionMessageParam, message.to_dict()))
+        messages += cast(List[ChatCompletionMessageParam], await arun_openai_tool_calls(group, message.tool_calls))
+    return answer
 
 
 async def main() -> None:

@@ -12,9 +12,11 @@ see examples/django_project.)
 """
 import os
 import sys
+from typing import Dict
 
 from celery import Celery
 
+from mcpclient import StdioTransport
 from mcpclient.contrib.celery import init_app
 
 BROKER = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
@@ -24,7 +26,10 @@ mcp = init_app(app, {"tools": {"command": sys.executable, "args": ["-m", "mcpcli
                client_options={"timeout": 20})
 
 
-@app.task
-def add(a, b):
+@app.task  # pyright: ignore[reportUnknownMemberType]  (celery ships no type hints)
+def add(a: int, b: int) -> Dict[str, object]:
     result = mcp.call_tool("tools_add", {"a": a, "b": b})
-    return {"sum": result.structured_content["sum"], "pid": os.getpid(), "server_pid": mcp["tools"].transport.pid}
+    structured = result.structured_content  # JSON, as the server sent it: {"sum": ...}
+    transport = mcp["tools"].transport
+    return {"sum": structured.get("sum") if isinstance(structured, dict) else None, "pid": os.getpid(),
+            "server_pid": transport.pid if isinstance(transport, StdioTransport) else None}

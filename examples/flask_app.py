@@ -13,9 +13,11 @@ shared by the worker's threads and closed when the worker exits.
 import os
 import sys
 
-from flask import Flask, jsonify, request
+from typing import Dict, Tuple
 
-from mcpclient import MCPError
+from flask import Flask, Response, jsonify, request
+
+from mcpclient import MCPError, StdioTransport, ToolResult
 from mcpclient.contrib.flask import MCP, health_blueprint
 
 app = Flask(__name__)
@@ -27,14 +29,22 @@ mcp = MCP(app)
 app.register_blueprint(health_blueprint, url_prefix="/mcp")
 
 
+def total(result: ToolResult) -> object:
+    """The ``sum`` of an ``add`` result (its structured content is JSON: look before indexing)."""
+    structured = result.structured_content
+    return structured.get("sum") if isinstance(structured, dict) else None
+
+
 @app.get("/add")
-def add():
+def add() -> Response:
     a, b = int(request.args["a"]), int(request.args["b"])
     result = mcp.call_tool("tools_add", {"a": a, "b": b})  # the group's name: <server>_<tool>
-    return jsonify(sum=result.structured_content["sum"], pid=os.getpid(), server_pid=mcp["tools"].transport.pid)
+    transport = mcp["tools"].transport
+    server_pid = transport.pid if isinstance(transport, StdioTransport) else None
+    return jsonify(sum=total(result), pid=os.getpid(), server_pid=server_pid)
 
 
 @app.errorhandler(MCPError)
-def mcp_failed(exc):
+def mcp_failed(exc: MCPError) -> Tuple[str, int, Dict[str, str]]:
     # Every mcpclient error is an MCPError; say which one (a real app would log it instead).
     return f"{type(exc).__name__}: {exc}\n", 500, {"Content-Type": "text/plain"}

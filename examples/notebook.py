@@ -11,24 +11,32 @@ Nothing here needs an event loop, so nothing clashes with the one Jupyter runs (
   behind; a client you forget is stopped with the kernel anyway (its server is never orphaned).
 """
 # %% A client per cell: one-off questions
-from mcpclient import Client
+from mcpclient import Client, ToolResult
 from mcpclient.testing import server_command
 
 with Client(server_command()) as client:
     print("tools:", ", ".join(tool.name for tool in client.list_tools()))
 
 # %% One client for the session (re-running this cell replaces it)
-if "mcp_client" in globals():
-    mcp_client.close()  # noqa: F821  (made by an earlier run of this cell)
+previous = globals().get("mcp_client")  # made by an earlier run of this cell
+if isinstance(previous, Client):
+    previous.close()
 mcp_client = Client(server_command(), timeout=30).connect()
-print("connected to", mcp_client.server.name)
+print("connected to", mcp_client.server.name if mcp_client.server else "?")
+
+
+def total(result: ToolResult) -> object:
+    """The ``sum`` of an ``add`` result (its structured content is JSON: look before indexing)."""
+    structured = result.structured_content
+    return structured.get("sum") if isinstance(structured, dict) else None
+
 
 # %% Use it from any cell
-print("2 + 3 =", mcp_client.call_tool("add", {"a": 2, "b": 3}).structured_content["sum"])
+print("2 + 3 =", total(mcp_client.call_tool("add", {"a": 2, "b": 3})))
 
 # %% Several calls at once: futures, no async
 futures = [mcp_client.call_tool_future("add", {"a": i, "b": i}) for i in range(5)]
-print("doubles:", [future.result().structured_content["sum"] for future in futures])
+print("doubles:", [total(future.result()) for future in futures])
 
 # %% Done: stop the server (or just stop the kernel)
 mcp_client.close()

@@ -2,11 +2,13 @@
 
     python examples/progress_and_timeouts.py
 """
+from typing import Optional
+
 from mcpclient import Client, RequestTimeout
 from mcpclient.testing import server_command
 
 
-def show(progress, total, message):
+def show(progress: float, total: Optional[float], message: Optional[str]) -> None:
     print(f"  {message}: {progress}/{total}")
 
 

@@ -11,8 +11,9 @@ from mcpclient.testing import server_command
 target = sys.argv[1] if len(sys.argv) > 1 else server_command()
 
 with Client(target) as client:
-    print(f"connected to {client.server.name} {client.server.version} "
-          f"(protocol {client.server.protocol_version})")
+    server = client.server  # what the server said of itself (None only before connect())
+    assert server is not None
+    print(f"connected to {server.name} {server.version} (protocol {server.protocol_version})")
     for tool in client.list_tools():
         print(f"  {tool.name:12} {tool.description or ''}")
     if len(sys.argv) == 1:  # the bundled server has an "add" tool

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import weakref
 from typing import (
-    TYPE_CHECKING, Any, Callable, Dict, List, Literal, Optional, Sequence, Tuple, Type, TypeVar, Union,
+    TYPE_CHECKING, Any, Callable, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union,
 )
 
 from . import types as _types
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         ServerInfo, Tool, ToolResult,
     )
     from .types.handlers import RootsSetting
+    from .types._json import JSONObject
 
 __all__ = ["DEFAULT", "Client"]
 
@@ -120,8 +121,8 @@ class Client:
         protocol: str = "auto", reconnect: Union[None, bool, Reconnect] = None,
         keepalive: Union[None, float, Keepalive] = None, extensions: ExtensionsSetting = None,
         tracing: TracingSetting = None, validate_output: Union[bool, Literal["listed"]] = True, cache: bool = True,
-        capabilities: Optional[Dict[str, Any]] = None,
-        client_info: Union[Tuple[str, str], Dict[str, Any], Implementation] = ("mcpclient", __version__),
+        capabilities: Optional[Mapping[str, object]] = None,
+        client_info: Union[Tuple[str, str], Mapping[str, object], Implementation] = ("mcpclient", __version__),
     ) -> None:
         transport, settings = transport_and_options(target, headers, auth, {"timeout": timeout, "protocol": protocol})
         self._channel = channel = Channel(  # every argument checked now; nothing started
@@ -226,8 +227,8 @@ class Client:
 
     # --- requests -------------------------------------------------------------------------------
 
-    def request(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                timeout: CallTimeout = DEFAULT) -> Dict[str, Any]:
+    def request(self, method: str, params: Optional[Mapping[str, object]] = None, *,
+                timeout: CallTimeout = DEFAULT) -> JSONObject:
         """Send any ``method`` with ``params`` as they are (the escape hatch: no capability check).
 
         Returns:
@@ -235,8 +236,8 @@ class Client:
         """
         return wait_for(self.request_future, method, params, timeout=timeout)
 
-    def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                       timeout: CallTimeout = DEFAULT) -> CallFuture[Dict[str, Any]]:
+    def request_future(self, method: str, params: Optional[Mapping[str, object]] = None, *,
+                       timeout: CallTimeout = DEFAULT) -> CallFuture[JSONObject]:
         """``request``, returning its ``CallFuture`` at once."""
         channel = self._channel
         return channel.call(method, params, None, channel.deadline(timeout), check=False)
@@ -258,9 +259,9 @@ class Client:
         channel = self._channel
         return wait_for(list_tools, channel, channel.deadline(timeout))
 
-    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: CallTimeout = DEFAULT,
+    def call_tool(self, name: str, arguments: Optional[Mapping[str, object]] = None, *, timeout: CallTimeout = DEFAULT,
                   on_progress: Optional[ProgressCallback] = None, raise_on_error: bool = False,
-                  meta: Optional[Dict[str, Any]] = None) -> ToolResult:
+                  meta: Optional[Mapping[str, object]] = None) -> ToolResult:
         """Call a tool. A tool that fails reports ``is_error=True`` as data (``raise_on_error=True``
         or ``result.raise_for_error()`` raise ``ToolError``); structured output is validated
         against its ``outputSchema`` (``Client(validate_output=)``). As a task:
@@ -282,9 +283,10 @@ class Client:
         return wait_for(self.call_tool_future, name, arguments, timeout=timeout, on_progress=on_progress,
                         raise_on_error=raise_on_error, meta=meta)
 
-    def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *,
+    def call_tool_future(self, name: str, arguments: Optional[Mapping[str, object]] = None, *,
                          timeout: CallTimeout = DEFAULT, on_progress: Optional[ProgressCallback] = None,
-                         raise_on_error: bool = False, meta: Optional[Dict[str, Any]] = None) -> CallFuture[ToolResult]:
+                         raise_on_error: bool = False, meta: Optional[Mapping[str, object]] = None,
+                         ) -> CallFuture[ToolResult]:
         """``call_tool``, returning its ``CallFuture`` at once (start many calls, then wait)."""
         channel = self._channel
         return call_tool(channel, name, arguments, raise_on_error, meta, channel.deadline(timeout), on_progress)
@@ -342,7 +344,8 @@ class Client:
         return wait_for(self._listing, "prompts/list", "prompts", _types.Prompt.from_wire, timeout)
 
     def page(self, kind: Literal["tools", "resources", "resource_templates", "prompts"],
-             cursor: Optional[str] = None, *, timeout: CallTimeout = DEFAULT) -> Page[Any]:
+             cursor: Optional[str] = None, *, timeout: CallTimeout = DEFAULT,
+             ) -> Page[Union[Tool, Resource, ResourceTemplate, Prompt]]:
         """One page of a listing, from ``cursor`` (``None``: the first), for a caller that keeps
         its place (a web view paging through a server's tools): a ``list_*`` method walks them all.
 

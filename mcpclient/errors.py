@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from concurrent.futures import CancelledError
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Type
+from typing import Any, Callable, ClassVar, Container, Dict, Iterable, List, Optional, Type, Union
 
 __all__ = [
     "AuthError",
@@ -100,7 +100,7 @@ class RPCError(MCPError):
     #: the HTTP status the error came with, when an HTTP server sent it with a 4xx/5xx status
     http_status: Optional[int] = None
 
-    def __init__(self, code: int, message: str, data: Any = None, method: Optional[str] = None):
+    def __init__(self, code: int, message: str, data: object = None, method: Optional[str] = None):
         self.code = code
         self.message = message
         self.data = data
@@ -114,7 +114,7 @@ class RPCError(MCPError):
             RPCError._by_code[cls.code_value] = cls
 
     @classmethod
-    def from_wire(cls, error: Any, method: Optional[str] = None) -> "RPCError":
+    def from_wire(cls, error: object, method: Optional[str] = None) -> "RPCError":
         """Build the most specific subclass for a wire ``error`` object (tolerating bad shapes)."""
         if not isinstance(error, dict):
             return RPCError(-32603, f"malformed error object: {error!r:.200}", None, method)
@@ -203,11 +203,11 @@ class MissingClientCapability(RPCError):
     """
     code_value = -32021
 
-    def __init__(self, code: int, message: str, data: Any = None, method: Optional[str] = None):
+    def __init__(self, code: int, message: str, data: object = None, method: Optional[str] = None):
         super().__init__(code, message, data, method)
         self.explain(())
 
-    def explain(self, declared: Any) -> None:
+    def explain(self, declared: Container[str]) -> None:
         """Say in the message what to do about each missing extension: declare it, or (those in
         ``declared``, which this client did declare: the client passes them) that the server did
         not take the declaration."""
@@ -228,7 +228,7 @@ class MissingClientCapability(RPCError):
         self.args = (f"{head} ({'; '.join(hints)})",)
 
     @property
-    def required_capabilities(self) -> Dict[str, Any]:
+    def required_capabilities(self) -> Dict[str, object]:
         """The ``requiredCapabilities`` object of the error's ``data`` (``{}`` if absent or malformed)."""
         found = self.data.get("requiredCapabilities") if isinstance(self.data, dict) else None
         return found if isinstance(found, dict) else {}
@@ -268,10 +268,10 @@ class URLElicitationRequired(RPCError):
     code_value = -32042
     #: ``(wire dict) -> ElicitationRequest``: installed by ``mcpclient.types``, which defines that
     #: class (this module imports nothing of the package).
-    decode: ClassVar[Optional[Callable[[Dict[str, Any]], Any]]] = None
+    decode: ClassVar[Optional[Callable[[Dict[str, object]], object]]] = None
 
     @property
-    def elicitations(self) -> List[Any]:
+    def elicitations(self) -> List[object]:
         """The URL elicitations in ``data.elicitations``, as ``ElicitationRequest`` objects (mode
         ``"url"``); malformed entries are skipped. Raises nothing."""
         decode = type(self).decode
@@ -389,7 +389,7 @@ class RequestTimeout(MCPError, TimeoutError):
     Retrying is safe only if the request is idempotent: the server may have acted on it.
     """
 
-    def __init__(self, message: str, *, method: Optional[str] = None, request_id: Any = None):
+    def __init__(self, message: str, *, method: Optional[str] = None, request_id: Union[int, str, None] = None):
         self.method = method
         self.request_id = request_id
         super().__init__(message)
@@ -449,7 +449,7 @@ class ToolError(MCPError):
     (``Tool.annotations`` may say so with ``idempotentHint``).
     """
 
-    def __init__(self, result: Any, tool: Optional[str] = None, text: str = ""):
+    def __init__(self, result: object, tool: Optional[str] = None, text: str = ""):
         """``result``: the ``ToolResult``; ``text``: its text, quoted in the message."""
         self.result = result
         self.tool = tool
@@ -477,7 +477,7 @@ class ToolChangedError(MCPError):
     (``ServerGroup.accept_tool_changes()``).
     """
 
-    def __init__(self, server: str, tool: str, changes: Any = ()):
+    def __init__(self, server: str, tool: str, changes: Iterable[object] = ()):
         self.server = server
         self.tool = tool
         self.changes = list(changes)
@@ -491,7 +491,7 @@ class UnknownToolError(MCPError, KeyError):
     Nothing was sent; retrying with the same name fails again (try one of ``suggestions``).
     """
 
-    def __init__(self, name: str, suggestions: Any = (), detail: str = ""):
+    def __init__(self, name: str, suggestions: Iterable[str] = (), detail: str = ""):
         self.name = name
         self.suggestions = list(suggestions)
         hint = f"; did you mean {', '.join(repr(s) for s in self.suggestions)}?" if self.suggestions else ""

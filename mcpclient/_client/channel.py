@@ -25,7 +25,7 @@ import threading
 import time
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, TypeVar, Union, cast
 
 from .._engine.deadline import Deadline, check_timeout
 from .._engine.futures import CallFuture, ProgressCallback, Transform
@@ -75,7 +75,7 @@ class Channel:
     def __init__(self, transport: Transport, *, timeout: Any, protocol: str, limits: Optional[Limits],
                  handlers: Optional[Handlers], reconnect: Union[None, bool, Reconnect],
                  keepalive: Union[None, float, Keepalive], extensions: Any, tracing: Any,
-                 validate_output: Union[bool, str], cache: bool, capabilities: Optional[Dict[str, Any]],
+                 validate_output: Union[bool, str], cache: bool, capabilities: Optional[Mapping[str, object]],
                  client_info: Any) -> None:
         """Check every argument (``TypeError``/``ValueError`` naming it) and make what needs no
         connection; nothing is started."""
@@ -105,10 +105,13 @@ class Channel:
             from ..policies.reconnect import Keepalive, Reconnect  # loaded by a client that reconnects or pings
 
             self.reconnect, self.keepalive = Reconnect.of(reconnect), Keepalive.of(keepalive)
-        self.extensions: Optional[Registry] = _registry(extensions, capabilities)
+        if isinstance(capabilities, Mapping) and not isinstance(capabilities, dict):
+            capabilities = dict(capabilities)
+        given_capabilities = cast(Optional[Dict[str, Any]], capabilities)  # checked by the registry and the responder
+        self.extensions: Optional[Registry] = _registry(extensions, given_capabilities)
         registry = self.extensions
         self.responder = Responder(given.sampling, given.elicitation, given.elicitation_modes,
-                                   given.roots, capabilities, given.task_requests, transport.info.instance,
+                                   given.roots, given_capabilities, given.task_requests, transport.info.instance,
                                    self.limits.workers, registry.capabilities() if registry is not None else None)
         era_setting(protocol)  # (checked now; the connector reads it again)
         self._protocol = protocol
@@ -165,15 +168,17 @@ class Channel:
             raise self._not_open("the session")
         return conn.session
 
-    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Transform], deadline: Deadline,
+    def call(self, method: str, params: Optional[Mapping[str, object]], transform: Optional[Transform], deadline: Deadline,
              *, check: bool = True, on_progress: Optional[ProgressCallback] = None,
              on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture[Any]:
         """Send ``method`` the way the negotiated era does, within ``deadline`` (a reconnect
         spends it too). ``check``: refuse (``CapabilityError``, nothing sent) what the server did not declare."""
         era = self.ready(method, deadline)
         era.check(method, capabilities=check)
-        return era.call(self.session, method, params, transform, deadline, on_progress=on_progress,
-                        on_late=on_late)
+        if isinstance(params, Mapping) and not isinstance(params, dict):
+            params = dict(params)
+        return era.call(self.session, method, cast(Optional[Dict[str, Any]], params), transform, deadline,
+                        on_progress=on_progress, on_late=on_late)
 
     def listing(self, method: str, key: str, parse: Callable[[Any], Optional[T]],
                 deadline: Deadline) -> CallFuture[List[T]]:
@@ -539,7 +544,7 @@ def _cancel_grace() -> float:
 
 def client_identity(info: Any) -> Dict[str, Any]:
     """``Client(client_info=)`` as the wire's ``Implementation`` dict."""
-    if isinstance(info, dict):
+    if isinstance(info, Mapping):
         return dict(info)
     if isinstance(info, Implementation):
         return dict(info.raw) or {"name": info.name, "version": info.version}

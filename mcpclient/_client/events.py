@@ -15,6 +15,7 @@ from typing import Any, Callable, Deque, Dict, Iterator, List, Optional
 from ..errors import ClientClosedError, SubscriptionLost
 from .._engine.futures import CallFuture
 from ..types._base import _SLOTS
+from ..types._json import JSONObject
 
 __all__ = ["Event", "KINDS", "MAX_QUEUED", "Subscription", "ended_by", "event_of", "filter_params", "matches"]
 
@@ -51,9 +52,9 @@ class Subscription:
     ``on_event`` runs on the notification thread.
     """
 
-    def __init__(self, wanted: Dict[str, Any], on_event: Optional[Callable[[Event], Any]],
+    def __init__(self, wanted: JSONObject, on_event: Optional[Callable[[Event], object]],
                  closer: Callable[["Subscription"], None]) -> None:
-        self.wanted = wanted
+        self.wanted: Dict[str, Any] = wanted
         self.acknowledged: Optional[Dict[str, Any]] = None
         self.dropped = 0
         self.relistens = 0  # its stream broke and it was sent again, since the last event (router)
@@ -91,7 +92,7 @@ class Subscription:
             except BaseException:  # (SystemExit too) the other subscriptions, the cache and on_notification still get it
                 log.exception("on_event callback failed")
 
-    def acknowledge(self, honoured: Any) -> None:
+    def acknowledge(self, honoured: object) -> None:
         """Record the server's acknowledgement of the filter (called by the client's router). Never raises."""
         with self._cond:
             first = self.acknowledged is None and not self._ended

@@ -316,7 +316,8 @@ def _checked_answer(request: "ElicitationRequest", result: Raw) -> Raw:
         return {k: v for k, v in result.items() if k != "content"}
     if not isinstance(content, dict):
         raise ProtocolError("the elicitation handler returned 'content' that is not a dict")
-    fields = (request.requested_schema or {}).get("properties") or {}
+    properties = (request.requested_schema or {}).get("properties")
+    fields = properties if isinstance(properties, dict) else {}
     unknown = sorted(k for k in content if k not in fields)
     if unknown:
         log.warning("elicitation answer: dropped fields the form did not ask for: %s", ", ".join(unknown)[:200])

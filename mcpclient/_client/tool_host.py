@@ -10,15 +10,28 @@ stays what a program calls.
 from __future__ import annotations
 
 from concurrent.futures import Future
-from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union
+from typing import List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 
 from .._util.sentinel import DEFAULT
 from ..errors import MCPError
+from ..policies.timeout import CallTimeout
 from ..types._tools import Tool, ToolResult
 
-__all__ = ["ClientTools"]
+__all__ = ["ClientTools", "ToolHost"]
 
-Calls = Sequence[Tuple[str, Optional[Dict[str, Any]]]]
+#: ``(name, arguments)`` pairs, as ``call_tools`` takes them.
+Calls = Sequence[Tuple[str, Optional[Mapping[str, object]]]]
+
+
+class ToolHost(Protocol):
+    """Whoever holds the tools, as the adapters and ``OnDemandTools`` use it: a ``ServerGroup``,
+    a ``Client`` through ``ClientTools``, or any object that lists and calls tools."""
+
+    def list_tools(self) -> List[Tool]: ...
+
+    def known_tool(self, name: str) -> Optional[Tool]: ...
+
+    def call_tools(self, calls: Calls, *, timeout: Optional[float] = None) -> List[Union[ToolResult, MCPError]]: ...
 
 
 class _Client(Protocol):
@@ -26,8 +39,8 @@ class _Client(Protocol):
 
     def list_tools(self) -> List[Tool]: ...
 
-    def call_tool_future(self, name: str, arguments: Optional[Dict[str, Any]] = None, *,
-                         timeout: Any = DEFAULT) -> "Future[ToolResult]": ...
+    def call_tool_future(self, name: str, arguments: Optional[Mapping[str, object]] = None, *,
+                         timeout: CallTimeout = DEFAULT) -> "Future[ToolResult]": ...
 
     def _known_tool(self, name: str) -> Optional[Tool]: ...
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Protocol, Union
 
 from dataclasses import replace
 
@@ -160,7 +160,7 @@ class ToolsOwner(Protocol):
     def listing(self, method: str, key: str, parse: Callable[[Any], Any], deadline: Deadline) -> CallFuture[Any]:
         """A whole listing as one call."""
 
-    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Any, deadline: Deadline, *,
+    def call(self, method: str, params: Optional[Mapping[str, object]], transform: Any, deadline: Deadline, *,
              check: bool = True, on_progress: Optional[ProgressCallback] = None) -> CallFuture[Any]:
         """Send ``method`` the negotiated era's way."""
 
@@ -178,8 +178,8 @@ def list_tools(channel: ToolsOwner, deadline: Deadline) -> CallFuture[List[Tool]
     return channel.listing("tools/list", "tools", tool_parser(channel, deadline), deadline)
 
 
-def call_tool(channel: ToolsOwner, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
-              meta: Optional[Dict[str, Any]], deadline: Deadline,
+def call_tool(channel: ToolsOwner, name: str, arguments: Optional[Mapping[str, object]], raise_on_error: bool,
+              meta: Optional[Mapping[str, object]], deadline: Deadline,
               on_progress: Optional[ProgressCallback]) -> CallFuture[Any]:
     """``tools/call``: validated against the tool's ``outputSchema`` (when none is known, the
     tools are listed once the answer came, within the call's deadline, as the official SDKs

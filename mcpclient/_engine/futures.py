@@ -18,7 +18,7 @@ from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
 from _thread import allocate_lock as _allocate_lock, get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Tuple, TypeVar, Union
 
 from .._util.threads import WAIT_MAX, reraise_on_main_thread
 from .deadline import NEVER, Deadline
@@ -27,12 +27,15 @@ from ..errors import ClientClosedError, MissingClientCapability, ProtocolError, 
 
 if TYPE_CHECKING:
     from .hooks import CallTrace
+    from ..transports.base import InlineAnswer
+    from ..types._json import JSONObject, JSONValue
 
 __all__ = ["CallFuture", "CallHost", "ChainedFuture", "NextRound", "ProgressCallback", "Transform"]
 
 T = TypeVar("T")
+U = TypeVar("U")
 
-ProgressCallback = Callable[[float, Optional[float], Optional[str]], Any]
+ProgressCallback = Callable[[float, Optional[float], Optional[str]], object]
 Transform = Callable[[Any], Any]
 #: ``(method, params) -> (params, headers)``: what every round of a call is sent with (2026: ``_meta``).
 Prepare = Callable[[str, Optional[Dict[str, Any]]], Tuple[Optional[Dict[str, Any]], Optional[Dict[str, str]]]]
@@ -181,9 +184,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     _inner: "Optional[Future[Any]]" = None  # what a step waits for (cancel_with_it)
     #: The exchange of the round in flight, if the transport lets a thread that waits for it
     #: run it (``Transport.send``'s return); taken, under ``_condition``, by one such thread.
-    exchange_here: Optional[Callable[[], Optional[Dict[str, Any]]]] = None
+    exchange_here: Optional["InlineAnswer"] = None
 
-    def __init__(self, session: "CallHost", method: str, transform: Optional[Transform] = None) -> None:
+    def __init__(self, session: "CallHost", method: str,
+                 transform: Optional[Callable[[JSONValue], object]] = None) -> None:
         super().__init__()
         self._mutex = _allocate_lock()  # guards _in_result, _parked, _wakers, exchange_here's taking
         self._wakers: List[Any] = []  # the bare locks of the threads sleeping in _wait
@@ -192,7 +196,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._transform = transform
 
     @classmethod
-    def completed(cls, session: "CallHost", method: str, value: Any) -> "CallFuture":
+    def completed(cls, session: "CallHost", method: str, value: T) -> "CallFuture[T]":
         """A call that needed no request (its value was known at once)."""
         future = cls(session, method)
         future.set_result(value)
@@ -220,7 +224,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         """The deadline passed while no round was pending (between rounds: the next send fails;
         futures that wait for something else than a reply override this)."""
 
-    def deliver(self, msg: Optional[Dict[str, Any]], error: Optional[BaseException] = None) -> None:
+    def deliver(self, msg: object, error: Optional[BaseException] = None) -> None:
         """A round ended: ``msg`` is its reply, or ``error`` says why there is none. A thread
         waiting in ``result()`` takes it; else a worker runs the next step (so neither the
         reader nor the timer ever runs a transform or a done-callback), or this thread once the
@@ -260,7 +264,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             error = payload if isinstance(payload, BaseException) else None
             self._settle(None, error or ClientClosedError(f"{self.method} abandoned: the client was closed"))
 
-    def run_step(self, payload: Any) -> None:
+    def run_step(self, payload: Union["JSONObject", BaseException]) -> None:
         """Run a round's next step (a waiting caller, or a worker): parse the reply (or take the
         error that ended the round), then finish, or send the next round."""
         if self._state in _CANCELLED:
@@ -297,7 +301,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         finally:
             _stepping_call.reset(token)
 
-    def cancel_with_it(self, inner: "Future[Any]") -> None:
+    def cancel_with_it(self, inner: "Future[U]") -> None:
         """Cancel ``inner`` (what a step of this call waits for: a task an extension follows)
         when this call is cancelled, on whichever thread the step runs; at once if it is."""
         with self._mutex:
@@ -329,7 +333,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._invoke_callbacks()
         return True
 
-    def start(self, raw: Any) -> None:
+    def start(self, raw: object) -> None:
         """Begin with a result already known (a cache hit): the step runs on this thread, and
         a round is sent only if it asks for one."""
         try:
@@ -467,7 +471,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             inner.cancel()
         return True
 
-    def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
+    def add_done_callback(self, fn: Callable[["Future[T]"], object]) -> None:
         super().add_done_callback(_guarded(fn))
 
     def _invoke_callbacks(self) -> None:
@@ -500,7 +504,7 @@ class ChainedFuture(CallFuture[T]):
     file): each link gets the previous value on a worker thread and returns the final value or
     the next ``CallFuture`` (or other future: a task to wait for); ``cancel()`` cancels the link in flight."""
 
-    def __init__(self, session: "CallHost", method: str, first: CallFuture[Any],
+    def __init__(self, session: "CallHost", method: str, first: "CallFuture[U]",
                  link: Callable[[Any], Any]) -> None:
         super().__init__(session, method)
         self._current: "Future[Any]" = first
@@ -527,7 +531,7 @@ class ChainedFuture(CallFuture[T]):
         else:  # the next link runs on the thread waiting for this chain, else a worker
             self.deliver(done.result())
 
-    def run_step(self, value: Any) -> None:
+    def run_step(self, value: object) -> None:
         """Worker thread: run the next link with the previous link's value."""
         if self.cancelled():
             return

@@ -1,6 +1,6 @@
 """``DEFAULT``: the "use the client's setting" marker for ``timeout=`` (``None`` means wait forever);
 ``DEFAULT_MAX_PAGES``, the default a ``Client`` signature shows and the protocol layer applies."""
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping, TypeVar
 
 __all__ = ["DEFAULT", "DEFAULT_MAX_PAGES"]
 
@@ -17,3 +17,25 @@ DEFAULT: Any = _Default()
 #: Pages one listing may take (``Limits(pages=)``): a server handing out new cursors for ever
 #: must not drive requests and memory without end (each page is bounded by ``max_message_size``).
 DEFAULT_MAX_PAGES = 1000
+
+
+class Keep:
+    """``KEEP``: what a ``replace()`` keyword is when it is left out: the field keeps its value."""
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+KEEP = Keep()
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    _D = TypeVar("_D", bound=DataclassInstance)
+
+
+def replaced(value: "_D", changes: Mapping[str, object]) -> "_D":
+    """A copy of the dataclass ``value`` with the ``changes`` that are not ``KEEP`` applied."""
+    import dataclasses  # deferred: import time
+
+    return dataclasses.replace(value, **{name: new for name, new in changes.items() if new is not KEEP})

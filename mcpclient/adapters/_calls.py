@@ -18,7 +18,7 @@ from ..client import Client
 from ..errors import MCPError
 from ..types import (
     AudioContent, Content, EmbeddedResource, ImageContent, ResourceLink, TextContent,
-    Tool, ToolResult,
+    JSONValue, Tool, ToolResult,
 )
 from ._schema import prune_nulls
 
@@ -219,7 +219,7 @@ def structured_text(result: ToolResult) -> Optional[str]:
     value = result.structured_content
     if value is None:
         return None
-    same = [value]
+    same: List[JSONValue] = [value]
     if isinstance(value, dict) and len(value) == 1:
         (key, inner), = value.items()
         if key == "result" or isinstance(inner, str):  # (another single key names what the text does not)

@@ -12,15 +12,19 @@ Every extension request first checks that the server declared the extension
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Optional, Protocol, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Optional, Protocol, Tuple, TypeVar, Union
 
 from .._util.sentinel import DEFAULT
 from ..errors import CapabilityError, ProtocolError
 from ..types._ui import APP_MIME_TYPE  # the MIME type of an MCP App's HTML (declared in the client's APPS settings)
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from .._engine.deadline import Deadline
-    from .._engine.futures import CallFuture
+    from .._engine.futures import CallFuture, ProgressCallback
+    from ..policies.timeout import CallTimeout
+    from ..types._json import JSONObject, JSONValue
 
 __all__ = ["APPS", "APP_MIME_TYPE", "Extension", "ExtensionContext", "ExtensionOwner", "SKILLS", "TASKS", "check_id",
            "require", "server_settings", "split_value"]
@@ -33,6 +37,13 @@ APPS = "io.modelcontextprotocol/ui"
 SKILLS = "io.modelcontextprotocol/skills"
 
 Raw = Dict[str, Any]
+T = TypeVar("T")
+#: A server request's handler (``Extension.request_handlers``): its params in, the result out.
+RequestHandler = Callable[["JSONObject"], "JSONObject"]
+#: A server notification's handler (``Extension.notification_handlers``).
+NotificationHandler = Callable[["JSONObject"], None]
+#: What ``Extension.resolve`` returns: the final raw result, or a future of it.
+Resolved = Union["JSONObject", "Future[JSONObject]"]
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -93,17 +104,17 @@ class Extension:
     id: str = ""
     _attached = False  # given to a client already (an instance serves one)
 
-    def settings(self) -> Dict[str, Any]:
+    def settings(self) -> JSONObject:
         """The settings object declared under ``capabilities.extensions[id]`` (``{}``: none)."""
         return {}
 
-    def request_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], Any]]:
+    def request_handlers(self) -> Mapping[str, RequestHandler]:
         """Server-to-client requests this extension answers: method -> ``(params) -> result``
         (a JSON-encodable dict; raise an ``RPCError`` for an error reply; anything else raised,
         or returned, is answered -32603 with a fixed message and logged)."""
         return {}
 
-    def notification_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], None]]:
+    def notification_handlers(self) -> Mapping[str, NotificationHandler]:
         """Server notifications this extension handles: method -> ``(params) -> None``."""
         return {}
 
@@ -112,7 +123,7 @@ class Extension:
         results may carry it (any other unknown ``resultType`` is a ``ProtocolError``)."""
         return {}
 
-    def resolve(self, kind: str, method: str, raw: Raw, ctx: "ExtensionContext") -> Any:
+    def resolve(self, kind: str, method: str, raw: JSONObject, ctx: "ExtensionContext") -> Resolved:
         """Turn a result of a claimed ``kind`` into the final one, on the thread that parses the
         call's result (the blocking caller's, or a worker's; never the reader's).
 
@@ -126,8 +137,8 @@ class Extension:
         """Called after each connect (and reconnect): the server's settings are known now.
         An exception is logged; the connect goes on."""
 
-    def call_future(self, ctx: "ExtensionContext", method: str, params: Raw, transform: Callable[[Any], Any],
-                    deadline: "Deadline", on_progress: Optional[Callable[..., Any]]) -> Optional["CallFuture[Any]"]:
+    def call_future(self, ctx: "ExtensionContext", method: str, params: JSONObject, transform: Callable[[JSONValue], T],
+                    deadline: "Deadline", on_progress: Optional[ProgressCallback]) -> Optional["CallFuture[T]"]:
         """A call (blocking or not: one future) of a method this extension claims a
         ``resultType`` for: return its own future to take it over (send it with
         ``ctx.call(method, params, AsIs(kinds), deadline, on_progress=on_progress)``: ``AsIs``
@@ -170,12 +181,12 @@ class FeatureOwner(Protocol):
     def server_capabilities(self) -> Dict[str, Any]:
         """What the server declared (``{}`` before connect)."""
 
-    def deadline(self, timeout: Any = DEFAULT) -> "Deadline":
+    def deadline(self, timeout: "CallTimeout" = DEFAULT) -> "Deadline":
         """The deadline of a request made now with ``timeout=``."""
 
-    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Optional[Callable[[Any], Any]],
+    def call(self, method: str, params: Optional[Mapping[str, object]], transform: Optional[Callable[[Any], Any]],
              deadline: "Deadline", *, check: bool = True,
-             on_progress: Optional[Callable[..., Any]] = None,
+             on_progress: Optional[ProgressCallback] = None,
              on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallFuture[Any]":
         """Send ``method`` the negotiated era's way."""
 
@@ -199,7 +210,7 @@ class ExtensionOwner(FeatureOwner, Protocol):
     def stateless(self) -> bool:
         """Whether the connection speaks the 2026 era."""
 
-    def answer(self, method: str, params: Dict[str, Any]) -> Any:
+    def answer(self, method: str, params: Dict[str, Any]) -> "JSONObject":
         """Answer a server request with the client's own handlers."""
 
 
@@ -208,7 +219,7 @@ class ExtensionContext:
     sides' settings, requests gated on the server's declaration, and the client's own handlers.
     Made by the client for each declared extension."""
 
-    def __init__(self, extension_id: str, client_settings: Dict[str, Any], owner: "ExtensionOwner") -> None:
+    def __init__(self, extension_id: str, client_settings: JSONObject, owner: "ExtensionOwner") -> None:
         self.id = extension_id
         self.client_settings = client_settings
         self._owner = owner
@@ -219,12 +230,13 @@ class ExtensionContext:
         return self._owner.stateless
 
     @property
-    def server_settings(self) -> Optional[Dict[str, Any]]:
+    def server_settings(self) -> Optional[JSONObject]:
         """The settings the server declared for this extension (``None``: not declared, or not
         connected yet)."""
         return server_settings(self._owner.server_capabilities(), self.id)
 
-    def request(self, method: str, params: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT) -> Any:
+    def request(self, method: str, params: Optional[Mapping[str, object]] = None, *,
+                timeout: CallTimeout = DEFAULT) -> JSONObject:
         """Send ``method`` (in the negotiated era's way: ``_meta``, routing headers) and wait for
         its raw result; ``timeout`` omitted: the client's default, ``None``: no limit.
 
@@ -234,16 +246,16 @@ class ExtensionContext:
         """
         return self.request_future(method, params, timeout=timeout).result()
 
-    def request_future(self, method: str, params: Optional[Dict[str, Any]] = None, *,
-                       timeout: Any = DEFAULT) -> "CallFuture[Any]":
+    def request_future(self, method: str, params: Optional[Mapping[str, object]] = None, *,
+                       timeout: CallTimeout = DEFAULT) -> "CallFuture[JSONObject]":
         """``request``, returning the call's future at once (``CapabilityError`` raised here)."""
         owner = self._owner
         require(owner.server_capabilities(), self.id, method)
         return owner.call(method, params, None, owner.deadline(timeout), check=False)
 
-    def call(self, method: str, params: Optional[Dict[str, Any]], transform: Callable[[Any], Any],
-             deadline: "Deadline", *, on_progress: Optional[Callable[..., Any]] = None,
-             on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> "CallFuture[Any]":
+    def call(self, method: str, params: Optional[Mapping[str, object]], transform: Callable[[JSONValue], T],
+             deadline: "Deadline", *, on_progress: Optional[ProgressCallback] = None,
+             on_late: Optional[Callable[[JSONObject], object]] = None) -> "CallFuture[T]":
         """Send a call this extension takes over (``Extension.call_future``): the
         negotiated era's way, within the caller's ``deadline``, gated like the core method.
         ``on_late(reply)``: an answer that comes after the call gave up (what it made, a task,
@@ -251,7 +263,7 @@ class ExtensionContext:
         return self._owner.call(method, params, transform, deadline, on_progress=on_progress,
                                 on_late=on_late)
 
-    def answer(self, method: str, params: Dict[str, Any]) -> Any:
+    def answer(self, method: str, params: JSONObject) -> JSONObject:
         """Answer a server request embedded in an extension's message (``sampling/createMessage``,
         ``elicitation/create``, ``roots/list``) with the client's own handlers: the result, or an
         ``RPCError`` (``MethodNotFound`` when the client has no such handler)."""

@@ -55,8 +55,8 @@ class Registry:
                 if method in self.requests:
                     raise ValueError(f"two extensions handle the server request {method!r}")
                 self.requests[method] = handler
-            for method, handler in dict(ext.notification_handlers()).items():
-                self.notifications.setdefault(method, []).append(handler)
+            for method, listener in dict(ext.notification_handlers()).items():
+                self.notifications.setdefault(method, []).append(listener)
             for kind, methods in dict(ext.result_types()).items():
                 if kind in ("complete", "input_required"):
                     raise ValueError(f"{key}: resultType {kind!r} belongs to the core protocol")
@@ -154,7 +154,7 @@ def _bound(ext: Extension, ctx: ExtensionContext) -> Resolver:
 
 
 #: What ``Client(extensions=...)`` takes: id -> settings dict, ``True`` (``{}``) or an ``Extension``.
-ExtensionsSetting = Optional[Mapping[str, Union[Mapping[str, Any], bool, Extension]]]
+ExtensionsSetting = Optional[Mapping[str, Union[Mapping[str, object], bool, Extension]]]
 
 
 #: ``(settings dict) -> the Extension`` a built-in id with those settings declares.

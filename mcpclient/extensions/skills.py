@@ -24,7 +24,9 @@ from .._engine.futures import CallFuture, ChainedFuture
 from .._util import lazy
 from .._util.waiting import wait_for
 from .._util.sentinel import DEFAULT
+from ..policies.timeout import CallTimeout
 from ..types._base import _SLOTS, _Value, Raw
+from ..types._json import JSONObject
 from ..types._tools import ResourceContents
 
 if TYPE_CHECKING:
@@ -66,7 +68,7 @@ class Skill(_Value):
     ``"dynamic"`` skill (its files are not listed, so they cannot be verified)."""
 
     uri: str
-    frontmatter: Dict[str, Any] = field(hash=False)
+    frontmatter: JSONObject = field(hash=False)
     files: Optional[List[SkillFile]] = field(hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
@@ -81,7 +83,7 @@ class Skill(_Value):
         return str(self.frontmatter.get("description", ""))
 
     @classmethod
-    def from_wire(cls, raw: Any) -> "Skill":
+    def from_wire(cls, raw: object) -> "Skill":
         """Build a ``Skill`` manifest from a ``skills/list`` entry.
 
         Raises ``ProtocolError`` if the entry is malformed.
@@ -325,13 +327,13 @@ class Skills(extensions.Feature):
     raises ``CapabilityError`` (nothing sent) when the server declared no skills.
     """
 
-    def list(self, *, timeout: Any = DEFAULT) -> List[Skill]:
+    def list(self, *, timeout: CallTimeout = DEFAULT) -> List[Skill]:
         """The skills the server offers (``skills/list``, all pages): manifests only, no file is read."""
         owner = self._owner
         require(owner.server_capabilities(), "skills/list")
         return wait_for(owner.call, "skills/list", None, listing(), owner.deadline(timeout))  # type: ignore[no-any-return]
 
-    def get(self, uri: str, *, timeout: Any = DEFAULT) -> Skill:
+    def get(self, uri: str, *, timeout: CallTimeout = DEFAULT) -> Skill:
         """One skill's manifest by its ``SKILL.md`` URI (``skills/get``; unlisted skills too)."""
         owner = self._owner
         require(owner.server_capabilities(), "skills/get")
@@ -339,7 +341,7 @@ class Skills(extensions.Feature):
             raise TypeError("uri must be a non-empty string")
         return wait_for(owner.call, "skills/get", {"uri": uri}, entry, owner.deadline(timeout))  # type: ignore[no-any-return]
 
-    def load(self, skill: Union[str, Skill], *, timeout: Any = DEFAULT) -> LoadedSkill:
+    def load(self, skill: Union[str, Skill], *, timeout: CallTimeout = DEFAULT) -> LoadedSkill:
         """Load a skill by name, ``SKILL.md`` URI, or ``Skill``: ``SKILL.md`` is read now and
         checked against the manifest (size, digest, frontmatter); ``read(path)`` serves only
         listed, verified files (each within a ``timeout`` of its own).

@@ -26,7 +26,7 @@ from ..types._base import _SLOTS, _Value
 
 __all__ = ["ServerConfig", "load_config"]
 
-Source = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+Source = Union[str, "os.PathLike[str]", Mapping[str, object]]
 
 _KNOWN = {"command", "args", "env", "cwd", "url", "type", "transport", "headers", "timeout", "protocol",
           "enabled", "disabled", "include", "exclude"}
@@ -54,7 +54,7 @@ class ServerConfig(_Value):
     enabled: bool = True
     include: Tuple[str, ...] = ()
     exclude: Tuple[str, ...] = ()
-    extra: Dict[str, Any] = field(default_factory=dict, repr=False, hash=False)
+    extra: Dict[str, object] = field(default_factory=dict, repr=False, hash=False)
 
     def __repr__(self) -> str:
         """Where the server is, without what may be a secret: ``env``, ``headers``, the URL's
@@ -67,7 +67,7 @@ class ServerConfig(_Value):
         return f"<ServerConfig {self.name!r} {self.type} {where}{'' if self.enabled else ' disabled'}>"
 
     @classmethod
-    def from_dict(cls, name: str, entry: Mapping[str, Any],
+    def from_dict(cls, name: str, entry: Mapping[str, object],
                   environ: Optional[Mapping[str, str]] = None) -> "ServerConfig":
         """Parse one entry (the value under its name); ``ValueError`` names the server and the key."""
         return _parse(name, entry, os.environ if environ is None else environ)
@@ -83,7 +83,7 @@ class ServerConfig(_Value):
         streamable = load("mcpclient.transports.http.streamable")  # requests: only a remote server needs it
         return streamable.HTTPTransport(self.url or "", headers=dict(self.headers), name=self.name)
 
-    def client_settings(self) -> Dict[str, Any]:
+    def client_settings(self) -> Dict[str, object]:
         """What ``Client(config)`` takes from the entry: its ``timeout`` and its ``protocol``
         (unless ``"auto"``); they win over the keyword arguments given with it, being the more
         specific setting."""

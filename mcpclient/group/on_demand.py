@@ -21,9 +21,9 @@ Thread-safe. Works over any ``ToolHost`` (a ``ServerGroup``, whose listing is lo
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
-from .._client.tool_host import ClientTools
+from .._client.tool_host import Calls, ClientTools, ToolHost
 from ..client import Client
 from ..errors import MCPError
 from ..types._tools import Tool, ToolResult
@@ -31,7 +31,6 @@ from .search import SEARCH_TOOL_NAME, ToolIndex, found_result, search, search_to
 
 __all__ = ["OnDemandTools"]
 
-Calls = Sequence[Tuple[str, Optional[Dict[str, Any]]]]
 
 
 class OnDemandTools:
@@ -46,7 +45,7 @@ class OnDemandTools:
             (``always`` tools stay). Providers cap a request's tools (OpenAI: 128).
     """
 
-    def __init__(self, host: Any, *, always: Sequence[str] = (), k: int = 10, max_loaded: int = 64) -> None:
+    def __init__(self, host: Union[Client, ToolHost], *, always: Sequence[str] = (), k: int = 10, max_loaded: int = 64) -> None:
         if isinstance(always, str) or not all(isinstance(name, str) for name in always):
             raise TypeError("always must be a sequence of tool names")
         for value, what, top in ((k, "k", 50), (max_loaded, "max_loaded", None)):
@@ -113,7 +112,7 @@ class OnDemandTools:
                 results[i] = result
         return results
 
-    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *,
+    def call_tool(self, name: str, arguments: Optional[Mapping[str, object]] = None, *,
                   timeout: Optional[float] = None) -> ToolResult:
         """One call (``search_tools`` answered here); a failure raises, as ``Client.call_tool``."""
         [result] = self.call_tools([(name, arguments)], timeout=timeout)
@@ -121,7 +120,7 @@ class OnDemandTools:
             raise result
         return result
 
-    def _searched(self, arguments: Optional[Dict[str, Any]]) -> ToolResult:
+    def _searched(self, arguments: Optional[Mapping[str, object]]) -> ToolResult:
         arguments = dict(arguments) if isinstance(arguments, dict) else {}
         arguments.setdefault("k", self.k)
         index = self._current_index()

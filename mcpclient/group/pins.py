@@ -32,7 +32,7 @@ __all__ = ["ToolChange", "ToolPins", "tool_definition", "tool_fingerprint"]
 _FIELDS = (("name", "name"), ("title", "title"), ("description", "description"), ("inputSchema", "input_schema"),
            ("outputSchema", "output_schema"), ("annotations", "annotations"))
 
-ToolLike = Union[Tool, Mapping[str, Any]]
+ToolLike = Union[Tool, Mapping[str, object]]
 
 
 def tool_definition(tool: ToolLike) -> Dict[str, Any]:

@@ -11,8 +11,9 @@ import json
 import math
 import re
 from collections import Counter
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
+from ..types._json import JSONObject, JSONValue
 from ..types._tools import TextContent, Tool, ToolResult
 
 __all__ = ["SEARCH_TOOL_NAME", "ToolIndex", "found_result", "search", "search_result", "search_tool_definition",
@@ -35,8 +36,9 @@ def _document(tool: Tool) -> List[str]:
     if isinstance(properties, dict):
         for name, spec in properties.items():
             words += tokenize(str(name))
-            if isinstance(spec, dict) and isinstance(spec.get("description"), str):
-                words += tokenize(spec["description"])
+            described = spec.get("description") if isinstance(spec, dict) else None
+            if isinstance(described, str):
+                words += tokenize(described)
     return words
 
 
@@ -101,7 +103,7 @@ def search_tool_definition(name: str = SEARCH_TOOL_NAME) -> Tool:
                 raw={"name": name, "description": description, "inputSchema": schema})
 
 
-def search_result(index: ToolIndex, arguments: Optional[Dict[str, Any]]) -> ToolResult:
+def search_result(index: ToolIndex, arguments: Optional[Mapping[str, object]]) -> ToolResult:
     """The answer to a ``search_tools`` call: what the model needs to call each match (its name,
     description and ``inputSchema``), as ``structured_content`` ``{"tools": [...]}`` and the same
     JSON as text (so the adapters send it once); bad arguments are a tool error."""
@@ -113,16 +115,16 @@ def found_result(found: Optional[List[Tool]]) -> ToolResult:
     if found is None:
         text = 'search_tools needs {"query": string, "k": positive integer}'
         return ToolResult([TextContent(text)], None, True, tool=SEARCH_TOOL_NAME)
-    listed = [{"name": t.name, "description": t.description or "", "inputSchema": t.input_schema} for t in found]
-    structured = {"tools": listed}
+    listed: List[JSONValue] = [{"name": t.name, "description": t.description or "", "inputSchema": t.input_schema} for t in found]
+    structured: JSONObject = {"tools": listed}
     return ToolResult([TextContent(json.dumps(structured, ensure_ascii=False))], structured, False,
                       tool=SEARCH_TOOL_NAME)
 
 
-def search(index: ToolIndex, arguments: Optional[Dict[str, Any]]) -> Optional[List[Tool]]:
+def search(index: ToolIndex, arguments: Optional[Mapping[str, object]]) -> Optional[List[Tool]]:
     """The tools a ``search_tools`` call with ``arguments`` finds (at most 50), or None if its
     arguments are not ``{"query": string, "k": positive integer}``."""
-    arguments = arguments if isinstance(arguments, dict) else {}
+    arguments = arguments if isinstance(arguments, Mapping) else {}
     query, k = arguments.get("query"), arguments.get("k", 10)
     if not isinstance(query, str) or isinstance(k, bool) or not isinstance(k, int) or k < 1:
         return None

@@ -34,7 +34,9 @@ from ..errors import (
 from .on_demand import OnDemandTools
 from .pins import ToolChange, ToolPins
 from .search import SEARCH_TOOL_NAME, ToolIndex, search_result
+from ..policies.timeout import CallTimeout
 from ..types._base import _SLOTS, _Value
+from ..types._json import JSONObject
 from ..transports.base import Transport
 from ..types._tools import Tool, ToolResult
 
@@ -57,7 +59,7 @@ class ServerStatus(_Value):
     tools: int = 0
     protocol: Optional[str] = field(default=None, compare=False, hash=False)
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """``{"state", "protocol", "tools", "error"}`` for a health endpoint: ``error`` is the
         exception's type and message (``None`` when there is none; errors carry no secrets)."""
         error = None if self.error is None else f"{type(self.error).__name__}: {self.error}".partition("\n")[0]
@@ -85,9 +87,9 @@ class ServerGroup:
             took its new list (on that client's notification thread).
     """
 
-    def __init__(self, servers: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, separator: str = "_",
+    def __init__(self, servers: Union[str, "os.PathLike[str]", Mapping[str, object]], *, separator: str = "_",
                  include: Sequence[str] = (), exclude: Sequence[str] = (),
-                 client_options: Optional[Mapping[str, Any]] = None, connect_timeout: Optional[float] = None,
+                 client_options: Optional[Mapping[str, object]] = None, connect_timeout: Optional[float] = None,
                  pins: Optional[ToolPins] = None, on_pin_change: str = "warn",
                  on_tools_changed: Optional[Callable[[str, List[Tool]], object]] = None) -> None:
         if not isinstance(separator, str) or not re.fullmatch(r"[a-zA-Z0-9_-]{1,4}", separator):
@@ -220,11 +222,12 @@ class ServerGroup:
                                          and m.client.server is not None else None)
                     for m in self._members.values()}
 
-    def health(self) -> Dict[str, Any]:
+    def health(self) -> JSONObject:
         """The group's status as JSON for a health endpoint: ``{"ok": bool, "servers": {name:
         ServerStatus.to_json()}}``; ``ok`` when every enabled server is ready. Sends nothing."""
-        servers = {name: status.to_json() for name, status in self.status.items()}
-        ok = all(s["state"] == "ready" for s in servers.values() if s["state"] != "disabled")
+        statuses = self.status
+        servers: JSONObject = {name: status.to_json() for name, status in statuses.items()}
+        ok = all(s.state == "ready" for s in statuses.values() if s.state != "disabled")
         return {"ok": ok, "servers": servers}
 
     # --- tools ----------------------------------------------------------------------------------
@@ -302,7 +305,7 @@ class ServerGroup:
             tools = self._table.tools
         return next((tool for tool in tools if tool.name == name), None)
 
-    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, timeout: Any = DEFAULT,
+    def call_tool(self, name: str, arguments: Optional[Mapping[str, object]] = None, *, timeout: CallTimeout = DEFAULT,
                   raise_on_error: bool = False) -> ToolResult:
         """Call a tool by its exposed (or ``"server.tool"``) name. ``search_tools`` is answered
         here (see ``search_tools``) unless a server's tool has that name."""
@@ -320,7 +323,7 @@ class ServerGroup:
         with self._lock:
             self._members[server].error = exc
 
-    def call_tools(self, calls: Sequence[Tuple[str, Optional[Dict[str, Any]]]], *,
+    def call_tools(self, calls: Sequence[Tuple[str, Optional[Mapping[str, object]]]], *,
                    timeout: Optional[float] = None) -> List[Union[ToolResult, MCPError]]:
         """Run ``(name, arguments)`` calls in parallel; their results in the same order. A call that
         fails is its exception in the list, never raised; after ``timeout`` seconds (overall) the
@@ -378,7 +381,7 @@ class ServerGroup:
                 self._index = ToolIndex(t for t in self._table.tools if t.model_visible)
             return self._index
 
-    def _search_result(self, arguments: Optional[Dict[str, Any]]) -> ToolResult:
+    def _search_result(self, arguments: Optional[Mapping[str, object]]) -> ToolResult:
         return search_result(self._tool_index(), arguments)
 
 
@@ -411,7 +414,7 @@ def _is_config(servers: Mapping[str, Any]) -> bool:
         and all(isinstance(entry, Mapping) for entry in value.values())
 
 
-def _start_call(client: Client, tool: str, arguments: Optional[Dict[str, Any]]) -> "Future[Any]":
+def _start_call(client: Client, tool: str, arguments: Optional[Mapping[str, object]]) -> "Future[Any]":
     """``client.call_tool_future(...)``, never blocking the caller: a client that is not ready
     (lost, with a ``Reconnect`` policy) reconnects inside that call, so it is made on a thread of
     its own, and the returned future follows it (cancelling it cancels the call)."""

@@ -9,8 +9,9 @@ the client's worker threads and may block, callbacks run in order on its notific
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Sequence, Union
 
+from .._util.sentinel import KEEP, Keep, replaced
 from ..types._base import _SLOTS
 
 if TYPE_CHECKING:
@@ -74,6 +75,20 @@ class Handlers:
         if not isinstance(self.task_requests, bool):
             raise TypeError("Handlers(task_requests=) must be True or False")
 
-    def replace(self, **changes: Any) -> "Handlers":
-        """A copy with ``changes`` applied."""
-        return dataclasses.replace(self, **changes)
+    def replace(
+        self, *,
+        sampling: Union[Optional["SamplingHandler"], Keep] = KEEP,
+        elicitation: Union[Optional["ElicitationHandler"], Keep] = KEEP,
+        elicitation_modes: Union[Sequence[str], Keep] = KEEP,
+        roots: Union[Optional["RootsSetting"], Keep] = KEEP,
+        on_log: Union[Optional[LogHandler], Keep] = KEEP,
+        on_notification: Union[Optional[NotificationHandler], Keep] = KEEP,
+        on_reconnect: Union[Optional[Callable[[], object]], Keep] = KEEP,
+        task_requests: Union[bool, Keep] = KEEP,
+    ) -> "Handlers":
+        """A copy with the given fields changed (the others keep their values)."""
+        return replaced(self, {
+            "sampling": sampling, "elicitation": elicitation, "elicitation_modes": elicitation_modes,
+            "roots": roots, "on_log": on_log, "on_notification": on_notification,
+            "on_reconnect": on_reconnect, "task_requests": task_requests,
+        })

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
+from .._util.sentinel import KEEP, Keep, replaced
 from ..types._base import _SLOTS
 
 __all__ = ["Keepalive", "Reconnect"]
@@ -51,9 +52,18 @@ class Reconnect:
         if self.backoff_factor < 0 or self.backoff_max < 0:
             raise ValueError("backoff_factor and backoff_max must not be negative")
 
-    def replace(self, **changes: Any) -> "Reconnect":
-        """A copy with ``changes`` applied."""
-        return dataclasses.replace(self, **changes)
+    def replace(
+        self, *,
+        max_attempts: Union[Optional[int], Keep] = KEEP,
+        backoff_factor: Union[float, Keep] = KEEP,
+        backoff_max: Union[float, Keep] = KEEP,
+        after_fork: Union[bool, Keep] = KEEP,
+    ) -> "Reconnect":
+        """A copy with the given fields changed (the others keep their values)."""
+        return replaced(self, {
+            "max_attempts": max_attempts, "backoff_factor": backoff_factor, "backoff_max": backoff_max,
+            "after_fork": after_fork,
+        })
 
     def delay(self, failures: int) -> float:
         """Seconds between the ``failures``-th consecutive failed attempt and the next one."""

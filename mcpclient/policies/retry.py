@@ -17,7 +17,9 @@ import random
 import sys
 import time
 from email.utils import parsedate_to_datetime
-from typing import Any, Dict, FrozenSet, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Optional, Tuple, Union
+
+from .._util.sentinel import KEEP, Keep, replaced
 
 __all__ = ["Retry", "parse_retry_after"]
 
@@ -57,9 +59,23 @@ class Retry:
     retry_tool_calls: bool = False
     history: Tuple[str, ...] = ()
 
-    def replace(self, **changes: Any) -> "Retry":
-        """A copy with ``changes`` applied."""
-        return dataclasses.replace(self, **changes)
+    def replace(
+        self, *,
+        total: Union[int, Keep] = KEEP,
+        backoff_factor: Union[float, Keep] = KEEP,
+        backoff_max: Union[float, Keep] = KEEP,
+        statuses: Union[FrozenSet[int], Keep] = KEEP,
+        respect_retry_after: Union[bool, Keep] = KEEP,
+        retry_after_max: Union[float, Keep] = KEEP,
+        retry_tool_calls: Union[bool, Keep] = KEEP,
+        history: Union[Tuple[str, ...], Keep] = KEEP,
+    ) -> "Retry":
+        """A copy with the given fields changed (the others keep their values)."""
+        return replaced(self, {
+            "total": total, "backoff_factor": backoff_factor, "backoff_max": backoff_max,
+            "statuses": statuses, "respect_retry_after": respect_retry_after,
+            "retry_after_max": retry_after_max, "retry_tool_calls": retry_tool_calls, "history": history,
+        })
 
     def repeatable(self, idempotent: Optional[bool]) -> bool:
         """May a request that reached the server be sent again, retries left or not?

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional, Union
 
-from .._util.sentinel import DEFAULT_MAX_PAGES
+from .._util.sentinel import DEFAULT_MAX_PAGES, KEEP, _Default, Keep, replaced
 from ..types._base import _SLOTS
 
 __all__ = ["Limits", "Timeout", "TimeoutSetting"]
@@ -77,15 +77,29 @@ class Timeout:
         """``timeout=`` as a ``Timeout``: seconds (``Timeout(seconds)``), ``None`` (no limit) or a ``Timeout``."""
         return setting if isinstance(setting, Timeout) else cls(setting)
 
-    def replace(self, **changes: Any) -> "Timeout":
-        """A copy with ``changes`` applied (a ``connect`` never given follows a new ``call``)."""
-        if self._connect_follows_call and "connect" not in changes:
-            changes["connect"] = _UNSET
-        return dataclasses.replace(self, **changes)
+    def replace(
+        self, *,
+        call: Union[Optional[float], Keep] = KEEP,
+        connect: Union[Optional[float], Keep] = KEEP,
+        probe: Union[float, Keep] = KEEP,
+        reset_on_progress: Union[bool, Keep] = KEEP,
+        total: Union[Optional[float], Keep] = KEEP,
+    ) -> "Timeout":
+        """A copy with the given fields changed (the others keep their values; a ``connect``
+        never given follows a new ``call``)."""
+        if self._connect_follows_call and connect is KEEP:
+            connect = _UNSET
+        return replaced(self, {
+            "call": call, "connect": connect, "probe": probe, "reset_on_progress": reset_on_progress,
+            "total": total,
+        })
 
 
 #: What ``timeout=`` takes: seconds, ``None`` (no limit), or a ``Timeout``.
 TimeoutSetting = Union[float, None, Timeout]
+#: What a call's ``timeout=`` takes: seconds, ``None`` (no limit), a ``Timeout``, or ``DEFAULT``
+#: (the client's).
+CallTimeout = Union[float, None, Timeout, _Default]
 
 
 @dataclasses.dataclass(frozen=True, **_SLOTS)
@@ -119,6 +133,14 @@ class Limits:
                 extra = " or None" if name == "server_text" else ""
                 raise ValueError(f"Limits({name}=) must be a whole number >= 1{extra}, not {value!r}")
 
-    def replace(self, **changes: Any) -> "Limits":
-        """A copy with ``changes`` applied."""
-        return dataclasses.replace(self, **changes)
+    def replace(
+        self, *,
+        workers: Union[int, Keep] = KEEP,
+        pages: Union[int, Keep] = KEEP,
+        input_rounds: Union[int, Keep] = KEEP,
+        server_text: Union[Optional[int], Keep] = KEEP,
+    ) -> "Limits":
+        """A copy with the given fields changed (the others keep their values)."""
+        return replaced(self, {
+            "workers": workers, "pages": pages, "input_rounds": input_rounds, "server_text": server_text,
+        })

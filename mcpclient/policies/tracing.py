@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 from importlib.util import find_spec
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from ..errors import MissingExtraError
 from ..types._base import _SLOTS
+
+if TYPE_CHECKING:  # the otel extra's types (opentelemetry-api); nothing is imported at run time
+    from opentelemetry.metrics import MeterProvider
+    from opentelemetry.trace import TracerProvider
 
 __all__ = ["Tracing", "TracingSetting", "missing_extra", "wants_tracing"]
 
@@ -44,8 +48,8 @@ class Tracing:
 
     record_arguments: bool = False
     record_results: bool = False
-    tracer_provider: Any = None
-    meter_provider: Any = None
+    tracer_provider: Optional["TracerProvider"] = None
+    meter_provider: Optional["MeterProvider"] = None
 
 
 #: What ``Client(tracing=)`` takes: None (automatic), True, False, or a ``Tracing``.

@@ -8,7 +8,7 @@ thread, never the reader's. ``pages`` walks a paginated list as one call of seve
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
@@ -63,7 +63,8 @@ def complete_params(ref: Dict[str, Any], name: str, value: str, context: Optiona
     return params
 
 
-def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool, meta: Optional[Dict[str, Any]],
+def tool_call(name: str, arguments: Optional[Mapping[str, object]], raise_on_error: bool,
+              meta: Optional[Mapping[str, object]],
               known: Optional[Tool], learn: Optional[Callable[[], Optional[Tool]]] = None,
               ) -> Tuple[Dict[str, Any], Callable[[Any], ToolResult]]:
     """``tools/call`` params and the transform that parses, validates (against ``known``'s
@@ -71,9 +72,10 @@ def tool_call(name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bo
     the tools are listed then, by whoever runs the transform) and optionally raises ``ToolError``."""
     if not isinstance(name, str):
         raise TypeError("tool name must be a string")
-    if arguments is not None and not isinstance(arguments, dict):
+    if arguments is not None and not isinstance(arguments, Mapping):
         raise TypeError("tool arguments must be a dict")
-    params: Dict[str, Any] = {"name": name, "arguments": arguments if arguments is not None else {}}
+    given = arguments if isinstance(arguments, dict) or arguments is None else dict(arguments)
+    params: Dict[str, Any] = {"name": name, "arguments": given if given is not None else {}}
     if meta:
         params["_meta"] = dict(meta)
     schema = known.output_schema if known is not None else None

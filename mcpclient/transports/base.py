@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from typing import AbstractSet, Any, Callable, Dict, FrozenSet, Literal, Optional, Union
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, FrozenSet, List, Literal, Optional, Union
 from urllib.parse import urlsplit
 
 from ..errors import ProtocolError, UnsendableMessage
+
+if TYPE_CHECKING:  # (the types load at connect(): a transport starts without them)
+    from ..types._json import JSONObject, JSONValue
 
 __all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "LATE_ANSWER", "DeliveryFailed", "Endpoint", "Remake", "RemakeKind",
            "SessionRenewed", "Transport", "TransportInfo", "decode_frame", "encode_frame"]
@@ -58,6 +61,17 @@ class SessionRenewed:
 
     def __repr__(self) -> str:
         return "SessionRenewed()"
+
+
+#: What ``Transport.send`` takes: one JSON-RPC message, or a batch of them.
+Message = Union["JSONObject", List["JSONObject"]]
+#: What ``Transport.send`` may return: a callable that waits for the answer the transport read
+#: itself (``None``: none came that way).
+InlineAnswer = Callable[[], Optional["JSONObject"]]
+#: What ``Transport.receive`` returns: a message (a JSON object, or a batch), a request that could
+#: not be delivered (``DeliveryFailed``), a renewed session (``SessionRenewed``), or ``None`` at
+#: the end of the stream.
+Received = Union["JSONValue", DeliveryFailed, SessionRenewed]
 
 
 class Endpoint:
@@ -228,8 +242,8 @@ class Transport(ABC):
         closed transport refuses to start (``ConnectionClosed``)."""
 
     @abstractmethod
-    def send(self, message: Any, *, deadline: Optional[float] = None, headers: Optional[Dict[str, str]] = None,
-             idempotent: Optional[bool] = False, setup: bool = False) -> Optional[Callable[[], Optional[Any]]]:
+    def send(self, message: Message, *, deadline: Optional[float] = None, headers: Optional[Dict[str, str]] = None,
+             idempotent: Optional[bool] = False, setup: bool = False) -> Optional[InlineAnswer]:
         """Send one message (a dict, or a list for a batch). Raises ``TransportError``.
 
         Returns None, or, for a request a transport thread exchanges (HTTP: the POST and its
@@ -255,7 +269,7 @@ class Transport(ABC):
         """
 
     @abstractmethod
-    def receive(self) -> Optional[Any]:
+    def receive(self) -> Optional[Received]:
         """Block until the next message; ``None`` at end of stream. In place of a message: a
         ``DeliveryFailed`` (a request that could not be delivered) or a ``SessionRenewed``."""
 
@@ -270,7 +284,7 @@ class Transport(ABC):
         cancelled by closing its response). HTTP transports add the version header from here on
         and, in the handshake era, open their server-to-client stream; others need not care."""
 
-    def cancel_request(self, request_id: Any) -> bool:
+    def cancel_request(self, request_id: Union[int, str]) -> bool:
         """Cancel an in-flight request the transport's own way; True if that replaces the
         ``notifications/cancelled`` message (2026-07-28 HTTP closes the request's stream)."""
         return False
@@ -290,14 +304,14 @@ def encode_frame(message: Any) -> bytes:
         raise UnsendableMessage(f"message cannot be sent as JSON: {type(exc).__name__}: {exc}") from None
 
 
-def decode_frame(data: Union[bytes, str]) -> Any:
+def decode_frame(data: Union[bytes, str]) -> Union[JSONObject, List[JSONValue]]:
     """Parse one frame (UTF-8 bytes, or text: an SSE event's data) into a message: a JSON object,
     or a non-empty array (a batch). Raise ``ProtocolError`` for anything else (the caller logs
     and skips it): not JSON, nested deeper than the decoder can go, or a value that is not a
     message (``null``, a number, a string, ``[]``). ``None`` is never returned: it means end of
     stream to the reader."""
     try:
-        message = _decode(data if type(data) is str else data.decode("utf-8"))  # type: ignore[union-attr]
+        message: JSONValue = _decode(data if type(data) is str else data.decode("utf-8"))  # type: ignore[union-attr]
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
         raise ProtocolError(f"frame is not valid JSON: {str(exc)[:200]}") from None
     except RecursionError:  # nested deeper than the interpreter's recursion limit allows

@@ -7,10 +7,10 @@ through memory sees what a server would see. The other side is a ``MemoryPeer`` 
 from __future__ import annotations
 
 import queue
-from typing import Any, Dict, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from ..errors import ConnectionClosed
-from .base import Endpoint, Transport, TransportInfo, decode_frame, encode_frame
+from .base import Endpoint, Message, Received, Transport, TransportInfo, decode_frame, encode_frame
 
 __all__ = ["MemoryPeer", "MemoryTransport"]
 
@@ -23,14 +23,14 @@ class _End:
         self._outbox = outbox
         self._closed = False
 
-    def send(self, message: Any, *, deadline: Optional[float] = None,
+    def send(self, message: Message, *, deadline: Optional[float] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
         """Queue one message for the other end. Raises ``ConnectionClosed`` once this end is closed."""
         if self._closed:
             raise ConnectionClosed("memory transport is closed")
         self._outbox.put(encode_frame(message))
 
-    def receive(self, timeout: Optional[float] = None) -> Optional[Any]:
+    def receive(self, timeout: Optional[float] = None) -> Optional[Received]:
         """The next message, or ``None`` once the other side closed (or ``timeout`` passed)."""
         try:
             frame = self._inbox.get(timeout=timeout)

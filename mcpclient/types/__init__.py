@@ -28,13 +28,14 @@ equal objects hash alike.
 # Imports: ``_util`` and ``errors`` only.
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union  # noqa: F401 (the annotations of the
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union, cast  # noqa: F401 (the annotations of the
 # classes whose public home is here resolve in this namespace: typing.get_type_hints)
 
 from .._util.lazy import lazy_names
 from ..errors import URLElicitationRequired
 from ._base import Raw
 from ._implementation import Implementation, Page, ServerInfo
+from ._json import JSONObject, JSONValue
 from ._tools import Content, EmbeddedResource, ResourceContents, TextContent, Tool, ToolResult, parse_content
 from . import elicitation
 
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent
     from ._tasks import Task
     from ._ui import ToolUI, UICsp, UIPermissions, UIResourceMeta  # noqa: F401 (type checkers, the reference)
+    from .elicitation import ElicitationRequest
 
 __all__ = [
     "AudioContent",
@@ -51,6 +53,8 @@ __all__ = [
     "EmbeddedResource",
     "ImageContent",
     "Implementation",
+    "JSONObject",
+    "JSONValue",
     "Page",
     "Prompt",
     "PromptArgument",
@@ -87,13 +91,13 @@ _CONTENT = frozenset(("AudioContent", "ImageContent", "ResourceLink", "UnknownCo
 _UI = frozenset(("ToolUI", "UICsp", "UIPermissions", "UIResourceMeta"))
 
 
-def _url_elicitation(raw: Raw) -> Any:
+def _url_elicitation(raw: Dict[str, object]) -> "ElicitationRequest":
     """One entry of ``URLElicitationRequired.elicitations`` (``errors`` imports nothing of the
     package, so the types decode it): an ``ElicitationRequest``."""
-    return elicitation.ElicitationRequest.from_wire(raw)
+    return elicitation.ElicitationRequest.from_wire(cast(Raw, raw))  # (a decoded JSON object)
 
 
-URLElicitationRequired.decode = staticmethod(_url_elicitation)  # type: ignore[assignment]
+URLElicitationRequired.decode = staticmethod(_url_elicitation)
 
 __getattr__ = lazy_names(__name__, {**dict.fromkeys(_CATALOG, "_catalog"), **dict.fromkeys(_CONTENT, "_content"),
                                     **dict.fromkeys(_UI, "_ui"), "Task": "_tasks"}, globals())

@@ -10,9 +10,11 @@ from dataclasses import fields
 from typing import Any, Dict
 
 from ..errors import ProtocolError
+from ._json import JSONObject
 
 
-Raw = Dict[str, Any]
+#: A wire dict as it came: what ``.raw`` holds.
+Raw = JSONObject
 
 log = logging.getLogger("mcpclient")
 

@@ -8,7 +8,7 @@ does not pay for building them at ``import mcpclient``. They follow ``types``' r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, List, Optional
+from typing import TYPE_CHECKING, List, Mapping, Optional, Union, cast
 
 from .._util.lazy import load
 from ._base import _SLOTS, Raw, _opt, _opt_str, _require, _str, _Value, log
@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from ._ui import UIResourceMeta
 
 __all__ = ["Completion", "Prompt", "PromptArgument", "PromptMessage", "PromptResult", "Resource", "ResourceTemplate"]
+
+
+#: What ``completion/complete`` completes for: a prompt, a resource template or resource, a wire
+#: ``ref`` dict, a prompt's name or a template's URI.
+CompletionRef = Union["Prompt", "ResourceTemplate", "Resource", Mapping[str, object], str]
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -210,7 +215,7 @@ class Completion(_Value):
         return cls(kept, _opt(comp, "total", int, what), comp.get("hasMore") is True, raw)
 
     @staticmethod
-    def wire_ref(ref: Any) -> Raw:
+    def wire_ref(ref: "CompletionRef") -> Raw:
         """What a ``completion/complete`` request is about, on the wire: ``ref`` is a ``Prompt``,
         a ``ResourceTemplate``/``Resource``, a wire dict, a prompt name, or a URI (template).
         ``TypeError`` for anything else."""
@@ -220,8 +225,8 @@ class Completion(_Value):
             return {"type": "ref/resource", "uri": ref.uri_template}
         if isinstance(ref, Resource):
             return {"type": "ref/resource", "uri": ref.uri}
-        if isinstance(ref, dict):
-            return dict(ref)
+        if isinstance(ref, Mapping):
+            return cast(Raw, dict(ref))
         if isinstance(ref, str):
             return {"type": "ref/resource", "uri": ref} if ("://" in ref or "{" in ref) else \
                 {"type": "ref/prompt", "name": ref}

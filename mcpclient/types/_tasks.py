@@ -49,7 +49,7 @@ class Task(_Value):
         return self.status in TERMINAL
 
     @classmethod
-    def from_wire(cls, raw: Any) -> "Task":
+    def from_wire(cls, raw: object) -> "Task":
         """Build a ``Task`` from its wire dict.
 
         Raises ``ProtocolError`` if ``taskId`` or ``status`` is missing or not a string.
@@ -57,7 +57,7 @@ class Task(_Value):
         if not isinstance(raw, dict) or not isinstance(raw.get("taskId"), str) or not isinstance(raw.get("status"), str):
             raise ProtocolError("task: expected an object with string 'taskId' and 'status'")
         what = "task"  # a wrong-typed optional field is dropped (types.py), never met later in arithmetic
-        return cls(raw["taskId"], raw["status"], _opt(raw, "statusMessage", str, what),
+        return cls(str(raw["taskId"]), str(raw["status"]), _opt(raw, "statusMessage", str, what),
                    _opt(raw, "createdAt", str, what), _opt(raw, "lastUpdatedAt", str, what),
                    _first(raw, _TTL), _first(raw, _POLL_INTERVAL),
                    _opt(raw, "_meta", dict, what), raw, _opt(raw, "result", dict, what), _opt(raw, "error", dict, what),

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, List, Optional, Union
 
 from .._util.lazy import load
 from ._base import _SLOTS, Raw, _b64decode, _opt, _require, _str, _Value, log
+from ._json import JSONValue
 from ..errors import ProtocolError, ToolError
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ class ToolResult(_Value):
     __module__ = "mcpclient.types"  # its public home: reprs, pickles and the docs name it there
 
     content: List[Content] = field(hash=False)
-    structured_content: Any = field(default=None, hash=False)
+    structured_content: JSONValue = field(default=None, hash=False)
     is_error: bool = False
     meta: Optional[Raw] = field(default=None, hash=False)
     tool: Optional[str] = None

@@ -4,22 +4,24 @@
 ``ElicitationResult`` what it returns; ``accept_defaults`` is a ready-made handler. ``mcpclient``
 re-exports all three.
 
-This module imports nothing of mcpclient (``mcpclient.types`` imports it, and decodes
-``URLElicitationRequired.elicitations`` with it). A malformed request raises
+This module imports nothing of mcpclient but the JSON type aliases (``mcpclient.types`` imports
+it, and decodes ``URLElicitationRequired.elicitations`` with it). A malformed request raises
 ``InvalidElicitation`` (a ``ValueError``); the client answers the server with -32602 and its message.
 """
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Mapping, Optional, cast
+
+from ._json import JSONObject
 
 __all__ = ["ELICITATION_MODES", "ElicitationRequest", "ElicitationResult", "InvalidElicitation", "accept_defaults"]
 
 #: The elicitation modes a client can declare and a server can ask for.
 ELICITATION_MODES = ("form", "url")
 
-Raw = Dict[str, Any]
+Raw = JSONObject
 # As in ``types`` (not imported from there: see above): slots where dataclasses has them (3.10+).
 _SLOTS: Dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
 
@@ -50,7 +52,7 @@ class ElicitationRequest:
     meta: Optional[Raw] = field(default=None, hash=False)
     raw: Raw = field(default_factory=dict, repr=False, compare=False)
 
-    def defaults(self) -> Dict[str, Any]:
+    def defaults(self) -> JSONObject:
         """Every ``default`` the form's schema declares, by field name (``{}`` for URL mode)."""
         properties = (self.requested_schema or {}).get("properties")
         if not isinstance(properties, dict):
@@ -62,7 +64,7 @@ class ElicitationRequest:
     def from_wire(cls, raw: Raw) -> "ElicitationRequest":
         """Parse the request's params; ``InvalidElicitation`` if they are malformed."""
         mode = raw.get("mode", "form")
-        if mode not in ELICITATION_MODES:
+        if not isinstance(mode, str) or mode not in ELICITATION_MODES:
             raise InvalidElicitation(f"unknown elicitation mode {mode!r}")
         message = raw.get("message")
         if not isinstance(message, str):
@@ -72,8 +74,10 @@ class ElicitationRequest:
             raise InvalidElicitation("form elicitation needs a 'requestedSchema' object")
         if mode == "url" and not isinstance(url, str):
             raise InvalidElicitation("URL elicitation needs a 'url' string")
-        return cls(mode, message, schema if mode == "form" else None, url if mode == "url" else None,
-                   raw.get("elicitationId"), raw.get("_meta"), raw)
+        loose: Dict[str, Any] = raw  # the optional fields pass through as received
+        return cls(mode, message, schema if isinstance(schema, dict) and mode == "form" else None,
+                   url if isinstance(url, str) and mode == "url" else None,
+                   loose.get("elicitationId"), loose.get("_meta"), raw)
 
 
 @dataclass(frozen=True, **_SLOTS)
@@ -81,11 +85,11 @@ class ElicitationResult:
     """The user's answer: ``ElicitationResult.accept({...})``, ``.decline()`` or ``.cancel()``."""
 
     action: str
-    content: Optional[Dict[str, Any]] = field(default=None, hash=False)
-    meta: Optional[Raw] = field(default=None, hash=False)
+    content: Optional[Mapping[str, object]] = field(default=None, hash=False)
+    meta: Optional[Mapping[str, object]] = field(default=None, hash=False)
 
     @classmethod
-    def accept(cls, content: Optional[Dict[str, Any]] = None) -> "ElicitationResult":
+    def accept(cls, content: Optional[Mapping[str, object]] = None) -> "ElicitationResult":
         """An ``accept`` answer carrying the form's ``content``."""
         return cls("accept", content)
 
@@ -108,9 +112,9 @@ class ElicitationResult:
             raise ValueError(f"elicitation action must be accept, decline or cancel, not {self.action!r}")
         wire: Raw = {"action": self.action}
         if self.action == "accept" and self.content is not None:
-            wire["content"] = self.content
+            wire["content"] = cast(JSONObject, self.content)  # sent as JSON: the encoder checks it
         if self.meta:
-            wire["_meta"] = self.meta
+            wire["_meta"] = cast(JSONObject, self.meta)
         return wire
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union, cast
 from urllib.parse import quote, unquote, urlsplit
 
 from .elicitation import ElicitationRequest, ElicitationResult, accept_defaults
@@ -36,6 +36,11 @@ __all__ = [
 
 # --- sampling -----------------------------------------------------------------------------------
 
+#: What ``CreateMessageResult.content`` takes: a string (one text block), a content object, a
+#: wire dict, or a list of those.
+SamplingBlock = Union[str, Content, Mapping[str, object]]
+SamplingContent = Union[SamplingBlock, Sequence[SamplingBlock]]
+
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
 class SamplingMessage(_Value):
     """One message of a sampling conversation; ``content`` is always a list (the wire may send one block)."""
@@ -50,7 +55,7 @@ class SamplingMessage(_Value):
         return "".join(c.text for c in self.content if isinstance(c, TextContent))
 
     @classmethod
-    def from_wire(cls, raw: Any) -> "SamplingMessage":
+    def from_wire(cls, raw: object) -> "SamplingMessage":
         """Build a ``SamplingMessage`` from the request's wire dict.
 
         Raises ``InvalidParams`` if it is malformed (the server is answered with -32602).
@@ -86,8 +91,10 @@ class CreateMessageRequest(_Value):
     @property
     def model_hints(self) -> List[str]:
         """The server's model name hints, in order of preference (advisory only)."""
-        hints = (self.model_preferences or {}).get("hints") or []
-        return [h["name"] for h in hints if isinstance(h, dict) and isinstance(h.get("name"), str)]
+        hints = (self.model_preferences or {}).get("hints")
+        if not isinstance(hints, list):
+            return []
+        return [name for name in (h.get("name") for h in hints if isinstance(h, dict)) if isinstance(name, str)]
 
     @classmethod
     def from_wire(cls, raw: Raw) -> "CreateMessageRequest":
@@ -99,10 +106,11 @@ class CreateMessageRequest(_Value):
         max_tokens = raw.get("maxTokens")
         if not isinstance(messages, list) or not isinstance(max_tokens, int) or isinstance(max_tokens, bool):
             raise InvalidParams(-32602, "sampling/createMessage needs 'messages' (a list) and 'maxTokens' (an integer)")
-        return cls([SamplingMessage.from_wire(m) for m in messages], max_tokens, raw.get("systemPrompt"),
-                   raw.get("modelPreferences"), raw.get("includeContext"), raw.get("temperature"),
-                   raw.get("stopSequences"), raw.get("metadata"), raw.get("tools"), raw.get("toolChoice"),
-                   raw.get("_meta"), raw)
+        loose: Dict[str, Any] = raw  # the optional fields pass through as received
+        return cls([SamplingMessage.from_wire(m) for m in messages], max_tokens, loose.get("systemPrompt"),
+                   loose.get("modelPreferences"), loose.get("includeContext"), loose.get("temperature"),
+                   loose.get("stopSequences"), loose.get("metadata"), loose.get("tools"), loose.get("toolChoice"),
+                   loose.get("_meta"), raw)
 
 
 @dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
@@ -113,11 +121,11 @@ class CreateMessageResult(_Value):
     list of those (2025-11-25 allows several blocks, e.g. ``tool_use``).
     """
 
-    content: Any = field(hash=False)
+    content: SamplingContent = field(hash=False)
     model: str
     role: str = "assistant"
     stop_reason: Optional[str] = "endTurn"
-    meta: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Mapping[str, object]] = field(default=None, hash=False)
 
     def to_wire(self) -> Raw:
         """The ``CreateMessageResult`` wire dict sent to the server. Raises ``TypeError`` for content it cannot encode."""
@@ -125,17 +133,17 @@ class CreateMessageResult(_Value):
         if self.stop_reason is not None:
             wire["stopReason"] = self.stop_reason
         if self.meta:
-            wire["_meta"] = self.meta
+            wire["_meta"] = cast(Raw, self.meta)  # sent as JSON: the encoder checks it
         return wire
 
 
-def _content_to_wire(content: Any) -> Any:
+def _content_to_wire(content: object) -> Any:
     if isinstance(content, list):
         return [_content_to_wire(c) for c in content]
     if isinstance(content, str):
         return {"type": "text", "text": content}
-    if isinstance(content, dict):
-        return content
+    if isinstance(content, Mapping):
+        return content if isinstance(content, dict) else dict(content)
     raw = content.raw if isinstance(content, _Value) else None
     if isinstance(content, TextContent) and not raw:
         return {"type": "text", "text": content.text}
@@ -152,7 +160,7 @@ class Root(_Value):
 
     uri: str
     name: Optional[str] = None
-    meta: Optional[Raw] = field(default=None, hash=False)
+    meta: Optional[Mapping[str, object]] = field(default=None, hash=False)
 
     def to_wire(self) -> Raw:
         """The ``Root`` wire dict (``uri``, and ``name`` and ``_meta`` when set)."""
@@ -160,13 +168,17 @@ class Root(_Value):
         if self.name is not None:
             wire["name"] = self.name
         if self.meta:
-            wire["_meta"] = self.meta
+            wire["_meta"] = cast(Raw, self.meta)
         return wire
 
 
-RootsSetting = Union[Sequence[Union[Root, str, Dict[str, Any]]], Callable[[], Sequence[Union[Root, str, Dict[str, Any]]]]]
-SamplingHandler = Callable[[CreateMessageRequest], Union[CreateMessageResult, Dict[str, Any]]]
-ElicitationHandler = Callable[[ElicitationRequest], Union[ElicitationResult, Dict[str, Any]]]
+#: One root as ``Handlers(roots=)`` and ``Client.set_roots`` take it: a ``Root``, a URI, or a wire dict.
+RootEntry = Union[Root, str, Mapping[str, object]]
+RootsSetting = Union[Sequence[RootEntry], Callable[[], Sequence[RootEntry]]]
+#: A sampling handler: the request in, the model's message (or its wire dict) out.
+SamplingHandler = Callable[[CreateMessageRequest], Union[CreateMessageResult, Mapping[str, object]]]
+#: An elicitation handler: the request in, the user's answer (or its wire dict) out.
+ElicitationHandler = Callable[[ElicitationRequest], Union[ElicitationResult, Mapping[str, object]]]
 
 
 def normalized_root(uri: str) -> str:
@@ -201,7 +213,7 @@ def normalized_root(uri: str) -> str:
     return "file://" + quote(path, safe="/:@!$&'()*+,;=~")
 
 
-def roots_to_wire(roots: Sequence[Any]) -> List[Raw]:
+def roots_to_wire(roots: Sequence[object]) -> List[Raw]:
     """Check and convert a roots list (``Root``, URI string, or wire dict per entry); each URI
     as ``normalized_root`` makes it (``ValueError`` if it cannot be)."""
     if isinstance(roots, (str, bytes)) or not isinstance(roots, Sequence):
@@ -212,10 +224,11 @@ def roots_to_wire(roots: Sequence[Any]) -> List[Raw]:
             root = Root(root)
         if isinstance(root, Root):
             entry = root.to_wire()
-        elif isinstance(root, dict) and isinstance(root.get("uri"), str):
-            entry = root
+        elif isinstance(root, Mapping) and isinstance(root.get("uri"), str):
+            entry = cast(Raw, root if isinstance(root, dict) else dict(root))
         else:
             raise TypeError(f"not a root: {root!r:.100}")
-        uri = normalized_root(entry["uri"])
-        wire.append(entry if uri == entry["uri"] else dict(entry, uri=uri))
+        given = cast(str, entry["uri"])
+        uri = normalized_root(given)
+        wire.append(entry if uri == given else dict(entry, uri=uri))
     return wire

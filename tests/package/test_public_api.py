@@ -33,7 +33,7 @@ def test_all_is_sorted_and_every_name_resolves():
 
 def test_every_error_and_result_type_is_exported():
     missing = [n for n in errors.__all__ + types.__all__ if n not in mcpclient.__all__]
-    assert missing == ["Content", "parse_content"]  # a typing alias and a parser, not API types
+    assert missing == ["Content", "JSONObject", "JSONValue", "parse_content"]  # typing aliases and a parser, not API types
 
 
 def test_everything_the_client_returns_or_yields_is_exported():
@@ -41,6 +41,7 @@ def test_everything_the_client_returns_or_yields_is_exported():
     namespace.update(vars(typing), F=typing.TypeVar("F"))  # (extension(kind) returns what kind is)
     from mcpclient.extensions.skills import LoadedSkill, Skill  # noqa: F401 - resolved by get_type_hints
     from mcpclient.extensions.tasks.core import Task, ToolTask  # noqa: F401
+    from mcpclient.types import JSONObject, JSONValue  # noqa: F401 - the JSON aliases, resolved too
 
     exported = {id(getattr(mcpclient, n)) for n in mcpclient.__all__}
     unexported = set()

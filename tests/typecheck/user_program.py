@@ -6,13 +6,14 @@ Not collected by pytest (no ``test_`` names) and never run: it only has to type-
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from mcpclient import (
     CreateMessageRequest, CreateMessageResult, ElicitationRequest, ElicitationResult, MCPError, Retry, Root,
     ServerConfig, ServerGroup, ServerStatus, TextContent, Tool, ToolChange, ToolIndex, ToolPins, ToolResult,
     load_config, search_tool_definition, tool_fingerprint,
 )
+from mcpclient.types import JSONObject, JSONValue
 
 policy = Retry(total=3, retry_tool_calls=True)
 repeats: int = policy.total
@@ -21,7 +22,7 @@ calmer: Retry = dataclasses.replace(policy, backoff_factor=1.0)
 text = TextContent(text="hello", meta={"k": "v"})
 body: str = text.text
 kind: str = text.type
-meta: Optional[Dict[str, object]] = text.meta
+meta: Optional[JSONObject] = text.meta
 
 answer = CreateMessageResult(content=text, model="my-model")
 also = CreateMessageResult(content="plain text", model="m", stop_reason=None)
@@ -32,12 +33,12 @@ stop: Optional[str] = also.stop_reason
 accepted = ElicitationResult(action="accept", content={"name": "Ada"})
 declined: ElicitationResult = ElicitationResult.decline()
 action: str = accepted.action
-fields: Optional[Dict[str, object]] = accepted.content
+fields: Optional[Mapping[str, object]] = accepted.content
 
 tool = Tool(name="echo", description="Echo the text back", input_schema={"type": "object"})
 name: str = tool.name
 description: Optional[str] = tool.description
-schema: Dict[str, object] = tool.input_schema
+schema: JSONObject = tool.input_schema
 shown: str = tool.display_name
 support: str = tool.task_support
 
@@ -67,6 +68,12 @@ def joined(result: ToolResult) -> str:
     return result.text if not result.is_error else ""
 
 
+def total(result: ToolResult) -> float:
+    structured: JSONValue = result.structured_content
+    value = structured.get("sum") if isinstance(structured, dict) else None
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
 def many_servers(path: str) -> List[str]:
     configs: Dict[str, ServerConfig] = load_config(path)
     timeout: Optional[float] = configs["files"].timeout
@@ -75,11 +82,13 @@ def many_servers(path: str) -> List[str]:
         failed: Optional[BaseException] = states["files"].error
         tools: List[Tool] = group.list_tools() + [search_tool_definition()]
         found: List[Tool] = ToolIndex(tools).search("read a file", k=3) + group.search_tools("fetch")
+        arguments: Dict[str, int] = {"line": 1}
         result: ToolResult = group.call_tool("files_read", {"path": "a.txt"})
+        numbered: ToolResult = group.call_tool("files_read", arguments)
         results: List[ToolResult | MCPError] = group.call_tools([("files_read", {"path": "b.txt"})], timeout=5)
         changes: List[ToolChange] = group.pin_changes
         pair: tuple[str, str] = group.resolve("files.read")
-        return [tool_fingerprint(t) for t in found] + [result.text, str(failed), str(len(results)), str(changes), *pair]
+        return [tool_fingerprint(t) for t in found] + [result.text, numbered.text, str(failed), str(len(results)), str(changes), *pair]
 
 
 def llm_tools(group: ServerGroup, tool_calls: List[Dict[str, Any]], blocks: List[Dict[str, Any]]) -> int:

@@ -237,3 +237,43 @@ def test_a_timeout_whose_connect_follows_call_follows_it_through_replace():
     assert Timeout(30, connect=10).replace(call=5).connect == 10.0
     assert Timeout(30).replace(connect=7).replace(call=5).connect == 7.0
     assert Timeout(30).replace(probe=1).connect == 30.0
+
+
+@pytest.mark.parametrize("value, changes", [
+    (Timeout(30, connect=10), {"call": 5.0, "total": None}),
+    (Limits(), {"workers": 2}),
+    (mcpclient.Retry(), {"total": 0, "history": ("a",)}),
+    (mcpclient.Reconnect(), {"max_attempts": None}),
+    (Handlers(), {"task_requests": True, "elicitation_modes": ("form", "url")}),
+])
+def test_a_policy_replace_changes_the_named_fields_and_keeps_the_others(value, changes):
+    replaced = value.replace(**changes)
+    assert type(replaced) is type(value) and replaced is not value
+    for field in dataclasses.fields(value):
+        want = changes.get(field.name, getattr(value, field.name))
+        assert getattr(replaced, field.name) == want, field.name
+    assert value.replace() == value  # every field left out: an equal copy
+
+
+def test_a_policy_replace_checks_the_new_values_and_names():
+    with pytest.raises(ValueError):
+        Limits().replace(workers=0)  # checked as the constructor checks it
+    with pytest.raises(TypeError):
+        Timeout().replace(cal=1)  # type: ignore[call-arg]  (a misspelt field)
+
+
+def test_the_json_aliases_resolve_at_run_time_wherever_they_are_used():
+    """``typing.get_type_hints`` resolves the recursive alias in a namespace that never imported
+    ``JSONValue`` (its inner ``"JSONValue"`` is bound to its own module)."""
+    import typing
+
+    from mcpclient.types import JSONObject
+
+    def takes(value: "JSONObject") -> None:
+        return None
+
+    hints = typing.get_type_hints(takes, {"JSONObject": JSONObject}, {})  # no JSONValue in sight
+    value = typing.get_args(hints["value"])[1]  # Dict[str, JSONValue]: a JSON value, one level down resolved
+    assert typing.get_origin(hints["value"]) is dict and str in typing.get_args(value)
+    assert {typing.get_origin(arg) for arg in typing.get_args(value)} >= {list, dict}
+    assert typing.get_type_hints(mcpclient.ToolResult)["structured_content"] is not None

@@ -3,6 +3,7 @@
 server bundled with mcpclient; in a project, ``npx``/``uvx`` servers or remote URLs."""
 import os
 import sys
+from typing import Dict, List
 
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "example-only: not a secret")
 DEBUG = False
@@ -10,8 +11,8 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 ROOT_URLCONF = "mysite.urls"
 WSGI_APPLICATION = "mysite.wsgi.application"
 INSTALLED_APPS = ["mcpclient.contrib.django"]
-MIDDLEWARE = []
-DATABASES = {}
+MIDDLEWARE: List[str] = []
+DATABASES: Dict[str, Dict[str, str]] = {}
 USE_TZ = True
 
 MCP_SERVERS = {

@@ -24,6 +24,7 @@ from ..._util.threads import WorkerPool
 from ...errors import CapabilityError, InternalError, InvalidParams, ProtocolError, RequestTimeout, RPCError
 from ..._engine.deadline import Deadline
 from ..._engine.futures import CallFuture
+from ...policies.timeout import CallTimeout
 from ...protocol.spec import server_has
 from ...types._base import Raw
 from ...types._tools import Tool, ToolResult
@@ -72,7 +73,7 @@ class ToolTask:
     def __repr__(self) -> str:
         return f"<ToolTask {self.name!r} {self.task_id!r} {self.task.status}>"
 
-    def status(self, *, timeout: Any = DEFAULT) -> Task:
+    def status(self, *, timeout: CallTimeout = DEFAULT) -> Task:
         """The task's current state (``tasks/get``)."""
         requester = self._requester
         return requester.call("tasks/get", {"taskId": self.task_id}, Task.from_wire,  # type: ignore[no-any-return]
@@ -94,7 +95,7 @@ class ToolTask:
         requester = self._requester
         return requester.call("tasks/result", {"taskId": self.task_id}, self._transform, requester.deadline(timeout), check=False)
 
-    def cancel(self, *, timeout: Any = DEFAULT) -> Task:
+    def cancel(self, *, timeout: CallTimeout = DEFAULT) -> Task:
         """Ask the server to cancel the task (``tasks/cancel``); returns its state afterwards."""
         requester = self._requester
         return requester.call("tasks/cancel", {"taskId": self.task_id}, Task.from_wire,  # type: ignore[no-any-return]
@@ -191,8 +192,8 @@ class TaskStore:
         """Accept a checked task-augmented request: run ``run()`` in the background, return the
         ``CreateTaskResult`` to answer now."""
         spec = params.get("task")
-        ttl = spec.get("ttl") if isinstance(spec, dict) and isinstance(spec.get("ttl"), int) else None
-        task = _Local(method, ttl)
+        ttl = spec.get("ttl") if isinstance(spec, dict) else None
+        task = _Local(method, ttl if isinstance(ttl, int) else None)
         with self._lock:
             if self._closed:
                 raise InternalError(-32603, "the client is closing")
@@ -264,14 +265,15 @@ class TaskStore:
         reply = self._reply
         if reply is None:
             return
-        related = {RELATED_TASK: {"taskId": task.id}}
+        related: Raw = {RELATED_TASK: {"taskId": task.id}}
         if task.status == "cancelled":
             reply(rid, error=InvalidParams(-32602, f"task {task.id} was cancelled"))
         elif task.error is not None:
             reply(rid, error=task.error)
         else:
             result = dict(task.result or {})
-            result["_meta"] = {**(result.get("_meta") or {}), **related}
+            meta = result.get("_meta")
+            result["_meta"] = {**(meta if isinstance(meta, dict) else {}), **related}
             reply(rid, result)
 
     def _forget_old(self) -> None:

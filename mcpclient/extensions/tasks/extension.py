@@ -17,13 +17,13 @@ import functools
 import logging
 import threading
 from concurrent.futures import Future
-from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Mapping, Optional, TypeVar, cast
 
 from ..._util.sentinel import DEFAULT
 from .poller import _Poller
 from .wait import STATUSES, _TaskWait, checked, flat, of_task
 from ...errors import CapabilityError, ClientClosedError, ProtocolError
-from ..base import TASKS, Extension
+from ..base import TASKS, Extension, NotificationHandler, Resolved
 from ..._engine.deadline import Deadline
 from ..._engine.futures import CallFuture, ChainedFuture, ProgressCallback
 from ...protocol.eras import AsIs
@@ -31,6 +31,14 @@ from ...protocol.spec import server_has
 from .core import ToolTask
 from ...types._tasks import Task
 from ...types._tools import ToolResult
+
+if TYPE_CHECKING:
+    from ..._engine.futures import CallHost
+    from ...types._json import JSONObject, JSONValue
+    from ..base import ExtensionContext
+
+T = TypeVar("T")
+U = TypeVar("U")
 
 __all__ = ["TasksExtension", "ToolCallFuture", "ExtensionToolTask"]
 
@@ -68,14 +76,14 @@ class TasksExtension(Extension):
         self._lock = threading.Lock()
 
     @classmethod
-    def from_settings(cls, options: Mapping[str, Any]) -> "TasksExtension":
+    def from_settings(cls, options: Mapping[str, object]) -> "TasksExtension":
         """``Client(extensions={TASKS: {...}})``: the dict's keys are this class's options."""
         try:
-            return cls(**dict(options))
+            return cls(**cast(Dict[str, Any], dict(options)))  # (checked by the constructor)
         except TypeError as exc:
             raise ValueError(f"extensions[{TASKS!r}]: {exc}") from None
 
-    def settings(self) -> Dict[str, Any]:
+    def settings(self) -> JSONObject:
         """The extension has no settings: declared as ``{}``."""
         return {}
 
@@ -83,11 +91,11 @@ class TasksExtension(Extension):
         """``resultType: "task"`` may answer ``tools/call`` (only)."""
         return {"task": frozenset(("tools/call",))}
 
-    def notification_handlers(self) -> Mapping[str, Callable[[Dict[str, Any]], None]]:
+    def notification_handlers(self) -> Mapping[str, NotificationHandler]:
         """``notifications/tasks`` (a full task state) and the ``notifications/tasks/status`` hint."""
         return {"notifications/tasks": self._pushed, "notifications/tasks/status": self._hinted}
 
-    def bind(self, ctx: Any) -> None:
+    def bind(self, ctx: "ExtensionContext") -> None:
         """After each connect: poll (and cancel, update) through this context; after a
         reconnect, the tasks still followed are polled at once on the new connection."""
         with self._lock:
@@ -96,7 +104,7 @@ class TasksExtension(Extension):
         if poller is not None:  # a reconnect: poll at once, listen afresh
             poller.rebind(ctx)
 
-    def poller(self, ctx: Any = None) -> _Poller:
+    def poller(self, ctx: Optional["ExtensionContext"] = None) -> _Poller:
         """The client's poller, made on first use (with ``ctx``, or the one ``bind`` gave)."""
         with self._lock:
             if self._poller is None:
@@ -106,7 +114,7 @@ class TasksExtension(Extension):
                 self._poller = _Poller(self, ctx)
             return self._poller
 
-    def resolve(self, kind: str, method: str, raw: Dict[str, Any], ctx: Any) -> Any:
+    def resolve(self, kind: str, method: str, raw: JSONObject, ctx: "ExtensionContext") -> Resolved:
         """A blocking ``tools/call`` answered with a task: the future of its final
         ``CallToolResult`` (raw), which the poller settles (the caller waits for it within its
         timeout, then cancels it: ``tasks/cancel``)."""
@@ -115,13 +123,14 @@ class TasksExtension(Extension):
         poller = self.poller(ctx)
         return poller.wait(poller.created(raw))
 
-    def call_future(self, ctx: Any, method: str, params: Dict[str, Any], transform: Callable[[Any], Any],
-                    deadline: Deadline, on_progress: Optional[ProgressCallback]) -> Optional[CallFuture[Any]]:
+    def call_future(self, ctx: "ExtensionContext", method: str, params: JSONObject, transform: Callable[[JSONValue], T],
+                    deadline: Deadline, on_progress: Optional[ProgressCallback]) -> Optional[CallFuture[T]]:
         """``call_tool_future``: a ``ToolCallFuture`` (nothing waits on a worker while the task runs)."""
         if method != "tools/call":
             return None
         self.poller(ctx)
-        return ToolCallFuture.begin(ctx, params, transform, self, deadline, on_progress)
+        tool = cast(Callable[["JSONValue"], ToolResult], transform)  # (a tools/call's transform makes a ToolResult)
+        return cast(CallFuture[T], ToolCallFuture.begin(ctx, params, tool, self, deadline, on_progress))
 
     def handle(self, task_id: str, name: str = "", transform: Optional[Callable[[Any], ToolResult]] = None,
                task: Optional[Task] = None) -> "ExtensionToolTask":
@@ -131,7 +140,7 @@ class TasksExtension(Extension):
         return ExtensionToolTask(self.poller(), name, task or Task(task_id, "unknown"),
                                  transform or (lambda raw: ToolResult.from_wire(raw, name or "task")))
 
-    def wind_down(self, ctx: Any, deadline: float) -> None:
+    def wind_down(self, ctx: "ExtensionContext", deadline: float) -> None:
         """The client is about to close: the ``tasks/cancel`` requests sent already (a call
         given up just before) are answered first, until ``deadline``."""
         poller = self._poller
@@ -270,7 +279,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
     task (``tasks/cancel`` only). The call's ``timeout`` covers the task too: on expiry
     ``RequestTimeout``, and the task is cancelled."""
 
-    def __init__(self, session: Any, first: CallFuture[Any], transform: Callable[[Any], ToolResult],
+    def __init__(self, session: "CallHost", first: CallFuture[U], transform: Callable[[JSONValue], ToolResult],
                  ext: "TasksExtension", name: str) -> None:
         self._tool = transform
         self._ext = ext
@@ -281,12 +290,13 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         super().__init__(session, "tools/call", first, self._linked)
 
     @classmethod
-    def begin(cls, ctx: Any, params: Dict[str, Any], transform: Callable[[Any], ToolResult], ext: "TasksExtension",
-              deadline: Deadline, on_progress: Optional[ProgressCallback]) -> "ToolCallFuture":
+    def begin(cls, ctx: "ExtensionContext", params: JSONObject, transform: Callable[[JSONValue], ToolResult],
+              ext: "TasksExtension", deadline: Deadline, on_progress: Optional[ProgressCallback]) -> "ToolCallFuture":
         """Send ``tools/call`` (through the extension's context) as a ``ToolCallFuture``."""
         first = ctx.call("tools/call", params, _PASSTHROUGH, deadline, on_progress=on_progress,
                          on_late=functools.partial(_cancel_late_task, ext))
-        return cls(first._session, first, transform, ext, params.get("name", ""))
+        name = params.get("name")
+        return cls(first._session, first, transform, ext, name if isinstance(name, str) else "")
 
     @property
     def task(self) -> Optional[ToolTask]:
@@ -342,9 +352,9 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
         elif self._session.abandon(first.request_id, "cancelled by the client"):
             first.cancel()  # nothing will come for it now: end it (it sends nothing more)
 
-    def run_step(self, value: Any) -> None:
+    def run_step(self, value: object) -> None:
         """Worker: as ``ChainedFuture``; a task that came after ``cancel()`` is cancelled too."""
-        if self.cancelled() and _is_task(value):
+        if self.cancelled() and isinstance(value, dict) and _is_task(value):
             self._ext.poller().send_cancel(str(flat(value).get("taskId")))
             return
         super().run_step(value)

@@ -7,13 +7,14 @@ gives a handle for either, from an id saved before a restart.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol
+from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Protocol
 
 from ..._engine.futures import CallFuture
 from ..._util.waiting import wait_for
 from ..._util.sentinel import DEFAULT
 from ...types._tasks import Task
 from ..base import Feature, FeatureOwner
+from ...policies.timeout import CallTimeout
 
 if TYPE_CHECKING:
     from ..._engine.deadline import Deadline
@@ -25,8 +26,8 @@ __all__ = ["Tasks"]
 class TasksOwner(FeatureOwner, Protocol):
     """What ``Tasks`` uses of its client, besides what every feature does (``Channel``)."""
 
-    def start_task(self, name: str, arguments: Optional[Dict[str, Any]], raise_on_error: bool,
-                   meta: Optional[Dict[str, Any]], task: Any, deadline: "Deadline") -> "ToolTask":
+    def start_task(self, name: str, arguments: Optional[Mapping[str, object]], raise_on_error: bool,
+                   meta: Optional[Mapping[str, object]], task: Any, deadline: "Deadline") -> "ToolTask":
         """Send ``tools/call`` task-augmented; its ``ToolTask``."""
 
     def resume_task(self, task_id: str) -> "ToolTask":
@@ -54,9 +55,9 @@ class Tasks(Feature):
 
     _owner: TasksOwner
 
-    def call_tool(self, name: str, arguments: Optional[Dict[str, Any]] = None, *, ttl: Optional[int] = None,
-                  timeout: Any = DEFAULT, raise_on_error: bool = False,
-                  meta: Optional[Dict[str, Any]] = None) -> "ToolTask":
+    def call_tool(self, name: str, arguments: Optional[Mapping[str, object]] = None, *, ttl: Optional[int] = None,
+                  timeout: CallTimeout = DEFAULT, raise_on_error: bool = False,
+                  meta: Optional[Mapping[str, object]] = None) -> "ToolTask":
         """Run a tool as a 2025-11-25 task: the server answers at once with the task, which the
         returned ``ToolTask`` follows (``.status()``, ``.result()``, ``.cancel()``, ``.wait()``).
 
@@ -81,7 +82,7 @@ class Tasks(Feature):
         """
         return self._owner.resume_task(task_id)
 
-    def list(self, *, timeout: Any = DEFAULT) -> List[Task]:
+    def list(self, *, timeout: CallTimeout = DEFAULT) -> List[Task]:
         """Every task the server knows of for this client (``tasks/list``, all pages)."""
         owner = self._owner
         return wait_for(owner.listing, "tasks/list", "tasks", Task.from_wire, owner.deadline(timeout))  # type: ignore[no-any-return]

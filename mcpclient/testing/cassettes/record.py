@@ -407,7 +407,7 @@ class RecordingTransport(Transport):
         """Forwarded; recorded with how the inner transport cancels requests in this era."""
         self.inner.negotiated(protocol_version, stateless)
         # A request id never sent: the inner transport only says how it cancels (base.py).
-        cancels = bool(self.inner.cancel_request(object()))
+        cancels = bool(self.inner.cancel_request("mcpclient-record-probe"))
         self._event({"dir": "negotiated", "version": protocol_version, "stateless": stateless,
                      "cancel_closes": cancels})
 

@@ -19,13 +19,13 @@ import logging
 import threading
 import time
 from functools import partial
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional, Union
 from urllib.parse import urljoin, urlsplit
 
 from ..._util.threads import Once, WorkerPool, join_all, next_instance, start_thread
 from ...errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
 from ...policies.retry import Retry
-from ..base import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, RemakeKind, Transport, TransportInfo, encode_frame
+from ..base import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Message, Received, RemakeKind, Transport, TransportInfo, encode_frame
 from ._connections import Connections
 from ._exchange import Auth, Credentials, Exchange
 from ._inflight import Closing, Inbox, InFlight, Request
@@ -136,8 +136,8 @@ class SSETransport(Transport):
         secrets they carry (``Credentials.describe``)."""
         return self._credentials.describe(self._described, None)
 
-    def receive(self) -> Optional[Any]:
-        item = self._inbox.get()
+    def receive(self) -> Optional[Received]:
+        item: Union[Received, Exception] = self._inbox.get()
         if isinstance(item, Exception):  # the event stream ended or broke
             raise item
         return item
@@ -185,7 +185,7 @@ class SSETransport(Transport):
 
     # --- sending --------------------------------------------------------------------------------
 
-    def send(self, message: Any, *, deadline: Optional[float] = None,
+    def send(self, message: Message, *, deadline: Optional[float] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
              setup: bool = False) -> None:
         """Send one message (see ``Transport.send``): a request is POSTed on a poster thread (its

@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 from _thread import allocate_lock as _allocate_lock
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Union, cast
 
 from ..._util.threads import Once, WorkerPool, next_instance, reraise_on_main_thread
 from ...auth.base import AuthProvider
@@ -33,8 +33,8 @@ from ...errors import ConnectionClosed, ProtocolError
 from ...policies.redirects import Redirects
 from ...policies.retry import Retry
 from ..base import (
-    DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Endpoint, RemakeKind, SessionRenewed, Transport, TransportInfo, decode_frame,
-    encode_frame,
+    DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Endpoint, InlineAnswer, Message, Received, RemakeKind, SessionRenewed, Transport,
+    TransportInfo, decode_frame, encode_frame,
 )
 from ._answers import Answers, StreamBroken
 from ._connections import Connections
@@ -116,7 +116,7 @@ class HTTPTransport(Transport):
                  auth: Auth = None, auth_header: str = "Authorization",
                  session: Optional["requests.Session"] = None, connect_timeout: float = 10.0,
                  follow_redirects: Union[bool, Redirects] = False, pool_size: int = 32, retry: Optional[Retry] = None,
-                 reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], Any]] = None,
+                 reconnect: bool = True, on_session_change: Optional[Callable[[Optional[str], Optional[str]], object]] = None,
                  name: Optional[str] = None, sse_fallback: bool = False,
                  stream_idle_timeout: Optional[float] = 300.0,
                  max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE, _instance: int = 0) -> None:
@@ -214,8 +214,9 @@ class HTTPTransport(Transport):
         secrets they carry (``Credentials.describe``) and the session in use."""
         return self._credentials.describe(self._described, self._session.id)
 
-    def receive(self) -> Optional[Any]:
-        return self._inbox.get()
+    def receive(self) -> Optional[Received]:
+        received: Optional[Received] = self._inbox.get()
+        return received
 
     # --- lifecycle ------------------------------------------------------------------------------
 
@@ -275,9 +276,9 @@ class HTTPTransport(Transport):
 
     # --- sending --------------------------------------------------------------------------------
 
-    def send(self, message: Any, *, deadline: Optional[float] = None,
+    def send(self, message: Message, *, deadline: Optional[float] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
-             setup: bool = False) -> Optional[Callable[[], Optional[Any]]]:
+             setup: bool = False) -> Optional[InlineAnswer]:
         """Send one message (see ``Transport.send``). A request is handed to a poster thread, and
         its exchange is returned: a thread that waits for the answer runs it itself if no poster
         has begun it (no hand-off), and gets a JSON answer back (an event stream's messages, and
@@ -409,7 +410,7 @@ class HTTPTransport(Transport):
                 retry, tries = following, tries + 1
                 message = decode_frame(request.body) if message is None else message
                 wire = f"{rid}-retry-{tries}"  # a new id (the engine's are integers: no clash)
-                body = encode_frame(dict(message, id=wire))
+                body = encode_frame(dict(cast(Dict[str, Any], message), id=wire))  # (a request: one object)
                 response = exchange.send(self._sender(request, body), verb="POST", url=self.url, deadline=deadline,
                                          idempotent=idempotent, extra=request.headers, hop=self._hop(request, body))
                 try:
@@ -499,7 +500,7 @@ class HTTPTransport(Transport):
 
     # --- receiving ------------------------------------------------------------------------------
 
-    def cancel_request(self, request_id: Any) -> bool:
+    def cancel_request(self, request_id: Union[int, str]) -> bool:
         """The session gave up on ``request_id`` (its timeout, a cancel, an interrupt): end its
         exchange now, or as soon as it starts, so no poster thread waits or reads on for an
         answer nobody waits for. 2026-07-28: that is the cancel (no notification; True). Before

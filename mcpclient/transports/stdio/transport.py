@@ -34,14 +34,15 @@ from ._process import kill_group as _kill_group, open_transports as _open, reap_
 from ._stdin import POLL, StdinWriter
 from ._windows import PipeWriter
 from ..base import (
-    CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, RemakeKind, Transport, TransportInfo, decode_frame, encode_frame,
+    CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Message, Received, RemakeKind, Transport, TransportInfo, decode_frame,
+    encode_frame,
 )
 
 __all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
 
 log = logging.getLogger("mcpclient.transport.stdio")
 
-StderrSink = Union[str, None, Callable[[str], Any], IO[str]]
+StderrSink = Union[str, None, Callable[[str], object], IO[str]]
 
 _STDERR_TAIL_LINES = 20
 _STDERR_LINE_MAX = 1 << 16  # a longer stderr line is passed on in pieces of this size
@@ -107,7 +108,7 @@ class StdioTransport(Transport):
         cwd: Optional[str] = None,
         stderr: StderrSink = "logger",
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
-        on_exit: Optional[Callable[[Optional[int]], Any]] = None,
+        on_exit: Optional[Callable[[Optional[int]], object]] = None,
         terminate_grace: float = 2.0,
         name: Optional[str] = None,
         _instance: int = 0,
@@ -342,7 +343,7 @@ class StdioTransport(Transport):
 
     # --- I/O ------------------------------------------------------------------------------------
 
-    def send(self, message: Any, *, deadline: Optional[float] = None,
+    def send(self, message: Message, *, deadline: Optional[float] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False, setup: bool = False) -> None:
         """Write one message, within ``deadline`` (then ``SendTimeout``, nothing of it sent);
         ``ConnectionClosed`` once the transport is closing or the server is gone
@@ -356,7 +357,7 @@ class StdioTransport(Transport):
         if failure is not None:  # a broken pipe: the server is gone
             raise self._exit_error() from failure  # outside the writer's locks: it may wait for the exit
 
-    def receive(self) -> Optional[Any]:
+    def receive(self) -> Optional[Received]:
         self._receiving = True  # from now on the reader closes stdout when it sees EOF
         stdout = self._stdout
         limit = self.max_message_size
