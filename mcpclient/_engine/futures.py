@@ -27,7 +27,7 @@ from ..errors import ClientClosedError, MissingClientCapability, ProtocolError, 
 
 if TYPE_CHECKING:
     from .hooks import CallTrace
-    from ..transports.base import InlineAnswer
+    from ..transports.base import PendingExchange
     from ..types._json import JSONObject, JSONValue
 
 __all__ = ["CallFuture", "CallHost", "ChainedFuture", "NextRound", "ProgressCallback", "Transform"]
@@ -183,8 +183,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     _stepping: Optional[int] = None  # the thread in result() running a step now
     _inner: "Optional[Future[Any]]" = None  # what a step waits for (cancel_with_it)
     #: The exchange of the round in flight, if the transport lets a thread that waits for it
-    #: run it (``Transport.send``'s return); taken, under ``_condition``, by one such thread.
-    exchange_here: Optional["InlineAnswer"] = None
+    #: run it (``Transport.send``'s return); taken, under ``_mutex``, by one such thread. Posted
+    #: to the transport's thread at once, unless the caller announced it waits (``unposted``).
+    exchange_here: Optional["PendingExchange"] = None
+    unposted = False
 
     def __init__(self, session: "CallHost", method: str,
                  transform: Optional[Callable[[JSONValue], object]] = None) -> None:
@@ -253,11 +255,23 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         left = self._parked if not self._in_result else None
         if left is not None:
             self._parked = None
+        exchange = self._take_unposted()
         mutex.release()
+        if exchange is not None:
+            exchange.post()
         if left is not None:
             self._hand_off(left[0])
         elif self._state not in _OVER and self.deadline is not NEVER:
             self._session.watch(self)  # (nobody enforces its deadline now but the timer)
+
+    def _take_unposted(self) -> Optional["PendingExchange"]:
+        """(Under ``_mutex``.) The exchange kept for an announced caller, when nobody is left to run it."""
+        exchange = self.exchange_here
+        if exchange is None or not self.unposted or self._in_result:
+            return None
+        self.exchange_here = None
+        self.unposted = False
+        return exchange
 
     def _hand_off(self, payload: Any) -> None:
         if not self._session.continue_call(self, payload):
@@ -395,9 +409,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 here = self.exchange_here
                 if here is not None and end is None:  # (a wait of its own: it may not run the exchange)
                     self.exchange_here = None
+                    self.unposted = False
                     mutex.release()
                     try:
-                        reply = here()  # None: taken by a transport thread, or answered through receive()
+                        reply = here.run()  # None: taken by a transport thread, or answered through receive()
                         if reply is not None:
                             session.answered_here(reply)
                     finally:
@@ -445,7 +460,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             left = self._parked if not self._in_result else None
             if left is not None:  # this waiter leaves (its own timeout, an interrupt): a worker goes on
                 self._parked = None
+            exchange = self._take_unposted()
             mutex.release()
+            if exchange is not None:
+                exchange.post()
             if left is not None:
                 self._hand_off(left[0])
 

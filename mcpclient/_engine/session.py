@@ -359,6 +359,10 @@ class Session:
             raise
         if here is not None:
             call.exchange_here = here
+            if call._waiter_coming:  # its caller runs it (or posts it, if it leaves first)
+                call.unposted = True
+            else:
+                here.post()
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""

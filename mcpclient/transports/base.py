@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, FrozenSet, List, Literal, Optional, Union
+from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, FrozenSet, List, Literal, Optional, Protocol, Union
 from urllib.parse import urlsplit
 
 from ..errors import ProtocolError, UnsendableMessage
@@ -24,7 +24,7 @@ from ..errors import ProtocolError, UnsendableMessage
 if TYPE_CHECKING:  # (the types load at connect(): a transport starts without them)
     from ..types._json import JSONObject, JSONValue
 
-__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "LATE_ANSWER", "DeliveryFailed", "Endpoint", "Remake", "RemakeKind",
+__all__ = ["CLOSE_BUDGET", "DEFAULT_MAX_MESSAGE_SIZE", "LATE_ANSWER", "DeliveryFailed", "Endpoint", "PendingExchange", "Remake", "RemakeKind",
            "SessionRenewed", "Transport", "TransportInfo", "decode_frame", "encode_frame"]
 
 #: Seconds ``close()`` may take in all when no deadline is given.
@@ -65,9 +65,6 @@ class SessionRenewed:
 
 #: What ``Transport.send`` takes: one JSON-RPC message, or a batch of them.
 Message = Union["JSONObject", List["JSONObject"]]
-#: What ``Transport.send`` may return: a callable that waits for the answer the transport read
-#: itself (``None``: none came that way).
-InlineAnswer = Callable[[], Optional["JSONObject"]]
 #: What ``Transport.receive`` returns: a message (a JSON object, or a batch), a request that could
 #: not be delivered (``DeliveryFailed``), a renewed session (``SessionRenewed``), or ``None`` at
 #: the end of the stream.
@@ -216,6 +213,21 @@ class TransportInfo:
                 f"remote={self.remote}, handshake_only={self.handshake_only}, sends_headers={self.sends_headers})")
 
 
+class PendingExchange(Protocol):
+    """A request a transport exchanges on a thread (HTTP: the POST and its answer), as
+    ``Transport.send`` returns it: not begun yet. It runs once, on the first thread to get to
+    it: ``run()`` by a thread that waits for the answer, or the transport's own thread once
+    ``post()`` handed it over. The request's deadline, a cancel and ``close()`` end it on
+    whichever thread runs it."""
+
+    def run(self) -> Optional["JSONObject"]:
+        """Run it on this thread, if no other began it: the reply it read (for the engine to
+        dispatch here), or None (begun elsewhere, or an answer that comes through ``receive()``)."""
+
+    def post(self) -> None:
+        """Hand it to the transport's own thread (nobody will run it here)."""
+
+
 class Transport(ABC):
     """One connection to one MCP server.
 
@@ -243,17 +255,13 @@ class Transport(ABC):
 
     @abstractmethod
     def send(self, message: Message, *, deadline: Optional[float] = None, headers: Optional[Dict[str, str]] = None,
-             idempotent: Optional[bool] = False, setup: bool = False) -> Optional[InlineAnswer]:
+             idempotent: Optional[bool] = False, setup: bool = False) -> Optional[PendingExchange]:
         """Send one message (a dict, or a list for a batch). Raises ``TransportError``.
 
-        Returns None, or, for a request a transport thread exchanges (HTTP: the POST and its
-        answer), that exchange: a thread that waits for the answer may call it to run the
-        exchange itself if no transport thread has begun it (one hand-off less, the caller's
-        thread instead of a poster's). It returns the reply it read, for the engine to dispatch
-        on that thread, or None (taken by a transport thread, or an answer that comes through
-        ``receive()``). The request's deadline, a cancel and ``close()`` end the exchange on
-        whichever thread runs it. Everything else the transport receives comes through
-        ``receive()``.
+        Returns None (sent), or, for a request a transport exchanges on a thread (HTTP: the
+        POST and its answer), its ``PendingExchange``, not begun: the engine runs it on the thread that
+        will wait for the answer (one hand-off less), or ``post()``s it. Everything else the
+        transport receives comes through ``receive()``.
 
         Args:
             deadline: monotonic time by which the peer must have taken the message (``None``:

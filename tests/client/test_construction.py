@@ -76,14 +76,14 @@ def test_close_from_a_signal_handler_while_connect_launches_the_server_stops_it(
     before = child_pids()
     client = Client([sys.executable, "-m", "mcpclient.testing"])
     transport = client.transport
-    launch = transport.launch
+    start = transport.start
 
-    def launch_then_interrupted() -> None:
-        launch()
+    def start_then_interrupted() -> None:
+        start()
         assert child_pids() != before  # (the server runs: the handler comes after the spawn)
         client.close()  # what a SIGTERM handler of the application does
 
-    transport.launch = launch_then_interrupted  # type: ignore[method-assign]
+    transport.start = start_then_interrupted  # type: ignore[method-assign]
     with pytest.raises(ClientClosedError, match="closed"):
         client.connect()
     assert client.state == "closed"

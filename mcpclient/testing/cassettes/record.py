@@ -40,7 +40,7 @@ from ..._version import __version__
 from ..._util.secrets import MIN_SCRUB, is_secret_key as _secret_key, secret_words
 from ..._util.threads import Once
 from ...errors import MCPError
-from ...transports.base import DeliveryFailed, Remake, RemakeKind, SessionRenewed, Transport, TransportInfo
+from ...transports.base import DeliveryFailed, PendingExchange, Remake, RemakeKind, SessionRenewed, Transport, TransportInfo
 
 __all__ = ["CASSETTE_FORMAT", "REDACTED", "RecordingTransport", "error_to_json", "redact_message"]
 
@@ -341,7 +341,7 @@ class RecordingTransport(Transport):
             raise
 
     def send(self, message: Any, *, deadline: Optional[float] = None, headers: Optional[Dict[str, str]] = None,
-             idempotent: Optional[bool] = False, setup: bool = False) -> Optional[Callable[[], Optional[Any]]]:
+             idempotent: Optional[bool] = False, setup: bool = False) -> Optional[PendingExchange]:
         """Record ``message`` (before it goes: its answer is never recorded first), send it
         through the inner transport, and record the reply its exchange returns to a waiting
         caller's thread, if any (``Transport.send``).
@@ -361,15 +361,7 @@ class RecordingTransport(Transport):
         except Exception as exc:
             self._event({"dir": "unsent", "seq": seq, "error": error_to_json(exc)})
             raise
-        if here is None:
-            return None
-
-        def exchange() -> Optional[Any]:
-            reply = here()
-            if reply is not None:
-                self._event({"dir": "recv", "via": "return", "seq": seq, "msg": reply})
-            return reply
-        return exchange
+        return None if here is None else _RecordedExchange(here, self._event, seq)
 
     def receive(self) -> Optional[Any]:
         """The inner transport's next item, recorded: a message, a ``DeliveryFailed``, or the end.
@@ -420,3 +412,22 @@ def _remade(remake: Remake, recorder: _Recorder, how: RemakeKind) -> Optional[Tr
     """A remade inner transport (``how``), recorded into the same cassette as a new connection."""
     fresh = remake(how)
     return None if fresh is None else RecordingTransport(fresh, recorder.path, _recorder=recorder, _how=how)
+
+
+class _RecordedExchange:
+    """The inner transport's ``PendingExchange``, with the reply it returns to a waiting caller's
+    thread recorded."""
+
+    __slots__ = ("_inner", "_event", "_seq")
+
+    def __init__(self, inner: PendingExchange, event: Callable[[Dict[str, Any]], None], seq: int) -> None:
+        self._inner, self._event, self._seq = inner, event, seq
+
+    def run(self) -> Optional[Dict[str, Any]]:
+        reply = self._inner.run()
+        if reply is not None:
+            self._event({"dir": "recv", "via": "return", "seq": self._seq, "msg": reply})
+        return reply
+
+    def post(self) -> None:
+        self._inner.post()

@@ -33,7 +33,7 @@ from ...errors import ConnectionClosed, ProtocolError
 from ...policies.redirects import Redirects
 from ...policies.retry import Retry
 from ..base import (
-    DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Endpoint, InlineAnswer, Message, Received, RemakeKind, SessionRenewed, Transport,
+    DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Endpoint, Message, PendingExchange, Received, RemakeKind, SessionRenewed, Transport,
     TransportInfo, decode_frame, encode_frame,
 )
 from ._answers import Answers, StreamBroken
@@ -278,12 +278,12 @@ class HTTPTransport(Transport):
 
     def send(self, message: Message, *, deadline: Optional[float] = None,
              headers: Optional[Dict[str, str]] = None, idempotent: Optional[bool] = False,
-             setup: bool = False) -> Optional[InlineAnswer]:
-        """Send one message (see ``Transport.send``). A request is handed to a poster thread, and
-        its exchange is returned: a thread that waits for the answer runs it itself if no poster
-        has begun it (no hand-off), and gets a JSON answer back (an event stream's messages, and
-        a failure, come through ``receive()``). Either way its deadline, a cancel and ``close()``
-        end it, whatever the server does byte by byte. A notification
+             setup: bool = False) -> Optional[PendingExchange]:
+        """Send one message (see ``Transport.send``). A request's exchange is returned, for a
+        thread that waits for the answer to run (it gets a JSON answer back; an event stream's
+        messages, and a failure, come through ``receive()``) or to hand to a poster thread.
+        Either way its deadline, a cancel and ``close()`` end it, whatever the server does byte
+        by byte. A notification
         or a response is POSTed on this thread, before this returns."""
         posts = self._posts
         if posts is None or self._closing.event.is_set():
@@ -302,11 +302,7 @@ class HTTPTransport(Transport):
             finally:
                 self._inflight.remove(request)
             return
-        job = _Exchange(self, request)
-        if not posts.try_submit("POST", job.on_poster):
-            self._inflight.remove(request)  # the lane stopped: the transport is closing
-            return None
-        return job.here
+        return _Exchange(self, request)
 
     def _notify(self, request: Request) -> None:
         """POST a notification or a response (this thread); what the answer carries goes to the reader."""
@@ -510,8 +506,8 @@ class HTTPTransport(Transport):
         return self._stateless
 
 class _Exchange:
-    """One request's exchange, run once: by a poster thread (``on_poster``) or by a thread that
-    waits for its answer (``here``), whichever claims it first."""
+    """One request's ``PendingExchange``, run once: by a poster thread (``post``) or by a thread that
+    waits for its answer (``run``), whichever claims it first."""
 
     __slots__ = ("_transport", "_request", "_claim")
 
@@ -520,11 +516,16 @@ class _Exchange:
         self._request = request
         self._claim = _allocate_lock()
 
-    def on_poster(self) -> None:
+    def post(self) -> None:
+        posts = self._transport._posts
+        if posts is None or not posts.try_submit("POST", self._on_poster):
+            self._transport._inflight.remove(self._request)  # the lane stopped: the transport is closing
+
+    def _on_poster(self) -> None:
         if self._claim.acquire(False):
             self._transport._request(self._request)
 
-    def here(self) -> Optional[Any]:
+    def run(self) -> Optional[Any]:
         if self._claim.acquire(False):
             return self._transport._request(self._request, here=True)
         return None

@@ -158,7 +158,7 @@ def test_a_failure_after_the_request_was_sent_is_connection_closed(scripted):
     try:
         # the server hangs up without answering
         transport.send({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                        "params": {"name": "echo", "arguments": {}}})  # (a poster thread exchanges it)
+                        "params": {"name": "echo", "arguments": {}}}).post()  # (a poster thread exchanges it)
         failed = transport.receive()
         assert isinstance(failed, DeliveryFailed) and failed.request_id == 7
         assert type(failed.error) is ConnectionClosed
@@ -206,3 +206,22 @@ def test_https_keeps_requests_certificate_verification(scripted, certificate, mo
     with Client(transport, timeout=LONG, protocol="legacy") as client:
         assert isinstance(transport._poster, FastPoster)
         assert client.call_tool("echo", {"text": "over TLS"}).text == "over TLS"
+
+
+def test_a_blocking_call_posts_on_its_own_thread_and_a_future_hands_its_post_to_a_poster(scripted, monkeypatch):
+    """A blocking method's caller runs its request's exchange itself (no poster thread is woken
+    for it); a future's exchange is handed to a poster at once (nobody may wait for it)."""
+    from mcpclient.transports.http.streamable import _Exchange
+
+    posted: List[str] = []
+    post = _Exchange.post
+    monkeypatch.setattr(_Exchange, "post", lambda self: (posted.append(threading.current_thread().name), post(self)))
+    server = scripted(lambda seen, msg: echo(seen, msg) if msg["method"] == "tools/call" else tools(seen, msg))
+    with Client(HTTPTransport(server.url, retry=Retry(total=0)), protocol="2025-11-25", timeout=LONG) as client:
+        client.list_tools()
+        before = len(posted)
+        for _ in range(3):
+            assert client.call_tool("echo", {"text": "x"}).text == "x"
+        assert len(posted) == before
+        assert client.call_tool_future("echo", {"text": "y"}).result(LONG).text == "y"
+        assert len(posted) == before + 1

@@ -66,7 +66,7 @@ def test_a_request_that_never_reached_the_server_fails_with_connect_error():
     transport = HTTPTransport(f"http://127.0.0.1:{port}/mcp", retry=Retry(total=0))
     transport.start()
     try:
-        transport.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        transport.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).post()  # (a poster thread exchanges it)
         failed = transport.receive()
         assert isinstance(failed, DeliveryFailed) and failed.request_id == 1
         assert type(failed.error) is ConnectError, repr(failed.error)
