@@ -23,8 +23,8 @@ A recording is written beside its cassette and moved in place only if the test p
 failed run never leaves a half-recorded cassette (nor replaces a good one).
 
 pytest loads this plugin in every run of every project that has mcpclient installed: the
-cassettes and the transports they wrap load when a test first asks for the fixture
-(``_util.lazy.load``), not with the plugin (about 12 ms otherwise, for every run).
+cassettes and the transports they wrap load when a test first asks for the fixture, not with
+the plugin.
 """
 from __future__ import annotations
 
