@@ -69,9 +69,6 @@ class CallHost(Protocol):
     def expire(self, call: "CallFuture[Any]") -> None:
         """The deadline of ``call`` passed."""
 
-    def watch(self, call: "CallFuture[Any]") -> None:
-        """Have the timer enforce ``call``'s deadline."""
-
     def waiting_for(self, call: "CallFuture[Any]", timeout: Optional[float]) -> Optional[ContextManager[None]]:
         """Around a thread's wait for ``call`` (refuses the reader and the timer); None: nothing to do."""
 
@@ -261,8 +258,6 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             exchange.post()
         if left is not None:
             self._hand_off(left[0])
-        elif self._state not in _OVER and self.deadline is not NEVER:
-            self._session.watch(self)  # (nobody enforces its deadline now but the timer)
 
     def _take_unposted(self) -> Optional["PendingExchange"]:
         """(Under ``_mutex``.) The exchange kept for an announced caller, when nobody is left to run it."""
@@ -325,26 +320,17 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def _settle(self, value: Any, error: Optional[BaseException]) -> bool:
         """Complete the future (False if it was cancelled or completed meanwhile: then the
-        outcome is dropped). ``Future.set_result``/``set_exception``, in one step."""
+        outcome is dropped)."""
         trace = self.trace
         if trace is not None:  # ended before the caller is woken: the span covers the call, not the wait
             trace.end(value, error, self.request_id)
-        condition = self._condition  # type: ignore[attr-defined]
-        with condition:
-            if self._state in _OVER:
-                return False
+        try:
             if error is None:
-                self._result = value
+                self.set_result(value)
             else:
-                self._exception = error
-            self._state = "FINISHED"
-            for waiter in self._waiters:  # type: ignore[attr-defined]
-                if error is None:
-                    waiter.add_result(self)
-                else:
-                    waiter.add_exception(self)
-            condition.notify_all()
-        self._invoke_callbacks()
+                self.set_exception(error)
+        except InvalidStateError:
+            return False
         return True
 
     def start(self, raw: object) -> None:
@@ -386,7 +372,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         """Wait until the call is over, running the steps of the rounds that end meanwhile on
         this thread (``run_step``), and its exchange if the transport left it to a waiting
         thread. ``TimeoutError`` once ``timeout`` seconds (this wait's own, not the call's
-        deadline, which the timer and every waiter enforce) passed first.
+        deadline, which the timer enforces) passed first.
 
         Each waiting thread sleeps on a bare lock of its own, released by ``deliver`` (a round
         ended) or by the completion (``_invoke_callbacks``); ``_mutex`` guards what they share."""
@@ -407,14 +393,17 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         try:
             while self._state not in _OVER:
                 here = self.exchange_here
-                if here is not None and end is None:  # (a wait of its own: it may not run the exchange)
+                if here is not None and (end is None or self.unposted):
                     self.exchange_here = None
-                    self.unposted = False
+                    posting, self.unposted = end is not None, False
                     mutex.release()
                     try:
-                        reply = here.run()  # None: taken by a transport thread, or answered through receive()
-                        if reply is not None:
-                            session.answered_here(reply)
+                        if posting:  # (a wait of its own may not run it: a poster thread does)
+                            here.post()
+                        else:
+                            reply = here.run()  # None: taken by a transport thread, or answered through receive()
+                            if reply is not None:
+                                session.answered_here(reply)
                     finally:
                         mutex.acquire()
                     continue
@@ -434,9 +423,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 self._wakers.append(waker)
                 woken = False
                 mutex.release()
-                due = self.deadline.at  # (enforced here too: the timer does not watch an announced call)
                 try:
-                    woken = waker.acquire(True, max(0.0, min(WAIT_MAX if end is None else end, due) - _monotonic()))
+                    woken = waker.acquire(True, WAIT_MAX if end is None else max(0.0, end - _monotonic()))
                 finally:
                     mutex.acquire()
                     if not woken:
@@ -444,16 +432,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                             self._wakers.remove(waker)
                         except ValueError:  # released just now: woken after all
                             pass
-                if woken or self._state in _OVER or self._parked is not None:
-                    continue
-                now = _monotonic()
-                if self.deadline.at <= now:  # (progress may have moved it)
-                    mutex.release()
-                    try:
-                        session.expire(self)
-                    finally:
-                        mutex.acquire()
-                elif end is not None and now >= end:
+                if not woken and end is not None and _monotonic() >= end and self._state not in _OVER \
+                        and self._parked is None:
                     raise FutureTimeout()
         finally:
             self._in_result -= 1

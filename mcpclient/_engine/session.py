@@ -39,7 +39,7 @@ from ..errors import (
 )
 from .abandoned import NOT_ABANDONED, AbandonedRequests
 from .deadline import NEVER, Deadline
-from .futures import _OVER, CallFuture, Prepare, ProgressCallback, Transform
+from .futures import CallFuture, Prepare, ProgressCallback, Transform
 from .server_requests import RequestHandler, ServerRequests
 from .hooks import CallTracer
 from .reader import NotificationHandler, Reader
@@ -255,8 +255,7 @@ class Session:
         that resets is moved by the call's progress notifications); it also bounds sending. On
         expiry the request is cancelled on the server and ``RequestTimeout`` raised.
         ``transform`` turns each raw result into the value (or ``NextRound`` for another round), on
-        the thread waiting in ``result()`` or else a worker; the timer enforces the deadline (or
-        the thread that announced it will wait: ``_util.waiting``).
+        the thread waiting in ``result()`` or else a worker; the timer enforces the deadline.
         ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
         ``idempotent`` and ``setup`` are passed to the transport; a call that is not
         ``cancellable`` is never cancelled on the server (``initialize``). ``known``: a raw
@@ -293,8 +292,8 @@ class Session:
             if call.trace is not None:
                 call.trace.end(None, exc, call.request_id)
             raise
-        if deadline.at != _INF and not call._waiter_coming and call._state not in _OVER:
-            self._timer.watch(call)  # (an announced call's waiter enforces it, or watch() when it leaves)
+        if deadline.at != _INF and not call.done():
+            self._timer.watch(call)
         return call
 
     def resend(self, call: CallFuture, params: Optional[Dict[str, Any]]) -> None:
@@ -306,7 +305,7 @@ class Session:
         headers = call.headers
         if call.prepare is not None:
             params, headers = call.prepare(call.method, params)
-        self._send_round(call, params, headers)  # (one deadline, enforced since call())
+        self._send_round(call, params, headers)  # the timer watches the call since call() (one deadline)
 
     def _send_round(self, call: CallFuture, params: Optional[Dict[str, Any]],
                     headers: Optional[Dict[str, str]]) -> None:

@@ -1,9 +1,7 @@
 """``DeadlineTimer``: one thread that ends every call at its deadline.
 
-A call's deadline is watched here whether a thread waits in its ``result()`` or nobody does
-(every waiter also enforces it when it wakes), so a blocking call and a future end the same way
-at the same time. The one exception: a call whose maker announced it would wait for it
-(``_util.waiting``) is enforced by that thread, and watched here only if it leaves undone. Entries are weak references
+Whether a thread waits in the call's ``result()`` or nobody does, its deadline is watched here,
+so a blocking call and a future end the same way at the same time. Entries are weak references
 in a heap: a finished call nobody keeps is freed at once, and finished entries are swept when
 they outnumber the live ones. A deadline moved by progress is re-queued instead of fired.
 """

@@ -55,27 +55,28 @@ def wait_for(submit: Union["Future[T]", Callable[..., "Future[T]"]], *args: Any,
     """``result()`` on the future ``submit(*args, **kwargs)`` makes (or on ``submit``, a
     future). An interrupt while waiting (Ctrl-C) cancels the call, on the server too, before
     it goes on up."""
-    if isinstance(submit, Future):
-        future = submit
-        announcement = None
-    else:
-        announcement = _Announcement(_get_ident())
-        token = _announcement.set(announcement)
-        made: Optional[Future[T]] = None
-        try:
-            made = future = submit(*args, **kwargs)
-        finally:
-            _announcement.reset(token)
-            announcement.thread = None  # (closed)
-            announced = announcement.call
-            if announced is not None and announced is not made:
-                announcement.call = None
-                announced.waiter_left()
+    announcement: Optional[_Announcement] = None
     try:
-        return future.result()
-    except BaseException:
-        future.cancel()  # (nothing happens once it is done: then this is its outcome)
-        raise
+        if isinstance(submit, Future):
+            future = submit
+        else:
+            announcement = _Announcement(_get_ident())
+            token = _announcement.set(announcement)
+            made: Optional[Future[T]] = None
+            try:
+                made = future = submit(*args, **kwargs)
+            finally:
+                _announcement.reset(token)
+                announcement.thread = None  # (closed)
+                announced = announcement.call
+                if announced is not None and announced is not made:
+                    announcement.call = None
+                    announced.waiter_left()
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()  # (nothing happens once it is done: then this is its outcome)
+            raise
     finally:
         if announcement is not None and announcement.call is not None:
             announcement.call.waiter_left()

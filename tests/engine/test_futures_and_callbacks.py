@@ -257,3 +257,56 @@ def test_an_announced_call_its_caller_never_waits_for_still_times_out(scripted):
             wait_for(submit)
         done, _ = concurrent.futures.wait(made, LONG)
         assert done == {made[0]} and isinstance(made[0].exception(), RequestTimeout)
+
+
+def test_an_announced_call_left_by_an_inner_wait_of_its_own_still_times_out(scripted):
+    from mcpclient._util.waiting import wait_for
+    from mcpclient.errors import RequestTimeout
+
+    server = scripted(lambda method, params: None)  # never answers tools/call
+    with Client(server.transport, timeout=LONG) as client:
+        made: List[Any] = []
+
+        def submit() -> Any:
+            made.append(client._session.call("tools/call", {"name": "t"}, deadline=Deadline(0.5)))
+            with pytest.raises(concurrent.futures.TimeoutError):
+                made[0].result(timeout=0.1)  # a wait of its own that gives up
+            raise ValueError("no future for the caller")
+
+        with pytest.raises(ValueError):
+            wait_for(submit)
+        done, _ = concurrent.futures.wait(made, LONG)
+        assert done == {made[0]} and isinstance(made[0].exception(), RequestTimeout)
+
+
+def test_a_parked_answer_handed_on_keeps_the_calls_deadline_for_its_next_round(scripted, delivered):
+    """The caller made another future after all: the parked answer goes to a worker, whose next
+    round (an input round, a second page) still ends at the call's one deadline."""
+    from mcpclient._engine.futures import CallFuture, NextRound
+    from mcpclient._util.waiting import wait_for
+    from mcpclient.errors import RequestTimeout
+
+    seen: List[str] = []
+
+    def handle(method: str, params: Any) -> Any:
+        seen.append(method)
+        return {"content": []} if len(seen) == 1 else None  # round 2 is never answered
+
+    def transform(raw: Any) -> Any:
+        return NextRound({"name": "t"}) if len(seen) == 1 else raw
+
+    server = scripted(handle)
+    with Client(server.transport, timeout=LONG) as client:
+        session = client._session
+        made: List[Any] = []
+
+        def submit() -> Any:
+            delivered.clear()
+            made.append(session.call("tools/call", {"name": "t"}, deadline=Deadline(0.5), transform=transform))
+            assert delivered.wait(LONG)  # answered before the caller waits: parked for it
+            return CallFuture.completed(session, "other", None)
+
+        wait_for(submit)
+        done, _ = concurrent.futures.wait(made, LONG)
+        assert done == {made[0]} and isinstance(made[0].exception(), RequestTimeout)
+        assert seen == ["tools/call", "tools/call"]

@@ -330,8 +330,8 @@ class HTTPTransport(Transport):
         goes on up."""
         streaming = False
         try:
-            if request.ended is not None:
-                return None  # cancelled (2026) or closed before it was sent: nothing to tell the server
+            if request.ended is not None or request.cancelled:
+                return None  # given up, or closed, before it was sent: nothing to tell the server
             response = self._exchange.send(self._sender(request), verb="POST", url=self.url, deadline=request.deadline,
                                            idempotent=request.idempotent, extra=request.headers,
                                            hop=self._hop(request))

@@ -225,3 +225,55 @@ def test_a_blocking_call_posts_on_its_own_thread_and_a_future_hands_its_post_to_
         assert len(posted) == before
         assert client.call_tool_future("echo", {"text": "y"}).result(LONG).text == "y"
         assert len(posted) == before + 1
+
+
+def test_an_announced_call_waited_for_with_a_timeout_of_its_own_is_still_sent(scripted):
+    """A wait with a timeout of its own never runs an exchange; one kept for the caller is then
+    handed to a poster thread rather than left unsent."""
+    from mcpclient._engine.deadline import Deadline
+    from mcpclient._util.waiting import wait_for
+
+    server = scripted(echo)
+    with Client(HTTPTransport(server.url, retry=Retry(total=0)), protocol="2025-11-25", timeout=LONG) as client:
+        got: List[object] = []
+
+        def submit():
+            future = client._session.call("tools/call", {"name": "echo", "arguments": {"text": "x"}},
+                                          deadline=Deadline(LONG))
+            got.append(future.result(timeout=LONG))
+            return future
+
+        wait_for(submit)
+        assert got == [{"content": [{"type": "text", "text": "x"}]}]
+
+
+def test_a_blocking_call_interrupted_before_its_post_ran_is_never_sent(scripted, monkeypatch):
+    """Ctrl-C as the caller reaches ``result()``: the call is cancelled, and its POST, handed to
+    a poster thread, is not sent after the cancel."""
+    from mcpclient._engine.futures import CallFuture
+    from mcpclient.transports.http.streamable import HTTPTransport as Streamable
+
+    server = scripted(lambda seen, msg: echo(seen, msg) if msg["method"] == "tools/call" else tools(seen, msg))
+    ran = threading.Event()
+    request = Streamable._request
+
+    def request_and_tell(self, *args, **kwargs):
+        try:
+            return request(self, *args, **kwargs)
+        finally:
+            ran.set()
+
+    with Client(HTTPTransport(server.url, retry=Retry(total=0)), protocol="2025-11-25", timeout=LONG) as client:
+        client.list_tools()  # (the tool is known: tools/call is the only request call_tool makes)
+        monkeypatch.setattr(Streamable, "_request", request_and_tell)
+
+        def interrupted(self, timeout):
+            raise KeyboardInterrupt  # as the caller reaches result()
+
+        wait = CallFuture._wait
+        monkeypatch.setattr(CallFuture, "_wait", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            client.call_tool("echo", {"text": "x"})
+        monkeypatch.setattr(CallFuture, "_wait", wait)
+        assert ran.wait(LONG)  # a poster thread took the exchange
+        assert server.requests("tools/call") == []
