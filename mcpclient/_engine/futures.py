@@ -48,6 +48,9 @@ class CallHost(Protocol):
     """What a call needs of the session that sends it (``Session`` is the one implementation):
     the next round, the hand-off of a call's next step to a worker, and giving a call up."""
 
+    #: The extensions the client declared (an error about a missing capability names them).
+    declared_extensions: FrozenSet[str]
+
     def resend(self, call: "CallFuture[Any]", params: Optional[Dict[str, Any]]) -> None:
         """Send the next round of ``call`` within its one deadline."""
 
@@ -354,7 +357,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         if self._state == "FINISHED":
             error = self._exception
             if error is None:
-                return self._result  # type: ignore[no-any-return]
+                return self._result  # type: ignore[no-any-return, return-value]
             try:
                 raise error
             finally:

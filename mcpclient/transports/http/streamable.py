@@ -301,7 +301,7 @@ class HTTPTransport(Transport):
                 self._notify(request)
             finally:
                 self._inflight.remove(request)
-            return
+            return None
         return _Exchange(self, request)
 
     def _notify(self, request: Request) -> None:
