@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from ._util.lazy import lazy_names as _lazy_names
 from ._version import __version__
-from .client import DEFAULT, Client
 from .errors import (
     AuthError, CapabilityError, ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError,
     HTTPError, InternalError, InvalidParams, InvalidRequest, MCPError, MethodNotFound,
@@ -138,6 +137,7 @@ __all__ = [
 _logging.getLogger("mcpclient").addHandler(_logging.NullHandler())
 
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first use (below)
+    from .client import DEFAULT, Client
     from ._engine.futures import CallFuture
     from .transports.base import Transport
     from .types import EmbeddedResource, Implementation, ResourceContents, TextContent, Tool, ToolResult
@@ -170,13 +170,13 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
     from .extensions.base import APP_MIME_TYPE, APPS, SKILLS, TASKS, Extension, ExtensionContext
     from .extensions.tasks.extension import TasksExtension, ToolCallFuture
 
-#: Names whose modules load on first use (``_util.lazy``, PEP 562). The engine and the types load
-#: with the first ``connect()``, after it started the server, so that their import overlaps the
-#: server's start. The rest is what a stdio one-shot call never needs, each a few per cent of it:
+#: Names whose modules load on first use (``_util.lazy``, PEP 562). ``Client`` loads with its
+#: first use: a program that imports the package without making a client (a Django project's
+#: every ``manage.py`` command) does not pay for it. The rest is what a stdio one-shot call never needs, each a few per cent of it:
 #: the HTTP transports (``requests``), ``ServerGroup`` and its config (about 10 ms), the extensions
 #: (tasks, skills, apps: 6 to 15 ms), the policies other than ``Timeout``/``Limits``/``Handlers``.
 _LAZY = {
-    "CallFuture": "_engine.futures", "Transport": "transports.base", "Implementation": "types._implementation",
+    "Client": "client", "DEFAULT": "client", "CallFuture": "_engine.futures", "Transport": "transports.base", "Implementation": "types._implementation",
     "EmbeddedResource": "types._tools", "ResourceContents": "types._tools", "TextContent": "types._tools",
     "Tool": "types._tools", "ToolResult": "types._tools",
     "CreateMessageRequest": "types.handlers", "CreateMessageResult": "types.handlers", "ElicitationRequest": "types.elicitation",

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import date, datetime
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Type
 
+from .._util.lazy import load
 from ..errors import InvalidParams, MethodNotFound, ProtocolError
 from ..protocol.spec import ELICITATION_MODES
 from ..transports.base import encode_frame
@@ -264,7 +264,10 @@ def _schema_errors(content: Raw, schema: Raw) -> Optional[str]:
 
 def _formats(jsonschema: ModuleType) -> Any:
     """A jsonschema ``FormatChecker`` for the formats elicitation forms may name (stdlib only:
-    jsonschema's own ``uri`` and ``date-time`` checks need optional packages)."""
+    jsonschema's own ``uri`` and ``date-time`` checks need optional packages). ``datetime``
+    loads with it, at the first elicitation answer checked."""
+    clock = load("datetime")
+    date, datetime = clock.date, clock.datetime
     checker = jsonschema.FormatChecker(formats=())
     uri = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")
     day = re.compile(r"^\d{4}-\d{2}-\d{2}$")

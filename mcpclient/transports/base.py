@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, AbstractSet, Any, Callable, Dict, FrozenSet, List, Literal, Optional, Protocol, Union
-from urllib.parse import urlsplit
 
+from .._util.lazy import load
 from ..errors import ProtocolError, UnsendableMessage
 
 if TYPE_CHECKING:  # (the types load at connect(): a transport starts without them)
@@ -97,9 +97,10 @@ class Endpoint:
     @classmethod
     def of_url(cls, url: str) -> "Endpoint":
         """TCP to an http(s) URL's host and port (the scheme's default port if none), speaking
-        HTTP; never the URL's userinfo, path or query."""
+        HTTP; never the URL's userinfo, path or query. (``urllib.parse`` loads with the first
+        URL: a stdio-only program never needs it.)"""
         try:
-            parts = urlsplit(url)
+            parts = load("urllib.parse").urlsplit(url)
             host = parts.hostname
         except ValueError:  # (an invalid IPv6 host)
             return cls("tcp", "http")
