@@ -38,7 +38,7 @@ class KeepaliveWatch:
         self._policy = policy
         self._ping = ping
         self._lost = lost
-        self._seen = session.received
+        self._seen = session.reader.received
         self._due = _monotonic() + policy.interval
         self._failures = 0
         self._pinging = False
@@ -62,7 +62,7 @@ class KeepaliveWatch:
         if self.done():
             return
         self._due = _monotonic() + self._policy.interval
-        received = self._session.received
+        received = self._session.reader.received
         if received != self._seen or self._pinging:
             self._seen = received  # the server is talking (or a ping is still out): nothing to do
             self._session.watch(self)  # type: ignore[arg-type]
@@ -94,7 +94,7 @@ class KeepaliveWatch:
                 None if done.cancelled() else done.exception()))
 
     def _answered(self, error: Optional[BaseException]) -> None:
-        self._seen = self._session.received
+        self._seen = self._session.reader.received
         self._pinging = False
         if error is None:
             self._failures = 0

@@ -21,6 +21,7 @@ from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Tuple, TypeVar, Union
 
 from .._util.threads import WAIT_MAX, reraise_on_main_thread
+from .._util.waiting import announce
 from .deadline import NEVER, Deadline
 from .._util.wire import format_message
 from ..errors import ClientClosedError, MissingClientCapability, ProtocolError, RequestCancelled, RPCError
@@ -249,27 +250,39 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         parked for it goes to a worker (``Announced``; only that thread calls this)."""
         if not self._waiter_coming:
             return
-        mutex = self._mutex
-        mutex.acquire()
+        self._mutex.acquire()
         self._waiter_coming = False
-        left = self._parked if not self._in_result else None
-        if left is not None:
-            self._parked = None
-        exchange = self._take_unposted()
-        mutex.release()
+        self._pass_on()
+
+    def _pass_on(self) -> None:
+        """(Holding ``_mutex``, which it releases.) If no thread waits in ``result()`` any more,
+        what was kept for one goes on: a parked reply to a worker, an exchange not posted yet
+        to the transport's thread."""
+        left = exchange = None
+        if not self._in_result:
+            left, self._parked = self._parked, None
+            if self.unposted:
+                exchange, self.exchange_here, self.unposted = self.exchange_here, None, False
+        self._mutex.release()
         if exchange is not None:
             exchange.post()
         if left is not None:
             self._hand_off(left[0])
 
-    def _take_unposted(self) -> Optional["PendingExchange"]:
-        """(Under ``_mutex``.) The exchange kept for an announced caller, when nobody is left to run it."""
-        exchange = self.exchange_here
-        if exchange is None or not self.unposted or self._in_result:
-            return None
-        self.exchange_here = None
-        self.unposted = False
-        return exchange
+    def announce_waiter(self) -> None:
+        """Called as the call is made: if the thread making it announced it will wait for it
+        (``_util.waiting.wait_for``), a reply that comes first is parked for that thread."""
+        if announce(self):
+            self._waiter_coming = True
+
+    def keep_exchange(self, exchange: "PendingExchange") -> None:
+        """The round's exchange (``Transport.send``): the announced caller runs it; else it is
+        posted now, and a thread that waits for the answer runs it if no poster began it."""
+        self.exchange_here = exchange
+        if self._waiter_coming:
+            self.unposted = True
+        else:
+            exchange.post()
 
     def _hand_off(self, payload: Any) -> None:
         if not self._session.continue_call(self, payload):
@@ -440,15 +453,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                     raise FutureTimeout()
         finally:
             self._in_result -= 1
-            left = self._parked if not self._in_result else None
-            if left is not None:  # this waiter leaves (its own timeout, an interrupt): a worker goes on
-                self._parked = None
-            exchange = self._take_unposted()
-            mutex.release()
-            if exchange is not None:
-                exchange.post()
-            if left is not None:
-                self._hand_off(left[0])
+            self._pass_on()  # (the last waiter leaves: its own timeout, an interrupt)
 
     # --- cancelling ----------------------------------------------------------------------------------
 

@@ -32,7 +32,6 @@ from typing import Any, Callable, ContextManager, Dict, FrozenSet, List, Optiona
 from .._util.threads import WorkerPool, join_all, next_instance
 from .timer import DeadlineTimer
 from .._util.wire import format_message, should_log, wire_log
-from .._util.waiting import announce as _announce
 from ..errors import (
     ClientClosedError, ConnectionClosed, MCPError, ReaderThreadError, RequestCancelled,
     RequestTimeout, SendTimeout, UnsendableMessage,
@@ -97,8 +96,7 @@ class Session:
         #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``),
         #: before the pending calls fail.
         self.on_lost: Optional[Callable[[BaseException], None]] = None
-        #: ``()`` once per server session the transport renewed (``SessionRenewed``), on the
-        #: notification thread: what lived in the old session is set up again. It must not block.
+        #: ``()`` per server session the transport renewed (``session_renewed``); must not block.
         self.on_session_renewed: Optional[Callable[[], None]] = None
         self.tracer: Optional[CallTracer] = None  # traces each request (the client sets it at connect)
         self.instance = transport.info.instance or next_instance()
@@ -149,16 +147,6 @@ class Session:
     @property
     def is_closed(self) -> bool:
         return self._closed_error is not None
-
-    @property
-    def received(self) -> int:
-        """Messages read from the server (a keepalive takes traffic as a sign of life)."""
-        return self.reader.received
-
-    @property
-    def skipped_messages(self) -> int:
-        """JSON values read that are not JSON-RPC messages."""
-        return self.reader.skipped_messages
 
     @property
     def dropped_notifications(self) -> int:
@@ -265,8 +253,7 @@ class Session:
         ``drain`` for it before a close.
         """
         call: CallFuture[Any] = CallFuture(self, method, transform)
-        if _announce(call):  # this thread will wait for it (``wait_for``)
-            call._waiter_coming = True
+        call.announce_waiter()
         if deadline is not NEVER:
             call.deadline = deadline
         if on_progress is not None:
@@ -357,11 +344,7 @@ class Session:
                 reader.join(_LOSS_WAIT)
             raise
         if here is not None:
-            call.exchange_here = here
-            if call._waiter_coming:  # its caller runs it (or posts it, if it leaves first)
-                call.unposted = True
-            else:
-                here.post()
+            call.keep_exchange(here)
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""
@@ -549,7 +532,8 @@ class Session:
                 log.warning("dropped a reply to unknown request id %.50r (%d so far)", rid, self.unknown_replies)
 
     def session_renewed(self) -> None:
-        """``on_session_renewed``, on the notification thread (the reader reads on meanwhile)."""
+        """``on_session_renewed``, on the notification thread (the reader reads on meanwhile):
+        what lived in the old server session is set up again."""
         hook = self.on_session_renewed
         if hook is not None and not self._notifier.try_submit("session renewal", hook):
             log.warning("the notification queue is full: the renewed session's subscriptions were not set up again")

@@ -117,7 +117,7 @@ def test_repeated_garbage_is_logged_rarely_but_counted_exactly(caplog):
         for i in range(60):
             assert client.call_tool("echo", {"text": str(i)}).text == str(i)
         assert client.transport.skipped_lines == 180  # "42" too (the transport skips it)
-        assert client._session.skipped_messages == 0
+        assert client._session.reader.skipped_messages == 0
     stdio = [m for m in messages(caplog, STDIO_LOG) if "not a JSON-RPC message" in m]
     assert len(stdio) == 11 and "(100 so far)" in stdio[-1]  # the first ten, then the 100th
 
