@@ -385,10 +385,10 @@ def test_known_tool_names_an_exposed_tool_of_the_latest_listing_without_a_reques
     """As ``Client.known_tool``: what the LLM adapters ask before refusing an app-only call."""
     with ServerGroup({"a": TESTING_SERVER}, client_options=OPTIONS) as group:
         listed = {t.name: t for t in group.list_tools()}
-        requests_before = group.client("a")._session.received
+        requests_before = group.client("a")._session.reader.received
         assert group.known_tool("a_echo") == listed["a_echo"] and group.known_tool("a_echo").name == "a_echo"
         assert group.known_tool("echo") is None and group.known_tool("nothing") is None
-        assert group.client("a")._session.received == requests_before  # nothing was asked
+        assert group.client("a")._session.reader.received == requests_before  # nothing was asked
 
 
 def test_a_group_closed_by_an_atexit_handler_stops_its_servers_without_an_error():
