@@ -173,11 +173,14 @@ class Channel:
              on_late: Optional[Callable[[Dict[str, Any]], Any]] = None) -> CallFuture[Any]:
         """Send ``method`` the way the negotiated era does, within ``deadline`` (a reconnect
         spends it too). ``check``: refuse (``CapabilityError``, nothing sent) what the server did not declare."""
-        era = self.ready(method, deadline)
+        conn = self.conn
+        if conn is None:
+            raise self._not_open(method)
+        era = conn.ready(method, deadline)
         era.check(method, capabilities=check)
-        if isinstance(params, Mapping) and not isinstance(params, dict):
+        if params is not None and type(params) is not dict and isinstance(params, Mapping):
             params = dict(params)
-        return era.call(self.session, method, cast(Optional[Dict[str, Any]], params), transform, deadline,
+        return era.call(conn.session, method, params, transform, deadline,  # type: ignore[arg-type]
                         on_progress=on_progress, on_late=on_late)
 
     def listing(self, method: str, key: str, parse: Callable[[Any], Optional[T]],

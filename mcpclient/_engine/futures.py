@@ -16,7 +16,7 @@ import logging
 from contextvars import ContextVar, copy_context
 from concurrent.futures import Future, InvalidStateError
 from concurrent.futures import TimeoutError as FutureTimeout
-from _thread import allocate_lock as _allocate_lock, get_ident as _get_ident
+from _thread import RLock as _RLock, allocate_lock as _allocate_lock, get_ident as _get_ident
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Tuple, TypeVar, Union
 
@@ -139,6 +139,19 @@ _OVER = frozenset(("FINISHED", "CANCELLED", "CANCELLED_AND_NOTIFIED"))
 _CANCELLED = frozenset(("CANCELLED", "CANCELLED_AND_NOTIFIED"))
 
 
+class _StateLock(_RLock):
+    """A ``CallFuture``'s ``_condition``: ``Future`` holds it to change state and
+    ``concurrent.futures.wait()``/``as_completed()`` to add their waiters. A ``Future``'s
+    condition also wakes the threads in ``Future.result()``; ``CallFuture.result()`` sleeps on
+    a lock of its own (``_wait``), so nothing ever waits on this one and ``notify_all`` has
+    nobody to wake. A bare lock costs a call a fraction of a ``threading.Condition``."""
+
+    __slots__ = ()
+
+    def notify_all(self) -> None:
+        """Nobody waits on it (see the class)."""
+
+
 class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     """The future of one request: a ``concurrent.futures.Future`` whose ``cancel()`` also stops
     the request on the server. A blocking method is ``result()`` on the very future it makes
@@ -191,7 +204,12 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def __init__(self, session: "CallHost", method: str,
                  transform: Optional[Callable[[JSONValue], object]] = None) -> None:
-        super().__init__()
+        # Future.__init__'s fields, with a _StateLock for its threading.Condition (see there).
+        self._condition = _StateLock()
+        self._state = "PENDING"
+        self._result = self._exception = None
+        self._waiters: List[Any] = []
+        self._done_callbacks: List[Callable[["Future[T]"], object]] = []
         self._mutex = _allocate_lock()  # guards _in_result, _parked, _wakers, exchange_here's taking
         self._wakers: List[Any] = []  # the bare locks of the threads sleeping in _wait
         self.method = method
@@ -363,6 +381,11 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._settle(value, None)
 
     # --- waiting -----------------------------------------------------------------------------------
+
+    def done(self) -> bool:
+        """Whether the call is over (answered, failed or cancelled). Read without the lock:
+        the state is one attribute, and the engine asks on every call."""
+        return self._state in _OVER
 
     def result(self, timeout: Optional[float] = None) -> T:
         if self._state not in _OVER:

@@ -4,6 +4,10 @@ Whether a thread waits in the call's ``result()`` or nobody does, its deadline i
 so a blocking call and a future end the same way at the same time. Entries are weak references
 in a heap: a finished call nobody keeps is freed at once, and finished entries are swept when
 they outnumber the live ones. A deadline moved by progress is re-queued instead of fired.
+
+Every call is watched, so ``watch`` takes no lock: it appends to a queue the timer thread moves
+into its heap, and wakes that thread only when the new deadline comes before the one it sleeps
+until (with one timeout for every call, almost never) or when the queue is long.
 """
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ import heapq
 import logging
 import threading
 import weakref
+from collections import deque
 from time import monotonic as _monotonic
 from typing import Any, Callable, List, Optional, Protocol, Set, Tuple
 
@@ -19,6 +24,10 @@ from .._util.threads import WAIT_MAX, start_thread
 __all__ = ["DeadlineTimer", "Timed"]
 
 log = logging.getLogger("mcpclient.session")
+
+_NEVER = float("inf")
+#: Every this many calls queued, ``watch`` wakes the thread to take them (and sweep the heap).
+_QUEUE_MAX = 1024
 
 
 
@@ -47,6 +56,11 @@ class DeadlineTimer:
         self._idents = idents
         self._cond = threading.Condition()
         self._heap: List[Tuple[float, int, "weakref.ref[Timed]"]] = []
+        #: Watched, not yet in the heap (appended without a lock; only the timer thread pops).
+        self._incoming: "deque[Tuple[float, weakref.ref[Timed]]]" = deque()
+        #: The deadline the thread sleeps until: a watch of an earlier one wakes it (every watch
+        #: does while the thread moves the queue into the heap, before it runs, and when idle).
+        self._sleeps_until = _NEVER
         self._count = 0
         self._sweep_at = 1024
         self._thread: Optional[threading.Thread] = None
@@ -57,21 +71,17 @@ class DeadlineTimer:
         return self._thread
 
     def watch(self, call: "Timed") -> None:
-        with self._cond:
-            if self._stopped:
-                return
-            heap = self._heap
-            if len(heap) > self._sweep_at:  # amortised: the heap at least doubled since the last sweep
-                heap[:] = [e for e in heap if _live(e[2]) is not None]
-                heapq.heapify(heap)
-                self._sweep_at = max(1024, 2 * len(heap))
-            deadline = call.due()
-            wake = not heap or deadline < heap[0][0]
-            self._count += 1
-            heapq.heappush(heap, (deadline, self._count, weakref.ref(call)))
-            if self._thread is None:
-                self._thread = start_thread(self._loop, self._name)
-            elif wake:
+        if self._stopped:
+            return
+        deadline = call.due()
+        incoming = self._incoming
+        incoming.append((deadline, weakref.ref(call)))
+        # (Read after the append: a thread that moved the queue before it published what it
+        # sleeps until, so either this entry was moved or the comparison is with that value.)
+        if deadline < self._sleeps_until or not len(incoming) % _QUEUE_MAX:
+            with self._cond:
+                if self._thread is None and not self._stopped:
+                    self._thread = start_thread(self._loop, self._name)
                 self._cond.notify()
 
     def stop(self) -> None:
@@ -102,9 +112,12 @@ class DeadlineTimer:
             while True:
                 if self._stopped:
                     return None
+                self._sleeps_until = _NEVER
+                self._take_incoming()
                 now = _monotonic()
                 if heap and heap[0][0] <= now:
                     break
+                self._sleeps_until = heap[0][0] if heap else _NEVER
                 self._cond.wait(min(heap[0][0] - now, WAIT_MAX) if heap else None)
             due = []
             while heap and heap[0][0] <= now:
@@ -118,3 +131,18 @@ class DeadlineTimer:
                 else:
                     due.append(call)
             return due
+
+    def _take_incoming(self) -> None:
+        """(Timer thread, under ``_cond``.) Move the watched calls into the heap; sweep the
+        finished ones when the heap at least doubled since the last sweep."""
+        heap, incoming, push = self._heap, self._incoming, heapq.heappush
+        count = self._count
+        while incoming:
+            deadline, ref = incoming.popleft()
+            count += 1
+            push(heap, (deadline, count, ref))
+        self._count = count
+        if len(heap) > self._sweep_at:
+            heap[:] = [e for e in heap if _live(e[2]) is not None]
+            heapq.heapify(heap)
+            self._sweep_at = max(1024, 2 * len(heap))

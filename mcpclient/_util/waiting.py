@@ -73,10 +73,13 @@ def wait_for(submit: Union["Future[T]", Callable[..., "Future[T]"]], *args: Any,
                     announcement.call = None
                     announced.waiter_left()
         try:
-            return future.result()
+            value = future.result()
         except BaseException:
             future.cancel()  # (nothing happens once it is done: then this is its outcome)
             raise
+        if announcement is not None:
+            announcement.call = None  # (over: nothing is kept for this thread any more)
+        return value
     finally:
         if announcement is not None and announcement.call is not None:
             announcement.call.waiter_left()

@@ -72,7 +72,7 @@ def tool_call(name: str, arguments: Optional[Mapping[str, object]], raise_on_err
     the tools are listed then, by whoever runs the transform) and optionally raises ``ToolError``."""
     if not isinstance(name, str):
         raise TypeError("tool name must be a string")
-    if arguments is not None and not isinstance(arguments, Mapping):
+    if arguments is not None and type(arguments) is not dict and not isinstance(arguments, Mapping):
         raise TypeError("tool arguments must be a dict")
     given = arguments if isinstance(arguments, dict) or arguments is None else dict(arguments)
     params: Dict[str, Any] = {"name": name, "arguments": given if given is not None else {}}

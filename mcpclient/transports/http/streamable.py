@@ -406,7 +406,7 @@ class HTTPTransport(Transport):
                 retry, tries = following, tries + 1
                 message = decode_frame(request.body) if message is None else message
                 wire = f"{rid}-retry-{tries}"  # a new id (the engine's are integers: no clash)
-                body = encode_frame(dict(cast(Dict[str, Any], message), id=wire))  # (a request: one object)
+                body = encode_frame(dict(cast("Dict[str, Any]", message), id=wire))  # (a request: one object)
                 response = exchange.send(self._sender(request, body), verb="POST", url=self.url, deadline=deadline,
                                          idempotent=idempotent, extra=request.headers, hop=self._hop(request, body))
                 try:
