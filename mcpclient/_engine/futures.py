@@ -427,6 +427,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         end = None if timeout is None else _monotonic() + timeout
         mutex = self._mutex
         mutex.acquire()
+        held = True  # whether this thread holds _mutex
         self._in_result += 1
         self._waiter_coming = False  # (here now)
         try:
@@ -436,6 +437,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                     self.exchange_here = None
                     posting, self.unposted = end is not None, False
                     mutex.release()
+                    held = False
                     try:
                         if posting:  # (a wait of its own may not run it: a poster thread does)
                             here.post()
@@ -445,27 +447,38 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                                 session.answered_here(reply)
                     finally:
                         mutex.acquire()
+                        held = True
                     continue
                 arrived = self._parked
                 if arrived is not None:
                     self._parked = None
                     mutex.release()
+                    held = False
                     self._stepping = _get_ident()
                     try:
                         self.run_step(arrived[0])
                     finally:
                         self._stepping = None
-                        mutex.acquire()
+                    if self._state in _OVER:
+                        return  # (the finally needs no lock then: see there)
+                    mutex.acquire()
+                    held = True
                     continue
                 waker = _allocate_lock()
                 waker.acquire()
                 self._wakers.append(waker)
+                if self._state in _OVER:  # (completed since the loop's test: its completer may
+                    # have looked for wakers before this one was added, without the lock)
+                    self._wakers.remove(waker)
+                    break
                 woken = False
                 mutex.release()
+                held = False
                 try:
                     woken = waker.acquire(True, WAIT_MAX if end is None else max(0.0, end - _monotonic()))
                 finally:
                     mutex.acquire()
+                    held = True
                     if not woken:
                         try:
                             self._wakers.remove(waker)
@@ -475,8 +488,12 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                         and self._parked is None:
                     raise FutureTimeout()
         finally:
-            self._in_result -= 1
-            self._pass_on()  # (the last waiter leaves: its own timeout, an interrupt)
+            if not held and self._state not in _OVER:  # (a step on this thread raised)
+                mutex.acquire()
+                held = True
+            self._in_result -= 1  # (without the lock once over: no round is delivered any more)
+            if held:
+                self._pass_on()  # (the last waiter leaves: its own timeout, an interrupt)
 
     # --- cancelling ----------------------------------------------------------------------------------
 
@@ -508,12 +525,13 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         threads sleeping in ``_wait``; then the done-callbacks. Those of a call that a thread
         waiting in ``result()`` completed run on a worker: that caller returns now, whatever
         they do (wait for another call...), as it would from an executor's future."""
-        mutex = self._mutex
-        mutex.acquire()
-        wakers, self._wakers = self._wakers, []
-        mutex.release()
-        for waker in wakers:
-            waker.release()
+        if self._wakers:  # (read without the lock: a waiter adds itself, then tests the state)
+            mutex = self._mutex
+            mutex.acquire()
+            wakers, self._wakers = self._wakers, []
+            mutex.release()
+            for waker in wakers:
+                waker.release()
         if not self._done_callbacks:  # type: ignore[attr-defined]
             return
         if self._stepping == _get_ident() and self._session.on_worker(
