@@ -139,7 +139,7 @@ _OVER = frozenset(("FINISHED", "CANCELLED", "CANCELLED_AND_NOTIFIED"))
 _CANCELLED = frozenset(("CANCELLED", "CANCELLED_AND_NOTIFIED"))
 
 
-class _StateLock(_RLock):
+class _StateLock(_RLock):  # type: ignore[misc]  # (typeshed: final; CPython 3.9-3.13 allow it)
     """A ``CallFuture``'s ``_condition``: ``Future`` holds it to change state and
     ``concurrent.futures.wait()``/``as_completed()`` to add their waiters. A ``Future``'s
     condition also wakes the threads in ``Future.result()``; ``CallFuture.result()`` sleeps on
@@ -205,7 +205,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     def __init__(self, session: "CallHost", method: str,
                  transform: Optional[Callable[[JSONValue], object]] = None) -> None:
         # Future.__init__'s fields, with a _StateLock for its threading.Condition (see there).
-        self._condition = _StateLock()
+        self._condition = _StateLock()  # type: ignore[assignment]
         self._state = "PENDING"
         self._result = self._exception = None
         self._waiters: List[Any] = []

@@ -8,8 +8,6 @@ benchmark (start, import, connect, one call, exit) shows the wait still pays, wh
 that waits says. ``load`` is that wait, named; ``lazy_names`` builds a package's
 ``__getattr__`` (PEP 562) from it. ``tools/layout.py`` reads ``load("mcpclient....")`` as an
 import, so the layering checks see it (and tests/package that it names a module).
-
-``LazyModule``: only ``_client.deferred`` uses it.
 """
 from __future__ import annotations
 
@@ -17,7 +15,7 @@ import importlib
 from types import ModuleType
 from typing import Any, Callable, Dict, Optional
 
-__all__ = ["LazyModule", "lazy_names", "load"]
+__all__ = ["lazy_names", "load"]
 
 
 def load(module: str) -> ModuleType:
@@ -48,22 +46,3 @@ def lazy_names(module: str, table: Dict[str, str], namespace: Dict[str, Any],
 
     return __getattr__
 
-
-class LazyModule:
-    """A module imported on its first attribute lookup: ``load()`` imports and returns it (an
-    ``import`` statement inside a function, so the layering checks see the import). The façade
-    keeps the protocol layer behind these: ``import mcpclient`` loads no engine, and the first
-    ``connect()`` loads it (benchmarks/README.md, import time)."""
-
-    def __init__(self, load: Callable[[], ModuleType]) -> None:
-        self._load = load
-        self._module: Optional[ModuleType] = None
-
-    def __getattr__(self, name: str) -> Any:
-        module = self._module
-        if module is None:
-            module = self._module = self._load()
-        return getattr(module, name)
-
-    def __repr__(self) -> str:
-        return f"<lazy module {self._module or self._load.__name__}>"
