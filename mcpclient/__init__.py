@@ -176,9 +176,9 @@ if TYPE_CHECKING:  # for type checkers and IDEs; at run time these load on first
 #: the HTTP transports (``requests``), ``ServerGroup`` and its config (about 10 ms), the extensions
 #: (tasks, skills, apps: 6 to 15 ms), the policies other than ``Timeout``/``Limits``/``Handlers``.
 _LAZY = {
-    "Client": "client", "DEFAULT": "client", "CallFuture": "_engine.futures", "Transport": "transports.base", "Implementation": "types._implementation",
-    "EmbeddedResource": "types._tools", "ResourceContents": "types._tools", "TextContent": "types._tools",
-    "Tool": "types._tools", "ToolResult": "types._tools",
+    "Client": "client", "DEFAULT": "client", "CallFuture": "_engine.futures", "Transport": "transports.base", "Implementation": "types",
+    "EmbeddedResource": "types", "ResourceContents": "types", "TextContent": "types",
+    "Tool": "types", "ToolResult": "types",
     "CreateMessageRequest": "types.handlers", "CreateMessageResult": "types.handlers", "ElicitationRequest": "types.elicitation",
     "ElicitationResult": "types.elicitation", "Root": "types.handlers", "SamplingMessage": "types.handlers",
     "accept_defaults": "types.elicitation", "Task": "types", "ToolTask": "extensions.tasks.core", "LoadedSkill": "extensions.skills",
@@ -195,7 +195,7 @@ _LAZY = {
     "TASKS": "extensions.base", "APPS": "extensions.base", "SKILLS": "extensions.base", "APP_MIME_TYPE": "extensions.base",
     "TasksExtension": "extensions.tasks.extension", "ToolCallFuture": "extensions.tasks.extension",
     "Handlers": "policies.handlers", "Limits": "policies.timeout", "Timeout": "policies.timeout",
-    "Page": "types._implementation", "ServerInfo": "types._implementation", "Skills": "extensions.skills",
+    "Page": "types", "ServerInfo": "types", "Skills": "extensions.skills",
     "Tasks": "extensions.tasks.feature",
 }
 

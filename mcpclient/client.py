@@ -11,7 +11,6 @@ from typing import (
 
 from . import types as _types
 from ._client.channel import Channel, declared_extensions
-from ._client.events import filter_params
 from ._client.tools import call_tool, list_tools, tool_parser
 from ._engine.deadline import Deadline
 from ._engine.futures import CallFuture
@@ -422,7 +421,7 @@ class Client:
 
         Returns: a ``Subscription`` of ``Event`` objects (``SubscriptionLost``: the stream broke).
         """
-        wanted = filter_params(tools, prompts, resources, [_params.uri(u) for u in resource_uris])
+        wanted = _params.listen_filter(tools, prompts, resources, [_params.uri(u) for u in resource_uris])
         if not wanted:
             raise ValueError("listen() needs at least one of tools, prompts, resources or resource_uris")
         channel = self._channel

@@ -12,10 +12,13 @@ send), ``ExtensionOwner`` (extension contexts), ``TasksOwner``, ``ConnectionOwne
 (``_client.connection``), ``NotificationOwner`` (``_client.notifications``), the subscription
 router's ``Requester``. It has none of the ``Client``'s request methods: those are the façade's.
 
-Cold start: ``Client(...)`` makes the channel without the connection; the first ``open()``
-starts the transport (``Transport.start``: a stdio server is spawned), then loads the engine
-and makes the connection, so that the server boots while the engine loads (benchmarks/cold.py,
-one-shot: loading it before the launch costs about a seventh of a stdio one-shot call).
+Cold start: ``Client(...)`` checks every argument and makes the channel without the
+connection; the first ``open()`` starts the transport (``Transport.start``: a stdio server is
+spawned), then makes what needs ``dataclasses`` (the ``Timeout`` and ``Limits`` given as
+numbers or left out, the subscription router) and loads the engine to make the connection, so
+that the server boots meanwhile (benchmarks/cold.py, one-shot: loading all of it before the
+launch cost about a quarter of a stdio one-shot call). Before that open, ``timeout``,
+``limits`` and ``subscriptions`` are not set: a call is refused first (``deadline``).
 """
 from __future__ import annotations
 
@@ -30,20 +33,18 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from .._engine.deadline import Deadline, check_timeout
 from .._engine.futures import CallFuture, ProgressCallback, Transform
 from .._util import fork as _fork
-from .._util.sentinel import DEFAULT
+from .._util.sentinel import DEFAULT, DEFAULT_SERVER_TEXT, DEFAULT_WORKERS
+from .._util.lazy import load
 from .._util.threads import start_thread
 from ..errors import CapabilityError, ClientClosedError, ConnectionClosed, MCPError
-from .. import policies
-from ..policies.timeout import Limits, Timeout
+from .. import policies, types as _types
 from ..protocol import params as _params
 from ..protocol.cache import ResultCache
 from ..protocol.spec import era_setting, server_has
 from ..transports.base import CLOSE_BUDGET, Transport
-from ..types import Implementation
 from .notifications import NotificationRouter
 from .responder import Responder
 from .server_text import TextLimit
-from .subscriptions import SubscriptionRouter
 from .tools import ToolRegistry, list_tools
 
 if TYPE_CHECKING:
@@ -55,7 +56,9 @@ if TYPE_CHECKING:
     from ..extensions.tasks.core import ToolTask
     from ..policies.handlers import Handlers
     from ..policies.reconnect import Keepalive, Reconnect
+    from ..policies.timeout import Limits, Timeout
     from ..policies.tracing import Tracing
+    from .subscriptions import SubscriptionRouter
     from ..protocol.eras import Era
     from ..protocol.negotiation import Negotiated
 
@@ -72,6 +75,11 @@ class Channel:
 
     _live: "weakref.WeakSet[Channel]" = weakref.WeakSet()
 
+    # Made by the first open(), once the transport started (see the module docstring).
+    timeout: Timeout
+    limits: Limits
+    subscriptions: SubscriptionRouter
+
     def __init__(self, transport: Transport, *, timeout: Any, protocol: str, limits: Optional[Limits],
                  handlers: Optional[Handlers], reconnect: Union[None, bool, Reconnect],
                  keepalive: Union[None, float, Keepalive], extensions: Any, tracing: Any,
@@ -79,8 +87,16 @@ class Channel:
                  client_info: Any) -> None:
         """Check every argument (``TypeError``/``ValueError`` naming it) and make what needs no
         connection; nothing is started."""
-        self.timeout = Timeout.of(timeout) if _is_timeout(timeout) else _given(timeout, "timeout", Timeout)
-        self.limits = _given(limits, "limits", Limits) or Limits()
+        # A Timeout or Limits the caller made is kept as it is (its class is loaded: they made
+        # it); seconds, or none, are checked now and made into one by the first open().
+        if timeout is None or (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)):
+            check_timeout(timeout)
+            self._timeout_given: Any = timeout
+        else:
+            self.timeout = self._timeout_given = _given(timeout, "timeout", policies.Timeout)
+        self._limits_given: Optional[Limits] = None
+        if limits is not None:
+            self.limits = self._limits_given = _given(limits, "limits", policies.Limits)
         if handlers is not None:  # (its class is loaded only for a value given: the caller made it)
             handlers = _given(handlers, "handlers", policies.Handlers)
         given = handlers if handlers is not None else _NO_HANDLERS
@@ -110,18 +126,19 @@ class Channel:
         given_capabilities = cast(Optional[Dict[str, Any]], capabilities)  # checked by the registry and the responder
         self.extensions: Optional[Registry] = _registry(extensions, given_capabilities)
         registry = self.extensions
+        limited = self._limits_given
         self.responder = Responder(given.sampling, given.elicitation, given.elicitation_modes,
                                    given.roots, given_capabilities, given.task_requests, transport.info.instance,
-                                   self.limits.workers, registry.capabilities() if registry is not None else None)
+                                   limited.workers if limited is not None else DEFAULT_WORKERS,
+                                   registry.capabilities() if registry is not None else None)
         era_setting(protocol)  # (checked now; the connector reads it again)
         self._protocol = protocol
         self.client_info = client_identity(client_info)
         self.transport = transport  # the one the connection starts with (a relaunch or a fallback replaces it)
-        self.text = TextLimit(self.limits.server_text, transport.info.name)  # of the instructions and tool descriptions
+        self.text = TextLimit(limited.server_text if limited is not None else DEFAULT_SERVER_TEXT,
+                              transport.info.name)  # of the instructions and tool descriptions
         self.tools = ToolRegistry(self.text)
         self.cache = ResultCache(self.credentials) if cache else None
-        self.subscriptions = SubscriptionRouter(self)
-        self.subscriptions.keep_on_loss = self.reconnect is not None
         self.notifications = NotificationRouter(
             logging.getLogger(f"mcpclient.server.{transport.info.name}"), self,
             on_notification=given.on_notification, on_log=given.on_log)
@@ -144,8 +161,11 @@ class Channel:
     def deadline(self, timeout: Any = DEFAULT) -> Deadline:
         """The deadline of a call made now with ``timeout=``: ``DEFAULT`` (the client's
         ``Timeout``), a ``Timeout``, or seconds (reset on progress as the client's says)."""
-        policy = self.timeout
-        if isinstance(timeout, Timeout):
+        try:
+            policy = self.timeout
+        except AttributeError:  # (made by the first open(): see the module docstring)
+            raise self._not_open("a call") from None
+        if isinstance(timeout, policies.Timeout):
             policy, seconds = timeout, timeout.call
         else:
             seconds = policy.call if timeout is DEFAULT else check_timeout(timeout)
@@ -333,7 +353,8 @@ class Channel:
         """At-fork hook, in the child before any other code: the locks a thread of the parent
         (the notification thread, a caller) may have held at the fork are replaced, as
         ``Connection`` replaces its own; the child's first call, reconnect and close take them."""
-        self.subscriptions.forked()
+        if self.conn is not None:
+            self.subscriptions.forked()
         self.notifications.forked()
         self.tools.forked()
         if self.cache is not None:
@@ -350,8 +371,10 @@ class Channel:
         """``Client.connect``: the whole connection within ``timeout``. The first one starts the
         transport, then makes the connection (see the module docstring); a failure before the
         connection opened stops the server it launched."""
-        if timeout is not DEFAULT and not isinstance(timeout, Timeout):
-            check_timeout(timeout)  # (a wrong timeout starts nothing)
+        if timeout is not DEFAULT and not (timeout is None or isinstance(timeout, (int, float))):
+            _given(timeout, "timeout", policies.Timeout)  # (a wrong timeout starts nothing)
+        elif timeout is not DEFAULT:
+            check_timeout(timeout)
         first = self.conn is None
         conn = self._launch() if self.conn is None else self.conn
         try:
@@ -384,9 +407,19 @@ class Channel:
             except MCPError:  # (the session starts it again, and meets the same error there)
                 pass
             try:
-                # The engine loads now, while the server boots (see the module docstring).
+                # What needs dataclasses, and the engine, load now, while the server boots (see
+                # the module docstring).
                 from .connection import Connection, Connector, era_for
+                from .subscriptions import SubscriptionRouter
 
+                load("mcpclient.types._tools")  # (and the types of a tool's result: the first call parses one)
+
+                if self._limits_given is None:
+                    self.limits = policies.Limits()
+                if not isinstance(self._timeout_given, policies.Timeout):
+                    self.timeout = policies.Timeout.of(self._timeout_given)
+                self.subscriptions = SubscriptionRouter(self)
+                self.subscriptions.keep_on_loss = self.reconnect is not None
                 self._era_for = era_for
                 connector = Connector(self._protocol, self.client_info, self.responder.capabilities,
                                       self.timeout.probe, reuse_discovery=self.cache is not None)
@@ -405,7 +438,7 @@ class Channel:
         ``Timeout`` (its ``connect``) or seconds."""
         if timeout is DEFAULT:
             return Deadline(self.timeout.connect)
-        return Deadline(timeout.connect if isinstance(timeout, Timeout) else check_timeout(timeout))
+        return Deadline(timeout.connect if isinstance(timeout, policies.Timeout) else check_timeout(timeout))
 
     def _start_tracing(self) -> None:
         """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports
@@ -448,7 +481,8 @@ class Channel:
         if tasks is not None:
             tasks.release()  # unfinished tasks end; nothing new is accepted
         self.notifications.elicitations.close()
-        self.subscriptions.end_all(None)
+        if conn is not None:
+            self.subscriptions.end_all(None)
         if session is not None:  # (None in a forked child: the connection is the parent's)
             session.close(deadline)
         if tasks is not None:
@@ -517,10 +551,6 @@ class Channel:
 _fork.in_child(Channel._renew_locks)
 
 
-def _is_timeout(value: Any) -> bool:
-    return value is None or isinstance(value, (int, float, Timeout))
-
-
 def _given(value: Any, name: str, kind: type) -> Any:
     """``value`` if it is a ``kind`` (``Limits``, ``Handlers``) or None, else ``TypeError``."""
     if value is not None and not isinstance(value, kind):
@@ -549,7 +579,7 @@ def client_identity(info: Any) -> Dict[str, Any]:
     """``Client(client_info=)`` as the wire's ``Implementation`` dict."""
     if isinstance(info, Mapping):
         return dict(info)
-    if isinstance(info, Implementation):
+    if not isinstance(info, (tuple, list)) and isinstance(info, _types.Implementation):  # (made by the caller)
         return dict(info.raw) or {"name": info.name, "version": info.version}
     name, version = info
     return {"name": str(name), "version": str(version)}

@@ -11,10 +11,9 @@ this). ``era_for`` turns the result into the era strategy the client then uses, 
 ``Connection`` holds all of it for one client: transport, session, state, ``Negotiated``, era.
 
 What a ``Client(...)`` and its ``connect()`` import before the transport starts is kept small
-(the checks of the arguments, the transport): the engine and this module load after the
-transport's early ``start()``, while a stdio server boots, and the result types (``dataclasses`` with
-them) once the first request is sent, while the server answers it (benchmarks/cold.py,
-"connect cold").
+(the checks of the arguments, the transport): this module, the engine and the server's
+description (``types``, ``dataclasses`` with them) load after the transport's early ``start()``,
+while a stdio server boots (``_client.channel``; benchmarks/cold.py, one-shot).
 """
 from __future__ import annotations
 
@@ -37,6 +36,7 @@ from ..errors import (
 from ..protocol.negotiation import LEGACY, EraMemory, Negotiated, probe
 from ..protocol.rpc_rules import MCPRules
 from ..protocol.spec import check_server_version, era_setting, initialize_params
+from ..types import Implementation
 from .._engine.deadline import Deadline
 from .._engine.rules import RPCRules
 from .._engine.session import Session
@@ -176,8 +176,6 @@ class Connector:
         session.notify("notifications/initialized", setup=True)
         capabilities = result.get("capabilities")
         instructions = result.get("instructions")
-        from ..types._implementation import Implementation  # (loaded: see the module docstring)
-
         return Negotiated(version, False, capabilities if isinstance(capabilities, dict) else {},
                           Implementation.from_wire(result.get("serverInfo") or {}),
                           instructions if isinstance(instructions, str) else None, result)

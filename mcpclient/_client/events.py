@@ -10,14 +10,14 @@ import logging
 import threading
 from concurrent.futures import CancelledError
 from dataclasses import dataclass
-from typing import Any, Callable, Deque, Dict, Iterator, List, Optional
+from typing import Any, Callable, Deque, Dict, Iterator, Optional
 
 from ..errors import ClientClosedError, SubscriptionLost
 from .._engine.futures import CallFuture
 from ..types._base import _SLOTS
 from ..types._json import JSONObject
 
-__all__ = ["Event", "KINDS", "MAX_QUEUED", "Subscription", "ended_by", "event_of", "filter_params", "matches"]
+__all__ = ["Event", "KINDS", "MAX_QUEUED", "Subscription", "ended_by", "event_of", "matches"]
 
 log = logging.getLogger("mcpclient")
 
@@ -167,19 +167,6 @@ class Subscription:
 
     def __repr__(self) -> str:
         return f"<Subscription {self.wanted} {'ended' if self._ended else 'open'}>"
-
-
-def filter_params(tools: bool, prompts: bool, resources: bool, resource_uris: List[str]) -> Dict[str, Any]:
-    wanted: Dict[str, Any] = {}
-    if tools:
-        wanted["toolsListChanged"] = True
-    if prompts:
-        wanted["promptsListChanged"] = True
-    if resources:
-        wanted["resourcesListChanged"] = True
-    if resource_uris:
-        wanted["resourceSubscriptions"] = list(resource_uris)
-    return wanted
 
 
 def matches(wanted: Dict[str, Any], event: Event) -> bool:

@@ -15,7 +15,7 @@ from typing import List, Mapping, Optional, Protocol, Sequence, Tuple, Union
 from .._util.sentinel import DEFAULT
 from ..errors import MCPError
 from ..policies.timeout import CallTimeout
-from ..types._tools import Tool, ToolResult
+from ..types import Tool, ToolResult
 
 __all__ = ["ClientTools", "ToolHost"]
 

@@ -18,19 +18,19 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Protocol, Union
 
-from dataclasses import replace
-
 from .._engine.deadline import Deadline
 from .._engine.futures import CallFuture, ProgressCallback
 from .._util.threads import FlightTimeout, SingleFlight
 from ..errors import MCPError, RequestCancelled, RequestTimeout
 from ..protocol import params as _params
 from ..protocol.stateless import ToolHeaders, header_params
-from ..types._tools import Tool
+from .. import types as _types  # (its classes load with the first result: see there)
+from .._util.sentinel import replaced
 from .server_text import TextLimit
 
 if TYPE_CHECKING:
     from .._engine.session import Session
+    from ..types import Tool
     from ..extensions.registry import Registry
     from ..protocol.eras import Era
 
@@ -123,11 +123,11 @@ class ToolRegistry:
         """One listed tool, remembered unless the tools changed since ``generation``. With a
         ``headers`` table (2026 over HTTP) its ``x-mcp-header`` arguments go there, and a tool
         whose annotations break the rules is dropped (None) with a warning."""
-        tool = Tool.from_wire(raw)
+        tool = _types.Tool.from_wire(raw)
         if self._limit is not None and tool.description is not None:
             description = self._limit.cut(tool.description, "tool description")
             if description is not tool.description:
-                tool = replace(tool, description=description)
+                tool = replaced(tool, {"description": description})
         if headers is not None:  # a call without them may be refused: the newest listing's are kept
             try:
                 headers[tool.name] = header_params(tool.input_schema)  # type: ignore[assignment]

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 from typing import Any, Iterable, Iterator, Mapping, Set
-from urllib.parse import parse_qsl, urlsplit
+
+from .lazy import load
 
 __all__ = ["command_secrets", "is_secret_key", "mapping_secrets", "secret_words", "url_secrets"]
 
@@ -46,15 +47,17 @@ def mapping_secrets(values: Mapping[Any, Any]) -> Set[str]:
 
 
 def url_secrets(url: str) -> Iterator[str]:
-    """The password in ``url``'s user info and the values of its secret-looking query keys."""
+    """The password in ``url``'s user info and the values of its secret-looking query keys.
+    (``urllib.parse`` loads with the first URL: a stdio-only program never needs it.)"""
+    parse = load("urllib.parse")
     try:
-        parts = urlsplit(url)
+        parts = parse.urlsplit(url)
         password = parts.password
     except ValueError:
         return
     if password:
         yield from secret_words(password)
-    for key, value in parse_qsl(parts.query, keep_blank_values=False):
+    for key, value in parse.parse_qsl(parts.query, keep_blank_values=False):
         if is_secret_key(key):
             yield from secret_words(value)
 

@@ -1,8 +1,9 @@
 """``DEFAULT``: the "use the client's setting" marker for ``timeout=`` (``None`` means wait forever);
-``DEFAULT_MAX_PAGES``, the default a ``Client`` signature shows and the protocol layer applies."""
+``Limits``' defaults, which the protocol layer applies and a ``Client`` made without ``limits=``
+uses before its ``Limits`` is made."""
 from typing import TYPE_CHECKING, Any, Mapping, TypeVar
 
-__all__ = ["DEFAULT", "DEFAULT_MAX_PAGES"]
+__all__ = ["DEFAULT", "DEFAULT_MAX_PAGES", "DEFAULT_SERVER_TEXT", "DEFAULT_WORKERS"]
 
 
 class _Default:
@@ -17,6 +18,10 @@ DEFAULT: Any = _Default()
 #: Pages one listing may take (``Limits(pages=)``): a server handing out new cursors for ever
 #: must not drive requests and memory without end (each page is bounded by ``max_message_size``).
 DEFAULT_MAX_PAGES = 1000
+#: Worker threads of a client (``Limits(workers=)``).
+DEFAULT_WORKERS = 4
+#: Characters kept of the server's instructions and of each tool description (``Limits(server_text=)``).
+DEFAULT_SERVER_TEXT = 8192
 
 
 class Keep:

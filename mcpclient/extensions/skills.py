@@ -27,7 +27,7 @@ from .._util.sentinel import DEFAULT
 from ..policies.timeout import CallTimeout
 from ..types._base import _SLOTS, _Value, Raw
 from ..types._json import JSONObject
-from ..types._tools import ResourceContents
+from ..types import ResourceContents
 
 if TYPE_CHECKING:
     from .._engine.requester import Requester

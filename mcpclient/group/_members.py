@@ -9,7 +9,7 @@ from contextvars import copy_context
 from typing import TYPE_CHECKING, Any, Callable, List, Mapping, Optional, Sequence, Union
 
 from ..errors import CapabilityError, MCPError
-from ..types._tools import Tool
+from ..types import Tool
 
 if TYPE_CHECKING:
     from ..client import Client

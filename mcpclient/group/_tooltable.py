@@ -8,7 +8,7 @@ import fnmatch
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ._naming import namespaced_names
-from ..types._tools import Tool
+from ..types import Tool
 
 __all__ = ["ToolTable", "excluded"]
 

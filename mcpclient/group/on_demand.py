@@ -26,7 +26,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 from .._client.tool_host import Calls, ClientTools, ToolHost
 from ..client import Client
 from ..errors import MCPError
-from ..types._tools import Tool, ToolResult
+from ..types import Tool, ToolResult
 from .search import SEARCH_TOOL_NAME, ToolIndex, found_result, search, search_tool_definition
 
 __all__ = ["OnDemandTools"]

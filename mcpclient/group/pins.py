@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Union
 
 from .._util.files import write_json
 from ..types._base import _SLOTS, _Value
-from ..types._tools import Tool
+from ..types import Tool
 
 __all__ = ["ToolChange", "ToolPins", "tool_definition", "tool_fingerprint"]
 

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from ..types._json import JSONObject, JSONValue
-from ..types._tools import TextContent, Tool, ToolResult
+from ..types import TextContent, Tool, ToolResult
 
 __all__ = ["SEARCH_TOOL_NAME", "ToolIndex", "found_result", "search", "search_result", "search_tool_definition",
            "tokenize"]

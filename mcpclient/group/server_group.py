@@ -38,7 +38,7 @@ from ..policies.timeout import CallTimeout
 from ..types._base import _SLOTS, _Value
 from ..types._json import JSONObject
 from ..transports.base import Transport
-from ..types._tools import Tool, ToolResult
+from ..types import Tool, ToolResult
 
 __all__ = ["ServerGroup", "ServerStatus"]
 

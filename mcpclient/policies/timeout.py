@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional, Union
 
-from .._util.sentinel import DEFAULT_MAX_PAGES, KEEP, _Default, Keep, replaced
+from .._util.sentinel import DEFAULT_MAX_PAGES, DEFAULT_SERVER_TEXT, DEFAULT_WORKERS, KEEP, _Default, Keep, replaced
 from ..types._base import _SLOTS
 
 __all__ = ["Limits", "Timeout", "TimeoutSetting"]
@@ -119,10 +119,10 @@ class Limits:
             description, untrusted text; longer is cut and logged once (``None``: all).
     """
 
-    workers: int = 4
+    workers: int = DEFAULT_WORKERS
     pages: int = DEFAULT_MAX_PAGES
     input_rounds: int = 10
-    server_text: Optional[int] = 8192
+    server_text: Optional[int] = DEFAULT_SERVER_TEXT
 
     def __post_init__(self) -> None:
         for name in ("workers", "pages", "input_rounds", "server_text"):

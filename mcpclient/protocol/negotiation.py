@@ -24,7 +24,7 @@ from .stateless import (
 from .spec import HANDSHAKE_VERSIONS
 from .._engine.deadline import Deadline
 from .._engine.session import Session
-from ..types._implementation import Implementation
+from ..types import Implementation
 
 __all__ = ["LEGACY", "EraMemory", "Negotiated", "probe", "refused_discover"]
 

@@ -8,17 +8,19 @@ thread, never the reader's. ``pages`` walks a paginated list as one call of seve
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
 from .._util.sentinel import DEFAULT_MAX_PAGES
 from .._engine.futures import NextRound
 from .spec import LOG_LEVELS
-from ..types import Page
-from ..types._tools import ResourceContents, Tool, ToolResult
+from .. import types as _types  # (its classes load with the first result: see there)
 
-__all__ = ["complete_params", "contents", "level", "none", "one_page", "page_items", "pages",
+if TYPE_CHECKING:
+    from ..types import ResourceContents, Tool, ToolResult
+
+__all__ = ["complete_params", "contents", "level", "listen_filter", "none", "one_page", "page_items", "pages",
            "prompt_params", "tool_call", "uri"]
 
 log = logging.getLogger("mcpclient")
@@ -43,7 +45,8 @@ def level(value: str) -> str:
 def contents(raw: Any) -> List[ResourceContents]:
     if not isinstance(raw, dict) or not isinstance(raw.get("contents"), list):
         raise ProtocolError("resources/read result has no 'contents' list")
-    return [ResourceContents.from_wire(c) for c in raw["contents"]]
+    parse = _types.ResourceContents.from_wire
+    return [parse(c) for c in raw["contents"]]
 
 
 def prompt_params(name: str, arguments: Optional[Dict[str, str]]) -> Dict[str, Any]:
@@ -63,6 +66,21 @@ def complete_params(ref: Dict[str, Any], name: str, value: str, context: Optiona
     return params
 
 
+def listen_filter(tools: bool, prompts: bool, resources: bool, resource_uris: List[str]) -> Dict[str, Any]:
+    """What ``listen()`` asks for, as the wire's filter (``subscriptions/listen`` in 2026; the
+    handshake era routes its notifications by it)."""
+    wanted: Dict[str, Any] = {}
+    if tools:
+        wanted["toolsListChanged"] = True
+    if prompts:
+        wanted["promptsListChanged"] = True
+    if resources:
+        wanted["resourcesListChanged"] = True
+    if resource_uris:
+        wanted["resourceSubscriptions"] = list(resource_uris)
+    return wanted
+
+
 def tool_call(name: str, arguments: Optional[Mapping[str, object]], raise_on_error: bool,
               meta: Optional[Mapping[str, object]],
               known: Optional[Tool], learn: Optional[Callable[[], Optional[Tool]]] = None,
@@ -79,7 +97,7 @@ def tool_call(name: str, arguments: Optional[Mapping[str, object]], raise_on_err
     if meta:
         params["_meta"] = dict(meta)
     schema = known.output_schema if known is not None else None
-    parse = ToolResult.from_wire
+    parse = _types.ToolResult.from_wire
 
     def transform(raw: Any) -> ToolResult:
         kind = raw.get("resultType", "complete") if type(raw) is dict else "complete"
@@ -157,6 +175,6 @@ def one_page(method: str, key: str, parse: Callable[[Any], Any]) -> Callable[[An
     drop one) and the next cursor, as a ``Page``."""
     def transform(raw: Any) -> Any:
         found, cursor = page_items(raw, key, method)
-        return Page([item for item in map(parse, found) if item is not None], cursor)
+        return _types.Page([item for item in map(parse, found) if item is not None], cursor)
     return transform
 

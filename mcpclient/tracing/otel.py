@@ -44,7 +44,7 @@ from .._version import __version__
 from ..errors import RequestCancelled, RequestTimeout, RPCError, ToolError
 from ..policies.tracing import Tracing
 from ..protocol.negotiation import refused_discover
-from ..types._tools import ToolResult
+from ..types import ToolResult
 
 if TYPE_CHECKING:
     from .._engine.hooks import Traced

@@ -17,13 +17,14 @@ out the fields holding dicts, lists or arbitrary values too, so it works on ever
 equal objects hash alike.
 """
 # ``==``, ``hash()`` and ``repr()`` come from ``_Value``, written once, rather than generated per
-# class (``eq=False, repr=False``): the same behaviour, and building the classes at
-# ``import mcpclient`` costs a third less. What every program meets (tools, tool results, text and
-# resource content, ``Implementation``, the elicitation requests) is built at import; the resources,
-# prompts and completion types and the content rarer than text load on first use (a few ms each of
-# a one-shot call that never meets them), the MCP Apps metadata and ``Task`` with their extensions,
-# through ``_util.lazy`` (PEP 562): ``mcpclient.types.Prompt`` (and ``from mcpclient.types import
-# Prompt``) work as for the others.
+# class (``eq=False, repr=False``): the same behaviour, and building the classes costs a third
+# less. Every class loads on first use, through ``_util.lazy`` (PEP 562): ``mcpclient.types.Tool``
+# and ``from mcpclient.types import Tool`` work as for any module, and the first lookup of a
+# name builds its whole family (tools and their content; ``Implementation`` and the server's
+# description; resources, prompts and completions; the rarer content; the MCP Apps metadata;
+# ``Task``). Building them (``dataclasses`` with them) waits until a program meets its first
+# result: for a stdio server, ``Client(...)`` and ``import`` load none of it, and the first
+# ``connect()`` loads it while the server boots (benchmarks/cold.py, one-shot).
 #
 # Imports: ``_util`` and ``errors`` only.
 from __future__ import annotations
@@ -31,15 +32,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Union, cast  # noqa: F401 (the annotations of the
 # classes whose public home is here resolve in this namespace: typing.get_type_hints)
 
-from .._util.lazy import lazy_names
+from .._util.lazy import lazy_names, load
 from ..errors import URLElicitationRequired
-from ._base import Raw
-from ._implementation import Implementation, Page, ServerInfo
-from ._json import JSONObject, JSONValue
-from ._tools import Content, EmbeddedResource, ResourceContents, TextContent, Tool, ToolResult, parse_content
-from . import elicitation
 
 if TYPE_CHECKING:
+    from ._json import JSONObject, JSONValue, Raw  # noqa: F401
+    from . import elicitation, handlers  # noqa: F401 (submodules, loaded on first use)
+    from ._implementation import Implementation, Page, ServerInfo
+    from ._tools import Content, EmbeddedResource, ResourceContents, TextContent, Tool, ToolResult, parse_content
     from ._catalog import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
     from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent
     from ._tasks import Task
@@ -76,32 +76,40 @@ __all__ = [
 
 
 
-#: The result types of resources/, prompts/ and completion/ requests: defined in ``_catalog``,
-#: loaded on first use (PEP 562) so that ``import mcpclient`` does not build them.
-_CATALOG = frozenset(("Completion", "Prompt", "PromptArgument", "PromptMessage", "PromptResult", "Resource",
-                      "ResourceTemplate"))
-
-
-#: The content blocks other than text: defined in ``_content``, loaded on first use (``parse_content``
-#: loads them when such a block arrives).
-_CONTENT = frozenset(("AudioContent", "ImageContent", "ResourceLink", "UnknownContent"))
-
-
-#: The MCP Apps types (``Tool.ui``, ``ResourceContents.ui``): defined in ``_ui``, loaded on first use.
-_UI = frozenset(("ToolUI", "UICsp", "UIPermissions", "UIResourceMeta"))
+#: Each family of classes, in the submodule that defines it (its first name looked up loads it all).
+_FAMILIES = {
+    "_json": ("JSONObject", "JSONValue", "Raw"),  # (the aliases: every family's annotations name them)
+    "_implementation": ("Implementation", "Page", "ServerInfo"),
+    "_tools": ("Content", "EmbeddedResource", "ResourceContents", "TextContent", "Tool", "ToolResult", "parse_content"),
+    # resources/, prompts/ and completion/ results
+    "_catalog": ("Completion", "Prompt", "PromptArgument", "PromptMessage", "PromptResult", "Resource",
+                 "ResourceTemplate"),
+    "_content": ("AudioContent", "ImageContent", "ResourceLink", "UnknownContent"),  # content other than text
+    "_ui": ("ToolUI", "UICsp", "UIPermissions", "UIResourceMeta"),  # MCP Apps (Tool.ui, ResourceContents.ui)
+    "_tasks": ("Task",),
+}
+#: The public submodules (``mcpclient.types.elicitation``), loaded on first use too.
+_SUBMODULES = frozenset(("elicitation", "handlers"))
 
 
 def _url_elicitation(raw: Dict[str, object]) -> "ElicitationRequest":
     """One entry of ``URLElicitationRequired.elicitations`` (``errors`` imports nothing of the
     package, so the types decode it): an ``ElicitationRequest``."""
-    return elicitation.ElicitationRequest.from_wire(cast(Raw, raw))  # (a decoded JSON object)
+    return load(f"{__name__}.elicitation").ElicitationRequest.from_wire(raw)  # type: ignore[no-any-return]
 
 
 URLElicitationRequired.decode = staticmethod(_url_elicitation)
 
-__getattr__ = lazy_names(__name__, {**dict.fromkeys(_CATALOG, "_catalog"), **dict.fromkeys(_CONTENT, "_content"),
-                                    **dict.fromkeys(_UI, "_ui"), "Task": "_tasks"}, globals())
+_lazy_name = lazy_names(__name__, {name: sub for sub, names in _FAMILIES.items() for name in names}, globals())
+
+
+def __getattr__(name: str) -> "Any":
+    if name in _SUBMODULES:
+        return load(f"{__name__}.{name}")
+    found = _lazy_name(name)
+    _lazy_name("Raw")  # (typing.get_type_hints resolves a class's annotations here: the aliases come along)
+    return found
 
 
 def __dir__() -> List[str]:
-    return sorted(set(globals()) | _CATALOG | _CONTENT | _UI | {"Task"})
+    return sorted(set(globals()) | {name for names in _FAMILIES.values() for name in names} | _SUBMODULES)

@@ -10,11 +10,8 @@ from dataclasses import fields
 from typing import Any, Dict
 
 from ..errors import ProtocolError
-from ._json import JSONObject
+from ._json import Raw
 
-
-#: A wire dict as it came: what ``.raw`` holds.
-Raw = JSONObject
 
 log = logging.getLogger("mcpclient")
 

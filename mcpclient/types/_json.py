@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Dict, ForwardRef, List, Union, get_args
 
-__all__ = ["JSONObject", "JSONValue"]
+__all__ = ["JSONObject", "JSONValue", "Raw"]
 
 #: Any JSON value: ``null``, a boolean, a number, a string, an array or an object.
 JSONValue = Union[None, bool, int, float, str, List["JSONValue"], Dict[str, "JSONValue"]]
 #: A JSON object: what MCP's results, params and capabilities are on the wire.
 JSONObject = Dict[str, JSONValue]
+#: A wire dict as it came: what ``.raw`` holds.
+Raw = JSONObject
 
 
 def _bind_to_this_module(alias: object) -> None:

@@ -74,12 +74,14 @@ def test_import_does_not_load_rare_content_types_or_feature_modules():
 
 def test_a_stdio_server_starts_before_the_engine_and_the_types_load():
     """``Client(...)`` checks its arguments and loads neither the engine's session nor what
-    connects; ``connect()`` starts the server first and loads them while it boots
-    (benchmarks/cold.py, one-shot)."""
+    connects, nor the result types, ``Timeout``/``Limits`` and the subscription router
+    (``dataclasses`` with them); ``connect()`` starts the server first and loads them while it
+    boots (benchmarks/cold.py, one-shot)."""
     code = """
 import subprocess, sys
 LATER = ("mcpclient._engine.session", "mcpclient._engine.reader", "mcpclient._client.connection",
-         "mcpclient.protocol.negotiation", "mcpclient.protocol.eras")
+         "mcpclient.protocol.negotiation", "mcpclient.protocol.eras", "dataclasses", "mcpclient.types._implementation",
+         "mcpclient.policies.timeout", "mcpclient._client.subscriptions")
 seen = []
 popen_init = subprocess.Popen.__init__
 def spy(self, *args, **kwargs):
@@ -95,9 +97,11 @@ seen.append(sorted(m for m in LATER if m in sys.modules))
 print(seen)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.stdout.strip() == repr([[], [], ["mcpclient._client.connection", "mcpclient._engine.reader",
-                                            "mcpclient._engine.session", "mcpclient.protocol.eras",
-                                            "mcpclient.protocol.negotiation"]]), out.stderr
+    assert out.stdout.strip() == repr([[], [], ["dataclasses", "mcpclient._client.connection",
+                                            "mcpclient._client.subscriptions", "mcpclient._engine.reader",
+                                            "mcpclient._engine.session", "mcpclient.policies.timeout",
+                                            "mcpclient.protocol.eras", "mcpclient.protocol.negotiation",
+                                            "mcpclient.types._implementation"]]), out.stderr
 
 
 def test_a_handshake_era_connection_loads_nothing_of_the_2026_era_strategy():

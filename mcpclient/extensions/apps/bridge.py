@@ -29,7 +29,7 @@ from ..._util.wire import format_message
 from ...errors import CapabilityError, MCPError, ProtocolError, RequestTimeout, RPCError
 from ..base import APPS
 from ..._engine.server_requests import error_response
-from ...types._tools import Tool
+from ...types import Tool
 
 __all__ = ["APP_PROTOCOL_VERSION", "AppBridge", "AppView"]
 

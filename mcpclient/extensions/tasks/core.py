@@ -27,7 +27,7 @@ from ..._engine.futures import CallFuture
 from ...policies.timeout import CallTimeout
 from ...protocol.spec import server_has
 from ...types._base import Raw
-from ...types._tools import Tool, ToolResult
+from ...types import Tool, ToolResult
 from ...types._tasks import TERMINAL, Task
 from ..base import TASKS, server_settings
 

@@ -30,7 +30,7 @@ from ...protocol.eras import AsIs
 from ...protocol.spec import server_has
 from .core import ToolTask
 from ...types._tasks import Task
-from ...types._tools import ToolResult
+from ...types import ToolResult
 
 if TYPE_CHECKING:
     from ..._engine.futures import CallHost
