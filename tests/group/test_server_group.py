@@ -209,13 +209,14 @@ def test_a_client_of_a_server_config_is_unconnected_and_takes_the_entry_settings
     config = ServerConfig("t", TESTING_SERVER[0], tuple(TESTING_SERVER[1:]), timeout=3.0, protocol="legacy")
     client = Client(config, timeout=99.0)
     try:
-        assert client.state == "new" and client._channel.timeout.call == 3.0
+        assert client.state == "new"
         with pytest.raises(ValueError, match="come from the server's entry"):
             Client(config, headers={"X": "1"})
+        client.connect()  # (protocol="legacy": the handshake, no discovery probe)
+        assert client._channel.timeout.call == 3.0  # the entry's, not the client's 99
+        assert client.server.protocol_version == "2025-11-25" and client.call_tool("echo", {"text": "hi"}).text == "hi"
     finally:
         client.close()
-    with Client(config) as client:  # (protocol="legacy": the handshake, no discovery probe)
-        assert client.server.protocol_version == "2025-11-25" and client.call_tool("echo", {"text": "hi"}).text == "hi"
 
 
 def test_close_is_parallel_and_bounded_even_with_servers_that_ignore_sigterm():
