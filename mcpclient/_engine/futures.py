@@ -151,6 +151,9 @@ class _StateLock(_RLock):  # type: ignore[misc]  # (typeshed: final; CPython 3.9
     def notify_all(self) -> None:
         """Nobody waits on it (see the class)."""
 
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        raise RuntimeError("a CallFuture is waited on with its own result() or exception()")
+
 
 class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     """The future of one request: a ``concurrent.futures.Future`` whose ``cancel()`` also stops
@@ -460,6 +463,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                     finally:
                         self._stepping = None
                     if self._state in _OVER:
+                        self._parked = None  # (a round answered as it was cancelled: nobody takes it)
                         return  # (the finally needs no lock then: see there)
                     mutex.acquire()
                     held = True
