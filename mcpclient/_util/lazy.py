@@ -11,7 +11,7 @@ import, so the layering checks see it (and tests/package that it names a module)
 """
 from __future__ import annotations
 
-import importlib
+import sys
 from types import ModuleType
 from typing import Any, Callable, Dict, Optional
 
@@ -22,7 +22,8 @@ def load(module: str) -> ModuleType:
     """Import ``module`` (an absolute name) and return it: ``ImportError`` if it is not
     installed. Call it where the optional feature is first used, with a comment saying which
     boundary it is."""
-    return importlib.import_module(module)
+    __import__(module)  # (not importlib.import_module: no module to load for it)
+    return sys.modules[module]
 
 
 def lazy_names(module: str, table: Dict[str, str], namespace: Dict[str, Any],

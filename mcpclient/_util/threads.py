@@ -9,13 +9,14 @@ workers are joined at exit, which is why lanes are not built on it).
 """
 from __future__ import annotations
 
-import copy
 import itertools
 import logging
 import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, TypeVar
+
+from .lazy import load
 
 try:  # the C class itself: the queue module around it costs import time
     from _queue import SimpleQueue
@@ -277,7 +278,7 @@ class SingleFlight:
         error = flight.error
         if error is not None:
             try:
-                fresh = copy.copy(error)
+                fresh = load("copy").copy(error)  # (only a failed job needs it: it loads then)
             except Exception:
                 raise error from None
             raise fresh from error

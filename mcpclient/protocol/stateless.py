@@ -9,9 +9,9 @@ client and the HTTP transport apply them. No I/O here.
 """
 from __future__ import annotations
 
-import base64
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from .._util.lazy import load
 from ..errors import ProtocolError
 
 __all__ = [
@@ -104,6 +104,7 @@ def encode_header_value(value: Any) -> str:
     text = str(value)
     if text.isascii() and text.isprintable() and text == text.strip() and not (text.startswith("=?base64?") and text.endswith("?=")):
         return text
+    base64 = load("base64")  # (only a value that is not plain ASCII needs it: it loads then)
     return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
 
 
