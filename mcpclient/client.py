@@ -279,8 +279,8 @@ class Client:
             UnsendableMessage: the arguments cannot be encoded as JSON (nothing was sent).
             URLElicitationRequired: the server needs the user to complete URL elicitations first.
         """
-        return wait_for(self.call_tool_future, name, arguments, timeout=timeout, on_progress=on_progress,
-                        raise_on_error=raise_on_error, meta=meta)
+        channel = self._channel  # (what call_tool_future does, without its frame: the hot path)
+        return wait_for(call_tool, channel, name, arguments, raise_on_error, meta, channel.deadline(timeout), on_progress)
 
     def call_tool_future(self, name: str, arguments: Optional[Mapping[str, object]] = None, *,
                          timeout: CallTimeout = DEFAULT, on_progress: Optional[ProgressCallback] = None,
