@@ -157,8 +157,6 @@ class Connector:
         try:
             answer = session.call("initialize", params, deadline=deadline, idempotent=True, setup=True,
                                   cancellable=False)
-            from .. import types  # noqa: F401 (the result types load while the server answers: module docstring)
-
             result = answer.result()
         except UnsupportedProtocolVersion:
             # A server we took for legacy (a slow probe, or a remembered verdict) is modern after all.

@@ -45,7 +45,7 @@ class Responder:
         if not modes or any(m not in ELICITATION_MODES for m in modes):
             raise ValueError(f"elicitation_modes must name 'form' and/or 'url', not {elicitation_modes!r}")
         if roots is not None and not callable(roots):
-            from ..types.handlers import roots_to_wire  # deferred: import cost (handlers)
+            from ..types.handlers import roots_to_wire  # roots: only a client that declares them loads the handler types
 
             roots_to_wire(roots)  # fail at construction, not when the server asks
         if extra_capabilities is not None and not isinstance(extra_capabilities, dict):
@@ -60,7 +60,7 @@ class Responder:
         #: 2025-11-25 tasks the server may ask for (``Handlers(task_requests=True)``), or None.
         self.tasks: Optional["TaskStore"] = None
         if task_requests:
-            from ..extensions.tasks.core import TaskStore  # deferred: import cost (only clients that use tasks need it)
+            from ..extensions.tasks.core import TaskStore  # extension: only a client that takes task requests loads it
 
             self.tasks = TaskStore(instance, max_workers)
         #: Server requests the declared extensions answer: method -> ``(params) -> result``.
@@ -73,7 +73,7 @@ class Responder:
         if self.roots is None:
             raise ValueError("this client did not declare roots; pass roots=[] to Client to allow set_roots()")
         if not callable(roots):
-            from ..types.handlers import roots_to_wire  # deferred: import cost (handlers)
+            from ..types.handlers import roots_to_wire  # roots: only a client that declares them loads the handler types
 
             roots_to_wire(roots)
         self.roots = roots
@@ -136,7 +136,7 @@ class Responder:
         elif method == "elicitation/create" and self.elicitation is not None:
             run = self._prepare_elicit(params)
         elif method == "roots/list" and self.roots is not None:
-            from ..types.handlers import roots_to_wire  # deferred: import cost (handlers)
+            from ..types.handlers import roots_to_wire  # roots: only a client that declares them loads the handler types
 
             roots = self.roots  # read once: set_roots() may swap it meanwhile
             return {"roots": roots_to_wire(roots() if callable(roots) else roots)}
@@ -151,7 +151,7 @@ class Responder:
         return run()
 
     def _prepare_sample(self, params: Dict[str, Any]) -> Callable[[], Raw]:
-        from ..types.handlers import CreateMessageRequest, CreateMessageResult  # deferred: import cost (handlers)
+        from ..types.handlers import CreateMessageRequest, CreateMessageResult  # sampling: only a client that answers it loads them
 
         request = _parsed(CreateMessageRequest, params, "sampling/createMessage")
         _check_tool_pairing(params.get("messages"))
@@ -168,7 +168,7 @@ class Responder:
         return run
 
     def _prepare_elicit(self, params: Dict[str, Any]) -> Callable[[], Raw]:
-        from ..types.elicitation import ElicitationRequest, ElicitationResult, InvalidElicitation  # deferred: import cost (elicitation)
+        from ..types.elicitation import ElicitationRequest, ElicitationResult, InvalidElicitation  # elicitation: only a client that answers it
 
         request = _parsed(ElicitationRequest, params, "elicitation/create", told_as_is=(InvalidElicitation,))
         if request.mode not in self.elicitation_modes:
