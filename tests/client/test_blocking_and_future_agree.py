@@ -168,7 +168,7 @@ def test_a_stdio_server_killed_under_the_call_fails_every_path_at_once(path: str
             kind, took = ended(client, lambda c: call_slow(c, path))
         finally:
             killer.cancel()
-    assert kind is ProcessExited and 0.3 <= took <= 0.3 + 1.0, (kind, took)
+    assert kind is ProcessExited and 0.25 <= took <= 0.3 + 1.0, (kind, took)  # (its clock starts just after the killer's)
 
 
 def call_slow(client: Client, path: str) -> Any:
