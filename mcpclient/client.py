@@ -10,7 +10,8 @@ from typing import (
 )
 
 from . import types as _types
-from ._client.channel import Channel, declared_extensions
+from ._client.channel import Channel
+from ._client.settings import declared_extensions
 from ._client.tools import call_tool, list_tools, tool_parser
 from ._engine.deadline import Deadline
 from ._engine.futures import CallFuture

@@ -37,7 +37,7 @@ from .._util.sentinel import DEFAULT, DEFAULT_SERVER_TEXT, DEFAULT_WORKERS
 from .._util.lazy import load
 from .._util.threads import start_thread
 from ..errors import CapabilityError, ClientClosedError, ConnectionClosed, MCPError
-from .. import policies, types as _types
+from .. import policies
 from ..protocol import params as _params
 from ..protocol.cache import ResultCache
 from ..protocol.spec import era_setting, server_has
@@ -45,6 +45,7 @@ from ..transports.base import CLOSE_BUDGET, Transport
 from .notifications import NotificationRouter
 from .responder import Responder
 from .server_text import TextLimit
+from .settings import NO_HANDLERS, checked_kind, checked_timeout, client_identity, declared_extensions, extension_registry
 from .tools import ToolRegistry, list_tools
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ if TYPE_CHECKING:
     from ..protocol.eras import Era
     from ..protocol.negotiation import Negotiated
 
-__all__ = ["Channel", "declared_extensions"]
+__all__ = ["Channel"]
 
 T = TypeVar("T")
 
@@ -89,17 +90,15 @@ class Channel:
         connection; nothing is started."""
         # A Timeout or Limits the caller made is kept as it is (its class is loaded: they made
         # it); seconds, or none, are checked now and made into one by the first open().
-        if timeout is None or (isinstance(timeout, (int, float)) and not isinstance(timeout, bool)):
-            check_timeout(timeout)
-            self._timeout_given: Any = timeout
-        else:
-            self.timeout = self._timeout_given = _given(timeout, "timeout", policies.Timeout)
+        self._timeout_given: Any = checked_timeout(timeout)
+        if not (timeout is None or isinstance(timeout, (int, float))):  # a Timeout the caller made
+            self.timeout = self._timeout_given
         self._limits_given: Optional[Limits] = None
         if limits is not None:
-            self.limits = self._limits_given = _given(limits, "limits", policies.Limits)
+            self.limits = self._limits_given = checked_kind(limits, "limits", policies.Limits)
         if handlers is not None:  # (its class is loaded only for a value given: the caller made it)
-            handlers = _given(handlers, "handlers", policies.Handlers)
-        given = handlers if handlers is not None else _NO_HANDLERS
+            handlers = checked_kind(handlers, "handlers", policies.Handlers)
+        given = handlers if handlers is not None else NO_HANDLERS
         if validate_output not in (True, False, "listed"):
             raise ValueError(f"validate_output must be True, False or 'listed', not {validate_output!r}")
         self.validate_output = validate_output
@@ -124,7 +123,7 @@ class Channel:
         if isinstance(capabilities, Mapping) and not isinstance(capabilities, dict):
             capabilities = dict(capabilities)
         given_capabilities = cast(Optional[Dict[str, Any]], capabilities)  # checked by the registry and the responder
-        self.extensions: Optional[Registry] = _registry(extensions, given_capabilities)
+        self.extensions: Optional[Registry] = extension_registry(extensions, given_capabilities)
         registry = self.extensions
         limited = self._limits_given
         self.responder = Responder(given.sampling, given.elicitation, given.elicitation_modes,
@@ -371,10 +370,8 @@ class Channel:
         """``Client.connect``: the whole connection within ``timeout``. The first one starts the
         transport, then makes the connection (see the module docstring); a failure before the
         connection opened stops the server it launched."""
-        if timeout is not DEFAULT and not (timeout is None or isinstance(timeout, (int, float))):
-            _given(timeout, "timeout", policies.Timeout)  # (a wrong timeout starts nothing)
-        elif timeout is not DEFAULT:
-            check_timeout(timeout)
+        if timeout is not DEFAULT:
+            checked_timeout(timeout)  # (a wrong timeout starts nothing)
         first = self.conn is None
         conn = self._launch() if self.conn is None else self.conn
         try:
@@ -551,61 +548,10 @@ class Channel:
 _fork.in_child(Channel._renew_locks)
 
 
-def _given(value: Any, name: str, kind: type) -> Any:
-    """``value`` if it is a ``kind`` (``Limits``, ``Handlers``) or None, else ``TypeError``."""
-    if value is not None and not isinstance(value, kind):
-        raise TypeError(f"{name} must be a {kind.__name__}, not {type(value).__name__}")
-    return value
-
-
-class _NoHandlers:
-    """``Handlers()``'s fields, without loading its class (``Client(...)`` without handlers)."""
-
-    sampling = elicitation = roots = on_log = on_notification = on_reconnect = None
-    elicitation_modes = ("form",)
-    task_requests = False
-
-
-_NO_HANDLERS = _NoHandlers()
-
-
 def _cancel_grace() -> float:
     from .._engine.session import CANCEL_GRACE  # (loaded: the connection module imports it)
 
     return CANCEL_GRACE
-
-
-def client_identity(info: Any) -> Dict[str, Any]:
-    """``Client(client_info=)`` as the wire's ``Implementation`` dict."""
-    if isinstance(info, Mapping):
-        return dict(info)
-    if not isinstance(info, (tuple, list)) and isinstance(info, _types.Implementation):  # (made by the caller)
-        return dict(info.raw) or {"name": info.name, "version": info.version}
-    name, version = info
-    return {"name": str(name), "version": str(version)}
-
-
-def _registry(extensions: Any, capabilities: Optional[Dict[str, Any]]) -> Optional[Registry]:
-    """``Client(extensions=)``'s registry (None: no extension declared)."""
-    if extensions is None:
-        return None
-    from ..extensions.base import TASKS  # extensions: only clients that declare one load them
-    from ..extensions.registry import build_registry
-
-    return build_registry(extensions, capabilities, {TASKS: _tasks_extension})
-
-
-def _tasks_extension(settings: Dict[str, Any]) -> Any:
-    """``Client(extensions={TASKS: settings})``: the Tasks extension, its options from ``settings``."""
-    from ..extensions.tasks.extension import TasksExtension  # extension: only clients that declare TASKS
-
-    return TasksExtension.from_settings(settings)
-
-
-def declared_extensions(capabilities: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
-    """The ``extensions`` of a capabilities object: id -> settings (entries that are no object left out)."""
-    found = capabilities.get("extensions")
-    return {k: dict(v) for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
 
 
 def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:

@@ -20,7 +20,8 @@ from ..protocol.params import contents, pages
 from . import base as extensions
 from ..errors import MCPError, ProtocolError
 from .._engine.deadline import Deadline
-from .._engine.futures import CallFuture, ChainedFuture
+from .._engine.chained import ChainedFuture
+from .._engine.futures import CallFuture
 from .._util import lazy
 from .._util.waiting import wait_for
 from .._util.sentinel import DEFAULT

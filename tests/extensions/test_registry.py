@@ -15,7 +15,7 @@ from typing import Any, Dict, FrozenSet, List, Mapping
 import pytest
 
 from mcpclient import CallFuture, CapabilityError, Client, Handlers, MissingClientCapability, ProtocolError, RequestTimeout
-from mcpclient._engine.futures import ChainedFuture
+from mcpclient._engine.chained import ChainedFuture
 from mcpclient.extensions import APP_MIME_TYPE, APPS, TASKS, Extension, ExtensionContext, check_id
 
 from conftest import LONG

@@ -25,7 +25,8 @@ from .wait import STATUSES, _TaskWait, checked, flat, of_task
 from ...errors import CapabilityError, ClientClosedError, ProtocolError
 from ..base import TASKS, Extension, NotificationHandler, Resolved
 from ..._engine.deadline import Deadline
-from ..._engine.futures import CallFuture, ChainedFuture, ProgressCallback
+from ..._engine.chained import ChainedFuture
+from ..._engine.futures import CallFuture, ProgressCallback
 from ...protocol.eras import AsIs
 from ...protocol.spec import server_has
 from .core import ToolTask
