@@ -113,7 +113,8 @@ class WorkerPool:
         self._slots = threading.BoundedSemaphore(workers + queue) if queue >= 0 else None
         self._queue: "SimpleQueue[Any]" = SimpleQueue()
         self._threads: List[threading.Thread] = []
-        self._idle = 0
+        self._idle = 0  # workers waiting for work that no queued item has claimed
+        self._unclaimed = 0  # queued items no worker was free or started for: the next one done takes them
         self._waiting = 0  # workers waiting for other work of this lane (see waiting())
         self._lock = threading.Lock()
         self._stopped = False
@@ -137,15 +138,17 @@ class WorkerPool:
             self._queue.put(item)
             if self._idle:
                 self._idle -= 1
-                return True
-            self._grow()
+            elif not self._grow():
+                self._unclaimed += 1
         return True
 
-    def _grow(self) -> None:
-        """Start a worker if the lane may have one more (under ``_lock``)."""
+    def _grow(self) -> bool:
+        """Start a worker if the lane may have one more (under ``_lock``); True if it did."""
         if len(self._threads) < self._max_workers + self._waiting:
             name = self.name if self._max_workers == 1 else f"{self.name}-{len(self._threads)}"
             self._threads.append(start_thread(self._work, name))
+            return True
+        return False
 
     @contextmanager
     def waiting(self) -> Iterator[None]:
@@ -155,8 +158,8 @@ class WorkerPool:
         (workers that were added stay, idle, for later work)."""
         with self._lock:
             self._waiting += 1
-            if not self._idle and not self._queue.empty():
-                self._grow()
+            if self._unclaimed and self._grow():
+                self._unclaimed -= 1
         try:
             yield
         finally:
@@ -172,7 +175,10 @@ class WorkerPool:
                     return
                 self._run(*item)
                 with self._lock:
-                    self._idle += 1
+                    if self._unclaimed:  # this worker takes the next queued item: it stays busy
+                        self._unclaimed -= 1
+                    else:
+                        self._idle += 1
         finally:
             self.idents.discard(threading.get_ident())
 
