@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from contextvars import ContextVar
-from concurrent.futures import Future, InvalidStateError
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from _thread import RLock as _RLock, allocate_lock as _allocate_lock, get_ident as _get_ident
 from time import monotonic as _monotonic
@@ -204,14 +204,16 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: to the transport's thread at once, unless the caller announced it waits (``unposted``).
     exchange_here: Optional["PendingExchange"] = None
     unposted = False
+    # Future's own fields, as class defaults until the call ends (see __init__).
+    _state = "PENDING"
+    _result: Any = None
+    _exception: Optional[BaseException] = None
 
     def __init__(self, session: "CallHost", method: str,
                  transform: Optional[Callable[[JSONValue], object]] = None) -> None:
         # Future.__init__'s fields, with a _StateLock for its threading.Condition (see there).
         self._condition = _StateLock()  # type: ignore[assignment]
-        self._state = "PENDING"
-        self._result = self._exception = None
-        self._waiters: List[Any] = []
+        self._waiters: List[Any] = []  # (_state, _result and _exception: class defaults)
         self._done_callbacks: List[Callable[["Future[T]"], object]] = []
         self._mutex = _allocate_lock()  # guards _in_result, _parked, _wakers, exchange_here's taking
         self._wakers: List[Any] = []  # the bare locks of the threads sleeping in _wait
@@ -293,8 +295,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     def announce_waiter(self) -> None:
         """Called as the call is made: if the thread making it announced it will wait for it
         (``_util.waiting.wait_for``), a reply that comes first is parked for that thread."""
-        if announce(self):
-            self._waiter_coming = True
+        self._waiter_coming = announce(self)
 
     def keep_exchange(self, exchange: "PendingExchange") -> None:
         """The round's exchange (``Transport.send``): the announced caller runs it; else it is
@@ -319,7 +320,15 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             self._settle(None, payload)
             return
         try:
-            value = self._apply_transform(outcome(self.method, payload, self._session.declared_extensions))
+            value = outcome(self.method, payload, self._session.declared_extensions)
+            transform = self._transform
+            if transform is not None:
+                token = _stepping_call.set(self)  # (a future the transform waits for is cancelled with this call)
+                try:
+                    trace = self.trace  # (traced: the transform, and input rounds' handlers, run in the call's span)
+                    value = transform(value) if trace is None else trace.run(transform, value)
+                finally:
+                    _stepping_call.reset(token)
             if type(value) is NextRound:
                 if self._state in _CANCELLED:  # cancelled while the transform ran (input rounds): stop here
                     return
@@ -336,17 +345,6 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         """End the call with ``error`` on this thread (its queued step was dropped)."""
         self._settle(None, error)
 
-    def _apply_transform(self, raw: Any) -> Any:
-        transform = self._transform
-        if transform is None:
-            return raw
-        token = _stepping_call.set(self)  # (a future the transform waits for is cancelled with this call)
-        try:
-            trace = self.trace  # (traced: the transform, and input rounds' handlers, run in the call's span)
-            return transform(raw) if trace is None else trace.run(transform, raw)
-        finally:
-            _stepping_call.reset(token)
-
     def cancel_with_it(self, inner: "Future[U]") -> None:
         """Cancel ``inner`` (what a step of this call waits for: a task an extension follows)
         when this call is cancelled, on whichever thread the step runs; at once if it is."""
@@ -361,27 +359,31 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         trace = self.trace
         if trace is not None:  # ended before the caller is woken: the span covers the call, not the wait
             trace.end(value, error, self.request_id)
-        try:
+        # Future.set_result/set_exception, in one frame (this runs once per call): the state
+        # changes under _condition, where concurrent.futures.wait()/as_completed() add waiters.
+        with self._condition:
+            if self._state in _OVER:
+                return False
             if error is None:
-                self.set_result(value)
+                self._result = value
             else:
-                self.set_exception(error)
-        except InvalidStateError:
-            return False
+                self._exception = error
+            self._state = "FINISHED"
+            for waiter in self._waiters:
+                if error is None:
+                    waiter.add_result(self)
+                else:
+                    waiter.add_exception(self)
+        if self._wakers:  # (_invoke_callbacks, inline)
+            self._wake()
+        if self._done_callbacks:
+            self._run_done_callbacks()
         return True
 
     def start(self, raw: object) -> None:
         """Begin with a result already known (a cache hit): the step runs on this thread, and
         a round is sent only if it asks for one."""
-        try:
-            value = self._apply_transform(raw)
-            if type(value) is NextRound:
-                self._session.resend(self, value.params)
-                return
-        except BaseException as exc:
-            self._settle(None, exc)
-            return
-        self._settle(value, None)
+        self.run_step({"result": raw})
 
     # --- waiting -----------------------------------------------------------------------------------
 
@@ -392,7 +394,12 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def result(self, timeout: Optional[float] = None) -> T:
         if self._state not in _OVER:
-            self._wait(timeout)
+            guard = self._session.waiting_for(self, timeout)  # (_wait, inline: once per blocking call)
+            if guard is None:
+                self._wait_here(self._session, timeout)
+            else:
+                with guard:
+                    self._wait_here(self._session, timeout)
         if self._state == "FINISHED":
             error = self._exception
             if error is None:
@@ -435,6 +442,22 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._waiter_coming = False  # (here now)
         try:
             while self._state not in _OVER:
+                arrived = self._parked
+                if arrived is not None:
+                    self._parked = None
+                    mutex.release()
+                    held = False
+                    self._stepping = _get_ident()
+                    try:
+                        self.run_step(arrived[0])
+                    finally:
+                        self._stepping = None
+                    if self._state in _OVER:
+                        self._parked = None  # (a round answered as it was cancelled: nobody takes it)
+                        return  # (the finally needs no lock then: see there)
+                    mutex.acquire()
+                    held = True
+                    continue
                 here = self.exchange_here
                 if here is not None and (end is None or self.unposted):
                     self.exchange_here = None
@@ -452,22 +475,6 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                         mutex.acquire()
                         held = True
                     continue
-                arrived = self._parked
-                if arrived is not None:
-                    self._parked = None
-                    mutex.release()
-                    held = False
-                    self._stepping = _get_ident()
-                    try:
-                        self.run_step(arrived[0])
-                    finally:
-                        self._stepping = None
-                    if self._state in _OVER:
-                        self._parked = None  # (a round answered as it was cancelled: nobody takes it)
-                        return  # (the finally needs no lock then: see there)
-                    mutex.acquire()
-                    held = True
-                    continue
                 waker = _allocate_lock()
                 waker.acquire()
                 self._wakers.append(waker)
@@ -475,9 +482,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                     # have looked for wakers before this one was added, without the lock)
                     self._wakers.remove(waker)
                     break
-                woken = False
                 mutex.release()
                 held = False
+                woken = False
                 try:
                     woken = waker.acquire(True, WAIT_MAX if end is None else max(0.0, end - _monotonic()))
                 finally:
@@ -487,7 +494,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                         try:
                             self._wakers.remove(waker)
                         except ValueError:  # released just now: woken after all
-                            pass
+                            woken = True
                 if not woken and end is not None and _monotonic() >= end and self._state not in _OVER \
                         and self._parked is None:
                     raise FutureTimeout()
@@ -530,14 +537,19 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         waiting in ``result()`` completed run on a worker: that caller returns now, whatever
         they do (wait for another call...), as it would from an executor's future."""
         if self._wakers:  # (read without the lock: a waiter adds itself, then tests the state)
-            mutex = self._mutex
-            mutex.acquire()
-            wakers, self._wakers = self._wakers, []
-            mutex.release()
-            for waker in wakers:
-                waker.release()
-        if not self._done_callbacks:  # type: ignore[attr-defined]
-            return
+            self._wake()
+        if self._done_callbacks:
+            self._run_done_callbacks()
+
+    def _wake(self) -> None:
+        mutex = self._mutex
+        mutex.acquire()
+        wakers, self._wakers = self._wakers, []
+        mutex.release()
+        for waker in wakers:
+            waker.release()
+
+    def _run_done_callbacks(self) -> None:
         if self._stepping == _get_ident() and self._session.on_worker(
                 f"done-callbacks of {self.method}", super()._invoke_callbacks):  # type: ignore[misc]
             return

@@ -273,14 +273,17 @@ class Session:
         try:
             if known is not _NO_RESULT:
                 call.start(known)
+                if call.done():
+                    return call
             else:
                 self._send_round(call, params, headers)
         except BaseException as exc:  # not sent: its span ends here (else the call ends it when done)
             if call.trace is not None:
                 call.trace.end(None, exc, call.request_id)
             raise
-        if deadline.at != _INF and not call.done():
-            self._timer.watch(call)
+        at = deadline.at
+        if at != _INF:  # (a call answered meanwhile is dropped by the timer when due)
+            self._timer.watch(call, at)
         return call
 
     def resend(self, call: CallFuture, params: Optional[Dict[str, Any]]) -> None:

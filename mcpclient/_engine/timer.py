@@ -26,6 +26,7 @@ __all__ = ["DeadlineTimer", "Timed"]
 log = logging.getLogger("mcpclient.session")
 
 _NEVER = float("inf")
+_ref = weakref.ref
 #: Every this many calls queued, ``watch`` wakes the thread to take them (and sweep the heap).
 _QUEUE_MAX = 1024
 
@@ -70,15 +71,17 @@ class DeadlineTimer:
     def thread(self) -> Optional[threading.Thread]:
         return self._thread
 
-    def watch(self, call: "Timed") -> None:
+    def watch(self, call: "Timed", due: Optional[float] = None) -> None:
+        """Expire ``call`` once ``due`` (default: ``call.due()``) passed, unless it is done."""
         if self._stopped:
             return
-        deadline = call.due()
+        if due is None:
+            due = call.due()
         incoming = self._incoming
-        incoming.append((deadline, weakref.ref(call)))
+        incoming.append((due, _ref(call)))
         # (Read after the append: a thread that moved the queue before it published what it
         # sleeps until, so either this entry was moved or the comparison is with that value.)
-        if deadline < self._sleeps_until or not len(incoming) % _QUEUE_MAX:
+        if due < self._sleeps_until or not len(incoming) % _QUEUE_MAX:
             with self._cond:
                 if self._thread is None and not self._stopped:
                     self._thread = start_thread(self._loop, self._name)
@@ -133,12 +136,15 @@ class DeadlineTimer:
             return due
 
     def _take_incoming(self) -> None:
-        """(Timer thread, under ``_cond``.) Move the watched calls into the heap; sweep the
-        finished ones when the heap at least doubled since the last sweep."""
+        """(Timer thread, under ``_cond``.) Move the watched calls still running into the heap;
+        sweep the finished ones when the heap at least doubled since the last sweep."""
         heap, incoming, push = self._heap, self._incoming, heapq.heappush
         count = self._count
         while incoming:
             deadline, ref = incoming.popleft()
+            call = ref()
+            if call is None or call.done():  # (most calls end long before their deadline)
+                continue
             count += 1
             push(heap, (deadline, count, ref))
         self._count = count

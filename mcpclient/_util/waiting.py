@@ -11,7 +11,7 @@ from __future__ import annotations
 from _thread import get_ident as _get_ident
 from concurrent.futures import Future
 from contextvars import ContextVar
-from typing import Any, Callable, Optional, Protocol, TypeVar, Union
+from typing import Any, Callable, List, Optional, Protocol, TypeVar
 
 __all__ = ["Announced", "announce", "wait_for"]
 
@@ -26,15 +26,9 @@ class Announced(Protocol):
         call kept for it goes to whoever else runs the call's steps."""
 
 
-class _Announcement:
-    """``wait_for``'s: the thread that will wait, and the one call announced for it."""
-
-    __slots__ = ("thread", "call")
-
-    def __init__(self, thread: Optional[int]) -> None:
-        self.thread = thread
-        self.call: Optional[Announced] = None
-
+#: ``wait_for``'s announcement, as a two-item list (cheaper to make than an object, once per
+#: call): ``[the thread that will wait, the one call announced for it]``.
+_Announcement = List[Any]
 
 #: Set by ``wait_for`` while it makes its future (a context copied meanwhile keeps it: the
 #: thread check makes it inert anywhere else, and it is closed once the future is made).
@@ -45,41 +39,31 @@ def announce(call: Announced) -> bool:
     """Whether the thread making ``call`` waits for it next (``wait_for`` is making its
     future, and no call was announced yet): the engine then parks its reply for that thread."""
     announcement = _announcement.get()
-    if announcement is None or announcement.call is not None or announcement.thread != _get_ident():
+    if announcement is None or announcement[1] is not None or announcement[0] != _get_ident():
         return False
-    announcement.call = call
+    announcement[1] = call
     return True
 
 
-def wait_for(submit: Union["Future[T]", Callable[..., "Future[T]"]], *args: Any, **kwargs: Any) -> T:
-    """``result()`` on the future ``submit(*args, **kwargs)`` makes (or on ``submit``, a
-    future). An interrupt while waiting (Ctrl-C) cancels the call, on the server too, before
-    it goes on up."""
-    announcement: Optional[_Announcement] = None
+def wait_for(submit: Callable[..., "Future[T]"], *args: Any, **kwargs: Any) -> T:
+    """``result()`` on the future ``submit(*args, **kwargs)`` makes. An interrupt while
+    waiting (Ctrl-C) cancels the call, on the server too, before it goes on up."""
+    announcement: _Announcement = [_get_ident(), None]
+    token = _announcement.set(announcement)
+    future: Optional[Future[T]] = None
     try:
-        if isinstance(submit, Future):
-            future = submit
-        else:
-            announcement = _Announcement(_get_ident())
-            token = _announcement.set(announcement)
-            made: Optional[Future[T]] = None
-            try:
-                made = future = submit(*args, **kwargs)
-            finally:
-                _announcement.reset(token)
-                announcement.thread = None  # (closed)
-                announced = announcement.call
-                if announced is not None and announced is not made:
-                    announcement.call = None
-                    announced.waiter_left()
-        try:
-            value = future.result()
-        except BaseException:
-            future.cancel()  # (nothing happens once it is done: then this is its outcome)
-            raise
-        if announcement is not None:
-            announcement.call = None  # (over: nothing is kept for this thread any more)
-        return value
+        future = submit(*args, **kwargs)
     finally:
-        if announcement is not None and announcement.call is not None:
-            announcement.call.waiter_left()
+        _announcement.reset(token)
+        announcement[0] = None  # (closed)
+        announced = announcement[1]
+        if announced is not None and announced is not future:
+            announced.waiter_left()
+            announced = None
+    try:
+        return future.result()  # type: ignore[union-attr]  # (made, or submit raised)
+    except BaseException:
+        future.cancel()  # type: ignore[union-attr]  # (nothing happens once it is done: then this is its outcome)
+        if announced is not None:
+            announced.waiter_left()  # (interrupted before its wait began: what was kept for it goes on)
+        raise

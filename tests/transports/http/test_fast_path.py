@@ -267,13 +267,13 @@ def test_a_blocking_call_interrupted_before_its_post_ran_is_never_sent(scripted,
         client.list_tools()  # (the tool is known: tools/call is the only request call_tool makes)
         monkeypatch.setattr(Streamable, "_request", request_and_tell)
 
-        def interrupted(self, timeout):
+        def interrupted(self, session, timeout):
             raise KeyboardInterrupt  # as the caller reaches result()
 
-        wait = CallFuture._wait
-        monkeypatch.setattr(CallFuture, "_wait", interrupted)
+        wait = CallFuture._wait_here
+        monkeypatch.setattr(CallFuture, "_wait_here", interrupted)
         with pytest.raises(KeyboardInterrupt):
             client.call_tool("echo", {"text": "x"})
-        monkeypatch.setattr(CallFuture, "_wait", wait)
+        monkeypatch.setattr(CallFuture, "_wait_here", wait)
         assert ran.wait(LONG)  # a poster thread took the exchange
         assert server.requests("tools/call") == []
