@@ -270,20 +270,24 @@ class Session:
         tracer = self.tracer
         if tracer is not None:  # (tracing off: this one test is all it costs)
             call.trace = tracer.start(method, params)
+        # Watched before it is sent: after the write, the caller goes straight to its wait (the
+        # less it runs there, the less often the reply must wait for this thread to let go of
+        # the GIL). A deadline that passed while the call was being sent may have met the timer
+        # before the call had an id: then it is expired here (expire() runs once per round).
+        at = deadline.at
+        if at != _INF:
+            self._timer.watch(call, at)
         try:
             if known is not _NO_RESULT:
                 call.start(known)
-                if call.done():
-                    return call
             else:
                 self._send_round(call, params, headers)
         except BaseException as exc:  # not sent: its span ends here (else the call ends it when done)
             if call.trace is not None:
                 call.trace.end(None, exc, call.request_id)
             raise
-        at = deadline.at
-        if at != _INF:  # (a call answered meanwhile is dropped by the timer when due)
-            self._timer.watch(call, at)
+        if at <= _monotonic():
+            self.expire(call)
         return call
 
     def resend(self, call: CallFuture, params: Optional[Dict[str, Any]]) -> None:
@@ -463,7 +467,7 @@ class Session:
         self._timer.watch(call)
 
     def expire(self, call: CallFuture) -> None:
-        """The deadline of ``call`` passed (timer thread, or an owner's wait)."""
+        """The deadline of ``call`` passed (the timer thread, or ``call()`` right after sending)."""
         rid = call.request_id
         if rid is None:  # a future that waits for something other than a reply
             call.expired()

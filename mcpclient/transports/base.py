@@ -299,9 +299,25 @@ class Transport(ABC):
         return False
 
 
-# Built once (hot path). NaN/Infinity are not JSON: refusing them beats a server parse error.
-_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
-_decode = json.JSONDecoder().decode
+def _make_encode() -> Callable[[Any], str]:
+    """``JSONEncoder(...).encode``, compact, refusing NaN/Infinity (not JSON: better refused here
+    than by the server's parser). With the C accelerator, the encoder that ``encode`` makes anew
+    for every message is made once: without the circular check it keeps no state between
+    messages (a cycle ends in ``RecursionError``, as deep nesting does)."""
+    encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False, check_circular=False)
+    make = json.encoder.c_make_encoder  # type: ignore[attr-defined]
+    if make is None:
+        return encoder.encode
+    c_encode = make(None, encoder.default, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+    join = "".join
+    return lambda message: join(c_encode(message, 0))
+
+
+# Built once (hot path).
+_encode = _make_encode()
+_decoder = json.JSONDecoder()
+_decode, _scan = _decoder.decode, _decoder.scan_once  # type: ignore[attr-defined]
+_skip_space = json.decoder.WHITESPACE.match  # type: ignore[attr-defined]
 
 
 def encode_frame(message: Any) -> bytes:
@@ -320,7 +336,14 @@ def decode_frame(data: Union[bytes, str]) -> Union[JSONObject, List[JSONValue]]:
     message (``null``, a number, a string, ``[]``). ``None`` is never returned: it means end of
     stream to the reader."""
     try:
-        message: JSONValue = _decode(data if type(data) is str else data.decode("utf-8"))  # type: ignore[union-attr]
+        text = data if type(data) is str else data.decode("utf-8")  # type: ignore[union-attr]
+        try:  # (JSONDecoder.decode's own scan: a frame starts with its value)
+            message, end = _scan(text, 0)
+        except StopIteration:  # leading whitespace, or not JSON: the full decode says which
+            message = _decode(text)
+        else:
+            if end != len(text) and _skip_space(text, end).end() != len(text):
+                message = _decode(text)  # (more after the value: its error says so)
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are both ValueErrors
         raise ProtocolError(f"frame is not valid JSON: {str(exc)[:200]}") from None
     except RecursionError:  # nested deeper than the interpreter's recursion limit allows

@@ -67,6 +67,37 @@ def test_timeout_raises_and_cancels_on_the_server(pair):
     assert cancel["params"]["requestId"] == request["id"]
 
 
+def test_a_deadline_that_passes_before_the_request_is_registered_still_ends_the_call(monkeypatch):
+    expired = threading.Event()
+    expire = Session.expire
+
+    def expire_and_tell(self, call):
+        expire(self, call)
+        expired.set()
+    monkeypatch.setattr(Session, "expire", expire_and_tell)
+
+    class SlowRules(MCPRules):  # the request's params are made while its deadline passes
+        __slots__ = ()
+
+        def decorate(self, params, request_id, call):
+            assert expired.wait(LONG)  # the timer came before the request was pending
+            return super().decorate(params, request_id, call)
+
+    transport, peer = MemoryTransport.pair()
+    session = Session(transport, rules=SlowRules(), max_workers=2, max_queued=4)
+    session.start()
+    try:
+        future = session.call("slow/thing", deadline=Deadline(0.05), on_progress=lambda *_: None)
+        with pytest.raises(RequestTimeout):
+            future.result(LONG)
+        request = peer.receive(LONG)
+        cancel = peer.receive(LONG)
+        assert (cancel["method"], cancel["params"]["requestId"]) == ("notifications/cancelled", request["id"])
+    finally:
+        session.close()
+        peer.close()
+
+
 def test_late_reply_is_dropped_and_counted_not_delivered_to_the_next_caller(pair):
     session, peer = pair
     with pytest.raises(RequestTimeout):

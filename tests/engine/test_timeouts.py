@@ -1,6 +1,7 @@
 """Timeouts as arguments: a huge one is accepted and does not stop later timeouts from
-firing (the timer thread survives a far deadline); a negative or non-numeric one is an argument
-error (``ValueError`` / ``TypeError``, not an ``MCPError``), and the connection stays usable.
+firing (the timer thread survives a far deadline); one that ends before the request is even
+written (zero) still ends the call; a negative or non-numeric one is an argument error
+(``ValueError`` / ``TypeError``, not an ``MCPError``), and the connection stays usable.
 """
 from __future__ import annotations
 
@@ -71,4 +72,17 @@ def test_a_negative_or_non_numeric_timeout_is_an_argument_error(reaper, timeout,
         pytest.fail(f"timeout={timeout!r} raised {exc!r}, not ValueError/TypeError")
     else:
         pytest.fail(f"timeout={timeout!r} was accepted")
+    client.ping(timeout=LONG)  # the connection is fine
+
+
+@pytest.mark.timeout(20)
+def test_a_zero_timeout_ends_the_call_though_it_passed_before_the_request_was_written(reaper):
+    client = reaper.client(Client(MUTE, timeout=LONG).connect())
+    for _ in range(20):  # (the timer meets some of them before they are sent, some after)
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.request("tools/call", {"name": "x"}, timeout=0)
+        future = client.request_future("tools/call", {"name": "x"}, timeout=0)
+        assert isinstance(future.exception(timeout=LONG), RequestTimeout)
+        assert time.monotonic() - started < LONG / 2
     client.ping(timeout=LONG)  # the connection is fine
