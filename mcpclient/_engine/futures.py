@@ -13,12 +13,12 @@ canceller, timer, closer): see ``session``.
 from __future__ import annotations
 
 import logging
-from contextvars import ContextVar
+import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from _thread import RLock as _RLock, allocate_lock as _allocate_lock, get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Tuple, TypeVar, Union, cast
 
 from .._util.threads import WAIT_MAX, reraise_on_main_thread
 from .._util.waiting import announce
@@ -125,13 +125,17 @@ def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozens
     raise ProtocolError(f"reply to {method} has neither result nor error")
 
 
-#: The call whose step runs on this thread (``cancel_with_it`` through ``stepping_call``).
-_stepping_call: "ContextVar[Optional[CallFuture[Any]]]" = ContextVar("mcpclient_stepping_call", default=None)
+class _ThisThread(threading.local):
+    #: The call whose step runs on this thread (``cancel_with_it`` through ``stepping_call``).
+    stepping: "Optional[CallFuture[Any]]" = None
+
+
+_this_thread = _ThisThread()
 
 
 def stepping_call() -> "Optional[CallFuture[Any]]":
     """The call whose step (its transform) runs on this thread now, if any."""
-    return _stepping_call.get()
+    return _this_thread.stepping
 
 
 #: ``Future``'s states in which it is over (``concurrent.futures`` keeps them as strings).
@@ -323,12 +327,13 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             value = outcome(self.method, payload, self._session.declared_extensions)
             transform = self._transform
             if transform is not None:
-                token = _stepping_call.set(self)  # (a future the transform waits for is cancelled with this call)
+                this_thread = _this_thread
+                outer, this_thread.stepping = this_thread.stepping, self  # (a future the transform waits for is cancelled with this call)
                 try:
                     trace = self.trace  # (traced: the transform, and input rounds' handlers, run in the call's span)
                     value = transform(value) if trace is None else trace.run(transform, value)
                 finally:
-                    _stepping_call.reset(token)
+                    this_thread.stepping = outer
             if type(value) is NextRound:
                 if self._state in _CANCELLED:  # cancelled while the transform ran (input rounds): stop here
                     return
@@ -383,7 +388,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     def start(self, raw: object) -> None:
         """Begin with a result already known (a cache hit): the step runs on this thread, and
         a round is sent only if it asks for one."""
-        self.run_step({"result": raw})
+        self.run_step({"result": cast("JSONValue", raw)})
 
     # --- waiting -----------------------------------------------------------------------------------
 

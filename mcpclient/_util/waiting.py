@@ -8,9 +8,8 @@ call announced that is not the future waited on is released before the wait.
 """
 from __future__ import annotations
 
-from _thread import get_ident as _get_ident
+import threading
 from concurrent.futures import Future
-from contextvars import ContextVar
 from typing import Any, Callable, List, Optional, Protocol, TypeVar
 
 __all__ = ["Announced", "announce", "wait_for"]
@@ -27,19 +26,23 @@ class Announced(Protocol):
 
 
 #: ``wait_for``'s announcement, as a two-item list (cheaper to make than an object, once per
-#: call): ``[the thread that will wait, the one call announced for it]``.
+#: call): ``[open, the one call announced]``; closed once the future is made.
 _Announcement = List[Any]
 
-#: Set by ``wait_for`` while it makes its future (a context copied meanwhile keeps it: the
-#: thread check makes it inert anywhere else, and it is closed once the future is made).
-_announcement: "ContextVar[Optional[_Announcement]]" = ContextVar("mcpclient_announcement", default=None)
+
+class _ThisThread(threading.local):
+    #: Set by ``wait_for`` while it makes its future (per thread: no other thread sees it).
+    announcement: Optional[_Announcement] = None
+
+
+_this_thread = _ThisThread()
 
 
 def announce(call: Announced) -> bool:
     """Whether the thread making ``call`` waits for it next (``wait_for`` is making its
     future, and no call was announced yet): the engine then parks its reply for that thread."""
-    announcement = _announcement.get()
-    if announcement is None or announcement[1] is not None or announcement[0] != _get_ident():
+    announcement = _this_thread.announcement
+    if announcement is None or announcement[1] is not None or not announcement[0]:
         return False
     announcement[1] = call
     return True
@@ -48,14 +51,14 @@ def announce(call: Announced) -> bool:
 def wait_for(submit: Callable[..., "Future[T]"], *args: Any, **kwargs: Any) -> T:
     """``result()`` on the future ``submit(*args, **kwargs)`` makes. An interrupt while
     waiting (Ctrl-C) cancels the call, on the server too, before it goes on up."""
-    announcement: _Announcement = [_get_ident(), None]
-    token = _announcement.set(announcement)
+    announcement: _Announcement = [True, None]
+    outer, _this_thread.announcement = _this_thread.announcement, announcement
     future: Optional[Future[T]] = None
     try:
         future = submit(*args, **kwargs)
     finally:
-        _announcement.reset(token)
-        announcement[0] = None  # (closed)
+        _this_thread.announcement = outer
+        announcement[0] = False  # (closed)
         announced = announcement[1]
         if announced is not None and announced is not future:
             announced.waiter_left()

@@ -129,12 +129,12 @@ def test_the_elicitation_modes_a_client_checks_are_those_the_types_parse():
 def test_a_stdio_one_shot_call_loads_no_http_stack_schema_validator_or_opentelemetry():
     """A stdio-only program that connects, calls a tool without an output schema and exits loads
     none of what it did not ask for: ``requests``/``urllib3`` (HTTP), ``jsonschema`` (before a
-    first validation), OpenTelemetry."""
-    code = ("import sys\nfrom mcpclient import Client\nfrom mcpclient.testing import server_command\n"
-            "with Client(server_command()) as client:\n"
+    first validation), OpenTelemetry; nor ``base64`` (binary content) or ``contextvars``."""
+    code = ("import sys\nfrom mcpclient import Client\n"  # (the demo server, as server_command() starts it)
+            "with Client([sys.executable, '-m', 'mcpclient.testing']) as client:\n"
             "    assert client.call_tool('echo', {'text': 'hi'}).text == 'hi'\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('requests', 'urllib3', 'jsonschema', 'opentelemetry')))")
+            "('requests', 'urllib3', 'jsonschema', 'opentelemetry', 'base64', 'contextvars')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
