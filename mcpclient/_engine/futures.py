@@ -200,7 +200,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: The thread that made the call announced it will wait for it (``_util.waiting``): a
     #: reply that comes before it reaches ``result()`` is parked for it, not handed to a worker.
     _waiter_coming = False
-    _parked: Any = None  # a round's reply (or error) waiting for one of them; guarded by _condition
+    _parked: Any = None  # a round's reply (or error) waiting for one of them; guarded by _mutex
     _stepping: Optional[int] = None  # the thread in result() running a step now
     _inner: "Optional[Future[Any]]" = None  # what a step waits for (cancel_with_it)
     #: The exchange of the round in flight, if the transport lets a thread that waits for it
@@ -399,12 +399,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def result(self, timeout: Optional[float] = None) -> T:
         if self._state not in _OVER:
-            guard = self._session.waiting_for(self, timeout)  # (_wait, inline: once per blocking call)
-            if guard is None:
-                self._wait_here(self._session, timeout)
-            else:
-                with guard:
-                    self._wait_here(self._session, timeout)
+            self._wait(timeout)
         if self._state == "FINISHED":
             error = self._exception
             if error is None:
@@ -447,22 +442,6 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._waiter_coming = False  # (here now)
         try:
             while self._state not in _OVER:
-                arrived = self._parked
-                if arrived is not None:
-                    self._parked = None
-                    mutex.release()
-                    held = False
-                    self._stepping = _get_ident()
-                    try:
-                        self.run_step(arrived[0])
-                    finally:
-                        self._stepping = None
-                    if self._state in _OVER:
-                        self._parked = None  # (a round answered as it was cancelled: nobody takes it)
-                        return  # (the finally needs no lock then: see there)
-                    mutex.acquire()
-                    held = True
-                    continue
                 here = self.exchange_here
                 if here is not None and (end is None or self.unposted):
                     self.exchange_here = None
@@ -479,6 +458,22 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                     finally:
                         mutex.acquire()
                         held = True
+                    continue
+                arrived = self._parked
+                if arrived is not None:
+                    self._parked = None
+                    mutex.release()
+                    held = False
+                    self._stepping = _get_ident()
+                    try:
+                        self.run_step(arrived[0])
+                    finally:
+                        self._stepping = None
+                    if self._state in _OVER:
+                        self._parked = None  # (a round answered as it was cancelled: nobody takes it)
+                        return  # (the finally needs no lock then: see there)
+                    mutex.acquire()
+                    held = True
                     continue
                 waker = _allocate_lock()
                 waker.acquire()

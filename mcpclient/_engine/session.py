@@ -272,8 +272,7 @@ class Session:
             call.trace = tracer.start(method, params)
         # Watched before it is sent: after the write, the caller goes straight to its wait (the
         # less it runs there, the less often the reply must wait for this thread to let go of
-        # the GIL). A deadline that passed while the call was being sent may have met the timer
-        # before the call had an id: then it is expired here (expire() runs once per round).
+        # the GIL). A deadline the timer met before the round was pending: see _send_round.
         at = deadline.at
         if at != _INF:
             self._timer.watch(call, at)
@@ -286,8 +285,6 @@ class Session:
             if call.trace is not None:
                 call.trace.end(None, exc, call.request_id)
             raise
-        if at <= _monotonic():
-            self.expire(call)
         return call
 
     def resend(self, call: CallFuture, params: Optional[Dict[str, Any]]) -> None:
@@ -352,6 +349,10 @@ class Session:
             raise
         if here is not None:
             call.keep_exchange(here)
+        if call.deadline.at <= _monotonic():  # (read now: progress may have moved it)
+            # It passed as the round was made and sent: the timer may have met it before the
+            # round was pending, and let it go. expire() ends each round once.
+            self.expire(call)
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""

@@ -6,6 +6,7 @@ scripts by hand, so each fault happens exactly when the test wants it.
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -16,6 +17,7 @@ from mcpclient import (
     RequestTimeout,
 )
 from mcpclient._engine.deadline import Deadline
+from mcpclient._engine.futures import NextRound
 from mcpclient._engine.session import Session
 from mcpclient.protocol.rpc_rules import MCPRules
 from mcpclient.testing import server_command
@@ -96,6 +98,66 @@ def test_a_deadline_that_passes_before_the_request_is_registered_still_ends_the_
     finally:
         session.close()
         peer.close()
+
+
+def test_a_later_round_whose_deadline_passes_before_it_is_pending_still_ends_the_call(monkeypatch):
+    expired = threading.Event()
+    expire = Session.expire
+
+    def expire_and_tell(self, call):
+        expire(self, call)
+        expired.set()
+    monkeypatch.setattr(Session, "expire", expire_and_tell)
+
+    class SlowRules(MCPRules):  # the second round's params are made while the deadline passes
+        __slots__ = ()
+
+        def decorate(self, params, request_id, call):
+            if request_id == 2:
+                assert expired.wait(LONG)
+            return super().decorate(params, request_id, call)
+
+    transport, peer = MemoryTransport.pair()
+    session = Session(transport, rules=SlowRules(), max_workers=2, max_queued=4)
+    session.start()
+    try:
+        future = session.call("pages/thing", deadline=Deadline(0.3), on_progress=lambda *_: None,
+                              transform=lambda raw: NextRound({"cursor": "2"}) if raw.get("next") else raw)
+        reply(peer, peer.receive(LONG), {"next": True})  # at once: the second round begins in time
+        with pytest.raises(RequestTimeout):
+            future.result(LONG)
+        second = peer.receive(LONG)
+        cancel = peer.receive(LONG)
+        assert (cancel["method"], cancel["params"]["requestId"]) == ("notifications/cancelled", second["id"])
+    finally:
+        session.close()
+        peer.close()
+
+
+def test_a_deadline_that_progress_moved_while_the_request_was_sent_is_the_one_kept(pair, monkeypatch):
+    session, peer = pair
+    deadline = Deadline(0.5, resets=True)
+    moved = threading.Event()
+    send = MemoryTransport.send
+
+    def send_then_stall(self, message, **options):
+        sent = send(self, message, **options)
+        if message.get("method") == "slow/thing":  # progress comes late, before the sender goes
+            first_at = deadline.at                 # on, and the first deadline passes meanwhile
+            token = peer.receive(LONG)["params"]["_meta"]["progressToken"]
+            assert wait_until(lambda: time.monotonic() > first_at - 0.2)
+            peer.send({"jsonrpc": "2.0", "method": "notifications/progress",
+                       "params": {"progressToken": token, "progress": 1}})
+            assert wait_until(lambda: deadline.at > first_at)
+            moved.set()
+            assert wait_until(lambda: time.monotonic() > first_at)
+        return sent
+    monkeypatch.setattr(MemoryTransport, "send", send_then_stall)
+    future = session.call("slow/thing", deadline=deadline, on_progress=lambda *_: None)
+    assert moved.is_set()
+    request_id = future.request_id
+    reply(peer, {"id": request_id}, {"ok": True})
+    assert future.result(LONG) == {"ok": True}
 
 
 def test_late_reply_is_dropped_and_counted_not_delivered_to_the_next_caller(pair):

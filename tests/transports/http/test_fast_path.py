@@ -14,7 +14,7 @@ import pytest
 
 from conftest import LONG
 from http_scripted import DROP, Reply, ScriptedHTTPServer
-from mcpclient import Client, ConnectError, ConnectionClosed, HTTPTransport
+from mcpclient import Client, ConnectError, ConnectionClosed, HTTPTransport, RequestTimeout
 from mcpclient.policies.retry import Retry
 from mcpclient.transports.http._posters import FastPoster
 from mcpclient.transports.base import DeliveryFailed
@@ -277,3 +277,17 @@ def test_a_blocking_call_interrupted_before_its_post_ran_is_never_sent(scripted,
         monkeypatch.setattr(CallFuture, "_wait_here", wait)
         assert ran.wait(LONG)  # a poster thread took the exchange
         assert server.requests("tools/call") == []
+
+
+def test_blocking_calls_that_time_out_before_their_wait_leave_no_request_in_flight(scripted):
+    """A blocking call's exchange is left for its caller to run; a deadline that passed before
+    the caller began to wait ends the call, and the exchange with it (nothing is sent, nothing
+    is kept)."""
+    server = scripted(echo)
+    transport = HTTPTransport(server.url, retry=Retry(total=0))
+    with Client(transport, protocol="2025-11-25", timeout=LONG) as client:
+        for _ in range(20):
+            with pytest.raises(RequestTimeout):
+                client.request("tools/call", {"name": "echo", "arguments": {"text": "x"}}, timeout=0)
+        assert transport._inflight._by_id == {}  # (what a deadline thread would walk on every wake)
+        assert client.call_tool("echo", {"text": "y"}).text == "y"
