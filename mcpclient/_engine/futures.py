@@ -208,16 +208,14 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: to the transport's thread at once, unless the caller announced it waits (``unposted``).
     exchange_here: Optional["PendingExchange"] = None
     unposted = False
-    # Future's own fields, as class defaults until the call ends (see __init__).
-    _state = "PENDING"
-    _result: Any = None
-    _exception: Optional[BaseException] = None
 
     def __init__(self, session: "CallHost", method: str,
                  transform: Optional[Callable[[JSONValue], object]] = None) -> None:
         # Future.__init__'s fields, with a _StateLock for its threading.Condition (see there).
         self._condition = _StateLock()  # type: ignore[assignment]
-        self._waiters: List[Any] = []  # (_state, _result and _exception: class defaults)
+        self._state = "PENDING"
+        self._result = self._exception = None
+        self._waiters: List[Any] = []
         self._done_callbacks: List[Callable[["Future[T]"], object]] = []
         self._mutex = _allocate_lock()  # guards _in_result, _parked, _wakers, exchange_here's taking
         self._wakers: List[Any] = []  # the bare locks of the threads sleeping in _wait
