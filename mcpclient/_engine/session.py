@@ -192,7 +192,8 @@ class Session:
             if self._closer != _get_ident() and not self._owns_current_thread():
                 self._closed.wait(max(0.0, deadline - _monotonic()))
             return
-        for call in pending.values():
+        for rid, call in pending.items():
+            self.transport.cancel_request(rid)  # (an exchange a caller has yet to run is not sent)
             call.deliver(None, error() if error is not None else
                       ClientClosedError(f"{call.method} abandoned: the client was closed"))
         for call, msg in deferred.values():  # answered already: deliver the answer
@@ -584,7 +585,8 @@ class Session:
                 self.on_lost(error())
             except BaseException:  # the pending calls below must fail all the same
                 log.exception("on_lost callback failed")
-        for call in pending.values():
+        for rid, call in pending.items():
+            self.transport.cancel_request(rid)  # (an exchange a caller has yet to run is not sent)
             exc = error()
             exc.__cause__ = reason
             call.deliver(None, exc)

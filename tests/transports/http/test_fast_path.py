@@ -12,9 +12,9 @@ from typing import List
 
 import pytest
 
-from conftest import LONG
+from conftest import LONG, wait_until
 from http_scripted import DROP, Reply, ScriptedHTTPServer
-from mcpclient import Client, ConnectError, ConnectionClosed, HTTPTransport, RequestTimeout
+from mcpclient import Client, ClientClosedError, ConnectError, ConnectionClosed, HTTPTransport, RequestTimeout
 from mcpclient.policies.retry import Retry
 from mcpclient.transports.http._posters import FastPoster
 from mcpclient.transports.base import DeliveryFailed
@@ -291,3 +291,39 @@ def test_blocking_calls_that_time_out_before_their_wait_leave_no_request_in_flig
                 client.request("tools/call", {"name": "echo", "arguments": {"text": "x"}}, timeout=0)
         assert transport._inflight._by_id == {}  # (what a deadline thread would walk on every wake)
         assert client.call_tool("echo", {"text": "y"}).text == "y"
+
+
+def test_a_blocking_call_that_close_fails_before_its_wait_is_never_sent(scripted, monkeypatch):
+    """``close()`` from another thread fails a blocking call whose exchange its caller has yet
+    to run: the caller gets ``ClientClosedError`` and the server never sees the request."""
+    from mcpclient._engine.futures import CallFuture
+
+    server = scripted(lambda seen, msg: echo(seen, msg) if msg["method"] == "tools/call" else tools(seen, msg))
+    transport = HTTPTransport(server.url, retry=Retry(total=0))
+    client = Client(transport, protocol="2025-11-25", timeout=LONG).connect()
+    client.list_tools()  # (the tool is known: tools/call is the only request call_tool makes)
+    caller_done = threading.Event()
+    close = transport.close
+
+    def close_after_the_caller(deadline=None):  # the calls are failed; the transport closes later
+        caller_done.wait(LONG)
+        close(deadline)
+    monkeypatch.setattr(transport, "close", close_after_the_caller)
+    keep = CallFuture.keep_exchange
+    closer: List[threading.Thread] = []
+
+    def keep_then_close(self, exchange):
+        keep(self, exchange)
+        if self.method == "tools/call":
+            closer.append(threading.Thread(target=client.close, name="test-closer"))
+            closer[0].start()
+            assert wait_until(lambda: not client._session.is_pending(self.request_id))
+    monkeypatch.setattr(CallFuture, "keep_exchange", keep_then_close)
+    try:
+        with pytest.raises(ClientClosedError):
+            client.call_tool("echo", {"text": "x"})
+    finally:
+        caller_done.set()
+        for thread in closer:
+            thread.join(LONG)
+    assert server.requests("tools/call") == []
