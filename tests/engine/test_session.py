@@ -69,7 +69,9 @@ def test_timeout_raises_and_cancels_on_the_server(pair):
     assert cancel["params"]["requestId"] == request["id"]
 
 
-def test_a_deadline_that_passes_before_the_request_is_registered_still_ends_the_call(monkeypatch):
+def slow_round(monkeypatch, request_id):
+    """A session whose request ``request_id`` is made only once the deadline timer has fired:
+    the timer meets that round before it is pending."""
     expired = threading.Event()
     expire = Session.expire
 
@@ -78,16 +80,22 @@ def test_a_deadline_that_passes_before_the_request_is_registered_still_ends_the_
         expired.set()
     monkeypatch.setattr(Session, "expire", expire_and_tell)
 
-    class SlowRules(MCPRules):  # the request's params are made while its deadline passes
+    class SlowRules(MCPRules):
         __slots__ = ()
 
-        def decorate(self, params, request_id, call):
-            assert expired.wait(LONG)  # the timer came before the request was pending
-            return super().decorate(params, request_id, call)
+        def decorate(self, params, rid, call):
+            if rid == request_id:
+                assert expired.wait(LONG)
+            return super().decorate(params, rid, call)
 
     transport, peer = MemoryTransport.pair()
     session = Session(transport, rules=SlowRules(), max_workers=2, max_queued=4)
     session.start()
+    return session, peer
+
+
+def test_a_deadline_that_passes_before_the_request_is_registered_still_ends_the_call(monkeypatch):
+    session, peer = slow_round(monkeypatch, 1)
     try:
         future = session.call("slow/thing", deadline=Deadline(0.05), on_progress=lambda *_: None)
         with pytest.raises(RequestTimeout):
@@ -101,25 +109,7 @@ def test_a_deadline_that_passes_before_the_request_is_registered_still_ends_the_
 
 
 def test_a_later_round_whose_deadline_passes_before_it_is_pending_still_ends_the_call(monkeypatch):
-    expired = threading.Event()
-    expire = Session.expire
-
-    def expire_and_tell(self, call):
-        expire(self, call)
-        expired.set()
-    monkeypatch.setattr(Session, "expire", expire_and_tell)
-
-    class SlowRules(MCPRules):  # the second round's params are made while the deadline passes
-        __slots__ = ()
-
-        def decorate(self, params, request_id, call):
-            if request_id == 2:
-                assert expired.wait(LONG)
-            return super().decorate(params, request_id, call)
-
-    transport, peer = MemoryTransport.pair()
-    session = Session(transport, rules=SlowRules(), max_workers=2, max_queued=4)
-    session.start()
+    session, peer = slow_round(monkeypatch, 2)
     try:
         future = session.call("pages/thing", deadline=Deadline(0.3), on_progress=lambda *_: None,
                               transform=lambda raw: NextRound({"cursor": "2"}) if raw.get("next") else raw)
