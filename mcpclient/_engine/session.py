@@ -93,8 +93,7 @@ class Session:
             raise ValueError("max_workers must be at least 1")
         self.transport = transport
         self._rules = rules
-        #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``),
-        #: before the pending calls fail.
+        #: ``(error)`` once, on the reader thread, when the connection ends (not after ``close()``): first
         self.on_lost: Optional[Callable[[BaseException], None]] = None
         #: ``()`` per server session the transport renewed (``session_renewed``); must not block.
         self.on_session_renewed: Optional[Callable[[], None]] = None
@@ -125,8 +124,7 @@ class Session:
                              on_notification_read=on_notification_read)
         self._timer = DeadlineTimer(f"{prefix}-timer", self.expire, self._io_idents)
         self.late_replies = 0  # replies to calls that had timed out or been cancelled
-        #: The extension ids this client declared (a ``MissingClientCapability`` says what
-        #: happened to them: see ``futures.outcome``); set by whoever makes the session.
+        #: The extension ids this client declared (``futures.outcome``); set by whoever makes the session.
         self.declared_extensions: FrozenSet[str] = frozenset()
         self.unknown_replies = 0
         self.dropped_sends = 0  # cancellations/answers that could not be queued for sending
@@ -192,10 +190,8 @@ class Session:
             if self._closer != _get_ident() and not self._owns_current_thread():
                 self._closed.wait(max(0.0, deadline - _monotonic()))
             return
-        for rid, call in pending.items():
-            self.transport.cancel_request(rid)  # (an exchange a caller has yet to run is not sent)
-            call.deliver(None, error() if error is not None else
-                      ClientClosedError(f"{call.method} abandoned: the client was closed"))
+        self._fail_all(pending, lambda call: error() if error is not None else
+                       ClientClosedError(f"{call.method} abandoned: the client was closed"))
         for call, msg in deferred.values():  # answered already: deliver the answer
             call.deliver(msg)
         try:
@@ -204,8 +200,7 @@ class Session:
             self._timer.stop()
             join_all([t for t in (self.reader.thread, self._timer.thread) if t is not None], deadline)
             self._sender.shutdown(deadline)
-            # User code (handlers, callbacks, transforms) gets a short grace: one that ignores
-            # close() is left to finish on its own (daemon threads; what it answers is dropped).
+            # User code gets a short grace; one that ignores close() finishes on its own (daemons).
             grace = min(deadline, _monotonic() + HANDLER_GRACE)
             with self._lock:
                 extra = list(self._extra)
@@ -259,8 +254,7 @@ class Session:
             call.deadline = deadline
         if on_progress is not None:
             call.on_progress = on_progress
-            # A call made on the notification thread must not wait for its progress callbacks:
-            # they are queued behind the very callback that is waiting.
+            # (on the notification thread, never behind its progress callbacks: queued behind this one)
             call.may_defer = _get_ident() not in self._notifier.idents
         if idempotent is not False:  # tools/call: None (unknown)
             call.idempotent = idempotent
@@ -271,9 +265,8 @@ class Session:
         tracer = self.tracer
         if tracer is not None:  # (tracing off: this one test is all it costs)
             call.trace = tracer.start(method, params)
-        # Watched before it is sent: after the write, the caller goes straight to its wait (the
-        # less it runs there, the less often the reply must wait for this thread to let go of
-        # the GIL). A deadline the timer met before the round was pending: see _send_round.
+        # Watched before it is sent, so the caller waits right after the write (the reply then
+        # waits less for its GIL); a deadline met before the round was pending: see _send_round.
         at = deadline.at
         if at != _INF:
             self._timer.watch(call, at)
@@ -351,9 +344,7 @@ class Session:
         if here is not None:
             call.keep_exchange(here)
         if call.deadline.at <= _monotonic():  # (read now: progress may have moved it)
-            # It passed as the round was made and sent: the timer may have met it before the
-            # round was pending, and let it go. expire() ends each round once.
-            self.expire(call)
+            self.expire(call)  # the timer may have met it before it was pending (each round ends once)
 
     def notify(self, method: str, params: Optional[Dict[str, Any]] = None, *, setup: bool = False) -> None:
         """Send a notification (fire and forget; raises if the connection is gone)."""
@@ -585,10 +576,17 @@ class Session:
                 self.on_lost(error())
             except BaseException:  # the pending calls below must fail all the same
                 log.exception("on_lost callback failed")
+        self._fail_all(pending, lambda call: error(), reason)
+
+    def _fail_all(self, pending: Dict[int, CallFuture], error_for: Callable[[CallFuture], BaseException],
+                  cause: Optional[BaseException] = None) -> None:
+        """Fail calls taken from the pending table, each cancelled in the transport first (so an
+        exchange its caller has yet to run is never sent), with ``error_for(call)`` from ``cause``."""
         for rid, call in pending.items():
-            self.transport.cancel_request(rid)  # (an exchange a caller has yet to run is not sent)
-            exc = error()
-            exc.__cause__ = reason
+            self.transport.cancel_request(rid)
+            exc = error_for(call)
+            if cause is not None:
+                exc.__cause__ = cause
             call.deliver(None, exc)
 
     # --- closing -------------------------------------------------------------------------------
