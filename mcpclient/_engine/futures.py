@@ -6,7 +6,9 @@ list, the next input round of a 2026 request). The same object is the session's 
 so a call costs one object. Every request method, blocking or not, makes one: a blocking method
 is ``result()`` on it. Whoever waits in ``result()`` runs each round's next step (parse,
 transform, next round) on its own thread; with nobody waiting a worker thread does, so the
-transform never runs on the reader thread. The session's timer enforces every call's deadline.
+transform never runs on the reader thread. Every call's deadline ends it through the session's
+timer (``expire``), the same way waited on or not: a blocking caller's wait keeps its call off
+the timer until the deadline is due or the caller leaves (``unwatched``).
 Completion of a round is owned by whoever popped its id from the pending table (reader,
 canceller, timer, closer): see ``session``.
 """
@@ -18,9 +20,9 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from _thread import RLock as _RLock, allocate_lock as _allocate_lock, get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Tuple, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Sequence, Tuple, TypeVar, Union, cast
 
-from .._util.threads import WAIT_MAX, reraise_on_main_thread
+from .._util.threads import WAIT_MAX, reraise_on_main_thread, this_thread as _library
 from .._util.waiting import announce
 from .deadline import NEVER, Deadline
 from .._util.wire import format_message
@@ -73,8 +75,12 @@ class CallHost(Protocol):
     def expire(self, call: "CallFuture[Any]") -> None:
         """The deadline of ``call`` passed."""
 
+    def watch(self, call: "CallFuture[Any]") -> None:
+        """Have the timer enforce ``call``'s deadline (``expire``)."""
+
     def waiting_for(self, call: "CallFuture[Any]", timeout: Optional[float]) -> Optional[ContextManager[None]]:
-        """Around a thread's wait for ``call`` (refuses the reader and the timer); None: nothing to do."""
+        """Around a wait for ``call`` on one of the library's threads (refuses the reader and the
+        timer); None: nothing to do. Other threads' waits need nothing around them."""
 
 
 def _guarded(fn: Callable[["Future[Any]"], object]) -> Callable[["Future[Any]"], object]:
@@ -141,6 +147,7 @@ def stepping_call() -> "Optional[CallFuture[Any]]":
 #: ``Future``'s states in which it is over (``concurrent.futures`` keeps them as strings).
 _OVER = frozenset(("FINISHED", "CANCELLED", "CANCELLED_AND_NOTIFIED"))
 _CANCELLED = frozenset(("CANCELLED", "CANCELLED_AND_NOTIFIED"))
+_INF = float("inf")
 
 
 class _StateLock(_RLock):  # type: ignore[misc]  # (typeshed: final; CPython 3.9-3.13 allow it)
@@ -168,8 +175,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     a thread waiting in ``result()``/``exception()`` takes it and runs the step itself: parse,
     transform, send the next round or complete the future. With nobody waiting, a worker thread
     (``mcpclient-<n>-worker-<k>``) does. The reader and the timer never run a transform or a
-    done-callback. The deadline is the session's timer's to enforce, waited on or not, so a
-    blocking call and a future end the same way at the same time.
+    done-callback. The deadline ends the call through the session's timer, waited on or not, so
+    a blocking call and a future end the same way at the same time (see the module docstring).
 
     ``request_id`` is the JSON-RPC id of the exchange in flight (a call of several rounds gets a
     new one per round). ``result()``/``exception()`` raise ``ReaderThreadError`` on the
@@ -201,6 +208,11 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: reply that comes before it reaches ``result()`` is parked for it, not handed to a worker.
     _waiter_coming = False
     _parked: Any = None  # a round's reply (or error) waiting for one of them; guarded by _mutex
+    #: The bare locks of the threads sleeping in ``_wait`` (a new list per change; guarded by _mutex).
+    _wakers: Sequence[Any] = ()
+    # Future's lists, made when first used (most calls have neither waiters nor callbacks).
+    _waiter_list: Optional[List[Any]] = None
+    _callback_list: "Optional[List[Callable[[Future[Any]], object]]]" = None
     _stepping: Optional[int] = None  # the thread in result() running a step now
     _inner: "Optional[Future[Any]]" = None  # what a step waits for (cancel_with_it)
     #: The exchange of the round in flight, if the transport lets a thread that waits for it
@@ -208,6 +220,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: to the transport's thread at once, unless the caller announced it waits (``unposted``).
     exchange_here: Optional["PendingExchange"] = None
     unposted = False
+    #: Its deadline is not on the timer: the announced caller's wait keeps it (one timer entry less
+    #: per blocking call), and hands it to the timer when due or when nobody waits (under _mutex).
+    unwatched = False
 
     def __init__(self, session: "CallHost", method: str,
                  transform: Optional[Callable[[JSONValue], object]] = None) -> None:
@@ -215,10 +230,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._condition = _StateLock()  # type: ignore[assignment]
         self._state = "PENDING"
         self._result = self._exception = None
-        self._waiters: List[Any] = []
-        self._done_callbacks: List[Callable[["Future[T]"], object]] = []
         self._mutex = _allocate_lock()  # guards _in_result, _parked, _wakers, exchange_here's taking
-        self._wakers: List[Any] = []  # the bare locks of the threads sleeping in _wait
         self.method = method
         self._session = session
         self._transform = transform
@@ -260,15 +272,17 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         payload = msg if error is None else error
         mutex = self._mutex
         mutex.acquire()
-        if not self._in_result and not self._waiter_coming:
+        if self._in_result or self._waiter_coming:
+            self._parked = payload
+            wakers = self._wakers
+            if wakers:
+                self._wakers = ()
             mutex.release()
-            self._hand_off(payload)
+            for waker in wakers:
+                waker.release()
             return
-        self._parked = (payload,)
-        wakers, self._wakers = self._wakers, []
         mutex.release()
-        for waker in wakers:
-            waker.release()
+        self._hand_off(payload)
 
     def waiter_left(self) -> None:
         """The thread that announced it would wait for this call will not (any more): a reply
@@ -284,25 +298,37 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         what was kept for one goes on: a parked reply to a worker, an exchange not posted yet
         to the transport's thread."""
         left = exchange = None
+        watch = False
         if not self._in_result:
             left, self._parked = self._parked, None
             if self.unposted:
                 exchange, self.exchange_here, self.unposted = self.exchange_here, None, False
+            if self.unwatched and self._state not in _OVER:  # nobody enforces its deadline now
+                self.unwatched, watch = False, True
         self._mutex.release()
+        if watch:
+            self._session.watch(self)
         if exchange is not None:
             exchange.post()
         if left is not None:
-            self._hand_off(left[0])
+            self._hand_off(left)
 
-    def announce_waiter(self) -> None:
-        """Called as the call is made: if the thread making it announced it will wait for it
-        (``_util.waiting.wait_for``), a reply that comes first is parked for that thread."""
-        self._waiter_coming = announce(self)
+    def announce_waiter(self) -> bool:
+        """Called as the call is made, its deadline set: if the thread making it announced it
+        will wait for it (``_util.waiting.wait_for``), a reply that comes first is parked for that
+        thread, and its wait keeps the deadline (``unwatched``); True then."""
+        announced = self._waiter_coming = announce(self)
+        if announced and self.deadline.at != _INF:
+            self.unwatched = True
+        return announced
 
     def keep_exchange(self, exchange: "PendingExchange") -> None:
         """The round's exchange (``Transport.send``): the announced caller runs it; else it is
         posted now, and a thread that waits for the answer runs it if no poster began it."""
         self.exchange_here = exchange
+        if self.unwatched:  # (a thread running an exchange does not watch the deadline meanwhile)
+            self.unwatched = False
+            self._session.watch(self)
         if self._waiter_coming:
             self.unposted = True
         else:
@@ -372,14 +398,15 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             else:
                 self._exception = error
             self._state = "FINISHED"
-            for waiter in self._waiters:
-                if error is None:
-                    waiter.add_result(self)
-                else:
-                    waiter.add_exception(self)
+            if self._waiter_list:
+                for waiter in self._waiter_list:
+                    if error is None:
+                        waiter.add_result(self)
+                    else:
+                        waiter.add_exception(self)
         if self._wakers:  # (_invoke_callbacks, inline)
             self._wake()
-        if self._done_callbacks:
+        if self._callback_list:
             self._run_done_callbacks()
         return True
 
@@ -419,19 +446,19 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         """Wait until the call is over, running the steps of the rounds that end meanwhile on
         this thread (``run_step``), and its exchange if the transport left it to a waiting
         thread. ``TimeoutError`` once ``timeout`` seconds (this wait's own, not the call's
-        deadline, which the timer enforces) passed first.
+        deadline) passed first.
 
         Each waiting thread sleeps on a bare lock of its own, released by ``deliver`` (a round
         ended) or by the completion (``_invoke_callbacks``); ``_mutex`` guards what they share."""
-        session = self._session
-        guard = session.waiting_for(self, timeout)
-        if guard is not None:
-            with guard:
-                self._wait_here(session, timeout)
-        else:
-            self._wait_here(session, timeout)
+        if _library.is_library:  # (the reader, a worker...: see waiting_for)
+            guard = self._session.waiting_for(self, timeout)
+            if guard is not None:
+                with guard:
+                    self._wait_here(timeout)
+                return
+        self._wait_here(timeout)
 
-    def _wait_here(self, session: "CallHost", timeout: Optional[float]) -> None:
+    def _wait_here(self, timeout: Optional[float]) -> None:
         end = None if timeout is None else _monotonic() + timeout
         mutex = self._mutex
         mutex.acquire()
@@ -440,22 +467,20 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._waiter_coming = False  # (here now)
         try:
             while self._state not in _OVER:
-                here = self.exchange_here
+                here = self.exchange_here  # (first: a round that ended before it ran still ends there)
                 if here is not None and (end is None or self.unposted):
                     self.exchange_here = None
                     posting, self.unposted = end is not None, False
                     mutex.release()
                     held = False
-                    try:
-                        if posting:  # (a wait of its own may not run it: a poster thread does)
-                            here.post()
-                        else:
-                            reply = here.run()  # None: taken by a transport thread, or answered through receive()
-                            if reply is not None:
-                                session.answered_here(reply)
-                    finally:
-                        mutex.acquire()
-                        held = True
+                    if posting:  # (a wait of its own may not run it: a poster thread does)
+                        here.post()
+                    else:
+                        reply = here.run()  # None: taken by a transport thread, or answered through receive()
+                        if reply is not None:
+                            self._session.answered_here(reply)
+                    mutex.acquire()
+                    held = True
                     continue
                 arrived = self._parked
                 if arrived is not None:
@@ -464,7 +489,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                     held = False
                     self._stepping = _get_ident()
                     try:
-                        self.run_step(arrived[0])
+                        self.run_step(arrived)
                     finally:
                         self._stepping = None
                     if self._state in _OVER:
@@ -475,29 +500,29 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                     continue
                 waker = _allocate_lock()
                 waker.acquire()
-                self._wakers.append(waker)
+                self._wakers = [*self._wakers, waker]
                 if self._state in _OVER:  # (completed since the loop's test: its completer may
-                    # have looked for wakers before this one was added, without the lock)
-                    self._wakers.remove(waker)
-                    break
+                    break  # have looked for wakers before this one was added, without the lock)
+                limit = WAIT_MAX if end is None else max(0.0, end - _monotonic())
+                if self.unwatched:  # (its deadline: see unwatched)
+                    left = self.deadline.at - _monotonic()
+                    if left < limit:
+                        limit = left if left > 0 else 0.0
                 mutex.release()
                 held = False
-                woken = False
-                try:
-                    woken = waker.acquire(True, WAIT_MAX if end is None else max(0.0, end - _monotonic()))
-                finally:
-                    mutex.acquire()
-                    held = True
-                    if not woken:
-                        try:
-                            self._wakers.remove(waker)
-                        except ValueError:  # released just now: woken after all
-                            woken = True
-                if not woken and end is not None and _monotonic() >= end and self._state not in _OVER \
-                        and self._parked is None:
-                    raise FutureTimeout()
+                woken = waker.acquire(True, limit)
+                mutex.acquire()
+                held = True
+                if not woken and waker in self._wakers:  # (else released just now: woken after all)
+                    self._wakers = [w for w in self._wakers if w is not waker]
+                    if self.unwatched and self.deadline.at <= _monotonic():  # (progress may have moved it)
+                        self.unwatched = False
+                        self._session.watch(self)  # due: the timer expires it now
+                    elif end is not None and _monotonic() >= end and self._state not in _OVER \
+                            and self._parked is None:
+                        raise FutureTimeout()
         finally:
-            if not held and self._state not in _OVER:  # (a step on this thread raised)
+            if not held and self._state not in _OVER:  # (a step on this thread raised, or an interrupt)
                 mutex.acquire()
                 held = True
             self._in_result -= 1  # (without the lock once over: no round is delivered any more)
@@ -529,6 +554,21 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     def add_done_callback(self, fn: Callable[["Future[T]"], object]) -> None:
         super().add_done_callback(_guarded(fn))
 
+    # Where ``Future``'s own methods and ``concurrent.futures.wait()`` find its two lists.
+    @property
+    def _waiters(self) -> List[Any]:  # type: ignore[override]
+        found = self._waiter_list
+        if found is None:
+            found = self._waiter_list = []
+        return found
+
+    @property
+    def _done_callbacks(self) -> "List[Callable[[Future[Any]], object]]":
+        found = self._callback_list
+        if found is None:
+            found = self._callback_list = []
+        return found
+
     def _invoke_callbacks(self) -> None:
         """(``Future``'s hook, after it woke the threads waiting on its condition.) Wakes the
         threads sleeping in ``_wait``; then the done-callbacks. Those of a call that a thread
@@ -536,13 +576,13 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         they do (wait for another call...), as it would from an executor's future."""
         if self._wakers:  # (read without the lock: a waiter adds itself, then tests the state)
             self._wake()
-        if self._done_callbacks:
+        if self._callback_list:
             self._run_done_callbacks()
 
     def _wake(self) -> None:
         mutex = self._mutex
         mutex.acquire()
-        wakers, self._wakers = self._wakers, []
+        wakers, self._wakers = self._wakers, ()
         mutex.release()
         for waker in wakers:
             waker.release()

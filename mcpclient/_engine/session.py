@@ -249,9 +249,9 @@ class Session:
         ``drain`` for it before a close.
         """
         call: CallFuture[Any] = CallFuture(self, method, transform)
-        call.announce_waiter()
         if deadline is not NEVER:
             call.deadline = deadline
+        announced = call.announce_waiter()  # (then that caller's wait keeps the deadline: ``unwatched``)
         if on_progress is not None:
             call.on_progress = on_progress
             # (on the notification thread, never behind its progress callbacks: queued behind this one)
@@ -265,10 +265,9 @@ class Session:
         tracer = self.tracer
         if tracer is not None:  # (tracing off: this one test is all it costs)
             call.trace = tracer.start(method, params)
-        # Watched before it is sent, so the caller waits right after the write (the reply then
-        # waits less for its GIL); a deadline met before the round was pending: see _send_round.
+        # Else the timer keeps it, from before the send; one met before the round was pending: see _send_round.
         at = deadline.at
-        if at != _INF:
+        if at != _INF and not announced:
             self._timer.watch(call, at)
         try:
             if known is not _NO_RESULT:
@@ -385,7 +384,8 @@ class Session:
             log.debug("could not send %s: %s", message.get("method", "response"), exc)
 
     def waiting_for(self, call: CallFuture, timeout: Optional[float]) -> Optional[ContextManager[None]]:
-        """Around a thread's wait for ``call``: the reader and the timer are refused
+        """Around a library thread's wait for ``call`` (``CallFuture`` asks on those only:
+        ``_util.threads.this_thread``): the reader and the timer are refused
         (``ReaderThreadError``: they would wait for themselves); on the notification thread, the
         call's answer is delivered now if it waits there behind progress callbacks (behind this
         very thread); on a worker thread, the worker pool grows by one meanwhile (the answer may

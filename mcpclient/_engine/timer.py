@@ -1,11 +1,12 @@
 """``DeadlineTimer``: one thread that ends every call at its deadline.
 
-Whether a thread waits in the call's ``result()`` or nobody does, its deadline is watched here,
-so a blocking call and a future end the same way at the same time. Entries are weak references
+Whether a thread waits in the call's ``result()`` or nobody does, its deadline ends it here, so
+a blocking call and a future end the same way at the same time (a blocking caller's wait hands
+its call over only when it is due or the caller leaves: ``CallFuture.unwatched``). Entries are weak references
 in a heap: a finished call nobody keeps is freed at once, and finished entries are swept when
 they outnumber the live ones. A deadline moved by progress is re-queued instead of fired.
 
-Every call is watched, so ``watch`` takes no lock: it appends to a queue the timer thread moves
+Most calls are watched, so ``watch`` takes no lock: it appends to a queue the timer thread moves
 into its heap, and wakes that thread only when the new deadline comes before the one it sleeps
 until (with one timeout for every call, almost never) or when the queue is long.
 """

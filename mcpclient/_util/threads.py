@@ -25,7 +25,7 @@ except ImportError:  # (not CPython)
 
 T = TypeVar("T")
 
-__all__ = ["FlightTimeout", "Once", "SingleFlight", "WorkerPool", "join_all", "next_instance", "reraise_on_main_thread", "start_thread"]
+__all__ = ["FlightTimeout", "Once", "SingleFlight", "WorkerPool", "join_all", "next_instance", "reraise_on_main_thread", "start_thread", "this_thread"]
 
 log = logging.getLogger("mcpclient")
 
@@ -40,11 +40,25 @@ def next_instance() -> int:
     return next(_instances)
 
 
+class _ThisThread(threading.local):
+    #: Whether this thread is one of the library's (``start_thread``).
+    is_library = False
+
+
+#: Per thread: ``this_thread.is_library`` (a blocking call there may need care: see ``Session.waiting_for``).
+this_thread = _ThisThread()
+
+
 def start_thread(target: Callable[[], Any], name: str) -> threading.Thread:
     """Start a daemon thread: a forgotten connection must never block interpreter exit."""
-    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread = threading.Thread(target=_library_thread, args=(target,), name=name, daemon=True)
     thread.start()
     return thread
+
+
+def _library_thread(target: Callable[[], Any]) -> None:
+    this_thread.is_library = True
+    target()
 
 
 def reraise_on_main_thread(exc: BaseException) -> None:

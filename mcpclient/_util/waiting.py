@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
-from typing import Any, Callable, List, Optional, Protocol, TypeVar
+from typing import Any, Callable, Protocol, TypeVar
 
 __all__ = ["Announced", "announce", "wait_for"]
 
@@ -25,48 +25,46 @@ class Announced(Protocol):
         call kept for it goes to whoever else runs the call's steps."""
 
 
-#: ``wait_for``'s announcement, as a two-item list (cheaper to make than an object, once per
-#: call): ``[open, the one call announced]``; closed once the future is made.
-_Announcement = List[Any]
-
-
 class _ThisThread(threading.local):
-    #: Set by ``wait_for`` while it makes its future (per thread: no other thread sees it).
-    announcement: Optional[_Announcement] = None
+    #: While ``wait_for`` makes its future: ``_OPEN``, then the call announced (per thread).
+    announced: Any = None
 
 
+_OPEN = object()
 _this_thread = _ThisThread()
 
 
 def announce(call: Announced) -> bool:
     """Whether the thread making ``call`` waits for it next (``wait_for`` is making its
     future, and no call was announced yet): the engine then parks its reply for that thread."""
-    announcement = _this_thread.announcement
-    if announcement is None or announcement[1] is not None or not announcement[0]:
+    this_thread = _this_thread
+    if this_thread.announced is not _OPEN:
         return False
-    announcement[1] = call
+    this_thread.announced = call
     return True
 
 
 def wait_for(submit: Callable[..., "Future[T]"], *args: Any, **kwargs: Any) -> T:
     """``result()`` on the future ``submit(*args, **kwargs)`` makes. An interrupt while
     waiting (Ctrl-C) cancels the call, on the server too, before it goes on up."""
-    announcement: _Announcement = [True, None]
-    outer, _this_thread.announcement = _this_thread.announcement, announcement
-    future: Optional[Future[T]] = None
+    this_thread = _this_thread
+    outer, this_thread.announced = this_thread.announced, _OPEN
     try:
         future = submit(*args, **kwargs)
-    finally:
-        _this_thread.announcement = outer
-        announcement[0] = False  # (closed)
-        announced = announcement[1]
-        if announced is not None and announced is not future:
-            announced.waiter_left()
-            announced = None
-    try:
-        return future.result()  # type: ignore[union-attr]  # (made, or submit raised)
     except BaseException:
-        future.cancel()  # type: ignore[union-attr]  # (nothing happens once it is done: then this is its outcome)
+        announced, this_thread.announced = this_thread.announced, outer
+        if announced is not _OPEN:
+            announced.waiter_left()
+        raise
+    announced, this_thread.announced = this_thread.announced, outer
+    if announced is not future:  # (another call than the one waited for: released now)
+        if announced is not _OPEN:
+            announced.waiter_left()
+        announced = None
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # (nothing happens once it is done: then this is its outcome)
         if announced is not None:
             announced.waiter_left()  # (interrupted before its wait began: what was kept for it goes on)
         raise

@@ -9,6 +9,7 @@ import threading
 import time
 from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import wait as futures_wait
 
 import pytest
 
@@ -17,8 +18,9 @@ from mcpclient import (
     RequestTimeout,
 )
 from mcpclient._engine.deadline import Deadline
-from mcpclient._engine.futures import NextRound
+from mcpclient._engine.futures import CallFuture, NextRound
 from mcpclient._engine.session import Session
+from mcpclient._util.waiting import wait_for
 from mcpclient.protocol.rpc_rules import MCPRules
 from mcpclient.testing import server_command
 
@@ -67,6 +69,49 @@ def test_timeout_raises_and_cancels_on_the_server(pair):
     cancel = peer.receive(LONG)
     assert cancel["method"] == "notifications/cancelled"
     assert cancel["params"]["requestId"] == request["id"]
+
+
+def test_a_blocking_call_ends_at_its_deadline_and_is_cancelled_on_the_server(pair):
+    session, peer = pair
+    started = time.monotonic()
+    with pytest.raises(RequestTimeout):
+        wait_for(session.call, "slow/thing", deadline=Deadline(0.3))
+    assert 0.3 <= time.monotonic() - started < 0.3 + 0.5
+    request = peer.receive(LONG)
+    assert peer.receive(LONG)["params"]["requestId"] == request["id"]
+
+
+def test_a_blocking_calls_deadline_moved_by_progress_is_the_one_kept(pair):
+    session, peer = pair
+    answered = []
+    caller = threading.Thread(target=lambda: answered.append(
+        wait_for(session.call, "slow/thing", deadline=Deadline(0.4, resets=True), on_progress=lambda *_: None)))
+    caller.start()
+    request = peer.receive(LONG)
+    token = request["params"]["_meta"]["progressToken"]
+    until = time.monotonic() + 1.0  # past the first deadline, progress every 0.1 s moves it on
+    while time.monotonic() < until:
+        peer.send({"jsonrpc": "2.0", "method": "notifications/progress",
+                   "params": {"progressToken": token, "progress": 1}})
+        time.sleep(0.1)  # (the pace of the progress, not a synchronisation)
+    reply(peer, request, {"ok": True})
+    caller.join(LONG)
+    assert answered == [{"ok": True}]
+
+
+def test_a_call_its_caller_announced_but_does_not_wait_for_still_ends_at_its_deadline(pair):
+    """A blocking method that makes a call but returns another future (a chain's first link):
+    nobody waits for the first call, and its deadline still ends it."""
+    session, peer = pair
+    made = []
+
+    def submit():
+        made.append(session.call("slow/thing", deadline=Deadline(0.3)))
+        return CallFuture.completed(session, "chain", "done")
+
+    assert wait_for(submit) == "done"
+    done, _ = futures_wait(made, timeout=LONG)  # (waits without a result(): nothing enforces it there)
+    assert done and isinstance(made[0].exception(), RequestTimeout)
 
 
 def slow_round(monkeypatch, request_id):

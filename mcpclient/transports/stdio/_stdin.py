@@ -128,11 +128,12 @@ class StdinWriter:
         written = [0]
         failure: Optional[OSError] = None
         try:
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if timeout is not None and timeout > threading.TIMEOUT_MAX:
-                timeout = deadline = None
-            if not self._wlock.acquire(timeout=-1 if timeout is None else timeout):
-                raise SendTimeout(f"server {self._name} is not reading: stdin is being closed")
+            if not self._wlock.acquire(False):  # (free unless close() is closing stdin now)
+                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if timeout is not None and timeout > threading.TIMEOUT_MAX:
+                    timeout = None
+                if not self._wlock.acquire(timeout=-1 if timeout is None else timeout):
+                    raise SendTimeout(f"server {self._name} is not reading: stdin is being closed")
             try:
                 failure = self._write(data, deadline, written, own=True)
                 if failure is None:

@@ -267,7 +267,7 @@ def test_a_blocking_call_interrupted_before_its_post_ran_is_never_sent(scripted,
         client.list_tools()  # (the tool is known: tools/call is the only request call_tool makes)
         monkeypatch.setattr(Streamable, "_request", request_and_tell)
 
-        def interrupted(self, session, timeout):
+        def interrupted(self, timeout):
             raise KeyboardInterrupt  # as the caller reaches result()
 
         wait = CallFuture._wait_here
