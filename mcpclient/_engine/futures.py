@@ -22,11 +22,11 @@ from _thread import RLock as _RLock, allocate_lock as _allocate_lock, get_ident 
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Sequence, Tuple, TypeVar, Union, cast
 
-from .._util.threads import WAIT_MAX, reraise_on_main_thread, this_thread as _library
+from .._util.threads import WAIT_MAX, contained_callback, this_thread as _library
 from .._util.waiting import announce
 from .deadline import NEVER, Deadline
-from .._util.wire import format_message
-from ..errors import ClientClosedError, MissingClientCapability, ProtocolError, RequestCancelled, RPCError
+from ..errors import ClientClosedError, RequestCancelled
+from .replies import outcome
 
 if TYPE_CHECKING:
     from .hooks import CallTrace
@@ -83,23 +83,6 @@ class CallHost(Protocol):
         timer); None: nothing to do. Other threads' waits need nothing around them."""
 
 
-def _guarded(fn: Callable[["Future[Any]"], object]) -> Callable[["Future[Any]"], object]:
-    """``fn`` as a done-callback that cannot take the others down: ``concurrent.futures`` logs an
-    ``Exception`` and goes on, but a ``SystemExit`` skipped the callbacks after it and ended the
-    client thread that ran it (a worker, the timer). Here it is logged and contained, except on the
-    main thread (see ``_util.threads.reraise_on_main_thread``)."""
-    def run(future: "Future[Any]") -> object:
-        try:
-            return fn(future)
-        except Exception:
-            raise  # concurrent.futures logs it
-        except BaseException as exc:
-            reraise_on_main_thread(exc)
-            log.exception("done-callback %s of a call raised", getattr(fn, "__qualname__", type(fn).__name__))
-            return None
-    return run
-
-
 class NextRound:
     """A transform's answer meaning "not done: send the request again with ``params``"."""
 
@@ -107,28 +90,6 @@ class NextRound:
 
     def __init__(self, params: Optional[Dict[str, Any]]) -> None:
         self.params = params
-
-
-def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozenset()) -> Any:
-    """The raw result of a reply, or raise the typed error it carries (``ProtocolError`` for a
-    reply of a malformed shape: both or neither of result and error, an error object that is not
-    ``{"code": int, "message": str, ...}``). ``declared``: the extensions this client declared
-    (a ``MissingClientCapability`` says what happened to them)."""
-    if "result" in msg:
-        if "error" in msg:
-            raise ProtocolError(f"reply to {method} has both a result and an error")
-        return msg["result"]
-    if "error" in msg:
-        wire = msg["error"]
-        if type(wire) is not dict or type(wire.get("code")) is not int or type(wire.get("message")) is not str:
-            raise ProtocolError(f"reply to {method} has a malformed error object (not "
-                                f"{{code: integer, message: string}}): {format_message(wire, 200)}")
-        error = RPCError.from_wire(wire, method)
-        error.http_status = msg.get("httpStatus")  # set by HTTP transports for a 4xx/5xx body
-        if declared and isinstance(error, MissingClientCapability):
-            error.explain(declared)
-        raise error
-    raise ProtocolError(f"reply to {method} has neither result nor error")
 
 
 class _ThisThread(threading.local):
@@ -208,8 +169,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: reply that comes before it reaches ``result()`` is parked for it, not handed to a worker.
     _waiter_coming = False
     _parked: Any = None  # a round's reply (or error) waiting for one of them; guarded by _mutex
-    #: The bare locks of the threads sleeping in ``_wait`` (a new list per change; guarded by _mutex).
-    _wakers: Sequence[Any] = ()
+    #: The threads sleeping in ``_wait_here``, in order, each as ``[its bare lock, what it was
+    #: handed]`` (a new list per change; guarded by _mutex).
+    _sleepers: Sequence[List[Any]] = ()
     # Future's lists, made when first used (most calls have neither waiters nor callbacks).
     _waiter_list: Optional[List[Any]] = None
     _callback_list: "Optional[List[Callable[[Future[Any]], object]]]" = None
@@ -230,7 +192,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._condition = _StateLock()  # type: ignore[assignment]
         self._state = "PENDING"
         self._result = self._exception = None
-        self._mutex = _allocate_lock()  # guards _in_result, _parked, _wakers, exchange_here's taking
+        self._mutex = _allocate_lock()  # guards _in_result, _parked, _sleepers, exchange_here's taking
         self.method = method
         self._session = session
         self._transform = transform
@@ -266,20 +228,23 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def deliver(self, msg: object, error: Optional[BaseException] = None) -> None:
         """A round ended: ``msg`` is its reply, or ``error`` says why there is none. A thread
-        waiting in ``result()`` takes it; else a worker runs the next step (so neither the
-        reader nor the timer ever runs a transform or a done-callback), or this thread once the
-        workers are gone."""
+        waiting in ``result()`` takes it (one that sleeps is woken with it in hand); else a
+        worker runs the next step (so neither the reader nor the timer ever runs a transform or
+        a done-callback), or this thread once the workers are gone."""
         payload = msg if error is None else error
         mutex = self._mutex
         mutex.acquire()
         if self._in_result or self._waiter_coming:
-            self._parked = payload
-            wakers = self._wakers
-            if wakers:
-                self._wakers = ()
-            mutex.release()
-            for waker in wakers:
-                waker.release()
+            sleepers = self._sleepers
+            if sleepers:
+                sleeper = sleepers[0]
+                self._sleepers = sleepers[1:]
+                sleeper[1] = payload
+                mutex.release()
+                sleeper[0].release()
+            else:
+                self._parked = payload
+                mutex.release()
             return
         mutex.release()
         self._hand_off(payload)
@@ -404,7 +369,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                         waiter.add_result(self)
                     else:
                         waiter.add_exception(self)
-        if self._wakers:  # (_invoke_callbacks, inline)
+        if self._sleepers:  # (_invoke_callbacks, inline)
             self._wake()
         if self._callback_list:
             self._run_done_callbacks()
@@ -424,7 +389,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def result(self, timeout: Optional[float] = None) -> T:
         if self._state not in _OVER:
-            self._wait(timeout)
+            if _library.is_library:  # (the reader, a worker...: see _wait_guarded)
+                self._wait_guarded(timeout)
+            else:
+                self._wait_here(timeout)
         if self._state == "FINISHED":
             error = self._exception
             if error is None:
@@ -437,32 +405,38 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
         if self._state not in _OVER:
-            self._wait(timeout)
+            if _library.is_library:
+                self._wait_guarded(timeout)
+            else:
+                self._wait_here(timeout)
         if self._state == "FINISHED":
             return self._exception  # type: ignore[no-any-return]
         raise self._cancelled_error()
 
-    def _wait(self, timeout: Optional[float]) -> None:
+    def _wait_guarded(self, timeout: Optional[float]) -> None:
+        """``_wait_here`` on one of the library's threads: within ``waiting_for`` (which refuses
+        the reader and the timer: they would wait for themselves)."""
+        guard = self._session.waiting_for(self, timeout)
+        if guard is None:
+            self._wait_here(timeout)
+            return
+        with guard:
+            self._wait_here(timeout)
+
+    def _wait_here(self, timeout: Optional[float]) -> None:
         """Wait until the call is over, running the steps of the rounds that end meanwhile on
         this thread (``run_step``), and its exchange if the transport left it to a waiting
         thread. ``TimeoutError`` once ``timeout`` seconds (this wait's own, not the call's
         deadline) passed first.
 
-        Each waiting thread sleeps on a bare lock of its own, released by ``deliver`` (a round
-        ended) or by the completion (``_invoke_callbacks``); ``_mutex`` guards what they share."""
-        if _library.is_library:  # (the reader, a worker...: see waiting_for)
-            guard = self._session.waiting_for(self, timeout)
-            if guard is not None:
-                with guard:
-                    self._wait_here(timeout)
-                return
-        self._wait_here(timeout)
-
-    def _wait_here(self, timeout: Optional[float]) -> None:
+        Each waiting thread sleeps on a bare lock of its own (``_sleepers``), released by
+        ``deliver``, which hands it the round's outcome, or by the completion (``_wake``);
+        ``_mutex`` guards what they share."""
         end = None if timeout is None else _monotonic() + timeout
         mutex = self._mutex
         mutex.acquire()
         held = True  # whether this thread holds _mutex
+        sleeper: Optional[List[Any]] = None  # this thread's place in _sleepers while it sleeps
         self._in_result += 1
         self._waiter_coming = False  # (here now)
         try:
@@ -485,49 +459,69 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 arrived = self._parked
                 if arrived is not None:
                     self._parked = None
+                else:
+                    sleeper = [_allocate_lock(), None]
+                    sleeper[0].acquire()
+                    self._sleepers = [*self._sleepers, sleeper]
+                    if self._state in _OVER:  # (completed since the loop's test: its completer may
+                        break  # have looked for sleepers before this one was added, without the lock)
+                    limit = WAIT_MAX if end is None else max(0.0, end - _monotonic())
+                    if self.unwatched:  # (its deadline: see unwatched)
+                        left = self.deadline.at - _monotonic()
+                        if left < limit:
+                            limit = left if left > 0 else 0.0
                     mutex.release()
                     held = False
-                    self._stepping = _get_ident()
-                    try:
-                        self.run_step(arrived)
-                    finally:
-                        self._stepping = None
-                    if self._state in _OVER:
-                        self._parked = None  # (a round answered as it was cancelled: nobody takes it)
-                        return  # (the finally needs no lock then: see there)
-                    mutex.acquire()
-                    held = True
-                    continue
-                waker = _allocate_lock()
-                waker.acquire()
-                self._wakers = [*self._wakers, waker]
-                if self._state in _OVER:  # (completed since the loop's test: its completer may
-                    break  # have looked for wakers before this one was added, without the lock)
-                limit = WAIT_MAX if end is None else max(0.0, end - _monotonic())
-                if self.unwatched:  # (its deadline: see unwatched)
-                    left = self.deadline.at - _monotonic()
-                    if left < limit:
-                        limit = left if left > 0 else 0.0
-                mutex.release()
-                held = False
-                woken = waker.acquire(True, limit)
+                    woken = sleeper[0].acquire(True, limit)
+                    arrived = sleeper[1]
+                    if arrived is None:  # (woken by the completion, or not woken)
+                        mutex.acquire()
+                        held = True
+                        arrived = sleeper[1]  # (handed over just now?)
+                        if arrived is None:
+                            if not woken:
+                                self._left_asleep(sleeper, end)
+                            sleeper = None
+                            continue
+                    sleeper = None
+                if held:
+                    mutex.release()
+                    held = False
+                self._stepping = _get_ident()
+                try:
+                    self.run_step(arrived)
+                finally:
+                    self._stepping = None
+                if self._state in _OVER:
+                    self._parked = None  # (a round answered as it was cancelled: nobody takes it)
+                    return  # (the finally needs no lock then: see there)
                 mutex.acquire()
                 held = True
-                if not woken and waker in self._wakers:  # (else released just now: woken after all)
-                    self._wakers = [w for w in self._wakers if w is not waker]
-                    if self.unwatched and self.deadline.at <= _monotonic():  # (progress may have moved it)
-                        self.unwatched = False
-                        self._session.watch(self)  # due: the timer expires it now
-                    elif end is not None and _monotonic() >= end and self._state not in _OVER \
-                            and self._parked is None:
-                        raise FutureTimeout()
         finally:
             if not held and self._state not in _OVER:  # (a step on this thread raised, or an interrupt)
                 mutex.acquire()
                 held = True
+            if sleeper is not None and held:  # (interrupted asleep: what it was handed goes on)
+                self._sleepers = sleepers = [s for s in self._sleepers if s is not sleeper]
+                if sleeper[1] is not None:
+                    if sleepers:  # to the next sleeper, as deliver() would
+                        self._sleepers, sleepers[0][1] = sleepers[1:], sleeper[1]
+                        sleepers[0][0].release()
+                    else:
+                        self._parked = sleeper[1]
             self._in_result -= 1  # (without the lock once over: no round is delivered any more)
             if held:
                 self._pass_on()  # (the last waiter leaves: its own timeout, an interrupt)
+
+    def _left_asleep(self, sleeper: List[Any], end: Optional[float]) -> None:
+        """(Under ``_mutex``.) This thread's sleep ran out with nothing handed to it: out of
+        ``_sleepers``; a deadline due goes to the timer; ``TimeoutError`` at the wait's ``end``."""
+        self._sleepers = [s for s in self._sleepers if s is not sleeper]
+        if self.unwatched and self.deadline.at <= _monotonic():  # (progress may have moved it)
+            self.unwatched = False
+            self._session.watch(self)  # due: the timer expires it now
+        elif end is not None and _monotonic() >= end and self._state not in _OVER and self._parked is None:
+            raise FutureTimeout()
 
     # --- cancelling ----------------------------------------------------------------------------------
 
@@ -552,7 +546,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         return True
 
     def add_done_callback(self, fn: Callable[["Future[T]"], object]) -> None:
-        super().add_done_callback(_guarded(fn))
+        super().add_done_callback(contained_callback(fn))
 
     # Where ``Future``'s own methods and ``concurrent.futures.wait()`` find its two lists.
     @property
@@ -574,7 +568,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         threads sleeping in ``_wait``; then the done-callbacks. Those of a call that a thread
         waiting in ``result()`` completed run on a worker: that caller returns now, whatever
         they do (wait for another call...), as it would from an executor's future."""
-        if self._wakers:  # (read without the lock: a waiter adds itself, then tests the state)
+        if self._sleepers:  # (read without the lock: a waiter adds itself, then tests the state)
             self._wake()
         if self._callback_list:
             self._run_done_callbacks()
@@ -582,10 +576,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     def _wake(self) -> None:
         mutex = self._mutex
         mutex.acquire()
-        wakers, self._wakers = self._wakers, ()
+        sleepers, self._sleepers = self._sleepers, ()
         mutex.release()
-        for waker in wakers:
-            waker.release()
+        for sleeper in sleepers:
+            sleeper[0].release()
 
     def _run_done_callbacks(self) -> None:
         if self._stepping == _get_ident() and self._session.on_worker(

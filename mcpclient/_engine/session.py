@@ -124,7 +124,7 @@ class Session:
                              on_notification_read=on_notification_read)
         self._timer = DeadlineTimer(f"{prefix}-timer", self.expire, self._io_idents)
         self.late_replies = 0  # replies to calls that had timed out or been cancelled
-        #: The extension ids this client declared (``futures.outcome``); set by whoever makes the session.
+        #: The extension ids this client declared (``replies.outcome``); set by whoever makes the session.
         self.declared_extensions: FrozenSet[str] = frozenset()
         self.unknown_replies = 0
         self.dropped_sends = 0  # cancellations/answers that could not be queued for sending

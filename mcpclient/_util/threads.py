@@ -25,7 +25,7 @@ except ImportError:  # (not CPython)
 
 T = TypeVar("T")
 
-__all__ = ["FlightTimeout", "Once", "SingleFlight", "WorkerPool", "join_all", "next_instance", "reraise_on_main_thread", "start_thread", "this_thread"]
+__all__ = ["FlightTimeout", "Once", "SingleFlight", "WorkerPool", "join_all", "next_instance", "contained_callback", "reraise_on_main_thread", "start_thread", "this_thread"]
 
 log = logging.getLogger("mcpclient")
 
@@ -73,6 +73,23 @@ def reraise_on_main_thread(exc: BaseException) -> None:
     """
     if not isinstance(exc, Exception) and threading.current_thread() is threading.main_thread():
         raise exc
+
+
+def contained_callback(fn: Callable[[T], object]) -> Callable[[T], object]:
+    """``fn`` as a future's done-callback that cannot take the others down: ``concurrent.futures``
+    logs an ``Exception`` and goes on, but a ``SystemExit`` skipped the callbacks after it and
+    ended the client thread that ran it (a worker, the timer). Here it is logged and contained,
+    except on the main thread (see ``reraise_on_main_thread``)."""
+    def run(future: T) -> object:
+        try:
+            return fn(future)
+        except Exception:
+            raise  # concurrent.futures logs it
+        except BaseException as exc:
+            reraise_on_main_thread(exc)
+            log.exception("done-callback %s of a call raised", getattr(fn, "__qualname__", type(fn).__name__))
+            return None
+    return run
 
 
 class Once:

@@ -114,6 +114,30 @@ def test_a_call_its_caller_announced_but_does_not_wait_for_still_ends_at_its_dea
     assert done and isinstance(made[0].exception(), RequestTimeout)
 
 
+def test_threads_waiting_on_one_call_all_get_its_value_from_one_step_per_round(pair):
+    session, peer = pair
+    steps = []
+
+    def transform(raw):
+        steps.append(raw)
+        return NextRound({"page": 2}) if len(steps) == 1 else raw
+
+    future = session.call("paged", transform=transform)
+    got = []
+    waiters = [threading.Thread(target=lambda: got.append(future.result(LONG))) for _ in range(4)]
+    for waiter in waiters:
+        waiter.start()
+    assert wait_until(lambda: len(future._sleepers) == 4)  # (all four asleep on the call)
+    reply(peer, peer.receive(LONG), {"page": 1})
+    second = peer.receive(LONG)
+    assert second["params"] == {"page": 2}
+    reply(peer, second, {"page": 2, "last": True})
+    for waiter in waiters:
+        waiter.join(LONG)
+    assert got == [{"page": 2, "last": True}] * 4
+    assert steps == [{"page": 1}, {"page": 2, "last": True}]
+
+
 def slow_round(monkeypatch, request_id):
     """A session whose request ``request_id`` is made only once the deadline timer has fired:
     the timer meets that round before it is pending."""

@@ -15,7 +15,7 @@ from typing import Any, Callable, Optional, Protocol
 from ..._util import fork as _fork
 from ...errors import ClientClosedError, MCPError, ProtocolError, RequestCancelled, RequestTimeout, RPCError
 from ..._engine.deadline import Deadline
-from ..._engine.futures import _guarded
+from ..._util.threads import contained_callback
 from ...types._tasks import Task
 from ...types._base import Raw
 
@@ -179,7 +179,7 @@ class _TaskWait(Future):  # type: ignore[type-arg]
     def add_done_callback(self, fn: Callable[["Future[Any]"], object]) -> None:
         """As ``Future``'s; a callback that raises (even ``SystemExit``) is logged, and the
         others still run (as on a ``CallFuture``)."""
-        super().add_done_callback(_guarded(fn))
+        super().add_done_callback(contained_callback(fn))
 
     def result(self, timeout: Optional[float] = None) -> Any:
         """The outcome (``RequestCancelled`` if cancelled, ``TimeoutError`` if not done in ``timeout``)."""
