@@ -8,7 +8,8 @@ is ``result()`` on it. Whoever waits in ``result()`` runs each round's next step
 transform, next round) on its own thread; with nobody waiting a worker thread does, so the
 transform never runs on the reader thread. Every call's deadline ends it through the session's
 timer (``expire``), the same way waited on or not: a blocking caller's wait keeps its call off
-the timer until the deadline is due or the caller leaves (``unwatched``).
+the timer until the deadline is due, the caller leaves, or it runs the round's exchange itself
+(``unwatched``).
 Completion of a round is owned by whoever popped its id from the pending table (reader,
 canceller, timer, closer): see ``session``.
 """
@@ -109,13 +110,15 @@ def stepping_call() -> "Optional[CallFuture[Any]]":
 _OVER = frozenset(("FINISHED", "CANCELLED", "CANCELLED_AND_NOTIFIED"))
 _CANCELLED = frozenset(("CANCELLED", "CANCELLED_AND_NOTIFIED"))
 _INF = float("inf")
+#: What ``_parked`` and a sleeper's slot hold when nothing was kept (a chain's link may give None).
+_NOTHING: Any = object()
 
 
 class _StateLock(_RLock):  # type: ignore[misc]  # (typeshed: final; CPython 3.9-3.13 allow it)
     """A ``CallFuture``'s ``_condition``: ``Future`` holds it to change state and
     ``concurrent.futures.wait()``/``as_completed()`` to add their waiters. A ``Future``'s
     condition also wakes the threads in ``Future.result()``; ``CallFuture.result()`` sleeps on
-    a lock of its own (``_wait``), so nothing ever waits on this one and ``notify_all`` has
+    a lock of its own (``_wait_here``), so nothing ever waits on this one and ``notify_all`` has
     nobody to wake. A bare lock costs a call a fraction of a ``threading.Condition``."""
 
     __slots__ = ()
@@ -168,7 +171,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: The thread that made the call announced it will wait for it (``_util.waiting``): a
     #: reply that comes before it reaches ``result()`` is parked for it, not handed to a worker.
     _waiter_coming = False
-    _parked: Any = None  # a round's reply (or error) waiting for one of them; guarded by _mutex
+    _parked: Any = _NOTHING  # a round's outcome (a reply, an error, a link's value) kept for one; under _mutex
     #: The threads sleeping in ``_wait_here``, in order, each as ``[its bare lock, what it was
     #: handed]`` (a new list per change; guarded by _mutex).
     _sleepers: Sequence[List[Any]] = ()
@@ -227,7 +230,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         futures that wait for something else than a reply override this)."""
 
     def deliver(self, msg: object, error: Optional[BaseException] = None) -> None:
-        """A round ended: ``msg`` is its reply, or ``error`` says why there is none. A thread
+        """A round ended: ``msg`` is its outcome (a reply; a chain's link value, None maybe), or
+        ``error`` says why there is none. A thread
         waiting in ``result()`` takes it (one that sleeps is woken with it in hand); else a
         worker runs the next step (so neither the reader nor the timer ever runs a transform or
         a done-callback), or this thread once the workers are gone."""
@@ -262,10 +266,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         """(Holding ``_mutex``, which it releases.) If no thread waits in ``result()`` any more,
         what was kept for one goes on: a parked reply to a worker, an exchange not posted yet
         to the transport's thread."""
-        left = exchange = None
+        left, exchange = _NOTHING, None
         watch = False
         if not self._in_result:
-            left, self._parked = self._parked, None
+            left, self._parked = self._parked, _NOTHING
             if self.unposted:
                 exchange, self.exchange_here, self.unposted = self.exchange_here, None, False
             if self.unwatched and self._state not in _OVER:  # nobody enforces its deadline now
@@ -275,7 +279,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             self._session.watch(self)
         if exchange is not None:
             exchange.post()
-        if left is not None:
+        if left is not _NOTHING:
             self._hand_off(left)
 
     def announce_waiter(self) -> bool:
@@ -292,8 +296,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         posted now, and a thread that waits for the answer runs it if no poster began it."""
         self.exchange_here = exchange
         if self.unwatched:  # (a thread running an exchange does not watch the deadline meanwhile)
-            self.unwatched = False
-            self._session.watch(self)
+            with self._mutex:
+                watch, self.unwatched = self.unwatched, False
+            if watch:
+                self._session.watch(self)
         if self._waiter_coming:
             self.unposted = True
         else:
@@ -457,10 +463,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                     held = True
                     continue
                 arrived = self._parked
-                if arrived is not None:
-                    self._parked = None
+                if arrived is not _NOTHING:
+                    self._parked = _NOTHING
                 else:
-                    sleeper = [_allocate_lock(), None]
+                    sleeper = [_allocate_lock(), _NOTHING]
                     sleeper[0].acquire()
                     self._sleepers = [*self._sleepers, sleeper]
                     if self._state in _OVER:  # (completed since the loop's test: its completer may
@@ -474,11 +480,11 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                     held = False
                     woken = sleeper[0].acquire(True, limit)
                     arrived = sleeper[1]
-                    if arrived is None:  # (woken by the completion, or not woken)
+                    if arrived is _NOTHING:  # (woken by the completion, or not woken)
                         mutex.acquire()
                         held = True
                         arrived = sleeper[1]  # (handed over just now?)
-                        if arrived is None:
+                        if arrived is _NOTHING:
                             if not woken:
                                 self._left_asleep(sleeper, end)
                             sleeper = None
@@ -493,7 +499,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 finally:
                     self._stepping = None
                 if self._state in _OVER:
-                    self._parked = None  # (a round answered as it was cancelled: nobody takes it)
+                    self._parked = _NOTHING  # (a round answered as it was cancelled: nobody takes it)
                     return  # (the finally needs no lock then: see there)
                 mutex.acquire()
                 held = True
@@ -503,7 +509,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 held = True
             if sleeper is not None and held:  # (interrupted asleep: what it was handed goes on)
                 self._sleepers = sleepers = [s for s in self._sleepers if s is not sleeper]
-                if sleeper[1] is not None:
+                if sleeper[1] is not _NOTHING:
                     if sleepers:  # to the next sleeper, as deliver() would
                         self._sleepers, sleepers[0][1] = sleepers[1:], sleeper[1]
                         sleepers[0][0].release()
@@ -520,7 +526,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         if self.unwatched and self.deadline.at <= _monotonic():  # (progress may have moved it)
             self.unwatched = False
             self._session.watch(self)  # due: the timer expires it now
-        elif end is not None and _monotonic() >= end and self._state not in _OVER and self._parked is None:
+        elif end is not None and _monotonic() >= end and self._state not in _OVER and self._parked is _NOTHING:
             raise FutureTimeout()
 
     # --- cancelling ----------------------------------------------------------------------------------
@@ -565,7 +571,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def _invoke_callbacks(self) -> None:
         """(``Future``'s hook, after it woke the threads waiting on its condition.) Wakes the
-        threads sleeping in ``_wait``; then the done-callbacks. Those of a call that a thread
+        threads sleeping in ``_wait_here``; then the done-callbacks. Those of a call that a thread
         waiting in ``result()`` completed run on a worker: that caller returns now, whatever
         they do (wait for another call...), as it would from an executor's future."""
         if self._sleepers:  # (read without the lock: a waiter adds itself, then tests the state)

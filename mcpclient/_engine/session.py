@@ -237,9 +237,9 @@ class Session:
 
         ``deadline`` is the call's time limit, made by whoever the call is for (a ``Deadline``
         that resets is moved by the call's progress notifications); it also bounds sending. On
-        expiry the request is cancelled on the server and ``RequestTimeout`` raised.
-        ``transform`` turns each raw result into the value (or ``NextRound`` for another round), on
-        the thread waiting in ``result()`` or else a worker; the timer enforces the deadline.
+        expiry (the timer's ``expire``) the request is cancelled on the server and ``RequestTimeout``
+        raised. ``transform`` turns each raw result into the value (or ``NextRound`` for another
+        round), on the thread waiting in ``result()`` or else a worker.
         ``prepare`` adds what each further round needs (2026: ``_meta``); ``headers``,
         ``idempotent`` and ``setup`` are passed to the transport; a call that is not
         ``cancellable`` is never cancelled on the server (``initialize``). ``known``: a raw
@@ -289,7 +289,7 @@ class Session:
         headers = call.headers
         if call.prepare is not None:
             params, headers = call.prepare(call.method, params)
-        self._send_round(call, params, headers)  # the timer watches the call since call() (one deadline)
+        self._send_round(call, params, headers)  # (one deadline, kept since call(): timer or waiting caller)
 
     def _send_round(self, call: CallFuture, params: Optional[Dict[str, Any]],
                     headers: Optional[Dict[str, str]]) -> None:
@@ -456,7 +456,7 @@ class Session:
         return True
 
     def watch(self, call: CallFuture) -> None:
-        """Have the timer enforce ``call``'s deadline (``expire``) though nobody waits on it."""
+        """Have the timer end ``call`` at its deadline (``expire``), waited on or not."""
         self._timer.watch(call)
 
     def expire(self, call: CallFuture) -> None:

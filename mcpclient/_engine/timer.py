@@ -8,7 +8,8 @@ they outnumber the live ones. A deadline moved by progress is re-queued instead 
 
 Most calls are watched, so ``watch`` takes no lock: it appends to a queue the timer thread moves
 into its heap, and wakes that thread only when the new deadline comes before the one it sleeps
-until (with one timeout for every call, almost never) or when the queue is long.
+until (with one timeout for every call, almost never; a blocking call handed over when due, every
+time) or when the queue is long.
 """
 from __future__ import annotations
 

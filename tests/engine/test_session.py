@@ -17,6 +17,7 @@ from mcpclient import (
     Client, ClientClosedError, ConnectionClosed, InvalidParams, MemoryTransport, ReaderThreadError,
     RequestTimeout,
 )
+from mcpclient._engine.chained import ChainedFuture
 from mcpclient._engine.deadline import Deadline
 from mcpclient._engine.futures import CallFuture, NextRound
 from mcpclient._engine.session import Session
@@ -136,6 +137,24 @@ def test_threads_waiting_on_one_call_all_get_its_value_from_one_step_per_round(p
         waiter.join(LONG)
     assert got == [{"page": 2, "last": True}] * 4
     assert steps == [{"page": 1}, {"page": 2, "last": True}]
+
+
+@pytest.mark.parametrize("link", ["value", "done future"])
+def test_a_chain_whose_link_gives_none_ends_with_it_for_the_thread_waiting(pair, link):
+    session, peer = pair
+    if link == "value":  # (the first link's value, None, is delivered to the chain)
+        first = session.call("first", transform=lambda raw: None)
+        chain = ChainedFuture(session, "chain", first, lambda value: value)
+    else:  # (its outcome is delivered at once, on the thread running the link)
+        first = session.call("first")
+        chain = ChainedFuture(session, "chain", first, lambda value: CallFuture.completed(session, "next", None))
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(chain.result(LONG)))
+    waiter.start()
+    assert wait_until(lambda: len(chain._sleepers) == 1)  # (asleep on the chain)
+    reply(peer, peer.receive(LONG), {})
+    waiter.join(LONG)
+    assert got == [None]
 
 
 def slow_round(monkeypatch, request_id):
