@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Protocol,
 from .._util import fork as _fork
 from ..protocol.params import none
 from .._util.threads import start_thread
+from .._util.waiting import wait_for
 from ..protocol.cache import ResultCache
 from ..protocol.eras import Era, Handshake
 from ..errors import (
@@ -155,9 +156,8 @@ class Connector:
         key = transport.info.identity
         params = initialize_params(self.offer, self.client_info, self.capabilities())  # type: ignore[arg-type]
         try:
-            answer = session.call("initialize", params, deadline=deadline, idempotent=True, setup=True,
-                                  cancellable=False)
-            result = answer.result()
+            result = wait_for(session.call, "initialize", params, deadline=deadline, idempotent=True, setup=True,
+                              cancellable=False)
         except UnsupportedProtocolVersion:
             # A server we took for legacy (a slow probe, or a remembered verdict) is modern after all.
             self.eras.forget(key)

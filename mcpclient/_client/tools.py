@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from .._engine.deadline import Deadline
 from .._engine.futures import CallFuture, ProgressCallback
 from .._util.threads import FlightTimeout, SingleFlight
+from .._util.waiting import wait_for
 from ..errors import MCPError, RequestCancelled, RequestTimeout
 from ..protocol import params as _params
 from ..protocol.stateless import ToolHeaders, header_params
@@ -207,7 +208,7 @@ def _learn_tool(channel: ToolsOwner, name: str, deadline: Deadline) -> Optional[
     thread's listing lets the pool grow by one: that listing's answer may need a worker.)"""
     try:
         with channel.session.worker_waits():
-            known = channel.tools.lookup(name, lambda within: list_tools(channel, within).result(), deadline)
+            known = channel.tools.lookup(name, lambda within: wait_for(list_tools, channel, within), deadline)
     except (RequestTimeout, FlightTimeout):
         raise RequestTimeout(f"tools/call {name!r}: no outputSchema known and the tools could not be listed "
                              f"within the call's timeout ({deadline.seconds} s; validate_output='listed' never "

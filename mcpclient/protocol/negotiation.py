@@ -17,6 +17,7 @@ import weakref
 from typing import Any, Dict, Hashable, Optional, Tuple
 
 from .._util import fork as _fork
+from .._util.waiting import wait_for
 from ..errors import HTTPError, ProtocolError, RequestTimeout, RPCError, UnsupportedProtocolVersion
 from .stateless import (
     LATEST_MODERN_VERSION, META_SERVER_INFO, MODERN_VERSIONS, mutual_version, request_meta, routing_headers,
@@ -132,9 +133,8 @@ def probe(session: Session, capabilities: Dict[str, Any], client_info: Dict[str,
         params = {"_meta": request_meta(version, capabilities, client_info)}
         headers = routing_headers("server/discover", params, version, {}) if session.transport.info.sends_headers else None
         try:
-            answer = session.call("server/discover", params, deadline=deadline, headers=headers,
-                                  idempotent=True)
-            result = answer.result()
+            result = wait_for(session.call, "server/discover", params, deadline=deadline, headers=headers,
+                              idempotent=True)
         except UnsupportedProtocolVersion as exc:
             mutual = mutual_version(exc.supported)
             if mutual is not None and attempt == 0:

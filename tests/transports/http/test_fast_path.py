@@ -279,6 +279,17 @@ def test_a_blocking_call_interrupted_before_its_post_ran_is_never_sent(scripted,
         assert server.requests("tools/call") == []
 
 
+def test_a_blocking_client_posts_on_the_calling_thread_from_the_handshake_on(scripted):
+    """The handshake, a call, and the listing that call makes to learn its tool's
+    ``outputSchema``: all POSTed on the calling thread, so no transport thread is started."""
+    server = scripted(lambda seen, msg: echo(seen, msg) if msg["method"] == "tools/call" else tools(seen, msg))
+    with Client(HTTPTransport(server.url, retry=Retry(total=0)), protocol="2025-11-25", timeout=LONG) as client:
+        assert client.call_tool("echo", {"text": "x"}).text == "x"
+        assert server.requests("tools/list")  # (it learned the tool)
+        prefix = f"{client._channel.session._prefix}-http-"
+        assert [t.name for t in threading.enumerate() if t.name.startswith(prefix) and t.name[-1].isdigit()] == []
+
+
 def test_blocking_calls_that_time_out_before_their_wait_leave_no_request_in_flight(scripted):
     """A blocking call's exchange is left for its caller to run; a deadline that passed before
     the caller began to wait ends the call, and the exchange with it (nothing is sent, nothing
