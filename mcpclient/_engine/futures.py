@@ -231,27 +231,29 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def deliver(self, msg: object, error: Optional[BaseException] = None) -> None:
         """A round ended: ``msg`` is its outcome (a reply; a chain's link value, None maybe), or
-        ``error`` says why there is none. A thread
-        waiting in ``result()`` takes it (one that sleeps is woken with it in hand); else a
-        worker runs the next step (so neither the reader nor the timer ever runs a transform or
-        a done-callback), or this thread once the workers are gone."""
+        ``error`` says why there is none. A thread waiting in ``result()`` takes it (``_keep``);
+        else a worker runs the next step (so neither the reader nor the timer ever runs a
+        transform or a done-callback), or this thread once the workers are gone."""
         payload = msg if error is None else error
         mutex = self._mutex
         mutex.acquire()
         if self._in_result or self._waiter_coming:
-            sleepers = self._sleepers
-            if sleepers:
-                sleeper = sleepers[0]
-                self._sleepers = sleepers[1:]
-                sleeper[1] = payload
-                mutex.release()
-                sleeper[0].release()
-            else:
-                self._parked = payload
-                mutex.release()
+            self._keep(payload)
+            mutex.release()
             return
         mutex.release()
         self._hand_off(payload)
+
+    def _keep(self, payload: Any) -> None:
+        """(Under ``_mutex``.) ``payload`` for a thread in ``result()``: the first one asleep is
+        woken with it in hand; with none asleep it is parked for the next to look."""
+        sleepers = self._sleepers
+        if sleepers:
+            self._sleepers = sleepers[1:]
+            sleepers[0][1] = payload
+            sleepers[0][0].release()
+        else:
+            self._parked = payload
 
     def waiter_left(self) -> None:
         """The thread that announced it would wait for this call will not (any more): a reply
@@ -508,13 +510,9 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
                 mutex.acquire()
                 held = True
             if sleeper is not None and held:  # (interrupted asleep: what it was handed goes on)
-                self._sleepers = sleepers = [s for s in self._sleepers if s is not sleeper]
+                self._sleepers = [s for s in self._sleepers if s is not sleeper]
                 if sleeper[1] is not _NOTHING:
-                    if sleepers:  # to the next sleeper, as deliver() would
-                        self._sleepers, sleepers[0][1] = sleepers[1:], sleeper[1]
-                        sleepers[0][0].release()
-                    else:
-                        self._parked = sleeper[1]
+                    self._keep(sleeper[1])
             self._in_result -= 1  # (without the lock once over: no round is delivered any more)
             if held:
                 self._pass_on()  # (the last waiter leaves: its own timeout, an interrupt)
