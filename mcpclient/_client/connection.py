@@ -357,9 +357,16 @@ class Connection:
             self.close(time.monotonic() + CLOSE_BUDGET)
             if closed_by_user and isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError):
                 raise ClientClosedError("the client was closed while connecting") from exc
+            stray = self.transport.info.stray_output
+            if isinstance(exc, MCPError) and stray is not None and not isinstance(exc, ClientClosedError):
+                raise ConnectError(f"the handshake with {self.transport.info.name} failed: {str(exc).partition(chr(10))[0]}"
+                                   f"; the server wrote a line that is not JSON-RPC where only messages belong: "
+                                   f"{stray!r} (a stdio server writes messages only to stdout, its logs to stderr)"
+                                   ) from exc
             if isinstance(exc, TransportError) and not isinstance(exc, ConnectError):
-                first_line = str(exc).partition("\n")[0]  # details stay on the cause
-                raise ConnectError(f"the handshake with {self.transport.info.name} failed: {first_line}") from exc
+                # (the first line, but all of a dead server's stderr tail: it says why it died)
+                said = str(exc) if isinstance(exc, ProcessExited) else str(exc).partition("\n")[0]
+                raise ConnectError(f"the handshake with {self.transport.info.name} failed: {said}") from exc
             raise
 
     def _settle(self, negotiated: Negotiated, era: Era) -> None:

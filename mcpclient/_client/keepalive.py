@@ -5,7 +5,8 @@ once stopped, and the timer calls its ``expired()``), so keepalive needs no thre
 costs nothing between ticks. A tick that finds the server sent something since the last one does
 nothing; otherwise it has one ping sent (never two at once) by a worker of the session, as a
 call's next step is (a send may wait for room in a full pipe: the timer must never wait). ``Keepalive.failures`` pings in a row
-that fail or time out report the connection lost (``lost``), once.
+that fail or time out report the connection lost (``lost``), once; a ping answered with a
+JSON-RPC error (a server that implements no ``ping``: -32601) was answered, and counts as a success.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import logging
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from ..errors import ConnectionClosed, MCPError
+from ..errors import ConnectionClosed, MCPError, RPCError
 
 if TYPE_CHECKING:
     from .._engine.futures import CallFuture
@@ -96,7 +97,7 @@ class KeepaliveWatch:
     def _answered(self, error: Optional[BaseException]) -> None:
         self._seen = self._session.reader.received
         self._pinging = False
-        if error is None:
+        if error is None or isinstance(error, RPCError):  # (an error reply is an answer: some servers implement no ping)
             self._failures = 0
             return
         self._failures += 1

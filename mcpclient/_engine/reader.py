@@ -71,6 +71,7 @@ class Reader:
         self.thread: Optional[threading.Thread] = None
         self.received = 0  # messages read (roughly: a keepalive reads it from another thread)
         self.skipped_messages = 0  # JSON values that are not JSON-RPC messages
+        self.dropped_notifications = 0  # notifications the full notification queue refused
         self._transport = transport
         self._host = host
         self._requests = requests
@@ -150,12 +151,14 @@ class Reader:
                 first(method, params)
             except BaseException:  # (reader thread) the reader must live on
                 log.exception("on_notification_read handler for notification %s failed", method)
-        self._rules.on_notification(method, params, self._host)
+        before = self._rules.on_notification(method, params, self._host)
         handler = self.on_notification
-        if handler is not None and not self._notifier.try_submit(f"handler for {method}", handler, method, params):
-            if should_log(self._notifier.rejected):
+        if (handler is not None or before is not None) and not self._notifier.try_submit(
+                f"handler for {method}", _notified, before, handler, method, params):
+            self.dropped_notifications += 1
+            if should_log(self.dropped_notifications):
                 log.warning("dropped notification %.100r: the notification queue is full (%d dropped so far)",
-                            method, self._notifier.rejected)
+                            method, self.dropped_notifications)
 
     def _lost(self, reason: Optional[BaseException]) -> None:
         """The stream ended: what each pending call is to fail with (a fresh instance each)."""
@@ -168,3 +171,16 @@ class Reader:
             text, kind = str(reason), type(reason) if isinstance(reason, ConnectionClosed) else ConnectionClosed
             error = lambda: kind(text)
         self._host.connection_lost(error, reason)
+
+
+def _notified(before: Optional[Callable[[], object]], handler: Optional[NotificationHandler], method: str,
+              params: Dict[str, Any]) -> None:
+    """The notification thread: one notification's work, in one queue slot (a call's
+    ``on_progress`` first, then the session's handler, which runs even if the first raised)."""
+    if before is not None:
+        try:
+            before()
+        except Exception:
+            log.exception("callback for notification %s failed", method)
+    if handler is not None:
+        handler(method, params)

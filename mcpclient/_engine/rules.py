@@ -8,7 +8,7 @@ in flight and which server requests are answered at once are its ``RPCRules``' t
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Protocol
+from typing import Any, Callable, Dict, Optional, Protocol
 
 from .futures import CallFuture
 
@@ -19,10 +19,12 @@ class InFlight(Protocol):
     """The requests in flight both ways, as ``RPCRules.on_notification`` may touch them
     (``Session`` implements it). Both run on the reader thread and never block."""
 
-    def progressed(self, request_id: Any, progress: Any, total: Any, message: Any) -> None:
-        """Our request ``request_id`` made progress: a deadline that resets starts again, and
-        the call's ``on_progress(progress, total, message)`` is queued on the notification thread
-        (ahead of the call's answer). Nothing happens for an id that is not pending."""
+    def progressed(self, request_id: Any, progress: Any, total: Any,
+                   message: Any) -> Optional[Callable[[], object]]:
+        """Our request ``request_id`` made progress: a deadline that resets starts again. Returns
+        the call's ``on_progress(progress, total, message)``, bound, if it has one: run on the
+        notification thread with the notification (ahead of the call's answer). Nothing happens
+        for an id that is not pending."""
 
     def server_cancelled(self, request_id: Any) -> None:
         """The server cancelled its request ``request_id``: its handler runs on, but its answer
@@ -45,10 +47,13 @@ class RPCRules(Protocol):
         says why: "timed out", "cancelled by the client"...), or None to send nothing. Sent by
         ``Session.abandon`` unless the transport cancelled the request itself."""
 
-    def on_notification(self, method: str, params: Dict[str, Any], in_flight: InFlight) -> None:
+    def on_notification(self, method: str, params: Dict[str, Any],
+                        in_flight: InFlight) -> Optional[Callable[[], object]]:
         """A notification was read (reader thread, before it is queued for the session's
         ``on_notification``): what it says about a request in flight goes to ``in_flight``.
-        Never blocks, never runs user code."""
+        Returns what ``in_flight`` gave to run first on the notification thread (a call's
+        ``on_progress``): it is queued with the notification, as one item. Never blocks, never
+        runs user code."""
 
     def answer_at_once(self, method: str, params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """The result of a server request the reader answers at once, before and without any

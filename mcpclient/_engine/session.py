@@ -25,12 +25,14 @@ import itertools
 import logging
 import threading
 from contextlib import nullcontext
+from functools import partial
 from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
 from typing import Any, Callable, ContextManager, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .._util.threads import WorkerPool, join_all, next_instance
 from .timer import DeadlineTimer
+from .._util.ids import reply_id
 from .._util.wire import format_message, should_log, wire_log
 from ..errors import (
     ClientClosedError, ConnectionClosed, MCPError, ReaderThreadError, RequestCancelled,
@@ -145,11 +147,6 @@ class Session:
     @property
     def is_closed(self) -> bool:
         return self._closed_error is not None
-
-    @property
-    def dropped_notifications(self) -> int:
-        """Notifications dropped because the notification queue was full."""
-        return self._notifier.rejected
 
     def after_notifications(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
         """Run ``fn(*args)`` on the notification thread after the notifications queued there
@@ -496,6 +493,8 @@ class Session:
         rid: Any = msg.get("id")
         call: Optional[CallFuture] = None
         defer = False
+        if type(rid) is not int and (named := reply_id(rid)) is not None:
+            rid = named  # (11.0 names request 11: _util.ids)
         if type(rid) is int:
             with self._lock:  # decided once, here: waiting_for() clears may_defer under this lock
                 call = self._pending.pop(rid, None)
@@ -547,16 +546,19 @@ class Session:
         else:
             log.debug("delivery failure for a request no longer pending (%r): %s", request_id, error)
 
-    def progressed(self, request_id: Any, progress: Any, total: Any, message: Any) -> None:
-        """Our request ``request_id`` made progress: its deadline moves (if it resets), and its
-        ``on_progress`` is queued on the notification thread (its answer then waits behind it)."""
+    def progressed(self, request_id: Any, progress: Any, total: Any,
+                   message: Any) -> Optional[Callable[[], object]]:
+        """Our request ``request_id`` made progress: its deadline moves (if it resets); its
+        ``on_progress`` goes to the notification thread with the notification (its answer then
+        waits behind it)."""
         call = self._pending.get(request_id) if type(request_id) is int else None  # dict.get is atomic
         if call is None:
-            return
+            return None
         call.deadline.progressed()
-        if call.on_progress is not None and self._notifier.try_submit(
-                "on_progress callback", call.on_progress, progress, total, message):
-            call.progress_queued = call.may_defer
+        if call.on_progress is None:
+            return None
+        call.progress_queued = call.may_defer
+        return partial(call.on_progress, progress, total, message)
 
     def server_cancelled(self, request_id: Any) -> None:
         """The server cancelled its request ``request_id``: its answer is never sent."""

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Iterator, Mapping, Set
 
 from .lazy import load
 
-__all__ = ["command_secrets", "is_secret_key", "mapping_secrets", "secret_words", "url_secrets"]
+__all__ = ["command_secrets", "is_secret_key", "mapping_secrets", "masked", "secret_words", "url_secrets"]
 
 #: Keys whose (string or structured) values are secrets, in messages, headers and environments
 #: alike (case-insensitive). A pattern, compiled (and cached by ``re``) by its first use: most
@@ -77,3 +77,12 @@ def command_secrets(argv: Iterable[str]) -> Set[str]:
         elif "://" in item:
             found.update(url_secrets(item))
     return found
+
+
+def masked(text: str, secrets: Iterable[str]) -> str:
+    """``text`` (something a server wrote, to quote in an error) with each of ``secrets``, and
+    each word of them worth scrubbing, replaced by ``***``."""
+    words = {word for secret in secrets for word in secret_words(secret)}
+    for word in sorted(words, key=len, reverse=True):  # (a secret before the words it holds)
+        text = text.replace(word, "***")
+    return text

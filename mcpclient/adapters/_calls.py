@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Sequence, Set, Tuple, TypeVar, Union
 
@@ -24,6 +26,24 @@ from ._schema import prune_nulls
 
 Outcome = Union[ToolResult, MCPError, str]  # a str: why the call was not made
 T = TypeVar("T")
+
+log = logging.getLogger("mcpclient.adapters")
+_warned: Dict[str, None] = {}  # warnings given (insertion-ordered: the oldest goes past _MAX_WARNED)
+_warned_lock = threading.Lock()
+_MAX_WARNED = 1024
+
+
+def warn_once(message: str, *args: object) -> None:
+    """Log a warning about a tool the first time only: the adapters convert the same tools on
+    every model turn, and the same warning each turn would bury the log."""
+    text = message % args
+    with _warned_lock:
+        if text in _warned:
+            return
+        _warned[text] = None
+        if len(_warned) > _MAX_WARNED:
+            del _warned[next(iter(_warned))]
+    log.warning("%s", text)
 
 
 def field(obj: Any, key: str, default: Any = None) -> Any:

@@ -12,20 +12,17 @@ attribute, so ``message.content`` goes in as it comes::
 from __future__ import annotations
 
 import base64
-import logging
 import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ..types import EmbeddedResource, ImageContent, Tool, ToolResult
 from ._calls import (
     Call, Outcome, describe, error_text, field, offered, on_a_worker_thread, parse_arguments, run_calls,
-    structured_text,
+    structured_text, warn_once,
 )
 from ._schema import normalize
 
 __all__ = ["arun_anthropic_tool_uses", "run_anthropic_tool_uses", "to_anthropic_tools"]
-
-log = logging.getLogger("mcpclient.adapters")
 
 #: Anthropic's rule for tool names.
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -46,7 +43,7 @@ def to_anthropic_tools(tools: Union[Iterable[Tool], Any], *, include_app_only: b
     converted = []
     for tool in offered(tools, include_app_only):
         if not NAME.match(tool.name):
-            log.warning("tool %r left out: Anthropic tool names must match %s", tool.name, NAME.pattern)
+            warn_once("tool %r left out: Anthropic tool names must match %s", tool.name, NAME.pattern)
             continue
         entry: Dict[str, Any] = {"name": tool.name}
         description = tool.description or tool.title

@@ -11,20 +11,17 @@ attribute, so ``message.tool_calls`` or ``response.output`` go in as they come::
 """
 from __future__ import annotations
 
-import logging
 import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from ..types import EmbeddedResource, ImageContent, Tool, ToolResult
 from ._calls import (
     Call, Outcome, as_text, data_url, describe, error_text,
-    field, offered, on_a_worker_thread, parse_arguments, run_calls, structured_text,
+    field, offered, on_a_worker_thread, parse_arguments, run_calls, structured_text, warn_once,
 )
 from ._schema import StrictSchemaError, normalize, to_strict_schema
 
 __all__ = ["arun_openai_tool_calls", "run_openai_tool_calls", "to_openai_tools"]
-
-log = logging.getLogger("mcpclient.adapters")
 
 #: OpenAI's rule for function names.
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -44,15 +41,16 @@ def to_openai_tools(tools: Union[Iterable[Tool], Any], *, strict: bool = False, 
     {...}}`` (``api="chat"``) or the Responses API's flat ``{"type": "function", "name": ...}``.
 
     ``strict=True`` converts each schema to strict mode's subset (see ``to_strict_schema``); a
-    schema it cannot express is sent non-strict instead (``"strict": false``) with a logged
-    warning naming the tool and the reason. A tool whose name OpenAI does not accept is left out,
-    with a warning (a ``ServerGroup`` gives every tool a valid name). MCP Apps' app-only tools
+    schema it cannot express is sent non-strict instead (``"strict": false``) with a warning
+    naming the tool and the reason. A tool whose name OpenAI does not accept is left out, with a
+    warning (a ``ServerGroup`` gives every tool a valid name). Each warning is logged once per
+    process, not on every turn. MCP Apps' app-only tools
     (``ui.visibility`` without ``"model"``) are left out unless ``include_app_only=True``."""
     _check_api(api)
     converted = []
     for tool in offered(tools, include_app_only):
         if not NAME.match(tool.name):
-            log.warning("tool %r left out: OpenAI function names must match %s", tool.name, NAME.pattern)
+            warn_once("tool %r left out: OpenAI function names must match %s", tool.name, NAME.pattern)
             continue
         parameters: Dict[str, Any]
         is_strict = False
@@ -60,7 +58,7 @@ def to_openai_tools(tools: Union[Iterable[Tool], Any], *, strict: bool = False, 
             try:
                 parameters, is_strict = to_strict_schema(tool.input_schema), True
             except StrictSchemaError as exc:
-                log.warning("tool %r sent without strict mode: %s", tool.name, exc)
+                warn_once("tool %r sent without strict mode: %s", tool.name, exc)
                 parameters = normalize(tool.input_schema)
         else:
             parameters = normalize(tool.input_schema)

@@ -14,7 +14,7 @@ The client gives one to each session it makes (``_client.connection``); it holds
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 from .._engine.futures import CallFuture
 from .._engine.rules import InFlight
@@ -60,14 +60,16 @@ class MCPRules:
         """``notifications/cancelled`` for ``request_id``."""
         return {"jsonrpc": "2.0", "method": CANCELLED, "params": {"requestId": request_id, "reason": reason}}
 
-    def on_notification(self, method: str, params: Dict[str, Any], in_flight: InFlight) -> None:
-        """``notifications/progress`` moves its call along; ``notifications/cancelled`` marks the
-        server's request cancelled."""
+    def on_notification(self, method: str, params: Dict[str, Any],
+                        in_flight: InFlight) -> Optional[Callable[[], object]]:
+        """``notifications/progress`` moves its call along (and gives its ``on_progress`` to
+        run); ``notifications/cancelled`` marks the server's request cancelled."""
         if method == PROGRESS:
-            in_flight.progressed(params.get("progressToken"), params.get("progress"), params.get("total"),
-                                 params.get("message"))
-        elif method == CANCELLED:
+            return in_flight.progressed(params.get("progressToken"), params.get("progress"), params.get("total"),
+                                        params.get("message"))
+        if method == CANCELLED:
             in_flight.server_cancelled(params.get("requestId"))
+        return None
 
     def answer_at_once(self, method: str, params: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         """``ping``'s empty result."""

@@ -137,7 +137,7 @@ Remake = Callable[["RemakeKind"], Optional["Transport"]]
 RemakeKind = Literal["relaunch", "reopen", "fallback"]
 
 _INFO_FIELDS = ("name", "endpoint", "identity", "credentials", "secrets", "session_id", "remote", "handshake_only",
-                "sends_headers", "instance", "remake")
+                "sends_headers", "instance", "remake", "stray_output")
 
 
 class TransportInfo:
@@ -169,6 +169,9 @@ class TransportInfo:
             not assigned. A transport made again (``remake``) keeps it.
         remake: the recipe the client's transport builder makes another transport from
             (``Remake``); None: this one is used once.
+        stray_output: the first thing the server wrote where only messages belong that was not
+            one (a stdio server's banner on stdout), cut to 200 characters, its secrets masked: a
+            handshake that fails quotes it. None: nothing stray so far.
     """
 
     name: str
@@ -182,16 +185,18 @@ class TransportInfo:
     sends_headers: bool
     instance: int
     remake: Optional[Remake]
+    stray_output: Optional[str]
 
     __slots__ = _INFO_FIELDS
 
     def __init__(self, name: str = "server", endpoint: Optional[Endpoint] = None, identity: Optional[str] = None,
                  credentials: Optional[str] = None, secrets: AbstractSet[str] = frozenset(),
                  session_id: Optional[str] = None, *, remote: bool = False, handshake_only: bool = False,
-                 sends_headers: bool = False, instance: int = 0, remake: Optional[Remake] = None) -> None:
+                 sends_headers: bool = False, instance: int = 0, remake: Optional[Remake] = None,
+                 stray_output: Optional[str] = None) -> None:
         for field, value in zip(_INFO_FIELDS, (name, endpoint if endpoint is not None else Endpoint(), identity,
                                                credentials, frozenset(secrets), session_id, remote, handshake_only,
-                                               sends_headers, instance, remake)):
+                                               sends_headers, instance, remake, stray_output)):
             object.__setattr__(self, field, value)
 
     def __setattr__(self, name: str, value: Any) -> None:

@@ -149,7 +149,7 @@ def _parse_content_list(raw: Any, what: str) -> List[Content]:
 
 
 def _joined_text(content: List[Content]) -> str:
-    return "".join(c.text for c in content if isinstance(c, TextContent))
+    return "\n".join(c.text for c in content if isinstance(c, TextContent))
 
 
 # --- tools --------------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ class ToolResult(_Value):
 
     @property
     def text(self) -> str:
-        """The text parts of ``content`` joined in order (``""`` when there are none)."""
+        """The text parts of ``content`` in order, one per line (``""`` when there are none)."""
         return _joined_text(self.content)
 
     def raise_for_error(self) -> "ToolResult":

@@ -51,8 +51,8 @@ class SamplingMessage(_Value):
 
     @property
     def text(self) -> str:
-        """The message's text parts joined (``""`` if it has none)."""
-        return "".join(c.text for c in self.content if isinstance(c, TextContent))
+        """The message's text parts, one per line (``""`` if it has none)."""
+        return "\n".join(c.text for c in self.content if isinstance(c, TextContent))
 
     @classmethod
     def from_wire(cls, raw: object) -> "SamplingMessage":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 import sys
 from typing import Any, Dict, List, Optional
@@ -212,7 +213,7 @@ def test_corpus_conversions(name: str, caplog: pytest.LogCaptureFixture) -> None
         assert original(schema).is_valid(example), example
     for example in invalid:
         assert not original(schema).is_valid(example), example
-    tool = Tool.from_wire({"name": "t", "description": name, "inputSchema": schema})
+    tool = Tool.from_wire({"name": re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64], "description": name, "inputSchema": schema})
 
     # every provider's shape, non-strict: the normalized schema keeps every valid example valid
     (anthropic,) = to_anthropic_tools([tool])
@@ -286,6 +287,15 @@ def test_names_the_provider_refuses_are_left_out(caplog: pytest.LogCaptureFixtur
     assert to_openai_tools(tools, api="responses")[0]["strict"] is False  # the Responses API defaults to strict
     with pytest.raises(ValueError):
         to_openai_tools(tools, api="completions")
+
+
+def test_a_tool_sent_without_strict_mode_is_warned_about_once_not_on_every_turn(caplog: pytest.LogCaptureFixture) -> None:
+    tool = Tool.from_wire({"name": "open_map_every_turn", "inputSchema": CASES["open map"][0]})
+    with caplog.at_level(logging.WARNING, "mcpclient.adapters"):
+        for _ in range(3):
+            (converted,) = to_openai_tools([tool], strict=True)
+            assert converted["function"]["strict"] is False
+    assert caplog.text.count("'open_map_every_turn' sent without strict mode") == 1
 
 
 def test_provider_modules_import_no_sdk() -> None:

@@ -560,3 +560,15 @@ def test_a_connection_lost_just_before_it_is_ready_is_not_left_ready(monkeypatch
         monkeypatch.setattr(channel, "_era_for", real_era_for)
         assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"sum": 3}, \
             "stuck READY on a dead session"
+
+
+def test_keepalive_takes_a_ping_answered_with_an_error_as_an_answer():
+    """A server that implements no ``ping`` answers it with -32601: that is an answer, so the
+    connection stays up however many pings it refuses."""
+    minimal = [sys.executable, "-S", str(SERVERS / "minimal.py"), "--no-ping"]
+    with Client(minimal, timeout=LONG, keepalive=Keepalive(0.05, failures=2, timeout=1.0)) as client:
+        watch = client._channel.conn._watch
+        assert watch is not None
+        assert wait_until(lambda: watch.pings >= 4)
+        assert client.state == "ready"
+        assert client.call_tool("add", {"a": 1, "b": 1}).structured_content == {"sum": 2}

@@ -574,7 +574,8 @@ class LanguageServerRules:
     def on_notification(self, method, params, in_flight):
         if method == "$/progress":
             value = params["value"]
-            in_flight.progressed(params["token"], value["percentage"], 100, value.get("message"))
+            return in_flight.progressed(params["token"], value["percentage"], 100, value.get("message"))
+        return None
 
     def answer_at_once(self, method, params):
         return {"alive": True} if method == "$/alive" else None

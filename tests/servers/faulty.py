@@ -33,6 +33,7 @@ MODES = {
     "unknown-id": "before each tools/call response: a response with id 999999",
     "crash-mid-call": "on tools/call: half a response line (no newline), 'dying now' on stderr, exit 3",
     "exit-on-call": "on tools/call: 'bye' on stderr, exit 7, nothing on stdout",
+    "loud-exit-on-call": "on tools/call: a 50 MB line and then 'bye' on stderr, exit 7",
     "ignore-sigterm": "ignores SIGTERM and stdin EOF; spawns a SIGTERM-ignoring grandchild (grandchild=<pid>)",
     "huge-result": "tools/call answers a 10 MiB text content, one line",
     "stdout-before-init": "writes banner lines to stdout before reading anything",
@@ -42,6 +43,7 @@ MODES = {
     "slow-exit": "on stdin EOF waits 0.3 s, then exits 0",
     "server-requests": "after notifications/initialized sends ping id 's1'; logs pong=<response json>",
     "flood": "on tools/call: 2000 notifications/message, then the response",
+    "progress-flood": "on tools/call: 2000 notifications/progress for the call's progressToken, then the response",
     "stubborn-discover": "logs started=<pid>; ignores SIGTERM (logs sigterm) and stdin EOF; on server/discover "
                          "closes its stdout and lives on until SIGKILL",
 }
@@ -131,6 +133,12 @@ def call_exit_on_call(msg: dict[str, Any]) -> None:
     die(7)
 
 
+def call_loud_exit_on_call(msg: dict[str, Any]) -> None:
+    log("x" * (50 << 20))
+    log("bye")
+    die(7)
+
+
 def call_huge_result(msg: dict[str, Any]) -> None:
     send(text_result(msg["id"], "x" * HUGE_SIZE))
 
@@ -161,11 +169,21 @@ def call_flood(msg: dict[str, Any]) -> None:
     send(echo_response(msg))
 
 
+def call_progress_flood(msg: dict[str, Any]) -> None:
+    token = ((msg.get("params") or {}).get("_meta") or {}).get("progressToken")
+    for step in range(2000):
+        write_raw(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                              "params": {"progressToken": token, "progress": step}}, separators=(",", ":")) + "\n")
+    send(echo_response(msg))
+
+
 CALL_HANDLERS: dict[str, Callable[[dict[str, Any]], None]] = {
     "garbage": call_garbage,
+    "progress-flood": call_progress_flood,
     "unknown-id": call_unknown_id,
     "crash-mid-call": call_crash_mid_call,
     "exit-on-call": call_exit_on_call,
+    "loud-exit-on-call": call_loud_exit_on_call,
     "huge-result": call_huge_result,
     "no-reply": call_no_reply,
     "late-reply": call_late_reply,

@@ -1,6 +1,7 @@
 """The smallest handshake-era stdio MCP server: ``initialize``, ``ping``, ``tools/list`` and an
 ``add`` tool, nothing imported but ``json`` and ``sys``. It starts in a few milliseconds, for
-tests that start thousands of connections (tests/client/test_soak.py). Exits at stdin EOF."""
+tests that start thousands of connections (tests/client/test_soak.py). Exits at stdin EOF.
+``--no-ping``: answers ``ping`` with -32601, as some real servers do (they implement no ping)."""
 import json
 import sys
 
@@ -14,7 +15,7 @@ def answer(msg):
         return {"protocolVersion": params.get("protocolVersion", "2025-06-18"), "capabilities": {"tools": {}},
                 "serverInfo": {"name": "minimal", "version": "1"}}
     if method == "ping":
-        return {}
+        return None if "--no-ping" in sys.argv else {}
     if method == "tools/list":
         return {"tools": TOOLS}
     if method == "tools/call":

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from conftest import LONG
-from mcpclient import AuthError, Client, ConnectError
+from mcpclient import AuthError, Client, ConnectError, Timeout
 from mcpclient.transports import HTTPTransport, SSETransport
 
 from recording_http import Recorder, servers  # noqa: F401  (servers: a fixture)
@@ -20,12 +20,13 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_refused_connection_names_the_host_and_port() -> None:
+@pytest.mark.parametrize("make", [HTTPTransport, SSETransport], ids=["streamable", "sse"])
+def test_a_refused_connection_names_the_host_and_port_and_what_the_os_said(make) -> None:
     port = closed_port()
     with pytest.raises(ConnectError) as caught:
-        Client(f"http://user:hunter2@127.0.0.1:{port}/mcp?key=sekrit", timeout=LONG).connect()
+        Client(make(f"http://user:hunter2@127.0.0.1:{port}/mcp?key=sekrit"), timeout=LONG).connect()
     message = str(caught.value)
-    assert f"127.0.0.1:{port}" in message
+    assert f"127.0.0.1:{port}" in message and "Connection refused" in message
     assert "hunter2" not in message and "sekrit" not in message and "user" not in message
 
 
@@ -58,3 +59,24 @@ def test_a_server_that_exits_is_named_by_its_script(tmp_path) -> None:
     with pytest.raises(ConnectError) as caught:
         Client([sys.executable, str(script)], timeout=LONG).connect()
     assert "exits_at_once" in str(caught.value)
+
+
+def test_a_server_that_fails_to_start_says_why_in_the_message(tmp_path) -> None:
+    """The reason is in the server's stderr: the message carries its last lines, for code that
+    logs ``str(error)`` only."""
+    script = tmp_path / "needs_a_module.py"
+    script.write_text("import no_such_module_for_this_test\n")
+    with pytest.raises(ConnectError) as caught:
+        Client([sys.executable, str(script)], timeout=LONG).connect()
+    assert "No module named 'no_such_module_for_this_test'" in str(caught.value)
+
+
+def test_a_server_that_prints_a_banner_and_never_answers_is_quoted_with_what_to_do(tmp_path) -> None:
+    script = tmp_path / "banner.py"
+    script.write_text("import sys, time\nprint('Welcome to FooServer 1.0 (token=abcdef123456)', flush=True)\n"
+                      "time.sleep(60)\n")
+    with pytest.raises(ConnectError) as caught:
+        Client([sys.executable, str(script), "--token=abcdef123456"], timeout=Timeout(LONG, connect=1.0)).connect()
+    message = str(caught.value)
+    assert "Welcome to FooServer 1.0" in message and "stderr" in message
+    assert "abcdef123456" not in message  # (a secret of its command line, masked)

@@ -12,7 +12,7 @@ import pytest
 from conftest import LONG
 from helpers import ScriptedServer
 from mcpclient import Client, ImageContent, ProtocolError, TextContent, ToolResult, UnknownContent
-from mcpclient.errors import MCPError
+from mcpclient.errors import MCPError, ToolError
 from mcpclient.types import Completion, Tool, parse_content
 
 
@@ -28,11 +28,21 @@ def test_content_parsing_keeps_unknown_types_and_decodes_base64():
         parse_content("text")
 
 
-def test_tool_result_text_joins_text_parts_in_order():
+def test_tool_result_text_is_its_text_parts_in_order_one_per_line():
     result = ToolResult.from_wire({"content": [{"type": "text", "text": "a"}, {"type": "hologram"},
                                                {"type": "text", "text": "b"}], "isError": False})
-    assert result.text == "ab" and isinstance(result.content[0], TextContent)
+    assert result.text == "a\nb" and isinstance(result.content[0], TextContent)
     assert result.raise_for_error() is result
+
+
+def test_a_tool_error_message_keeps_the_servers_text_parts_apart():
+    """A server that reports each problem in a block of its own: the message reads
+    "... is required" and "Invalid argument ..." on lines of their own, not run together."""
+    result = ToolResult.from_wire({"content": [{"type": "text", "text": "'a' is required"},
+                                               {"type": "text", "text": "Invalid argument 'b'"}], "isError": True})
+    with pytest.raises(ToolError) as info:
+        result.raise_for_error()
+    assert "'a' is required\nInvalid argument 'b'" in str(info.value)
 
 
 def test_tool_display_name_precedence():

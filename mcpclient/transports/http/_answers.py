@@ -13,6 +13,7 @@ import logging
 import threading
 from typing import Any, Callable, Iterator, Optional, Tuple
 
+from ..._util.ids import names_request
 from ...errors import ConnectionClosed, MessageTooLarge, ProtocolError
 from ..base import decode_frame
 from ._inflight import Inbox, Request
@@ -38,7 +39,7 @@ class StreamBroken(ConnectionClosed):
 def answers(message: Any, rid: Any) -> bool:
     """Whether a JSON body (a message or a batch) holds the response to request ``rid``."""
     for item in message if type(message) is list else (message,):
-        if type(item) is dict and item.get("id") == rid and ("result" in item or "error" in item):
+        if type(item) is dict and names_request(item.get("id"), rid) and ("result" in item or "error" in item):
             return True
     return False
 
@@ -101,7 +102,7 @@ class Answers:
             if not body and rid is None:
                 return  # an empty answer to a notification
             message = decode_frame(body)
-            if wire is not None and type(message) is dict and message.get("id") == wire:
+            if wire is not None and type(message) is dict and names_request(message.get("id"), wire):
                 message["id"] = rid
             self._inbox.put(message)
             # A body without the answer (null, [1], another id) fails the call now, not at its timeout.
@@ -148,7 +149,7 @@ class Answers:
             message = event_message(event, self._name)
             if message is None:
                 continue
-            if rid is not None and isinstance(message, dict) and message.get("id") == expected \
+            if rid is not None and isinstance(message, dict) and names_request(message.get("id"), expected) \
                     and ("result" in message or "error" in message):
                 answered = True
                 if wire is not None:

@@ -78,6 +78,7 @@ def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) ->
     yielded as soon as that shows, with ``oversized`` set and no data (so the caller can say so),
     and the rest of it is dropped as it comes.
     """
+    chunks = _lf_endings(chunks)
     partial: List[bytes] = []
     pending = 0  # bytes of the line being assembled (in partial)
     kept = 0  # bytes of the event's data so far
@@ -109,7 +110,7 @@ def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) ->
             if partial:
                 partial.append(piece)
                 piece, partial, pending = b"".join(partial), [], 0
-            line = piece[:-1] if piece.endswith(b"\r") else piece
+            line = piece
             if not line:  # a blank line dispatches the event
                 if seen_field and not event.oversized:
                     event.data = "\n".join(data) if data else None
@@ -139,6 +140,21 @@ def parse_sse(chunks: Iterable[bytes], limit: int = DEFAULT_MAX_MESSAGE_SIZE) ->
                 event.id = text
             elif name == b"retry" and text.isdigit() and len(text) <= _MAX_RETRY_DIGITS:
                 event.retry = int(text)
+
+
+def _lf_endings(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The stream with each of SSE's three line endings (CRLF, a lone CR, LF) made one LF,
+    whatever the chunking (a CR that ends one chunk and the LF that opens the next are one)."""
+    after_cr = False
+    for chunk in chunks:
+        if not chunk:
+            continue
+        if after_cr and chunk[:1] == b"\n":
+            chunk = chunk[1:]
+        after_cr = chunk[-1:] == b"\r"
+        if b"\r" in chunk:
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        yield chunk
 
 
 def event_message(event: SSEEvent, name: str) -> Any:
@@ -338,12 +354,20 @@ def rpc_error_body(response: Response, rid: Any, deadline: Optional[float] = Non
     return {"jsonrpc": "2.0", "id": rid, "error": error, "httpStatus": response.status_code}
 
 
+#: What an AuthError's message tells a person to do.
+_AUTH_ADVICE = {
+    401: "it wants credentials, or refused the ones given: pass Client(url, auth=\"<token>\") for a bearer "
+         "token, auth=OAuth(...) to log in, or headers={\"Authorization\": ...}",
+    403: "the credentials given are not allowed this (a token without the scope it needs?)",
+}
+
+
 def status_error(name: str, response: Response, deadline: Optional[float] = None) -> Exception:
     """The error for a status that is not a valid MCP answer (the token is never part of it);
     the body quoted is what came by ``deadline`` (``error_body``)."""
     status = response.status_code
     if status in (401, 403):
-        return AuthError(f"{name} answered HTTP {status}", status=status,
+        return AuthError(f"{name} answered HTTP {status}: {_AUTH_ADVICE[status]}", status=status,
                          www_authenticate=response.headers.get("WWW-Authenticate"))
     if 300 <= status < 400:
         return HTTPError(status, f"redirect to {response.headers.get('Location', '?')} refused "
@@ -399,7 +423,7 @@ def request_error(name: str, exc: BaseException, connect_timeout: float) -> Exce
         if isinstance(reason, BaseException) or isinstance(first, BaseException):
             cause = reason if isinstance(reason, BaseException) else first
     if isinstance(cause, u3.NewConnectionError):  # refused, unreachable, no such host
-        return ConnectError(f"could not connect to {name}: {type(cause).__name__}")
+        return ConnectError(f"could not connect to {name}: {_os_said(cause) or type(cause).__name__}")
     if isinstance(cause, u3.ConnectTimeoutError):
         return ConnectError(f"could not connect to {name} in {connect_timeout:g} s")
     if isinstance(cause, u3.ReadTimeoutError):
@@ -409,5 +433,19 @@ def request_error(name: str, exc: BaseException, connect_timeout: float) -> Exce
     if isinstance(cause, u3.HTTPError) or isinstance(exc, requests.exceptions.ConnectionError):
         # ProtocolError (reset, hung up), SSLError...: it may have arrived; name what is under it
         inner = cause.args[1] if len(cause.args) > 1 and isinstance(cause.args[1], BaseException) else cause
-        return ConnectionClosed(f"the connection to {name} broke: {type(inner).__name__}")
+        said = _os_said(inner)
+        return ConnectionClosed(f"the connection to {name} broke: {type(inner).__name__}" + (f" ({said})" if said else ""))
     return ConnectionClosed(f"HTTP request to {name} failed: {type(cause).__name__}")
+
+
+def _os_said(error: Optional[BaseException]) -> Optional[str]:
+    """What the operating system said under ``error`` ("Connection refused", "Name or service
+    not known"): the ``strerror`` of the first ``OSError`` down its chain of causes. Never the
+    wrapping exceptions' own text, which may quote a request."""
+    for _ in range(8):
+        if error is None:
+            return None
+        if isinstance(error, OSError) and isinstance(error.strerror, str) and error.strerror:
+            return error.strerror
+        error = error.__cause__ or error.__context__
+    return None

@@ -25,7 +25,7 @@ from functools import partial
 from typing import IO, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
 
 from ..._util import fork as _fork
-from ..._util.secrets import command_secrets, mapping_secrets
+from ..._util.secrets import command_secrets, mapping_secrets, masked
 from ..._util.threads import join_all, next_instance, start_thread
 from ..._util.wire import should_log
 from ...errors import ConnectError, ConnectionClosed, ProcessExited, ProtocolError
@@ -46,6 +46,8 @@ StderrSink = Union[str, None, Callable[[str], object], IO[str]]
 
 _STDERR_TAIL_LINES = 20
 _STDERR_LINE_MAX = 1 << 16  # a longer stderr line is passed on in pieces of this size
+_TAIL_LINE_CHARS = 500  # characters of one stderr line kept for the tail (a longer one is cut)
+_TAIL_CHARS = 4000  # characters of the whole tail (ProcessExited's message: logs, Celery results)
 _POSIX = os.name == "posix"
 #: Pipes cannot be made non-blocking (Windows): writes go through a ``PipeWriter`` thread.
 _BLOCKING_PIPES = not _POSIX
@@ -273,8 +275,10 @@ class StdioTransport(Transport):
 
     @property
     def stderr_tail(self) -> str:
-        """The last lines the server wrote to stderr (kept for ``ProcessExited`` messages)."""
-        return "\n".join(self._stderr_tail)
+        """The last lines the server wrote to stderr (kept for ``ProcessExited`` messages): at
+        most 20 lines, each cut to 500 characters, and 4,000 characters in all (the last ones)."""
+        tail = "\n".join(self._stderr_tail)
+        return tail if len(tail) <= _TAIL_CHARS else "…" + tail[-(_TAIL_CHARS - 1):]
 
     def close(self, deadline: Optional[float] = None) -> None:
         """Close stdin, give the child ``terminate_grace`` s, SIGTERM, the same again, then SIGKILL
@@ -380,6 +384,9 @@ class StdioTransport(Transport):
                 return decode_frame(line)
             except ProtocolError as exc:  # not JSON, or not a message (null, a number, too deep)
                 self.skipped_lines += 1
+                if self.skipped_lines == 1:  # (quoted by a handshake that fails: info.stray_output)
+                    self._info = self.info.replace(stray_output=masked(line[:200].decode("utf-8", "replace").rstrip(),
+                                                                       self.info.secrets))
                 if should_log(self.skipped_lines):
                     log.warning("server %s wrote a line that is not a JSON-RPC message (%d so far); skipped: "
                                 "%.200r (%s)", self.name, self.skipped_lines, line[:200], exc)
@@ -423,7 +430,7 @@ class StdioTransport(Transport):
         try:
             for raw in iter(lambda: stream.readline(_STDERR_LINE_MAX), b""):
                 line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                self._stderr_tail.append(line)
+                self._stderr_tail.append(line if len(line) <= _TAIL_LINE_CHARS else line[:_TAIL_LINE_CHARS - 1] + "…")
                 if sink is not None:
                     try:
                         sink(line)

@@ -2,6 +2,7 @@
 response modes, and against a scripted HTTP server for statuses a real server won't send."""
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
@@ -202,6 +203,14 @@ def test_401_is_an_auth_error_with_the_challenge_and_no_token(scripted, caplog):
     assert all("top-secret-token" not in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.parametrize("status, advice", [(401, "auth="), (403, "scope")])
+def test_an_auth_error_says_what_to_do(scripted, status, advice):
+    with Client(scripted(lambda seen, msg: Reply(status, b"")).url, timeout=LONG) as client:
+        with pytest.raises(AuthError) as info:
+            client.call_tool("echo", {"text": "a"})
+    assert f"answered HTTP {status}: " in str(info.value) and advice in str(info.value)
+
+
 def test_an_error_status_fails_that_call_only(scripted):
     def flaky(seen, msg):
         if msg["params"]["arguments"]["text"] == "bad":
@@ -278,6 +287,26 @@ def test_sse_parser_handles_any_chunking_crlf_comments_and_data_less_events(chun
     pieces = [raw[i:i + chunk] for i in range(0, len(raw), chunk)]
     events = list(parse_sse(pieces))
     assert [(e.id, e.retry, e.data) for e in events] == [("7", 250, None), (None, None, '{"a":\n1}')]
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n", b"\n"], ids=["CR", "CRLF", "LF"])
+@pytest.mark.parametrize("chunk", [1, 2, 1000])
+def test_sse_parser_ends_lines_at_cr_crlf_and_lf_whatever_the_chunking(ending, chunk):
+    raw = ending.join([b"id: 7", b"retry: 250", b"", b"data: {\"a\":", b"data: 1}", b"", b"data: x", b"", b""])
+    pieces = [raw[i:i + chunk] for i in range(0, len(raw), chunk)]
+    events = list(parse_sse(pieces))
+    assert [(e.id, e.retry, e.data) for e in events] == [("7", 250, None), (None, None, '{"a":\n1}'), (None, None, "x")]
+
+
+def test_a_call_answered_by_an_event_stream_with_cr_line_endings_succeeds(scripted):
+    def cr_only(seen, msg):
+        if msg["method"] == "tools/list":
+            return {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+        answer = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {"content": [{"type": "text", "text": "cr"}]}})
+        return Reply(200, f"event: message\rdata: {answer}\r\r".encode(), {"Content-Type": "text/event-stream"})
+
+    with Client(scripted(cr_only).url, protocol="legacy", timeout=LONG) as client:
+        assert client.call_tool("echo", {}).text == "cr"
 
 
 # ---------------------------------------------------------------- retries

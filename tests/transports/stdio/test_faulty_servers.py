@@ -173,6 +173,17 @@ def test_huge_result_arrives_intact_under_the_default_limit():
 # ---------------------------------------------------------------- the child dies
 
 
+def test_the_stderr_tail_of_a_server_that_died_loud_is_bounded_in_characters():
+    """A 50 MB stderr line does not make a 1 MB exception message (it lands in log lines and
+    Celery result backends): the tail ends with the last line, within 4,000 characters."""
+    with Client(faulty("loud-exit-on-call"), timeout=LONG) as client:
+        with pytest.raises(ProcessExited) as info:
+            client.call_tool("echo", {"text": "x"})
+    assert info.value.stderr_tail.endswith("bye")
+    assert len(info.value.stderr_tail) <= 4000
+    assert len(str(info.value)) < 4200 and str(info.value).endswith("bye")
+
+
 @pytest.mark.parametrize("mode, code, said", [("crash-mid-call", 3, "dying now"), ("exit-on-call", 7, "bye")])
 def test_child_dying_during_a_call_raises_process_exited(mode, code, said):
     exits: List[Optional[int]] = []
@@ -389,12 +400,33 @@ def test_notification_flood_never_blocks_the_reader(caplog):
         finally:
             release.set()
         # one running + 1000 queued were admitted, the rest dropped and counted
-        assert wait_until(lambda: len(received) + client._session.dropped_notifications == 2000)
-        assert client._session.dropped_notifications == 999
+        assert wait_until(lambda: len(received) + client._session.reader.dropped_notifications == 2000)
+        assert client._session.reader.dropped_notifications == 999
         assert len(received) == 1001
         client.ping()
     dropped = [m for m in messages(caplog, SESSION_LOG) if "dropped notification 'notifications/message'" in m]
     assert len(dropped) == 11 and "(100 dropped so far)" in dropped[-1]  # rate-limited: 1..10, then 100th
+
+
+def test_a_progress_flood_takes_one_queue_slot_and_one_count_per_notification():
+    """The queue's bound (1,000) is in notifications: a progress notification's ``on_progress``
+    and the client's own handling of it share one slot, and a dropped one counts once."""
+    reached: List[Any] = []
+    release = threading.Event()
+
+    def on_progress(progress: float, total: Optional[float], message: Optional[str]) -> None:
+        reached.append(progress)
+        release.wait(LONG)  # the notify thread is stuck until the reader has read the flood
+
+    with Client(faulty("progress-flood"), timeout=LONG) as client:
+        try:
+            # (with the queue full, the answer does not wait behind it: the reader has read all)
+            assert client.call_tool("echo", {"text": "after the flood"}, on_progress=on_progress).text \
+                == "after the flood"
+        finally:
+            release.set()
+        assert client._session.reader.dropped_notifications == 999
+        assert wait_until(lambda: len(reached) == 1001)  # one running, 1,000 queued
 
 
 # ---------------------------------------------------------------- shutdown ladder
