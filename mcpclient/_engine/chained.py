@@ -8,7 +8,8 @@ from contextvars import copy_context
 from typing import Any, Callable, Optional, TypeVar
 
 from ..errors import RequestCancelled
-from .futures import CallFuture, CallHost
+from .call_host import CallHost
+from .futures import CallFuture
 
 __all__ = ["ChainedFuture"]
 
@@ -21,7 +22,7 @@ class ChainedFuture(CallFuture[T]):
     file): each link gets the previous value on a worker thread and returns the final value or
     the next ``CallFuture`` (or other future: a task to wait for); ``cancel()`` cancels the link in flight."""
 
-    def __init__(self, session: "CallHost", method: str, first: "CallFuture[U]",
+    def __init__(self, session: "CallHost[CallFuture]", method: str, first: "CallFuture[U]",
                  link: Callable[[Any], Any]) -> None:
         super().__init__(session, method)
         self._current: "Future[Any]" = first

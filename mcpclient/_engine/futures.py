@@ -21,20 +21,21 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from _thread import RLock as _RLock, allocate_lock as _allocate_lock, get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, Generic, List, Optional, Protocol, Sequence, Tuple, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
 from .._util.threads import WAIT_MAX, contained_callback, this_thread as _library
 from .._util.waiting import announce
 from .deadline import NEVER, Deadline
 from ..errors import ClientClosedError, RequestCancelled
-from .replies import outcome
+from .call_host import CallHost
+from .replies import NextRound, outcome
 
 if TYPE_CHECKING:
     from .hooks import CallTrace
     from ..transports.base import PendingExchange
     from ..types._json import JSONObject, JSONValue
 
-__all__ = ["CallFuture", "CallHost", "NextRound", "ProgressCallback", "Transform"]
+__all__ = ["CallFuture", "CallHost[CallFuture]", "NextRound", "ProgressCallback", "Transform"]
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -46,51 +47,6 @@ Prepare = Callable[[str, Optional[Dict[str, Any]]], Tuple[Optional[Dict[str, Any
 
 log = logging.getLogger("mcpclient")
 
-
-
-class CallHost(Protocol):
-    """What a call needs of the session that sends it (``Session`` is the one implementation):
-    the next round, the hand-off of a call's next step to a worker, and giving a call up."""
-
-    #: The extensions the client declared (an error about a missing capability names them).
-    declared_extensions: FrozenSet[str]
-
-    def resend(self, call: "CallFuture[Any]", params: Optional[Dict[str, Any]]) -> None:
-        """Send the next round of ``call`` within its one deadline."""
-
-    def continue_call(self, call: "CallFuture[Any]", payload: Any) -> bool:
-        """Run ``call.run_step(payload)`` on a worker; False once the session is closing."""
-
-    def on_worker(self, label: str, fn: Callable[..., Any], *args: Any) -> bool:
-        """Run ``fn(*args)`` on a worker; False once the session is closing."""
-
-    def answered_here(self, reply: Dict[str, Any]) -> None:
-        """Dispatch a reply read on this (a waiting caller's) thread, as the reader would."""
-
-    def release_held(self, call: "CallFuture[Any]") -> None:
-        """Never hold ``call``'s answer back behind its progress callbacks from now on."""
-
-    def abandon(self, rid: Any, reason: str) -> bool:
-        """Stop the round ``rid`` (on the server too); False if it was no longer pending."""
-
-    def expire(self, call: "CallFuture[Any]") -> None:
-        """The deadline of ``call`` passed."""
-
-    def watch(self, call: "CallFuture[Any]") -> None:
-        """Have the timer enforce ``call``'s deadline (``expire``)."""
-
-    def waiting_for(self, call: "CallFuture[Any]", timeout: Optional[float]) -> Optional[ContextManager[None]]:
-        """Around a wait for ``call`` on one of the library's threads (refuses the reader and the
-        timer); None: nothing to do. Other threads' waits need nothing around them."""
-
-
-class NextRound:
-    """A transform's answer meaning "not done: send the request again with ``params``"."""
-
-    __slots__ = ("params",)
-
-    def __init__(self, params: Optional[Dict[str, Any]]) -> None:
-        self.params = params
 
 
 class _ThisThread(threading.local):
@@ -175,6 +131,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: The threads sleeping in ``_wait_here``, in order, each as ``[its bare lock, what it was
     #: handed]`` (a new list per change; guarded by _mutex).
     _sleepers: Sequence[List[Any]] = ()
+    #: The announced caller's place in ``_sleepers`` (and its thread), taken as the call is made.
+    _own_sleeper: Optional[List[Any]] = None
     # Future's lists, made when first used (most calls have neither waiters nor callbacks).
     _waiter_list: Optional[List[Any]] = None
     _callback_list: "Optional[List[Callable[[Future[Any]], object]]]" = None
@@ -189,7 +147,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: per blocking call), and hands it to the timer when due or when nobody waits (under _mutex).
     unwatched = False
 
-    def __init__(self, session: "CallHost", method: str,
+    def __init__(self, session: "CallHost[CallFuture]", method: str,
                  transform: Optional[Callable[[JSONValue], object]] = None) -> None:
         # Future.__init__'s fields, with a _StateLock for its threading.Condition (see there).
         self._condition = _StateLock()  # type: ignore[assignment]
@@ -201,14 +159,14 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         self._transform = transform
 
     @classmethod
-    def completed(cls, session: "CallHost", method: str, value: T) -> "CallFuture[T]":
+    def completed(cls, session: "CallHost[CallFuture]", method: str, value: T) -> "CallFuture[T]":
         """A call that needed no request (its value was known at once)."""
         future = cls(session, method)
         future.set_result(value)
         return future
 
     @classmethod
-    def failed(cls, session: "CallHost", method: str, error: BaseException) -> "CallFuture":
+    def failed(cls, session: "CallHost[CallFuture]", method: str, error: BaseException) -> "CallFuture":
         """A call refused before anything was sent."""
         future = cls(session, method)
         future.set_exception(error)
@@ -262,6 +220,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             return
         self._mutex.acquire()
         self._waiter_coming = False
+        self._drop_own_sleeper()
         self._pass_on()
 
     def _pass_on(self) -> None:
@@ -289,14 +248,21 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         will wait for it (``_util.waiting.wait_for``), a reply that comes first is parked for that
         thread, and its wait keeps the deadline (``unwatched``); True then."""
         announced = self._waiter_coming = announce(self)
-        if announced and self.deadline.at != _INF:
-            self.unwatched = True
+        if announced:
+            if self.deadline.at != _INF:
+                self.unwatched = True
+            sleeper = self._own_sleeper = [_allocate_lock(), _NOTHING, _get_ident()]
+            sleeper[0].acquire()
+            self._sleepers = [sleeper]  # (nothing else waits yet: the call is not sent)
         return announced
 
     def keep_exchange(self, exchange: "PendingExchange") -> None:
         """The round's exchange (``Transport.send``): the announced caller runs it; else it is
         posted now, and a thread that waits for the answer runs it if no poster began it."""
         self.exchange_here = exchange
+        if self._own_sleeper is not None:  # (its caller runs the exchange first: see _wait_loop)
+            with self._mutex:
+                self._drop_own_sleeper()
         if self.unwatched:  # (a thread running an exchange does not watch the deadline meanwhile)
             with self._mutex:
                 watch, self.unwatched = self.unwatched, False
@@ -431,7 +397,40 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         with guard:
             self._wait_here(timeout)
 
+    def _drop_own_sleeper(self) -> None:
+        """(Under ``_mutex``; any thread.) The announced caller's place among the sleepers goes:
+        still there, it is released (its thread, if asleep on it, goes on to ``_wait_loop``);
+        what it was handed is kept for whoever waits next (or parked)."""
+        own, self._own_sleeper = self._own_sleeper, None
+        if own is None:
+            return
+        if any(s is own for s in self._sleepers):  # (else _keep or _wake took it, and released it)
+            self._sleepers = [s for s in self._sleepers if s is not own]
+            own[0].release()
+        elif own[1] is not _NOTHING:
+            handed, own[1] = own[1], _NOTHING
+            self._keep(handed)
+
     def _wait_here(self, timeout: Optional[float]) -> None:
+        own = self._own_sleeper
+        if own is not None and timeout is None and own[2] == _get_ident():
+            # The announced caller, back from sending, asleep at once where the call's making put
+            # it: the reply that wakes the reader finds it asleep more often (one switch less).
+            if self.unwatched:
+                limit = self.deadline.at - _monotonic()
+                if not 0.0 < limit < WAIT_MAX:
+                    limit = 0.0 if limit <= 0.0 else WAIT_MAX
+            else:
+                limit = WAIT_MAX
+            try:
+                own[0].acquire(True, limit)
+            except BaseException:
+                with self._mutex:
+                    self._drop_own_sleeper()
+                raise
+        self._wait_loop(timeout)
+
+    def _wait_loop(self, timeout: Optional[float]) -> None:
         """Wait until the call is over, running the steps of the rounds that end meanwhile on
         this thread (``run_step``), and its exchange if the transport left it to a waiting
         thread. ``TimeoutError`` once ``timeout`` seconds (this wait's own, not the call's
@@ -447,6 +446,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         sleeper: Optional[List[Any]] = None  # this thread's place in _sleepers while it sleeps
         self._in_result += 1
         self._waiter_coming = False  # (here now)
+        if self._own_sleeper is not None and self._own_sleeper[2] == _get_ident():
+            self._drop_own_sleeper()  # (what it was handed goes to _parked: taken below)
         try:
             while self._state not in _OVER:
                 here = self.exchange_here  # (first: a round that ended before it ran still ends there)

@@ -1,12 +1,13 @@
-"""``outcome``: what a JSON-RPC reply says, its result or the typed error it carries."""
+"""``outcome``: what a JSON-RPC reply says, its result or the typed error it carries; ``NextRound``:
+a transform's answer to one that asks for the request again."""
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet
+from typing import Any, Dict, FrozenSet, Optional
 
 from .._util.wire import format_message
 from ..errors import MissingClientCapability, ProtocolError, RPCError
 
-__all__ = ["outcome"]
+__all__ = ["NextRound", "outcome"]
 
 
 def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozenset()) -> Any:
@@ -29,3 +30,12 @@ def outcome(method: str, msg: Dict[str, Any], declared: FrozenSet[str] = frozens
             error.explain(declared)
         raise error
     raise ProtocolError(f"reply to {method} has neither result nor error")
+
+
+class NextRound:
+    """A transform's answer meaning "not done: send the request again with ``params``"."""
+
+    __slots__ = ("params",)
+
+    def __init__(self, params: Optional[Dict[str, Any]]) -> None:
+        self.params = params

@@ -16,7 +16,8 @@ from .spec import repeat_safety
 from .stateless import MRTR_METHODS, ToolHeaders, request_meta, result_type, routing_headers, with_meta
 from ..errors import InputRoundsExceeded, ProtocolError
 from .._engine.deadline import Deadline
-from .._engine.futures import CallFuture, NextRound, ProgressCallback, Transform
+from .._engine.futures import CallFuture, ProgressCallback, Transform
+from .._engine.replies import NextRound
 
 if TYPE_CHECKING:
     from .negotiation import Negotiated

@@ -282,7 +282,8 @@ def test_an_announced_call_left_by_an_inner_wait_of_its_own_still_times_out(scri
 def test_a_parked_answer_handed_on_keeps_the_calls_deadline_for_its_next_round(scripted, delivered):
     """The caller made another future after all: the parked answer goes to a worker, whose next
     round (an input round, a second page) still ends at the call's one deadline."""
-    from mcpclient._engine.futures import CallFuture, NextRound
+    from mcpclient._engine.futures import CallFuture
+    from mcpclient._engine.replies import NextRound
     from mcpclient._util.waiting import wait_for
     from mcpclient.errors import RequestTimeout
 

@@ -19,7 +19,8 @@ from mcpclient import (
 )
 from mcpclient._engine.chained import ChainedFuture
 from mcpclient._engine.deadline import Deadline
-from mcpclient._engine.futures import CallFuture, NextRound
+from mcpclient._engine.futures import CallFuture
+from mcpclient._engine.replies import NextRound
 from mcpclient._engine.session import Session
 from mcpclient._util.waiting import wait_for
 from mcpclient.protocol.rpc_rules import MCPRules
@@ -608,3 +609,68 @@ def test_the_session_follows_the_rules_it_is_given_and_names_no_method_itself():
     finally:
         session.close()
         peer.close()
+
+
+def test_a_blocking_call_whose_later_round_is_left_to_a_waiting_thread_by_a_worker_still_ends():
+    """A transport may leave one round's exchange to a waiting thread and send another at once.
+    Here round 1 goes at once, its step runs on a worker (another thread's ``result(timeout)``
+    ran out, so the announced caller is no longer counted on), and round 2 comes back as an
+    exchange: the caller, asleep in the place its call took for it, is woken to run it."""
+    import sys
+
+    from mcpclient.transports import memory
+
+    class Exchange:
+        def __init__(self, end, message):
+            self.end, self.message = end, message
+
+        def run(self):
+            memory._End.send(self.end, self.message)
+            return None
+
+        def post(self):
+            memory._End.send(self.end, self.message)
+
+    class SecondRoundAsAnExchange(memory.MemoryTransport):
+        def send(self, message, **kwargs):
+            if message.get("method") == "paged" and message["params"].get("page") == 2:
+                return Exchange(self, message)
+            return memory._End.send(self, message, **kwargs)
+
+    transport, peer = SecondRoundAsAnExchange.pair()
+    session = Session(transport, rules=MCPRules(), max_workers=2, max_queued=4)
+    session.start()
+    returned, timed_out = [], []
+    other_left = threading.Event()
+
+    def wait_briefly(future):
+        try:
+            future.result(SHORT / 4)
+        except FutureTimeout:
+            timed_out.append(True)
+
+    def submit():
+        future = session.call("paged", {"page": 1}, deadline=Deadline(LONG),
+                              transform=lambda raw: NextRound({"page": 2}) if raw.get("page") == 1 else raw)
+        other = threading.Thread(target=wait_briefly, args=(future,))  # (before the announced wait begins)
+        other.start()
+        other.join()
+        other_left.set()
+        return future
+
+    owner = threading.Thread(target=lambda: returned.append(wait_for(submit)), name="test-owner")
+    owner.start()
+    try:
+        first = peer.receive(LONG)
+        assert other_left.wait(LONG) and timed_out == [True]
+        assert wait_until(lambda: sys._current_frames()[owner.ident].f_code.co_name == "_wait_here")  # asleep
+        peer.send({"jsonrpc": "2.0", "id": first["id"], "result": {"page": 1}})
+        second = peer.receive(LONG)
+        peer.send({"jsonrpc": "2.0", "id": second["id"], "result": {"page": 2, "last": True}})
+        owner.join(LONG)
+        assert not owner.is_alive() and returned == [{"page": 2, "last": True}]
+    finally:
+        session.close()
+        peer.close()
+        owner.join(LONG)
+

@@ -34,7 +34,7 @@ from ...types._tasks import Task
 from ...types import ToolResult
 
 if TYPE_CHECKING:
-    from ..._engine.futures import CallHost
+    from ..._engine.call_host import CallHost
     from ...types._json import JSONObject, JSONValue
     from ..base import ExtensionContext
 
@@ -280,7 +280,7 @@ class ToolCallFuture(ChainedFuture[ToolResult]):
     task (``tasks/cancel`` only). The call's ``timeout`` covers the task too: on expiry
     ``RequestTimeout``, and the task is cancelled."""
 
-    def __init__(self, session: "CallHost", first: CallFuture[U], transform: Callable[[JSONValue], ToolResult],
+    def __init__(self, session: "CallHost[CallFuture]", first: CallFuture[U], transform: Callable[[JSONValue], ToolResult],
                  ext: "TasksExtension", name: str) -> None:
         self._tool = transform
         self._ext = ext
