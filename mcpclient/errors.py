@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from concurrent.futures import CancelledError
-from typing import Any, Callable, ClassVar, Container, Dict, Iterable, List, Optional, Type, Union
+from typing import Any, Callable, ClassVar, Container, Dict, FrozenSet, Iterable, List, Optional, Type, Union
 
 __all__ = [
     "AuthError",
@@ -69,6 +69,12 @@ class MCPError(Exception):
     #: The task the failure is about (the Tasks extension: a task that failed, was cancelled or
     #: outlived the call's timeout), else None.
     task_id: Optional[str] = None
+    #: Whether the failure may be transient: the same request, tried again after a pause (on a
+    #: new connection, for a transport error), may succeed. True for timeouts, lost and refused
+    #: connections, and HTTP 408/425/429/5xx; False for what fails the same way again (a refused
+    #: argument, a protocol or an auth error, a closed client). It says nothing about whether
+    #: the request is safe to repeat: the server may have acted on it (the class docstrings say).
+    retryable: ClassVar[bool] = False
 
     def __reduce__(self) -> Any:
         """Rebuild from the message and the attributes, not by calling ``__init__`` again (the
@@ -309,6 +315,8 @@ class TransportError(MCPError):
     new connection (a new ``Client``, or ``Client(reconnect=Reconnect())``).
     """
 
+    retryable = True
+
 
 class ConnectError(TransportError):
     """Starting the server or completing the handshake failed. Safe to retry with a new client."""
@@ -367,13 +375,30 @@ class SubscriptionLost(ConnectionClosed):
 class HTTPError(TransportError):
     """The HTTP server answered with a status that is not a valid MCP reply.
 
-    A 5xx or 429 may be transient: retrying is safe for idempotent requests
+    A 5xx or 429 may be transient (``retryable``): retrying is safe for idempotent requests
     (``HTTPTransport(retry=Retry(...))`` does that for you); another 4xx fails again.
+
+    Attributes: ``status``; ``headers``, the response's headers (names lower-cased; any that
+    may carry a secret, such as ``Set-Cookie``, left out); ``body``, the start of the response
+    body as text (at most 200 characters, "" when none was read); ``retry_after``, the seconds
+    its ``Retry-After`` asked to wait (None without one): what ``self.retry(countdown=...)`` in a
+    Celery task or a tenacity wait needs.
     """
 
-    def __init__(self, status: int, message: str = ""):
+    #: The statuses that may be transient (RFC 9110: timeout, too early, too many requests, 5xx).
+    RETRYABLE_STATUSES: ClassVar[FrozenSet[int]] = frozenset({408, 425, 429, 500, 502, 503, 504})
+
+    def __init__(self, status: int, message: str = "", *, headers: Optional[Dict[str, str]] = None,
+                 body: str = "", retry_after: Optional[float] = None):
         self.status = status
+        self.headers: Dict[str, str] = dict(headers or {})
+        self.body = body[:200]
+        self.retry_after = retry_after
         super().__init__(f"HTTP {status}" + (f": {message}" if message else ""))
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        return self.status in self.RETRYABLE_STATUSES
 
 
 class ProtocolError(MCPError):
@@ -388,6 +413,8 @@ class RequestTimeout(MCPError, TimeoutError):
 
     Retrying is safe only if the request is idempotent: the server may have acted on it.
     """
+
+    retryable = True
 
     def __init__(self, message: str, *, method: Optional[str] = None, request_id: Union[int, str, None] = None):
         self.method = method

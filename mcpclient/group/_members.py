@@ -38,12 +38,15 @@ class Member:
         self.error: Optional[BaseException] = None
         self.tools: List[Tool] = []
         self.watching: Optional[Client] = None  # the client whose tool changes are followed (watch)
+        self.down = False  # its latest call failed with a transport error (error says which)
 
     @property
     def current_state(self) -> str:
         client_state = self.client.state if self.client is not None else None
         if self.state == "ready" and client_state in ("lost", "closed", "forked"):
             return "closed" if client_state == "closed" else "lost"
+        if self.state == "ready" and self.down:
+            return "lost"  # (its client still says ready: an HTTP server that stopped answering)
         return self.state
 
     @property

@@ -57,6 +57,9 @@ class ToolTable:
         return None
 
     def suggestions(self, name: str) -> List[str]:
-        """Up to three names in the table close to ``name`` (``difflib``)."""
-        known = list(self.routes) + [f"{s}.{t}" for s, t in self.routes.values()]
-        return difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        """Up to three tools of the table close to ``name`` (``difflib``), each once, by its exposed
+        name (however it was close: as exposed, or as ``"server.tool"``)."""
+        known = {**{exposed: exposed for exposed in self.routes},
+                 **{f"{s}.{t}": self._pairs[(s, t)] for s, t in self.routes.values()}}
+        close = difflib.get_close_matches(name, list(known), n=max(1, len(known)), cutoff=0.6)
+        return list(dict.fromkeys(known[found] for found in close))[:3]

@@ -28,7 +28,7 @@ from ._tooltable import ToolTable, excluded
 from ..client import Client
 from .config import ServerConfig, load_each
 from ..errors import (
-    ClientClosedError, ConnectError, MCPError, RequestTimeout, ToolChangedError, TransportError,
+    ClientClosedError, ConnectError, MCPError, RequestTimeout, RPCError, ToolChangedError, ToolError, TransportError,
     UnknownToolError,
 )
 from .on_demand import OnDemandTools
@@ -191,7 +191,7 @@ class ServerGroup:
                 member.state, member.error, member.tools = "failed", exc, []
             return
         with self._lock:
-            member.state, member.error, member.tools = "ready", None, tools
+            member.state, member.error, member.tools, member.down = "ready", None, tools, False
 
     def _tools_changed(self, server: str, tools: List[Tool]) -> None:
         with self._lock:
@@ -314,14 +314,24 @@ class ServerGroup:
         server, tool = self.resolve(name)
         client = self.client(server)
         try:
-            return client.call_tool(tool, arguments, timeout=timeout, raise_on_error=raise_on_error)
+            result = client.call_tool(tool, arguments, timeout=timeout, raise_on_error=raise_on_error)
         except TransportError as exc:
             self._record(server, exc)
             raise
+        except (RPCError, ToolError):
+            self._record(server, None)  # (the server answered)
+            raise
+        self._record(server, None)
+        return result
 
-    def _record(self, server: str, exc: BaseException) -> None:
+    def _record(self, server: str, exc: Optional[BaseException]) -> None:
+        """How the latest call to ``server`` went: a transport error marks it down (``"lost"``,
+        with the error) until a call answers again, which clears both."""
+        member = self._members[server]
+        if exc is None and not member.down:
+            return
         with self._lock:
-            self._members[server].error = exc
+            member.error, member.down = exc, exc is not None
 
     def call_tools(self, calls: Sequence[Tuple[str, Optional[Mapping[str, object]]]], *,
                    timeout: Optional[float] = None) -> List[Union[ToolResult, MCPError]]:
@@ -359,8 +369,8 @@ class ServerGroup:
 
     def _note(self, server: str, future: "Future[Any]") -> None:
         error = None if future.cancelled() else future.exception()
-        if isinstance(error, TransportError):
-            self._record(server, error)
+        if error is None or isinstance(error, (TransportError, RPCError, ToolError)):
+            self._record(server, error if isinstance(error, TransportError) else None)
 
     # --- search ---------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from .validation import validate_structured
 from ..errors import ProtocolError, SchemaValidationError, TooManyPages
 from .._util.sentinel import DEFAULT_MAX_PAGES
-from .._engine.futures import NextRound
+from .._engine.replies import NextRound
 from .spec import LOG_LEVELS
 from .. import types as _types  # (its classes load with the first result: see there)
 
@@ -26,8 +26,12 @@ __all__ = ["complete_params", "contents", "level", "listen_filter", "none", "one
 log = logging.getLogger("mcpclient")
 
 
-def none(_: Any) -> None:
-    return None
+def none(raw: Any) -> None:
+    """The transform of an empty result (``ping``, ``logging/setLevel``, subscriptions). A result
+    of another kind (``resultType: "task"``) cannot answer these: the spec makes it invalid."""
+    if type(raw) is dict and raw.get("resultType", "complete") != "complete":
+        raise ProtocolError(f"a result of type {raw['resultType']!r:.50} answered a request that cannot "
+                            "create a task or ask for input")
 
 
 def uri(value: Any) -> str:

@@ -99,6 +99,30 @@ def test_a_stdio_and_an_http_server_in_one_group():
             assert [s.state for s in group.status.values()] == ["ready", "ready"]
 
 
+@needs_official
+def test_status_and_health_say_a_server_is_down_while_it_is_and_ready_once_it_answers_again():
+    """An HTTP server that stops answering: its client still says "ready" (HTTP keeps no
+    connection), so the group's status must learn it from the failed call; and forget it once
+    a call answers again. A health endpoint is what a load balancer believes."""
+    with official_http_server("--http", "--stateless") as url:
+        port = url.rsplit(":", 1)[1].split("/", 1)[0]
+        group = ServerGroup({"local": TESTING_SERVER, "web": url}, client_options={"timeout": 20.0})
+        group.connect()
+    try:
+        with pytest.raises(ConnectError):
+            group.call_tool("web_echo", {"text": "down"})
+        down = group.status["web"]
+        assert down.state == "lost" and isinstance(down.error, ConnectError)
+        assert group.health()["ok"] is False and group.health()["servers"]["web"]["error"]
+        assert group.status["local"].state == "ready"
+        with official_http_server("--http", "--stateless", "--port", port):
+            assert group.call_tool("web_echo", {"text": "back"}).text == "back"
+            back = group.status["web"]
+            assert back.state == "ready" and back.error is None and group.health()["ok"] is True
+    finally:
+        group.close()
+
+
 def test_every_server_failing_raises_and_leaves_nothing_running():
     with pytest.raises(ConnectError, match="no server of the group could connect") as info:
         with ServerGroup({"x": ["/nonexistent/one"], "y": ["/nonexistent/two"]}):
@@ -118,8 +142,9 @@ def test_config_file_with_disabled_and_filtered_servers(tmp_path):
         assert sorted(t.name for t in group.list_tools()) == ["t_add", "t_echo"]
         assert group.status["off"].state == "disabled" and group.status["m"].tools == 0
         assert group.client("t")._channel.timeout.call == 15.0
-        with pytest.raises(UnknownToolError, match="did you mean 't_echo'"):
+        with pytest.raises(UnknownToolError, match="did you mean 't_echo'") as unknown:
             group.call_tool("t_ecko")
+        assert unknown.value.suggestions == ["t_echo"]  # once, though "t.echo" is as close
         with pytest.raises(KeyError):  # an UnknownToolError is a KeyError too
             group.resolve("m_add")  # excluded: not callable either
 

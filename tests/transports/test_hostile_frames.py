@@ -129,6 +129,15 @@ def test_stdio_a_malformed_reply_fails_only_its_call_with_protocol_error(hostile
 # ---------------------------------------------------------------- result parsing
 
 
+def test_a_ping_answered_with_a_task_is_a_protocol_error(hostile):
+    """A request that cannot create a task answered with one: invalid, not "answered"."""
+    _override(hostile, "ping", {"resultType": "task", "task": {"taskId": "t1", "status": "working"}})
+    with pytest.raises(ProtocolError, match="'task'"):
+        hostile.ping()
+    _override(hostile, "ping", None)
+    hostile.ping()
+
+
 def _override(client: Client, method: str, result: Any) -> None:
     client.call_tool("override", {"method": method, "result": result})
 

@@ -39,3 +39,20 @@ def test_every_error_class_pickles_with_its_class_message_and_attributes():
         assert type(copy) is type(error) and str(copy) == str(error) and copy.__dict__ == error.__dict__
     assert isinstance(made[1], errors.MissingClientCapability)
     assert pickle.loads(pickle.dumps(made[1])).missing_extensions == ["io.modelcontextprotocol/tasks"]
+
+
+def test_every_error_says_whether_it_may_be_transient():
+    """``retryable``: what a worker's retry policy (Celery ``autoretry_for``, tenacity) asks."""
+    from mcpclient import errors
+
+    transient = [errors.RequestTimeout("t"), errors.ConnectionClosed("c"), errors.ConnectError("refused"),
+                 errors.ProcessExited(1), errors.SendTimeout("s"), errors.SessionExpired("e"),
+                 errors.HTTPError(503), errors.HTTPError(429), errors.HTTPError(502)]
+    lasting = [errors.ProtocolError("p"), errors.InvalidParams(-32602, "bad"), errors.MethodNotFound(-32601, "no"),
+               errors.AuthError("denied"), errors.ClientClosedError("closed"), errors.HTTPError(400),
+               errors.HTTPError(404), errors.RequestCancelled("c"), errors.SchemaValidationError("s")]
+    assert [type(e).__name__ for e in transient if not e.retryable] == []
+    assert [type(e).__name__ for e in lasting if e.retryable] == []
+    for cls in vars(errors).values():  # every class answers, as a bool
+        if isinstance(cls, type) and issubclass(cls, errors.MCPError) and cls is not errors.HTTPError:
+            assert isinstance(cls.retryable, bool), cls

@@ -38,7 +38,7 @@ from ...errors import ConnectError, ConnectionClosed, HTTPError, SessionExpired,
 from ...policies.redirects import Redirects
 from ..base import TransportInfo
 from ._inflight import Aborted
-from ._reading import Response, Send
+from ._reading import Response, Send, answer_headers
 
 if TYPE_CHECKING:
     from ...policies.retry import Retry  # (imported where a transport is made: it needs dataclasses)
@@ -229,7 +229,8 @@ class Exchange:
                                                 deadline=deadline, reason=f"HTTP {status}")
                 if following is not None:
                     response.close()
-                    self.pause(wait, HTTPError(status))
+                    headers, retry_after = answer_headers(response)
+                    self.pause(wait, HTTPError(status, headers=headers, retry_after=retry_after))
                     retry = following
                     continue
             return response

@@ -19,6 +19,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Prot
 from ...errors import (
     AuthError, ConnectError, ConnectionClosed, HTTPError, MessageTooLarge,
 )
+from ..._util.secrets import is_secret_key
+from ...policies.retry import parse_retry_after
 from ..base import DEFAULT_MAX_MESSAGE_SIZE, decode_frame
 
 
@@ -50,6 +52,7 @@ _MAX_ERROR_BODY = 1 << 20  # bytes of an error answer read (parsed for a JSON-RP
 _MAX_EVENT_ID = 1024  # characters of an SSE ``id`` kept (it goes back as Last-Event-ID); a longer one is ignored
 _MAX_RETRY_DIGITS = 10  # an SSE ``retry`` with more digits is ignored (int() of a huge one is costly)
 _READ_SIZE = 65536  # bytes asked of one read of a body
+_SECRET_HEADERS = {"set-cookie", "set-cookie2", "proxy-authenticate"}  # (besides is_secret_key's)
 
 log = logging.getLogger("mcpclient.transport.http")
 
@@ -369,9 +372,10 @@ def status_error(name: str, response: Response, deadline: Optional[float] = None
     if status in (401, 403):
         return AuthError(f"{name} answered HTTP {status}: {_AUTH_ADVICE[status]}", status=status,
                          www_authenticate=response.headers.get("WWW-Authenticate"))
+    headers, retry_after = answer_headers(response)
     if 300 <= status < 400:
         return HTTPError(status, f"redirect to {response.headers.get('Location', '?')} refused "
-                                 "(follow_redirects=False)")
+                                 "(follow_redirects=False)", headers=headers)
     try:
         page = error_body(response, deadline).decode(_charset(response) or "utf-8", "replace")
         if media_type(response) in ("text/html", "application/xhtml+xml"):
@@ -379,8 +383,17 @@ def status_error(name: str, response: Response, deadline: Optional[float] = None
         else:
             text = " ".join(page[:_BODY_IN_ERRORS].split())
     except Exception:
-        text = ""
-    return HTTPError(status, text)
+        page = text = ""
+    return HTTPError(status, text, headers=headers, body=page[:_BODY_IN_ERRORS], retry_after=retry_after)
+
+
+def answer_headers(response: Response) -> "tuple[Dict[str, str], Optional[float]]":
+    """An error answer's headers as ``HTTPError`` keeps them (names lower-cased, the ones that
+    may carry a secret left out), and the seconds its ``Retry-After`` asks to wait."""
+    kept = {str(name).lower(): str(value) for name, value in response.headers.items()
+            if not is_secret_key(name) and str(name).lower() not in _SECRET_HEADERS}
+    wait = kept.get("retry-after")
+    return kept, (parse_retry_after(wait) if wait is not None else None)
 
 
 def _charset(response: Response) -> Optional[str]:

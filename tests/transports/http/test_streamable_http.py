@@ -347,6 +347,26 @@ def test_a_tool_call_is_not_retried_after_503_unless_opted_in(scripted):
     assert len(server2.requests("tools/call")) == 2
 
 
+def test_an_http_error_carries_the_status_headers_body_and_retry_after_and_says_it_is_retryable(scripted):
+    """What a Celery task's ``self.retry(countdown=...)``, tenacity or Sentry needs, as attributes."""
+    def busy(seen, msg):
+        if msg["method"] == "tools/list":
+            return {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+        return Reply(503 if msg["params"]["arguments"]["text"] == "busy" else 400, b"busy now, come back later",
+                     {"Retry-After": "7", "Set-Cookie": "sid=secret-cookie-value", "Content-Type": "text/plain"})
+
+    with Client(scripted(busy).url, timeout=LONG) as client:
+        with pytest.raises(HTTPError) as info:
+            client.call_tool("echo", {"text": "busy"})
+        with pytest.raises(HTTPError) as refused:
+            client.call_tool("echo", {"text": "bad"})
+    error = info.value
+    assert error.status == 503 and error.retryable and error.retry_after == 7.0
+    assert error.body == "busy now, come back later" and error.headers["retry-after"] == "7"
+    assert "set-cookie" not in error.headers and "secret-cookie-value" not in repr(error.__dict__)
+    assert refused.value.status == 400 and not refused.value.retryable
+
+
 def test_a_connection_reset_after_a_tool_call_was_sent_is_not_retried(scripted):
     server = scripted(fail_first(DROP))
     with Client(server.url, timeout=LONG) as client:
