@@ -161,11 +161,14 @@ class InFlight:
     def send(self, request: Request, call: Callable[..., R], *args: Any) -> R:
         """``call(*args)``: one HTTP request sent for ``request``, returning once the answer's
         headers came, with the socket it waits on known to ``request``; then the answer is
-        registered as ``request``'s response. Raises ``Aborted`` if ``request`` was ended before
-        or during it (the answer, if any, closed), else what ``call`` raises."""
+        registered as ``request``'s response. Raises ``Aborted`` if ``request`` was ended or given
+        up (``cancel``) before it, or ended during it (the answer, if any, closed), else what
+        ``call`` raises: a request given up is never sent again."""
         if request.ended is None and request.due is not None and monotonic() >= request.due:
             request.ended = f"{self._name} did not answer in time"  # (the deadline thread skipped it while
             # its last answer was read: it looks only at requests waiting for headers)
+        if request.ended is None and request.cancelled:  # (given up, by a cancel or its deadline: a
+            request.ended = "the request was given up"  # retry or a renewed session never sends it again)
         if request.ended is not None:
             raise Aborted(request.ended)
         request.response = None  # waiting for headers (again): the deadline thread looks at it

@@ -12,7 +12,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import LONG, require_official_sdk
+from conftest import LONG, require_official_sdk, wait_until
 from http_scripted import DROP, SESSION_ID, Reply, ScriptedHTTPServer, sse
 from mcpclient import AuthError, Client, ConnectError, ConnectionClosed, HTTPError, HTTPTransport, Handlers, ImageContent, RequestTimeout, SessionExpired
 from mcpclient.policies.retry import Retry, parse_retry_after
@@ -333,6 +333,16 @@ def test_503_with_retry_after_is_retried_once_after_the_delay(scripted):
         assert [t.name for t in client.list_tools()] == ["echo"]
         assert time.monotonic() - started >= 1.0
     assert len(server.requests("tools/list")) == 2
+
+
+def test_a_request_cancelled_while_its_retry_waits_is_never_sent_again(scripted):
+    server = scripted(fail_first(503, {"Retry-After": "1"}))
+    with Client(server.url, timeout=LONG) as client:
+        future = client.request_future("tools/list")
+        assert wait_until(lambda: len(server.requests("tools/list")) == 1)  # refused; the retry waits 1 s
+        assert future.cancel()
+        assert not wait_until(lambda: len(server.requests("tools/list")) > 1, 2.0)
+        assert client.request("tools/list")["tools"][0]["name"] == "echo"  # (the next one is sent)
 
 
 def test_a_tool_call_is_not_retried_after_503_unless_opted_in(scripted):
