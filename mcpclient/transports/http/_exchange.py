@@ -34,7 +34,7 @@ from urllib.parse import urljoin, urlsplit
 
 from ..._util.secrets import mapping_secrets, secret_words, url_secrets
 from ...auth.base import AuthProvider, Challenge, Observed, TokenSource, as_auth
-from ...errors import ConnectError, ConnectionClosed, HTTPError, SessionExpired, TransportError
+from ...errors import AuthError, ConnectError, ConnectionClosed, HTTPError, SessionExpired, TransportError
 from ...policies.redirects import Redirects
 from ..base import TransportInfo
 from ._inflight import Aborted
@@ -75,6 +75,26 @@ class _Unsent(Exception):
         self.failure = failure
 
 
+_UNSENDABLE = ("the value holds a line break, a NUL, leading whitespace or a character outside Latin-1, "
+               "which HTTP headers cannot carry (the value is not shown: it may be a secret)")
+
+
+def sendable(value: object) -> bool:
+    """Whether ``value`` can be an HTTP header's value as it is (http.client and requests refuse
+    the others, quoting the value: maybe a token, into an exception)."""
+    if not isinstance(value, str):
+        return False
+    if "\r" in value or "\n" in value or "\0" in value or value[:1].isspace():
+        return False
+    if value.isascii():
+        return True
+    try:
+        value.encode("latin-1")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class Credentials:
     """Who the requests of one transport act as: the static headers (an API key may travel in
     one) and the auth provider (``auth=`` as given becomes one here, ``as_auth``), for the server
@@ -84,6 +104,9 @@ class Credentials:
     def __init__(self, url: str, headers: Optional[Dict[str, str]], auth: Auth, auth_header: str) -> None:
         self.url = url
         self.headers = dict(headers or {})
+        for name, value in self.headers.items():
+            if not sendable(value):
+                raise ValueError(f"headers[{name!r}]: {_UNSENDABLE}") from None
         #: The provider as the user gave it (``auth=`` turned into one).
         self.provider: Optional[AuthProvider] = as_auth(auth, auth_header)
         #: What requests ask for credentials: the provider, watched (``_learn``).
@@ -97,10 +120,14 @@ class Credentials:
         """The headers of one request: the static ones and the credentials' (``authorization``:
         those of this try, from ``AuthProvider.request_credentials``; else they are asked for here)."""
         headers = dict(self.headers)
-        if authorization is not None:
+        if authorization is None and self.auth is not None:
+            authorization = self.auth.headers(verb, url)
+        if authorization:
+            for name, value in authorization.items():
+                if not sendable(value):  # (caught here: http.client's error would quote the token)
+                    raise AuthError(f"the credentials for the {name!r} header cannot be sent: {_UNSENDABLE}; "
+                                    "a token read from a file keeps its line break: strip() it")
             headers.update(authorization)
-        elif self.auth is not None:
-            headers.update(self.auth.headers(verb, url))
         return headers
 
     def bind(self) -> None:
