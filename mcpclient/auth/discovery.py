@@ -12,6 +12,8 @@ import socket
 from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 from urllib.parse import urlsplit
 
+from urllib3.util import parse_url
+
 from ..errors import AuthError
 
 __all__ = ["AddressGuard", "AuthServer", "Resource", "discover_resource", "discover_server"]
@@ -45,10 +47,34 @@ class AuthServer(NamedTuple):
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
 
 
+def connect_target(url: str, what: str) -> Tuple[str, str, Optional[int]]:
+    """``(scheme, host, port)`` of ``url`` as the HTTP stack (urllib3, under requests) will
+    connect: the host every check must judge. ``AuthError`` for a URL that parses two ways, whose
+    host Python's ``urlsplit`` reads differently (``https://169.254.169.254\\@a.example/``: urllib3
+    ends the host at the backslash and connects to 169.254.169.254), or that has no host."""
+    try:
+        stack = parse_url(url)
+        port = stack.port
+        split_host = (urlsplit(url).hostname or "").lower()
+    except ValueError:  # (urllib3's LocationParseError is a ValueError too)
+        raise AuthError(f"{what} is not a URL the client can use; refusing it") from None
+    host = (stack.host or "").lower().strip("[]")
+    split_host = split_host.replace("%25", "%")  # (an IPv6 zone, percent-encoded in a URL)
+    if not split_host.isascii():  # (urllib3 sends an international name IDNA-encoded)
+        try:
+            split_host = split_host.encode("idna").decode("ascii")
+        except UnicodeError:
+            split_host = ""
+    if not host or host != split_host:
+        raise AuthError(f"{what} parses two ways (its host is {host!r} or {split_host!r}, depending on the "
+                        "parser); refusing it") from None
+    return (stack.scheme or "").lower(), host, port
+
+
 def _checked_url(url: str, what: str) -> str:
     """Authorization traffic needs HTTPS (plain HTTP only to this machine, for development)."""
-    parts = urlsplit(url)
-    if parts.scheme == "https" or (parts.scheme == "http" and parts.hostname in _LOOPBACK):
+    scheme, host, _ = connect_target(url, what)
+    if scheme == "https" or (scheme == "http" and host in _LOOPBACK):
         return url
     raise AuthError(f"{what} {url!r} is not an https URL; refusing to send credentials over it")
 
@@ -117,12 +143,7 @@ class AddressGuard:
         """``url`` if its host is allowed, else ``AuthError`` naming the host (never a token)."""
         if self.allow_all:
             return url
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        try:
-            port = parts.port
-        except ValueError:
-            raise AuthError(f"{what} has an invalid port (host {host!r}); refusing it") from None
+        _, host, port = connect_target(url, what)
         for ip in _addresses(host, port):
             kind = address_class(ip)
             if kind not in self.allowed():

@@ -58,9 +58,10 @@ def test_a_loopback_server_may_use_loopback_but_never_link_local():
         private.check("https://127.0.0.1/token", "x")
 
 
-def test_a_loopback_server_pointing_at_a_link_local_authorization_server_is_refused():
-    """End to end: a real MCP server on 127.0.0.1 whose resource metadata names an authorization
-    server on the cloud metadata address; the client refuses before any request goes there."""
+def _guarded_mcp_server(metadata: str, authorization_servers: List[str]) -> ThreadingHTTPServer:
+    """A real MCP endpoint on 127.0.0.1 that answers every POST 401, its challenge naming
+    ``metadata`` ("{base}": its own address) as the resource metadata, which it serves naming
+    ``authorization_servers``."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -81,7 +82,7 @@ def test_a_loopback_server_pointing_at_a_link_local_authorization_server_is_refu
         def do_GET(self) -> None:  # noqa: N802
             base = f"http://127.0.0.1:{self.server.server_address[1]}"
             if self.path.startswith("/.well-known/oauth-protected-resource"):
-                self.reply(200, {"resource": base + "/mcp", "authorization_servers": ["https://169.254.169.254"]}, {})
+                self.reply(200, {"resource": base + "/mcp", "authorization_servers": authorization_servers}, {})
             else:
                 self.reply(404, {"error": "not found"}, {})
 
@@ -89,23 +90,45 @@ def test_a_loopback_server_pointing_at_a_link_local_authorization_server_is_refu
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
             base = f"http://127.0.0.1:{self.server.server_address[1]}"
             self.reply(401, {"error": "invalid_token"}, {"WWW-Authenticate": (
-                f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp"')})
+                f'Bearer resource_metadata="{metadata.format(base=base)}"')})
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="test-guarded-mcp", daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, name="test-guarded-mcp", daemon=True).start()
+    return server
+
+
+def _refusal(server: ThreadingHTTPServer) -> AuthError:
     try:
         oauth = OAuth(ClientCredentials("c", client_secret="s3cret"), timeout=LONG)
         with pytest.raises(AuthError) as err:
             with Client(f"http://127.0.0.1:{server.server_address[1]}/mcp", timeout=LONG, auth=oauth):
                 pass
-        assert "169.254.169.254" in str(err.value) and "link-local" in str(err.value)
         assert "s3cret" not in str(err.value)
+        return err.value
     finally:
         server.shutdown()
         server.server_close()
-        thread.join(LONG)
+
+
+def test_a_loopback_server_pointing_at_a_link_local_authorization_server_is_refused():
+    """End to end: a real MCP server on 127.0.0.1 whose resource metadata names an authorization
+    server on the cloud metadata address; the client refuses before any request goes there."""
+    error = _refusal(_guarded_mcp_server("{base}/.well-known/oauth-protected-resource/mcp", ["https://169.254.169.254"]))
+    assert "169.254.169.254" in str(error) and "link-local" in str(error)
+
+
+@pytest.mark.parametrize("metadata, authorization_servers", [
+    ("https://169.254.169.254\\\\@mcp.example.com/.well-known/oauth-protected-resource", []),  # (in the challenge's quoted string, two backslashes are one)
+    ("{base}/.well-known/oauth-protected-resource/mcp", ["https://169.254.169.254\\@auth.example.com"]),
+    ("{base}/.well-known/oauth-protected-resource/mcp", ["https://10.0.0.1\\@auth.example.com"]),
+], ids=["resource-metadata", "authorization-server", "private-address"])
+def test_a_url_the_http_stack_reads_another_way_than_the_guard_is_refused(metadata, authorization_servers):
+    """requests and urllib3 end a URL's host at a backslash: ``https://169.254.169.254\\@a.example``
+    connects to 169.254.169.254, where ``urlsplit`` reads ``a.example``. Such a URL is refused
+    before anything is fetched, wherever the server puts it."""
+    error = _refusal(_guarded_mcp_server(metadata, authorization_servers))
+    assert "parses two ways" in str(error)
 
 
 def _json(status: int, body: Any, **headers: str) -> Tuple[int, Dict[str, str], bytes]:
