@@ -15,6 +15,7 @@ from ._client.settings import declared_extensions
 from ._client.tools import call_tool, list_tools, tool_parser
 from ._engine.deadline import Deadline
 from ._engine.futures import CallFuture
+from ._util.callbacks import CallbackKeeper
 from ._util.waiting import wait_for
 from ._util.sentinel import DEFAULT, _Default
 from ._version import __version__
@@ -125,6 +126,17 @@ class Client:
         client_info: Union[Tuple[str, str], Mapping[str, object], Implementation] = ("mcpclient", __version__),
     ) -> None:
         transport, settings = transport_and_options(target, headers, auth, {"timeout": timeout, "protocol": protocol})
+        # The callbacks are the client's alone: the threads get stand-ins (see CallbackKeeper).
+        self._callbacks = keeper = CallbackKeeper()
+        if handlers is not None:
+            from .policies.handlers import Handlers as _Handlers  # (loaded by the channel's check anyway)
+
+            if isinstance(handlers, _Handlers):
+                handlers = handlers.replace(
+                    sampling=keeper.hold(handlers.sampling), elicitation=keeper.hold(handlers.elicitation),
+                    roots=keeper.hold(handlers.roots), on_log=keeper.hold(handlers.on_log),
+                    on_notification=keeper.hold(handlers.on_notification),
+                    on_reconnect=keeper.hold(handlers.on_reconnect))
         self._channel = channel = Channel(  # every argument checked now; nothing started
             transport, timeout=settings["timeout"], protocol=settings["protocol"], limits=limits, handlers=handlers,
             reconnect=reconnect, keepalive=keepalive, extensions=extensions, tracing=tracing,
@@ -428,7 +440,10 @@ class Client:
         channel = self._channel
         deadline = channel.deadline()
         era = channel.ready("subscriptions/listen", deadline)
-        return channel.subscriptions.listen(era.stateless, era.honoured(wanted), on_event, deadline)
+        held = self._callbacks.hold(on_event)
+        subscription = channel.subscriptions.listen(era.stateless, era.honoured(wanted), held, deadline)
+        self._callbacks.until(held, lambda: subscription.closed)
+        return subscription
 
     def set_roots(self, roots: RootsSetting) -> None:
         """Replace the roots and tell the server (``notifications/roots/list_changed``); the client
@@ -436,7 +451,7 @@ class Client:
         for a URI that is no local ``file://`` path (``TypeError`` for what is no ``Root``, URI or dict)."""
         channel = self._channel
         era = channel.era_if_ready("set_roots")  # ClientClosedError once closed
-        channel.responder.set_roots(roots)
+        channel.responder.set_roots(self._callbacks.hold(roots))
         if era is not None:
             era.roots_changed(channel.session)
 

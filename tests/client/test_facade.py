@@ -21,11 +21,11 @@ def _request_methods(cls: type) -> set:
             if not name.startswith("_") and inspect.isfunction(value)} - NOT_REQUESTS
 
 
-def test_a_client_holds_one_channel_and_its_finalizer():
+def test_a_client_holds_one_channel_its_finalizer_and_the_keeper_of_its_callbacks():
     client = Client(TESTING_SERVER)
     try:
         held = {type(value).__name__ for value in vars(client).values()}
-        assert held == {"Channel", "finalize"}
+        assert held == {"Channel", "finalize", "CallbackKeeper"}
     finally:
         client.close()
 

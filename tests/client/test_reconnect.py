@@ -178,6 +178,44 @@ def test_a_client_nobody_closed_is_collected_with_its_server_and_threads():
         assert not thread.is_alive(), thread.name
 
 
+class _Assistant:
+    """An object that holds its client and gives it its own methods as callbacks: a cycle
+    through the user's code, which the library's threads must not keep alive."""
+
+    def __init__(self, kind: str) -> None:
+        handlers = {"sampling": Handlers(sampling=self.answer), "on_log": Handlers(on_log=self.noted),
+                    "on_notification": Handlers(on_notification=self.noted), "listen": None,
+                    "roots": Handlers(roots=self.roots)}[kind]
+        self.client = Client(server_command(), timeout=LONG, handlers=handlers).connect()
+        if kind == "listen":
+            self.client.listen(tools=True, on_event=self.noted)
+
+    def answer(self, *args: Any) -> None: ...
+
+    def noted(self, *args: Any) -> None: ...
+
+    def roots(self) -> List[Any]:
+        return []
+
+
+@pytest.mark.parametrize("kind", ["sampling", "on_log", "on_notification", "listen", "roots"])
+def test_a_client_whose_callbacks_refer_back_to_it_is_collected_with_its_server_and_threads(kind):
+    assistant = _Assistant(kind)
+    client = assistant.client
+    pid, threads = client.transport.pid, client._session.threads()
+    del client
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del assistant
+        gc.collect()
+    assert any(issubclass(w.category, ResourceWarning) and "unclosed mcpclient.Client" in str(w.message)
+               for w in caught), [str(w.message) for w in caught]
+    assert wait_until(lambda: not pid_alive(pid))
+    for thread in threads:
+        thread.join(LONG)
+        assert not thread.is_alive(), thread.name
+
+
 def test_a_closed_client_is_collected_without_a_warning():
     client = Client(server_command(), timeout=LONG).connect()
     client.close()
