@@ -85,6 +85,9 @@ class BearerToken(AuthProvider):
     """A bearer token, fixed or fetched per request from ``source()`` (called from many threads).
 
     Sent as ``Authorization: Bearer <token>``; with another ``header`` the bare token is sent.
+    A request refused with 401 asks ``source()`` once more and, if it gives another token (the
+    one sent expired between fetch and use), is sent again with it (401 means the server did
+    not act on it).
     """
 
     def __init__(self, source: TokenSource, header: str = "Authorization") -> None:
@@ -105,6 +108,14 @@ class BearerToken(AuthProvider):
                             deadline: Optional[float] = None) -> Tuple[Optional[str], Dict[str, str]]:
         token = self.token()  # once: the source may be a vault round trip
         return token, self._headers_for(token)
+
+    def on_challenge(self, challenge: Challenge) -> bool:
+        """A 401 to a token from ``source()``: True (send again) if ``source()`` now gives another."""
+        source = self._source
+        if challenge.status != 401 or not callable(source):
+            return False
+        fresh = source()
+        return fresh is not None and fresh != challenge.sent_token
 
     def _headers_for(self, token: Optional[str]) -> Dict[str, str]:
         if token is None:

@@ -203,6 +203,29 @@ def test_401_is_an_auth_error_with_the_challenge_and_no_token(scripted, caplog):
     assert all("top-secret-token" not in r.getMessage() for r in caplog.records)
 
 
+def test_a_token_callable_is_asked_again_when_its_token_expired_between_fetch_and_use(scripted):
+    """``auth=lambda: vault.token()``: the vault rotated the token after the request took it.
+    The 401 makes the client ask once more and send the request again with the new token."""
+    server = scripted(echo, authorization="Bearer fresh")
+
+    def refused():
+        return [s for s in server.seen if s.headers.get("authorization") == "Bearer stale"]
+
+    def vault():  # (rotated once the server has refused the old token)
+        return "fresh" if refused() else "stale"
+
+    with Client(server.url, timeout=LONG, auth=vault) as client:
+        assert client.call_tool("echo", {"text": "through"}).text == "through"
+    assert len(refused()) == 1
+
+
+def test_a_fixed_token_refused_with_401_is_not_sent_again(scripted):
+    server = scripted(echo, authorization="Bearer right")
+    with pytest.raises(AuthError):
+        Client(server.url, timeout=LONG, auth="wrong").connect()
+    assert len(server.seen) == 1
+
+
 @pytest.mark.parametrize("status, advice", [(401, "auth="), (403, "scope")])
 def test_an_auth_error_says_what_to_do(scripted, status, advice):
     with Client(scripted(lambda seen, msg: Reply(status, b"")).url, timeout=LONG) as client:
