@@ -68,6 +68,7 @@ class Seen:
         self.body = body
         self.peer = peer  # the client's (address, port): which connection the request came on
         self.session: Optional[str] = None  # initialize: the session id handed out in its answer
+        self.at = time.monotonic()  # when it came
 
     @property
     def rpc_method(self) -> Optional[str]:

@@ -222,6 +222,9 @@ class _State(enum.Enum):
 
 #: Every Connection of this process: a forked child marks them inherited (``_inherited_by_fork``).
 _live: "weakref.WeakSet[Connection]" = weakref.WeakSet()
+
+#: Seconds a connection must live to count as made for good (see ``Connection._count_loss``).
+STEADY = 2.0
 #: Sessions a forked child inherited and replaced: kept, never collected, because freeing them
 #: would close file objects whose locks a thread of the parent may have held at the fork.
 _abandoned: List[Session] = []
@@ -269,7 +272,8 @@ class Connection:
         self._pid = _fork.pid  # the process the connection belongs to
         self._inherited = False  # forked: the session is the parent's (never closed here)
         self._lost: Optional[MCPError] = None  # why the connection was lost
-        self._failures = 0  # reconnects failed in a row
+        self._failures = 0  # reconnects failed in a row (a connection lost soon after it was made counts)
+        self._settled_at = 0.0  # monotonic time the connection in use was made
         self._next_try = 0.0  # monotonic time before which no reconnect is tried
         self._last_failure: Optional[BaseException] = None
         self._watch: Optional[KeepaliveWatch] = None
@@ -379,7 +383,8 @@ class Connection:
             # this sees READY in _session_lost.)
             self.session._check_open()
             self.negotiated, self.era, self._state = negotiated, era, _State.READY
-            self._pid, self._inherited, self._lost, self._failures = _fork.pid, False, None, 0
+            self._pid, self._inherited, self._lost = _fork.pid, False, None
+            self._settled_at = time.monotonic()  # (failures: counted on until it proves steady, _count_loss)
             session = self.session
             self._changed.notify_all()
         if self.keepalive is not None:
@@ -528,10 +533,25 @@ class Connection:
                 return
             self._state = _State.LOST
             self._lost = error if isinstance(error, MCPError) else ConnectionClosed(str(error))
+            self._count_loss(self._lost)
             watch, self._watch = self._watch, None
         if watch is not None:
             watch.stop()
         self._owner.lost(self._lost)
+
+    def _count_loss(self, error: MCPError) -> None:
+        """(Under ``_lock``.) A reconnect whose connection is lost within ``STEADY`` seconds failed
+        as one that could not connect: the next waits the policy's backoff, and counts towards
+        giving up (a server that dies on every call is not respawned at once, again and again).
+        A connection that lived longer starts the count again."""
+        if time.monotonic() - self._settled_at >= STEADY:
+            self._failures, self._next_try = 0, 0.0
+            return
+        if self.reconnects == 0:  # (the first connection: its loss is no failed reconnect)
+            return
+        self._failures += 1
+        self._next_try = time.monotonic() + (self.reconnect.delay(self._failures) if self.reconnect is not None else 0.0)
+        self._last_failure = error
 
     def lose(self, session: Session, error: MCPError) -> None:
         """A keepalive found ``session`` dead: fail its calls with ``error`` and mark it lost
@@ -541,6 +561,7 @@ class Connection:
                 return
             self._state = _State.LOST
             self._lost = error
+            self._count_loss(error)
             self._watch = None
             self._closing_elsewhere = session
         log.warning("%s: %s", session.transport.info.name, error)

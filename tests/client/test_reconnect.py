@@ -17,7 +17,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER, PACE, SERVERS, TESTING_SERVER, pid_alive, wait_until
+from conftest import HAVE_OFFICIAL_SDK, LONG, OFFICIAL_SERVER, PACE, SERVERS, TESTING_SERVER, faulty, pid_alive, wait_until
 from mcpclient import Client, ClientClosedError, ConnectError, ConnectionClosed, Handlers, Keepalive, Limits, ProcessExited, Reconnect, StdioTransport, SubscriptionLost, Timeout
 from mcpclient.testing import server_command
 from helpers import Twins, resource_updates
@@ -214,6 +214,27 @@ def test_a_client_whose_callbacks_refer_back_to_it_is_collected_with_its_server_
     for thread in threads:
         thread.join(LONG)
         assert not thread.is_alive(), thread.name
+
+
+def test_a_server_that_dies_on_every_call_is_respawned_with_backoff_then_given_up_on():
+    """Each reconnect succeeds and the next call kills the server: a reconnect whose connection
+    dies at once counts as a failed one, so the respawns back off (0.1, 0.2, 0.4 s... here)
+    and stop after ``max_attempts``, instead of ~20 new processes a second for ever."""
+    with Client(faulty("exit-on-call"), timeout=LONG,
+                reconnect=Reconnect(max_attempts=4, backoff_factor=0.1)) as client:
+        started = time.monotonic()
+        failures: List[str] = []
+        while time.monotonic() - started < 3.0:
+            try:
+                client.call_tool("echo", {"text": "x"})
+            except ConnectError as exc:
+                failures.append(str(exc))
+                if "gave up" in str(exc):
+                    break
+            except (ProcessExited, ConnectionClosed):
+                pass
+        assert client._channel.conn.reconnects <= 4
+        assert failures and "gave up" in failures[-1]
 
 
 def test_a_closed_client_is_collected_without_a_warning():

@@ -26,6 +26,7 @@ __all__ = ["Answers", "StreamBroken", "answers"]
 log = logging.getLogger("mcpclient.transport.http")
 
 _RETRY_MAX = 30.0  # a server's retry: delay is honoured up to this many seconds
+_RETRY_MIN = 0.25  # ... and from this many (a retry: 0 would have the client reconnect in a tight loop)
 
 #: ``resume(request, last_id, retry)``: read the rest of ``request``'s answer from the GET stream.
 Resume = Callable[[Request, str, Optional[float]], None]
@@ -138,7 +139,7 @@ class Answers:
         expected = rid if wire is None else wire
         for event in self.events(response, until):
             last_id = event.id if event.id is not None else last_id
-            retry = min(event.retry / 1000, _RETRY_MAX) if event.retry is not None else retry
+            retry = min(max(event.retry / 1000, _RETRY_MIN), _RETRY_MAX) if event.retry is not None else retry
             if event.oversized:
                 error = MessageTooLarge(f"{self._name} sent an event over max_message_size="
                                         f"{self._max} bytes", limit=self._max)

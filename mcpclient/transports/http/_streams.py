@@ -30,6 +30,7 @@ __all__ = ["GetStream", "ReadEvents"]
 log = logging.getLogger("mcpclient.transport.http")
 
 _RETRY_DEFAULT = 0.5  # seconds to wait before resuming a stream whose server named no retry: delay
+_STEADY = 2.0  # seconds a GET stream must stay open for its end not to count as a failure
 _MAX_RESUMES = 10  # resumptions of one request's stream before giving up
 
 #: ``read_events(response, request, last_id, retry)``: queue one stream's messages; returns (the
@@ -108,6 +109,7 @@ class GetStream:
             request = Request()
             response: Optional[Response] = None
             ended: Optional[BaseException] = None
+            steady = False  # a stream that lived _STEADY seconds: the backoff starts again
             self._wake.clear()
             if self._closing.is_set():  # (close() may have set the wake just before it was cleared)
                 return
@@ -138,9 +140,12 @@ class GetStream:
                             log.debug("%s offers no GET stream (HTTP %s)", self._name, status)
                             return
                         if status == 200 and media_type(response) == SSE:
-                            delay = 0.5
+                            opened = time.monotonic()
                             if self._hold(request, session):  # (not if a renewal replaced its session)
-                                _, last_id, retry = self._read_events(response, None, last_id, retry)
+                                try:
+                                    _, last_id, retry = self._read_events(response, None, last_id, retry)
+                                finally:
+                                    steady = time.monotonic() - opened >= _STEADY
                         else:
                             log.debug("GET stream to %s answered %s", self._name, status)
                     except ConnectionClosed as exc:
@@ -156,10 +161,14 @@ class GetStream:
                         continue
             finally:
                 self._inflight.remove(request)
-            wait = retry if retry is not None else delay * (0.5 + random.random())
+            # A stream that ends soon after it opened (or none) backs off as a failed connection
+            # does, whatever retry: the server named: a server that closes each stream at once
+            # must not have the client reopen it in a loop.
+            backoff = delay * (0.5 + random.random())
+            wait = backoff if retry is None else (retry if steady else max(retry, backoff))
             if self._wake.wait(wait) and self._closing.is_set():
                 return
-            delay = min(delay * 2, 30.0)
+            delay = 0.5 if steady else min(delay * 2, 30.0)
 
     def _hold(self, request: Optional[Request], session: Optional[str]) -> bool:
         """Register (``None``: unregister) the stream of ``session`` for ``follow`` to end; False

@@ -150,6 +150,18 @@ def test_the_get_stream_goes_on_after_its_token_is_refused_and_renewed(scripted)
     assert (first.headers["authorization"], second.headers["authorization"]) == ("Bearer old", "Bearer new")
 
 
+def test_a_get_stream_closed_at_once_after_retry_0_is_reopened_with_backoff_not_in_a_loop(scripted):
+    """A server that sends ``retry: 0`` and closes each GET stream at once: the client reopens
+    it no sooner than 0.25 s later, and backs off further while the streams keep ending at
+    once (it reopened it 425-484 times a second, at ~75 % of a core)."""
+    server = scripted(lambda seen, msg: {"content": []}, on_get=lambda seen: sse({"retry": 0, "data": "{}"}))
+    with Client(HTTPTransport(server.url), timeout=LONG, protocol="2025-11-25"):
+        assert wait_until(lambda: len(server.requests(http_method="GET")) >= 1)
+        assert not wait_until(lambda: len(server.requests(http_method="GET")) > 6, 2.0)
+    opened = [seen.at for seen in server.requests(http_method="GET")]
+    assert len(opened) >= 2 and opened[1] - opened[0] >= 0.25
+
+
 def test_pool_size_blocking_calls_reading_long_answer_streams_never_hold_up_another_call(scripted):
     """Every call's SSE answer is read on the poster lane's workers (so its deadline and close()
     end it), and ``pool_size`` such streams never hold every worker: a future's POST does not
