@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import logging
 import secrets
 from typing import TYPE_CHECKING, Any, Dict, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
@@ -36,7 +37,7 @@ __all__ = ["AuthorizationFlow", "DPoP", "DPoPMode", "JWT_BEARER", "TokenResponse
 
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
-#: ``OAuth(dpop=)``: ``"auto"`` (when the authorization server supports ES256 proofs), ``True`` or ``False``.
+#: ``OAuth(dpop=)``: ``"auto"`` (where the authorization server and the resource both take ES256 proofs), ``True`` or ``False``.
 DPoPMode = Union[bool, Literal["auto"]]
 
 log = logging.getLogger("mcpclient.auth")
@@ -62,6 +63,8 @@ class DPoP:
         self.mode = mode
         self.key: Optional[DPoPKey] = None
         self._bound = False  # the last token response was a DPoP-bound token
+        # What the protected resource's metadata says (RFC 9728): it takes DPoP-bound tokens / needs them.
+        self._resource_accepts = self._resource_requires = False
         self._nonces: Dict[str, str] = {}  # origin -> the DPoP nonce its server asked for
 
     @property
@@ -83,16 +86,32 @@ class DPoP:
         """Another server: a new key when one is needed, and a bearer token until then."""
         self.key, self._bound = None, False
 
+    def resource_says(self, resource: Optional[Resource], scheme: Optional[str]) -> None:
+        """What the protected resource says of DPoP: it takes DPoP-bound tokens if its metadata
+        lists ES256 in ``dpop_signing_alg_values_supported`` or its challenge used the ``DPoP``
+        scheme (RFC 9449, 7.1); it requires them with ``dpop_bound_access_tokens_required``
+        (RFC 9728). A resource that says none of this (a ``Bearer`` challenge) takes bearer tokens."""
+        raw = resource.raw if resource is not None else {}
+        algs = raw.get("dpop_signing_alg_values_supported")
+        self._resource_requires = raw.get("dpop_bound_access_tokens_required") is True
+        self._resource_accepts = self._resource_requires or (isinstance(algs, list) and "ES256" in algs) \
+            or (scheme or "").lower() == "dpop"
+
     def key_for(self, server: AuthServer) -> Optional[DPoPKey]:
         """The key for token requests to ``server`` (made on first use, one per ``OAuth``), or None."""
         if self.key is not None and self.mode is not False:
             return self.key  # a refresh of a DPoP-bound token must prove the same key
         if not server.issuer or self.mode is False:
             return self.key if self.mode is not False else None
-        if self.mode == "auto" and not server.supports("dpop_signing_alg_values_supported", "ES256"):
-            return None
+        if self.mode == "auto":
+            # Only where both ends take it: an MCP server that checks only "Bearer" refuses a
+            # DPoP-bound token. Without the oauth extra, bearer, unless the resource requires DPoP.
+            if not self._resource_accepts or not server.supports("dpop_signing_alg_values_supported", "ES256"):
+                return None
+            if not self._resource_requires and importlib.util.find_spec("cryptography") is None:
+                return None
         if self.key is None:
-            self.key = load("mcpclient.auth.jwt").DPoPKey()  # the optional extra (cryptography): only DPoP needs it
+            self.key = load("mcpclient.auth.jwt").DPoPKey()  # the optional extra (cryptography): MissingExtraError
         return self.key
 
     def answered(self, key: Optional[DPoPKey], body: Dict[str, Any], *, refreshing: bool) -> None:
@@ -128,6 +147,7 @@ class AuthorizationFlow:
         ``WWW-Authenticate``), with the ``wanted`` scopes (else the configured or published ones)."""
         self._guard_for(server_url)
         resource = discover_resource(server_url, challenge.get("resource_metadata"), self._get)
+        self.dpop.resource_says(resource, challenge.get("scheme"))
         if resource is None or not resource.authorization_servers:
             server = legacy_server(server_url, self._get)
             resource_id = None

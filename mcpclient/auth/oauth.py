@@ -66,10 +66,13 @@ class OAuth(AuthProvider):
         refresh_margin: refresh a token this many seconds before it expires.
         max_step_ups: re-authorizations for more scope (403 ``insufficient_scope``) allowed in a
             row before giving up.
-        dpop: bind tokens to a key with DPoP (RFC 9449): ``"auto"`` when the authorization server
-            supports ES256 proofs, ``True``, or ``False``. Each request then carries a fresh proof.
-            Proofs need ``mcpclient[oauth]``: without it ``True`` raises ``MissingExtraError`` at
-            the first token request, and ``"auto"`` does too where the server offers DPoP.
+        dpop: bind tokens to a key with DPoP (RFC 9449): ``"auto"`` where both the authorization
+            server (ES256 proofs) and the protected resource (its metadata's
+            ``dpop_signing_alg_values_supported`` or ``dpop_bound_access_tokens_required``) take
+            it, ``True``, or ``False``. Each request then carries a fresh proof. Proofs need
+            ``mcpclient[oauth]``: without it ``True`` raises ``MissingExtraError`` at the first
+            token request, and ``"auto"`` binds nothing unless the resource requires DPoP (then
+            ``MissingExtraError`` too).
         allow_private_addresses: fetch metadata and use endpoints on loopback, private and
             link-local addresses even when the MCP server is not on one (by default a server on
             loopback may use loopback ones and one on a private network private ones; link-local

@@ -29,8 +29,14 @@ SECRET_TOKEN = "tok-very-secret-123"
 class AuthWorld:
     """An authorization server and an MCP server requiring its tokens, on one loopback port."""
 
-    def __init__(self, resource_path: str = "/mcp", expires_in: int = 3600) -> None:
+    def __init__(self, resource_path: str = "/mcp", expires_in: int = 3600, as_dpop: bool = False,
+                 resource_dpop: Dict[str, Any] = {}, scheme: str = "Bearer") -> None:  # noqa: B006
+        """``as_dpop``: the authorization server offers ES256 DPoP proofs (node's oidc-provider does
+        by default); ``resource_dpop``: what the protected resource's metadata says of DPoP;
+        ``scheme``: the MCP endpoint's challenge scheme. It takes ``Authorization: Bearer`` only,
+        as the official SDK's check does."""
         self.token_requests: List[Dict[str, str]] = []
+        self.token_proofs: List[bool] = []  # whether each token request carried a DPoP proof
         self.authorizations: List[Dict[str, str]] = []
         self.lock = threading.Lock()
         self.release = threading.Event()
@@ -60,7 +66,8 @@ class AuthWorld:
                 base = world.base
                 path = urlsplit(self.path).path
                 if path == "/.well-known/oauth-protected-resource/mcp":
-                    self.reply(200, {"resource": base + resource_path, "authorization_servers": [base]})
+                    self.reply(200, {"resource": base + resource_path, "authorization_servers": [base],
+                                     **resource_dpop})
                 elif path == "/.well-known/oauth-protected-resource/sse":
                     self.reply(200, {"resource": base + "/sse", "authorization_servers": [base]})
                 elif path == "/sse":  # the legacy HTTP+SSE transport, behind the same tokens
@@ -84,7 +91,8 @@ class AuthWorld:
                                      "token_endpoint": base + "/token", "registration_endpoint": base + "/register",
                                      "code_challenge_methods_supported": ["S256"],
                                      "token_endpoint_auth_methods_supported": ["none"],
-                                     "authorization_response_iss_parameter_supported": True})
+                                     "authorization_response_iss_parameter_supported": True,
+                                     **({"dpop_signing_alg_values_supported": ["ES256"]} if as_dpop else {})})
                 elif path == "/authorize":
                     query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
                     world.authorizations.append(query)
@@ -102,6 +110,7 @@ class AuthWorld:
                     fields = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
                     with world.lock:
                         world.token_requests.append(fields)
+                        world.token_proofs.append("DPoP" in self.headers)
                     world.release.wait(LONG)
                     lifetime = 3600 if fields.get("grant_type") == "refresh_token" else expires_in
                     self.reply(200, {"access_token": SECRET_TOKEN, "token_type": "Bearer", "expires_in": lifetime,
@@ -130,7 +139,7 @@ class AuthWorld:
                 elif path == "/mcp":
                     if self.headers.get("Authorization") != f"Bearer {SECRET_TOKEN}":
                         self.reply(401, {"error": "invalid_token"}, {"WWW-Authenticate": (
-                            f'Bearer error="invalid_token", resource_metadata="{world.base}'
+                            f'{scheme} error="invalid_token", resource_metadata="{world.base}'
                             '/.well-known/oauth-protected-resource/mcp"')})
                         return
                     msg = json.loads(raw)
@@ -421,3 +430,20 @@ def test_a_call_waiting_for_another_threads_token_refresh_fails_at_its_own_timeo
         assert got == {"a": "a"}
     assert 0.4 <= waited < 2.0, f"B waited {waited:.1f} s"
     assert [r["grant_type"] for r in w.token_requests[before:]] == ["refresh_token"]  # A's only
+
+
+@pytest.mark.parametrize("resource_dpop, scheme, proved", [
+    ({}, "Bearer", False),  # a resource that says nothing of DPoP takes bearer tokens: none is bound
+    ({"dpop_signing_alg_values_supported": ["ES256"]}, "Bearer", True),
+    ({}, "DPoP", True),  # its challenge's scheme says it (RFC 9449, 7.1)
+], ids=["resource-silent", "resource-metadata-takes-dpop", "resource-challenge-dpop"])
+def test_dpop_auto_binds_only_where_the_resource_takes_it_too(world, resource_dpop, scheme, proved):
+    """An authorization server that offers DPoP (oidc-provider does by default) and an MCP
+    server whose bearer check takes ``Authorization: Bearer`` only: "auto" binds no token unless
+    the protected resource's metadata says it takes DPoP-bound ones."""
+    pytest.importorskip("cryptography")
+    w = world(as_dpop=True, resource_dpop=resource_dpop, scheme=scheme)
+    oauth = OAuth(ClientCredentials("c", client_secret="s"), timeout=LONG)
+    with Client(w.base + "/mcp", timeout=LONG, auth=oauth) as client:  # (its token endpoint answers "Bearer")
+        assert client.call_tool("echo", {"text": "through"}).text == "through"
+    assert w.token_proofs and all(p is proved for p in w.token_proofs)
