@@ -15,6 +15,9 @@ class CallHost(Protocol[C]):
 
     #: The extensions the client declared (an error about a missing capability names them).
     declared_extensions: FrozenSet[str]
+    #: The transport leaves rounds' exchanges to the callers that wait (HTTP): a blocking caller
+    #: runs its exchange before it sleeps, so it takes no place among the sleepers in advance.
+    exchanges: bool
 
     def resend(self, call: C, params: Optional[Dict[str, Any]]) -> None:
         """Send the next round of ``call`` within its one deadline."""

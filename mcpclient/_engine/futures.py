@@ -251,9 +251,10 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
         if announced:
             if self.deadline.at != _INF:
                 self.unwatched = True
-            sleeper = self._own_sleeper = [_allocate_lock(), _NOTHING, _get_ident()]
-            sleeper[0].acquire()
-            self._sleepers = [sleeper]  # (nothing else waits yet: the call is not sent)
+            if not self._session.exchanges:
+                sleeper = self._own_sleeper = [_allocate_lock(), _NOTHING, _get_ident()]
+                sleeper[0].acquire()
+                self._sleepers = [sleeper]  # (nothing else waits yet: the call is not sent)
         return announced
 
     def keep_exchange(self, exchange: "PendingExchange") -> None:

@@ -128,6 +128,7 @@ class Session:
         self.late_replies = 0  # replies to calls that had timed out or been cancelled
         #: The extension ids this client declared (``replies.outcome``); set by whoever makes the session.
         self.declared_extensions: FrozenSet[str] = frozenset()
+        self.exchanges = False  # the transport left a round's exchange to a caller (HTTP): see CallHost
         self.unknown_replies = 0
         self.dropped_sends = 0  # cancellations/answers that could not be queued for sending
 
@@ -338,6 +339,7 @@ class Session:
                 reader.join(_LOSS_WAIT)
             raise
         if here is not None:
+            self.exchanges = True
             call.keep_exchange(here)
         if call.deadline.at <= _monotonic():  # (read now: progress may have moved it)
             self.expire(call)  # the timer may have met it before it was pending (each round ends once)
