@@ -43,12 +43,14 @@ class ScriptedSSEServer:
     POST /messages answers 202 and queues the reply ``handle(message)`` returns (a result dict),
     or closes the stream (``DROP``), or refuses the POST (``Status``). ``initialize`` and
     notifications are handled here. POST /sse (a Streamable HTTP client) gets ``mcp_status`` and
-    ``mcp_body``; with ``silence`` the stream says nothing for that long after ``initialize``."""
+    ``mcp_body``; with ``silence`` the stream says nothing for that long after ``initialize``;
+    ``capabilities``: what ``initialize`` declares (the tools only by default)."""
 
     def __init__(self, handle: Optional[Callable[[Dict[str, Any]], Any]] = None,
                  endpoint: str = "/messages?session_id=s1", mcp_status: int = 405, mcp_body: bytes = b"",
-                 sse_status: int = 200, silence: float = 0.0) -> None:
+                 sse_status: int = 200, silence: float = 0.0, capabilities: Optional[Dict[str, Any]] = None) -> None:
         self.handle = handle or (lambda msg: {})
+        declared = capabilities if capabilities is not None else {"tools": {}}
         self.endpoint = endpoint
         self.seen: List[Any] = []  # (HTTP method, path, lower-case headers, JSON body)
         self.events: "queue.Queue[Any]" = queue.Queue()
@@ -115,7 +117,7 @@ class ScriptedSSEServer:
                     self._status(202)
                     return
                 if msg["method"] == "initialize":
-                    result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                    result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": declared,
                               "serverInfo": {"name": "scripted-sse", "version": "1"}}
                     answer: Any = result
                 else:

@@ -1,9 +1,10 @@
 """A server that sends its answer's status line and headers one byte every 0.2 s: no read timeout
 ever fires (each byte comes in time), yet a call ends at its deadline and the poster thread
-waiting for that answer is freed then, and ``close()`` from another thread ends what is still in
-flight within a second, leaving no mcpclient thread behind. Over Streamable HTTP (the answer to
-the POST) and the legacy HTTP+SSE transport (the POST's acknowledgement, which its poster thread
-waits for; the answer itself would come on the event stream).
+waiting for that answer is freed then, every blocking method alike, and ``close()`` from another
+thread ends what is still in flight within a second, leaving no mcpclient thread behind. Over
+Streamable HTTP (the answer to the POST) and the legacy HTTP+SSE transport (the POST's
+acknowledgement, which its poster thread waits for; the answer itself would come on the event
+stream).
 """
 from __future__ import annotations
 
@@ -73,6 +74,40 @@ def test_a_call_ends_at_its_deadline_and_frees_the_thread_waiting_for_the_trickl
         # The exchange was cut at the deadline, not at close(): the server meets the hang-up
         # at its next byte.
         assert server.hung_up.wait(SLACK), "the trickled answer was still being waited for"
+
+
+SHORT_TIMEOUT = 0.6  # (seconds: what is asserted is that the deadline holds, not how long it is)
+BLOCKING = {
+    "ping": lambda c: c.ping(timeout=SHORT_TIMEOUT),
+    "list_tools": lambda c: c.list_tools(timeout=SHORT_TIMEOUT),
+    "read_resource": lambda c: c.read_resource("test://a", timeout=SHORT_TIMEOUT),
+    "get_prompt": lambda c: c.get_prompt("p", timeout=SHORT_TIMEOUT),
+    "request": lambda c: c.request("tools/call", {"name": "slow", "arguments": {}}, timeout=SHORT_TIMEOUT),
+}
+
+
+@pytest.fixture(params=["streamable", "legacy_sse"])
+def trickling_everything(request: Any, hostile: Any, started: Any) -> Any:
+    """A client whose server trickles the answer to every request after the handshake."""
+    if request.param == "streamable":
+        return client_for(hostile(trickled_head).url)
+    from sse_scripted import ScriptedSSEServer, Trickle
+    from mcpclient.transports.http.sse import SSETransport
+
+    server = started(ScriptedSSEServer(lambda msg: Trickle(PACE), capabilities={"tools": {}, "resources": {}, "prompts": {}}))
+    return Client(SSETransport(server.url), validate_output="listed")
+
+
+@pytest.mark.parametrize("method", sorted(BLOCKING))
+def test_every_blocking_method_ends_at_its_timeout_when_the_answer_trickles(trickling_everything, method):
+    """Whatever the method, over Streamable HTTP and legacy SSE: the answer's head (or the
+    POST's acknowledgement) a byte every 0.2 s never makes a blocking call outlive its timeout."""
+    with trickling_everything as client:
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            BLOCKING[method](client)
+        took = time.monotonic() - started
+        assert SHORT_TIMEOUT <= took <= SHORT_TIMEOUT + 0.5, f"{method} ended after {took:.2f} s"
 
 
 def test_close_from_another_thread_ends_a_call_whose_answer_trickles_within_a_second(trickling):
