@@ -69,11 +69,8 @@ class MCPError(Exception):
     #: The task the failure is about (the Tasks extension: a task that failed, was cancelled or
     #: outlived the call's timeout), else None.
     task_id: Optional[str] = None
-    #: Whether the failure may be transient: the same request, tried again after a pause (on a
-    #: new connection, for a transport error), may succeed. True for timeouts, lost and refused
-    #: connections, and HTTP 408/425/429/5xx; False for what fails the same way again (a refused
-    #: argument, a protocol or an auth error, a closed client). It says nothing about whether
-    #: the request is safe to repeat: the server may have acted on it (the class docstrings say).
+    #: May be transient: the same request tried again after a pause may succeed (timeouts, transport
+    #: errors, HTTP 408/425/429/5xx). Not whether repeating it is safe (the class docstrings say).
     retryable: ClassVar[bool] = False
 
     def __reduce__(self) -> Any:
@@ -376,16 +373,12 @@ class HTTPError(TransportError):
     """The HTTP server answered with a status that is not a valid MCP reply.
 
     A 5xx or 429 may be transient (``retryable``): retrying is safe for idempotent requests
-    (``HTTPTransport(retry=Retry(...))`` does that for you); another 4xx fails again.
-
-    Attributes: ``status``; ``headers``, the response's headers (names lower-cased; any that
-    may carry a secret, such as ``Set-Cookie``, left out); ``body``, the start of the response
-    body as text (at most 200 characters, "" when none was read); ``retry_after``, the seconds
-    its ``Retry-After`` asked to wait (None without one): what ``self.retry(countdown=...)`` in a
-    Celery task or a tenacity wait needs.
+    (``HTTPTransport(retry=Retry(...))`` does that for you); another 4xx fails again. ``headers``
+    (lower-cased names; ``Set-Cookie`` and others that may carry a secret left out), ``body`` (200
+    characters) and ``retry_after`` (seconds, or None) are what a retry policy needs.
     """
 
-    #: The statuses that may be transient (RFC 9110: timeout, too early, too many requests, 5xx).
+    #: RFC 9110's timeout, too early, too many requests, and 5xx.
     RETRYABLE_STATUSES: ClassVar[FrozenSet[int]] = frozenset({408, 425, 429, 500, 502, 503, 504})
 
     def __init__(self, status: int, message: str = "", *, headers: Optional[Dict[str, str]] = None,

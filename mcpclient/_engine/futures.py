@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..transports.base import PendingExchange
     from ..types._json import JSONObject, JSONValue
 
-__all__ = ["CallFuture", "CallHost[CallFuture]", "NextRound", "ProgressCallback", "Transform"]
+__all__ = ["CallFuture", "ProgressCallback", "Transform"]
 
 T = TypeVar("T")
 U = TypeVar("U")

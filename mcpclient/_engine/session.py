@@ -548,11 +548,9 @@ class Session:
         else:
             log.debug("delivery failure for a request no longer pending (%r): %s", request_id, error)
 
-    def progressed(self, request_id: Any, progress: Any, total: Any,
-                   message: Any) -> Optional[Callable[[], object]]:
+    def progressed(self, request_id: Any, progress: Any, total: Any, message: Any) -> Optional[Callable[[], object]]:
         """Our request ``request_id`` made progress: its deadline moves (if it resets); its
-        ``on_progress`` goes to the notification thread with the notification (its answer then
-        waits behind it)."""
+        ``on_progress``, returned, runs with the notification (its answer then waits behind it)."""
         call = self._pending.get(request_id) if type(request_id) is int else None  # dict.get is atomic
         if call is None:
             return None

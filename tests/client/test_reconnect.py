@@ -166,9 +166,17 @@ def test_a_client_nobody_closed_is_collected_with_its_server_and_threads():
     Twins(client).list_tools().result(LONG)  # a worker thread too
     pid, threads = client.transport.pid, client._session.threads()
     assert threads
+    holder = [client]
+    del client
+    _assert_collected_with_its_server_and_threads(holder, pid, threads)
+
+
+def _assert_collected_with_its_server_and_threads(holder: List[Any], pid: int, threads: List[threading.Thread]) -> None:
+    """Empty ``holder`` (the last reference to what holds the client) and collect: a
+    ``ResourceWarning`` says the client was unclosed, its server exits, its threads end."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        del client
+        holder.clear()
         gc.collect()
     assert any(issubclass(w.category, ResourceWarning) and "unclosed mcpclient.Client" in str(w.message)
                for w in caught), [str(w.message) for w in caught]
@@ -200,20 +208,9 @@ class _Assistant:
 
 @pytest.mark.parametrize("kind", ["sampling", "on_log", "on_notification", "listen", "roots"])
 def test_a_client_whose_callbacks_refer_back_to_it_is_collected_with_its_server_and_threads(kind):
-    assistant = _Assistant(kind)
-    client = assistant.client
-    pid, threads = client.transport.pid, client._session.threads()
-    del client
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        del assistant
-        gc.collect()
-    assert any(issubclass(w.category, ResourceWarning) and "unclosed mcpclient.Client" in str(w.message)
-               for w in caught), [str(w.message) for w in caught]
-    assert wait_until(lambda: not pid_alive(pid))
-    for thread in threads:
-        thread.join(LONG)
-        assert not thread.is_alive(), thread.name
+    holder = [_Assistant(kind)]
+    pid, threads = holder[0].client.transport.pid, holder[0].client._session.threads()
+    _assert_collected_with_its_server_and_threads(holder, pid, threads)
 
 
 def test_a_server_that_dies_on_every_call_is_respawned_with_backoff_then_given_up_on():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -53,22 +54,22 @@ def test_a_command_that_cannot_start_is_named() -> None:
     assert "definitely-not-a-command-4242" in str(caught.value)
 
 
-def test_a_server_that_exits_is_named_by_its_script(tmp_path) -> None:
-    script = tmp_path / "exits_at_once.py"
-    script.write_text("import sys; sys.exit(3)\n")
+def _connect_error_of(script: Path, source: str) -> str:
+    script.write_text(source)
     with pytest.raises(ConnectError) as caught:
         Client([sys.executable, str(script)], timeout=LONG).connect()
-    assert "exits_at_once" in str(caught.value)
+    return str(caught.value)
+
+
+def test_a_server_that_exits_is_named_by_its_script(tmp_path) -> None:
+    assert "exits_at_once" in _connect_error_of(tmp_path / "exits_at_once.py", "import sys; sys.exit(3)\n")
 
 
 def test_a_server_that_fails_to_start_says_why_in_the_message(tmp_path) -> None:
     """The reason is in the server's stderr: the message carries its last lines, for code that
     logs ``str(error)`` only."""
-    script = tmp_path / "needs_a_module.py"
-    script.write_text("import no_such_module_for_this_test\n")
-    with pytest.raises(ConnectError) as caught:
-        Client([sys.executable, str(script)], timeout=LONG).connect()
-    assert "No module named 'no_such_module_for_this_test'" in str(caught.value)
+    said = _connect_error_of(tmp_path / "needs_a_module.py", "import no_such_module_for_this_test\n")
+    assert "No module named 'no_such_module_for_this_test'" in said
 
 
 def test_a_server_that_prints_a_banner_and_never_answers_is_quoted_with_what_to_do(tmp_path) -> None:
