@@ -13,12 +13,11 @@ send), ``ExtensionOwner`` (extension contexts), ``TasksOwner``, ``ConnectionOwne
 router's ``Requester``. It has none of the ``Client``'s request methods: those are the façade's.
 
 Cold start: ``Client(...)`` checks every argument and makes the channel without the
-connection; the first ``open()`` starts the transport (``Transport.start``: a stdio server is
-spawned), then makes what needs ``dataclasses`` (the ``Timeout`` and ``Limits`` given as
-numbers or left out, the subscription router) and loads the engine to make the connection, so
-that the server boots meanwhile (benchmarks/cold.py, one-shot: loading all of it before the
-launch cost about a quarter of a stdio one-shot call). Before that open, ``timeout``,
-``limits`` and ``subscriptions`` are not set: a call is refused first (``deadline``).
+connection (a ``Timeout`` or ``Limits`` left out is read from a stand-in: ``settings``); the
+first ``open()`` starts the transport (``Transport.start``: a stdio server is spawned), then
+makes the subscription router and loads the engine to make the connection, so that the server
+boots meanwhile (benchmarks/cold.py, one-shot: loading all of it before the launch cost about
+a quarter of a stdio one-shot call). Before that open, ``subscriptions`` is not set.
 """
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from .._engine.deadline import Deadline, check_timeout
 from .._engine.futures import CallFuture, ProgressCallback, Transform
 from .._util import fork as _fork
-from .._util.sentinel import DEFAULT, DEFAULT_SERVER_TEXT, DEFAULT_WORKERS
+from .._util.sentinel import DEFAULT
 from .._util.lazy import load
 from .._util.threads import start_thread
 from ..errors import CapabilityError, ClientClosedError, ConnectionClosed, MCPError
@@ -45,7 +44,10 @@ from ..transports.base import CLOSE_BUDGET, Transport
 from .notifications import NotificationRouter
 from .responder import Responder
 from .server_text import TextLimit
-from .settings import NO_HANDLERS, checked_kind, checked_timeout, client_identity, declared_extensions, extension_registry
+from .settings import (
+    DEFAULT_LIMITS, NO_HANDLERS, Seconds, checked_kind, checked_timeout, client_identity, declared_extensions,
+    extension_registry,
+)
 from .tools import ToolRegistry, list_tools
 
 if TYPE_CHECKING:
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
     from ..policies.reconnect import Keepalive, Reconnect
     from ..policies.timeout import Limits, Timeout
     from ..policies.tracing import Tracing
+    from .settings import _DefaultLimits
     from .subscriptions import SubscriptionRouter
     from ..protocol.eras import Era
     from ..protocol.negotiation import Negotiated
@@ -77,8 +80,6 @@ class Channel:
     _live: "weakref.WeakSet[Channel]" = weakref.WeakSet()
 
     # Made by the first open(), once the transport started (see the module docstring).
-    timeout: Timeout
-    limits: Limits
     subscriptions: SubscriptionRouter
 
     def __init__(self, transport: Transport, *, timeout: Any, protocol: str, limits: Optional[Limits],
@@ -88,14 +89,13 @@ class Channel:
                  client_info: Any) -> None:
         """Check every argument (``TypeError``/``ValueError`` naming it) and make what needs no
         connection; nothing is started."""
-        # A Timeout or Limits the caller made is kept as it is (its class is loaded: they made
-        # it); seconds, or none, are checked now and made into one by the first open().
-        self._timeout_given: Any = checked_timeout(timeout)
-        if not (timeout is None or isinstance(timeout, (int, float))):  # a Timeout the caller made
-            self.timeout = self._timeout_given
-        self._limits_given: Optional[Limits] = None
-        if limits is not None:
-            self.limits = self._limits_given = checked_kind(limits, "limits", policies.Limits)
+        # A Timeout or Limits the caller made is kept as it is; seconds, or none, are read from
+        # a stand-in with the same fields (``settings``: their classes cost a one-shot call).
+        timeout = checked_timeout(timeout)
+        self.timeout: Union[Timeout, Seconds] = Seconds(timeout) if timeout is None or isinstance(timeout, (int, float)) \
+            else timeout
+        self.limits: Union[Limits, _DefaultLimits] = DEFAULT_LIMITS if limits is None \
+            else checked_kind(limits, "limits", policies.Limits)
         if handlers is not None:  # (its class is loaded only for a value given: the caller made it)
             handlers = checked_kind(handlers, "handlers", policies.Handlers)
         given = handlers if handlers is not None else NO_HANDLERS
@@ -125,17 +125,14 @@ class Channel:
         given_capabilities = cast(Optional[Dict[str, Any]], capabilities)  # checked by the registry and the responder
         self.extensions: Optional[Registry] = extension_registry(extensions, given_capabilities)
         registry = self.extensions
-        limited = self._limits_given
         self.responder = Responder(given.sampling, given.elicitation, given.elicitation_modes,
                                    given.roots, given_capabilities, given.task_requests, transport.info.instance,
-                                   limited.workers if limited is not None else DEFAULT_WORKERS,
-                                   registry.capabilities() if registry is not None else None)
+                                   self.limits.workers, registry.capabilities() if registry is not None else None)
         era_setting(protocol)  # (checked now; the connector reads it again)
         self._protocol = protocol
         self.client_info = client_identity(client_info)
         self.transport = transport  # the one the connection starts with (a relaunch or a fallback replaces it)
-        self.text = TextLimit(limited.server_text if limited is not None else DEFAULT_SERVER_TEXT,
-                              transport.info.name)  # of the instructions and tool descriptions
+        self.text = TextLimit(self.limits.server_text, transport.info.name)  # of the instructions and tool descriptions
         self.tools = ToolRegistry(self.text)
         self.cache = ResultCache(self.credentials) if cache else None
         self.notifications = NotificationRouter(
@@ -160,14 +157,13 @@ class Channel:
     def deadline(self, timeout: Any = DEFAULT) -> Deadline:
         """The deadline of a call made now with ``timeout=``: ``DEFAULT`` (the client's
         ``Timeout``), a ``Timeout``, or seconds (reset on progress as the client's says)."""
-        try:
-            policy = self.timeout
-        except AttributeError:  # (made by the first open(): see the module docstring)
-            raise self._not_open("a call") from None
-        if isinstance(timeout, policies.Timeout):
+        policy: Union[Timeout, Seconds] = self.timeout
+        if timeout is DEFAULT:
+            seconds = policy.call
+        elif _made_timeout(timeout):
             policy, seconds = timeout, timeout.call
         else:
-            seconds = policy.call if timeout is DEFAULT else check_timeout(timeout)
+            seconds = check_timeout(timeout)
         resets = policy.reset_on_progress
         return Deadline(seconds, resets=resets, max_total=policy.total if resets else None)
 
@@ -411,10 +407,6 @@ class Channel:
 
                 load("mcpclient.types._tools")  # (and the types of a tool's result: the first call parses one)
 
-                if self._limits_given is None:
-                    self.limits = policies.Limits()
-                if not isinstance(self._timeout_given, policies.Timeout):
-                    self.timeout = policies.Timeout.of(self._timeout_given)
                 self.subscriptions = SubscriptionRouter(self)
                 self.subscriptions.keep_on_loss = self.reconnect is not None
                 self._era_for = era_for
@@ -435,7 +427,7 @@ class Channel:
         ``Timeout`` (its ``connect``) or seconds."""
         if timeout is DEFAULT:
             return Deadline(self.timeout.connect)
-        return Deadline(timeout.connect if isinstance(timeout, policies.Timeout) else check_timeout(timeout))
+        return Deadline(timeout.connect if _made_timeout(timeout) else check_timeout(timeout))
 
     def _start_tracing(self) -> None:
         """At the first ``connect()`` with tracing on: make the OpenTelemetry tracer (this imports
@@ -552,6 +544,12 @@ def _cancel_grace() -> float:
     from .._engine.session import CANCEL_GRACE  # (loaded: the connection module imports it)
 
     return CANCEL_GRACE
+
+
+def _made_timeout(timeout: Any) -> bool:
+    """Whether a ``timeout=`` is a ``Timeout`` (its class is looked at only for what is no
+    number: a caller who made one loaded it; seconds never load it)."""
+    return timeout is not None and not isinstance(timeout, (int, float)) and isinstance(timeout, policies.Timeout)
 
 
 def _reconnect_now(conn: Connection, subscriptions: SubscriptionRouter) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Deque, Dict, Iterator, Optional
 
 from ..errors import ClientClosedError, SubscriptionLost
 from .._engine.futures import CallFuture
-from ..types._base import _SLOTS
+from ..types._base import _SLOTS, _Value
 from ..types._json import JSONObject
 
 __all__ = ["Event", "KINDS", "MAX_QUEUED", "Subscription", "ended_by", "event_of", "matches"]
@@ -35,8 +35,8 @@ _FLAGS = {"tools_changed": "toolsListChanged", "prompts_changed": "promptsListCh
 _END = object()
 
 
-@dataclass(frozen=True, **_SLOTS)
-class Event:
+@dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class Event(_Value):
     """One change: ``kind`` is ``tools_changed``, ``prompts_changed``, ``resources_changed`` or
     ``resource_updated`` (then ``uri`` names the resource)."""
 

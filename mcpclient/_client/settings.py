@@ -1,17 +1,24 @@
 """What ``Client(...)`` takes, checked: each argument a ``TypeError``/``ValueError`` naming it,
-before anything starts, without loading what a value the caller did not give would need (a
-``Timeout`` given as seconds is made by the first ``connect()``: ``_client.channel``)."""
+before anything starts, without loading what a value the caller did not give would need.
+
+A ``Timeout``, ``Limits`` or ``Handlers`` the caller made is used as it is. Left out (or a
+timeout given as seconds), the client reads the same fields from a plain stand-in here instead:
+a frozen dataclass costs about 1 ms to define on Python 3.11 (``dataclasses`` compiles its
+methods), which is most of what ``Timeout`` and ``Limits`` would add to a one-shot call
+(benchmarks/cold.py). tests/client/test_settings.py holds each stand-in to its class's fields."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
 
 from .. import policies, types as _types
 from .._engine.deadline import check_timeout
+from .._util.sentinel import DEFAULT_INPUT_ROUNDS, DEFAULT_MAX_PAGES, DEFAULT_PROBE, DEFAULT_SERVER_TEXT, DEFAULT_WORKERS
 
 if TYPE_CHECKING:
     from ..extensions.registry import Registry
 
-__all__ = ["NO_HANDLERS", "checked_kind", "checked_timeout", "client_identity", "declared_extensions", "extension_registry"]
+__all__ = ["DEFAULT_LIMITS", "NO_HANDLERS", "Seconds", "checked_kind", "checked_timeout", "client_identity",
+           "declared_extensions", "extension_registry"]
 
 
 def checked_timeout(value: Any) -> Any:
@@ -38,6 +45,31 @@ class _NoHandlers:
 
 
 NO_HANDLERS = _NoHandlers()
+
+
+class _DefaultLimits:
+    """``Limits()``'s fields, without loading its class (``Client(...)`` without ``limits=``)."""
+
+    workers = DEFAULT_WORKERS
+    pages = DEFAULT_MAX_PAGES
+    input_rounds = DEFAULT_INPUT_ROUNDS
+    server_text: Optional[int] = DEFAULT_SERVER_TEXT
+
+
+DEFAULT_LIMITS = _DefaultLimits()
+
+
+class Seconds:
+    """``Timeout(seconds)``'s fields, without loading its class (``Client(timeout=30)``, or
+    ``timeout=`` left out): ``call`` and ``connect`` are the seconds (``None``: no limit)."""
+
+    __slots__ = ("call", "connect")
+    probe = DEFAULT_PROBE
+    reset_on_progress = False
+    total: Optional[float] = None
+
+    def __init__(self, seconds: Optional[float]) -> None:
+        self.call = self.connect = None if seconds is None else float(seconds)
 
 
 def client_identity(info: Any) -> Dict[str, Any]:

@@ -26,15 +26,26 @@ from ..protocol.params import none
 from .._engine.deadline import NEVER, Deadline
 from .._engine.futures import CallFuture
 from ..protocol.stateless import META_SUBSCRIPTION
-from .events import KINDS, Event, Subscription, ended_by, event_of, matches
+from .._util.lazy import load
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
+    from .events import Event, Subscription
     from .._engine.requester import Requester
     from .._engine.session import Session
 
 __all__ = ["SubscriptionRouter"]
 
 log = logging.getLogger("mcpclient")
+
+
+def _events() -> "ModuleType":
+    """``events``, loaded by the first ``listen()``: following changes is a feature a program
+    may never use, and ``Event``, a frozen dataclass, costs about 1 ms of a one-shot call to
+    define (Python 3.11, benchmarks/cold.py). Every other use here has a subscription, so the
+    module is loaded by then."""
+    return load("mcpclient._client.events")  # listen(): an optional feature (see above)
 
 _RELISTEN_MAX = 3  # a listen whose stream breaks this many times in a row without an event ends
 _EARLY_KEPT = 16  # notifications of a listen not registered yet, kept per listen (and listens)
@@ -110,7 +121,7 @@ class SubscriptionRouter:
         the server's unsolicited notifications plus ``resources/subscribe`` for each URI, sent
         within ``deadline``."""
         self._stateless = stateless
-        subscription = Subscription(wanted, on_event, self._end)
+        subscription: Subscription = _events().Subscription(wanted, on_event, self._end)
         subscription._carrier = carrier
         if not stateless:
             for uri in wanted.get("resourceSubscriptions") or []:
@@ -123,7 +134,7 @@ class SubscriptionRouter:
                 with self._lock:
                     if subscription in self._emulated:
                         self._emulated.remove(subscription)
-                subscription.end(ended_by(ConnectionClosed("the connection is closed")))
+                subscription.end(_events().ended_by(ConnectionClosed("the connection is closed")))
             return subscription
         self._open_listen(subscription)
         return subscription
@@ -199,7 +210,7 @@ class SubscriptionRouter:
                 return
             except MCPError as exc:
                 error = exc
-        subscription.end(ended_by(error))
+        subscription.end(_events().ended_by(error))
 
     def active(self) -> bool:
         """Whether any subscription is open (one that a lost connection interrupts)."""
@@ -221,7 +232,7 @@ class SubscriptionRouter:
             try:
                 self._open_listen(subscription)
             except MCPError as exc:
-                subscription.end(ended_by(exc))
+                subscription.end(_events().ended_by(exc))
         if uris:
             try:
                 self._change(None, None, NEVER)
@@ -278,7 +289,7 @@ class SubscriptionRouter:
         if not (emulated or suspended):
             return
         for subscription in emulated + suspended:
-            subscription.end(None if error is None else ended_by(error))
+            subscription.end(None if error is None else _events().ended_by(error))
 
     def resubscribe(self) -> None:
         """The server forgot our session and a new one replaced it (or the client connected
@@ -428,18 +439,19 @@ class SubscriptionRouter:
             self._route_listen(subscription, method, params)
             return
         if self._emulated:
-            if method not in KINDS:
+            events = _events()
+            if method not in events.KINDS:
                 return
-            event = event_of(method, params)
+            event = events.event_of(method, params)
             with self._lock:
-                targets = [s for s in self._emulated if matches(s.wanted, event)]
+                targets = [s for s in self._emulated if events.matches(s.wanted, event)]
             for subscription in targets:
                 subscription.deliver(event)
 
     def _route_listen(self, subscription: Subscription, method: str, params: Dict[str, Any]) -> None:
         if method == ACKNOWLEDGED:
             subscription.acknowledge(params.get("notifications"))  # (on the reader: see route_at_once)
-        elif method in KINDS:
-            subscription.deliver(event_of(method, params))
+        elif method in _events().KINDS:
+            subscription.deliver(_events().event_of(method, params))
         elif method == "notifications/cancelled":  # stdio: the server ended the listen
             self._owner.session.forget(subscription.subscription_id)  # -> _listen_done: a quiet end

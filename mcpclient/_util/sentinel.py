@@ -1,9 +1,9 @@
 """``DEFAULT``: the "use the client's setting" marker for ``timeout=`` (``None`` means wait forever);
-``Limits``' defaults, which the protocol layer applies and a ``Client`` made without ``limits=``
-uses before its ``Limits`` is made."""
+the defaults of ``Limits`` and ``Timeout``, which the protocol layer applies and a ``Client``
+made without them uses (``_client.settings``)."""
 from typing import TYPE_CHECKING, Any, Mapping, TypeVar
 
-__all__ = ["DEFAULT", "DEFAULT_MAX_PAGES", "DEFAULT_SERVER_TEXT", "DEFAULT_WORKERS"]
+__all__ = ["DEFAULT", "DEFAULT_INPUT_ROUNDS", "DEFAULT_MAX_PAGES", "DEFAULT_PROBE", "DEFAULT_SERVER_TEXT", "DEFAULT_WORKERS"]
 
 
 class _Default:
@@ -22,6 +22,10 @@ DEFAULT_MAX_PAGES = 1000
 DEFAULT_WORKERS = 4
 #: Characters kept of the server's instructions and of each tool description (``Limits(server_text=)``).
 DEFAULT_SERVER_TEXT = 8192
+#: ``input_required`` rounds of one 2026 request (``Limits(input_rounds=)``).
+DEFAULT_INPUT_ROUNDS = 10
+#: Seconds the ``server/discover`` probe waits on stdio (``Timeout(probe=)``).
+DEFAULT_PROBE = 2.0
 
 
 class Keep:

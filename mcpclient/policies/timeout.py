@@ -9,8 +9,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Optional, Union
 
-from .._util.sentinel import DEFAULT_MAX_PAGES, DEFAULT_SERVER_TEXT, DEFAULT_WORKERS, KEEP, _Default, Keep, replaced
-from ..types._base import _SLOTS
+from .._util.sentinel import (
+    DEFAULT_INPUT_ROUNDS, DEFAULT_MAX_PAGES, DEFAULT_PROBE, DEFAULT_SERVER_TEXT, DEFAULT_WORKERS, KEEP, _Default, Keep,
+    replaced,
+)
+from ..types._base import _SLOTS, _Value
 
 __all__ = ["Limits", "Timeout", "TimeoutSetting"]
 
@@ -33,8 +36,8 @@ def _seconds(value: Any, what: str, *, none: bool = True) -> Optional[float]:
     return float(value)
 
 
-@dataclasses.dataclass(frozen=True, **_SLOTS)
-class Timeout:
+@dataclasses.dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class Timeout(_Value):
     """How long calls may take, in seconds (``None``: no limit).
 
     Example::
@@ -55,7 +58,7 @@ class Timeout:
 
     call: Optional[float] = 60.0
     connect: Optional[float] = _UNSET
-    probe: float = 2.0
+    probe: float = DEFAULT_PROBE
     reset_on_progress: bool = False
     total: Optional[float] = None
     #: ``connect`` was not given, so it follows ``call`` (in ``replace()`` too).
@@ -102,8 +105,8 @@ TimeoutSetting = Union[float, None, Timeout]
 CallTimeout = Union[float, None, Timeout, _Default]
 
 
-@dataclasses.dataclass(frozen=True, **_SLOTS)
-class Limits:
+@dataclasses.dataclass(frozen=True, eq=False, repr=False, **_SLOTS)
+class Limits(_Value):
     """How much a client may hold at once.
 
     Example::
@@ -121,7 +124,7 @@ class Limits:
 
     workers: int = DEFAULT_WORKERS
     pages: int = DEFAULT_MAX_PAGES
-    input_rounds: int = 10
+    input_rounds: int = DEFAULT_INPUT_ROUNDS
     server_text: Optional[int] = DEFAULT_SERVER_TEXT
 
     def __post_init__(self) -> None:

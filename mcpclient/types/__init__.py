@@ -38,7 +38,9 @@ from ..errors import URLElicitationRequired
 if TYPE_CHECKING:
     from ._json import JSONObject, JSONValue, Raw  # noqa: F401
     from . import elicitation, handlers  # noqa: F401 (submodules, loaded on first use)
-    from ._implementation import Implementation, Page, ServerInfo
+    from ._implementation import Implementation
+    from ._page import Page
+    from ._server import ServerInfo
     from ._tools import Content, EmbeddedResource, ResourceContents, TextContent, Tool, ToolResult, parse_content
     from ._catalog import Completion, Prompt, PromptArgument, PromptMessage, PromptResult, Resource, ResourceTemplate
     from ._content import AudioContent, ImageContent, ResourceLink, UnknownContent
@@ -79,7 +81,9 @@ __all__ = [
 #: Each family of classes, in the submodule that defines it (its first name looked up loads it all).
 _FAMILIES = {
     "_json": ("JSONObject", "JSONValue", "Raw"),  # (the aliases: every family's annotations name them)
-    "_implementation": ("Implementation", "Page", "ServerInfo"),
+    "_implementation": ("Implementation",),
+    "_server": ("ServerInfo",),  # (Client.server)
+    "_page": ("Page",),  # (Client.page)
     "_tools": ("Content", "EmbeddedResource", "ResourceContents", "TextContent", "Tool", "ToolResult", "parse_content"),
     # resources/, prompts/ and completion/ results
     "_catalog": ("Completion", "Prompt", "PromptArgument", "PromptMessage", "PromptResult", "Resource",

@@ -74,14 +74,15 @@ def test_import_does_not_load_rare_content_types_or_feature_modules():
 
 def test_a_stdio_server_starts_before_the_engine_and_the_types_load():
     """``Client(...)`` checks its arguments and loads neither the engine's session nor what
-    connects, nor the result types, ``Timeout``/``Limits`` and the subscription router
-    (``dataclasses`` with them); ``connect()`` starts the server first and loads them while it
-    boots (benchmarks/cold.py, one-shot)."""
+    connects, nor the result types and the subscription router (``dataclasses`` with them);
+    ``connect()`` starts the server first and loads them while it boots. ``Timeout``/``Limits``
+    left out and the events of ``listen()`` never load (benchmarks/cold.py, one-shot)."""
     code = """
 import subprocess, sys
 LATER = ("mcpclient._engine.session", "mcpclient._engine.reader", "mcpclient._client.connection",
          "mcpclient.protocol.negotiation", "mcpclient.protocol.eras", "dataclasses", "mcpclient.types._implementation",
-         "mcpclient.policies.timeout", "mcpclient._client.subscriptions")
+         "mcpclient.policies.timeout", "mcpclient._client.subscriptions", "mcpclient._client.events",
+         "mcpclient.types._server", "mcpclient.types._page")
 seen = []
 popen_init = subprocess.Popen.__init__
 def spy(self, *args, **kwargs):
@@ -99,8 +100,7 @@ print(seen)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == repr([[], [], ["dataclasses", "mcpclient._client.connection",
                                             "mcpclient._client.subscriptions", "mcpclient._engine.reader",
-                                            "mcpclient._engine.session", "mcpclient.policies.timeout",
-                                            "mcpclient.protocol.eras", "mcpclient.protocol.negotiation",
+                                            "mcpclient._engine.session", "mcpclient.protocol.eras", "mcpclient.protocol.negotiation",
                                             "mcpclient.types._implementation"]]), out.stderr
 
 
