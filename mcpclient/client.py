@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .extensions.registry import ExtensionsSetting
     from .policies.handlers import Handlers
     from .policies.reconnect import Keepalive, Reconnect
-    from .policies.timeout import Limits, Timeout, TimeoutSetting
+    from .policies.timeout import CallTimeout, Limits, Timeout, TimeoutSetting
     from .policies.tracing import TracingSetting
     from .transports.base import Transport
     from .transports.targets import Target
@@ -41,17 +41,17 @@ if TYPE_CHECKING:
     from .types.handlers import RootsSetting
     from .types._json import JSONObject
 
+    # (Annotations only: an alias of names not loaded yet compiles each of them when the module loads.)
+    #: What ``Client(auth=)`` takes: a bearer token, a callable returning one, or an ``AuthProvider``.
+    AuthSetting = Union[None, str, Callable[[], str], AuthProvider]
+    #: What ``complete(ref, ...)`` completes for: a prompt, a resource template or resource, a wire
+    #: ``ref`` dict, a prompt's name or a template's URI.
+    CompletionRef = Union[Prompt, ResourceTemplate, Resource, Dict[str, str], str]
+
 __all__ = ["DEFAULT", "Client"]
 
 T = TypeVar("T")
 F = TypeVar("F")
-#: A call's ``timeout=``: seconds, ``None`` (no limit), a ``Timeout``, or ``DEFAULT`` (the client's).
-CallTimeout = Union[float, None, "Timeout", "_Default"]
-#: What ``Client(auth=)`` takes: a bearer token, a callable returning one, or an ``AuthProvider``.
-AuthSetting = Union[None, str, Callable[[], str], "AuthProvider"]
-#: What ``complete(ref, ...)`` completes for: a prompt, a resource template or resource, a wire
-#: ``ref`` dict, a prompt's name or a template's URI.
-CompletionRef = Union["Prompt", "ResourceTemplate", "Resource", Dict[str, str], str]
 
 
 #: ``Client.page(kind)``: kind -> (method, result key, the name of its item type in ``types``).

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 from contextvars import copy_context
-from typing import Any, Callable, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 from ..errors import RequestCancelled
-from .call_host import CallHost
 from .futures import CallFuture
+
+if TYPE_CHECKING:
+    from .call_host import CallHost
 
 __all__ = ["ChainedFuture"]
 

@@ -27,10 +27,10 @@ from .._util.threads import WAIT_MAX, contained_callback, this_thread as _librar
 from .._util.waiting import announce
 from .deadline import NEVER, Deadline
 from ..errors import ClientClosedError, RequestCancelled
-from .call_host import CallHost
 from .replies import NextRound, outcome
 
 if TYPE_CHECKING:
+    from .call_host import CallHost
     from .hooks import CallTrace
     from ..transports.base import PendingExchange
     from ..types._json import JSONObject, JSONValue
@@ -42,8 +42,9 @@ U = TypeVar("U")
 
 ProgressCallback = Callable[[float, Optional[float], Optional[str]], object]
 Transform = Callable[[Any], Any]
-#: ``(method, params) -> (params, headers)``: what every round of a call is sent with (2026: ``_meta``).
-Prepare = Callable[[str, Optional[Dict[str, Any]]], Tuple[Optional[Dict[str, Any]], Optional[Dict[str, str]]]]
+if TYPE_CHECKING:  # (annotations only: the alias costs a one-shot call at import)
+    #: ``(method, params) -> (params, headers)``: what every round of a call is sent with (2026: ``_meta``).
+    Prepare = Callable[[str, Optional[Dict[str, Any]]], Tuple[Optional[Dict[str, Any]], Optional[Dict[str, str]]]]
 
 log = logging.getLogger("mcpclient")
 

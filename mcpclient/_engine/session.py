@@ -28,7 +28,7 @@ from contextlib import nullcontext
 from functools import partial
 from _thread import get_ident as _get_ident
 from time import monotonic as _monotonic
-from typing import Any, Callable, ContextManager, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from .._util.threads import WorkerPool, join_all, next_instance
 from .timer import DeadlineTimer
@@ -40,12 +40,15 @@ from ..errors import (
 )
 from .abandoned import NOT_ABANDONED, AbandonedRequests
 from .deadline import NEVER, Deadline
-from .futures import CallFuture, Prepare, ProgressCallback, Transform
+from .futures import CallFuture, ProgressCallback, Transform
 from .server_requests import RequestHandler, ServerRequests
 from .hooks import CallTracer
 from .reader import NotificationHandler, Reader
 from .rules import RPCRules
 from ..transports.base import CLOSE_BUDGET, LATE_ANSWER, Transport
+
+if TYPE_CHECKING:
+    from .futures import Prepare
 
 __all__ = ["CANCEL_GRACE", "HANDLER_GRACE", "Session"]
 

@@ -63,12 +63,13 @@ class SessionRenewed:
         return "SessionRenewed()"
 
 
-#: What ``Transport.send`` takes: one JSON-RPC message, or a batch of them.
-Message = Union["JSONObject", List["JSONObject"]]
-#: What ``Transport.receive`` returns: a message (a JSON object, or a batch), a request that could
-#: not be delivered (``DeliveryFailed``), a renewed session (``SessionRenewed``), or ``None`` at
-#: the end of the stream.
-Received = Union["JSONValue", DeliveryFailed, SessionRenewed]
+if TYPE_CHECKING:  # (annotations only: at run time, a name not loaded yet would be compiled)
+    #: What ``Transport.send`` takes: one JSON-RPC message, or a batch of them.
+    Message = Union[JSONObject, List[JSONObject]]
+    #: What ``Transport.receive`` returns: a message (a JSON object, or a batch), a request that
+    #: could not be delivered (``DeliveryFailed``), a renewed session (``SessionRenewed``), or
+    #: ``None`` at the end of the stream.
+    Received = Union[JSONValue, DeliveryFailed, SessionRenewed]
 
 
 class Endpoint:
@@ -127,12 +128,6 @@ class Endpoint:
 #: name what the request made, a task to cancel: ``Session.call(on_late=)``).
 LATE_ANSWER = 5.0
 
-#: ``remake(how)``: a fresh, unstarted transport to the same server with the same settings and
-#: connection number, made ``how``: ``"relaunch"`` (the server exited on the ``server/discover``
-#: probe), ``"reopen"`` (a new connection after this one was lost, or in a forked child, where
-#: this one is the parent's) or ``"fallback"`` (the legacy transport to try after the first
-#: handshake was refused); ``None`` when it cannot be made that way.
-Remake = Callable[["RemakeKind"], Optional["Transport"]]
 #: How a transport is made again (``Remake``).
 RemakeKind = Literal["relaunch", "reopen", "fallback"]
 
@@ -302,6 +297,14 @@ class Transport(ABC):
         """Cancel an in-flight request the transport's own way; True if that replaces the
         ``notifications/cancelled`` message (2026-07-28 HTTP closes the request's stream)."""
         return False
+
+
+#: ``remake(how)``: a fresh, unstarted transport to the same server with the same settings and
+#: connection number, made ``how``: ``"relaunch"`` (the server exited on the ``server/discover``
+#: probe), ``"reopen"`` (a new connection after this one was lost, or in a forked child, where
+#: this one is the parent's) or ``"fallback"`` (the legacy transport to try after the first
+#: handshake was refused); ``None`` when it cannot be made that way.
+Remake = Callable[[RemakeKind], Optional[Transport]]
 
 
 def _make_encode() -> Callable[[Any], str]:

@@ -7,10 +7,13 @@ through memory sees what a server would see. The other side is a ``MemoryPeer`` 
 from __future__ import annotations
 
 import queue
-from typing import Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Tuple
 
 from ..errors import ConnectionClosed
-from .base import Endpoint, Message, Received, Transport, TransportInfo, decode_frame, encode_frame
+from .base import Endpoint, Transport, TransportInfo, decode_frame, encode_frame
+
+if TYPE_CHECKING:
+    from .base import Message, Received
 
 __all__ = ["MemoryPeer", "MemoryTransport"]
 

@@ -6,6 +6,8 @@ type checkers (under ``if TYPE_CHECKING:``) are imported here too, so every hint
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 import inspect
 import sys
 import typing
@@ -14,16 +16,39 @@ import mcpclient
 from mcpclient import types
 
 
-def _type_checking_names(module):
-    """``module``'s names and those it imports under ``if TYPE_CHECKING:``, imported for real (a
-    type alias another module defines may name an exported class: the exported names come too)."""
+def _type_checking_names(module, namespace):
+    """Add to ``namespace`` (``module``'s names) those it imports under ``if TYPE_CHECKING:``,
+    imported for real (a type alias another module defines may name an exported class: the
+    exported names come too)."""
     source = inspect.getsource(module)
-    namespace = dict(vars(module))
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.If) and getattr(node.test, "id", getattr(node.test, "attr", None)) == "TYPE_CHECKING":
-            block = ast.Module(body=node.body, type_ignores=[])
-            exec(compile(block, module.__file__, "exec"), namespace)  # noqa: S102 - the module's own imports
-    return namespace
+            for statement in node.body:
+                if not _imported_from_the_package(statement, module, namespace):
+                    block = ast.Module(body=[statement], type_ignores=[])
+                    exec(compile(block, module.__file__, "exec"), namespace)  # noqa: S102 - the module's own imports
+
+
+def _imported_from_the_package(statement, module, namespace):
+    """``from <a module of the package> import names``: the names as that module's type checker
+    sees them (an alias it defines under ``if TYPE_CHECKING:`` too). False for other statements."""
+    if not isinstance(statement, ast.ImportFrom):
+        return False
+    package = module.__name__ if hasattr(module, "__path__") else module.__name__.rpartition(".")[0]
+    source = importlib.util.resolve_name("." * statement.level + (statement.module or ""), package)
+    if not source.startswith("mcpclient"):
+        return False
+    imported = importlib.import_module(source)
+    found = _namespace(imported)  # (partial while that module's own block runs: modules that name each other)
+    for alias in statement.names:
+        name = alias.name
+        if name in found:
+            namespace[alias.asname or name] = found[name]
+        elif hasattr(imported, name):
+            namespace[alias.asname or name] = getattr(imported, name)
+        else:
+            namespace[alias.asname or name] = importlib.import_module(f"{source}.{name}")
+    return True
 
 
 _NAMESPACES = {}
@@ -31,7 +56,8 @@ _NAMESPACES = {}
 
 def _namespace(module):
     if module.__name__ not in _NAMESPACES:
-        _NAMESPACES[module.__name__] = _type_checking_names(module)
+        _NAMESPACES[module.__name__] = namespace = dict(vars(module))
+        _type_checking_names(module, namespace)
     return _NAMESPACES[module.__name__]
 
 

@@ -25,7 +25,7 @@ from urllib.parse import urljoin, urlsplit
 from ..._util.threads import Once, WorkerPool, join_all, next_instance, start_thread
 from ...errors import AuthError, ConnectError, ConnectionClosed, ProtocolError
 from ...policies.retry import Retry
-from ..base import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Message, Received, RemakeKind, Transport, TransportInfo, encode_frame
+from ..base import DEFAULT_MAX_MESSAGE_SIZE, Endpoint, RemakeKind, Transport, TransportInfo, encode_frame
 from ._connections import Connections
 from ._exchange import Auth, Credentials, Exchange
 from ._inflight import Closing, Inbox, InFlight, Request
@@ -34,6 +34,7 @@ from ._reading import (
 )
 
 if TYPE_CHECKING:
+    from ..base import Message, Received
     import requests
 
 __all__ = ["SSETransport"]

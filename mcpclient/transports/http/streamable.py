@@ -33,7 +33,7 @@ from ...errors import ConnectionClosed, ProtocolError
 from ...policies.redirects import Redirects
 from ...policies.retry import Retry
 from ..base import (
-    DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Endpoint, Message, PendingExchange, Received, RemakeKind, SessionRenewed, Transport,
+    DEFAULT_MAX_MESSAGE_SIZE, LATE_ANSWER, Endpoint, PendingExchange, RemakeKind, SessionRenewed, Transport,
     TransportInfo, decode_frame, encode_frame,
 )
 from ._answers import Answers, StreamBroken
@@ -46,6 +46,7 @@ from ._streams import GetStream
 from .sse import SSETransport
 
 if TYPE_CHECKING:
+    from ..base import Message, Received
     import requests
 
     from ._posters import FastPoster, SessionPoster

@@ -22,7 +22,7 @@ import time
 import weakref
 from collections import deque
 from functools import partial
-from typing import IO, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
+from typing import IO, TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Union
 
 from ..._util import fork as _fork
 from ..._util.secrets import command_secrets, mapping_secrets, masked
@@ -34,9 +34,11 @@ from ._process import kill_group as _kill_group, open_transports as _open, reap_
 from ._stdin import POLL, StdinWriter
 from ._windows import PipeWriter
 from ..base import (
-    CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, Message, Received, RemakeKind, Transport, TransportInfo, decode_frame,
-    encode_frame,
+    CLOSE_BUDGET, DEFAULT_MAX_MESSAGE_SIZE, Endpoint, RemakeKind, Transport, TransportInfo, decode_frame, encode_frame,
 )
+
+if TYPE_CHECKING:
+    from ..base import Message, Received
 
 __all__ = ["DEFAULT_ENV_KEYS", "StdioTransport"]
 
