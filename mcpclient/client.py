@@ -17,7 +17,7 @@ from ._engine.deadline import Deadline
 from ._engine.futures import CallFuture
 from ._util.callbacks import CallbackKeeper
 from ._util.waiting import wait_for
-from ._util.sentinel import DEFAULT, _Default
+from ._util.sentinel import DEFAULT
 from ._version import __version__
 from .protocol import params as _params
 from .transports.targets import transport_and_options
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .extensions.registry import ExtensionsSetting
     from .policies.handlers import Handlers
     from .policies.reconnect import Keepalive, Reconnect
-    from .policies.timeout import CallTimeout, Limits, Timeout, TimeoutSetting
+    from .policies.timeout import CallTimeout, Limits, TimeoutSetting
     from .policies.tracing import TracingSetting
     from .transports.base import Transport
     from .transports.targets import Target

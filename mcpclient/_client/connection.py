@@ -89,6 +89,10 @@ class Connector:
     """How one client connects: its ``protocol=`` setting, identity, capabilities and probe limit,
     and the ``EraMemory`` it consults and teaches (``eras``: the process's by default)."""
 
+    #: The step the connect in progress is at (one at a time per connection): a connect that
+    #: runs out of time says where.
+    phase = "starting the transport"
+
     def __init__(self, protocol: str, client_info: Dict[str, Any], capabilities: Callable[[], Dict[str, Any]],
                  probe_timeout: float, reuse_discovery: bool, eras: EraMemory = ERAS) -> None:
         self.eras = eras
@@ -111,6 +115,7 @@ class Connector:
                 raise
             log.info("%s refused the Streamable HTTP initialize (%s); trying the HTTP+SSE transport",
                      session.transport.info.name, exc)
+            self.phase = "the fallback to the HTTP+SSE transport"
             session = self._swap(session, substitute, replace)
             try:
                 return self._handshake(session, deadline, replace)
@@ -129,6 +134,7 @@ class Connector:
 
     def _handshake(self, session: Session, deadline: Deadline, replace: Replace) -> Tuple[Session, Negotiated]:
         """``server/discover`` (unless legacy is known or asked for), else ``initialize``."""
+        self.phase = "starting the transport"
         session.start()
         transport = session.transport
         info = transport.info
@@ -137,6 +143,7 @@ class Connector:
             raise ProtocolError(f"{type(transport).__name__} carries only the handshake-era protocol")
         if self.mode != "legacy" and not info.handshake_only and (
                 self.mode == "modern" or self.eras.era(key) != LEGACY):
+            self.phase = "the server/discover probe"
             try:
                 found = self._discover(session, deadline)
                 if found is not None:
@@ -146,9 +153,11 @@ class Connector:
                 substitute = transport_builder.relaunch(transport) if self.mode != "modern" else None
                 if substitute is None:
                     raise
+                self.phase = "starting the server again after the probe"
                 session = self._swap(session, substitute, replace)
                 session.start()
                 log.info("%s exited on server/discover: a handshake-era server; started it again", info.name)
+        self.phase = "the initialize handshake"
         return session, self._initialize(session, deadline)
 
     def _initialize(self, session: Session, deadline: Deadline) -> Negotiated:
@@ -225,6 +234,16 @@ _live: "weakref.WeakSet[Connection]" = weakref.WeakSet()
 
 #: Seconds a connection must live to count as made for good (see ``Connection._count_loss``).
 STEADY = 2.0
+#: Seconds a failed connect may take past its deadline to stop what it started (a server slow
+#: to exit is killed sooner): ``connect(timeout=T)`` ends within ``T`` and this.
+TEARDOWN = 0.5
+
+
+def _teardown_by(deadline: Deadline) -> float:
+    """When a failed connect's teardown ends: within ``CLOSE_BUDGET``, and ``TEARDOWN`` past the
+    connect's deadline."""
+    now = time.monotonic()
+    return min(now + CLOSE_BUDGET, max(now, deadline.at) + TEARDOWN)
 #: Sessions a forked child inherited and replaced: kept, never collected, because freeing them
 #: would close file objects whose locks a thread of the parent may have held at the fork.
 _abandoned: List[Session] = []
@@ -358,7 +377,7 @@ class Connection:
             self._settle(negotiated, era)
         except BaseException as exc:
             closed_by_user = self._state is _State.CLOSED
-            self.close(time.monotonic() + CLOSE_BUDGET)
+            self.close(_teardown_by(deadline))
             if closed_by_user and isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError):
                 raise ClientClosedError("the client was closed while connecting") from exc
             stray = self.transport.info.stray_output
@@ -367,11 +386,18 @@ class Connection:
                                    f"; the server wrote a line that is not JSON-RPC where only messages belong: "
                                    f"{stray!r} (a stdio server writes messages only to stdout, its logs to stderr)"
                                    ) from exc
+            if isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError) and deadline.passed():
+                raise self._out_of_time(deadline, exc) from exc
             if isinstance(exc, TransportError) and not isinstance(exc, ConnectError):
                 # (the first line, but all of a dead server's stderr tail: it says why it died)
                 said = str(exc) if isinstance(exc, ProcessExited) else str(exc).partition("\n")[0]
                 raise ConnectError(f"the handshake with {self.transport.info.name} failed: {said}") from exc
             raise
+
+    def _out_of_time(self, deadline: Deadline, exc: MCPError) -> ConnectError:
+        """A connect whose deadline passed: the error names the step it ran out of time in."""
+        return ConnectError(f"connecting to {self.transport.info.name} ran out of time "
+                            f"({deadline.seconds:g} s) in {self.connector.phase}: {str(exc).partition(chr(10))[0]}")
 
     def _settle(self, negotiated: Negotiated, era: Era) -> None:
         """A (re)connect succeeded: calls may go, the keepalive starts."""
@@ -435,9 +461,11 @@ class Connection:
                     self._last_failure = exc
                 self._changed.notify_all()
             if failed is not None:
-                failed.close(time.monotonic() + CLOSE_BUDGET)
+                failed.close(_teardown_by(deadline))
             if closed and isinstance(exc, MCPError):
                 raise ClientClosedError("the client was closed while reconnecting") from exc
+            if isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError) and deadline.passed():
+                raise self._out_of_time(deadline, exc) from exc
             if isinstance(exc, MCPError) and not isinstance(exc, (ConnectError, ClientClosedError)):
                 raise ConnectError(f"reconnecting to {name} failed: {str(exc).partition(chr(10))[0]}") from exc
             raise

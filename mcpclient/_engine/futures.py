@@ -16,7 +16,6 @@ canceller, timer, closer): see ``session``.
 from __future__ import annotations
 
 import logging
-import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from _thread import RLock as _RLock, allocate_lock as _allocate_lock, get_ident as _get_ident
@@ -49,18 +48,9 @@ if TYPE_CHECKING:  # (annotations only: the alias costs a one-shot call at impor
 log = logging.getLogger("mcpclient")
 
 
-
-class _ThisThread(threading.local):
-    #: The call whose step runs on this thread (``cancel_with_it`` through ``stepping_call``).
-    stepping: "Optional[CallFuture[Any]]" = None
-
-
-_this_thread = _ThisThread()
-
-
 def stepping_call() -> "Optional[CallFuture[Any]]":
     """The call whose step (its transform) runs on this thread now, if any."""
-    return _this_thread.stepping
+    return _library.stepping  # type: ignore[no-any-return]
 
 
 #: ``Future``'s states in which it is over (``concurrent.futures`` keeps them as strings).
@@ -72,11 +62,9 @@ _NOTHING: Any = object()
 
 
 class _StateLock(_RLock):  # type: ignore[misc]  # (typeshed: final; CPython 3.9-3.13 allow it)
-    """A ``CallFuture``'s ``_condition``: ``Future`` holds it to change state and
-    ``concurrent.futures.wait()``/``as_completed()`` to add their waiters. A ``Future``'s
-    condition also wakes the threads in ``Future.result()``; ``CallFuture.result()`` sleeps on
-    a lock of its own (``_wait_here``), so nothing ever waits on this one and ``notify_all`` has
-    nobody to wake. A bare lock costs a call a fraction of a ``threading.Condition``."""
+    """A ``CallFuture``'s ``_condition``, held to change state and by ``concurrent.futures.wait()``
+    to add waiters. Nobody waits on it (``result()`` sleeps on a lock of its own), so a bare lock
+    does, at a fraction of a ``threading.Condition``'s cost per call."""
 
     __slots__ = ()
 
@@ -292,7 +280,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             value = outcome(self.method, payload, self._session.declared_extensions)
             transform = self._transform
             if transform is not None:
-                this_thread = _this_thread
+                this_thread = _library
                 outer, this_thread.stepping = this_thread.stepping, self  # (a future the transform waits for is cancelled with this call)
                 try:
                     trace = self.trace  # (traced: the transform, and input rounds' handlers, run in the call's span)
@@ -425,12 +413,40 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             else:
                 limit = WAIT_MAX
             try:
-                own[0].acquire(True, limit)
+                woken = own[0].acquire(True, limit)
             except BaseException:
                 with self._mutex:
                     self._drop_own_sleeper()
                 raise
+            if woken and own[1] is not _NOTHING and self._step_handed(own):
+                return
         self._wait_loop(timeout)
+
+    def _step_handed(self, own: List[Any]) -> bool:
+        """The announced caller, woken with its round's outcome in hand (``_keep``), runs the step
+        at once; True if that ended the call (if the place was dropped meanwhile, ``_wait_loop`` does)."""
+        mutex = self._mutex
+        mutex.acquire()
+        arrived = _NOTHING
+        if self._own_sleeper is own:
+            self._own_sleeper = None
+            arrived, own[1] = own[1], _NOTHING
+        mutex.release()
+        if arrived is _NOTHING:
+            return False
+        self._stepping = _get_ident()
+        try:
+            self.run_step(arrived)
+        except BaseException:  # (an interrupt: what comes next goes to a worker)
+            self.waiter_left()
+            raise
+        finally:
+            self._stepping = None
+        if self._state not in _OVER:  # (a next round was sent: _wait_loop waits for it)
+            return False
+        self._waiter_coming = False
+        self._parked = _NOTHING  # (a round answered as it was cancelled: nobody takes it)
+        return True
 
     def _wait_loop(self, timeout: Optional[float]) -> None:
         """Wait until the call is over, running the steps of the rounds that end meanwhile on

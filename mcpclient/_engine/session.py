@@ -469,7 +469,8 @@ class Session:
         elif self._pending.get(rid) is call and self.abandon(rid, "timed out"):
             waited = _monotonic() - call.deadline.started
             call.deliver(None, RequestTimeout(
-                f"{call.method} (id {rid}) got no answer in {waited:.3g} s; cancelled it on the server",
+                f"{call.method} (id {rid}) got no answer in {waited:.3g} s"
+                + ("; cancelled it on the server" if call.cancellable else ""),
                 method=call.method, request_id=rid))
         else:  # answered in time, but still queued behind slow progress callbacks: deliver it now
             self._finish_deferred(rid)

@@ -41,11 +41,17 @@ def next_instance() -> int:
 
 
 class _ThisThread(threading.local):
-    #: Whether this thread is one of the library's (``start_thread``).
+    """What the library keeps per thread."""
+
+    #: Whether this thread is one of the library's (``start_thread``): a blocking call there may
+    #: need care (``Session.waiting_for``).
     is_library = False
+    #: While ``_util.waiting.wait_for`` makes its future: the call this thread will wait for.
+    announced: Any = None
+    #: The call whose step (its transform) runs on this thread (``_engine.futures.stepping_call``).
+    stepping: Any = None
 
 
-#: Per thread: ``this_thread.is_library`` (a blocking call there may need care: see ``Session.waiting_for``).
 this_thread = _ThisThread()
 
 

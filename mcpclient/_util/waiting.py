@@ -8,9 +8,10 @@ call announced that is not the future waited on is released before the wait.
 """
 from __future__ import annotations
 
-import threading
 from concurrent.futures import Future
 from typing import Any, Callable, Protocol, TypeVar
+
+from .threads import this_thread as _this_thread
 
 __all__ = ["Announced", "announce", "wait_for"]
 
@@ -25,13 +26,8 @@ class Announced(Protocol):
         call kept for it goes to whoever else runs the call's steps."""
 
 
-class _ThisThread(threading.local):
-    #: While ``wait_for`` makes its future: ``_OPEN``, then the call announced (per thread).
-    announced: Any = None
-
-
+#: ``this_thread.announced`` while ``wait_for`` makes its future, until a call is announced.
 _OPEN = object()
-_this_thread = _ThisThread()
 
 
 def announce(call: Announced) -> bool:

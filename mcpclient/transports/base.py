@@ -63,13 +63,25 @@ class SessionRenewed:
         return "SessionRenewed()"
 
 
-if TYPE_CHECKING:  # (annotations only: at run time, a name not loaded yet would be compiled)
+if TYPE_CHECKING:
     #: What ``Transport.send`` takes: one JSON-RPC message, or a batch of them.
     Message = Union[JSONObject, List[JSONObject]]
     #: What ``Transport.receive`` returns: a message (a JSON object, or a batch), a request that
     #: could not be delivered (``DeliveryFailed``), a renewed session (``SessionRenewed``), or
     #: ``None`` at the end of the stream.
     Received = Union[JSONValue, DeliveryFailed, SessionRenewed]
+else:
+    def __getattr__(name: str) -> Any:
+        """``Message`` and ``Received`` (above), made when first imported (a transport of one's
+        own): they name the JSON types, whose recursive alias compiles its forward reference,
+        the first ``compile()`` of a process, about 3 ms, which a stdio server's start would
+        wait for (benchmarks/cold.py, one-shot)."""
+        if name not in ("Message", "Received"):
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        json_types = load("mcpclient.types._json")  # the JSON aliases: see above
+        globals().update(Message=Union[json_types.JSONObject, List[json_types.JSONObject]],
+                         Received=Union[json_types.JSONValue, DeliveryFailed, SessionRenewed])
+        return globals()[name]
 
 
 class Endpoint:

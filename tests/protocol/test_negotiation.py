@@ -12,7 +12,7 @@ import pytest
 from conftest import LONG
 from helpers import ScriptedServer
 from mcpclient import Client, MemoryTransport, ProtocolError, Timeout
-from mcpclient.errors import RequestTimeout
+from mcpclient.errors import ConnectError, RequestTimeout
 from mcpclient.protocol.spec import era_setting
 from mcpclient.protocol.spec import check_server_version, choose_offer, required_capability, server_has
 from mcpclient.protocol.stateless import mutual_version
@@ -77,8 +77,11 @@ def test_initialize_is_never_cancelled():
     # A server that never answers initialize: the handshake times out, and no cancellation is sent.
     transport, peer = MemoryTransport.pair()
     try:
-        with pytest.raises(RequestTimeout):
+        with pytest.raises(ConnectError) as caught:
             Client(transport, timeout=0.2, protocol="legacy").connect()
+        assert isinstance(caught.value.__cause__, RequestTimeout)
+        assert "in the initialize handshake" in str(caught.value)
+        assert "cancelled" not in str(caught.value)
         sent = []
         msg = peer.receive(timeout=LONG)
         while msg is not None:
