@@ -32,7 +32,7 @@ from ..protocol.cache import ResultCache
 from ..protocol.eras import Era, Handshake
 from ..errors import (
     ClientClosedError, ConnectError, ConnectionClosed, ForkedClientError, HTTPError, MCPError,
-    ProcessExited, ProtocolError, TransportError, UnsupportedProtocolVersion,
+    ProcessExited, ProtocolError, RequestTimeout, TransportError, UnsupportedProtocolVersion,
 )
 from ..protocol.negotiation import LEGACY, EraMemory, Negotiated, probe
 from ..protocol.rpc_rules import MCPRules
@@ -107,6 +107,7 @@ class Connector:
         """Connect ``session`` within ``deadline``; returns the session that ended up connected
         (a relaunch or a fallback makes a new one) and what was negotiated. The caller closes
         what is returned if this raises; sessions this replaced are closed here."""
+        self.phase = "starting the transport"
         try:
             return self._handshake(session, deadline, replace)
         except HTTPError as exc:
@@ -115,26 +116,29 @@ class Connector:
                 raise
             log.info("%s refused the Streamable HTTP initialize (%s); trying the HTTP+SSE transport",
                      session.transport.info.name, exc)
-            self.phase = "the fallback to the HTTP+SSE transport"
-            session = self._swap(session, substitute, replace)
+            session = self._swap(session, substitute, replace, deadline)
             try:
-                return self._handshake(session, deadline, replace)
+                return self._handshake(session, deadline, replace, via=" of the HTTP+SSE fallback")
             except Exception as second:  # report the first failure; the fallback's is its cause
+                if deadline.passed():  # (unless the fallback ran out of time: that is what happened)
+                    raise
                 raise exc from second
 
-    def _swap(self, old: Session, transport: Transport, replace: Replace) -> Session:
+    def _swap(self, old: Session, transport: Transport, replace: Replace, deadline: Deadline) -> Session:
         # The new session is installed before the old one is closed: a concurrent close() then
         # finds the new, unstarted one (quick to close) and never waits for the old one's
         # shutdown, which this thread finishes (bounded by its own deadline).
         new = replace(transport)
-        old.close()
+        old.close(_teardown_by(deadline))
         if new is None:
             raise ClientClosedError("the client was closed while connecting")
         return new
 
-    def _handshake(self, session: Session, deadline: Deadline, replace: Replace) -> Tuple[Session, Negotiated]:
-        """``server/discover`` (unless legacy is known or asked for), else ``initialize``."""
-        self.phase = "starting the transport"
+    def _handshake(self, session: Session, deadline: Deadline, replace: Replace,
+                   via: str = "") -> Tuple[Session, Negotiated]:
+        """``server/discover`` (unless legacy is known or asked for), else ``initialize``
+        (``via``: what the steps' names add, the fallback)."""
+        self.phase = f"starting the transport{via}"
         session.start()
         transport = session.transport
         info = transport.info
@@ -143,21 +147,23 @@ class Connector:
             raise ProtocolError(f"{type(transport).__name__} carries only the handshake-era protocol")
         if self.mode != "legacy" and not info.handshake_only and (
                 self.mode == "modern" or self.eras.era(key) != LEGACY):
-            self.phase = "the server/discover probe"
+            self.phase = f"the server/discover probe{via}"
             try:
                 found = self._discover(session, deadline)
                 if found is not None:
                     return session, found
+                if deadline.passed():  # (a stdio probe's wait took what was left: no initialize can go)
+                    raise RequestTimeout("server/discover got no answer before the deadline", method="server/discover")
             except ConnectionClosed:
                 # Some handshake-era servers exit on any request before initialize: start it again.
                 substitute = transport_builder.relaunch(transport) if self.mode != "modern" else None
                 if substitute is None:
                     raise
                 self.phase = "starting the server again after the probe"
-                session = self._swap(session, substitute, replace)
+                session = self._swap(session, substitute, replace, deadline)
                 session.start()
                 log.info("%s exited on server/discover: a handshake-era server; started it again", info.name)
-        self.phase = "the initialize handshake"
+        self.phase = f"the initialize handshake{via}"
         return session, self._initialize(session, deadline)
 
     def _initialize(self, session: Session, deadline: Deadline) -> Negotiated:
@@ -377,6 +383,7 @@ class Connection:
             self._settle(negotiated, era)
         except BaseException as exc:
             closed_by_user = self._state is _State.CLOSED
+            timed_out = deadline.passed()  # (before the teardown, which may take a little past it)
             self.close(_teardown_by(deadline))
             if closed_by_user and isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError):
                 raise ClientClosedError("the client was closed while connecting") from exc
@@ -386,18 +393,18 @@ class Connection:
                                    f"; the server wrote a line that is not JSON-RPC where only messages belong: "
                                    f"{stray!r} (a stdio server writes messages only to stdout, its logs to stderr)"
                                    ) from exc
-            if isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError) and deadline.passed():
-                raise self._out_of_time(deadline, exc) from exc
+            if timed_out and isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError):
+                raise self._out_of_time(deadline, exc, "connecting to") from exc
             if isinstance(exc, TransportError) and not isinstance(exc, ConnectError):
                 # (the first line, but all of a dead server's stderr tail: it says why it died)
                 said = str(exc) if isinstance(exc, ProcessExited) else str(exc).partition("\n")[0]
                 raise ConnectError(f"the handshake with {self.transport.info.name} failed: {said}") from exc
             raise
 
-    def _out_of_time(self, deadline: Deadline, exc: MCPError) -> ConnectError:
-        """A connect whose deadline passed: the error names the step it ran out of time in."""
-        return ConnectError(f"connecting to {self.transport.info.name} ran out of time "
-                            f"({deadline.seconds:g} s) in {self.connector.phase}: {str(exc).partition(chr(10))[0]}")
+    def _out_of_time(self, deadline: Deadline, exc: MCPError, doing: str) -> ConnectError:
+        """A (re)connect whose deadline passed: the error names the step it ran out of time in."""
+        return ConnectError(f"{doing} {self.transport.info.name} ran out of time ({deadline.at - deadline.started:.3g} s) "
+                            f"in {self.connector.phase}: {str(exc).partition(chr(10))[0]}")
 
     def _settle(self, negotiated: Negotiated, era: Era) -> None:
         """A (re)connect succeeded: calls may go, the keepalive starts."""
@@ -445,11 +452,12 @@ class Connection:
             if inherited:  # the parent's: left alone, never closed (nor freed)
                 _abandoned.append(old)
             elif old is not self._closing_elsewhere:  # (a failed keepalive's closer has it)
-                old.close(time.monotonic() + CLOSE_BUDGET)  # lost already: this only joins its threads
+                old.close(_teardown_by(deadline))  # lost already: this only joins its threads
             session, negotiated = self.connector.connect(self.session, deadline, self._replace)
             era = self._owner.make_era(negotiated, session.transport)
             self._settle(negotiated, era)
         except BaseException as exc:
+            timed_out = deadline.passed()  # (before the teardown, which may take a little past it)
             with self._lock:
                 closed = self._state is _State.CLOSED
                 failed = self.session if self.session is not old else None
@@ -464,8 +472,8 @@ class Connection:
                 failed.close(_teardown_by(deadline))
             if closed and isinstance(exc, MCPError):
                 raise ClientClosedError("the client was closed while reconnecting") from exc
-            if isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError) and deadline.passed():
-                raise self._out_of_time(deadline, exc) from exc
+            if timed_out and isinstance(exc, MCPError) and not isinstance(exc, ClientClosedError):
+                raise self._out_of_time(deadline, exc, "reconnecting to") from exc
             if isinstance(exc, MCPError) and not isinstance(exc, (ConnectError, ClientClosedError)):
                 raise ConnectError(f"reconnecting to {name} failed: {str(exc).partition(chr(10))[0]}") from exc
             raise

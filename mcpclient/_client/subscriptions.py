@@ -449,9 +449,10 @@ class SubscriptionRouter:
                 subscription.deliver(event)
 
     def _route_listen(self, subscription: Subscription, method: str, params: Dict[str, Any]) -> None:
+        events = _events()
         if method == ACKNOWLEDGED:
             subscription.acknowledge(params.get("notifications"))  # (on the reader: see route_at_once)
-        elif method in _events().KINDS:
-            subscription.deliver(_events().event_of(method, params))
+        elif method in events.KINDS:
+            subscription.deliver(events.event_of(method, params))
         elif method == "notifications/cancelled":  # stdio: the server ended the listen
             self._owner.session.forget(subscription.subscription_id)  # -> _listen_done: a quiet end

@@ -22,7 +22,7 @@ from _thread import RLock as _RLock, allocate_lock as _allocate_lock, get_ident 
 from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, List, Optional, Sequence, Tuple, TypeVar, Union, cast
 
-from .._util.threads import WAIT_MAX, contained_callback, this_thread as _library
+from .._util.threads import WAIT_MAX, contained_callback, this_thread as _this_thread
 from .._util.waiting import announce
 from .deadline import NEVER, Deadline
 from ..errors import ClientClosedError, RequestCancelled
@@ -50,7 +50,7 @@ log = logging.getLogger("mcpclient")
 
 def stepping_call() -> "Optional[CallFuture[Any]]":
     """The call whose step (its transform) runs on this thread now, if any."""
-    return _library.stepping  # type: ignore[no-any-return]
+    return _this_thread.stepping  # type: ignore[no-any-return]
 
 
 #: ``Future``'s states in which it is over (``concurrent.futures`` keeps them as strings).
@@ -112,7 +112,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
     #: ``(reply) -> None``, run on a worker for a reply that came after the call was given up
     #: (timed out, cancelled): what the reply made on the server may need undoing (a task).
     on_late: Optional[Callable[[Dict[str, Any]], Any]] = None
-    _in_result = 0  # threads in result()/exception(): one of them runs the next step
+    _in_result = 0  # threads in _wait_loop: one of them runs the next step (see _step_handed)
     #: The thread that made the call announced it will wait for it (``_util.waiting``): a
     #: reply that comes before it reaches ``result()`` is parked for it, not handed to a worker.
     _waiter_coming = False
@@ -178,8 +178,8 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def deliver(self, msg: object, error: Optional[BaseException] = None) -> None:
         """A round ended: ``msg`` is its outcome (a reply; a chain's link value, None maybe), or
-        ``error`` says why there is none. A thread waiting in ``result()`` takes it (``_keep``);
-        else a worker runs the next step (so neither the reader nor the timer ever runs a
+        ``error`` says why there is none. A thread waiting in ``result()``, or announced to
+        (``_waiter_coming``), takes it (``_keep``); else a worker runs the next step (so neither the reader nor the timer ever runs a
         transform or a done-callback), or this thread once the workers are gone."""
         payload = msg if error is None else error
         mutex = self._mutex
@@ -280,7 +280,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
             value = outcome(self.method, payload, self._session.declared_extensions)
             transform = self._transform
             if transform is not None:
-                this_thread = _library
+                this_thread = _this_thread
                 outer, this_thread.stepping = this_thread.stepping, self  # (a future the transform waits for is cancelled with this call)
                 try:
                     trace = self.trace  # (traced: the transform, and input rounds' handlers, run in the call's span)
@@ -353,7 +353,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def result(self, timeout: Optional[float] = None) -> T:
         if self._state not in _OVER:
-            if _library.is_library:  # (the reader, a worker...: see _wait_guarded)
+            if _this_thread.is_library:  # (the reader, a worker...: see _wait_guarded)
                 self._wait_guarded(timeout)
             else:
                 self._wait_here(timeout)
@@ -369,7 +369,7 @@ class CallFuture(Future, Generic[T]):  # type: ignore[type-arg]
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
         if self._state not in _OVER:
-            if _library.is_library:
+            if _this_thread.is_library:
                 self._wait_guarded(timeout)
             else:
                 self._wait_here(timeout)

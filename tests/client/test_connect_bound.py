@@ -75,7 +75,7 @@ def _connect_fails_in_time(client: Client, timeout: float, phase: str) -> None:
     assert wait_until(lambda: _client_threads() == threads_before, timeout=TEARDOWN + SLACK), _client_threads()
 
 
-@pytest.mark.parametrize("protocol, phase", [("auto", "the initialize handshake"),
+@pytest.mark.parametrize("protocol, phase", [("auto", "the server/discover probe"),
                                              ("legacy", "the initialize handshake"),
                                              ("2026-07-28", "the server/discover probe")])
 def test_a_stdio_server_that_never_answers_ends_connect_within_its_timeout(protocol, phase):

@@ -21,7 +21,7 @@ reached the server (the request may be sent again), ``ConnectionClosed`` when it
 """
 from __future__ import annotations
 
-from typing import AbstractSet, Any, Callable, Dict, Optional
+from typing import AbstractSet, Any, Callable, Dict, Mapping, Optional, Union
 
 import requests
 import urllib3
@@ -55,10 +55,11 @@ class FastResponse:
     of an answer on it is never handed to another request.
     """
 
-    __slots__ = ("raw", "status_code", "headers", "_content")
+    __slots__ = ("raw", "status_code", "headers", "sent", "_content")
 
-    def __init__(self, raw: "urllib3.HTTPResponse") -> None:
+    def __init__(self, raw: "urllib3.HTTPResponse", sent: Mapping[str, Union[str, bytes]]) -> None:
         self.raw = raw
+        self.sent = sent  # the request's headers (an error page that quotes them is masked)
         self.status_code: int = raw.status
         self.headers = raw.headers  # urllib3's HTTPHeaderDict: case-insensitive, like requests'
         self._content: Optional[bytes] = None
@@ -138,7 +139,7 @@ class FastPoster:
             raise request_error(self._name, exc, self._connect) from exc
         if "Set-Cookie" in raw.headers:
             self._set_cookies(jar, self._template, raw)
-        return FastResponse(raw)
+        return FastResponse(raw, merged)
 
 
 class SessionPoster:

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Prot
 from ...errors import (
     AuthError, ConnectError, ConnectionClosed, HTTPError, MessageTooLarge,
 )
-from ..._util.secrets import is_secret_key
+from ..._util.secrets import is_secret_key, mapping_secrets, masked
 from ...policies.retry import parse_retry_after
 from ..base import DEFAULT_MAX_MESSAGE_SIZE, decode_frame
 
@@ -378,6 +378,10 @@ def status_error(name: str, response: Response, deadline: Optional[float] = None
                                  "(follow_redirects=False)", headers=headers)
     try:
         page = error_body(response, deadline).decode(_charset(response) or "utf-8", "replace")
+        # (a page that quotes the request, as some proxies' do, gets its credentials back: masked)
+        sent = getattr(response, "sent", None) or getattr(getattr(response, "request", None), "headers", None)
+        if sent:
+            page = masked(page, mapping_secrets(sent))
         if media_type(response) in ("text/html", "application/xhtml+xml"):
             text = html_summary(page)
         else:
